@@ -1,0 +1,82 @@
+//! The raw command line (clap derive). Nothing below `commands` sees these
+//! types: they become a `Config` and validated values there.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(name = "mastra-conform", version, about = "Differential conformance harness for @mastra/core's tool naming")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ProbeFlags {
+    /// Cases in flight per probe.
+    #[arg(long, default_value_t = 8)]
+    pub concurrency: usize,
+    /// Seconds one case may take before its probe is ended.
+    #[arg(long, default_value_t = 30)]
+    pub case_timeout: u64,
+    /// The version cache (default: $MASTRA_CONFORM_CACHE, else
+    /// $XDG_CACHE_HOME/mastra-conform, else ~/.cache/mastra-conform).
+    #[arg(long)]
+    pub cache: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print the model's projection of a case on a version.
+    Predict {
+        case: PathBuf,
+        #[arg(long = "mastra-version")]
+        mastra_version: String,
+    },
+    /// Run a case on the real @mastra/core and print the observed projection.
+    Observe {
+        case: PathBuf,
+        #[arg(long = "mastra-version")]
+        mastra_version: String,
+        #[command(flatten)]
+        probe: ProbeFlags,
+    },
+    /// Run case files on versions and compare the model with what Mastra does.
+    Run {
+        /// A case file or a folder of them (repeatable; default: cases/).
+        #[arg(long = "cases")]
+        cases: Vec<PathBuf>,
+        /// Versions: exact, `pinned`, `latest`, `all`, or a range, comma-separated.
+        #[arg(long, default_value = "pinned")]
+        versions: String,
+        /// Write the JSON report here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// An unavailable version is a failure (exit 3).
+        #[arg(long)]
+        strict: bool,
+        #[command(flatten)]
+        probe: ProbeFlags,
+    },
+    /// Show what tool keys become on the wire, and what breaks.
+    Lint {
+        /// Tool keys, in registration order.
+        keys: Vec<String>,
+        /// A JSON file: an array of keys, or { "keys": [...], "toolChoice":
+        /// NAME, "activeTools": [...], "prompt": [...] } (lone surrogates allowed).
+        #[arg(long)]
+        file: Option<PathBuf>,
+        /// The name a named toolChoice uses.
+        #[arg(long = "tool-choice")]
+        tool_choice: Option<String>,
+        /// A name activeTools uses (repeatable).
+        #[arg(long = "active-tool")]
+        active_tools: Vec<String>,
+        /// A tool name a prompt mentions (repeatable).
+        #[arg(long = "prompt-name")]
+        prompt_names: Vec<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}

@@ -1,0 +1,280 @@
+//! One function per command: turn raw flags into a `Config` and validated
+//! values, run the pipeline, print, and say which documented exit applies.
+
+use crate::case::{discover, Case, CaseError};
+use crate::cli::{Command, ProbeFlags};
+use crate::config::{repo_root, Config};
+use crate::json::Json;
+use crate::jsstr::JsString;
+use crate::lint::{lint, LintInput, Severity};
+use crate::model::predict;
+use crate::pipeline::{error_chain, CaseResult, Session};
+use crate::report::{report_json, summary, write_atomically, RunInfo};
+use crate::versions::{MastraVersion, VersionError, VersionSpec};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The documented exit statuses (`shared/case-format.md`).
+pub mod exit {
+    /// Everything as expected.
+    pub const OK: u8 = 0;
+    /// A divergence (or, for `lint`, a key that breaks a request; for
+    /// `bisect`, no change in the range).
+    pub const FINDING: u8 = 1;
+    /// Bad input: a case file, a flag, a version string.
+    pub const BAD_INPUT: u8 = 2;
+    /// Infrastructure: a version or Node could not be had, a probe failed.
+    pub const INFRA: u8 = 3;
+}
+
+/// A command's failure, already mapped to its exit status.
+#[derive(Debug, thiserror::Error)]
+pub enum CommandError {
+    #[error("{0}")]
+    BadInput(String),
+    #[error("{0}")]
+    Infra(String),
+}
+
+impl CommandError {
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CommandError::BadInput(_) => exit::BAD_INPUT,
+            CommandError::Infra(_) => exit::INFRA,
+        }
+    }
+}
+
+impl From<CaseError> for CommandError {
+    fn from(e: CaseError) -> Self {
+        CommandError::BadInput(e.to_string())
+    }
+}
+
+fn bad_version(e: VersionError) -> CommandError {
+    match e {
+        VersionError::BadSpec(_) | VersionError::Empty(_) => CommandError::BadInput(e.to_string()),
+        other => CommandError::Infra(error_chain(&other)),
+    }
+}
+
+fn exact_version(text: &str) -> Result<MastraVersion, CommandError> {
+    MastraVersion::parse(text).ok_or_else(|| {
+        CommandError::BadInput(format!("--mastra-version: bad version {text:?}: expected an exact version like 1.67.0"))
+    })
+}
+
+fn config(flags: Option<&ProbeFlags>) -> Result<Config, CommandError> {
+    let mut c = Config::new(&repo_root());
+    if let Some(f) = flags {
+        if f.concurrency == 0 || f.concurrency > 256 {
+            return Err(CommandError::BadInput(format!("--concurrency: {} is not from 1 to 256", f.concurrency)));
+        }
+        if f.case_timeout == 0 {
+            return Err(CommandError::BadInput("--case-timeout: must be at least 1 second".into()));
+        }
+        c.pool.concurrency = f.concurrency;
+        c.pool.case_timeout = Duration::from_secs(f.case_timeout);
+        if let Some(cache) = &f.cache {
+            c.cache = cache.clone();
+        }
+    }
+    Ok(c)
+}
+
+/// Raise the stop flag on SIGINT and SIGTERM: the run finishes the cases in
+/// flight, writes its report, and ends its probes.
+pub fn stop_flag() -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        let _ = signal_hook::flag::register(sig, stop.clone());
+    }
+    stop
+}
+
+pub fn execute(command: Command) -> Result<u8, CommandError> {
+    match command {
+        Command::Predict { case, mastra_version } => {
+            let version = exact_version(&mastra_version)?;
+            let case = Case::load(&case)?;
+            println!("{}", predict(&case, version).to_json().to_pretty());
+            Ok(exit::OK)
+        }
+        Command::Observe { case, mastra_version, probe } => {
+            let version = exact_version(&mastra_version)?;
+            let case = Case::load(&case)?;
+            let mut session = Session::new(config(Some(&probe))?, stop_flag())
+                .map_err(|e| CommandError::Infra(format!("cannot start the capture listener: {e}")))?;
+            let mut got: Option<CaseResult> = None;
+            session.run_version(version, std::slice::from_ref(&case), |r| got = Some(r));
+            let r = got.ok_or_else(|| CommandError::Infra("interrupted before the case finished".into()))?;
+            match r.observed.projection() {
+                Some(p) => {
+                    println!("{}", p.to_json().to_pretty());
+                    Ok(exit::OK)
+                }
+                None => Err(CommandError::Infra(format!(
+                    "{} on {version}: {}: {}",
+                    r.case,
+                    r.verdict.name(),
+                    r.observed.infra_detail().unwrap_or_default()
+                ))),
+            }
+        }
+        Command::Run { cases, versions, json, strict, probe } => {
+            let mut c = config(Some(&probe))?;
+            c.strict = strict;
+            run(c, &cases, &versions, json.as_deref())
+        }
+        Command::Lint { keys, file, tool_choice, active_tools, prompt_names, json } => {
+            let mut input = LintInput {
+                keys: keys.iter().map(|k| JsString::from(k.as_str())).collect(),
+                tool_choice: tool_choice.map(JsString::from),
+                active_tools: active_tools.into_iter().map(JsString::from).collect(),
+                prompt_names: prompt_names.into_iter().map(JsString::from).collect(),
+            };
+            if let Some(path) = file {
+                read_lint_file(&path, &mut input)?;
+            }
+            if input.keys.is_empty() {
+                return Err(CommandError::BadInput("lint: give tool keys as arguments or with --file".into()));
+            }
+            let report = lint(&input);
+            if json {
+                println!("{}", report.to_json().to_pretty());
+            } else {
+                print!("{}", report.to_text());
+            }
+            Ok(if report.worst() == Severity::Error { exit::FINDING } else { exit::OK })
+        }
+    }
+}
+
+fn read_lint_file(path: &Path, input: &mut LintInput) -> Result<(), CommandError> {
+    let bad = |field: &str, what: String| CommandError::BadInput(format!("{}: field `{field}`: {what}", path.display()));
+    let text = std::fs::read_to_string(path).map_err(|e| bad("", format!("cannot read: {e}")))?;
+    let v = Json::parse(&text).map_err(|e| bad("", format!("not valid JSON: {e}")))?;
+    let strings = |v: &Json, field: &str| -> Result<Vec<JsString>, CommandError> {
+        v.as_array()
+            .ok_or_else(|| bad(field, format!("expected an array of strings, got {}", v.kind())))?
+            .iter()
+            .enumerate()
+            .map(|(i, s)| s.as_str().cloned().ok_or_else(|| bad(&format!("{field}[{i}]"), format!("expected a string, got {}", s.kind()))))
+            .collect()
+    };
+    match &v {
+        Json::Array(_) => input.keys.extend(strings(&v, "(top level)")?),
+        Json::Object(_) => {
+            for (k, _) in v.members().unwrap_or_default() {
+                if !["keys", "toolChoice", "activeTools", "prompt"].iter().any(|n| JsString::from(*n) == *k) {
+                    return Err(bad(&k.to_lossy(), "unknown field (known: keys, toolChoice, activeTools, prompt)".into()));
+                }
+            }
+            if let Some(k) = v.get("keys") {
+                input.keys.extend(strings(k, "keys")?);
+            }
+            if let Some(t) = v.get("toolChoice") {
+                input.tool_choice =
+                    Some(t.as_str().cloned().ok_or_else(|| bad("toolChoice", format!("expected a string, got {}", t.kind())))?);
+            }
+            if let Some(a) = v.get("activeTools") {
+                input.active_tools.extend(strings(a, "activeTools")?);
+            }
+            if let Some(p) = v.get("prompt") {
+                input.prompt_names.extend(strings(p, "prompt")?);
+            }
+        }
+        other => return Err(bad("(top level)", format!("expected an array or an object, got {}", other.kind()))),
+    }
+    Ok(())
+}
+
+/// Load every case under `paths`; every bad file is reported, and the good
+/// ones still run.
+pub fn load_cases(paths: &[PathBuf]) -> (Vec<Case>, Vec<CaseError>) {
+    let mut cases = Vec::new();
+    let mut errors = Vec::new();
+    for root in paths {
+        match discover(root) {
+            Ok(files) => {
+                for f in files {
+                    match Case::load(&f) {
+                        Ok(c) => cases.push(c),
+                        Err(e) => errors.push(e),
+                    }
+                }
+            }
+            Err(e) => errors.push(CaseError {
+                file: root.clone(),
+                field: String::new(),
+                problem: format!("cannot read: {e}"),
+            }),
+        }
+    }
+    (cases, errors)
+}
+
+fn run(config: Config, case_paths: &[PathBuf], versions: &str, json: Option<&Path>) -> Result<u8, CommandError> {
+    let root = repo_root();
+    let paths = if case_paths.is_empty() { vec![root.join("cases")] } else { case_paths.to_vec() };
+    let specs = VersionSpec::parse_list(versions).map_err(|e| CommandError::BadInput(format!("--versions: {e}")))?;
+    if let Some(j) = json {
+        check_writable(j)?;
+    }
+    let (cases, case_errors) = load_cases(&paths);
+    for e in &case_errors {
+        eprintln!("error: {e}");
+    }
+    if cases.is_empty() {
+        return Err(CommandError::BadInput("no case to run".into()));
+    }
+    let strict = config.strict;
+    let stop = stop_flag();
+    let mut session = Session::new(config, stop.clone())
+        .map_err(|e| CommandError::Infra(format!("cannot start the capture listener: {e}")))?;
+    let versions = session.resolve(&specs).map_err(bad_version)?;
+    let mut info = RunInfo::new("run", &root);
+    info.versions = versions.clone();
+    let mut results: Vec<CaseResult> = Vec::new();
+    for &v in &versions {
+        if stop.load(Ordering::SeqCst) {
+            break;
+        }
+        let stats = session.run_version(v, &cases, |r| results.push(r));
+        info.absorb(stats);
+    }
+    info.interrupted = stop.load(Ordering::SeqCst);
+    // Completion order is not reproducible; case order then version order is.
+    let version_rank = |v: MastraVersion| versions.iter().position(|x| *x == v).unwrap_or(usize::MAX);
+    results.sort_by_key(|r| (r.index, version_rank(r.version)));
+    print!("{}", summary(&info, &results));
+    if let Some(path) = json {
+        write_atomically(path, &report_json(&info, &results).to_pretty())
+            .map_err(|e| CommandError::Infra(format!("cannot write the report {}: {e}", path.display())))?;
+    }
+    let divergent = results.iter().any(|r| r.verdict.is_divergence());
+    let infra = results.iter().any(|r| {
+        r.verdict.is_infrastructure() && (strict || r.verdict != crate::compare::Verdict::VersionUnavailable)
+    });
+    Ok(if infra || info.interrupted {
+        exit::INFRA
+    } else if divergent || !case_errors.is_empty() {
+        if divergent {
+            exit::FINDING
+        } else {
+            exit::BAD_INPUT
+        }
+    } else {
+        exit::OK
+    })
+}
+
+/// Fail early, before any work, when the report could not be written.
+fn check_writable(path: &Path) -> Result<(), CommandError> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    tempfile::NamedTempFile::new_in(dir)
+        .map(drop)
+        .map_err(|e| CommandError::Infra(format!("cannot write the report {}: {e}", path.display())))
+}

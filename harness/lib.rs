@@ -1,0 +1,31 @@
+//! mastra-conform: a differential conformance harness for the tool-naming
+//! layer of `@mastra/core`.
+//!
+//! The data flows one way:
+//!
+//! ```text
+//! cases/*.json --case--> Case --model----------------> Prediction --+
+//!                             \--probe (Node, Mastra) --> Observed --+--compare--> Verdict --report
+//!                                  capture (listener) -/
+//! ```
+//!
+//! `pipeline` is that flow for one version; every command is a loop around
+//! it. Modules in reading order:
+
+pub mod jsstr;
+pub mod json;
+pub mod case;
+pub mod projection;
+pub mod model;
+pub mod proc;
+pub mod versions;
+pub mod capture;
+pub mod probe;
+pub mod observe;
+pub mod compare;
+pub mod config;
+pub mod pipeline;
+pub mod report;
+pub mod lint;
+pub mod cli;
+pub mod commands;

@@ -1,0 +1,347 @@
+//! The reference model: `predict(Case, MastraVersion) -> Projection`.
+//!
+//! It replays, step by step, what `@mastra/core` does with a case's tools:
+//! 1. build the three tools objects the case describes (`Object.fromEntries`);
+//! 2. copy them the way Mastra does (`ensureToolProperties` assigns into `{}`,
+//!    `listToolsets` and `listClientTools` assign, `convertTools` spreads
+//!    agent tools, then toolsets, then client tools into one record);
+//! 3. run `formatTools` on that record (`rewrite`);
+//! 4. decide `tools` and `tool_choice` (`prepareToolsAndToolChoice`, then the
+//!    OpenAI-compatible provider's `prepareTools`);
+//! 5. play the scripted replies through the agent loop: which tool each call
+//!    finds, what executes, what the next request carries back.
+//!
+//! Each release's differences are switches in `releases`. Where a case
+//! reaches something the model does not cover, the projection says
+//! `unmodelled` with the reason, rather than guess.
+
+pub mod record;
+pub mod releases;
+pub mod rewrite;
+
+use crate::case::{Case, Method, Reply, Tool, ToolCallReply, ToolChoice, STANDARD_ID};
+use crate::json::Json;
+use crate::jsstr::JsString;
+use crate::projection::{ErrorView, Executed, HistoryItem, Projection, RequestView};
+use crate::versions::MastraVersion;
+use record::{Lookup, Record};
+use releases::Release;
+use rewrite::{format_tools, FormatError};
+
+/// The model's answer: a projection, or the reason it cannot give one.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Prediction {
+    Projection(Projection),
+    Unmodelled(String),
+}
+
+impl Prediction {
+    pub fn to_json(&self) -> Json {
+        match self {
+            Prediction::Projection(p) => p.to_json(),
+            Prediction::Unmodelled(reason) => Json::object([("unmodelled", Json::str(reason))]),
+        }
+    }
+}
+
+/// A tool as Mastra holds it once converted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct ToolValue {
+    id: JsString,
+    kind: Kind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Kind {
+    /// The standard tool or a custom one: same schema, same `execute`.
+    Ours,
+    Builtin(String),
+    /// Given as a client tool: Mastra strips `execute`.
+    Client,
+}
+
+fn value_of(tool: &Tool, client: bool) -> ToolValue {
+    let (id, kind) = match tool {
+        Tool::Standard(_) => (JsString::from(STANDARD_ID), Kind::Ours),
+        Tool::Custom { id, .. } => (id.clone(), Kind::Ours),
+        Tool::Builtin { name, .. } => {
+            (JsString::from(releases::builtin_id(name).unwrap_or(name.as_str())), Kind::Builtin(name.clone()))
+        }
+    };
+    ToolValue { id, kind: if client { Kind::Client } else { kind } }
+}
+
+fn entries(tools: &[Tool], client: bool) -> Record<ToolValue> {
+    Record::from_entries(tools.iter().map(|t| (t.key().clone(), value_of(t, client))))
+}
+
+/// Mastra's request record, before `formatTools`.
+fn merged_tools(case: &Case) -> Record<ToolValue> {
+    // ensureToolProperties: `acc[key] = tool` over Object.keys — an own
+    // "__proto__" key is lost to the setter here.
+    let mut agent = Record::new();
+    for (k, v) in entries(&case.tools, false).entries() {
+        agent.assign(k.clone(), v.clone());
+    }
+    // listToolsets: toolsets in Object.values order (the case's `toolsets`
+    // object is built by JSON.parse, so index-like names come first), each
+    // toolset's entries assigned into one record.
+    let mut toolset_tools = Record::new();
+    if let Some(sets) = &case.toolsets {
+        let sets = Record::from_entries(sets.iter().cloned());
+        for list in sets.values() {
+            for (k, v) in entries(list, false).entries() {
+                toolset_tools.assign(k.clone(), v.clone());
+            }
+        }
+    }
+    let mut client_tools = Record::new();
+    for (k, v) in entries(case.client_tools.as_deref().unwrap_or_default(), true).entries() {
+        client_tools.assign(k.clone(), v.clone());
+    }
+    // convertTools: `{ ...assignedTools, ...toolsetTools, ...clientSideTools }`.
+    let mut all = Record::new();
+    all.spread_from(&agent);
+    all.spread_from(&toolset_tools);
+    all.spread_from(&client_tools);
+    all
+}
+
+fn tool_choice_json(choice: &Option<ToolChoice>) -> Json {
+    match choice {
+        None | Some(ToolChoice::Auto) => Json::str("auto"),
+        Some(ToolChoice::None) => Json::str("none"),
+        Some(ToolChoice::Required) => Json::str("required"),
+        Some(ToolChoice::Tool(name)) => Json::object([
+            ("type", Json::str("function")),
+            ("function", Json::object([("name", Json::String(name.clone()))])),
+        ]),
+    }
+}
+
+/// What every request of the case carries in `tools` and `tool_choice`.
+fn offered(case: &Case, rel: &Release, tools: &Record<ToolValue>) -> (Option<Vec<JsString>>, Option<Json>) {
+    if rel.none_drops_tools && case.call.tool_choice == Some(ToolChoice::None) {
+        return (None, None);
+    }
+    let mut names = tools.keys();
+    if rel.active_tools_applied {
+        if let Some(active) = &case.call.active_tools {
+            names.retain(|n| active.contains(n));
+        }
+    }
+    // Mastra returns no tools for an empty record; the provider drops an
+    // empty list, and with it `tool_choice`.
+    if names.is_empty() {
+        return (None, None);
+    }
+    (Some(names), Some(tool_choice_json(&case.call.tool_choice)))
+}
+
+/// The default `maxSteps` of the agent loop.
+pub const DEFAULT_MAX_STEPS: u32 = 5;
+
+/// The one execute result of the case tools, as the tool message carries it.
+const TOOL_RESULT: &str = "{\"tempC\":20}";
+
+/// How one call of a scripted reply resolves.
+enum Resolved {
+    Run { id: JsString },
+    /// A tool without `execute` (a client tool, or a property of
+    /// `Object.prototype`): the loop stops for the client to act.
+    Stop,
+    NotFound { available: Vec<JsString> },
+}
+
+fn resolve(case: &Case, rel: &Release, tools: &Record<ToolValue>, call: &ToolCallReply) -> Result<Resolved, String> {
+    let name = &call.name;
+    // `stepTools?.[name] || Object.values(stepTools).find(t => t.id === name)`
+    let (key, found) = match tools.get(name) {
+        Lookup::Own(v) => (Some(name.clone()), Some(v.clone())),
+        Lookup::Inherited => (Some(name.clone()), None),
+        Lookup::Missing => match tools.entries().into_iter().find(|(_, v)| v.id == *name) {
+            Some((k, v)) => (Some(k.clone()), Some(v.clone())),
+            None => (None, None),
+        },
+    };
+    let hidden = rel.active_tools_applied
+        && key.as_ref().is_some_and(|k| case.call.active_tools.as_ref().is_some_and(|a| !a.contains(k)));
+    if hidden && !rel.not_found_is_a_result {
+        return Err("a call to a tool hidden by activeTools, before 1.9.0".into());
+    }
+    let available = || case.call.active_tools.clone().filter(|_| rel.active_tools_applied).unwrap_or_else(|| tools.keys());
+    if key.is_none() || hidden {
+        return Ok(Resolved::NotFound { available: available() });
+    }
+    match found {
+        None => Ok(Resolved::Stop),
+        Some(ToolValue { kind: Kind::Client, .. }) => Ok(Resolved::Stop),
+        Some(ToolValue { kind: Kind::Builtin(b), .. }) => Err(format!("a call to the builtin {b}: its execute is Mastra's")),
+        Some(ToolValue { id, kind: Kind::Ours }) => {
+            let valid = call.arguments.members().is_some_and(|m| {
+                m.len() == 1 && *m[0].0 == JsString::from("city") && matches!(m[0].1, Json::String(_))
+            });
+            if !valid {
+                return Err("tool arguments other than { city: string }: validation messages are not modelled".into());
+            }
+            Ok(Resolved::Run { id })
+        }
+    }
+}
+
+fn not_found_message(name: &JsString, available: &[JsString]) -> JsString {
+    let mut m = JsString::from("Tool \"");
+    m = m.concat(name);
+    m.push_str("\" not found.");
+    if !available.is_empty() {
+        m.push_str(" Available tools: ");
+        for (i, n) in available.iter().enumerate() {
+            if i > 0 {
+                m.push_str(", ");
+            }
+            m = m.concat(n);
+        }
+    }
+    m.push_str(". Call tools by their exact name only — never add prefixes, namespaces, or colons.");
+    m
+}
+
+/// The name a history entry carries (`sanitizeToolName` in the prompt
+/// builder, from the release that made not-found a result).
+fn history_name(rel: &Release, name: &JsString) -> JsString {
+    let ok = !name.is_empty()
+        && name.all_units(|u| matches!(u, 0x30..=0x39 | 0x41..=0x5A | 0x61..=0x7A | 0x5F | 0x2D));
+    if rel.not_found_is_a_result && !ok {
+        JsString::from("unknown_tool")
+    } else {
+        name.clone()
+    }
+}
+
+fn is_retryable(status: u16) -> bool {
+    matches!(status, 408 | 409 | 429) || status >= 500
+}
+
+fn error_view(id: Option<&str>, message: JsString, cause: Option<&str>) -> ErrorView {
+    ErrorView { id: id.map(JsString::from), message, cause_code: cause.map(JsString::from) }
+}
+
+/// Predict what `case` does on `version`.
+pub fn predict(case: &Case, version: MastraVersion) -> Prediction {
+    let rel = Release::of(version);
+    if !rel.is_modelled() {
+        return Prediction::Unmodelled(format!("@mastra/core {version} is outside the 1.x line the model was swept on"));
+    }
+    if let Some(name) = case.all_tools().find_map(|t| match t {
+        Tool::Builtin { name, .. } if !rel.exports_builtin(name) => Some(name.clone()),
+        _ => None,
+    }) {
+        return Prediction::Projection(Projection::not_applicable(format!(
+            "@mastra/core {version} does not export {name}"
+        )));
+    }
+    match run(case, &rel) {
+        Ok(p) => Prediction::Projection(p),
+        Err(reason) => Prediction::Unmodelled(reason),
+    }
+}
+
+fn run(case: &Case, rel: &Release) -> Result<Projection, String> {
+    let mut p = Projection {
+        applicable: true,
+        reason: None,
+        error: None,
+        requests: Vec::new(),
+        executed: Vec::new(),
+        mutated: Vec::new(),
+    };
+    let mut tools = merged_tools(case);
+    let failed_id = match case.call.method {
+        Method::Generate => "AGENT_GENERATE_FAILED",
+        Method::Stream => "AGENT_STREAM_FAILED",
+    };
+    if let Err(e) = format_tools(&mut tools) {
+        let cause = match e {
+            FormatError::Collision { .. } => Some("AGENT_TOOL_NAME_COLLISION"),
+            FormatError::EmptyKey => None,
+        };
+        p.error = Some(error_view(Some(failed_id), e.message(), cause));
+        return Ok(p);
+    }
+    let (names, choice) = offered(case, rel, &tools);
+    let max_steps = case.call.max_steps.unwrap_or(DEFAULT_MAX_STEPS);
+    let mut replies = case.replies.iter();
+    let mut next_reply = || replies.next().cloned().unwrap_or_else(Reply::default_reply);
+    // Steps so far: each is the calls the model made and their results.
+    let mut steps: Vec<(Vec<HistoryItem>, Vec<HistoryItem>)> = Vec::new();
+
+    for _step in 0..max_steps {
+        let history = if rel.history_per_step {
+            steps.iter().flat_map(|(calls, results)| calls.iter().chain(results)).cloned().collect()
+        } else {
+            let calls = steps.iter().flat_map(|(c, _)| c.iter());
+            let results = steps.iter().flat_map(|(_, r)| r.iter());
+            calls.chain(results).cloned().collect()
+        };
+        let request = RequestView { tools: names.clone(), tool_choice: choice.clone(), history };
+        // The first attempt, then the retries a retryable error allows;
+        // every attempt is a request and takes the next reply.
+        let mut reply = None;
+        for attempt in 0..=rel.retries {
+            p.requests.push(request.clone());
+            match next_reply() {
+                Reply::Error { status, .. } if is_retryable(status) && attempt < rel.retries => continue,
+                Reply::Error { .. } => break,
+                ok => {
+                    reply = Some(ok);
+                    break;
+                }
+            }
+        }
+        // An error reply ends the call with the API-call error it caused,
+        // which a projection writes as no error.
+        let Some(reply) = reply else { return Ok(p) };
+        let calls = match reply {
+            Reply::Text(_) => return Ok(p),
+            Reply::ToolCalls(calls) => calls,
+            // Not reached: error replies left the attempt loop without a reply.
+            Reply::Error { .. } => return Ok(p),
+        };
+        let resolved = calls.iter().map(|c| resolve(case, rel, &tools, c)).collect::<Result<Vec<_>, _>>()?;
+        let stops = resolved.iter().filter(|r| matches!(r, Resolved::Stop)).count();
+        if stops > 0 {
+            if stops != resolved.len() {
+                return Err("one step mixing calls that execute and calls that wait for the client".into());
+            }
+            return Ok(p);
+        }
+        let missing = resolved.iter().any(|r| matches!(r, Resolved::NotFound { .. }));
+        if missing && !rel.not_found_is_a_result {
+            if calls.len() > 1 {
+                return Err("a missing tool among several calls of one step, before 1.9.0".into());
+            }
+            let mut message = JsString::from("Tool ");
+            message = message.concat(&calls[0].name);
+            message.push_str(" not found");
+            p.error = Some(error_view(None, message, None));
+            return Ok(p);
+        }
+        let mut call_items = Vec::new();
+        let mut result_items = Vec::new();
+        for (call, r) in calls.iter().zip(&resolved) {
+            call_items.push(HistoryItem::Call(history_name(rel, &call.name)));
+            let content = match r {
+                Resolved::Run { id } => {
+                    p.executed.push(Executed { id: id.clone(), input: call.arguments.clone() });
+                    JsString::from(TOOL_RESULT)
+                }
+                Resolved::NotFound { available } => not_found_message(&call.name, available),
+                // Not reached: a step with a stop returned above.
+                Resolved::Stop => continue,
+            };
+            result_items.push(HistoryItem::Result { id: call.id.clone(), content: Json::String(content) });
+        }
+        steps.push((call_items, result_items));
+    }
+    Ok(p)
+}

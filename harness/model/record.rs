@@ -1,0 +1,212 @@
+//! `Record<V>`: a plain JavaScript object (`{}`) as far as Mastra's tool code
+//! can tell: own data properties, their order, and the one prototype every
+//! plain object inherits from.
+//!
+//! Three rules of ECMA-262 decide what Mastra sends, and they are all here:
+//! - key order (`OrdinaryOwnPropertyKeys`): array indices first, ascending,
+//!   then the other string keys in insertion order;
+//! - `obj[k] = v` ([[Set]]) with `k == "__proto__"` and no own `__proto__`
+//!   runs the inherited setter: it replaces the prototype and creates no key,
+//!   while `Object.fromEntries`, spread and `JSON.parse` define an own
+//!   property (CreateDataProperty);
+//! - `obj[k]` ([[Get]]) finds what `Object.prototype` has when there is no
+//!   own property, so `tools["__proto__"]` is truthy on every plain object.
+
+use crate::jsstr::JsString;
+
+/// The properties of `Object.prototype` in Node 24 (all truthy functions,
+/// `__proto__` an accessor whose getter returns the prototype itself).
+pub const OBJECT_PROTOTYPE: &[&str] = &[
+    "constructor",
+    "__defineGetter__",
+    "__defineSetter__",
+    "hasOwnProperty",
+    "__lookupGetter__",
+    "__lookupSetter__",
+    "isPrototypeOf",
+    "propertyIsEnumerable",
+    "toString",
+    "valueOf",
+    "__proto__",
+    "toLocaleString",
+];
+
+pub fn is_inherited_name(key: &JsString) -> bool {
+    OBJECT_PROTOTYPE.iter().any(|n| JsString::from(*n) == *key)
+}
+
+/// What `obj[key]` reads.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Lookup<'a, V> {
+    Own(&'a V),
+    /// A property of the prototype chain: truthy, and not one of ours.
+    Inherited,
+    Missing,
+}
+
+impl<V> Lookup<'_, V> {
+    pub fn is_truthy(&self) -> bool {
+        !matches!(self, Lookup::Missing)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record<V> {
+    /// Own properties in insertion order (not key order: see `keys`).
+    props: Vec<(JsString, V)>,
+    /// Whether `obj.__proto__ = x` replaced the prototype. Lookups of
+    /// `Object.prototype`'s names are then answered by `x` instead; the
+    /// model treats that as unmodelled rather than guess at it.
+    pub prototype_replaced: bool,
+}
+
+impl<V> Default for Record<V> {
+    fn default() -> Self {
+        Record { props: Vec::new(), prototype_replaced: false }
+    }
+}
+
+impl<V: Clone> Record<V> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// `Object.fromEntries(entries)`: CreateDataProperty for each, so a
+    /// repeated key keeps its first position and takes the later value, and
+    /// `"__proto__"` is an ordinary own key.
+    pub fn from_entries(entries: impl IntoIterator<Item = (JsString, V)>) -> Self {
+        let mut r = Record::new();
+        for (k, v) in entries {
+            r.define(k, v);
+        }
+        r
+    }
+
+    /// CreateDataProperty.
+    pub fn define(&mut self, key: JsString, value: V) {
+        match self.props.iter_mut().find(|(k, _)| *k == key) {
+            Some(slot) => slot.1 = value,
+            None => self.props.push((key, value)),
+        }
+    }
+
+    /// `obj[key] = value`.
+    pub fn assign(&mut self, key: JsString, value: V) {
+        if key == JsString::from("__proto__") && !self.has_own(&key) {
+            self.prototype_replaced = true;
+            return;
+        }
+        self.define(key, value);
+    }
+
+    /// `delete obj[key]`.
+    pub fn delete(&mut self, key: &JsString) {
+        self.props.retain(|(k, _)| k != key);
+    }
+
+    pub fn has_own(&self, key: &JsString) -> bool {
+        self.props.iter().any(|(k, _)| k == key)
+    }
+
+    /// `obj[key]`.
+    pub fn get(&self, key: &JsString) -> Lookup<'_, V> {
+        match self.props.iter().find(|(k, _)| k == key) {
+            Some((_, v)) => Lookup::Own(v),
+            None if is_inherited_name(key) => Lookup::Inherited,
+            None => Lookup::Missing,
+        }
+    }
+
+    /// `Object.keys(obj)`: array indices ascending, then insertion order.
+    pub fn keys(&self) -> Vec<JsString> {
+        self.entries().into_iter().map(|(k, _)| k.clone()).collect()
+    }
+
+    /// `Object.entries(obj)`, in key order.
+    pub fn entries(&self) -> Vec<(&JsString, &V)> {
+        let mut indices: Vec<(u32, &JsString, &V)> =
+            self.props.iter().filter_map(|(k, v)| k.array_index().map(|i| (i, k, v))).collect();
+        indices.sort_by_key(|(i, _, _)| *i);
+        let rest = self.props.iter().filter(|(k, _)| k.array_index().is_none()).map(|(k, v)| (k, v));
+        indices.into_iter().map(|(_, k, v)| (k, v)).chain(rest).collect()
+    }
+
+    /// `Object.values(obj)`, in key order.
+    pub fn values(&self) -> Vec<&V> {
+        self.entries().into_iter().map(|(_, v)| v).collect()
+    }
+
+    /// `{ ...self, ...other }` as a fold step: CopyDataProperties of
+    /// `other` onto `self`.
+    pub fn spread_from(&mut self, other: &Record<V>) {
+        for (k, v) in other.entries() {
+            self.define(k.clone(), v.clone());
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.props.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.props.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(r: &Record<u8>) -> Vec<String> {
+        r.keys().iter().map(JsString::to_lossy).collect()
+    }
+
+    fn rec(ks: &[&str]) -> Record<u8> {
+        Record::from_entries(ks.iter().enumerate().map(|(i, k)| (JsString::from(*k), i as u8)))
+    }
+
+    #[test]
+    fn array_indices_come_first_in_numeric_order() {
+        let r = rec(&["b", "10", "9", "a", "4294967295", "4294967294", "01", "-1"]);
+        assert_eq!(keys(&r), ["9", "10", "4294967294", "b", "a", "4294967295", "01", "-1"]);
+    }
+
+    #[test]
+    fn from_entries_keeps_first_position_and_last_value() {
+        let r = rec(&["a", "b", "a"]);
+        assert_eq!(keys(&r), ["a", "b"]);
+        assert_eq!(r.get(&"a".into()), Lookup::Own(&2));
+    }
+
+    #[test]
+    fn proto_is_an_own_key_when_defined_and_a_setter_when_assigned() {
+        let defined = rec(&["a", "__proto__"]);
+        assert_eq!(keys(&defined), ["a", "__proto__"]);
+        let mut assigned: Record<u8> = Record::new();
+        assigned.assign("a".into(), 1);
+        assigned.assign("__proto__".into(), 2);
+        assert_eq!(keys(&assigned), ["a"]);
+        assert!(assigned.prototype_replaced);
+        // Once own, assignment updates it like any key.
+        let mut own = defined.clone();
+        own.assign("__proto__".into(), 9);
+        assert_eq!(own.get(&"__proto__".into()), Lookup::Own(&9));
+    }
+
+    #[test]
+    fn lookups_see_object_prototype() {
+        let r = rec(&["a"]);
+        assert_eq!(r.get(&"toString".into()), Lookup::Inherited);
+        assert_eq!(r.get(&"__proto__".into()), Lookup::Inherited);
+        assert_eq!(r.get(&"__defineGetter__".into()), Lookup::Inherited);
+        assert_eq!(r.get(&"tostring".into()), Lookup::Missing);
+        assert!(!r.has_own(&"toString".into()));
+    }
+
+    #[test]
+    fn spread_defines_in_key_order() {
+        let mut a = rec(&["x", "5"]);
+        a.spread_from(&rec(&["3", "y", "x"]));
+        assert_eq!(keys(&a), ["3", "5", "x", "y"]);
+    }
+}

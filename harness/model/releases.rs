@@ -1,0 +1,102 @@
+//! `Release`: what each `@mastra/core` release does differently in the parts
+//! of Mastra the model covers, as a set of switches computed from the
+//! version.
+//!
+//! Every boundary here was measured, not guessed: the corpus was swept over
+//! every stable 1.x the registry serves (`SWEEP.md` at the repository root
+//! records the versions and every change found), and each change below names
+//! the first release that has it and the dist file where it lives.
+
+use crate::versions::MastraVersion;
+
+const fn v(major: u32, minor: u32, patch: u32) -> MastraVersion {
+    MastraVersion::new(major, minor, patch)
+}
+
+/// `activeTools` filters the tools sent (by rewritten name). Before it, the
+/// option was ignored. First in 1.1.0 (`prepareToolsAndToolChoice` gained
+/// the `activeTools` filter; sweep: `active-*` cases, 1.0.4 → 1.1.0).
+pub const ACTIVE_TOOLS_APPLIED: MastraVersion = v(1, 1, 0);
+
+/// `toolChoice: "none"` sends neither `tools` nor `tool_choice`; before, it
+/// sent both with `"tool_choice": "none"`. First in 1.19.0
+/// (`prepareToolsAndToolChoice`: `if (toolChoice === "none") return { tools:
+/// void 0, ... }`; sweep: `tc-none`, 1.18.0 → 1.19.0).
+pub const NONE_DROPS_TOOLS: MastraVersion = v(1, 19, 0);
+
+/// A tool call naming no tool becomes a tool result ("Tool \"X\" not found.
+/// Available tools: ..."), and the loop goes on; before, the call failed with
+/// `Error("Tool X not found")`. Also from here tool names written back into
+/// history are sanitised (`unknown_tool` for names outside
+/// `^[a-zA-Z0-9_-]+$`).
+pub const NOT_FOUND_IS_A_RESULT: MastraVersion = v(1, 9, 0);
+
+/// Each step's assistant tool calls are followed by that step's results;
+/// before, all assistant calls were merged into one message ahead of all
+/// the results.
+pub const HISTORY_PER_STEP: MastraVersion = v(1, 9, 0);
+
+/// Retries of retryable API errors (408, 409, 429, 5xx): two before this
+/// release, none from it (the agent passes `maxRetries ?? 0` down).
+pub const NO_RETRIES: MastraVersion = v(1, 9, 0);
+
+/// The first release exporting each builtin of `@mastra/core/tools`.
+pub const BUILTINS_SINCE: &[(&str, MastraVersion)] = &[
+    ("askUserTool", v(1, 19, 0)),
+    ("submitPlanTool", v(1, 19, 0)),
+    ("taskWriteTool", v(1, 19, 0)),
+    ("taskUpdateTool", v(1, 19, 0)),
+    ("taskCompleteTool", v(1, 19, 0)),
+    ("taskCheckTool", v(1, 19, 0)),
+    ("webFetchTool", v(1, 19, 0)),
+    ("webSearchTool", v(1, 19, 0)),
+];
+
+/// The id each builtin carries (what the model can also call it by).
+pub const BUILTIN_IDS: &[(&str, &str)] = &[
+    ("askUserTool", "ask_user"),
+    ("submitPlanTool", "submit_plan"),
+    ("taskWriteTool", "task_write"),
+    ("taskUpdateTool", "task_update"),
+    ("taskCompleteTool", "task_complete"),
+    ("taskCheckTool", "task_check"),
+    ("webFetchTool", "web_fetch"),
+    ("webSearchTool", "web_search"),
+];
+
+/// The switches for one version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Release {
+    pub version: MastraVersion,
+    pub active_tools_applied: bool,
+    pub none_drops_tools: bool,
+    pub not_found_is_a_result: bool,
+    pub history_per_step: bool,
+    pub retries: u32,
+}
+
+impl Release {
+    pub fn of(version: MastraVersion) -> Release {
+        Release {
+            version,
+            active_tools_applied: version >= ACTIVE_TOOLS_APPLIED,
+            none_drops_tools: version >= NONE_DROPS_TOOLS,
+            not_found_is_a_result: version >= NOT_FOUND_IS_A_RESULT,
+            history_per_step: version >= HISTORY_PER_STEP,
+            retries: if version >= NO_RETRIES { 0 } else { 2 },
+        }
+    }
+
+    pub fn exports_builtin(&self, name: &str) -> bool {
+        BUILTINS_SINCE.iter().any(|(n, since)| *n == name && self.version >= *since)
+    }
+
+    /// Whether the model covers this version at all: the swept 1.x line.
+    pub fn is_modelled(&self) -> bool {
+        self.version.major == 1
+    }
+}
+
+pub fn builtin_id(name: &str) -> Option<&'static str> {
+    BUILTIN_IDS.iter().find(|(n, _)| *n == name).map(|(_, id)| *id)
+}

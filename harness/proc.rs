@@ -1,0 +1,378 @@
+//! `CommandSpec`: the one builder for every child process the harness starts
+//! (npm, Node probes), and `Child`, a long-lived one with piped stdio.
+//!
+//! Every child runs in its own process group, so that ending it ends whatever
+//! it started too; ending is a signal, a grace period, then SIGKILL to the
+//! group. Every wait has a wall-clock timeout, captured output is capped and
+//! marked when cut, and a probe's environment is scrubbed of credentials and
+//! proxies, so the model URL is the only place it can reach.
+
+use std::ffi::OsString;
+use std::io::Read;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// Output kept from one stream of a child: enough to explain a failure.
+pub const OUTPUT_CAP: usize = 64 * 1024;
+
+/// How long a child gets to exit after SIGTERM before SIGKILL.
+pub const GRACE: Duration = Duration::from_millis(1500);
+
+#[derive(Debug, thiserror::Error)]
+pub enum ProcError {
+    #[error("cannot start {program}: {cause}")]
+    Spawn { program: String, cause: std::io::Error },
+    #[error("{program} did not finish within {after:?}; its process group was ended")]
+    Timeout { program: String, after: Duration },
+    #[error("{program} exited with {status}{}", tail(stderr))]
+    Failed { program: String, status: String, stderr: String },
+    #[error("{0}")]
+    Output(String),
+}
+
+fn tail(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    let start = lines.len().saturating_sub(6);
+    if lines.is_empty() {
+        String::new()
+    } else {
+        format!("; its last words:\n  {}", lines[start..].join("\n  "))
+    }
+}
+
+impl ProcError {
+    pub fn stderr_mentions(&self, needles: &[&str]) -> bool {
+        matches!(self, ProcError::Failed { stderr, .. } if needles.iter().any(|n| stderr.contains(n)))
+    }
+}
+
+#[derive(Debug)]
+pub struct Output {
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+}
+
+#[derive(Debug, Clone)]
+pub struct CommandSpec {
+    program: PathBuf,
+    args: Vec<OsString>,
+    dir: Option<PathBuf>,
+    env: Vec<(String, String)>,
+    scrub: bool,
+    timeout: Duration,
+}
+
+/// Whether an environment variable may carry a credential or send traffic
+/// somewhere else than where the harness points it.
+pub fn is_sensitive_env(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    upper.ends_with("_API_KEY")
+        || upper.ends_with("_TOKEN")
+        || upper.ends_with("_SECRET")
+        || upper.contains("SECRET_")
+        || upper.contains("PROXY")
+        || upper.starts_with("OPENAI")
+        || upper.starts_with("ANTHROPIC")
+        || upper.starts_with("AWS_")
+        || upper.starts_with("AZURE_")
+        || upper.starts_with("GOOGLE_")
+        || upper.starts_with("NODE_OPTIONS")
+}
+
+impl CommandSpec {
+    pub fn new(program: impl AsRef<Path>) -> Self {
+        CommandSpec {
+            program: program.as_ref().to_path_buf(),
+            args: Vec::new(),
+            dir: None,
+            env: Vec::new(),
+            scrub: false,
+            timeout: Duration::from_secs(600),
+        }
+    }
+
+    pub fn arg(mut self, a: impl Into<OsString>) -> Self {
+        self.args.push(a.into());
+        self
+    }
+
+    pub fn args<I: IntoIterator<Item = S>, S: Into<OsString>>(mut self, args: I) -> Self {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    pub fn dir(mut self, dir: impl AsRef<Path>) -> Self {
+        self.dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    pub fn env(mut self, k: &str, v: &str) -> Self {
+        self.env.push((k.to_string(), v.to_string()));
+        self
+    }
+
+    /// Start from this process's environment minus every variable that
+    /// `is_sensitive_env` names.
+    pub fn scrubbed(mut self) -> Self {
+        self.scrub = true;
+        self
+    }
+
+    pub fn timeout(mut self, t: Duration) -> Self {
+        self.timeout = t;
+        self
+    }
+
+    pub fn program_name(&self) -> String {
+        self.program.file_name().map_or_else(|| self.program.display().to_string(), |n| n.to_string_lossy().into())
+    }
+
+    fn expression(&self) -> duct::Expression {
+        // A bare name goes to duct as a string, so PATH finds it; duct would
+        // take a `Path` as relative to the working directory.
+        let mut e = duct::cmd(self.program.clone().into_os_string(), &self.args).unchecked();
+        if let Some(d) = &self.dir {
+            e = e.dir(d);
+        }
+        if self.scrub {
+            let env: std::collections::HashMap<String, String> =
+                std::env::vars().filter(|(k, _)| !is_sensitive_env(k)).collect();
+            e = e.full_env(env);
+        }
+        for (k, v) in &self.env {
+            e = e.env(k, v);
+        }
+        // Its own process group: a signal to the group reaches everything it
+        // started, and a Ctrl-C at the terminal reaches only the harness,
+        // which then ends its children in order.
+        e.before_spawn(|cmd| {
+            cmd.process_group(0);
+            Ok(())
+        })
+    }
+
+    /// Run to completion, capturing output; a non-zero exit is an error.
+    pub fn run_capture(&self) -> Result<Output, ProcError> {
+        let program = self.program_name();
+        let (out_r, out_w) = os_pipe::pipe().map_err(|cause| ProcError::Spawn { program: program.clone(), cause })?;
+        let (err_r, err_w) = os_pipe::pipe().map_err(|cause| ProcError::Spawn { program: program.clone(), cause })?;
+        let handle = self
+            .expression()
+            .stdin_null()
+            .stdout_file(out_w)
+            .stderr_file(err_w)
+            .start()
+            .map_err(|cause| ProcError::Spawn { program: program.clone(), cause })?;
+        let out = Capped::drain(out_r, usize::MAX >> 1);
+        let err = Capped::drain(err_r, OUTPUT_CAP);
+        let deadline = Instant::now() + self.timeout;
+        let status = loop {
+            match handle.try_wait() {
+                Ok(Some(o)) => break o.status,
+                Ok(None) if Instant::now() >= deadline => {
+                    end_group(&handle);
+                    return Err(ProcError::Timeout { program, after: self.timeout });
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+                Err(cause) => return Err(ProcError::Spawn { program, cause }),
+            }
+        };
+        let (stdout, stderr) = (out.finish(), err.finish());
+        if !status.success() {
+            return Err(ProcError::Failed {
+                program,
+                status: status.to_string(),
+                stderr: String::from_utf8_lossy(&stderr).into_owned(),
+            });
+        }
+        Ok(Output { stdout, stderr })
+    }
+
+    /// Start a long-lived child with piped stdin and stdout; stderr is kept,
+    /// capped, for diagnosis.
+    pub fn spawn_piped(&self) -> Result<Child, ProcError> {
+        let program = self.program_name();
+        let spawn_err = |cause| ProcError::Spawn { program: program.clone(), cause };
+        let (in_r, in_w) = os_pipe::pipe().map_err(spawn_err)?;
+        let (out_r, out_w) = os_pipe::pipe().map_err(spawn_err)?;
+        let (err_r, err_w) = os_pipe::pipe().map_err(spawn_err)?;
+        let handle = self
+            .expression()
+            .stdin_file(in_r)
+            .stdout_file(out_w)
+            .stderr_file(err_w)
+            .start()
+            .map_err(spawn_err)?;
+        Ok(Child { handle, stdin: Some(in_w), stdout: Some(out_r), stderr: Capped::drain(err_r, OUTPUT_CAP) })
+    }
+}
+
+/// A long-lived child process in its own process group.
+pub struct Child {
+    handle: duct::Handle,
+    pub stdin: Option<os_pipe::PipeWriter>,
+    pub stdout: Option<os_pipe::PipeReader>,
+    stderr: Capped,
+}
+
+impl Child {
+    pub fn pid(&self) -> Option<u32> {
+        self.handle.pids().first().copied()
+    }
+
+    /// Whether it has exited (reaping it if so).
+    pub fn has_exited(&self) -> bool {
+        matches!(self.handle.try_wait(), Ok(Some(_)) | Err(_))
+    }
+
+    /// The last of what it wrote to stderr (marked when cut).
+    pub fn stderr_tail(&self) -> String {
+        self.stderr.snapshot()
+    }
+
+    /// Close stdin (the polite request to exit), give it the grace period,
+    /// then end its process group.
+    pub fn shutdown(&mut self) {
+        self.stdin.take();
+        let deadline = Instant::now() + GRACE;
+        while Instant::now() < deadline {
+            if self.has_exited() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        end_group(&self.handle);
+    }
+
+    /// End the process group now: SIGTERM, grace, SIGKILL.
+    pub fn kill(&mut self) {
+        self.stdin.take();
+        end_group(&self.handle);
+    }
+}
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        if !self.has_exited() {
+            end_group(&self.handle);
+        }
+    }
+}
+
+/// SIGTERM to the group, wait up to `GRACE`, SIGKILL to the group, reap.
+fn end_group(handle: &duct::Handle) {
+    let Some(pid) = handle.pids().first().copied() else {
+        return;
+    };
+    let group = -(pid as libc::pid_t);
+    // SAFETY: kill(2) with a negative pid signals a process group we created
+    // (process_group(0) made the child its leader); it touches no memory.
+    unsafe { libc::kill(group, libc::SIGTERM) };
+    let deadline = Instant::now() + GRACE;
+    while Instant::now() < deadline {
+        if let Ok(Some(_)) = handle.try_wait() {
+            // The leader is gone; make sure nothing it started lingers.
+            unsafe { libc::kill(group, libc::SIGKILL) };
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: as above.
+    unsafe { libc::kill(group, libc::SIGKILL) };
+    let _ = handle.wait();
+}
+
+/// A stream drained on its own thread into a buffer that keeps at most
+/// `cap` bytes (the last ones), so a chatty child never blocks on a full
+/// pipe and never grows the harness without bound.
+#[derive(Clone)]
+struct Capped {
+    buf: Arc<Mutex<(Vec<u8>, bool)>>,
+    thread: Arc<Mutex<Option<std::thread::JoinHandle<()>>>>,
+}
+
+impl Capped {
+    fn drain(mut r: os_pipe::PipeReader, cap: usize) -> Capped {
+        let buf = Arc::new(Mutex::new((Vec::new(), false)));
+        let sink = buf.clone();
+        let thread = std::thread::spawn(move || {
+            let mut chunk = [0u8; 8192];
+            while let Ok(n) = r.read(&mut chunk) {
+                if n == 0 {
+                    break;
+                }
+                let mut b = sink.lock().unwrap_or_else(|p| p.into_inner());
+                b.0.extend_from_slice(&chunk[..n]);
+                if b.0.len() > cap {
+                    let cut = b.0.len() - cap;
+                    b.0.drain(..cut);
+                    b.1 = true;
+                }
+            }
+        });
+        Capped { buf, thread: Arc::new(Mutex::new(Some(thread))) }
+    }
+
+    fn finish(self) -> Vec<u8> {
+        if let Some(t) = self.thread.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            let _ = t.join();
+        }
+        let b = self.buf.lock().unwrap_or_else(|p| p.into_inner());
+        let mut out = Vec::new();
+        if b.1 {
+            out.extend_from_slice(b"[... earlier output cut ...]\n");
+        }
+        out.extend_from_slice(&b.0);
+        out
+    }
+
+    fn snapshot(&self) -> String {
+        let b = self.buf.lock().unwrap_or_else(|p| p.into_inner());
+        let text = String::from_utf8_lossy(&b.0).into_owned();
+        if b.1 {
+            format!("[... earlier output cut ...]\n{text}")
+        } else {
+            text
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credentials_and_proxies_are_sensitive() {
+        for name in ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "HTTPS_PROXY", "http_proxy", "GITHUB_TOKEN", "NODE_OPTIONS"] {
+            assert!(is_sensitive_env(name), "{name}");
+        }
+        for name in ["PATH", "HOME", "LANG", "TMPDIR"] {
+            assert!(!is_sensitive_env(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_hung_child_is_ended_by_its_timeout() {
+        let t = Instant::now();
+        let r = CommandSpec::new("sleep").arg("30").timeout(Duration::from_millis(200)).run_capture();
+        assert!(matches!(r, Err(ProcError::Timeout { .. })), "{r:?}");
+        assert!(t.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn failure_shows_the_tail_of_stderr() {
+        let r = CommandSpec::new("sh").args(["-c", "echo one >&2; echo two >&2; exit 3"]).run_capture();
+        let e = r.unwrap_err();
+        assert!(e.to_string().contains("exit status: 3"), "{e}");
+        assert!(e.to_string().contains("two"), "{e}");
+    }
+
+    #[test]
+    fn scrubbed_children_do_not_see_credentials() {
+        std::env::set_var("MC_TEST_API_KEY", "sk-secret");
+        let out = CommandSpec::new("sh").args(["-c", "echo \"[$MC_TEST_API_KEY]\""]).scrubbed().run_capture().unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "[]");
+    }
+}

@@ -1,0 +1,263 @@
+//! `Projection`: what one case did on one version, reduced to what tool
+//! naming decides (`shared/case-format.md`, "A projection").
+//!
+//! The model predicts one; the probe and the capture listener observe one.
+//! Both sides are written to the same `Json` and compared with `Json`'s
+//! equality: strings as UTF-16 code units, objects by key, arrays in order.
+
+use crate::json::Json;
+use crate::jsstr::JsString;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Projection {
+    pub applicable: bool,
+    /// Why the case is not applicable (with `applicable: false`).
+    pub reason: Option<String>,
+    pub error: Option<ErrorView>,
+    pub requests: Vec<RequestView>,
+    pub executed: Vec<Executed>,
+    /// Extension: which tools objects the call changed (`"tools"`,
+    /// `"toolsets.NAME"`, `"clientTools"`); the report measured none.
+    pub mutated: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ErrorView {
+    pub id: Option<JsString>,
+    pub message: JsString,
+    pub cause_code: Option<JsString>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestView {
+    /// `function.name` of each entry of the body's `tools`; `None` when the
+    /// body has no `tools`.
+    pub tools: Option<Vec<JsString>>,
+    /// The body's `tool_choice`, verbatim.
+    pub tool_choice: Option<Json>,
+    pub history: Vec<HistoryItem>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum HistoryItem {
+    /// An assistant message's tool call, by the name it carries.
+    Call(JsString),
+    /// A tool message: its `tool_call_id` and its content, verbatim.
+    Result { id: JsString, content: Json },
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Executed {
+    pub id: JsString,
+    pub input: Json,
+}
+
+impl Projection {
+    /// The projection of a case that cannot run on a version.
+    pub fn not_applicable(reason: String) -> Projection {
+        Projection {
+            applicable: false,
+            reason: Some(reason),
+            error: None,
+            requests: Vec::new(),
+            executed: Vec::new(),
+            mutated: Vec::new(),
+        }
+    }
+
+    pub fn to_json(&self) -> Json {
+        let mut members = vec![("applicable", Json::Bool(self.applicable))];
+        if let Some(reason) = &self.reason {
+            members.push(("reason", Json::str(reason)));
+        }
+        members.push(("error", self.error.as_ref().map_or(Json::Null, ErrorView::to_json)));
+        members.push(("requests", Json::Array(self.requests.iter().map(RequestView::to_json).collect())));
+        members.push((
+            "executed",
+            Json::Array(
+                self.executed
+                    .iter()
+                    .map(|e| Json::object([("id", Json::String(e.id.clone())), ("input", e.input.clone())]))
+                    .collect(),
+            ),
+        ));
+        members.push(("mutated", Json::Array(self.mutated.iter().map(|m| Json::str(m)).collect())));
+        Json::object(members)
+    }
+
+    pub fn from_json(v: &Json) -> Result<Projection, String> {
+        let applicable = v.get("applicable").and_then(Json::as_bool).ok_or("projection: `applicable` missing")?;
+        let reason = v.get("reason").and_then(Json::as_str).map(JsString::to_lossy);
+        let error = match v.get("error") {
+            None | Some(Json::Null) => None,
+            Some(e) => Some(ErrorView::from_json(e)?),
+        };
+        let requests = v
+            .get("requests")
+            .and_then(Json::as_array)
+            .unwrap_or_default()
+            .iter()
+            .map(RequestView::from_json)
+            .collect::<Result<Vec<_>, _>>()?;
+        let executed = v
+            .get("executed")
+            .and_then(Json::as_array)
+            .unwrap_or_default()
+            .iter()
+            .map(|e| {
+                Ok(Executed {
+                    id: e.get("id").and_then(Json::as_str).cloned().ok_or("executed[].id missing")?,
+                    input: e.get("input").cloned().unwrap_or(Json::Null),
+                })
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let mutated = v
+            .get("mutated")
+            .and_then(Json::as_array)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|m| m.as_str().map(JsString::to_lossy))
+            .collect();
+        Ok(Projection { applicable, reason, error, requests, executed, mutated })
+    }
+}
+
+fn opt_str(s: &Option<JsString>) -> Json {
+    s.clone().map_or(Json::Null, Json::String)
+}
+
+impl ErrorView {
+    pub fn to_json(&self) -> Json {
+        Json::object([
+            ("id", opt_str(&self.id)),
+            ("message", Json::String(self.message.clone())),
+            ("causeCode", opt_str(&self.cause_code)),
+        ])
+    }
+
+    pub fn from_json(v: &Json) -> Result<ErrorView, String> {
+        Ok(ErrorView {
+            id: v.get("id").and_then(Json::as_str).cloned(),
+            message: v.get("message").and_then(Json::as_str).cloned().ok_or("error.message missing")?,
+            cause_code: v.get("causeCode").and_then(Json::as_str).cloned(),
+        })
+    }
+}
+
+impl RequestView {
+    pub fn to_json(&self) -> Json {
+        let tools = self
+            .tools
+            .as_ref()
+            .map_or(Json::Null, |names| Json::Array(names.iter().cloned().map(Json::String).collect()));
+        let history = self
+            .history
+            .iter()
+            .map(|h| match h {
+                HistoryItem::Call(name) => Json::object([("call", Json::String(name.clone()))]),
+                HistoryItem::Result { id, content } => Json::object([(
+                    "result",
+                    Json::object([("id", Json::String(id.clone())), ("content", content.clone())]),
+                )]),
+            })
+            .collect();
+        Json::object([
+            ("tools", tools),
+            ("toolChoice", self.tool_choice.clone().unwrap_or(Json::Null)),
+            ("history", Json::Array(history)),
+        ])
+    }
+
+    pub fn from_json(v: &Json) -> Result<RequestView, String> {
+        let tools = match v.get("tools") {
+            None | Some(Json::Null) => None,
+            Some(t) => Some(
+                t.as_array()
+                    .ok_or("requests[].tools is not an array")?
+                    .iter()
+                    .map(|n| n.as_str().cloned().ok_or("requests[].tools[] is not a string"))
+                    .collect::<Result<Vec<_>, _>>()?,
+            ),
+        };
+        let tool_choice = v.get("toolChoice").filter(|t| !t.is_null()).cloned();
+        let mut history = Vec::new();
+        for h in v.get("history").and_then(Json::as_array).unwrap_or_default() {
+            if let Some(name) = h.get("call").and_then(Json::as_str) {
+                history.push(HistoryItem::Call(name.clone()));
+            } else if let Some(r) = h.get("result") {
+                history.push(HistoryItem::Result {
+                    id: r.get("id").and_then(Json::as_str).cloned().unwrap_or_default(),
+                    content: r.get("content").cloned().unwrap_or(Json::Null),
+                });
+            } else {
+                return Err(format!("requests[].history entry {h:?} is neither call nor result"));
+            }
+        }
+        Ok(RequestView { tools, tool_choice, history })
+    }
+
+    /// What tool naming decides about one captured request body.
+    pub fn from_body(body: &Json) -> RequestView {
+        let tools = body.get("tools").and_then(Json::as_array).map(|entries| {
+            entries
+                .iter()
+                .map(|t| t.get("function").and_then(|f| f.get("name")).and_then(Json::as_str).cloned().unwrap_or_default())
+                .collect()
+        });
+        let mut history = Vec::new();
+        for m in body.get("messages").and_then(Json::as_array).unwrap_or_default() {
+            let role = m.get("role").and_then(Json::as_str).map(JsString::to_lossy);
+            match role.as_deref() {
+                Some("assistant") => {
+                    for call in m.get("tool_calls").and_then(Json::as_array).unwrap_or_default() {
+                        let name = call.get("function").and_then(|f| f.get("name")).and_then(Json::as_str);
+                        history.push(HistoryItem::Call(name.cloned().unwrap_or_default()));
+                    }
+                }
+                Some("tool") => history.push(HistoryItem::Result {
+                    id: m.get("tool_call_id").and_then(Json::as_str).cloned().unwrap_or_default(),
+                    content: m.get("content").cloned().unwrap_or(Json::Null),
+                }),
+                _ => {}
+            }
+        }
+        RequestView { tools, tool_choice: body.get("tool_choice").cloned(), history }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_format_example_round_trips() {
+        let text = r#"{"applicable":true,"error":null,"requests":[{"tools":["search_web"],
+            "toolChoice":{"type":"function","function":{"name":"search.web"}},"history":[]}],
+            "executed":[],"mutated":[]}"#;
+        let v = Json::parse(text).unwrap();
+        let p = Projection::from_json(&v).unwrap();
+        assert_eq!(p.to_json(), v);
+    }
+
+    #[test]
+    fn a_body_is_reduced_to_names_choice_and_history() {
+        let body = Json::parse(
+            r#"{"model":"m","tools":[{"type":"function","function":{"name":"search_web"}}],
+               "messages":[{"role":"user","content":"hi"},
+                 {"role":"assistant","content":"","tool_calls":[{"id":"call_1","type":"function",
+                   "function":{"name":"search_web","arguments":"{}"}}]},
+                 {"role":"tool","tool_call_id":"call_1","content":"{\"tempC\":20}"}]}"#,
+        )
+        .unwrap();
+        let r = RequestView::from_body(&body);
+        assert_eq!(r.tools, Some(vec![JsString::from("search_web")]));
+        assert_eq!(r.tool_choice, None);
+        assert_eq!(
+            r.history,
+            vec![
+                HistoryItem::Call("search_web".into()),
+                HistoryItem::Result { id: "call_1".into(), content: Json::str("{\"tempC\":20}") }
+            ]
+        );
+    }
+}
