@@ -183,9 +183,12 @@ impl Case {
         })
     }
 
-    /// The case's name in reports: its path with `/` separators.
+    /// The case's name in reports: its path with `/` separators, relative
+    /// to the working directory when it lies below it.
     pub fn name(&self) -> String {
-        self.path.to_string_lossy().replace('\\', "/")
+        let cwd = std::env::current_dir().unwrap_or_default();
+        let path = self.path.strip_prefix(&cwd).unwrap_or(&self.path);
+        path.to_string_lossy().replace('\\', "/")
     }
 
     /// Every tool the case gives Mastra, in every tools object.
