@@ -113,7 +113,9 @@ impl Listener {
         let addr = listener.local_addr()?;
         let app = Router::new()
             .route("/{token}/{case}/v1/{*rest}", any(handle))
-            .fallback(any(|State(s): State<Arc<Shared>>| async move { s.refuse(|r| r.bad_token += 1) }))
+            .fallback(any(|State(s): State<Arc<Shared>>| async move {
+                s.refuse(|r| r.bad_token += 1)
+            }))
             .with_state(shared.clone());
         runtime.spawn(async move {
             let service = app.into_make_service_with_connect_info::<SocketAddr>();
@@ -121,7 +123,11 @@ impl Listener {
                 eprintln!("capture listener stopped: {e}");
             }
         });
-        Ok(Listener { addr, shared, runtime: Some(runtime) })
+        Ok(Listener {
+            addr,
+            shared,
+            runtime: Some(runtime),
+        })
     }
 
     pub fn addr(&self) -> SocketAddr {
@@ -135,16 +141,30 @@ impl Listener {
 
     /// Start capturing for case `id`, answering `replies` in order.
     pub fn register(&self, id: u64, replies: Vec<Reply>) {
-        self.shared.slots().insert(id, Slot { replies, ..Slot::default() });
+        self.shared.slots().insert(
+            id,
+            Slot {
+                replies,
+                ..Slot::default()
+            },
+        );
     }
 
     /// Stop capturing for case `id` and hand over what it sent.
     pub fn take(&self, id: u64) -> Vec<Captured> {
-        self.shared.slots().remove(&id).map(|s| s.captured).unwrap_or_default()
+        self.shared
+            .slots()
+            .remove(&id)
+            .map(|s| s.captured)
+            .unwrap_or_default()
     }
 
     pub fn refused(&self) -> Refused {
-        *self.shared.refused.lock().unwrap_or_else(|p| p.into_inner())
+        *self
+            .shared
+            .refused
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
     }
 }
 
@@ -169,24 +189,36 @@ async fn handle(
     if token != shared.token {
         return shared.refuse(|r| r.bad_token += 1);
     }
-    let Some(id) = case.parse::<u64>().ok().filter(|id| shared.slots().contains_key(id)) else {
+    let Some(id) = case
+        .parse::<u64>()
+        .ok()
+        .filter(|id| shared.slots().contains_key(id))
+    else {
         return shared.refuse(|r| r.unknown_case += 1);
     };
-    let (bytes, oversize) = match axum::body::to_bytes(request.into_body(), shared.body_limit).await {
+    let (bytes, oversize) = match axum::body::to_bytes(request.into_body(), shared.body_limit).await
+    {
         Ok(b) => (b.to_vec(), false),
         // Over the limit, or the client stopped sending: either way the case
         // records that a request came and what was wrong with it.
         Err(_) => (Vec::new(), true),
     };
     let wants_stream = !oversize
-        && Json::parse_bytes(&bytes).ok().and_then(|b| b.get("stream").and_then(Json::as_bool)) == Some(true);
+        && Json::parse_bytes(&bytes)
+            .ok()
+            .and_then(|b| b.get("stream").and_then(Json::as_bool))
+            == Some(true);
     let reply = {
         let mut slots = shared.slots();
         let Some(slot) = slots.get_mut(&id) else {
             return shared.refuse(|r| r.unknown_case += 1);
         };
         slot.captured.push(Captured { bytes, oversize });
-        let reply = slot.replies.get(slot.next).cloned().unwrap_or_else(Reply::default_reply);
+        let reply = slot
+            .replies
+            .get(slot.next)
+            .cloned()
+            .unwrap_or_else(Reply::default_reply);
         slot.next += 1;
         reply
     };
@@ -211,7 +243,10 @@ pub fn answer(reply: &Reply, stream: bool) -> Response {
             json_response(status, &body)
         }
         Reply::Text(text) if !stream => {
-            let message = Json::object([("role", Json::str("assistant")), ("content", Json::String(text.clone()))]);
+            let message = Json::object([
+                ("role", Json::str("assistant")),
+                ("content", Json::String(text.clone())),
+            ]);
             json_response(StatusCode::OK, &completion(message, "stop"))
         }
         Reply::ToolCalls(calls) if !stream => {
@@ -223,9 +258,13 @@ pub fn answer(reply: &Reply, stream: bool) -> Response {
             ]);
             json_response(StatusCode::OK, &completion(message, "tool_calls"))
         }
-        Reply::Text(text) => sse(&[
-            Json::object([("role", Json::str("assistant")), ("content", Json::String(text.clone()))]),
-        ], "stop"),
+        Reply::Text(text) => sse(
+            &[Json::object([
+                ("role", Json::str("assistant")),
+                ("content", Json::String(text.clone())),
+            ])],
+            "stop",
+        ),
         Reply::ToolCalls(calls) => {
             let deltas: Vec<Json> = calls
                 .iter()
@@ -254,7 +293,10 @@ fn tool_call(c: &ToolCallReply, index: Option<usize>) -> Json {
             "function",
             Json::object([
                 ("name", Json::String(c.name.clone())),
-                ("arguments", Json::String(JsString::from(c.arguments.to_compact()))),
+                (
+                    "arguments",
+                    Json::String(JsString::from(c.arguments.to_compact())),
+                ),
             ]),
         ),
     ]);
@@ -262,7 +304,11 @@ fn tool_call(c: &ToolCallReply, index: Option<usize>) -> Json {
 }
 
 fn usage() -> Json {
-    Json::object([("prompt_tokens", Json::int(1)), ("completion_tokens", Json::int(1)), ("total_tokens", Json::int(2))])
+    Json::object([
+        ("prompt_tokens", Json::int(1)),
+        ("completion_tokens", Json::int(1)),
+        ("total_tokens", Json::int(2)),
+    ])
 }
 
 fn completion(message: Json, finish: &str) -> Json {
@@ -306,7 +352,11 @@ fn sse(deltas: &[Json], finish: &str) -> Response {
     };
     for d in deltas {
         event(chunk(
-            vec![Json::object([("index", Json::int(0)), ("delta", d.clone()), ("finish_reason", Json::Null)])],
+            vec![Json::object([
+                ("index", Json::int(0)),
+                ("delta", d.clone()),
+                ("finish_reason", Json::Null),
+            ])],
             None,
         ));
     }

@@ -33,7 +33,11 @@ pub enum Tool {
     /// `"KEY"`: the standard tool (id `get-weather`), one object per case.
     Standard(ToolKey),
     /// `{ "key", "id", "description" }`: a tool object of its own.
-    Custom { key: ToolKey, id: JsString, description: JsString },
+    Custom {
+        key: ToolKey,
+        id: JsString,
+        description: JsString,
+    },
     /// `{ "key", "builtin" }`: a named export of `@mastra/core/tools`.
     Builtin { key: ToolKey, name: String },
 }
@@ -88,7 +92,10 @@ pub struct ToolCallReply {
 impl Reply {
     /// What the listener answers once a case's replies run out.
     pub fn default_reply() -> Reply {
-        Reply::Error { status: 400, body: None }
+        Reply::Error {
+            status: 400,
+            body: None,
+        }
     }
 }
 
@@ -107,7 +114,13 @@ impl fmt::Display for CaseError {
         if self.field.is_empty() {
             write!(f, "{}: {}", self.file.display(), self.problem)
         } else {
-            write!(f, "{}: field `{}`: {}", self.file.display(), self.field, self.problem)
+            write!(
+                f,
+                "{}: field `{}`: {}",
+                self.file.display(),
+                self.field,
+                self.problem
+            )
         }
     }
 }
@@ -142,8 +155,22 @@ impl Case {
 
     pub fn from_json(path: &Path, raw: Json) -> Result<Case, CaseError> {
         let v = Validator { file: path };
-        let top = v.object(&raw, "", &["about", "source", "tools", "toolsets", "clientTools", "call", "replies"])?;
-        let about = v.text(top.get("about"), "about")?.ok_or_else(|| v.err("about", "is required"))?;
+        let top = v.object(
+            &raw,
+            "",
+            &[
+                "about",
+                "source",
+                "tools",
+                "toolsets",
+                "clientTools",
+                "call",
+                "replies",
+            ],
+        )?;
+        let about = v
+            .text(top.get("about"), "about")?
+            .ok_or_else(|| v.err("about", "is required"))?;
         let source = v.text(top.get("source"), "source")?;
         let tools = match top.get("tools") {
             None => Vec::new(),
@@ -161,9 +188,17 @@ impl Case {
                 Some(out)
             }
         };
-        let client_tools = top.get("clientTools").map(|t| v.tools(t, "clientTools")).transpose()?;
+        let client_tools = top
+            .get("clientTools")
+            .map(|t| v.tools(t, "clientTools"))
+            .transpose()?;
         let call = match top.get("call") {
-            None => Call { method: Method::Generate, tool_choice: None, active_tools: None, max_steps: None },
+            None => Call {
+                method: Method::Generate,
+                tool_choice: None,
+                active_tools: None,
+                max_steps: None,
+            },
             Some(c) => v.call(c)?,
         };
         let replies = match top.get("replies") {
@@ -193,8 +228,15 @@ impl Case {
 
     /// Every tool the case gives Mastra, in every tools object.
     pub fn all_tools(&self) -> impl Iterator<Item = &Tool> {
-        let sets = self.toolsets.iter().flatten().flat_map(|(_, tools)| tools.iter());
-        self.tools.iter().chain(sets).chain(self.client_tools.iter().flatten())
+        let sets = self
+            .toolsets
+            .iter()
+            .flatten()
+            .flat_map(|(_, tools)| tools.iter());
+        self.tools
+            .iter()
+            .chain(sets)
+            .chain(self.client_tools.iter().flatten())
     }
 }
 
@@ -213,11 +255,18 @@ fn show(v: &Json) -> String {
 
 impl Validator<'_> {
     fn err(&self, field: &str, problem: impl Into<String>) -> CaseError {
-        CaseError { file: self.file.to_path_buf(), field: field.to_string(), problem: problem.into() }
+        CaseError {
+            file: self.file.to_path_buf(),
+            field: field.to_string(),
+            problem: problem.into(),
+        }
     }
 
     fn wrong(&self, field: &str, expected: &str, got: &Json) -> CaseError {
-        self.err(field, format!("expected {expected}, got {} {}", got.kind(), show(got)))
+        self.err(
+            field,
+            format!("expected {expected}, got {} {}", got.kind(), show(got)),
+        )
     }
 
     /// An object whose keys are all in `known` (any keys when `known` is
@@ -225,13 +274,27 @@ impl Validator<'_> {
     /// silently run a different case.
     fn object<'j>(&self, v: &'j Json, field: &str, known: &[&str]) -> Result<&'j Json, CaseError> {
         let Json::Object(members) = v else {
-            return Err(self.wrong(if field.is_empty() { "(top level)" } else { field }, "an object", v));
+            return Err(self.wrong(
+                if field.is_empty() {
+                    "(top level)"
+                } else {
+                    field
+                },
+                "an object",
+                v,
+            ));
         };
         if !known.is_empty() {
             for (k, _) in members {
                 if !known.iter().any(|n| JsString::from(*n) == *k) {
-                    let at = if field.is_empty() { k.to_lossy() } else { format!("{field}.{}", k.to_lossy()) };
-                    return Err(self.err(&at, format!("unknown field (known: {})", known.join(", "))));
+                    let at = if field.is_empty() {
+                        k.to_lossy()
+                    } else {
+                        format!("{field}.{}", k.to_lossy())
+                    };
+                    return Err(
+                        self.err(&at, format!("unknown field (known: {})", known.join(", ")))
+                    );
                 }
             }
         }
@@ -241,7 +304,10 @@ impl Validator<'_> {
     fn text(&self, v: Option<&Json>, field: &str) -> Result<Option<String>, CaseError> {
         match v {
             None => Ok(None),
-            Some(Json::String(s)) => s.to_rust().map(Some).ok_or_else(|| self.err(field, "holds a lone surrogate")),
+            Some(Json::String(s)) => s
+                .to_rust()
+                .map(Some)
+                .ok_or_else(|| self.err(field, "holds a lone surrogate")),
             Some(other) => Err(self.wrong(field, "a string", other)),
         }
     }
@@ -255,8 +321,14 @@ impl Validator<'_> {
     }
 
     fn tools(&self, v: &Json, field: &str) -> Result<Vec<Tool>, CaseError> {
-        let items = v.as_array().ok_or_else(|| self.wrong(field, "an array of tools", v))?;
-        items.iter().enumerate().map(|(i, t)| self.tool(t, &format!("{field}[{i}]"))).collect()
+        let items = v
+            .as_array()
+            .ok_or_else(|| self.wrong(field, "an array of tools", v))?;
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, t)| self.tool(t, &format!("{field}[{i}]")))
+            .collect()
     }
 
     fn tool(&self, v: &Json, field: &str) -> Result<Tool, CaseError> {
@@ -265,14 +337,22 @@ impl Validator<'_> {
         }
         let obj = self
             .object(v, field, &["key", "id", "description", "builtin"])
-            .map_err(|e| if matches!(v, Json::Object(_)) { e } else { self.wrong(field, "a key string or a tool object", v) })?;
+            .map_err(|e| {
+                if matches!(v, Json::Object(_)) {
+                    e
+                } else {
+                    self.wrong(field, "a key string or a tool object", v)
+                }
+            })?;
         let key = self.js(obj.get("key"), &format!("{field}.key"))?;
         match obj.get("builtin") {
             Some(b) => {
                 if obj.get("id").is_some() || obj.get("description").is_some() {
                     return Err(self.err(field, "a builtin takes only `key` and `builtin`"));
                 }
-                let name = self.text(Some(b), &format!("{field}.builtin"))?.unwrap_or_default();
+                let name = self
+                    .text(Some(b), &format!("{field}.builtin"))?
+                    .unwrap_or_default();
                 if !BUILTINS.contains(&name.as_str()) {
                     return Err(self.err(
                         &format!("{field}.builtin"),
@@ -290,7 +370,11 @@ impl Validator<'_> {
     }
 
     fn call(&self, v: &Json) -> Result<Call, CaseError> {
-        let obj = self.object(v, "call", &["method", "toolChoice", "activeTools", "maxSteps"])?;
+        let obj = self.object(
+            v,
+            "call",
+            &["method", "toolChoice", "activeTools", "maxSteps"],
+        )?;
         let method = match obj.get("method") {
             None => Method::Generate,
             Some(m) => match m.as_str().and_then(JsString::to_rust).as_deref() {
@@ -299,11 +383,16 @@ impl Validator<'_> {
                 _ => return Err(self.wrong("call.method", "\"generate\" or \"stream\"", m)),
             },
         };
-        let tool_choice = obj.get("toolChoice").map(|t| self.tool_choice(t)).transpose()?;
+        let tool_choice = obj
+            .get("toolChoice")
+            .map(|t| self.tool_choice(t))
+            .transpose()?;
         let active_tools = match obj.get("activeTools") {
             None => None,
             Some(a) => {
-                let items = a.as_array().ok_or_else(|| self.wrong("call.activeTools", "an array of keys", a))?;
+                let items = a
+                    .as_array()
+                    .ok_or_else(|| self.wrong("call.activeTools", "an array of keys", a))?;
                 let keys = items
                     .iter()
                     .enumerate()
@@ -319,12 +408,18 @@ impl Validator<'_> {
                 _ => return Err(self.wrong("call.maxSteps", "an integer from 1 to 1000", n)),
             },
         };
-        Ok(Call { method, tool_choice, active_tools, max_steps })
+        Ok(Call {
+            method,
+            tool_choice,
+            active_tools,
+            max_steps,
+        })
     }
 
     fn tool_choice(&self, v: &Json) -> Result<ToolChoice, CaseError> {
         const FIELD: &str = "call.toolChoice";
-        const EXPECTED: &str = "\"auto\", \"none\", \"required\" or { \"type\": \"tool\", \"toolName\": KEY }";
+        const EXPECTED: &str =
+            "\"auto\", \"none\", \"required\" or { \"type\": \"tool\", \"toolName\": KEY }";
         match v {
             Json::String(s) => match s.to_rust().as_deref() {
                 Some("auto") => Ok(ToolChoice::Auto),
@@ -339,48 +434,84 @@ impl Validator<'_> {
                     Some(t) => return Err(self.wrong("call.toolChoice.type", "\"tool\"", t)),
                     None => return Err(self.err("call.toolChoice.type", "is required")),
                 }
-                Ok(ToolChoice::Tool(self.js(obj.get("toolName"), "call.toolChoice.toolName")?))
+                Ok(ToolChoice::Tool(
+                    self.js(obj.get("toolName"), "call.toolChoice.toolName")?,
+                ))
             }
             _ => Err(self.wrong(FIELD, EXPECTED, v)),
         }
     }
 
     fn replies(&self, v: &Json) -> Result<Vec<Reply>, CaseError> {
-        let items = v.as_array().ok_or_else(|| self.wrong("replies", "an array of replies", v))?;
+        let items = v
+            .as_array()
+            .ok_or_else(|| self.wrong("replies", "an array of replies", v))?;
         if items.len() > MAX_REPLIES {
-            return Err(self.err("replies", format!("{} replies; at most {MAX_REPLIES} fit one case", items.len())));
+            return Err(self.err(
+                "replies",
+                format!(
+                    "{} replies; at most {MAX_REPLIES} fit one case",
+                    items.len()
+                ),
+            ));
         }
-        items.iter().enumerate().map(|(i, r)| self.reply(r, &format!("replies[{i}]"))).collect()
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, r)| self.reply(r, &format!("replies[{i}]")))
+            .collect()
     }
 
     fn reply(&self, v: &Json, field: &str) -> Result<Reply, CaseError> {
         let obj = self.object(v, field, &["status", "body", "toolCalls", "text"])?;
-        let present: Vec<&str> = ["status", "toolCalls", "text"].into_iter().filter(|k| obj.get(k).is_some()).collect();
+        let present: Vec<&str> = ["status", "toolCalls", "text"]
+            .into_iter()
+            .filter(|k| obj.get(k).is_some())
+            .collect();
         if present.len() != 1 {
             return Err(self.err(field, "needs exactly one of `status`, `toolCalls`, `text`"));
         }
         if obj.get("body").is_some() && present[0] != "status" {
-            return Err(self.err(&format!("{field}.body"), "only an error reply (`status`) takes a body"));
+            return Err(self.err(
+                &format!("{field}.body"),
+                "only an error reply (`status`) takes a body",
+            ));
         }
         match present[0] {
             "status" => {
                 let s = obj.get("status").unwrap_or(&Json::Null);
                 let status = match s.as_f64() {
                     Some(x) if x.fract() == 0.0 && (400.0..=599.0).contains(&x) => x as u16,
-                    _ => return Err(self.wrong(&format!("{field}.status"), "an HTTP error status from 400 to 599", s)),
+                    _ => {
+                        return Err(self.wrong(
+                            &format!("{field}.status"),
+                            "an HTTP error status from 400 to 599",
+                            s,
+                        ))
+                    }
                 };
-                Ok(Reply::Error { status, body: obj.get("body").cloned() })
+                Ok(Reply::Error {
+                    status,
+                    body: obj.get("body").cloned(),
+                })
             }
-            "text" => Ok(Reply::Text(self.js(obj.get("text"), &format!("{field}.text"))?)),
+            "text" => Ok(Reply::Text(
+                self.js(obj.get("text"), &format!("{field}.text"))?,
+            )),
             _ => {
                 let calls_field = format!("{field}.toolCalls");
                 let calls = obj.get("toolCalls").unwrap_or(&Json::Null);
-                let items = calls.as_array().ok_or_else(|| self.wrong(&calls_field, "an array of tool calls", calls))?;
+                let items = calls
+                    .as_array()
+                    .ok_or_else(|| self.wrong(&calls_field, "an array of tool calls", calls))?;
                 let mut out = Vec::new();
                 for (i, c) in items.iter().enumerate() {
                     let f = format!("{calls_field}[{i}]");
                     let c = self.object(c, &f, &["id", "name", "arguments"])?;
-                    let arguments = c.get("arguments").cloned().unwrap_or(Json::Object(Vec::new()));
+                    let arguments = c
+                        .get("arguments")
+                        .cloned()
+                        .unwrap_or(Json::Object(Vec::new()));
                     if !matches!(arguments, Json::Object(_)) {
                         return Err(self.wrong(&format!("{f}.arguments"), "an object", &arguments));
                     }
@@ -391,7 +522,10 @@ impl Validator<'_> {
                     });
                 }
                 if out.is_empty() {
-                    return Err(self.err(&calls_field, "is empty; a tool-call reply needs at least one call"));
+                    return Err(self.err(
+                        &calls_field,
+                        "is empty; a tool-call reply needs at least one call",
+                    ));
                 }
                 Ok(Reply::ToolCalls(out))
             }
@@ -448,7 +582,10 @@ mod tests {
         )
         .unwrap();
         assert_eq!(c.tools, vec![Tool::Standard("search.web".into())]);
-        assert_eq!(c.call.tool_choice, Some(ToolChoice::Tool("search.web".into())));
+        assert_eq!(
+            c.call.tool_choice,
+            Some(ToolChoice::Tool("search.web".into()))
+        );
         assert_eq!(c.replies, vec![Reply::default_reply()]);
     }
 
@@ -463,13 +600,41 @@ mod tests {
         let cases = [
             (r#"{"about":"a","toolz":[]}"#, "toolz", "unknown field"),
             (r#"{"tools":[]}"#, "about", "required"),
-            (r#"{"about":"a","tools":"x"}"#, "tools", "got a string \"x\""),
-            (r#"{"about":"a","tools":[{"key":"k","builtin":"nopeTool"}]}"#, "tools[0].builtin", "nopeTool"),
-            (r#"{"about":"a","call":{"toolChoice":"always"}}"#, "call.toolChoice", "\"always\""),
-            (r#"{"about":"a","call":{"method":"run"}}"#, "call.method", "\"run\""),
-            (r#"{"about":"a","replies":[{"status":200}]}"#, "replies[0].status", "200"),
-            (r#"{"about":"a","replies":[{"text":"x","status":400}]}"#, "replies[0]", "exactly one"),
-            (r#"{"about":"a","call":{"maxSteps":0}}"#, "call.maxSteps", "0"),
+            (
+                r#"{"about":"a","tools":"x"}"#,
+                "tools",
+                "got a string \"x\"",
+            ),
+            (
+                r#"{"about":"a","tools":[{"key":"k","builtin":"nopeTool"}]}"#,
+                "tools[0].builtin",
+                "nopeTool",
+            ),
+            (
+                r#"{"about":"a","call":{"toolChoice":"always"}}"#,
+                "call.toolChoice",
+                "\"always\"",
+            ),
+            (
+                r#"{"about":"a","call":{"method":"run"}}"#,
+                "call.method",
+                "\"run\"",
+            ),
+            (
+                r#"{"about":"a","replies":[{"status":200}]}"#,
+                "replies[0].status",
+                "200",
+            ),
+            (
+                r#"{"about":"a","replies":[{"text":"x","status":400}]}"#,
+                "replies[0]",
+                "exactly one",
+            ),
+            (
+                r#"{"about":"a","call":{"maxSteps":0}}"#,
+                "call.maxSteps",
+                "0",
+            ),
         ];
         for (text, field, needle) in cases {
             let e = parse(text).unwrap_err();

@@ -5,7 +5,11 @@ use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
-#[command(name = "mastra-conform", version, about = "Differential conformance harness for @mastra/core's tool naming")]
+#[command(
+    name = "mastra-conform",
+    version,
+    about = "Differential conformance harness for @mastra/core's tool naming"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -55,6 +59,27 @@ pub enum Command {
         /// An unavailable version is a failure (exit 3).
         #[arg(long)]
         strict: bool,
+        /// Write each case's normalised request bodies (the snapshot text) to
+        /// DIR/VERSION__CASE.txt.
+        #[arg(long)]
+        bodies: Option<PathBuf>,
+        #[command(flatten)]
+        probe: ProbeFlags,
+    },
+    /// Measure the harness end to end against the in-process ceiling.
+    Bench {
+        /// The version to measure on.
+        #[arg(long = "mastra-version", default_value = "1.67.0")]
+        mastra_version: String,
+        /// How many times the corpus is repeated in the workload.
+        #[arg(long, default_value_t = 10)]
+        repeat: usize,
+        /// Case files or folders (default: cases/).
+        #[arg(long = "cases")]
+        cases: Vec<PathBuf>,
+        /// Also write the figures as JSON here.
+        #[arg(long)]
+        json: Option<PathBuf>,
         #[command(flatten)]
         probe: ProbeFlags,
     },

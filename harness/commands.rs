@@ -3,13 +3,16 @@
 
 use crate::case::{discover, Case, CaseError};
 use crate::cli::{Command, ProbeFlags};
+use crate::compare::Verdict;
 use crate::config::{repo_root, Config};
 use crate::json::Json;
 use crate::jsstr::JsString;
 use crate::lint::{lint, LintInput, Severity};
 use crate::model::predict;
+use crate::observe::Observed;
 use crate::pipeline::{error_chain, CaseResult, Session};
 use crate::report::{report_json, summary, write_atomically, RunInfo};
+use crate::snapshot;
 use crate::versions::{MastraVersion, VersionError, VersionSpec};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -62,7 +65,9 @@ fn bad_version(e: VersionError) -> CommandError {
 
 fn exact_version(text: &str) -> Result<MastraVersion, CommandError> {
     MastraVersion::parse(text).ok_or_else(|| {
-        CommandError::BadInput(format!("--mastra-version: bad version {text:?}: expected an exact version like 1.67.0"))
+        CommandError::BadInput(format!(
+            "--mastra-version: bad version {text:?}: expected an exact version like 1.67.0"
+        ))
     })
 }
 
@@ -70,10 +75,15 @@ fn config(flags: Option<&ProbeFlags>) -> Result<Config, CommandError> {
     let mut c = Config::new(&repo_root());
     if let Some(f) = flags {
         if f.concurrency == 0 || f.concurrency > 256 {
-            return Err(CommandError::BadInput(format!("--concurrency: {} is not from 1 to 256", f.concurrency)));
+            return Err(CommandError::BadInput(format!(
+                "--concurrency: {} is not from 1 to 256",
+                f.concurrency
+            )));
         }
         if f.case_timeout == 0 {
-            return Err(CommandError::BadInput("--case-timeout: must be at least 1 second".into()));
+            return Err(CommandError::BadInput(
+                "--case-timeout: must be at least 1 second".into(),
+            ));
         }
         c.pool.concurrency = f.concurrency;
         c.pool.case_timeout = Duration::from_secs(f.case_timeout);
@@ -96,20 +106,30 @@ pub fn stop_flag() -> Arc<AtomicBool> {
 
 pub fn execute(command: Command) -> Result<u8, CommandError> {
     match command {
-        Command::Predict { case, mastra_version } => {
+        Command::Predict {
+            case,
+            mastra_version,
+        } => {
             let version = exact_version(&mastra_version)?;
             let case = Case::load(&case)?;
             println!("{}", predict(&case, version).to_json().to_pretty());
             Ok(exit::OK)
         }
-        Command::Observe { case, mastra_version, probe } => {
+        Command::Observe {
+            case,
+            mastra_version,
+            probe,
+        } => {
             let version = exact_version(&mastra_version)?;
             let case = Case::load(&case)?;
-            let mut session = Session::new(config(Some(&probe))?, stop_flag())
-                .map_err(|e| CommandError::Infra(format!("cannot start the capture listener: {e}")))?;
+            let mut session = Session::new(config(Some(&probe))?, stop_flag()).map_err(|e| {
+                CommandError::Infra(format!("cannot start the capture listener: {e}"))
+            })?;
             let mut got: Option<CaseResult> = None;
             session.run_version(version, std::slice::from_ref(&case), |r| got = Some(r));
-            let r = got.ok_or_else(|| CommandError::Infra("interrupted before the case finished".into()))?;
+            let r = got.ok_or_else(|| {
+                CommandError::Infra("interrupted before the case finished".into())
+            })?;
             match r.observed.projection() {
                 Some(p) => {
                     println!("{}", p.to_json().to_pretty());
@@ -123,12 +143,65 @@ pub fn execute(command: Command) -> Result<u8, CommandError> {
                 ))),
             }
         }
-        Command::Run { cases, versions, json, strict, probe } => {
+        Command::Run {
+            cases,
+            versions,
+            json,
+            strict,
+            bodies,
+            probe,
+        } => {
             let mut c = config(Some(&probe))?;
             c.strict = strict;
-            run(c, &cases, &versions, json.as_deref())
+            run(c, &cases, &versions, json.as_deref(), bodies.as_deref())
         }
-        Command::Lint { keys, file, tool_choice, active_tools, prompt_names, json } => {
+        Command::Bench {
+            mastra_version,
+            repeat,
+            cases,
+            json,
+            probe,
+        } => {
+            let version = exact_version(&mastra_version)?;
+            let paths = if cases.is_empty() {
+                vec![repo_root().join("cases")]
+            } else {
+                cases
+            };
+            let (corpus, errors) = load_cases(&paths);
+            if let Some(e) = errors.first() {
+                return Err(CommandError::BadInput(e.to_string()));
+            }
+            // Cases that wait on retry back-off measure sleeping, not the
+            // pipeline; the workload leaves them out.
+            let corpus: Vec<Case> = corpus
+                .into_iter()
+                .filter(|c| !c.replies.iter().any(|r| matches!(r, crate::case::Reply::Error { status, .. } if *status >= 408 && *status != 400)))
+                .collect();
+            let workload: Vec<Case> = (0..repeat.max(1))
+                .flat_map(|_| corpus.iter().cloned())
+                .collect();
+            let mut session = Session::new(config(Some(&probe))?, stop_flag()).map_err(|e| {
+                CommandError::Infra(format!("cannot start the capture listener: {e}"))
+            })?;
+            let result = crate::bench::bench(&mut session, version, &workload)
+                .map_err(CommandError::Infra)?;
+            print!("{}", result.to_text());
+            if let Some(path) = json {
+                write_atomically(&path, &result.to_json().to_pretty()).map_err(|e| {
+                    CommandError::Infra(format!("cannot write {}: {e}", path.display()))
+                })?;
+            }
+            Ok(exit::OK)
+        }
+        Command::Lint {
+            keys,
+            file,
+            tool_choice,
+            active_tools,
+            prompt_names,
+            json,
+        } => {
             let mut input = LintInput {
                 keys: keys.iter().map(|k| JsString::from(k.as_str())).collect(),
                 tool_choice: tool_choice.map(JsString::from),
@@ -139,7 +212,9 @@ pub fn execute(command: Command) -> Result<u8, CommandError> {
                 read_lint_file(&path, &mut input)?;
             }
             if input.keys.is_empty() {
-                return Err(CommandError::BadInput("lint: give tool keys as arguments or with --file".into()));
+                return Err(CommandError::BadInput(
+                    "lint: give tool keys as arguments or with --file".into(),
+                ));
             }
             let report = lint(&input);
             if json {
@@ -147,37 +222,62 @@ pub fn execute(command: Command) -> Result<u8, CommandError> {
             } else {
                 print!("{}", report.to_text());
             }
-            Ok(if report.worst() == Severity::Error { exit::FINDING } else { exit::OK })
+            Ok(if report.worst() == Severity::Error {
+                exit::FINDING
+            } else {
+                exit::OK
+            })
         }
     }
 }
 
 fn read_lint_file(path: &Path, input: &mut LintInput) -> Result<(), CommandError> {
-    let bad = |field: &str, what: String| CommandError::BadInput(format!("{}: field `{field}`: {what}", path.display()));
+    let bad = |field: &str, what: String| {
+        CommandError::BadInput(format!("{}: field `{field}`: {what}", path.display()))
+    };
     let text = std::fs::read_to_string(path).map_err(|e| bad("", format!("cannot read: {e}")))?;
     let v = Json::parse(&text).map_err(|e| bad("", format!("not valid JSON: {e}")))?;
     let strings = |v: &Json, field: &str| -> Result<Vec<JsString>, CommandError> {
         v.as_array()
-            .ok_or_else(|| bad(field, format!("expected an array of strings, got {}", v.kind())))?
+            .ok_or_else(|| {
+                bad(
+                    field,
+                    format!("expected an array of strings, got {}", v.kind()),
+                )
+            })?
             .iter()
             .enumerate()
-            .map(|(i, s)| s.as_str().cloned().ok_or_else(|| bad(&format!("{field}[{i}]"), format!("expected a string, got {}", s.kind()))))
+            .map(|(i, s)| {
+                s.as_str().cloned().ok_or_else(|| {
+                    bad(
+                        &format!("{field}[{i}]"),
+                        format!("expected a string, got {}", s.kind()),
+                    )
+                })
+            })
             .collect()
     };
     match &v {
         Json::Array(_) => input.keys.extend(strings(&v, "(top level)")?),
         Json::Object(_) => {
             for (k, _) in v.members().unwrap_or_default() {
-                if !["keys", "toolChoice", "activeTools", "prompt"].iter().any(|n| JsString::from(*n) == *k) {
-                    return Err(bad(&k.to_lossy(), "unknown field (known: keys, toolChoice, activeTools, prompt)".into()));
+                if !["keys", "toolChoice", "activeTools", "prompt"]
+                    .iter()
+                    .any(|n| JsString::from(*n) == *k)
+                {
+                    return Err(bad(
+                        &k.to_lossy(),
+                        "unknown field (known: keys, toolChoice, activeTools, prompt)".into(),
+                    ));
                 }
             }
             if let Some(k) = v.get("keys") {
                 input.keys.extend(strings(k, "keys")?);
             }
             if let Some(t) = v.get("toolChoice") {
-                input.tool_choice =
-                    Some(t.as_str().cloned().ok_or_else(|| bad("toolChoice", format!("expected a string, got {}", t.kind())))?);
+                input.tool_choice = Some(t.as_str().cloned().ok_or_else(|| {
+                    bad("toolChoice", format!("expected a string, got {}", t.kind()))
+                })?);
             }
             if let Some(a) = v.get("activeTools") {
                 input.active_tools.extend(strings(a, "activeTools")?);
@@ -186,7 +286,12 @@ fn read_lint_file(path: &Path, input: &mut LintInput) -> Result<(), CommandError
                 input.prompt_names.extend(strings(p, "prompt")?);
             }
         }
-        other => return Err(bad("(top level)", format!("expected an array or an object, got {}", other.kind()))),
+        other => {
+            return Err(bad(
+                "(top level)",
+                format!("expected an array or an object, got {}", other.kind()),
+            ))
+        }
     }
     Ok(())
 }
@@ -216,12 +321,31 @@ pub fn load_cases(paths: &[PathBuf]) -> (Vec<Case>, Vec<CaseError>) {
     (cases, errors)
 }
 
-fn run(config: Config, case_paths: &[PathBuf], versions: &str, json: Option<&Path>) -> Result<u8, CommandError> {
+fn run(
+    config: Config,
+    case_paths: &[PathBuf],
+    versions: &str,
+    json: Option<&Path>,
+    bodies: Option<&Path>,
+) -> Result<u8, CommandError> {
     let root = repo_root();
-    let paths = if case_paths.is_empty() { vec![root.join("cases")] } else { case_paths.to_vec() };
-    let specs = VersionSpec::parse_list(versions).map_err(|e| CommandError::BadInput(format!("--versions: {e}")))?;
+    let paths = if case_paths.is_empty() {
+        vec![root.join("cases")]
+    } else {
+        case_paths.to_vec()
+    };
+    let specs = VersionSpec::parse_list(versions)
+        .map_err(|e| CommandError::BadInput(format!("--versions: {e}")))?;
     if let Some(j) = json {
         check_writable(j)?;
+    }
+    if let Some(dir) = bodies {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            CommandError::Infra(format!(
+                "cannot create --bodies folder {}: {e}",
+                dir.display()
+            ))
+        })?;
     }
     let (cases, case_errors) = load_cases(&paths);
     for e in &case_errors {
@@ -242,21 +366,44 @@ fn run(config: Config, case_paths: &[PathBuf], versions: &str, json: Option<&Pat
         if stop.load(Ordering::SeqCst) {
             break;
         }
-        let stats = session.run_version(v, &cases, |r| results.push(r));
+        let snapshots = session.config.snapshots.clone();
+        let stats = session.run_version(v, &cases, |mut r| {
+            if let Observed::Ran {
+                bodies: captured, ..
+            } = &r.observed
+            {
+                if let Some(dir) = bodies {
+                    let file = dir.join(format!("{}.txt", snapshot::name(&r.case, r.version)));
+                    if let Err(e) = std::fs::write(&file, snapshot::text(captured)) {
+                        eprintln!("error: cannot write {}: {e}", file.display());
+                    }
+                }
+                // A body that changed against its snapshot needs a person
+                // even when the projection is as modelled.
+                if r.verdict == Verdict::AsModelled
+                    && snapshot::check(&snapshots, &r.case, r.version, captured) == Some(false)
+                {
+                    r.verdict = Verdict::SnapshotChanged;
+                }
+            }
+            results.push(r)
+        });
         info.absorb(stats);
     }
     info.interrupted = stop.load(Ordering::SeqCst);
     // Completion order is not reproducible; case order then version order is.
-    let version_rank = |v: MastraVersion| versions.iter().position(|x| *x == v).unwrap_or(usize::MAX);
+    let version_rank =
+        |v: MastraVersion| versions.iter().position(|x| *x == v).unwrap_or(usize::MAX);
     results.sort_by_key(|r| (r.index, version_rank(r.version)));
     print!("{}", summary(&info, &results));
     if let Some(path) = json {
-        write_atomically(path, &report_json(&info, &results).to_pretty())
-            .map_err(|e| CommandError::Infra(format!("cannot write the report {}: {e}", path.display())))?;
+        write_atomically(path, &report_json(&info, &results).to_pretty()).map_err(|e| {
+            CommandError::Infra(format!("cannot write the report {}: {e}", path.display()))
+        })?;
     }
     let divergent = results.iter().any(|r| r.verdict.is_divergence());
     let infra = results.iter().any(|r| {
-        r.verdict.is_infrastructure() && (strict || r.verdict != crate::compare::Verdict::VersionUnavailable)
+        r.verdict.is_infrastructure() && (strict || r.verdict != Verdict::VersionUnavailable)
     });
     Ok(if infra || info.interrupted {
         exit::INFRA
@@ -273,8 +420,11 @@ fn run(config: Config, case_paths: &[PathBuf], versions: &str, json: Option<&Pat
 
 /// Fail early, before any work, when the report could not be written.
 fn check_writable(path: &Path) -> Result<(), CommandError> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    tempfile::NamedTempFile::new_in(dir)
-        .map(drop)
-        .map_err(|e| CommandError::Infra(format!("cannot write the report {}: {e}", path.display())))
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    tempfile::NamedTempFile::new_in(dir).map(drop).map_err(|e| {
+        CommandError::Infra(format!("cannot write the report {}: {e}", path.display()))
+    })
 }

@@ -81,13 +81,20 @@ impl Verdict {
     pub fn is_infrastructure(self) -> bool {
         matches!(
             self,
-            Verdict::Timeout | Verdict::Crash | Verdict::ProbeFault | Verdict::VersionUnavailable | Verdict::InstallFailed
+            Verdict::Timeout
+                | Verdict::Crash
+                | Verdict::ProbeFault
+                | Verdict::VersionUnavailable
+                | Verdict::InstallFailed
         )
     }
 
     /// Needs a person: the model and Mastra disagree.
     pub fn is_divergence(self) -> bool {
-        matches!(self, Verdict::Diverged | Verdict::KnownIssueFixed | Verdict::SnapshotChanged)
+        matches!(
+            self,
+            Verdict::Diverged | Verdict::KnownIssueFixed | Verdict::SnapshotChanged
+        )
     }
 }
 
@@ -108,11 +115,13 @@ pub fn compare(predicted: &Prediction, observed: &Observed) -> Verdict {
         (_, Observed::Crash(_)) => Verdict::Crash,
         (_, Observed::ProbeFault(_)) => Verdict::ProbeFault,
         (Prediction::Unmodelled(_), Observed::Ran { .. }) => Verdict::Unmodelled,
-        (Prediction::Projection(p), Observed::Ran { projection: o, .. }) => match (p.applicable, o.applicable) {
-            (false, false) => Verdict::NotApplicable,
-            (true, true) if comparable(p) == comparable(o) => Verdict::AsModelled,
-            _ => Verdict::Diverged,
-        },
+        (Prediction::Projection(p), Observed::Ran { projection: o, .. }) => {
+            match (p.applicable, o.applicable) {
+                (false, false) => Verdict::NotApplicable,
+                (true, true) if comparable(p) == comparable(o) => Verdict::AsModelled,
+                _ => Verdict::Diverged,
+            }
+        }
     }
 }
 
@@ -133,7 +142,10 @@ mod tests {
     use std::time::Duration;
 
     fn ran(p: Projection) -> Observed {
-        Observed::Ran { projection: p, bodies: Vec::new() }
+        Observed::Ran {
+            projection: p,
+            bodies: Vec::new(),
+        }
     }
 
     fn empty() -> Projection {
@@ -155,11 +167,23 @@ mod tests {
         other.mutated.push("tools".into());
         assert_eq!(compare(&p, &ran(other)), Verdict::Diverged);
         let na = Prediction::Projection(Projection::not_applicable("a".into()));
-        assert_eq!(compare(&na, &ran(Projection::not_applicable("b".into()))), Verdict::NotApplicable);
+        assert_eq!(
+            compare(&na, &ran(Projection::not_applicable("b".into()))),
+            Verdict::NotApplicable
+        );
         assert_eq!(compare(&na, &ran(empty())), Verdict::Diverged);
-        assert_eq!(compare(&Prediction::Unmodelled("x".into()), &ran(empty())), Verdict::Unmodelled);
-        assert_eq!(compare(&p, &Observed::Timeout(Duration::from_secs(1))), Verdict::Timeout);
-        assert_eq!(compare(&p, &Observed::Unavailable("x".into())), Verdict::VersionUnavailable);
+        assert_eq!(
+            compare(&Prediction::Unmodelled("x".into()), &ran(empty())),
+            Verdict::Unmodelled
+        );
+        assert_eq!(
+            compare(&p, &Observed::Timeout(Duration::from_secs(1))),
+            Verdict::Timeout
+        );
+        assert_eq!(
+            compare(&p, &Observed::Unavailable("x".into())),
+            Verdict::VersionUnavailable
+        );
     }
 
     #[test]
@@ -172,7 +196,10 @@ mod tests {
 
     #[test]
     fn diffs_show_both_sides() {
-        let d = diff(&Json::parse(r#"{"a":["x"]}"#).unwrap(), &Json::parse(r#"{"a":["y"]}"#).unwrap());
+        let d = diff(
+            &Json::parse(r#"{"a":["x"]}"#).unwrap(),
+            &Json::parse(r#"{"a":["y"]}"#).unwrap(),
+        );
         assert!(d.contains("-    \"x\"") && d.contains("+    \"y\""), "{d}");
     }
 }

@@ -54,7 +54,11 @@ impl Config {
     }
 
     pub fn installs(&self) -> Installs {
-        Installs { cache: self.cache.clone(), probe_dir: self.probe_dir.clone(), install_timeout: self.install_timeout }
+        Installs {
+            cache: self.cache.clone(),
+            probe_dir: self.probe_dir.clone(),
+            install_timeout: self.install_timeout,
+        }
     }
 
     pub fn probe_command(&self, node: &Path) -> ProbeCommand {

@@ -53,7 +53,11 @@ impl Json {
     pub fn get(&self, key: &str) -> Option<&Json> {
         let key = JsString::from(key);
         match self {
-            Json::Object(members) => members.iter().rev().find(|(k, _)| *k == key).map(|(_, v)| v),
+            Json::Object(members) => members
+                .iter()
+                .rev()
+                .find(|(k, _)| *k == key)
+                .map(|(_, v)| v),
             _ => None,
         }
     }
@@ -147,7 +151,11 @@ impl Json {
     /// Parse JSON from bytes that should be UTF-8; invalid UTF-8 inside a
     /// string is an error, reported with its position.
     pub fn parse_bytes(bytes: &[u8]) -> Result<Json, ParseError> {
-        let mut p = Parser { bytes, pos: 0, depth: 0 };
+        let mut p = Parser {
+            bytes,
+            pos: 0,
+            depth: 0,
+        };
         p.skip_ws();
         let value = p.value()?;
         p.skip_ws();
@@ -169,9 +177,14 @@ impl PartialEq for Json {
             (Json::String(a), Json::String(b)) => a == b,
             (Json::Array(a), Json::Array(b)) => a == b,
             (a @ Json::Object(_), b @ Json::Object(_)) => {
-                let (ma, mb) = (a.members().unwrap_or_default(), b.members().unwrap_or_default());
+                let (ma, mb) = (
+                    a.members().unwrap_or_default(),
+                    b.members().unwrap_or_default(),
+                );
                 ma.len() == mb.len()
-                    && ma.iter().all(|(k, v)| mb.iter().any(|(k2, v2)| k == k2 && v == v2))
+                    && ma
+                        .iter()
+                        .all(|(k, v)| mb.iter().any(|(k2, v2)| k == k2 && v == v2))
             }
             _ => false,
         }
@@ -223,7 +236,9 @@ pub fn write_string(out: &mut String, s: &JsString) {
         let u = units[i];
         let pair = is_surrogate(u)
             && u < 0xDC00
-            && units.get(i + 1).is_some_and(|&lo| (0xDC00..=0xDFFF).contains(&lo));
+            && units
+                .get(i + 1)
+                .is_some_and(|&lo| (0xDC00..=0xDFFF).contains(&lo));
         if pair {
             let c = char::decode_utf16([u, units[i + 1]]).next();
             if let Some(Ok(c)) = c {
@@ -315,8 +330,15 @@ impl Parser<'_> {
     fn error(&self, message: &str) -> ParseError {
         let before = &self.bytes[..self.pos.min(self.bytes.len())];
         let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-        let line_start = before.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        ParseError { line, column: self.pos - line_start + 1, message: message.to_string() }
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        ParseError {
+            line,
+            column: self.pos - line_start + 1,
+            message: message.to_string(),
+        }
     }
 
     fn peek(&self) -> Option<u8> {
@@ -459,7 +481,10 @@ impl Parser<'_> {
     }
 
     fn hex4(&mut self) -> Result<u16, ParseError> {
-        let digits = self.bytes.get(self.pos..self.pos + 4).ok_or_else(|| self.error("short \\u escape"))?;
+        let digits = self
+            .bytes
+            .get(self.pos..self.pos + 4)
+            .ok_or_else(|| self.error("short \\u escape"))?;
         let text = std::str::from_utf8(digits).map_err(|_| self.error("bad \\u escape"))?;
         let unit = u16::from_str_radix(text, 16).map_err(|_| self.error("bad \\u escape"))?;
         if !text.bytes().all(|b| b.is_ascii_hexdigit()) {
@@ -495,7 +520,9 @@ impl Parser<'_> {
                 }
                 Some(b'\\') => {
                     self.pos += 1;
-                    let esc = self.peek().ok_or_else(|| self.error("unterminated string"))?;
+                    let esc = self
+                        .peek()
+                        .ok_or_else(|| self.error("unterminated string"))?;
                     self.pos += 1;
                     let unit = match esc {
                         b'"' => 0x22,
@@ -529,9 +556,15 @@ mod tests {
         let text = r#"["\ud800x","\udfff","a\ud83d\ude00b","\ud83d"]"#;
         let v = Json::parse(text).unwrap();
         let Json::Array(items) = &v else { panic!() };
-        assert_eq!(items[0].as_str().unwrap().units(), &[0xD800, u16::from(b'x')]);
+        assert_eq!(
+            items[0].as_str().unwrap().units(),
+            &[0xD800, u16::from(b'x')]
+        );
         // A well-formed pair is written as the character, like JSON.stringify.
-        assert_eq!(v.to_compact(), "[\"\\ud800x\",\"\\udfff\",\"a😀b\",\"\\ud83d\"]");
+        assert_eq!(
+            v.to_compact(),
+            "[\"\\ud800x\",\"\\udfff\",\"a😀b\",\"\\ud83d\"]"
+        );
     }
 
     #[test]
@@ -570,10 +603,16 @@ mod tests {
     fn errors_name_line_and_column() {
         let e = Json::parse("{\n  \"a\": tru\n}").unwrap_err();
         assert_eq!((e.line, e.column), (2, 8));
-        assert!(Json::parse_bytes(b"\"\xff\"").unwrap_err().message.contains("UTF-8"));
+        assert!(Json::parse_bytes(b"\"\xff\"")
+            .unwrap_err()
+            .message
+            .contains("UTF-8"));
         assert!(Json::parse("[1,]").is_err());
         assert!(Json::parse("01").is_err());
-        assert!(Json::parse(&"[".repeat(10_000)).is_err(), "depth is bounded");
+        assert!(
+            Json::parse(&"[".repeat(10_000)).is_err(),
+            "depth is bounded"
+        );
     }
 
     #[test]

@@ -144,7 +144,11 @@ mod tests {
     fn length_counts_code_units_not_characters() {
         assert_eq!(JsString::from("a").len(), 1);
         assert_eq!(JsString::from("é").len(), 1);
-        assert_eq!(JsString::from("😀").len(), 2, "an emoji is a surrogate pair");
+        assert_eq!(
+            JsString::from("😀").len(),
+            2,
+            "an emoji is a surrogate pair"
+        );
         assert_eq!(JsString::from_units(vec![0xD800]).len(), 1);
     }
 

@@ -12,20 +12,22 @@
 //! `pipeline` is that flow for one version; every command is a loop around
 //! it. Modules in reading order:
 
-pub mod jsstr;
-pub mod json;
-pub mod case;
-pub mod projection;
-pub mod model;
-pub mod proc;
-pub mod versions;
+pub mod bench;
 pub mod capture;
-pub mod probe;
-pub mod observe;
-pub mod compare;
-pub mod config;
-pub mod pipeline;
-pub mod report;
-pub mod lint;
+pub mod case;
 pub mod cli;
 pub mod commands;
+pub mod compare;
+pub mod config;
+pub mod json;
+pub mod jsstr;
+pub mod lint;
+pub mod model;
+pub mod observe;
+pub mod pipeline;
+pub mod probe;
+pub mod proc;
+pub mod projection;
+pub mod report;
+pub mod snapshot;
+pub mod versions;

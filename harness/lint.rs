@@ -97,14 +97,20 @@ pub struct LintReport {
 
 impl LintReport {
     pub fn worst(&self) -> Severity {
-        self.keys.iter().map(|k| k.severity).chain(self.names.iter().map(|n| n.severity)).max().unwrap_or(Severity::Ok)
+        self.keys
+            .iter()
+            .map(|k| k.severity)
+            .chain(self.names.iter().map(|n| n.severity))
+            .max()
+            .unwrap_or(Severity::Ok)
     }
 }
 
 /// Lint the keys in the order Mastra processes them (`Object.keys` order of
 /// the tools object).
 pub fn lint(input: &LintInput) -> LintReport {
-    let given: Record<usize> = Record::from_entries(input.keys.iter().cloned().enumerate().map(|(i, k)| (k, i)));
+    let given: Record<usize> =
+        Record::from_entries(input.keys.iter().cloned().enumerate().map(|(i, k)| (k, i)));
     // The record Mastra formats: `"__proto__"` never reaches it.
     let mut tools: Record<JsString> = Record::new();
     for k in given.keys() {
@@ -112,22 +118,44 @@ pub fn lint(input: &LintInput) -> LintReport {
     }
     let mut findings: Vec<KeyFinding> = Vec::new();
     for key in given.keys() {
-        let finding = |sent_as, problem, severity| KeyFinding { key: key.clone(), sent_as, problem, severity, suggestion: None };
+        let finding = |sent_as, problem, severity| KeyFinding {
+            key: key.clone(),
+            sent_as,
+            problem,
+            severity,
+            suggestion: None,
+        };
         if key == JsString::from("__proto__") {
             findings.push(finding(None, KeyProblem::Dropped, Severity::Warning));
             continue;
         }
         match rewrite(&key) {
-            Rewrite::Kept => findings.push(finding(Some(key.clone()), KeyProblem::None, Severity::Ok)),
+            Rewrite::Kept => {
+                findings.push(finding(Some(key.clone()), KeyProblem::None, Severity::Ok))
+            }
             Rewrite::Crash => findings.push(finding(None, KeyProblem::Crash, Severity::Error)),
             Rewrite::Renamed(name) => match tools.get(&name) {
-                Lookup::Own(owner) => {
-                    findings.push(finding(None, KeyProblem::Collision { with: owner.clone() }, Severity::Error))
+                Lookup::Own(owner) => findings.push(finding(
+                    None,
+                    KeyProblem::Collision {
+                        with: owner.clone(),
+                    },
+                    Severity::Error,
+                )),
+                Lookup::Inherited => {
+                    findings.push(finding(None, KeyProblem::FalseCollision, Severity::Error))
                 }
-                Lookup::Inherited => findings.push(finding(None, KeyProblem::FalseCollision, Severity::Error)),
                 Lookup::Missing => {
-                    let only_cut = key.len() > MAX_NAME && key.slice(0, MAX_NAME) == name && is_valid_name(&name);
-                    let problem = if only_cut { KeyProblem::Cut } else { KeyProblem::Rewritten { cut: key.len() > MAX_NAME } };
+                    let only_cut = key.len() > MAX_NAME
+                        && key.slice(0, MAX_NAME) == name
+                        && is_valid_name(&name);
+                    let problem = if only_cut {
+                        KeyProblem::Cut
+                    } else {
+                        KeyProblem::Rewritten {
+                            cut: key.len() > MAX_NAME,
+                        }
+                    };
                     tools.assign(name.clone(), key.clone());
                     tools.delete(&key);
                     findings.push(finding(Some(name), problem, Severity::Warning));
@@ -141,7 +169,10 @@ pub fn lint(input: &LintInput) -> LintReport {
 
     let sent: Vec<JsString> = findings.iter().filter_map(|f| f.sent_as.clone()).collect();
     let meant_for = |name: &JsString| -> Option<JsString> {
-        findings.iter().find(|f| f.key == *name).and_then(|f| f.sent_as.clone().or_else(|| f.suggestion.clone()))
+        findings
+            .iter()
+            .find(|f| f.key == *name)
+            .and_then(|f| f.sent_as.clone().or_else(|| f.suggestion.clone()))
     };
     let mut names = Vec::new();
     let mut add = |used_in: Reference, name: &JsString| {
@@ -151,7 +182,13 @@ pub fn lint(input: &LintInput) -> LintReport {
             (false, Reference::Prompt) => Severity::Warning,
             (false, _) => Severity::Error,
         };
-        names.push(NameFinding { used_in, name: name.clone(), matches, meant: meant_for(name), severity });
+        names.push(NameFinding {
+            used_in,
+            name: name.clone(),
+            matches,
+            meant: meant_for(name),
+            severity,
+        });
     };
     if let Some(tc) = &input.tool_choice {
         add(Reference::ToolChoice, tc);
@@ -162,16 +199,25 @@ pub fn lint(input: &LintInput) -> LintReport {
     for n in &input.prompt_names {
         add(Reference::Prompt, n);
     }
-    LintReport { keys: findings, names }
+    LintReport {
+        keys: findings,
+        names,
+    }
 }
 
 /// Propose, for every key that is not sent verbatim, a key that is: its wire
 /// name when that is free, else the wire name with `_2`, `_3`, ... (cut to
 /// leave room), never an inherited name, never a name another key holds.
 fn suggest(findings: &mut [KeyFinding]) {
-    let mut taken: Vec<JsString> =
-        findings.iter().filter(|f| f.problem == KeyProblem::None).map(|f| f.key.clone()).collect();
-    for f in findings.iter_mut().filter(|f| f.problem != KeyProblem::None) {
+    let mut taken: Vec<JsString> = findings
+        .iter()
+        .filter(|f| f.problem == KeyProblem::None)
+        .map(|f| f.key.clone())
+        .collect();
+    for f in findings
+        .iter_mut()
+        .filter(|f| f.problem != KeyProblem::None)
+    {
         let base = match (&f.problem, &f.sent_as) {
             (KeyProblem::Crash, _) => JsString::from("tool"),
             (KeyProblem::Dropped, _) => JsString::from("proto"),
@@ -180,7 +226,10 @@ fn suggest(findings: &mut [KeyFinding]) {
         };
         let mut candidate = base.clone();
         let mut n = 2;
-        while taken.contains(&candidate) || is_inherited_name(&candidate) || !is_valid_name(&candidate) {
+        while taken.contains(&candidate)
+            || is_inherited_name(&candidate)
+            || !is_valid_name(&candidate)
+        {
             let suffix = JsString::from(format!("_{n}"));
             candidate = base.slice(0, MAX_NAME - suffix.len()).concat(&suffix);
             n += 1;
@@ -217,8 +266,17 @@ impl LintReport {
     pub fn to_text(&self) -> String {
         let mut out = String::new();
         for f in &self.keys {
-            let sent = f.sent_as.as_ref().map_or_else(|| "(not sent)".to_string(), |s| s.to_string());
-            out.push_str(&format!("{:<7} {} -> {}: {}", severity_name(f.severity), f.key, sent, describe(f)));
+            let sent = f
+                .sent_as
+                .as_ref()
+                .map_or_else(|| "(not sent)".to_string(), |s| s.to_string());
+            out.push_str(&format!(
+                "{:<7} {} -> {}: {}",
+                severity_name(f.severity),
+                f.key,
+                sent,
+                describe(f)
+            ));
             if let Some(s) = &f.suggestion {
                 out.push_str(&format!("; use the key {s}"));
             }
@@ -226,7 +284,11 @@ impl LintReport {
         }
         for n in &self.names {
             if n.matches {
-                out.push_str(&format!("ok      {} {}: a tool is sent under this name\n", n.used_in.name(), n.name));
+                out.push_str(&format!(
+                    "ok      {} {}: a tool is sent under this name\n",
+                    n.used_in.name(),
+                    n.name
+                ));
                 continue;
             }
             let why = match n.used_in {
@@ -234,16 +296,37 @@ impl LintReport {
                 Reference::ActiveTools => "matches no tool that is sent (activeTools compares rewritten names); that tool is not offered",
                 Reference::Prompt => "is not a name the model is offered",
             };
-            out.push_str(&format!("{:<7} {} {} {why}", severity_name(n.severity), n.used_in.name(), n.name));
+            out.push_str(&format!(
+                "{:<7} {} {} {why}",
+                severity_name(n.severity),
+                n.used_in.name(),
+                n.name
+            ));
             if let Some(m) = &n.meant {
                 out.push_str(&format!("; the model sees {m}"));
             }
             out.push('\n');
         }
-        let errors = self.keys.iter().filter(|k| k.severity == Severity::Error).count()
-            + self.names.iter().filter(|n| n.severity == Severity::Error).count();
-        let warnings = self.keys.iter().filter(|k| k.severity == Severity::Warning).count()
-            + self.names.iter().filter(|n| n.severity == Severity::Warning).count();
+        let errors = self
+            .keys
+            .iter()
+            .filter(|k| k.severity == Severity::Error)
+            .count()
+            + self
+                .names
+                .iter()
+                .filter(|n| n.severity == Severity::Error)
+                .count();
+        let warnings = self
+            .keys
+            .iter()
+            .filter(|k| k.severity == Severity::Warning)
+            .count()
+            + self
+                .names
+                .iter()
+                .filter(|n| n.severity == Severity::Warning)
+                .count();
         out.push_str(&format!("{errors} errors, {warnings} warnings\n"));
         out
     }
@@ -272,7 +355,13 @@ impl LintReport {
                     ("sentAs", opt(&f.sent_as)),
                     ("problem", Json::str(problem)),
                     ("collidesWith", with),
-                    ("cut", Json::Bool(matches!(f.problem, KeyProblem::Cut | KeyProblem::Rewritten { cut: true }))),
+                    (
+                        "cut",
+                        Json::Bool(matches!(
+                            f.problem,
+                            KeyProblem::Cut | KeyProblem::Rewritten { cut: true }
+                        )),
+                    ),
                     ("severity", Json::str(severity_name(f.severity))),
                     ("suggestion", opt(&f.suggestion)),
                 ])
@@ -308,7 +397,10 @@ mod tests {
     }
 
     fn input(keys: &[&str]) -> LintInput {
-        LintInput { keys: keys.iter().map(|k| js(k)).collect(), ..LintInput::default() }
+        LintInput {
+            keys: keys.iter().map(|k| js(k)).collect(),
+            ..LintInput::default()
+        }
     }
 
     /// The acceptance example of the lint command.
@@ -317,7 +409,12 @@ mod tests {
         let long = "k".repeat(64);
         let r = lint(&input(&["search.web", "search web", "1tool", &long]));
         assert_eq!(r.keys[0].sent_as, Some(js("search_web")));
-        assert_eq!(r.keys[1].problem, KeyProblem::Collision { with: js("search.web") });
+        assert_eq!(
+            r.keys[1].problem,
+            KeyProblem::Collision {
+                with: js("search.web")
+            }
+        );
         assert_eq!(r.keys[2].sent_as, Some(js("_1tool")));
         assert_eq!(r.keys[3].problem, KeyProblem::Cut);
         assert_eq!(r.keys[3].sent_as, Some(js(&"k".repeat(63))));
@@ -347,7 +444,11 @@ mod tests {
         assert_eq!(r.names[0].severity, Severity::Error);
         assert_eq!(r.names[0].meant, Some(js("search_web")));
         i.tool_choice = Some(js("search_web"));
-        assert_eq!(lint(&i).worst(), Severity::Warning, "only the rewrite itself remains");
+        assert_eq!(
+            lint(&i).worst(),
+            Severity::Warning,
+            "only the rewrite itself remains"
+        );
     }
 
     #[test]

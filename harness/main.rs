@@ -10,7 +10,11 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(e) => {
             let _ = e.print();
-            let code = if e.use_stderr() { exit::BAD_INPUT } else { exit::OK };
+            let code = if e.use_stderr() {
+                exit::BAD_INPUT
+            } else {
+                exit::OK
+            };
             return ExitCode::from(code);
         }
     };

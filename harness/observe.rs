@@ -13,7 +13,10 @@ use std::time::Duration;
 #[derive(Debug, Clone)]
 pub enum Observed {
     /// The case ran: its projection and the raw bodies it sent.
-    Ran { projection: Projection, bodies: Vec<Captured> },
+    Ran {
+        projection: Projection,
+        bodies: Vec<Captured>,
+    },
     /// The registry does not serve the version.
     Unavailable(String),
     /// The version could not be installed, or Node could not be had.
@@ -29,7 +32,10 @@ impl Observed {
     pub fn from_observation(case: &Case, obs: Observation) -> Observed {
         match obs {
             Observation::Done { result, captured } => match projection(case, &result, &captured) {
-                Ok(projection) => Observed::Ran { projection, bodies: captured },
+                Ok(projection) => Observed::Ran {
+                    projection,
+                    bodies: captured,
+                },
                 Err(e) => Observed::ProbeFault(e),
             },
             Observation::Fault(m) => Observed::ProbeFault(m),
@@ -49,9 +55,13 @@ impl Observed {
     pub fn infra_detail(&self) -> Option<String> {
         match self {
             Observed::Ran { .. } => None,
-            Observed::Unavailable(m) | Observed::InstallFailed(m) | Observed::ProbeFault(m) => Some(m.clone()),
+            Observed::Unavailable(m) | Observed::InstallFailed(m) | Observed::ProbeFault(m) => {
+                Some(m.clone())
+            }
             Observed::Timeout(d) => Some(format!("no answer within {d:?}")),
-            Observed::Crash(tail) => Some(format!("the probe died twice while running it; stderr ends:\n{tail}")),
+            Observed::Crash(tail) => Some(format!(
+                "the probe died twice while running it; stderr ends:\n{tail}"
+            )),
         }
     }
 }
@@ -59,7 +69,12 @@ impl Observed {
 /// The HTTP status of the reply the listener gave to request `n` (0-based)
 /// of a case, when that reply was an error.
 fn reply_status(case: &Case, n: usize) -> Option<u16> {
-    match case.replies.get(n).cloned().unwrap_or_else(Reply::default_reply) {
+    match case
+        .replies
+        .get(n)
+        .cloned()
+        .unwrap_or_else(Reply::default_reply)
+    {
         Reply::Error { status, .. } => Some(status),
         _ => None,
     }
@@ -67,14 +82,22 @@ fn reply_status(case: &Case, n: usize) -> Option<u16> {
 
 /// The observed projection from the probe's `result` and the bodies.
 pub fn projection(case: &Case, result: &Json, captured: &[Captured]) -> Result<Projection, String> {
-    let applicable = result.get("applicable").and_then(Json::as_bool).ok_or("the probe's result has no `applicable`")?;
+    let applicable = result
+        .get("applicable")
+        .and_then(Json::as_bool)
+        .ok_or("the probe's result has no `applicable`")?;
     if !applicable {
-        let reason = result.get("reason").and_then(Json::as_str).map_or_else(String::new, JsString::to_lossy);
+        let reason = result
+            .get("reason")
+            .and_then(Json::as_str)
+            .map_or_else(String::new, JsString::to_lossy);
         return Ok(Projection::not_applicable(reason));
     }
     let mut requests = Vec::new();
     for (i, c) in captured.iter().enumerate() {
-        let body = c.json().map_err(|e| format!("request {} of the case: {e}", i + 1))?;
+        let body = c
+            .json()
+            .map_err(|e| format!("request {} of the case: {e}", i + 1))?;
         requests.push(RequestView::from_body(&body));
     }
     let error = match result.get("error") {
@@ -83,7 +106,9 @@ pub fn projection(case: &Case, result: &Json, captured: &[Captured]) -> Result<P
             // The API-call error a scripted error reply causes is the reply
             // doing its job, not a finding: it is written as no error.
             let status = e.get("statusCode").and_then(Json::as_f64).map(|s| s as u16);
-            let scripted = !captured.is_empty() && status.is_some() && status == reply_status(case, captured.len() - 1);
+            let scripted = !captured.is_empty()
+                && status.is_some()
+                && status == reply_status(case, captured.len() - 1);
             if scripted {
                 None
             } else {
@@ -97,7 +122,11 @@ pub fn projection(case: &Case, result: &Json, captured: &[Captured]) -> Result<P
         .unwrap_or_default()
         .iter()
         .map(|e| Executed {
-            id: e.get("id").and_then(Json::as_str).cloned().unwrap_or_default(),
+            id: e
+                .get("id")
+                .and_then(Json::as_str)
+                .cloned()
+                .unwrap_or_default(),
             input: e.get("input").cloned().unwrap_or(Json::Null),
         })
         .collect();
@@ -108,5 +137,12 @@ pub fn projection(case: &Case, result: &Json, captured: &[Captured]) -> Result<P
         .iter()
         .filter_map(|m| m.as_str().map(JsString::to_lossy))
         .collect();
-    Ok(Projection { applicable, reason: None, error, requests, executed, mutated })
+    Ok(Projection {
+        applicable,
+        reason: None,
+        error,
+        requests,
+        executed,
+        mutated,
+    })
 }

@@ -64,7 +64,14 @@ pub struct Session {
 impl Session {
     pub fn new(config: Config, stop: Arc<AtomicBool>) -> std::io::Result<Session> {
         let listener = Listener::start(config.body_limit)?;
-        Ok(Session { installs: config.installs(), config, listener, node: None, published: None, stop })
+        Ok(Session {
+            installs: config.installs(),
+            config,
+            listener,
+            node: None,
+            published: None,
+            stop,
+        })
     }
 
     /// The published stable versions (asked once per session).
@@ -72,13 +79,16 @@ impl Session {
         if self.published.is_none() {
             self.published = Some(self.installs.published().map_err(|e| error_chain(&e)));
         }
-        self.published.clone().unwrap_or_else(|| Err("unreachable".into()))
+        self.published
+            .clone()
+            .unwrap_or_else(|| Err("unreachable".into()))
     }
 
     /// Resolve `--versions`; the registry is asked only when a spec needs it.
     pub fn resolve(&mut self, specs: &[VersionSpec]) -> Result<Vec<MastraVersion>, VersionError> {
         let published = if specs.iter().any(VersionSpec::needs_registry) {
-            self.published().map_err(|e| VersionError::Registry(crate::proc::ProcError::Output(e)))?
+            self.published()
+                .map_err(|e| VersionError::Registry(crate::proc::ProcError::Output(e)))?
         } else {
             Vec::new()
         };
@@ -89,9 +99,14 @@ impl Session {
         if self.node.is_none() {
             self.node = Some(self.installs.node().map_err(|e| error_chain(&e)));
         }
-        self.node.clone().unwrap_or_else(|| Err("unreachable".into()))
+        self.node
+            .clone()
+            .unwrap_or_else(|| Err("unreachable".into()))
     }
 
+    // The error is the observation itself, handed on by value once per
+    // version; boxing it would buy nothing.
+    #[allow(clippy::result_large_err)]
     /// Make sure `version` is installed. `Err` carries the observation every
     /// case of that version gets instead of running.
     pub fn install(&mut self, version: MastraVersion) -> Result<std::path::PathBuf, Observed> {
@@ -101,34 +116,52 @@ impl Session {
         // Only ask the registry when an install is needed: a cached version
         // runs offline.
         let published = self.published().ok();
-        self.installs.ensure(version, published.as_deref()).map_err(|e| {
-            if e.is_unavailable() {
-                Observed::Unavailable(e.to_string())
-            } else {
-                Observed::InstallFailed(error_chain(&e))
-            }
-        })
+        self.installs
+            .ensure(version, published.as_deref())
+            .map_err(|e| {
+                if e.is_unavailable() {
+                    Observed::Unavailable(e.to_string())
+                } else {
+                    Observed::InstallFailed(error_chain(&e))
+                }
+            })
     }
 
     /// Run `cases` on `version`; `on_result` gets each result as it is made.
+    #[allow(clippy::result_large_err)]
     pub fn run_version(
         &mut self,
         version: MastraVersion,
         cases: &[Case],
         mut on_result: impl FnMut(CaseResult),
     ) -> VersionStats {
-        let mut stats = VersionStats { version: Some(version), cases: 0, ..VersionStats::default() };
+        let mut stats = VersionStats {
+            version: Some(version),
+            cases: 0,
+            ..VersionStats::default()
+        };
         let result = |index: usize, observed: Observed| {
             let case = &cases[index];
             let predicted = predict(case, version);
-            CaseResult { index, case: case.name(), version, verdict: compare(&predicted, &observed), predicted, observed }
+            CaseResult {
+                index,
+                case: case.name(),
+                version,
+                verdict: compare(&predicted, &observed),
+                predicted,
+                observed,
+            }
         };
         let began = Instant::now();
         let was_installed = self.installs.is_installed(version);
         let install = self.install(version);
         stats.install = began.elapsed();
         stats.installed_now = !was_installed && install.is_ok();
-        let ready = install.and_then(|dir| self.node().map(|n| (dir, n)).map_err(Observed::InstallFailed));
+        let ready = install.and_then(|dir| {
+            self.node()
+                .map(|n| (dir, n))
+                .map_err(Observed::InstallFailed)
+        });
         let (dir, node) = match ready {
             Ok(x) => x,
             Err(observed) => {
@@ -142,11 +175,22 @@ impl Session {
         let refs: Vec<&Case> = cases.iter().collect();
         let cmd = self.config.probe_command(&node.path);
         let mut done = vec![false; cases.len()];
-        let run = run_cases(&cmd, &dir, &self.listener, &refs, &self.config.pool, &self.stop, |index, obs| {
-            done[index] = true;
-            stats.cases += 1;
-            on_result(result(index, Observed::from_observation(&cases[index], obs)));
-        });
+        let run = run_cases(
+            &cmd,
+            &dir,
+            &self.listener,
+            &refs,
+            &self.config.pool,
+            &self.stop,
+            |index, obs| {
+                done[index] = true;
+                stats.cases += 1;
+                on_result(result(
+                    index,
+                    Observed::from_observation(&cases[index], obs),
+                ));
+            },
+        );
         match run {
             Ok(pool) => stats.pool = pool,
             Err(e) => {

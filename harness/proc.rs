@@ -23,11 +23,18 @@ pub const GRACE: Duration = Duration::from_millis(1500);
 #[derive(Debug, thiserror::Error)]
 pub enum ProcError {
     #[error("cannot start {program}: {cause}")]
-    Spawn { program: String, cause: std::io::Error },
+    Spawn {
+        program: String,
+        cause: std::io::Error,
+    },
     #[error("{program} did not finish within {after:?}; its process group was ended")]
     Timeout { program: String, after: Duration },
     #[error("{program} exited with {status}{}", tail(stderr))]
-    Failed { program: String, status: String, stderr: String },
+    Failed {
+        program: String,
+        status: String,
+        stderr: String,
+    },
     #[error("{0}")]
     Output(String),
 }
@@ -126,7 +133,10 @@ impl CommandSpec {
     }
 
     pub fn program_name(&self) -> String {
-        self.program.file_name().map_or_else(|| self.program.display().to_string(), |n| n.to_string_lossy().into())
+        self.program.file_name().map_or_else(
+            || self.program.display().to_string(),
+            |n| n.to_string_lossy().into(),
+        )
     }
 
     fn expression(&self) -> duct::Expression {
@@ -137,8 +147,9 @@ impl CommandSpec {
             e = e.dir(d);
         }
         if self.scrub {
-            let env: std::collections::HashMap<String, String> =
-                std::env::vars().filter(|(k, _)| !is_sensitive_env(k)).collect();
+            let env: std::collections::HashMap<String, String> = std::env::vars()
+                .filter(|(k, _)| !is_sensitive_env(k))
+                .collect();
             e = e.full_env(env);
         }
         for (k, v) in &self.env {
@@ -156,15 +167,24 @@ impl CommandSpec {
     /// Run to completion, capturing output; a non-zero exit is an error.
     pub fn run_capture(&self) -> Result<Output, ProcError> {
         let program = self.program_name();
-        let (out_r, out_w) = os_pipe::pipe().map_err(|cause| ProcError::Spawn { program: program.clone(), cause })?;
-        let (err_r, err_w) = os_pipe::pipe().map_err(|cause| ProcError::Spawn { program: program.clone(), cause })?;
+        let (out_r, out_w) = os_pipe::pipe().map_err(|cause| ProcError::Spawn {
+            program: program.clone(),
+            cause,
+        })?;
+        let (err_r, err_w) = os_pipe::pipe().map_err(|cause| ProcError::Spawn {
+            program: program.clone(),
+            cause,
+        })?;
         let handle = self
             .expression()
             .stdin_null()
             .stdout_file(out_w)
             .stderr_file(err_w)
             .start()
-            .map_err(|cause| ProcError::Spawn { program: program.clone(), cause })?;
+            .map_err(|cause| ProcError::Spawn {
+                program: program.clone(),
+                cause,
+            })?;
         let out = Capped::drain(out_r, usize::MAX >> 1);
         let err = Capped::drain(err_r, OUTPUT_CAP);
         let deadline = Instant::now() + self.timeout;
@@ -173,7 +193,10 @@ impl CommandSpec {
                 Ok(Some(o)) => break o.status,
                 Ok(None) if Instant::now() >= deadline => {
                     end_group(&handle);
-                    return Err(ProcError::Timeout { program, after: self.timeout });
+                    return Err(ProcError::Timeout {
+                        program,
+                        after: self.timeout,
+                    });
                 }
                 Ok(None) => std::thread::sleep(Duration::from_millis(20)),
                 Err(cause) => return Err(ProcError::Spawn { program, cause }),
@@ -194,7 +217,10 @@ impl CommandSpec {
     /// capped, for diagnosis.
     pub fn spawn_piped(&self) -> Result<Child, ProcError> {
         let program = self.program_name();
-        let spawn_err = |cause| ProcError::Spawn { program: program.clone(), cause };
+        let spawn_err = |cause| ProcError::Spawn {
+            program: program.clone(),
+            cause,
+        };
         let (in_r, in_w) = os_pipe::pipe().map_err(spawn_err)?;
         let (out_r, out_w) = os_pipe::pipe().map_err(spawn_err)?;
         let (err_r, err_w) = os_pipe::pipe().map_err(spawn_err)?;
@@ -205,7 +231,12 @@ impl CommandSpec {
             .stderr_file(err_w)
             .start()
             .map_err(spawn_err)?;
-        Ok(Child { handle, stdin: Some(in_w), stdout: Some(out_r), stderr: Capped::drain(err_r, OUTPUT_CAP) })
+        Ok(Child {
+            handle,
+            stdin: Some(in_w),
+            stdout: Some(out_r),
+            stderr: Capped::drain(err_r, OUTPUT_CAP),
+        })
     }
 }
 
@@ -312,7 +343,10 @@ impl Capped {
                 }
             }
         });
-        Capped { buf, thread: Arc::new(Mutex::new(Some(thread))) }
+        Capped {
+            buf,
+            thread: Arc::new(Mutex::new(Some(thread))),
+        }
     }
 
     fn finish(self) -> Vec<u8> {
@@ -345,7 +379,14 @@ mod tests {
 
     #[test]
     fn credentials_and_proxies_are_sensitive() {
-        for name in ["OPENAI_API_KEY", "ANTHROPIC_API_KEY", "HTTPS_PROXY", "http_proxy", "GITHUB_TOKEN", "NODE_OPTIONS"] {
+        for name in [
+            "OPENAI_API_KEY",
+            "ANTHROPIC_API_KEY",
+            "HTTPS_PROXY",
+            "http_proxy",
+            "GITHUB_TOKEN",
+            "NODE_OPTIONS",
+        ] {
             assert!(is_sensitive_env(name), "{name}");
         }
         for name in ["PATH", "HOME", "LANG", "TMPDIR"] {
@@ -356,14 +397,19 @@ mod tests {
     #[test]
     fn a_hung_child_is_ended_by_its_timeout() {
         let t = Instant::now();
-        let r = CommandSpec::new("sleep").arg("30").timeout(Duration::from_millis(200)).run_capture();
+        let r = CommandSpec::new("sleep")
+            .arg("30")
+            .timeout(Duration::from_millis(200))
+            .run_capture();
         assert!(matches!(r, Err(ProcError::Timeout { .. })), "{r:?}");
         assert!(t.elapsed() < Duration::from_secs(5));
     }
 
     #[test]
     fn failure_shows_the_tail_of_stderr() {
-        let r = CommandSpec::new("sh").args(["-c", "echo one >&2; echo two >&2; exit 3"]).run_capture();
+        let r = CommandSpec::new("sh")
+            .args(["-c", "echo one >&2; echo two >&2; exit 3"])
+            .run_capture();
         let e = r.unwrap_err();
         assert!(e.to_string().contains("exit status: 3"), "{e}");
         assert!(e.to_string().contains("two"), "{e}");
@@ -372,7 +418,11 @@ mod tests {
     #[test]
     fn scrubbed_children_do_not_see_credentials() {
         std::env::set_var("MC_TEST_API_KEY", "sk-secret");
-        let out = CommandSpec::new("sh").args(["-c", "echo \"[$MC_TEST_API_KEY]\""]).scrubbed().run_capture().unwrap();
+        let out = CommandSpec::new("sh")
+            .args(["-c", "echo \"[$MC_TEST_API_KEY]\""])
+            .scrubbed()
+            .run_capture()
+            .unwrap();
         assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "[]");
     }
 }

@@ -70,24 +70,44 @@ impl Projection {
         if let Some(reason) = &self.reason {
             members.push(("reason", Json::str(reason)));
         }
-        members.push(("error", self.error.as_ref().map_or(Json::Null, ErrorView::to_json)));
-        members.push(("requests", Json::Array(self.requests.iter().map(RequestView::to_json).collect())));
+        members.push((
+            "error",
+            self.error.as_ref().map_or(Json::Null, ErrorView::to_json),
+        ));
+        members.push((
+            "requests",
+            Json::Array(self.requests.iter().map(RequestView::to_json).collect()),
+        ));
         members.push((
             "executed",
             Json::Array(
                 self.executed
                     .iter()
-                    .map(|e| Json::object([("id", Json::String(e.id.clone())), ("input", e.input.clone())]))
+                    .map(|e| {
+                        Json::object([
+                            ("id", Json::String(e.id.clone())),
+                            ("input", e.input.clone()),
+                        ])
+                    })
                     .collect(),
             ),
         ));
-        members.push(("mutated", Json::Array(self.mutated.iter().map(|m| Json::str(m)).collect())));
+        members.push((
+            "mutated",
+            Json::Array(self.mutated.iter().map(|m| Json::str(m)).collect()),
+        ));
         Json::object(members)
     }
 
     pub fn from_json(v: &Json) -> Result<Projection, String> {
-        let applicable = v.get("applicable").and_then(Json::as_bool).ok_or("projection: `applicable` missing")?;
-        let reason = v.get("reason").and_then(Json::as_str).map(JsString::to_lossy);
+        let applicable = v
+            .get("applicable")
+            .and_then(Json::as_bool)
+            .ok_or("projection: `applicable` missing")?;
+        let reason = v
+            .get("reason")
+            .and_then(Json::as_str)
+            .map(JsString::to_lossy);
         let error = match v.get("error") {
             None | Some(Json::Null) => None,
             Some(e) => Some(ErrorView::from_json(e)?),
@@ -106,7 +126,11 @@ impl Projection {
             .iter()
             .map(|e| {
                 Ok(Executed {
-                    id: e.get("id").and_then(Json::as_str).cloned().ok_or("executed[].id missing")?,
+                    id: e
+                        .get("id")
+                        .and_then(Json::as_str)
+                        .cloned()
+                        .ok_or("executed[].id missing")?,
                     input: e.get("input").cloned().unwrap_or(Json::Null),
                 })
             })
@@ -118,7 +142,14 @@ impl Projection {
             .iter()
             .filter_map(|m| m.as_str().map(JsString::to_lossy))
             .collect();
-        Ok(Projection { applicable, reason, error, requests, executed, mutated })
+        Ok(Projection {
+            applicable,
+            reason,
+            error,
+            requests,
+            executed,
+            mutated,
+        })
     }
 }
 
@@ -138,7 +169,11 @@ impl ErrorView {
     pub fn from_json(v: &Json) -> Result<ErrorView, String> {
         Ok(ErrorView {
             id: v.get("id").and_then(Json::as_str).cloned(),
-            message: v.get("message").and_then(Json::as_str).cloned().ok_or("error.message missing")?,
+            message: v
+                .get("message")
+                .and_then(Json::as_str)
+                .cloned()
+                .ok_or("error.message missing")?,
             cause_code: v.get("causeCode").and_then(Json::as_str).cloned(),
         })
     }
@@ -146,10 +181,9 @@ impl ErrorView {
 
 impl RequestView {
     pub fn to_json(&self) -> Json {
-        let tools = self
-            .tools
-            .as_ref()
-            .map_or(Json::Null, |names| Json::Array(names.iter().cloned().map(Json::String).collect()));
+        let tools = self.tools.as_ref().map_or(Json::Null, |names| {
+            Json::Array(names.iter().cloned().map(Json::String).collect())
+        });
         let history = self
             .history
             .iter()
@@ -157,7 +191,10 @@ impl RequestView {
                 HistoryItem::Call(name) => Json::object([("call", Json::String(name.clone()))]),
                 HistoryItem::Result { id, content } => Json::object([(
                     "result",
-                    Json::object([("id", Json::String(id.clone())), ("content", content.clone())]),
+                    Json::object([
+                        ("id", Json::String(id.clone())),
+                        ("content", content.clone()),
+                    ]),
                 )]),
             })
             .collect();
@@ -175,25 +212,43 @@ impl RequestView {
                 t.as_array()
                     .ok_or("requests[].tools is not an array")?
                     .iter()
-                    .map(|n| n.as_str().cloned().ok_or("requests[].tools[] is not a string"))
+                    .map(|n| {
+                        n.as_str()
+                            .cloned()
+                            .ok_or("requests[].tools[] is not a string")
+                    })
                     .collect::<Result<Vec<_>, _>>()?,
             ),
         };
         let tool_choice = v.get("toolChoice").filter(|t| !t.is_null()).cloned();
         let mut history = Vec::new();
-        for h in v.get("history").and_then(Json::as_array).unwrap_or_default() {
+        for h in v
+            .get("history")
+            .and_then(Json::as_array)
+            .unwrap_or_default()
+        {
             if let Some(name) = h.get("call").and_then(Json::as_str) {
                 history.push(HistoryItem::Call(name.clone()));
             } else if let Some(r) = h.get("result") {
                 history.push(HistoryItem::Result {
-                    id: r.get("id").and_then(Json::as_str).cloned().unwrap_or_default(),
+                    id: r
+                        .get("id")
+                        .and_then(Json::as_str)
+                        .cloned()
+                        .unwrap_or_default(),
                     content: r.get("content").cloned().unwrap_or(Json::Null),
                 });
             } else {
-                return Err(format!("requests[].history entry {h:?} is neither call nor result"));
+                return Err(format!(
+                    "requests[].history entry {h:?} is neither call nor result"
+                ));
             }
         }
-        Ok(RequestView { tools, tool_choice, history })
+        Ok(RequestView {
+            tools,
+            tool_choice,
+            history,
+        })
     }
 
     /// What tool naming decides about one captured request body.
@@ -201,27 +256,52 @@ impl RequestView {
         let tools = body.get("tools").and_then(Json::as_array).map(|entries| {
             entries
                 .iter()
-                .map(|t| t.get("function").and_then(|f| f.get("name")).and_then(Json::as_str).cloned().unwrap_or_default())
+                .map(|t| {
+                    t.get("function")
+                        .and_then(|f| f.get("name"))
+                        .and_then(Json::as_str)
+                        .cloned()
+                        .unwrap_or_default()
+                })
                 .collect()
         });
         let mut history = Vec::new();
-        for m in body.get("messages").and_then(Json::as_array).unwrap_or_default() {
+        for m in body
+            .get("messages")
+            .and_then(Json::as_array)
+            .unwrap_or_default()
+        {
             let role = m.get("role").and_then(Json::as_str).map(JsString::to_lossy);
             match role.as_deref() {
                 Some("assistant") => {
-                    for call in m.get("tool_calls").and_then(Json::as_array).unwrap_or_default() {
-                        let name = call.get("function").and_then(|f| f.get("name")).and_then(Json::as_str);
+                    for call in m
+                        .get("tool_calls")
+                        .and_then(Json::as_array)
+                        .unwrap_or_default()
+                    {
+                        let name = call
+                            .get("function")
+                            .and_then(|f| f.get("name"))
+                            .and_then(Json::as_str);
                         history.push(HistoryItem::Call(name.cloned().unwrap_or_default()));
                     }
                 }
                 Some("tool") => history.push(HistoryItem::Result {
-                    id: m.get("tool_call_id").and_then(Json::as_str).cloned().unwrap_or_default(),
+                    id: m
+                        .get("tool_call_id")
+                        .and_then(Json::as_str)
+                        .cloned()
+                        .unwrap_or_default(),
                     content: m.get("content").cloned().unwrap_or(Json::Null),
                 }),
                 _ => {}
             }
         }
-        RequestView { tools, tool_choice: body.get("tool_choice").cloned(), history }
+        RequestView {
+            tools,
+            tool_choice: body.get("tool_choice").cloned(),
+            history,
+        }
     }
 }
 
@@ -256,7 +336,10 @@ mod tests {
             r.history,
             vec![
                 HistoryItem::Call("search_web".into()),
-                HistoryItem::Result { id: "call_1".into(), content: Json::str("{\"tempC\":20}") }
+                HistoryItem::Result {
+                    id: "call_1".into(),
+                    content: Json::str("{\"tempC\":20}")
+                }
             ]
         );
     }

@@ -29,7 +29,11 @@ pub struct MastraVersion {
 
 impl MastraVersion {
     pub const fn new(major: u32, minor: u32, patch: u32) -> Self {
-        MastraVersion { major, minor, patch }
+        MastraVersion {
+            major,
+            minor,
+            patch,
+        }
     }
 
     /// Parse an exact stable version; prereleases are not versions the
@@ -38,7 +42,11 @@ impl MastraVersion {
         let mut parts = text.trim().split('.');
         let mut next = || -> Option<u32> {
             let p = parts.next()?;
-            if p.is_empty() || p.len() > 9 || !p.bytes().all(|b| b.is_ascii_digit()) || (p.len() > 1 && p.starts_with('0')) {
+            if p.is_empty()
+                || p.len() > 9
+                || !p.bytes().all(|b| b.is_ascii_digit())
+                || (p.len() > 1 && p.starts_with('0'))
+            {
                 return None;
             }
             p.parse().ok()
@@ -62,8 +70,11 @@ impl fmt::Debug for MastraVersion {
 
 /// The versions the harness keeps lockfiles for: the two the report
 /// measured, and 1.0.4, the earliest 1.0.x the reachable registry serves.
-pub const PINNED: &[MastraVersion] =
-    &[MastraVersion::new(1, 0, 0), MastraVersion::new(1, 0, 4), MastraVersion::new(1, 67, 0)];
+pub const PINNED: &[MastraVersion] = &[
+    MastraVersion::new(1, 0, 0),
+    MastraVersion::new(1, 0, 4),
+    MastraVersion::new(1, 67, 0),
+];
 
 /// The zod every install uses, as the report did.
 pub const ZOD: &str = "3.25.76";
@@ -90,7 +101,10 @@ pub enum VersionError {
     #[error("no usable Node: {0}")]
     Node(String),
     #[error("cache folder {path}: {cause}")]
-    Cache { path: PathBuf, cause: std::io::Error },
+    Cache {
+        path: PathBuf,
+        cause: std::io::Error,
+    },
 }
 
 impl VersionError {
@@ -136,8 +150,12 @@ pub enum VersionSpec {
 impl VersionSpec {
     /// Parse a comma-separated `--versions` list.
     pub fn parse_list(text: &str) -> Result<Vec<VersionSpec>, VersionError> {
-        let specs: Vec<VersionSpec> =
-            text.split(',').map(str::trim).filter(|s| !s.is_empty()).map(VersionSpec::parse).collect::<Result<_, _>>()?;
+        let specs: Vec<VersionSpec> = text
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(VersionSpec::parse)
+            .collect::<Result<_, _>>()?;
         if specs.is_empty() {
             return Err(VersionError::BadSpec(text.to_string()));
         }
@@ -157,7 +175,8 @@ impl VersionSpec {
         }
         let mut bounds = Vec::new();
         for word in text.split_whitespace() {
-            let (op, rest) = word.split_at(word.find(|c: char| c.is_ascii_digit()).ok_or_else(bad)?);
+            let (op, rest) =
+                word.split_at(word.find(|c: char| c.is_ascii_digit()).ok_or_else(bad)?);
             let v = MastraVersion::parse(rest).ok_or_else(bad)?;
             bounds.push(match op {
                 ">=" => Bound::Ge(v),
@@ -183,7 +202,10 @@ impl VersionSpec {
 /// Resolve specs against the published stable versions (sorted ascending).
 /// Exact and pinned versions are kept even when unpublished: that the
 /// registry lacks them is a result the run reports.
-pub fn resolve(specs: &[VersionSpec], published: &[MastraVersion]) -> Result<Vec<MastraVersion>, VersionError> {
+pub fn resolve(
+    specs: &[VersionSpec],
+    published: &[MastraVersion],
+) -> Result<Vec<MastraVersion>, VersionError> {
     let mut out: Vec<MastraVersion> = Vec::new();
     let stable_1x = published.iter().copied().filter(|v| v.major == 1);
     for spec in specs {
@@ -192,7 +214,10 @@ pub fn resolve(specs: &[VersionSpec], published: &[MastraVersion]) -> Result<Vec
             VersionSpec::Pinned => PINNED.to_vec(),
             VersionSpec::Latest => stable_1x.clone().max().into_iter().collect(),
             VersionSpec::All => stable_1x.clone().collect(),
-            VersionSpec::Range(bounds) => stable_1x.clone().filter(|v| bounds.iter().all(|b| b.admits(*v))).collect(),
+            VersionSpec::Range(bounds) => stable_1x
+                .clone()
+                .filter(|v| bounds.iter().all(|b| b.admits(*v)))
+                .collect(),
         };
         if chosen.is_empty() {
             return Err(VersionError::Empty(format!("{spec:?}")));
@@ -245,30 +270,47 @@ impl Installs {
     }
 
     fn npm(&self, args: &[&str], dir: &Path) -> CommandSpec {
-        let mut c = CommandSpec::new("npm").args(args.iter().copied()).dir(dir).timeout(self.install_timeout);
+        let mut c = CommandSpec::new("npm")
+            .args(args.iter().copied())
+            .dir(dir)
+            .timeout(self.install_timeout);
         // Installs must not pick up a user's npmrc scripts setting or a
         // proxy that points elsewhere; the cache itself may be shared.
-        c = c.env("npm_config_ignore_scripts", "true").env("npm_config_audit", "false").env("npm_config_fund", "false");
+        c = c
+            .env("npm_config_ignore_scripts", "true")
+            .env("npm_config_audit", "false")
+            .env("npm_config_fund", "false");
         c
     }
 
     /// The published stable versions, ascending.
     pub fn published(&self) -> Result<Vec<MastraVersion>, VersionError> {
         let out = self
-            .npm(&["view", "@mastra/core", "versions", "--json"], &self.cache_dir()?)
+            .npm(
+                &["view", "@mastra/core", "versions", "--json"],
+                &self.cache_dir()?,
+            )
             .timeout(Duration::from_secs(60))
             .run_capture()
             .map_err(VersionError::Registry)?;
         let list: Vec<String> = serde_json::from_slice(&out.stdout).map_err(|e| {
-            VersionError::Registry(ProcError::Output(format!("npm view printed something other than a JSON list: {e}")))
+            VersionError::Registry(ProcError::Output(format!(
+                "npm view printed something other than a JSON list: {e}"
+            )))
         })?;
-        let mut versions: Vec<MastraVersion> = list.iter().filter_map(|s| MastraVersion::parse(s)).collect();
+        let mut versions: Vec<MastraVersion> = list
+            .iter()
+            .filter_map(|s| MastraVersion::parse(s))
+            .collect();
         versions.sort();
         Ok(versions)
     }
 
     fn cache_dir(&self) -> Result<PathBuf, VersionError> {
-        std::fs::create_dir_all(&self.cache).map_err(|cause| VersionError::Cache { path: self.cache.clone(), cause })?;
+        std::fs::create_dir_all(&self.cache).map_err(|cause| VersionError::Cache {
+            path: self.cache.clone(),
+            cause,
+        })?;
         Ok(self.cache.clone())
     }
 
@@ -293,7 +335,11 @@ impl Installs {
     /// Install `v` unless it already is; return its folder. `published`
     /// (when known) lets an unserved version be reported as unavailable
     /// without a failed install.
-    pub fn ensure(&self, v: MastraVersion, published: Option<&[MastraVersion]>) -> Result<PathBuf, VersionError> {
+    pub fn ensure(
+        &self,
+        v: MastraVersion,
+        published: Option<&[MastraVersion]>,
+    ) -> Result<PathBuf, VersionError> {
         let dir = self.install_dir(v);
         if dir.join(COMPLETE).is_file() {
             return Ok(dir);
@@ -304,7 +350,9 @@ impl Installs {
             }
         }
         let pin = self.pin_dir(v);
-        let with_lock = pin.as_ref().is_some_and(|d| d.join("package-lock.json").is_file());
+        let with_lock = pin
+            .as_ref()
+            .is_some_and(|d| d.join("package-lock.json").is_file());
         self.install_atomically(&dir, &format!("@mastra/core@{v}"), |tmp| {
             match &pin {
                 Some(p) => {
@@ -315,19 +363,29 @@ impl Installs {
                 }
                 None => write(&tmp.join("package.json"), &manifest(v))?,
             }
-            let args: &[&str] = if with_lock { &["ci", "--ignore-scripts"] } else { &["install", "--ignore-scripts"] };
-            self.npm(args, tmp).run_capture().map(drop).map_err(|cause| {
-                if cause.stderr_mentions(&["ETARGET", "E404", "No matching version"]) {
-                    return InstallFail::Unavailable;
-                }
-                InstallFail::Proc(cause)
-            })?;
+            let args: &[&str] = if with_lock {
+                &["ci", "--ignore-scripts"]
+            } else {
+                &["install", "--ignore-scripts"]
+            };
+            self.npm(args, tmp)
+                .run_capture()
+                .map(drop)
+                .map_err(|cause| {
+                    if cause.stderr_mentions(&["ETARGET", "E404", "No matching version"]) {
+                        return InstallFail::Unavailable;
+                    }
+                    InstallFail::Proc(cause)
+                })?;
             write(&tmp.join("probe-entry.mjs"), ENTRY)?;
             Ok(())
         })
         .map_err(|e| match e {
             InstallFail::Unavailable => VersionError::Unavailable(v),
-            InstallFail::Proc(cause) => VersionError::Install { what: format!("@mastra/core@{v}"), cause },
+            InstallFail::Proc(cause) => VersionError::Install {
+                what: format!("@mastra/core@{v}"),
+                cause,
+            },
             InstallFail::Io(path, cause) => VersionError::Cache { path, cause },
         })?;
         Ok(dir)
@@ -344,7 +402,10 @@ impl Installs {
     ) -> Result<(), InstallFail> {
         let parent = dir.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(parent).map_err(|e| InstallFail::Io(parent.to_path_buf(), e))?;
-        let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         let tmp = tempfile::Builder::new()
             .prefix(&format!(".tmp-{name}-"))
             .tempdir_in(parent)
@@ -376,13 +437,19 @@ impl Installs {
         if let Some(p) = std::env::var_os("MASTRA_CONFORM_NODE") {
             let path = PathBuf::from(p);
             let version = node_version(&path).ok_or_else(|| {
-                VersionError::Node(format!("MASTRA_CONFORM_NODE={} does not run", path.display()))
+                VersionError::Node(format!(
+                    "MASTRA_CONFORM_NODE={} does not run",
+                    path.display()
+                ))
             })?;
             return Ok(NodeRuntime { path, version });
         }
         if let Some(version) = node_version(Path::new("node")) {
             if version_at_least(&version, MIN_NODE) {
-                return Ok(NodeRuntime { path: PathBuf::from("node"), version });
+                return Ok(NodeRuntime {
+                    path: PathBuf::from("node"),
+                    version,
+                });
             }
         }
         let runtime = self.probe_dir.join("runtime");
@@ -393,14 +460,38 @@ impl Installs {
         if !dir.join(COMPLETE).is_file() {
             self.install_atomically(&dir, "node", |tmp| {
                 copy(&runtime.join("package.json"), &tmp.join("package.json"))?;
-                copy(&runtime.join("package-lock.json"), &tmp.join("package-lock.json"))?;
-                self.npm(&["ci", "--ignore-scripts"], tmp).run_capture().map(drop).map_err(InstallFail::Proc)
+                copy(
+                    &runtime.join("package-lock.json"),
+                    &tmp.join("package-lock.json"),
+                )?;
+                self.npm(&["ci", "--ignore-scripts"], tmp)
+                    .run_capture()
+                    .map(drop)
+                    .map_err(InstallFail::Proc)
             })
-            .map_err(|e| VersionError::Node(format!("installing the pinned Node failed: {}", e.describe())))?;
+            .map_err(|e| {
+                VersionError::Node(format!(
+                    "installing the pinned Node failed: {}",
+                    e.describe()
+                ))
+            })?;
         }
-        let path = dir.join("node_modules").join(format!("node-linux-{}", std::env::consts::ARCH.replace("x86_64", "x64").replace("aarch64", "arm64"))).join("bin").join("node");
-        let version = node_version(&path)
-            .ok_or_else(|| VersionError::Node(format!("the pinned Node at {} does not run", path.display())))?;
+        let path = dir
+            .join("node_modules")
+            .join(format!(
+                "node-linux-{}",
+                std::env::consts::ARCH
+                    .replace("x86_64", "x64")
+                    .replace("aarch64", "arm64")
+            ))
+            .join("bin")
+            .join("node");
+        let version = node_version(&path).ok_or_else(|| {
+            VersionError::Node(format!(
+                "the pinned Node at {} does not run",
+                path.display()
+            ))
+        })?;
         Ok(NodeRuntime { path, version })
     }
 }
@@ -428,7 +519,9 @@ impl InstallFail {
 }
 
 fn copy(from: &Path, to: &Path) -> Result<(), InstallFail> {
-    std::fs::copy(from, to).map(drop).map_err(|e| InstallFail::Io(from.to_path_buf(), e))
+    std::fs::copy(from, to)
+        .map(drop)
+        .map_err(|e| InstallFail::Io(from.to_path_buf(), e))
 }
 
 fn write(path: &Path, text: &str) -> Result<(), InstallFail> {
@@ -456,14 +549,21 @@ fn lock_digest(dir: &Path) -> Option<String> {
 }
 
 fn node_version(path: &Path) -> Option<String> {
-    let out = CommandSpec::new(path).arg("--version").timeout(Duration::from_secs(20)).run_capture().ok()?;
+    let out = CommandSpec::new(path)
+        .arg("--version")
+        .timeout(Duration::from_secs(20))
+        .run_capture()
+        .ok()?;
     let v = String::from_utf8(out.stdout).ok()?.trim().to_string();
     v.starts_with('v').then_some(v)
 }
 
 /// Whether `v22.13.0`-style `version` is at least `(major, minor)`.
 pub fn version_at_least(version: &str, (major, minor): (u32, u32)) -> bool {
-    let mut parts = version.trim_start_matches('v').split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+    let mut parts = version
+        .trim_start_matches('v')
+        .split('.')
+        .map(|p| p.parse::<u32>().unwrap_or(0));
     let (ma, mi) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
     (ma, mi).cmp(&(major, minor)) != Ordering::Less
 }
@@ -480,20 +580,51 @@ mod tests {
     fn versions_parse_strictly_and_order_numerically() {
         assert_eq!(v("1.67.0"), MastraVersion::new(1, 67, 0));
         assert!(v("1.9.0") < v("1.10.0"));
-        for bad in ["1.67", "1.67.0-alpha.4", "v1.0.0", "01.2.3", "1.2.3.4", "", "latest"] {
+        for bad in [
+            "1.67",
+            "1.67.0-alpha.4",
+            "v1.0.0",
+            "01.2.3",
+            "1.2.3.4",
+            "",
+            "latest",
+        ] {
             assert_eq!(MastraVersion::parse(bad), None, "{bad}");
         }
     }
 
     #[test]
     fn specs_resolve_against_the_published_list() {
-        let published = [v("0.24.9"), v("1.0.4"), v("1.60.0"), v("1.67.0"), v("1.70.0"), v("1.71.0")];
+        let published = [
+            v("0.24.9"),
+            v("1.0.4"),
+            v("1.60.0"),
+            v("1.67.0"),
+            v("1.70.0"),
+            v("1.71.0"),
+        ];
         let r = |s: &str| resolve(&VersionSpec::parse_list(s).unwrap(), &published).unwrap();
         assert_eq!(r("latest"), vec![v("1.71.0")]);
         assert_eq!(r(">=1.60.0 <1.70.0"), vec![v("1.60.0"), v("1.67.0")]);
-        assert_eq!(r("all"), vec![v("1.0.4"), v("1.60.0"), v("1.67.0"), v("1.70.0"), v("1.71.0")]);
-        assert_eq!(r("pinned,latest"), vec![v("1.0.0"), v("1.0.4"), v("1.67.0"), v("1.71.0")]);
-        assert_eq!(r("1.67.0,1.67.0"), vec![v("1.67.0")], "duplicates are dropped");
+        assert_eq!(
+            r("all"),
+            vec![
+                v("1.0.4"),
+                v("1.60.0"),
+                v("1.67.0"),
+                v("1.70.0"),
+                v("1.71.0")
+            ]
+        );
+        assert_eq!(
+            r("pinned,latest"),
+            vec![v("1.0.0"), v("1.0.4"), v("1.67.0"), v("1.71.0")]
+        );
+        assert_eq!(
+            r("1.67.0,1.67.0"),
+            vec![v("1.67.0")],
+            "duplicates are dropped"
+        );
         assert!(resolve(&VersionSpec::parse_list(">=2.0.0").unwrap(), &published).is_err());
         for bad in ["", "1.x", "~1.2.0", ">=1.0", "=>1.0.0"] {
             assert!(VersionSpec::parse_list(bad).is_err(), "{bad}");

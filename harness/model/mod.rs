@@ -64,11 +64,15 @@ fn value_of(tool: &Tool, client: bool) -> ToolValue {
     let (id, kind) = match tool {
         Tool::Standard(_) => (JsString::from(STANDARD_ID), Kind::Ours),
         Tool::Custom { id, .. } => (id.clone(), Kind::Ours),
-        Tool::Builtin { name, .. } => {
-            (JsString::from(releases::builtin_id(name).unwrap_or(name.as_str())), Kind::Builtin(name.clone()))
-        }
+        Tool::Builtin { name, .. } => (
+            JsString::from(releases::builtin_id(name).unwrap_or(name.as_str())),
+            Kind::Builtin(name.clone()),
+        ),
     };
-    ToolValue { id, kind: if client { Kind::Client } else { kind } }
+    ToolValue {
+        id,
+        kind: if client { Kind::Client } else { kind },
+    }
 }
 
 fn entries(tools: &[Tool], client: bool) -> Record<ToolValue> {
@@ -114,13 +118,20 @@ fn tool_choice_json(choice: &Option<ToolChoice>) -> Json {
         Some(ToolChoice::Required) => Json::str("required"),
         Some(ToolChoice::Tool(name)) => Json::object([
             ("type", Json::str("function")),
-            ("function", Json::object([("name", Json::String(name.clone()))])),
+            (
+                "function",
+                Json::object([("name", Json::String(name.clone()))]),
+            ),
         ]),
     }
 }
 
 /// What every request of the case carries in `tools` and `tool_choice`.
-fn offered(case: &Case, rel: &Release, tools: &Record<ToolValue>) -> (Option<Vec<JsString>>, Option<Json>) {
+fn offered(
+    case: &Case,
+    rel: &Release,
+    tools: &Record<ToolValue>,
+) -> (Option<Vec<JsString>>, Option<Json>) {
     if rel.none_drops_tools && case.call.tool_choice == Some(ToolChoice::None) {
         return (None, None);
     }
@@ -146,14 +157,23 @@ const TOOL_RESULT: &str = "{\"tempC\":20}";
 
 /// How one call of a scripted reply resolves.
 enum Resolved {
-    Run { id: JsString },
+    Run {
+        id: JsString,
+    },
     /// A tool without `execute` (a client tool, or a property of
     /// `Object.prototype`): the loop stops for the client to act.
     Stop,
-    NotFound { available: Vec<JsString> },
+    NotFound {
+        available: Vec<JsString>,
+    },
 }
 
-fn resolve(case: &Case, rel: &Release, tools: &Record<ToolValue>, call: &ToolCallReply) -> Result<Resolved, String> {
+fn resolve(
+    case: &Case,
+    rel: &Release,
+    tools: &Record<ToolValue>,
+    call: &ToolCallReply,
+) -> Result<Resolved, String> {
     let name = &call.name;
     // `stepTools?.[name] || Object.values(stepTools).find(t => t.id === name)`
     let (key, found) = match tools.get(name) {
@@ -165,21 +185,46 @@ fn resolve(case: &Case, rel: &Release, tools: &Record<ToolValue>, call: &ToolCal
         },
     };
     let hidden = rel.active_tools_applied
-        && key.as_ref().is_some_and(|k| case.call.active_tools.as_ref().is_some_and(|a| !a.contains(k)));
+        && key.as_ref().is_some_and(|k| {
+            case.call
+                .active_tools
+                .as_ref()
+                .is_some_and(|a| !a.contains(k))
+        });
     if hidden && !rel.not_found_is_a_result {
         return Err("a call to a tool hidden by activeTools, before 1.9.0".into());
     }
-    let available = || case.call.active_tools.clone().filter(|_| rel.active_tools_applied).unwrap_or_else(|| tools.keys());
+    let available = || {
+        case.call
+            .active_tools
+            .clone()
+            .filter(|_| rel.active_tools_applied)
+            .unwrap_or_else(|| tools.keys())
+    };
     if key.is_none() || hidden {
-        return Ok(Resolved::NotFound { available: available() });
+        return Ok(Resolved::NotFound {
+            available: available(),
+        });
     }
     match found {
         None => Ok(Resolved::Stop),
-        Some(ToolValue { kind: Kind::Client, .. }) => Ok(Resolved::Stop),
-        Some(ToolValue { kind: Kind::Builtin(b), .. }) => Err(format!("a call to the builtin {b}: its execute is Mastra's")),
-        Some(ToolValue { id, kind: Kind::Ours }) => {
+        Some(ToolValue {
+            kind: Kind::Client, ..
+        }) => Ok(Resolved::Stop),
+        Some(ToolValue {
+            kind: Kind::Builtin(b),
+            ..
+        }) => Err(format!(
+            "a call to the builtin {b}: its execute is Mastra's"
+        )),
+        Some(ToolValue {
+            id,
+            kind: Kind::Ours,
+        }) => {
             let valid = call.arguments.members().is_some_and(|m| {
-                m.len() == 1 && *m[0].0 == JsString::from("city") && matches!(m[0].1, Json::String(_))
+                m.len() == 1
+                    && *m[0].0 == JsString::from("city")
+                    && matches!(m[0].1, Json::String(_))
             });
             if !valid {
                 return Err("tool arguments other than { city: string }: validation messages are not modelled".into());
@@ -202,7 +247,9 @@ fn not_found_message(name: &JsString, available: &[JsString]) -> JsString {
             m = m.concat(n);
         }
     }
-    m.push_str(". Call tools by their exact name only — never add prefixes, namespaces, or colons.");
+    m.push_str(
+        ". Call tools by their exact name only — never add prefixes, namespaces, or colons.",
+    );
     m
 }
 
@@ -223,14 +270,20 @@ fn is_retryable(status: u16) -> bool {
 }
 
 fn error_view(id: Option<&str>, message: JsString, cause: Option<&str>) -> ErrorView {
-    ErrorView { id: id.map(JsString::from), message, cause_code: cause.map(JsString::from) }
+    ErrorView {
+        id: id.map(JsString::from),
+        message,
+        cause_code: cause.map(JsString::from),
+    }
 }
 
 /// Predict what `case` does on `version`.
 pub fn predict(case: &Case, version: MastraVersion) -> Prediction {
     let rel = Release::of(version);
     if !rel.is_modelled() {
-        return Prediction::Unmodelled(format!("@mastra/core {version} is outside the 1.x line the model was swept on"));
+        return Prediction::Unmodelled(format!(
+            "@mastra/core {version} is outside the 1.x line the model was swept on"
+        ));
     }
     if let Some(name) = case.all_tools().find_map(|t| match t {
         Tool::Builtin { name, .. } if !rel.exports_builtin(name) => Some(name.clone()),
@@ -277,20 +330,30 @@ fn run(case: &Case, rel: &Release) -> Result<Projection, String> {
 
     for _step in 0..max_steps {
         let history = if rel.history_per_step {
-            steps.iter().flat_map(|(calls, results)| calls.iter().chain(results)).cloned().collect()
+            steps
+                .iter()
+                .flat_map(|(calls, results)| calls.iter().chain(results))
+                .cloned()
+                .collect()
         } else {
             let calls = steps.iter().flat_map(|(c, _)| c.iter());
             let results = steps.iter().flat_map(|(_, r)| r.iter());
             calls.chain(results).cloned().collect()
         };
-        let request = RequestView { tools: names.clone(), tool_choice: choice.clone(), history };
+        let request = RequestView {
+            tools: names.clone(),
+            tool_choice: choice.clone(),
+            history,
+        };
         // The first attempt, then the retries a retryable error allows;
         // every attempt is a request and takes the next reply.
         let mut reply = None;
         for attempt in 0..=rel.retries {
             p.requests.push(request.clone());
             match next_reply() {
-                Reply::Error { status, .. } if is_retryable(status) && attempt < rel.retries => continue,
+                Reply::Error { status, .. } if is_retryable(status) && attempt < rel.retries => {
+                    continue
+                }
                 Reply::Error { .. } => break,
                 ok => {
                     reply = Some(ok);
@@ -307,15 +370,25 @@ fn run(case: &Case, rel: &Release) -> Result<Projection, String> {
             // Not reached: error replies left the attempt loop without a reply.
             Reply::Error { .. } => return Ok(p),
         };
-        let resolved = calls.iter().map(|c| resolve(case, rel, &tools, c)).collect::<Result<Vec<_>, _>>()?;
-        let stops = resolved.iter().filter(|r| matches!(r, Resolved::Stop)).count();
+        let resolved = calls
+            .iter()
+            .map(|c| resolve(case, rel, &tools, c))
+            .collect::<Result<Vec<_>, _>>()?;
+        let stops = resolved
+            .iter()
+            .filter(|r| matches!(r, Resolved::Stop))
+            .count();
         if stops > 0 {
             if stops != resolved.len() {
-                return Err("one step mixing calls that execute and calls that wait for the client".into());
+                return Err(
+                    "one step mixing calls that execute and calls that wait for the client".into(),
+                );
             }
             return Ok(p);
         }
-        let missing = resolved.iter().any(|r| matches!(r, Resolved::NotFound { .. }));
+        let missing = resolved
+            .iter()
+            .any(|r| matches!(r, Resolved::NotFound { .. }));
         if missing && !rel.not_found_is_a_result {
             if calls.len() > 1 {
                 return Err("a missing tool among several calls of one step, before 1.9.0".into());
@@ -332,14 +405,20 @@ fn run(case: &Case, rel: &Release) -> Result<Projection, String> {
             call_items.push(HistoryItem::Call(history_name(rel, &call.name)));
             let content = match r {
                 Resolved::Run { id } => {
-                    p.executed.push(Executed { id: id.clone(), input: call.arguments.clone() });
+                    p.executed.push(Executed {
+                        id: id.clone(),
+                        input: call.arguments.clone(),
+                    });
                     JsString::from(TOOL_RESULT)
                 }
                 Resolved::NotFound { available } => not_found_message(&call.name, available),
                 // Not reached: a step with a stop returned above.
                 Resolved::Stop => continue,
             };
-            result_items.push(HistoryItem::Result { id: call.id.clone(), content: Json::String(content) });
+            result_items.push(HistoryItem::Result {
+                id: call.id.clone(),
+                content: Json::String(content),
+            });
         }
         steps.push((call_items, result_items));
     }

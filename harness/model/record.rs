@@ -62,7 +62,10 @@ pub struct Record<V> {
 
 impl<V> Default for Record<V> {
     fn default() -> Self {
-        Record { props: Vec::new(), prototype_replaced: false }
+        Record {
+            props: Vec::new(),
+            prototype_replaced: false,
+        }
     }
 }
 
@@ -124,11 +127,22 @@ impl<V: Clone> Record<V> {
 
     /// `Object.entries(obj)`, in key order.
     pub fn entries(&self) -> Vec<(&JsString, &V)> {
-        let mut indices: Vec<(u32, &JsString, &V)> =
-            self.props.iter().filter_map(|(k, v)| k.array_index().map(|i| (i, k, v))).collect();
+        let mut indices: Vec<(u32, &JsString, &V)> = self
+            .props
+            .iter()
+            .filter_map(|(k, v)| k.array_index().map(|i| (i, k, v)))
+            .collect();
         indices.sort_by_key(|(i, _, _)| *i);
-        let rest = self.props.iter().filter(|(k, _)| k.array_index().is_none()).map(|(k, v)| (k, v));
-        indices.into_iter().map(|(_, k, v)| (k, v)).chain(rest).collect()
+        let rest = self
+            .props
+            .iter()
+            .filter(|(k, _)| k.array_index().is_none())
+            .map(|(k, v)| (k, v));
+        indices
+            .into_iter()
+            .map(|(_, k, v)| (k, v))
+            .chain(rest)
+            .collect()
     }
 
     /// `Object.values(obj)`, in key order.
@@ -162,13 +176,20 @@ mod tests {
     }
 
     fn rec(ks: &[&str]) -> Record<u8> {
-        Record::from_entries(ks.iter().enumerate().map(|(i, k)| (JsString::from(*k), i as u8)))
+        Record::from_entries(
+            ks.iter()
+                .enumerate()
+                .map(|(i, k)| (JsString::from(*k), i as u8)),
+        )
     }
 
     #[test]
     fn array_indices_come_first_in_numeric_order() {
         let r = rec(&["b", "10", "9", "a", "4294967295", "4294967294", "01", "-1"]);
-        assert_eq!(keys(&r), ["9", "10", "4294967294", "b", "a", "4294967295", "01", "-1"]);
+        assert_eq!(
+            keys(&r),
+            ["9", "10", "4294967294", "b", "a", "4294967295", "01", "-1"]
+        );
     }
 
     #[test]

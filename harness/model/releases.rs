@@ -88,7 +88,9 @@ impl Release {
     }
 
     pub fn exports_builtin(&self, name: &str) -> bool {
-        BUILTINS_SINCE.iter().any(|(n, since)| *n == name && self.version >= *since)
+        BUILTINS_SINCE
+            .iter()
+            .any(|(n, since)| *n == name && self.version >= *since)
     }
 
     /// Whether the model covers this version at all: the swept 1.x line.
@@ -98,5 +100,8 @@ impl Release {
 }
 
 pub fn builtin_id(name: &str) -> Option<&'static str> {
-    BUILTIN_IDS.iter().find(|(n, _)| *n == name).map(|(_, id)| *id)
+    BUILTIN_IDS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, id)| *id)
 }

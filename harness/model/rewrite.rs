@@ -65,7 +65,12 @@ pub fn rewrite(key: &JsString) -> Rewrite {
     if !needs {
         return Rewrite::Kept;
     }
-    let mut name = JsString::from_units(key.units().iter().map(|&u| if allowed(u) { u } else { 0x5F }).collect());
+    let mut name = JsString::from_units(
+        key.units()
+            .iter()
+            .map(|&u| if allowed(u) { u } else { 0x5F })
+            .collect(),
+    );
     if !name.unit(0).is_some_and(starting) {
         name = JsString::from("_").concat(&name);
     }
@@ -87,7 +92,11 @@ pub fn wire_name(key: &JsString) -> Option<JsString> {
 pub enum FormatError {
     /// `AGENT_TOOL_NAME_COLLISION` for `name`; `inherited` when the name it
     /// ran into is not a tool at all but a property of `Object.prototype`.
-    Collision { key: JsString, name: JsString, inherited: bool },
+    Collision {
+        key: JsString,
+        name: JsString,
+        inherited: bool,
+    },
     /// The TypeError from the empty key.
     EmptyKey,
 }
@@ -101,7 +110,9 @@ impl FormatError {
                 m.push_str("\". Please rename one of the tools to avoid this collision.");
                 m
             }
-            FormatError::EmptyKey => JsString::from("Cannot read properties of undefined (reading 'match')"),
+            FormatError::EmptyKey => {
+                JsString::from("Cannot read properties of undefined (reading 'match')")
+            }
         }
     }
 }
@@ -133,7 +144,11 @@ pub fn format_tools<V: Clone>(tools: &mut Record<V>) -> Result<Vec<Renaming>, Fo
         match tools.get(&name) {
             Lookup::Missing => {}
             hit => {
-                return Err(FormatError::Collision { key, name, inherited: matches!(hit, Lookup::Inherited) });
+                return Err(FormatError::Collision {
+                    key,
+                    name,
+                    inherited: matches!(hit, Lookup::Inherited),
+                });
             }
         }
         tools.assign(name.clone(), value);
@@ -196,7 +211,12 @@ mod tests {
     fn code_units_not_characters() {
         assert_eq!(name("ünï"), "_n_", "é-like letters are outside the set");
         assert_eq!(name("😀"), "__", "an astral character is two code units");
-        assert_eq!(wire_name(&JsString::from_units(vec![0xD800, 0x78])).unwrap().to_lossy(), "_x");
+        assert_eq!(
+            wire_name(&JsString::from_units(vec![0xD800, 0x78]))
+                .unwrap()
+                .to_lossy(),
+            "_x"
+        );
         // 62 ASCII + an emoji = 64 units: the cut lands between the halves,
         // after both became underscores.
         let key = format!("{}😀", "a".repeat(62));
@@ -223,15 +243,40 @@ mod tests {
     /// removed and re-added, so they move to the end of the tool list."
     #[test]
     fn report_rewritten_keys_move_to_the_end() {
-        assert_eq!(formatted(&["a.b", "valid1", "c.d", "valid2"]).unwrap(), ["valid1", "valid2", "a_b", "c_d"]);
+        assert_eq!(
+            formatted(&["a.b", "valid1", "c.d", "valid2"]).unwrap(),
+            ["valid1", "valid2", "a_b", "c_d"]
+        );
     }
 
     #[test]
     fn index_keys_are_rewritten_first_in_numeric_order() {
-        let keys = ["b", "c.d", "10", "9", "a", "4294967295", "4294967294", "01", "-1", "1.5"];
+        let keys = [
+            "b",
+            "c.d",
+            "10",
+            "9",
+            "a",
+            "4294967295",
+            "4294967294",
+            "01",
+            "-1",
+            "1.5",
+        ];
         assert_eq!(
             formatted(&keys).unwrap(),
-            ["b", "a", "_9", "_10", "_4294967294", "c_d", "_4294967295", "_01", "_-1", "_1_5"]
+            [
+                "b",
+                "a",
+                "_9",
+                "_10",
+                "_4294967294",
+                "c_d",
+                "_4294967295",
+                "_01",
+                "_-1",
+                "_1_5"
+            ]
         );
     }
 
@@ -239,32 +284,58 @@ mod tests {
     #[test]
     fn report_collisions() {
         let e = formatted(&["search.web", "search web"]).unwrap_err();
-        assert_eq!(e, FormatError::Collision { key: js("search web"), name: js("search_web"), inherited: false });
+        assert_eq!(
+            e,
+            FormatError::Collision {
+                key: js("search web"),
+                name: js("search_web"),
+                inherited: false
+            }
+        );
         assert_eq!(
             e.message().to_lossy(),
             "Two or more tools resolve to the same name \"search_web\". Please rename one of the tools to avoid this collision."
         );
         let long_a = format!("{}a", "k".repeat(63));
         let long_b = format!("{}b", "k".repeat(63));
-        assert!(matches!(formatted(&[&long_a, &long_b]), Err(FormatError::Collision { .. })));
+        assert!(matches!(
+            formatted(&[&long_a, &long_b]),
+            Err(FormatError::Collision { .. })
+        ));
         // Against a valid key that comes later, too.
         assert!(formatted(&["search.web", "search_web"]).is_err());
-        assert!(formatted(&["search_web", "x"]).is_ok(), "valid keys never collide");
+        assert!(
+            formatted(&["search_web", "x"]).is_ok(),
+            "valid keys never collide"
+        );
     }
 
     #[test]
     fn rewrites_onto_inherited_names_are_false_collisions() {
         let e = formatted(&["__proto_."]).unwrap_err();
-        assert_eq!(e, FormatError::Collision { key: js("__proto_."), name: js("__proto__"), inherited: true });
+        assert_eq!(
+            e,
+            FormatError::Collision {
+                key: js("__proto_."),
+                name: js("__proto__"),
+                inherited: true
+            }
+        );
         assert!(formatted(&["__defineGetter_."]).is_err());
         // Registered directly, inherited names are ordinary valid keys.
-        assert_eq!(formatted(&["constructor", "toString"]).unwrap(), ["constructor", "toString"]);
+        assert_eq!(
+            formatted(&["constructor", "toString"]).unwrap(),
+            ["constructor", "toString"]
+        );
     }
 
     #[test]
     fn empty_key_throws_where_it_is_reached() {
         assert_eq!(formatted(&["a", ""]).unwrap_err(), FormatError::EmptyKey);
         // A collision earlier in key order throws first.
-        assert!(matches!(formatted(&["a.b", "a b", ""]), Err(FormatError::Collision { .. })));
+        assert!(matches!(
+            formatted(&["a.b", "a b", ""]),
+            Err(FormatError::Collision { .. })
+        ));
     }
 }

@@ -31,9 +31,18 @@ pub struct Hello {
 #[derive(Debug)]
 pub enum Answer {
     Hello(Json),
-    Result { seq: u64, result: Json },
-    Fault { seq: Option<u64>, message: String },
-    Pong { seq: u64, rss: u64 },
+    Result {
+        seq: u64,
+        result: Json,
+    },
+    Fault {
+        seq: Option<u64>,
+        message: String,
+    },
+    Pong {
+        seq: u64,
+        rss: u64,
+    },
     /// A line that is not a protocol answer.
     Garbage(String),
     /// stdout closed: the probe exited or died.
@@ -45,7 +54,11 @@ pub enum ProbeError {
     #[error(transparent)]
     Spawn(#[from] ProcError),
     #[error("the probe for {install} did not say hello within {after:?}{}", tail(.stderr))]
-    NoHello { install: String, after: Duration, stderr: String },
+    NoHello {
+        install: String,
+        after: Duration,
+        stderr: String,
+    },
     #[error("the probe for {install} could not load it: {message}")]
     LoadFailed { install: String, message: String },
     #[error("writing to the probe failed: {0}")]
@@ -53,7 +66,14 @@ pub enum ProbeError {
 }
 
 fn tail(stderr: &str) -> String {
-    let lines: Vec<&str> = stderr.lines().rev().take(8).collect::<Vec<_>>().into_iter().rev().collect();
+    let lines: Vec<&str> = stderr
+        .lines()
+        .rev()
+        .take(8)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
     if lines.is_empty() {
         String::new()
     } else {
@@ -84,7 +104,10 @@ impl Probe {
             .arg(install)
             .scrubbed()
             .spawn_piped()?;
-        let stdout = child.stdout.take().ok_or_else(|| ProbeError::Write(std::io::Error::other("no stdout pipe")))?;
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| ProbeError::Write(std::io::Error::other("no stdout pipe")))?;
         let (tx, rx) = mpsc::channel();
         std::thread::Builder::new()
             .name("probe-reader".into())
@@ -111,7 +134,12 @@ impl Probe {
             let left = deadline.saturating_duration_since(Instant::now());
             match rx.recv_timeout(left) {
                 Ok(Answer::Hello(h)) => {
-                    let s = |k: &str| h.get(k).and_then(Json::as_str).map(JsString::to_lossy).unwrap_or_default();
+                    let s = |k: &str| {
+                        h.get(k)
+                            .and_then(Json::as_str)
+                            .map(JsString::to_lossy)
+                            .unwrap_or_default()
+                    };
                     let builtins = h
                         .get("builtins")
                         .and_then(Json::as_array)
@@ -119,13 +147,25 @@ impl Probe {
                         .iter()
                         .filter_map(|b| b.as_str().map(JsString::to_lossy))
                         .collect();
-                    let hello =
-                        Hello { node: s("node"), mastra: s("mastra"), zod: s("zod"), builtins, startup: started.elapsed() };
-                    return Ok(Probe { child, answers: rx, hello });
+                    let hello = Hello {
+                        node: s("node"),
+                        mastra: s("mastra"),
+                        zod: s("zod"),
+                        builtins,
+                        startup: started.elapsed(),
+                    };
+                    return Ok(Probe {
+                        child,
+                        answers: rx,
+                        hello,
+                    });
                 }
                 Ok(Answer::Fault { message, .. }) => {
                     child.kill();
-                    return Err(ProbeError::LoadFailed { install: install_name, message });
+                    return Err(ProbeError::LoadFailed {
+                        install: install_name,
+                        message,
+                    });
                 }
                 Ok(Answer::Closed) => {
                     child.kill();
@@ -148,10 +188,17 @@ impl Probe {
     }
 
     fn send(&mut self, request: &Json) -> Result<(), ProbeError> {
-        let stdin = self.child.stdin.as_mut().ok_or_else(|| ProbeError::Write(std::io::Error::other("stdin closed")))?;
+        let stdin = self
+            .child
+            .stdin
+            .as_mut()
+            .ok_or_else(|| ProbeError::Write(std::io::Error::other("stdin closed")))?;
         let mut line = request.to_compact();
         line.push('\n');
-        stdin.write_all(line.as_bytes()).and_then(|()| stdin.flush()).map_err(ProbeError::Write)
+        stdin
+            .write_all(line.as_bytes())
+            .and_then(|()| stdin.flush())
+            .map_err(ProbeError::Write)
     }
 
     pub fn send_run(&mut self, seq: u64, url: &str, case: &Json) -> Result<(), ProbeError> {
@@ -164,7 +211,10 @@ impl Probe {
     }
 
     pub fn send_ping(&mut self, seq: u64) -> Result<(), ProbeError> {
-        self.send(&Json::object([("op", Json::str("ping")), ("seq", Json::int(seq as i64))]))
+        self.send(&Json::object([
+            ("op", Json::str("ping")),
+            ("seq", Json::int(seq as i64)),
+        ]))
     }
 
     /// The next answer, or `None` when `timeout` passes first.
@@ -196,21 +246,32 @@ impl Probe {
 }
 
 fn parse_line(line: &[u8]) -> Answer {
-    let text = String::from_utf8_lossy(line).trim_end_matches(['\n', '\r']).to_string();
+    let text = String::from_utf8_lossy(line)
+        .trim_end_matches(['\n', '\r'])
+        .to_string();
     let Ok(v) = Json::parse(&text) else {
         return Answer::Garbage(text);
     };
     if let Some(h) = v.get("hello") {
         return Answer::Hello(h.clone());
     }
-    let seq = v.get("seq").and_then(Json::as_f64).filter(|s| *s >= 0.0 && s.fract() == 0.0).map(|s| s as u64);
+    let seq = v
+        .get("seq")
+        .and_then(Json::as_f64)
+        .filter(|s| *s >= 0.0 && s.fract() == 0.0)
+        .map(|s| s as u64);
     if let Some(result) = v.get("result") {
         if let Some(seq) = seq {
-            return Answer::Result { seq, result: result.clone() };
+            return Answer::Result {
+                seq,
+                result: result.clone(),
+            };
         }
     }
     if let Some(f) = v.get("fault") {
-        let message = f.as_str().map_or_else(|| f.to_compact(), JsString::to_lossy);
+        let message = f
+            .as_str()
+            .map_or_else(|| f.to_compact(), JsString::to_lossy);
         return Answer::Fault { seq, message };
     }
     if let (Some(seq), Some(p)) = (seq, v.get("pong")) {
@@ -226,10 +287,25 @@ mod tests {
 
     #[test]
     fn protocol_lines_are_recognised_and_everything_else_is_garbage() {
-        assert!(matches!(parse_line(br#"{"seq":3,"result":{"applicable":true}}"#), Answer::Result { seq: 3, .. }));
-        assert!(matches!(parse_line(br#"{"seq":null,"fault":"bad"}"#), Answer::Fault { seq: None, .. }));
-        assert!(matches!(parse_line(br#"{"seq":4,"pong":{"rss":10}}"#), Answer::Pong { seq: 4, rss: 10 }));
-        for junk in [&b"Upstream LLM API error"[..], b"{\"seq\":1}", b"{\"result\":{}}", b"\xff\xfe", b""] {
+        assert!(matches!(
+            parse_line(br#"{"seq":3,"result":{"applicable":true}}"#),
+            Answer::Result { seq: 3, .. }
+        ));
+        assert!(matches!(
+            parse_line(br#"{"seq":null,"fault":"bad"}"#),
+            Answer::Fault { seq: None, .. }
+        ));
+        assert!(matches!(
+            parse_line(br#"{"seq":4,"pong":{"rss":10}}"#),
+            Answer::Pong { seq: 4, rss: 10 }
+        ));
+        for junk in [
+            &b"Upstream LLM API error"[..],
+            b"{\"seq\":1}",
+            b"{\"result\":{}}",
+            b"\xff\xfe",
+            b"",
+        ] {
             assert!(matches!(parse_line(junk), Answer::Garbage(_)), "{junk:?}");
         }
     }

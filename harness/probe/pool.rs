@@ -26,7 +26,10 @@ use std::time::{Duration, Instant};
 #[derive(Debug)]
 pub enum Observation {
     /// The probe answered; `captured` is what reached the listener.
-    Done { result: Json, captured: Vec<Captured> },
+    Done {
+        result: Json,
+        captured: Vec<Captured>,
+    },
     /// The probe could not build the case.
     Fault(String),
     Timeout(Duration),
@@ -112,18 +115,29 @@ pub fn run_cases(
             recycle_wanted = false;
         }
         while !recycle_wanted && in_flight.len() < cfg.concurrency.max(1) {
-            let Some(index) = queue.pop_front() else { break };
+            let Some(index) = queue.pop_front() else {
+                break;
+            };
             let case = cases[index];
             let seq = NEXT_SEQ.fetch_add(1, Ordering::Relaxed);
             listener.register(seq, case.replies.clone());
-            if probe.send_run(seq, &listener.url_for(seq), &case.raw).is_err() {
+            if probe
+                .send_run(seq, &listener.url_for(seq), &case.raw)
+                .is_err()
+            {
                 // The pipe is gone: the probe died. Put the case back; the
                 // Closed answer that follows handles the restart.
                 listener.take(seq);
                 queue.push_front(index);
                 break;
             }
-            in_flight.insert(seq, InFlight { index, deadline: Instant::now() + cfg.case_timeout });
+            in_flight.insert(
+                seq,
+                InFlight {
+                    index,
+                    deadline: Instant::now() + cfg.case_timeout,
+                },
+            );
             since_ping += 1;
         }
         if since_ping >= cfg.ping_every {
@@ -133,7 +147,8 @@ pub fn run_cases(
 
         let next_deadline = in_flight.values().map(|f| f.deadline).min();
         let wait = next_deadline.map_or(Duration::from_millis(200), |d| {
-            d.saturating_duration_since(Instant::now()).min(Duration::from_millis(200))
+            d.saturating_duration_since(Instant::now())
+                .min(Duration::from_millis(200))
         });
         match probe.recv(wait) {
             Some(Answer::Result { seq, result }) => {
@@ -142,7 +157,10 @@ pub fn run_cases(
                     emit(f.index, Observation::Done { result, captured });
                 }
             }
-            Some(Answer::Fault { seq: Some(seq), message }) if in_flight.contains_key(&seq) => {
+            Some(Answer::Fault {
+                seq: Some(seq),
+                message,
+            }) if in_flight.contains_key(&seq) => {
                 let f = in_flight.remove(&seq).map(|f| f.index).unwrap_or_default();
                 listener.take(seq);
                 emit(f, Observation::Fault(message));
@@ -175,7 +193,11 @@ pub fn run_cases(
             }
             None => {
                 let now = Instant::now();
-                let expired: Vec<u64> = in_flight.iter().filter(|(_, f)| f.deadline <= now).map(|(s, _)| *s).collect();
+                let expired: Vec<u64> = in_flight
+                    .iter()
+                    .filter(|(_, f)| f.deadline <= now)
+                    .map(|(s, _)| *s)
+                    .collect();
                 if expired.is_empty() {
                     continue;
                 }

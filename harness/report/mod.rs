@@ -63,7 +63,10 @@ impl RunInfo {
             self.resolved
                 .iter()
                 .map(|(v, (m, z))| {
-                    (v.to_string().into(), Json::object([("@mastra/core", Json::str(m)), ("zod", Json::str(z))]))
+                    (
+                        v.to_string().into(),
+                        Json::object([("@mastra/core", Json::str(m)), ("zod", Json::str(z))]),
+                    )
                 })
                 .collect(),
         );
@@ -72,7 +75,10 @@ impl RunInfo {
             .iter()
             .map(|s| {
                 Json::object([
-                    ("version", Json::str(&s.version.map(|v| v.to_string()).unwrap_or_default())),
+                    (
+                        "version",
+                        Json::str(&s.version.map(|v| v.to_string()).unwrap_or_default()),
+                    ),
                     ("installSeconds", secs(s.install.as_secs_f64())),
                     ("installedNow", Json::Bool(s.installed_now)),
                     ("probeStarts", Json::int(i64::from(s.pool.starts))),
@@ -81,9 +87,17 @@ impl RunInfo {
                     ("runSeconds", secs(s.pool.busy.as_secs_f64())),
                     ("casesPerSecond", secs(s.cases_per_second())),
                     ("maxRssBytes", Json::int(s.pool.max_rss as i64)),
-                    ("probeRestarts", Json::int(i64::from(s.pool.restarts_after_crash + s.pool.restarts_after_timeout))),
+                    (
+                        "probeRestarts",
+                        Json::int(i64::from(
+                            s.pool.restarts_after_crash + s.pool.restarts_after_timeout,
+                        )),
+                    ),
                     ("garbageLines", Json::int(s.pool.garbage_lines as i64)),
-                    ("outcome", s.outcome.as_deref().map_or(Json::Null, Json::str)),
+                    (
+                        "outcome",
+                        s.outcome.as_deref().map_or(Json::Null, Json::str),
+                    ),
                 ])
             })
             .collect();
@@ -92,9 +106,21 @@ impl RunInfo {
             ("commit", Json::str(&self.commit)),
             ("command", Json::str(&self.command)),
             ("node", Json::str(&self.node)),
-            ("versions", Json::Array(self.versions.iter().map(|v| Json::str(&v.to_string())).collect())),
+            (
+                "versions",
+                Json::Array(
+                    self.versions
+                        .iter()
+                        .map(|v| Json::str(&v.to_string()))
+                        .collect(),
+                ),
+            ),
             ("resolved", resolved),
-            ("seed", self.seed.map_or(Json::Null, |s| Json::Number(s.to_string()))),
+            (
+                "seed",
+                self.seed
+                    .map_or(Json::Null, |s| Json::Number(s.to_string())),
+            ),
             ("interrupted", Json::Bool(self.interrupted)),
             ("stats", Json::Array(stats)),
         ])
@@ -112,7 +138,10 @@ pub fn result_json(r: &CaseResult) -> Json {
         ("version", Json::str(&r.version.to_string())),
         ("verdict", Json::str(r.verdict.name())),
         ("predicted", r.predicted.to_json()),
-        ("observed", r.observed.projection().map_or(Json::Null, |p| p.to_json())),
+        (
+            "observed",
+            r.observed.projection().map_or(Json::Null, |p| p.to_json()),
+        ),
     ];
     if let Some(detail) = r.observed.infra_detail() {
         members.push(("detail", Json::str(&detail)));
@@ -126,7 +155,9 @@ pub fn result_json(r: &CaseResult) -> Json {
 /// The diff of a divergence, if there is one.
 pub fn result_diff(r: &CaseResult) -> Option<String> {
     match (&r.predicted, &r.observed) {
-        (Prediction::Projection(p), Observed::Ran { projection: o, .. }) if r.verdict == Verdict::Diverged => {
+        (Prediction::Projection(p), Observed::Ran { projection: o, .. })
+            if r.verdict == Verdict::Diverged =>
+        {
             Some(diff(&comparable(p), &comparable(o)))
         }
         _ => None,
@@ -134,12 +165,21 @@ pub fn result_diff(r: &CaseResult) -> Option<String> {
 }
 
 pub fn report_json(info: &RunInfo, results: &[CaseResult]) -> Json {
-    Json::object([("run", info.to_json()), ("results", Json::Array(results.iter().map(result_json).collect()))])
+    Json::object([
+        ("run", info.to_json()),
+        (
+            "results",
+            Json::Array(results.iter().map(result_json).collect()),
+        ),
+    ])
 }
 
 /// Write `text` to `path` atomically (temporary file, then rename).
 pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
     tmp.write_all(text.as_bytes())?;
     tmp.flush()?;
@@ -151,7 +191,10 @@ pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
 pub fn tally(results: &[CaseResult]) -> BTreeMap<MastraVersion, BTreeMap<Verdict, usize>> {
     let mut t: BTreeMap<MastraVersion, BTreeMap<Verdict, usize>> = BTreeMap::new();
     for r in results {
-        *t.entry(r.version).or_default().entry(r.verdict).or_default() += 1;
+        *t.entry(r.version)
+            .or_default()
+            .entry(r.verdict)
+            .or_default() += 1;
     }
     t
 }
@@ -161,19 +204,33 @@ pub fn tally(results: &[CaseResult]) -> BTreeMap<MastraVersion, BTreeMap<Verdict
 pub fn summary(info: &RunInfo, results: &[CaseResult]) -> String {
     let mut out = String::new();
     for (version, counts) in tally(results) {
-        let parts: Vec<String> = counts.iter().map(|(v, n)| format!("{n} {}", v.name())).collect();
+        let parts: Vec<String> = counts
+            .iter()
+            .map(|(v, n)| format!("{n} {}", v.name()))
+            .collect();
         let speed = info
             .stats
             .iter()
             .find(|s| s.version == Some(version) && s.cases > 0)
-            .map(|s| format!("  ({:.1} cases/s, start {:.2}s)", s.cases_per_second(), s.pool.startup_total.as_secs_f64()))
+            .map(|s| {
+                format!(
+                    "  ({:.1} cases/s, start {:.2}s)",
+                    s.cases_per_second(),
+                    s.pool.startup_total.as_secs_f64()
+                )
+            })
             .unwrap_or_default();
         out.push_str(&format!("{version:>8}: {}{speed}\n", parts.join(", ")));
     }
     let mut infra_shown = std::collections::BTreeSet::new();
     for r in results {
         if r.verdict.is_divergence() {
-            out.push_str(&format!("\n{} on {}: {}\n", r.case, r.version, r.verdict.name()));
+            out.push_str(&format!(
+                "\n{} on {}: {}\n",
+                r.case,
+                r.version,
+                r.verdict.name()
+            ));
             if let Some(d) = result_diff(r) {
                 out.push_str(&d);
             }
@@ -181,7 +238,12 @@ pub fn summary(info: &RunInfo, results: &[CaseResult]) -> String {
             let detail = r.observed.infra_detail().unwrap_or_default();
             // One line per distinct failure of a version, not one per case.
             if infra_shown.insert((r.version, r.verdict, detail.clone())) {
-                out.push_str(&format!("\n{} on {}: {}: {detail}\n", r.case, r.version, r.verdict.name()));
+                out.push_str(&format!(
+                    "\n{} on {}: {}: {detail}\n",
+                    r.case,
+                    r.version,
+                    r.verdict.name()
+                ));
             }
         }
     }
