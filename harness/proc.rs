@@ -3,14 +3,19 @@
 //!
 //! Every child runs in its own process group, so that ending it ends whatever
 //! it started too; ending is a signal, a grace period, then SIGKILL to the
-//! group. Every wait has a wall-clock timeout, captured output is capped and
-//! marked when cut, and a probe's environment is scrubbed of credentials and
-//! proxies, so the model URL is the only place it can reach.
+//! group. Every wait has a wall-clock timeout (and stops early when the run
+//! is interrupted), captured output is capped and marked when cut, and a
+//! probe's environment is cut down to an allowlist, so no credential or proxy
+//! setting reaches it and the model URL is the only place it is sent.
+//!
+//! A group is signalled only while its leader is unreaped: a zombie keeps its
+//! pid, so the group id cannot have been handed to someone else's processes.
 
 use std::ffi::OsString;
 use std::io::Read;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -35,6 +40,8 @@ pub enum ProcError {
         status: String,
         stderr: String,
     },
+    #[error("{program} was ended because the run was interrupted")]
+    Interrupted { program: String },
     #[error("{0}")]
     Output(String),
 }
@@ -69,6 +76,7 @@ pub struct CommandSpec {
     env: Vec<(String, String)>,
     scrub: bool,
     timeout: Duration,
+    cancel: Option<Arc<AtomicBool>>,
 }
 
 /// Whether an environment variable may carry a credential or send traffic
@@ -76,8 +84,13 @@ pub struct CommandSpec {
 pub fn is_sensitive_env(name: &str) -> bool {
     let upper = name.to_ascii_uppercase();
     upper.ends_with("_API_KEY")
+        || upper == "API_KEY"
+        || upper.ends_with("_KEY")
         || upper.ends_with("_TOKEN")
         || upper.ends_with("_SECRET")
+        || upper.ends_with("_PASSWORD")
+        || upper.ends_with("_CREDENTIALS")
+        || upper.ends_with("_BASE_URL")
         || upper.contains("SECRET_")
         || upper.contains("PROXY")
         || upper.starts_with("OPENAI")
@@ -85,7 +98,20 @@ pub fn is_sensitive_env(name: &str) -> bool {
         || upper.starts_with("AWS_")
         || upper.starts_with("AZURE_")
         || upper.starts_with("GOOGLE_")
-        || upper.starts_with("NODE_OPTIONS")
+        || upper.starts_with("NODE_")
+}
+
+/// Whether a variable reaches a scrubbed child (a probe). An allowlist, not
+/// a denylist: a credential under a name nobody foresaw (`DB_URL` with a
+/// password in it, a provider's `*_AUTH`) must not pass either. What is kept
+/// is what Node needs to run and to format text; `is_sensitive_env` is
+/// checked too, so a future addition here cannot let a secret through.
+pub fn passes_scrub(name: &str) -> bool {
+    const KEEP: &[&str] = &[
+        "PATH", "HOME", "USER", "LOGNAME", "SHELL", "LANG", "LANGUAGE", "TZ", "TERM", "TMPDIR",
+        "TMP", "TEMP",
+    ];
+    (KEEP.contains(&name) || name.starts_with("LC_")) && !is_sensitive_env(name)
 }
 
 impl CommandSpec {
@@ -97,6 +123,7 @@ impl CommandSpec {
             env: Vec::new(),
             scrub: false,
             timeout: Duration::from_secs(600),
+            cancel: None,
         }
     }
 
@@ -120,10 +147,18 @@ impl CommandSpec {
         self
     }
 
-    /// Start from this process's environment minus every variable that
-    /// `is_sensitive_env` names.
+    /// Start from an environment of only the variables `passes_scrub`
+    /// allows (then `env` adds to it).
     pub fn scrubbed(mut self) -> Self {
         self.scrub = true;
+        self
+    }
+
+    /// End the child's group, and `run_capture` with `Interrupted`, as soon
+    /// as `flag` is raised (the run's stop flag: Ctrl-C must not wait for a
+    /// ten-minute install to finish).
+    pub fn cancel_on(mut self, flag: Option<Arc<AtomicBool>>) -> Self {
+        self.cancel = flag;
         self
     }
 
@@ -147,8 +182,8 @@ impl CommandSpec {
             e = e.dir(d);
         }
         if self.scrub {
-            let env: std::collections::HashMap<String, String> = std::env::vars()
-                .filter(|(k, _)| !is_sensitive_env(k))
+            let env: std::collections::HashMap<OsString, OsString> = std::env::vars_os()
+                .filter(|(k, _)| k.to_str().is_some_and(passes_scrub))
                 .collect();
             e = e.full_env(env);
         }
@@ -187,20 +222,38 @@ impl CommandSpec {
             })?;
         let out = Capped::drain(out_r, usize::MAX >> 1);
         let err = Capped::drain(err_r, OUTPUT_CAP);
-        let deadline = Instant::now() + self.timeout;
-        let status = loop {
-            match handle.try_wait() {
-                Ok(Some(o)) => break o.status,
-                Ok(None) if Instant::now() >= deadline => {
-                    end_group(&handle);
-                    return Err(ProcError::Timeout {
-                        program,
-                        after: self.timeout,
-                    });
-                }
-                Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-                Err(cause) => return Err(ProcError::Spawn { program, cause }),
+        let pid = handle.pids().first().copied();
+        let deadline = Instant::now().checked_add(self.timeout);
+        let cancelled = || {
+            self.cancel
+                .as_ref()
+                .is_some_and(|c| c.load(Ordering::SeqCst))
+        };
+        loop {
+            if pid.map_or(true, leader_exited) {
+                break;
             }
+            if cancelled() {
+                end_group(&handle);
+                return Err(ProcError::Interrupted { program });
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                end_group(&handle);
+                return Err(ProcError::Timeout {
+                    program,
+                    after: self.timeout,
+                });
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        // The leader is done; whatever it left running in its group goes
+        // with it (while the unreaped leader still pins the group id).
+        if let Some(pid) = pid {
+            signal_group(pid, libc::SIGKILL);
+        }
+        let status = match handle.wait() {
+            Ok(o) => o.status,
+            Err(cause) => return Err(ProcError::Spawn { program, cause }),
         };
         let (stdout, stderr) = (out.finish(), err.finish());
         if !status.success() {
@@ -236,6 +289,7 @@ impl CommandSpec {
             stdin: Some(in_w),
             stdout: Some(out_r),
             stderr: Capped::drain(err_r, OUTPUT_CAP),
+            reaped: false,
         })
     }
 }
@@ -246,6 +300,9 @@ pub struct Child {
     pub stdin: Option<os_pipe::PipeWriter>,
     pub stdout: Option<os_pipe::PipeReader>,
     stderr: Capped,
+    /// Set once the leader is reaped: from then on its pid (and group id)
+    /// may belong to someone else, and nothing may be signalled.
+    reaped: bool,
 }
 
 impl Child {
@@ -253,9 +310,10 @@ impl Child {
         self.handle.pids().first().copied()
     }
 
-    /// Whether it has exited (reaping it if so).
+    /// Whether the leader has exited. It is not reaped here, so its group
+    /// can still be signalled safely.
     pub fn has_exited(&self) -> bool {
-        matches!(self.handle.try_wait(), Ok(Some(_)) | Err(_))
+        self.reaped || self.pid().map_or(true, leader_exited)
     }
 
     /// The last of what it wrote to stderr (marked when cut).
@@ -264,54 +322,68 @@ impl Child {
     }
 
     /// Close stdin (the polite request to exit), give it the grace period,
-    /// then end its process group.
+    /// then end its process group, stragglers included.
     pub fn shutdown(&mut self) {
         self.stdin.take();
         let deadline = Instant::now() + GRACE;
-        while Instant::now() < deadline {
-            if self.has_exited() {
-                return;
-            }
+        while Instant::now() < deadline && !self.has_exited() {
             std::thread::sleep(Duration::from_millis(20));
         }
-        end_group(&self.handle);
+        self.kill();
     }
 
-    /// End the process group now: SIGTERM, grace, SIGKILL.
+    /// End the process group now: SIGTERM, grace, SIGKILL, reap.
     pub fn kill(&mut self) {
         self.stdin.take();
-        end_group(&self.handle);
+        if !self.reaped {
+            end_group(&self.handle);
+            self.reaped = true;
+        }
     }
 }
 
 impl Drop for Child {
     fn drop(&mut self) {
-        if !self.has_exited() {
-            end_group(&self.handle);
-        }
+        self.kill();
     }
 }
 
-/// SIGTERM to the group, wait up to `GRACE`, SIGKILL to the group, reap.
+/// Whether the process `pid` (our child) has exited, without reaping it.
+fn leader_exited(pid: u32) -> bool {
+    // SAFETY: waitid writes only into `info`, a zeroed siginfo_t we own.
+    // WNOWAIT leaves the child waitable, so duct's later wait still reaps it.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        let r = libc::waitid(
+            libc::P_PID,
+            pid as libc::id_t,
+            &mut info,
+            libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+        );
+        // ECHILD: already reaped, so certainly exited.
+        r != 0 || info.si_pid() != 0
+    }
+}
+
+fn signal_group(pid: u32, signal: libc::c_int) {
+    // SAFETY: kill(2) with a negative pid signals the process group our
+    // child leads (process_group(0)); callers only do this while the leader
+    // is unreaped, so the group id is still ours. It touches no memory.
+    unsafe { libc::kill(-(pid as libc::pid_t), signal) };
+}
+
+/// SIGTERM to the group, wait up to `GRACE` for the leader, SIGKILL to the
+/// group (whatever ignored SIGTERM, or outlived the leader), reap.
 fn end_group(handle: &duct::Handle) {
     let Some(pid) = handle.pids().first().copied() else {
         return;
     };
-    let group = -(pid as libc::pid_t);
-    // SAFETY: kill(2) with a negative pid signals a process group we created
-    // (process_group(0) made the child its leader); it touches no memory.
-    unsafe { libc::kill(group, libc::SIGTERM) };
+    signal_group(pid, libc::SIGTERM);
     let deadline = Instant::now() + GRACE;
-    while Instant::now() < deadline {
-        if let Ok(Some(_)) = handle.try_wait() {
-            // The leader is gone; make sure nothing it started lingers.
-            unsafe { libc::kill(group, libc::SIGKILL) };
-            return;
-        }
+    while Instant::now() < deadline && !leader_exited(pid) {
         std::thread::sleep(Duration::from_millis(20));
     }
-    // SAFETY: as above.
-    unsafe { libc::kill(group, libc::SIGKILL) };
+    signal_group(pid, libc::SIGKILL);
     let _ = handle.wait();
 }
 
@@ -392,6 +464,52 @@ mod tests {
         for name in ["PATH", "HOME", "LANG", "TMPDIR"] {
             assert!(!is_sensitive_env(name), "{name}");
         }
+    }
+
+    #[test]
+    fn only_what_node_needs_passes_the_scrub() {
+        for name in ["PATH", "HOME", "LANG", "LC_ALL", "TZ", "TMPDIR"] {
+            assert!(passes_scrub(name), "{name}");
+        }
+        for name in [
+            "OPENAI_API_KEY",
+            "API_KEY",
+            "HTTPS_PROXY",
+            "no_proxy",
+            "DATABASE_URL",
+            "NODE_OPTIONS",
+            "NODE_EXTRA_CA_CERTS",
+            "OPENAI_BASE_URL",
+            "MASTRA_CONFORM_CACHE",
+        ] {
+            assert!(!passes_scrub(name), "{name}");
+        }
+    }
+
+    #[test]
+    fn a_raised_cancel_flag_ends_the_child_at_once() {
+        let flag = Arc::new(AtomicBool::new(true));
+        let t = Instant::now();
+        let r = CommandSpec::new("sleep")
+            .arg("30")
+            .cancel_on(Some(flag))
+            .run_capture();
+        assert!(matches!(r, Err(ProcError::Interrupted { .. })), "{r:?}");
+        assert!(t.elapsed() < Duration::from_secs(5));
+    }
+
+    /// A grandchild that keeps stdout open must not keep the harness
+    /// waiting once the child it started has exited.
+    #[test]
+    fn what_a_finished_child_left_behind_is_ended() {
+        let t = Instant::now();
+        let out = CommandSpec::new("sh")
+            .args(["-c", "sleep 30 & echo started"])
+            .timeout(Duration::from_secs(20))
+            .run_capture()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "started");
+        assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
     }
 
     #[test]
