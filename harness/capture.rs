@@ -6,13 +6,20 @@
 //!
 //! Each case gets its own URL, `http://127.0.0.1:PORT/TOKEN/ID/v1`, where
 //! TOKEN is random per listener, so every request is attributed to exactly one
-//! case; anything else is refused and counted. The HTTP is axum's (on hyper):
-//! nothing here parses HTTP by hand.
+//! case; anything else is refused and counted. The HTTP is axum's router on
+//! hyper's HTTP/1 connections: nothing here parses HTTP by hand.
+//!
+//! The listener runs unattended beside probes that may misbehave, so every
+//! resource a client can hold is bounded (`Limits`): connections at once,
+//! time to send the headers, time to send the body, body size. A client that
+//! breaks a limit loses its own request, recorded as such when it was for a
+//! case; it never stalls the listener or touches another case's capture.
 
 use crate::case::{Reply, ToolCallReply};
 use crate::json::Json;
 use crate::jsstr::JsString;
 use axum::body::{Body, Bytes};
+use axum::extract::rejection::PathRejection;
 use axum::extract::{ConnectInfo, Path, Request, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -21,36 +28,88 @@ use axum::Router;
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 /// One request as it arrived.
 #[derive(Debug, Clone)]
 pub struct Captured {
-    /// The body, byte-exact (cut at the limit when `oversize`).
+    /// The body, byte-exact; empty when `problem` says it was not read whole.
     pub bytes: Vec<u8>,
-    pub oversize: bool,
+    pub problem: Option<BodyProblem>,
+}
+
+/// Why a request's body was not captured.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BodyProblem {
+    /// Longer than the body limit (that many bytes).
+    OverLimit(usize),
+    /// The client stopped sending, or the connection broke, mid-body.
+    Cut(String),
+    /// Not all of it came within the body timeout.
+    TooSlow(Duration),
+}
+
+impl std::fmt::Display for BodyProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BodyProblem::OverLimit(limit) => write!(f, "body over the {limit}-byte limit"),
+            BodyProblem::Cut(why) => write!(f, "body cut off: {why}"),
+            BodyProblem::TooSlow(after) => write!(f, "body not received within {after:?}"),
+        }
+    }
 }
 
 impl Captured {
     /// The body as JSON, or why it is not.
     pub fn json(&self) -> Result<Json, String> {
-        if self.oversize {
-            return Err(format!("body over the {}-byte limit", self.bytes.len()));
+        if let Some(problem) = &self.problem {
+            return Err(problem.to_string());
         }
         Json::parse_bytes(&self.bytes).map_err(|e| format!("body is not JSON: {e}"))
     }
 }
 
-/// Requests that reached the listener but belong to no registered case.
+/// Requests that reached the listener but belong to no registered case, and
+/// connections it turned away.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Refused {
     pub bad_token: u64,
     pub unknown_case: u64,
     pub not_loopback: u64,
+    /// Connections closed at once because `Limits::max_connections` were open.
+    pub over_capacity: u64,
 }
 
 impl Refused {
     pub fn total(&self) -> u64 {
-        self.bad_token + self.unknown_case + self.not_loopback
+        self.bad_token + self.unknown_case + self.not_loopback + self.over_capacity
+    }
+}
+
+/// What one client may hold of the listener.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub body_limit: usize,
+    /// From the first byte of a request (or of a connection) to the end of
+    /// its headers.
+    pub header_timeout: Duration,
+    /// From the end of the headers to the end of the body.
+    pub body_timeout: Duration,
+    /// Connections open at once; more are closed as soon as accepted.
+    pub max_connections: usize,
+}
+
+impl Limits {
+    /// Generous for any probe (a case sends one request at a time, and
+    /// Node's keep-alive closes idle connections after 4 s), tight enough
+    /// that a stuck client is let go within a case timeout.
+    pub fn new(body_limit: usize) -> Limits {
+        Limits {
+            body_limit,
+            header_timeout: Duration::from_secs(20),
+            body_timeout: Duration::from_secs(20),
+            max_connections: 1024,
+        }
     }
 }
 
@@ -63,7 +122,7 @@ struct Slot {
 
 struct Shared {
     token: String,
-    body_limit: usize,
+    limits: Limits,
     slots: Mutex<HashMap<u64, Slot>>,
     refused: Mutex<Refused>,
 }
@@ -76,8 +135,12 @@ impl Shared {
         self.slots.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    fn refuse(&self, f: impl FnOnce(&mut Refused)) -> Response {
+    fn count(&self, f: impl FnOnce(&mut Refused)) {
         f(&mut self.refused.lock().unwrap_or_else(|p| p.into_inner()));
+    }
+
+    fn refuse(&self, f: impl FnOnce(&mut Refused)) -> Response {
+        self.count(f);
         (StatusCode::NOT_FOUND, "not a registered case").into_response()
     }
 }
@@ -95,6 +158,10 @@ pub const DEFAULT_BODY_LIMIT: usize = 4 << 20;
 impl Listener {
     /// Bind 127.0.0.1 on an ephemeral port and serve on two worker threads.
     pub fn start(body_limit: usize) -> std::io::Result<Listener> {
+        Listener::start_with(Limits::new(body_limit))
+    }
+
+    pub fn start_with(limits: Limits) -> std::io::Result<Listener> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .thread_name("capture")
@@ -105,7 +172,7 @@ impl Listener {
         getrandom::getrandom(&mut token).map_err(std::io::Error::other)?;
         let shared = Arc::new(Shared {
             token: token.iter().map(|b| format!("{b:02x}")).collect(),
-            body_limit,
+            limits,
             slots: Mutex::new(HashMap::new()),
             refused: Mutex::new(Refused::default()),
         });
@@ -117,12 +184,7 @@ impl Listener {
                 s.refuse(|r| r.bad_token += 1)
             }))
             .with_state(shared.clone());
-        runtime.spawn(async move {
-            let service = app.into_make_service_with_connect_info::<SocketAddr>();
-            if let Err(e) = axum::serve(listener, service).await {
-                eprintln!("capture listener stopped: {e}");
-            }
-        });
+        runtime.spawn(serve(listener, app, shared.clone()));
         Ok(Listener {
             addr,
             shared,
@@ -176,16 +238,66 @@ impl Drop for Listener {
     }
 }
 
+/// The accept loop: one HTTP/1 connection task per client, each with the
+/// header timeout, at most `max_connections` at once. (`axum::serve` sets no
+/// timer, so a client that sends half its headers would hold its connection
+/// for ever.)
+async fn serve(listener: tokio::net::TcpListener, app: Router, shared: Arc<Shared>) {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    let permits = Arc::new(tokio::sync::Semaphore::new(shared.limits.max_connections));
+    loop {
+        let (stream, peer) = match listener.accept().await {
+            Ok(accepted) => accepted,
+            // Out of file descriptors, or a connection reset before it was
+            // accepted: wait a moment rather than spin, and go on.
+            Err(_) => {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        // Bound to 127.0.0.1 already; this guards against a future bind change.
+        if !peer.ip().is_loopback() {
+            shared.count(|r| r.not_loopback += 1);
+            continue;
+        }
+        let Ok(permit) = permits.clone().try_acquire_owned() else {
+            shared.count(|r| r.over_capacity += 1);
+            continue;
+        };
+        let router = app.clone();
+        let service = hyper::service::service_fn(
+            move |mut request: hyper::Request<hyper::body::Incoming>| {
+                request.extensions_mut().insert(ConnectInfo(peer));
+                let mut router = router.clone();
+                async move { tower_service::Service::call(&mut router, request).await }
+            },
+        );
+        let header_timeout = shared.limits.header_timeout;
+        tokio::spawn(async move {
+            let mut http = hyper::server::conn::http1::Builder::new();
+            http.timer(TokioTimer::new())
+                .header_read_timeout(header_timeout);
+            // A broken or timed-out connection is the client's loss only.
+            let _ = http.serve_connection(TokioIo::new(stream), service).await;
+            drop(permit);
+        });
+    }
+}
+
 async fn handle(
     State(shared): State<Arc<Shared>>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    Path((token, case, _rest)): Path<(String, String, String)>,
+    path: Result<Path<(String, String, String)>, PathRejection>,
     request: Request,
 ) -> Response {
-    // Bound to 127.0.0.1 already; this guards against a future bind change.
     if !peer.ip().is_loopback() {
         return shared.refuse(|r| r.not_loopback += 1);
     }
+    // A path that does not even decode (bad percent-encoding, not UTF-8)
+    // cannot carry the token.
+    let Ok(Path((token, case, _rest))) = path else {
+        return shared.refuse(|r| r.bad_token += 1);
+    };
     if token != shared.token {
         return shared.refuse(|r| r.bad_token += 1);
     }
@@ -196,13 +308,19 @@ async fn handle(
     else {
         return shared.refuse(|r| r.unknown_case += 1);
     };
-    let (bytes, oversize) = match axum::body::to_bytes(request.into_body(), shared.body_limit).await
-    {
-        Ok(b) => (b.to_vec(), false),
-        // Over the limit, or the client stopped sending: either way the case
-        // records that a request came and what was wrong with it.
-        Err(_) => (Vec::new(), true),
+    let limits = shared.limits;
+    let read = axum::body::to_bytes(request.into_body(), limits.body_limit);
+    // Whatever went wrong, the case records that a request came and why its
+    // body is missing.
+    let (bytes, problem) = match tokio::time::timeout(limits.body_timeout, read).await {
+        Ok(Ok(b)) => (b.to_vec(), None),
+        Ok(Err(e)) if is_length_limit(&e) => {
+            (Vec::new(), Some(BodyProblem::OverLimit(limits.body_limit)))
+        }
+        Ok(Err(e)) => (Vec::new(), Some(BodyProblem::Cut(error_chain(&e)))),
+        Err(_) => (Vec::new(), Some(BodyProblem::TooSlow(limits.body_timeout))),
     };
+    let oversize = problem.is_some();
     let wants_stream = !oversize
         && Json::parse_bytes(&bytes)
             .ok()
@@ -213,7 +331,7 @@ async fn handle(
         let Some(slot) = slots.get_mut(&id) else {
             return shared.refuse(|r| r.unknown_case += 1);
         };
-        slot.captured.push(Captured { bytes, oversize });
+        slot.captured.push(Captured { bytes, problem });
         let reply = slot
             .replies
             .get(slot.next)
@@ -223,9 +341,33 @@ async fn handle(
         reply
     };
     if oversize {
-        return (StatusCode::PAYLOAD_TOO_LARGE, "body over the limit").into_response();
+        return (StatusCode::PAYLOAD_TOO_LARGE, "body not captured").into_response();
     }
     answer(&reply, wants_stream)
+}
+
+/// Whether reading a body failed on the body limit (axum wraps hyper's and
+/// http-body's errors; the limit's own error is `LengthLimitError`).
+fn is_length_limit(e: &axum::Error) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(s) = source {
+        if s.is::<http_body_util::LengthLimitError>() {
+            return true;
+        }
+        source = s.source();
+    }
+    false
+}
+
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut out = e.to_string();
+    let mut source = e.source();
+    while let Some(s) = source {
+        out.push_str(": ");
+        out.push_str(&s.to_string());
+        source = s.source();
+    }
+    out
 }
 
 const MODEL: &str = "gpt-4o-mini";

@@ -4,8 +4,11 @@
 //!
 //! In: case requests (`seq`, model URL, the case as written). Out: `Answer`s
 //! in completion order. Lines that are not protocol answers are counted as
-//! garbage, never trusted. `pool` schedules many cases over a probe, with
-//! timeouts, crash recovery and recycling.
+//! garbage, never trusted; a line longer than `MAX_LINE` is garbage too, and
+//! is skipped without being held in memory. Requests are written by a thread
+//! of their own, so a probe that stops reading its stdin can never block the
+//! driver past a case's deadline. `pool` schedules many cases over a probe,
+//! with timeouts, crash recovery and recycling.
 
 pub mod pool;
 
@@ -14,8 +17,14 @@ use crate::jsstr::JsString;
 use crate::proc::{Child, CommandSpec, ProcError};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
+
+/// The longest answer line kept. A result is a few kilobytes; a probe that
+/// writes more than this without a newline is writing garbage, and holding
+/// it would let a broken probe grow the harness without bound.
+pub const MAX_LINE: usize = 4 << 20;
 
 /// What a probe said of itself once Mastra was imported.
 #[derive(Debug, Clone)]
@@ -63,6 +72,14 @@ pub enum ProbeError {
     LoadFailed { install: String, message: String },
     #[error("writing to the probe failed: {0}")]
     Write(std::io::Error),
+    #[error("the probe for {install} was not started: the run was interrupted")]
+    Interrupted { install: String },
+    #[error("the probe for {install} died {restarts} times in a row without finishing a case{}", tail(.stderr))]
+    Unstable {
+        install: String,
+        restarts: u32,
+        stderr: String,
+    },
 }
 
 fn tail(stderr: &str) -> String {
@@ -92,47 +109,69 @@ pub struct ProbeCommand {
 pub struct Probe {
     child: Child,
     answers: Receiver<Answer>,
+    /// Lines for the writer thread; dropping it closes the probe's stdin.
+    requests: Option<Sender<String>>,
+    /// Raised by the writer thread when a write failed (the probe is gone).
+    broken: std::sync::Arc<AtomicBool>,
     pub hello: Hello,
 }
 
 impl Probe {
-    /// Start a probe for `install` and wait for its hello.
-    pub fn start(cmd: &ProbeCommand, install: &Path) -> Result<Probe, ProbeError> {
+    /// Start a probe for `install` and wait for its hello (giving up, and
+    /// ending it, when `stop` is raised first).
+    pub fn start(
+        cmd: &ProbeCommand,
+        install: &Path,
+        stop: &AtomicBool,
+    ) -> Result<Probe, ProbeError> {
         let started = Instant::now();
         let mut child = CommandSpec::new(&cmd.node)
             .arg(&cmd.script)
             .arg(install)
             .scrubbed()
             .spawn_piped()?;
-        let stdout = child
-            .stdout
-            .take()
-            .ok_or_else(|| ProbeError::Write(std::io::Error::other("no stdout pipe")))?;
+        let no_pipe = || ProbeError::Write(std::io::Error::other("no pipe to the probe"));
+        let stdout = child.stdout.take().ok_or_else(no_pipe)?;
+        let stdin = child.stdin.take().ok_or_else(no_pipe)?;
         let (tx, rx) = mpsc::channel();
         std::thread::Builder::new()
             .name("probe-reader".into())
+            .spawn(move || read_answers(stdout, &tx))
+            .map_err(ProbeError::Write)?;
+        let broken = std::sync::Arc::new(AtomicBool::new(false));
+        let (req_tx, req_rx) = mpsc::channel::<String>();
+        let flag = broken.clone();
+        std::thread::Builder::new()
+            .name("probe-writer".into())
             .spawn(move || {
-                let mut reader = BufReader::new(stdout);
-                let mut line = Vec::new();
-                loop {
-                    line.clear();
-                    match reader.read_until(b'\n', &mut line) {
-                        Ok(0) | Err(_) => break,
-                        Ok(_) => {
-                            if tx.send(parse_line(&line)).is_err() {
-                                return;
-                            }
-                        }
+                let mut stdin = stdin;
+                for line in req_rx {
+                    if stdin
+                        .write_all(line.as_bytes())
+                        .and_then(|()| stdin.flush())
+                        .is_err()
+                    {
+                        flag.store(true, Ordering::SeqCst);
+                        return;
                     }
                 }
-                let _ = tx.send(Answer::Closed);
+                // The sender is gone: the pipe closes here, which is the
+                // probe's request to exit.
             })
             .map_err(ProbeError::Write)?;
         let install_name = install.display().to_string();
-        let deadline = started + cmd.start_timeout;
+        let deadline = started.checked_add(cmd.start_timeout);
         loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match rx.recv_timeout(left) {
+            if stop.load(Ordering::SeqCst) {
+                child.kill();
+                return Err(ProbeError::Interrupted {
+                    install: install_name,
+                });
+            }
+            let left = deadline.map_or(Duration::from_millis(200), |d| {
+                d.saturating_duration_since(Instant::now())
+            });
+            match rx.recv_timeout(left.min(Duration::from_millis(200))) {
                 Ok(Answer::Hello(h)) => {
                     let s = |k: &str| {
                         h.get(k)
@@ -157,6 +196,8 @@ impl Probe {
                     return Ok(Probe {
                         child,
                         answers: rx,
+                        requests: Some(req_tx),
+                        broken,
                         hello,
                     });
                 }
@@ -175,7 +216,17 @@ impl Probe {
                     });
                 }
                 Ok(_) => continue,
-                Err(_) => {
+                Err(RecvTimeoutError::Timeout) if deadline.map_or(true, |d| Instant::now() < d) => {
+                    continue
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    child.kill();
+                    return Err(ProbeError::LoadFailed {
+                        install: install_name,
+                        message: format!("the probe exited{}", tail(&child.stderr_tail())),
+                    });
+                }
+                Err(RecvTimeoutError::Timeout) => {
                     child.kill();
                     return Err(ProbeError::NoHello {
                         install: install_name,
@@ -187,18 +238,20 @@ impl Probe {
         }
     }
 
+    /// Queue one request line. It never blocks: the writer thread waits on
+    /// the pipe, and the deadlines of the cases in flight still run.
     fn send(&mut self, request: &Json) -> Result<(), ProbeError> {
-        let stdin = self
-            .child
-            .stdin
-            .as_mut()
-            .ok_or_else(|| ProbeError::Write(std::io::Error::other("stdin closed")))?;
+        let gone = || ProbeError::Write(std::io::Error::other("the probe's stdin is closed"));
+        if self.broken.load(Ordering::SeqCst) {
+            return Err(gone());
+        }
         let mut line = request.to_compact();
         line.push('\n');
-        stdin
-            .write_all(line.as_bytes())
-            .and_then(|()| stdin.flush())
-            .map_err(ProbeError::Write)
+        self.requests
+            .as_ref()
+            .ok_or_else(gone)?
+            .send(line)
+            .map_err(|_| gone())
     }
 
     pub fn send_run(&mut self, seq: u64, url: &str, case: &Json) -> Result<(), ProbeError> {
@@ -236,13 +289,63 @@ impl Probe {
 
     /// Ask it to exit (close stdin), then end its group after the grace.
     pub fn shutdown(mut self) {
+        self.requests.take();
         self.child.shutdown();
     }
 
     /// End its process group now.
     pub fn kill(mut self) {
+        self.requests.take();
         self.child.kill();
     }
+}
+
+/// Read answer lines until stdout closes, then say `Closed`. A line over
+/// `MAX_LINE` is dropped as it streams past and reported as garbage.
+fn read_answers(stdout: os_pipe::PipeReader, tx: &Sender<Answer>) {
+    let mut reader = BufReader::with_capacity(64 << 10, stdout);
+    let mut line = Vec::new();
+    let mut overlong = false;
+    loop {
+        let (done, used) = match reader.fill_buf() {
+            Ok([]) | Err(_) => break,
+            Ok(buf) => match buf.iter().position(|b| *b == b'\n') {
+                Some(i) => {
+                    if !overlong {
+                        line.extend_from_slice(&buf[..i]);
+                    }
+                    (true, i + 1)
+                }
+                None => {
+                    if !overlong {
+                        line.extend_from_slice(buf);
+                    }
+                    (false, buf.len())
+                }
+            },
+        };
+        reader.consume(used);
+        if line.len() > MAX_LINE {
+            overlong = true;
+            line = Vec::new();
+        }
+        if done {
+            let answer = if overlong {
+                Answer::Garbage(format!("a line longer than {MAX_LINE} bytes"))
+            } else {
+                parse_line(&line)
+            };
+            if tx.send(answer).is_err() {
+                return;
+            }
+            line.clear();
+            overlong = false;
+        }
+    }
+    if !line.is_empty() && !overlong {
+        let _ = tx.send(parse_line(&line));
+    }
+    let _ = tx.send(Answer::Closed);
 }
 
 fn parse_line(line: &[u8]) -> Answer {

@@ -5,18 +5,26 @@
 //! run that is interrupted keeps what finished).
 //!
 //! Up to `concurrency` cases are in flight in one Node process. When the
-//! probe dies, the cases it was running are retried once on a fresh probe
-//! (a crash cannot be pinned on one case while several run); a case in
-//! flight at two crashes is recorded as the crash. A case past its deadline
-//! is recorded as a timeout and the probe is ended as a whole process group,
-//! since a hung call may hold what the next case needs; its neighbours are
-//! retried. Every `ping_every` cases the probe's memory is read, and a probe
-//! over `recycle_rss` is replaced between cases.
+//! probe dies, the cases it was running become suspects: a crash cannot be
+//! pinned on one case while several run, so each suspect is run again alone
+//! on a fresh probe, and only a case that kills the probe a second time,
+//! alone, is recorded as the crash; its neighbours get their real results. A
+//! case past its deadline is recorded as a timeout and the probe is ended as
+//! a whole process group, since a hung call may hold what the next case
+//! needs; its neighbours are retried. A probe that dies `MAX_FUTILE_STARTS`
+//! times in a row without settling a case ends this version's run with an
+//! error instead of a restart loop. Every `ping_every` cases the probe's
+//! memory is read, and a probe over `recycle_rss` is replaced between cases.
+//!
+//! A result is trusted only if every request the probe counted for the case
+//! reached the listener, and none went anywhere but the case's model URL;
+//! otherwise the case is a fault that says what went missing.
 
 use super::{Answer, Hello, Probe, ProbeCommand, ProbeError};
 use crate::capture::{Captured, Listener};
 use crate::case::Case;
 use crate::json::Json;
+use crate::jsstr::JsString;
 use std::collections::{HashMap, VecDeque};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -74,14 +82,25 @@ pub struct PoolStats {
 /// serve several pools and a retried case never sees an old capture.
 static NEXT_SEQ: AtomicU64 = AtomicU64::new(1);
 
+/// Probe starts in a row, each ended by a crash before any case was settled,
+/// after which the version's run gives up.
+pub const MAX_FUTILE_STARTS: u32 = 3;
+
+/// How long a case may run when its timeout would overflow the clock: a
+/// `--case-timeout` of `u64::MAX` seconds means "never", not a panic.
+const FOREVER: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
+
 struct InFlight {
     index: usize,
     deadline: Instant,
+    /// Run alone, as a suspect of an earlier crash.
+    alone: bool,
 }
 
 /// Run `cases` on the probe for `install`; call `emit(index, observation)` as
 /// each completes. Cases left when `stop` is raised are not run and not
-/// emitted. An error means no probe could be started at all.
+/// emitted. An error means no probe could be started (or kept alive); the
+/// cases not emitted then have no result, and the caller says why.
 pub fn run_cases(
     cmd: &ProbeCommand,
     install: &Path,
@@ -93,14 +112,17 @@ pub fn run_cases(
 ) -> Result<PoolStats, ProbeError> {
     let mut stats = PoolStats::default();
     let began = Instant::now();
-    let mut probe = start(cmd, install, &mut stats)?;
+    let mut probe = start(cmd, install, stop, &mut stats)?;
     let mut queue: VecDeque<usize> = (0..cases.len()).collect();
+    let mut suspects: VecDeque<usize> = VecDeque::new();
     let mut crashes_seen: HashMap<usize, u32> = HashMap::new();
     let mut in_flight: HashMap<u64, InFlight> = HashMap::new();
     let mut since_ping = 0usize;
     let mut recycle_wanted = false;
+    let mut futile_starts = 0u32;
+    let case_timeout = cfg.case_timeout.min(FOREVER);
 
-    while !queue.is_empty() || !in_flight.is_empty() {
+    while !queue.is_empty() || !suspects.is_empty() || !in_flight.is_empty() {
         if stop.load(Ordering::SeqCst) {
             for (seq, _) in in_flight.drain() {
                 listener.take(seq);
@@ -111,11 +133,19 @@ pub fn run_cases(
         if recycle_wanted && in_flight.is_empty() {
             probe.shutdown();
             stats.recycled += 1;
-            probe = start(cmd, install, &mut stats)?;
+            probe = start(cmd, install, stop, &mut stats)?;
             recycle_wanted = false;
         }
         while !recycle_wanted && in_flight.len() < cfg.concurrency.max(1) {
-            let Some(index) = queue.pop_front() else {
+            // A suspect runs alone, so that a second crash is its own.
+            let next = if suspects.is_empty() {
+                queue.pop_front().map(|i| (i, false))
+            } else if in_flight.is_empty() {
+                suspects.pop_front().map(|i| (i, true))
+            } else {
+                None
+            };
+            let Some((index, alone)) = next else {
                 break;
             };
             let case = cases[index];
@@ -128,14 +158,19 @@ pub fn run_cases(
                 // The pipe is gone: the probe died. Put the case back; the
                 // Closed answer that follows handles the restart.
                 listener.take(seq);
-                queue.push_front(index);
+                if alone {
+                    suspects.push_front(index);
+                } else {
+                    queue.push_front(index);
+                }
                 break;
             }
             in_flight.insert(
                 seq,
                 InFlight {
                     index,
-                    deadline: Instant::now() + cfg.case_timeout,
+                    deadline: Instant::now() + case_timeout,
+                    alone,
                 },
             );
             since_ping += 1;
@@ -154,7 +189,11 @@ pub fn run_cases(
             Some(Answer::Result { seq, result }) => {
                 if let Some(f) = in_flight.remove(&seq) {
                     let captured = listener.take(seq);
-                    emit(f.index, Observation::Done { result, captured });
+                    futile_starts = 0;
+                    match unreached(&result, captured.len()) {
+                        Some(why) => emit(f.index, Observation::Fault(why)),
+                        None => emit(f.index, Observation::Done { result, captured }),
+                    }
                 }
             }
             Some(Answer::Fault {
@@ -163,6 +202,7 @@ pub fn run_cases(
             }) if in_flight.contains_key(&seq) => {
                 let f = in_flight.remove(&seq).map(|f| f.index).unwrap_or_default();
                 listener.take(seq);
+                futile_starts = 0;
                 emit(f, Observation::Fault(message));
             }
             Some(Answer::Pong { rss, .. }) => {
@@ -175,21 +215,31 @@ pub fn run_cases(
                 let stderr = probe.stderr_tail();
                 probe.kill();
                 stats.restarts_after_crash += 1;
+                let mut settled = false;
                 for (seq, f) in in_flight.drain() {
                     listener.take(seq);
                     let seen = crashes_seen.entry(f.index).or_insert(0);
                     *seen += 1;
-                    if *seen >= 2 {
+                    if f.alone && *seen >= 2 {
+                        settled = true;
                         emit(f.index, Observation::Crash(stderr.clone()));
                     } else {
-                        queue.push_front(f.index);
+                        suspects.push_back(f.index);
                     }
                 }
-                if queue.is_empty() {
+                futile_starts = if settled { 0 } else { futile_starts + 1 };
+                if queue.is_empty() && suspects.is_empty() {
                     stats.busy = began.elapsed();
                     return Ok(stats);
                 }
-                probe = start(cmd, install, &mut stats)?;
+                if futile_starts >= MAX_FUTILE_STARTS {
+                    return Err(ProbeError::Unstable {
+                        install: install.display().to_string(),
+                        restarts: futile_starts,
+                        stderr,
+                    });
+                }
+                probe = start(cmd, install, stop, &mut stats)?;
             }
             None => {
                 let now = Instant::now();
@@ -203,6 +253,7 @@ pub fn run_cases(
                 }
                 probe.kill();
                 stats.restarts_after_timeout += 1;
+                futile_starts = 0;
                 for seq in expired {
                     if let Some(f) = in_flight.remove(&seq) {
                         listener.take(seq);
@@ -211,13 +262,17 @@ pub fn run_cases(
                 }
                 for (seq, f) in in_flight.drain() {
                     listener.take(seq);
-                    queue.push_front(f.index);
+                    if f.alone {
+                        suspects.push_front(f.index);
+                    } else {
+                        queue.push_front(f.index);
+                    }
                 }
-                if queue.is_empty() {
+                if queue.is_empty() && suspects.is_empty() {
                     stats.busy = began.elapsed();
                     return Ok(stats);
                 }
-                probe = start(cmd, install, &mut stats)?;
+                probe = start(cmd, install, stop, &mut stats)?;
             }
         }
     }
@@ -226,8 +281,44 @@ pub fn run_cases(
     Ok(stats)
 }
 
-fn start(cmd: &ProbeCommand, install: &Path, stats: &mut PoolStats) -> Result<Probe, ProbeError> {
-    let probe = Probe::start(cmd, install)?;
+/// Why a result cannot be trusted, if it cannot: the probe counted more
+/// requests for the case than reached the listener, or sent one elsewhere.
+/// (`fetches` and `elsewhere` are the probe's own count, `PROTOCOL.md`; a
+/// probe that does not count is not checked.)
+fn unreached(result: &Json, captured: usize) -> Option<String> {
+    let elsewhere: Vec<String> = result
+        .get("elsewhere")
+        .and_then(Json::as_array)
+        .unwrap_or_default()
+        .iter()
+        .map(|u| {
+            u.as_str()
+                .map_or_else(|| u.to_compact(), JsString::to_lossy)
+        })
+        .collect();
+    if !elsewhere.is_empty() {
+        return Some(format!(
+            "the probe sent {} request(s) somewhere other than the case's model URL: {}",
+            elsewhere.len(),
+            elsewhere.join(", ")
+        ));
+    }
+    let fetches = result.get("fetches").and_then(Json::as_f64)?;
+    (fetches > captured as f64).then(|| {
+        format!(
+            "the probe made {fetches} request(s) for this case but the listener received {captured}: \
+             a request was lost on the way"
+        )
+    })
+}
+
+fn start(
+    cmd: &ProbeCommand,
+    install: &Path,
+    stop: &AtomicBool,
+    stats: &mut PoolStats,
+) -> Result<Probe, ProbeError> {
+    let probe = Probe::start(cmd, install, stop)?;
     stats.starts += 1;
     stats.startup_total += probe.hello.startup;
     stats.hello.get_or_insert_with(|| probe.hello.clone());
