@@ -5,6 +5,7 @@
 // Nothing here imports @mastra/core statically: the install to use is only
 // known at run time, and stdio.mjs must claim stdout before Mastra loads.
 
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -18,6 +19,43 @@ export class CaseFault extends Error {
 }
 
 // ---------------------------------------------------------------------------
+// Counting the requests a case makes
+//
+// The model URL must be a case's only destination, and every request it
+// makes must reach the capture listener. The driver can only see what
+// arrived; so the probe counts what left: globalThis.fetch (which the AI SDK
+// looks up at call time) is wrapped once, before Mastra loads, and each call
+// is charged to the case whose async context made it. The driver compares
+// the count with what the listener captured. Requests made through node:http
+// directly are not counted.
+
+const caseRequests = new AsyncLocalStorage();
+
+function requestUrl(input) {
+  if (typeof input === 'string') return input;
+  if (input instanceof URL) return input.href;
+  return String(input?.url ?? input);
+}
+
+function countFetches() {
+  const realFetch = globalThis.fetch;
+  if (typeof realFetch !== 'function' || realFetch.countsRequests) return;
+  const fetch = function fetch(input, init) {
+    const url = requestUrl(input);
+    const log = caseRequests.getStore();
+    if (log) {
+      log.fetches += 1;
+      if (url !== log.url && !url.startsWith(`${log.url}/`)) log.elsewhere.push(url);
+    } else {
+      console.error(`[probe] a request outside any case: ${url}`);
+    }
+    return realFetch(input, init);
+  };
+  fetch.countsRequests = true;
+  globalThis.fetch = fetch;
+}
+
+// ---------------------------------------------------------------------------
 // Loading an install
 
 /**
@@ -28,6 +66,7 @@ export class CaseFault extends Error {
  * when loaded through `require`.
  */
 export async function loadInstall(installDir) {
+  countFetches();
   const dir = path.resolve(installDir);
   const entry = await import(pathToFileURL(path.join(dir, 'probe-entry.mjs')).href);
   const { agent, tools, z } = entry;
@@ -111,14 +150,19 @@ function checkCase(c) {
 
 /**
  * Run one case against the model URL `url`. Resolves to the probe's result
- * object: {applicable, reason, error, executed, mutated}. Throws CaseFault when
- * the case cannot be built at all. Never rejects with a Mastra error: those
- * are the observation.
+ * object: {applicable, reason, error, executed, mutated, fetches, elsewhere}.
+ * Throws CaseFault when the case cannot be built at all. Never rejects with a
+ * Mastra error: those are the observation.
  */
 export async function runCase(lib, c, url) {
   const method = checkCase(c);
   if (typeof url !== 'string') throw new CaseFault('url must be a string');
+  const log = { url, fetches: 0, elsewhere: [] };
+  const result = await caseRequests.run(log, () => runChecked(lib, c, url, method));
+  return { ...result, fetches: log.fetches, elsewhere: log.elsewhere };
+}
 
+async function runChecked(lib, c, url, method) {
   // Applicability first: a builtin this version lacks means the case does
   // not exist here, whatever else it holds.
   const missing = missingBuiltin(lib, c);
