@@ -58,6 +58,7 @@ impl Config {
             cache: self.cache.clone(),
             probe_dir: self.probe_dir.clone(),
             install_timeout: self.install_timeout,
+            cancel: None,
         }
     }
 

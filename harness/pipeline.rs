@@ -64,8 +64,12 @@ pub struct Session {
 impl Session {
     pub fn new(config: Config, stop: Arc<AtomicBool>) -> std::io::Result<Session> {
         let listener = Listener::start(config.body_limit)?;
+        let installs = Installs {
+            cancel: Some(stop.clone()),
+            ..config.installs()
+        };
         Ok(Session {
-            installs: config.installs(),
+            installs,
             config,
             listener,
             node: None,

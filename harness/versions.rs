@@ -7,17 +7,23 @@
 //! for them.
 //!
 //! Every install goes to a temporary folder beside its final one and is
-//! renamed into place only once complete, so an interrupted install is never
-//! taken for a good one and two runs can share the cache: whichever rename
-//! lands first wins, the other run uses it. Package scripts never run
+//! renamed into place only once complete (with a marker written last), so an
+//! interrupted install is never taken for a good one. Two runs share the
+//! cache through a lock file per install (`CACHE/locks/`, `flock`): the
+//! second waits for the first and then uses its install; a temporary folder
+//! found while holding the lock is a dead run's leftover and is removed. An
+//! interrupted run ends its `npm` at once. Package scripts never run
 //! (`--ignore-scripts`), and pinned versions install with `npm ci` from their
 //! committed lockfiles, which checks every package's integrity hash.
 
 use crate::proc::{CommandSpec, ProcError};
 use std::cmp::Ordering;
 use std::fmt;
+use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// A published stable `@mastra/core` version, `MAJOR.MINOR.PATCH`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -239,6 +245,9 @@ pub struct Installs {
     /// `node-probe/` of the repository: pinned manifests and lockfiles.
     pub probe_dir: PathBuf,
     pub install_timeout: Duration,
+    /// The run's stop flag: an install (or the wait for another run's)
+    /// ends as soon as it is raised.
+    pub cancel: Option<Arc<AtomicBool>>,
 }
 
 /// A Node binary and what it reported of itself.
@@ -273,7 +282,8 @@ impl Installs {
         let mut c = CommandSpec::new("npm")
             .args(args.iter().copied())
             .dir(dir)
-            .timeout(self.install_timeout);
+            .timeout(self.install_timeout)
+            .cancel_on(self.cancel.clone());
         // Installs must not pick up a user's npmrc scripts setting or a
         // proxy that points elsewhere; the cache itself may be shared.
         c = c
@@ -392,8 +402,8 @@ impl Installs {
     }
 
     /// Install into a fresh temporary folder beside `dir`, mark it complete,
-    /// rename it into place. A stale partial install under `dir` (from a
-    /// copy made by hand, say) is removed first.
+    /// rename it into place; all under `dir`'s lock, so that a run that
+    /// waited finds the finished install instead of making a second one.
     fn install_atomically(
         &self,
         dir: &Path,
@@ -406,27 +416,87 @@ impl Installs {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
+        let _lock = self.lock(dir)?;
+        if dir.join(COMPLETE).is_file() {
+            return Ok(());
+        }
+        // Holding the lock, no other run is filling a temporary folder of
+        // this install: any found is a killed run's, never to be finished.
+        // A folder under the final name without the marker was not made by
+        // a rename of ours; it is moved aside before it goes, so no reader
+        // ever sees it half deleted.
+        for entry in std::fs::read_dir(parent).into_iter().flatten().flatten() {
+            let file = entry.file_name().to_string_lossy().into_owned();
+            if file.starts_with(&format!(".tmp-{name}-")) {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+        if dir.exists() {
+            let aside = parent.join(format!(".tmp-{name}-stale-{}", std::process::id()));
+            std::fs::rename(dir, &aside).map_err(|e| InstallFail::Io(dir.to_path_buf(), e))?;
+            let _ = std::fs::remove_dir_all(&aside);
+        }
         let tmp = tempfile::Builder::new()
             .prefix(&format!(".tmp-{name}-"))
             .tempdir_in(parent)
             .map_err(|e| InstallFail::Io(parent.to_path_buf(), e))?;
         fill(tmp.path())?;
         write(&tmp.path().join(COMPLETE), "")?;
-        if dir.exists() && !dir.join(COMPLETE).is_file() {
-            let _ = std::fs::remove_dir_all(dir);
-        }
         let tmp_path = tmp.keep();
-        match std::fs::rename(&tmp_path, dir) {
-            Ok(()) => Ok(()),
-            // Another run finished the same install first: use theirs.
-            Err(_) if dir.join(COMPLETE).is_file() => {
-                let _ = std::fs::remove_dir_all(&tmp_path);
-                Ok(())
+        std::fs::rename(&tmp_path, dir).map_err(|e| {
+            let _ = std::fs::remove_dir_all(&tmp_path);
+            InstallFail::Io(dir.to_path_buf(), e)
+        })
+    }
+
+    /// Take the lock of install folder `dir`, waiting for another run that
+    /// holds it (as long as an install may take, and not past a raised
+    /// stop flag). The lock goes with the returned file.
+    fn lock(&self, dir: &Path) -> Result<std::fs::File, InstallFail> {
+        let locks = self.cache.join("locks");
+        std::fs::create_dir_all(&locks).map_err(|e| InstallFail::Io(locks.clone(), e))?;
+        let kind = dir
+            .parent()
+            .and_then(Path::file_name)
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+        let path = locks.join(format!("{kind}-{}.lock", name.unwrap_or_default()));
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| InstallFail::Io(path.clone(), e))?;
+        let deadline = Instant::now().checked_add(self.install_timeout);
+        loop {
+            // SAFETY: flock(2) on a descriptor we own; touches no memory.
+            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+                return Ok(file);
             }
-            Err(e) => {
-                let _ = std::fs::remove_dir_all(&tmp_path);
-                Err(InstallFail::Io(dir.to_path_buf(), e))
+            let e = std::io::Error::last_os_error();
+            if e.raw_os_error() != Some(libc::EWOULDBLOCK) {
+                return Err(InstallFail::Io(path, e));
             }
+            if self
+                .cancel
+                .as_ref()
+                .is_some_and(|c| c.load(std::sync::atomic::Ordering::SeqCst))
+            {
+                return Err(InstallFail::Proc(ProcError::Interrupted {
+                    program: "the wait for another run's install".into(),
+                }));
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(InstallFail::Io(
+                    path,
+                    std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        "another run held this install's lock for the whole install timeout",
+                    ),
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(100));
         }
     }
 

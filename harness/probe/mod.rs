@@ -74,7 +74,7 @@ pub enum ProbeError {
     Write(std::io::Error),
     #[error("the probe for {install} was not started: the run was interrupted")]
     Interrupted { install: String },
-    #[error("the probe for {install} died {restarts} times in a row without finishing a case{}", tail(.stderr))]
+    #[error("the probe for {install} died {restarts} times without a case finishing in between{}", tail(.stderr))]
     Unstable {
         install: String,
         restarts: u32,

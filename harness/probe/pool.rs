@@ -4,17 +4,18 @@
 //! `Observation` per case, handed to a callback the moment it completes (so a
 //! run that is interrupted keeps what finished).
 //!
-//! Up to `concurrency` cases are in flight in one Node process. When the
-//! probe dies, the cases it was running become suspects: a crash cannot be
-//! pinned on one case while several run, so each suspect is run again alone
-//! on a fresh probe, and only a case that kills the probe a second time,
-//! alone, is recorded as the crash; its neighbours get their real results. A
-//! case past its deadline is recorded as a timeout and the probe is ended as
-//! a whole process group, since a hung call may hold what the next case
-//! needs; its neighbours are retried. A probe that dies `MAX_FUTILE_STARTS`
-//! times in a row without settling a case ends this version's run with an
-//! error instead of a restart loop. Every `ping_every` cases the probe's
-//! memory is read, and a probe over `recycle_rss` is replaced between cases.
+//! Up to `concurrency` cases are in flight in one Node process. A crash or a
+//! hang cannot be pinned on one case while several run (one case that
+//! blocks the event loop makes all of them late), so when the probe dies, or
+//! a case passes its deadline, with several in flight, the probe is ended as
+//! a whole process group and every case it was running becomes a suspect,
+//! run again alone on a fresh probe. A case alone past its deadline is the
+//! timeout; a case that kills the probe alone is retried once, and recorded
+//! as the crash the second time. Its neighbours get their real results. A
+//! probe that dies `MAX_FUTILE_DEATHS` times without a case finishing in
+//! between ends this version's run with an error instead of a restart loop.
+//! Every `ping_every` cases the probe's memory is read, and a probe over
+//! `recycle_rss` is replaced between cases.
 //!
 //! A result is trusted only if every request the probe counted for the case
 //! reached the listener, and none went anywhere but the case's model URL;
@@ -82,9 +83,11 @@ pub struct PoolStats {
 /// serve several pools and a retried case never sees an old capture.
 static NEXT_SEQ: AtomicU64 = AtomicU64::new(1);
 
-/// Probe starts in a row, each ended by a crash before any case was settled,
-/// after which the version's run gives up.
-pub const MAX_FUTILE_STARTS: u32 = 3;
+/// Probe deaths with no case finished in between, after which the version's
+/// run gives up: enough to pin two poison cases in a row (a shared crash,
+/// then two alone for each), few enough that a probe that dies whatever it
+/// runs costs seconds, not a restart per case.
+pub const MAX_FUTILE_DEATHS: u32 = 6;
 
 /// How long a case may run when its timeout would overflow the clock: a
 /// `--case-timeout` of `u64::MAX` seconds means "never", not a panic.
@@ -93,8 +96,6 @@ const FOREVER: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
 struct InFlight {
     index: usize,
     deadline: Instant,
-    /// Run alone, as a suspect of an earlier crash.
-    alone: bool,
 }
 
 /// Run `cases` on the probe for `install`; call `emit(index, observation)` as
@@ -119,7 +120,7 @@ pub fn run_cases(
     let mut in_flight: HashMap<u64, InFlight> = HashMap::new();
     let mut since_ping = 0usize;
     let mut recycle_wanted = false;
-    let mut futile_starts = 0u32;
+    let mut futile_deaths = 0u32;
     let case_timeout = cfg.case_timeout.min(FOREVER);
 
     while !queue.is_empty() || !suspects.is_empty() || !in_flight.is_empty() {
@@ -170,7 +171,6 @@ pub fn run_cases(
                 InFlight {
                     index,
                     deadline: Instant::now() + case_timeout,
-                    alone,
                 },
             );
             since_ping += 1;
@@ -189,7 +189,7 @@ pub fn run_cases(
             Some(Answer::Result { seq, result }) => {
                 if let Some(f) = in_flight.remove(&seq) {
                     let captured = listener.take(seq);
-                    futile_starts = 0;
+                    futile_deaths = 0;
                     match unreached(&result, captured.len()) {
                         Some(why) => emit(f.index, Observation::Fault(why)),
                         None => emit(f.index, Observation::Done { result, captured }),
@@ -202,7 +202,7 @@ pub fn run_cases(
             }) if in_flight.contains_key(&seq) => {
                 let f = in_flight.remove(&seq).map(|f| f.index).unwrap_or_default();
                 listener.take(seq);
-                futile_starts = 0;
+                futile_deaths = 0;
                 emit(f, Observation::Fault(message));
             }
             Some(Answer::Pong { rss, .. }) => {
@@ -215,27 +215,27 @@ pub fn run_cases(
                 let stderr = probe.stderr_tail();
                 probe.kill();
                 stats.restarts_after_crash += 1;
-                let mut settled = false;
+                futile_deaths += 1;
+                // Only a case that was alone is charged with the crash.
+                let alone = in_flight.len() == 1;
                 for (seq, f) in in_flight.drain() {
                     listener.take(seq);
                     let seen = crashes_seen.entry(f.index).or_insert(0);
-                    *seen += 1;
-                    if f.alone && *seen >= 2 {
-                        settled = true;
+                    *seen += u32::from(alone);
+                    if *seen >= 2 {
                         emit(f.index, Observation::Crash(stderr.clone()));
                     } else {
                         suspects.push_back(f.index);
                     }
                 }
-                futile_starts = if settled { 0 } else { futile_starts + 1 };
                 if queue.is_empty() && suspects.is_empty() {
                     stats.busy = began.elapsed();
                     return Ok(stats);
                 }
-                if futile_starts >= MAX_FUTILE_STARTS {
+                if futile_deaths >= MAX_FUTILE_DEATHS {
                     return Err(ProbeError::Unstable {
                         install: install.display().to_string(),
-                        restarts: futile_starts,
+                        restarts: futile_deaths,
                         stderr,
                     });
                 }
@@ -243,29 +243,21 @@ pub fn run_cases(
             }
             None => {
                 let now = Instant::now();
-                let expired: Vec<u64> = in_flight
-                    .iter()
-                    .filter(|(_, f)| f.deadline <= now)
-                    .map(|(s, _)| *s)
-                    .collect();
-                if expired.is_empty() {
+                if !in_flight.values().any(|f| f.deadline <= now) {
                     continue;
                 }
                 probe.kill();
                 stats.restarts_after_timeout += 1;
-                futile_starts = 0;
-                for seq in expired {
-                    if let Some(f) = in_flight.remove(&seq) {
+                if in_flight.len() == 1 {
+                    futile_deaths = 0;
+                    for (seq, f) in in_flight.drain() {
                         listener.take(seq);
                         emit(f.index, Observation::Timeout(cfg.case_timeout));
                     }
-                }
-                for (seq, f) in in_flight.drain() {
-                    listener.take(seq);
-                    if f.alone {
-                        suspects.push_front(f.index);
-                    } else {
-                        queue.push_front(f.index);
+                } else {
+                    for (seq, f) in in_flight.drain() {
+                        listener.take(seq);
+                        suspects.push_back(f.index);
                     }
                 }
                 if queue.is_empty() && suspects.is_empty() {
