@@ -1,0 +1,5 @@
+use crate::support::*;
+
+pub fn scenarios() -> Vec<Scenario> {
+    vec![]
+}

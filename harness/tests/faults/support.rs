@@ -1,0 +1,361 @@
+//! What the scenarios share: the tally, fake probes and installs, running the
+//! pool and the binary, and looking for processes left behind.
+
+use mastra_conform::capture::Listener;
+use mastra_conform::case::Case;
+use mastra_conform::json::Json;
+use mastra_conform::jsstr::JsString;
+use mastra_conform::probe::pool::{run_cases, Observation, PoolConfig, PoolStats};
+use mastra_conform::probe::{ProbeCommand, ProbeError};
+use mastra_conform::versions::{Installs, MastraVersion};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output};
+use std::sync::atomic::AtomicBool;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// One scenario's counts.
+#[derive(Debug, Default)]
+pub struct Tally {
+    pub injected: u32,
+    pub bad_inputs: u32,
+    pub lost: u32,
+}
+
+impl Tally {
+    pub fn inject(&mut self, n: u32) {
+        self.injected += n;
+    }
+    pub fn bad_input(&mut self) {
+        self.bad_inputs += 1;
+    }
+    pub fn lose(&mut self, n: usize) {
+        self.lost += n as u32;
+    }
+}
+
+pub type Check = Result<(), String>;
+
+pub struct Scenario {
+    pub name: &'static str,
+    pub run: fn(&mut Tally) -> Check,
+}
+
+/// `check!(condition, "what went wrong {}", x)`: fail the scenario.
+#[macro_export]
+macro_rules! check {
+    ($cond:expr, $($fmt:tt)+) => {
+        if !$cond {
+            return Err(format!($($fmt)+));
+        }
+    };
+}
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `node-probe/testing/`: the misbehaving probe (`probe.mjs`) and `bin/npm`.
+pub fn testing_dir() -> PathBuf {
+    root().join("node-probe").join("testing")
+}
+
+pub fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_mastra-conform"));
+    c.current_dir(root());
+    c
+}
+
+pub fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+/// A case whose `about` tells the fake probe what to do.
+pub fn case(about: &str) -> Case {
+    case_with(about, "")
+}
+
+/// The same, with more top-level fields (`"source": ...` and such).
+pub fn case_with(about: &str, more: &str) -> Case {
+    let about = Json::String(JsString::from(about)).to_compact();
+    let text = format!(r#"{{"about":{about}{more}}}"#);
+    Case::parse(Path::new("fault.json"), &text).expect("a fault case is a valid case")
+}
+
+/// A folder the fake probe is started on, with its start-up behaviour.
+pub fn fake_install(dir: &Path, startup: Option<&str>) -> PathBuf {
+    let install = dir.join("install");
+    std::fs::create_dir_all(&install).unwrap();
+    if let Some(s) = startup {
+        std::fs::write(install.join("fake-probe.json"), s).unwrap();
+    }
+    install
+}
+
+pub fn fake_probe() -> ProbeCommand {
+    ProbeCommand {
+        node: PathBuf::from("node"),
+        script: testing_dir().join("probe.mjs"),
+        start_timeout: Duration::from_secs(20),
+    }
+}
+
+pub fn pool(concurrency: usize, case_timeout: Duration) -> PoolConfig {
+    PoolConfig {
+        concurrency,
+        case_timeout,
+        ..PoolConfig::default()
+    }
+}
+
+pub struct PoolRun {
+    pub observations: Vec<(usize, Observation)>,
+    pub result: Result<PoolStats, ProbeError>,
+    pub took: Duration,
+}
+
+impl PoolRun {
+    /// The one observation of case `i`, or why there is not exactly one.
+    pub fn of(&self, i: usize) -> Result<&Observation, String> {
+        let mut found = self.observations.iter().filter(|(x, _)| *x == i);
+        match (found.next(), found.next()) {
+            (Some((_, o)), None) => Ok(o),
+            (None, _) => Err(format!("case {i} has no observation")),
+            (Some(_), Some(_)) => Err(format!("case {i} has two observations")),
+        }
+    }
+
+    /// How many of `cases` did not end as `Done` with exactly `requests`
+    /// captured bodies: results lost.
+    pub fn lost_of(&self, cases: &[usize], requests: usize) -> usize {
+        cases
+            .iter()
+            .filter(|i| {
+                !matches!(self.of(**i), Ok(Observation::Done { captured, .. }) if captured.len() == requests)
+            })
+            .count()
+    }
+
+    pub fn stats(&self) -> Result<&PoolStats, String> {
+        self.result.as_ref().map_err(|e| e.to_string())
+    }
+}
+
+/// Run `cases` on `cmd` for `install` against a fresh listener.
+pub fn run_pool(cmd: &ProbeCommand, install: &Path, cases: &[Case], cfg: &PoolConfig) -> PoolRun {
+    let listener = Listener::start(1 << 20).unwrap();
+    run_pool_on(cmd, install, cases, cfg, &listener, &AtomicBool::new(false))
+}
+
+pub fn run_pool_on(
+    cmd: &ProbeCommand,
+    install: &Path,
+    cases: &[Case],
+    cfg: &PoolConfig,
+    listener: &Listener,
+    stop: &AtomicBool,
+) -> PoolRun {
+    let refs: Vec<&Case> = cases.iter().collect();
+    let mut observations = Vec::new();
+    let began = Instant::now();
+    let result = run_cases(cmd, install, listener, &refs, cfg, stop, |i, o| {
+        observations.push((i, o))
+    });
+    PoolRun {
+        observations,
+        result,
+        took: began.elapsed(),
+    }
+}
+
+/// Whether process `pid` is running (a zombie is not).
+pub fn alive(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => {
+            // The state follows the command name, which is in parentheses.
+            let state = stat.rsplit(')').next().unwrap_or("").trim_start();
+            !state.starts_with('Z') && !state.starts_with('X')
+        }
+        Err(_) => false,
+    }
+}
+
+/// Live processes whose command line mentions `needle` (a scenario's own
+/// temporary folder), other than this one.
+pub fn processes_mentioning(needle: &str) -> Vec<(u32, String)> {
+    let me = std::process::id();
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if pid == me {
+            continue;
+        }
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if cmdline.contains(needle) && alive(pid) {
+            found.push((pid, cmdline));
+        }
+    }
+    found
+}
+
+/// Wait up to `within` for `f` to hold.
+pub fn wait_for(within: Duration, mut f: impl FnMut() -> bool) -> bool {
+    let deadline = Instant::now() + within;
+    loop {
+        if f() {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Wait for a child with a deadline; kill it (by its pid) if it overruns.
+pub fn wait_child(child: &mut Child, within: Duration) -> Result<std::process::ExitStatus, String> {
+    let deadline = Instant::now() + within;
+    loop {
+        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+            return Ok(status);
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(format!("the harness did not exit within {within:?}"));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+pub fn signal(child: &Child, sig: i32) {
+    // SAFETY: kill(2) on the pid of a child this test started and has not
+    // reaped yet; it touches no memory.
+    unsafe { libc::kill(child.id() as libc::pid_t, sig) };
+}
+
+pub fn read_json(path: &Path) -> Result<Json, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("no report at {}: {e}", path.display()))?;
+    Json::parse(&text).map_err(|e| format!("the report is not JSON: {e}"))
+}
+
+pub fn s(v: &Json) -> String {
+    v.as_str().map(JsString::to_lossy).unwrap_or_default()
+}
+
+pub fn results(report: &Json) -> Vec<Json> {
+    report
+        .get("results")
+        .and_then(Json::as_array)
+        .unwrap_or_default()
+        .to_vec()
+}
+
+/// A port on 127.0.0.1 that nobody listens on (bound, then let go).
+pub fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port()
+}
+
+/// A cache for the binary with a finished fake install of 1.67.0 (the fake
+/// probe ignores what is in it), and the environment that points the binary
+/// at the fake probe and the machine's `node`.
+pub fn fake_cache(dir: &Path, startup: Option<&str>) -> Vec<(String, String)> {
+    let cache = dir.join("cache");
+    let install = cache.join("mastra").join("1.67.0");
+    std::fs::create_dir_all(&install).unwrap();
+    std::fs::write(install.join(".mastra-conform-complete"), "").unwrap();
+    if let Some(s) = startup {
+        std::fs::write(install.join("fake-probe.json"), s).unwrap();
+    }
+    fake_env(&cache)
+}
+
+pub fn fake_env(cache: &Path) -> Vec<(String, String)> {
+    vec![
+        (
+            "MASTRA_CONFORM_PROBE_DIR".into(),
+            testing_dir().display().to_string(),
+        ),
+        ("MASTRA_CONFORM_CACHE".into(), cache.display().to_string()),
+        ("MASTRA_CONFORM_NODE".into(), "node".into()),
+    ]
+}
+
+/// A folder of fake-probe cases, one file per `about`.
+pub fn case_dir(dir: &Path, abouts: &[&str]) -> PathBuf {
+    let cases = dir.join("cases");
+    std::fs::create_dir_all(&cases).unwrap();
+    for (i, about) in abouts.iter().enumerate() {
+        let about = Json::String(JsString::from(*about)).to_compact();
+        std::fs::write(
+            cases.join(format!("c{i:03}.json")),
+            format!(r#"{{"about":{about}}}"#),
+        )
+        .unwrap();
+    }
+    cases
+}
+
+/// The real install of `v` and the Node that runs it, from the default
+/// cache (installed on first use, as the e2e tests do), made once.
+pub fn real_mastra(v: &str) -> Result<(PathBuf, PathBuf), String> {
+    static REAL: OnceLock<Mutex<Vec<(String, Result<(PathBuf, PathBuf), String>)>>> =
+        OnceLock::new();
+    let lock = REAL.get_or_init(|| Mutex::new(Vec::new()));
+    let mut known = lock.lock().unwrap();
+    if let Some((_, r)) = known.iter().find(|(k, _)| k == v) {
+        return r.clone();
+    }
+    let installs = Installs {
+        cache: Installs::default_cache(),
+        probe_dir: root().join("node-probe"),
+        install_timeout: Duration::from_secs(600),
+        cancel: None,
+    };
+    let version = MastraVersion::parse(v).ok_or("bad version")?;
+    let r = installs
+        .ensure(version, None)
+        .map_err(|e| e.to_string())
+        .and_then(|dir| {
+            let node = installs.node().map_err(|e| e.to_string())?;
+            let node = if node.path.is_absolute() {
+                node.path
+            } else {
+                which(&node.path).ok_or("node is not on PATH")?
+            };
+            Ok((dir, node))
+        });
+    known.push((v.to_string(), r.clone()));
+    r
+}
+
+use std::sync::Mutex;
+
+fn which(program: &Path) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|p| p.join(program))
+            .find(|p| p.is_file())
+    })
+}
+
+/// A private cache that links to the real installs, so that the probes of a
+/// scenario are told apart by their command lines (they name the install).
+pub fn linked_cache(dir: &Path, install: &Path) -> PathBuf {
+    let cache = dir.join("cache");
+    let mastra = cache.join("mastra");
+    std::fs::create_dir_all(&mastra).unwrap();
+    std::os::unix::fs::symlink(install, mastra.join(install.file_name().unwrap())).unwrap();
+    cache
+}
