@@ -284,6 +284,19 @@ impl Validator<'_> {
                 v,
             ));
         };
+        // JSON readers disagree on a repeated name (Node's JSON.parse keeps
+        // the last, this harness's reader the first), so the model and the
+        // probe would run two different cases.
+        for (i, (k, _)) in members.iter().enumerate() {
+            if members[..i].iter().any(|(earlier, _)| earlier == k) {
+                let at = if field.is_empty() {
+                    k.to_lossy()
+                } else {
+                    format!("{field}.{}", k.to_lossy())
+                };
+                return Err(self.err(&at, "appears twice; give each field once"));
+            }
+        }
         if !known.is_empty() {
             for (k, _) in members {
                 if !known.iter().any(|n| JsString::from(*n) == *k) {
@@ -548,9 +561,21 @@ pub const BUILTINS: &[&str] = &[
 ];
 
 /// Every case file under `root` (a file, or a folder walked in sorted order).
+/// Symbolic links are followed, each folder walked once: a link back up the
+/// tree would otherwise be walked until the path is too long.
 pub fn discover(root: &Path) -> std::io::Result<Vec<PathBuf>> {
+    discover_once(root, &mut std::collections::HashSet::new())
+}
+
+fn discover_once(
+    root: &Path,
+    seen: &mut std::collections::HashSet<PathBuf>,
+) -> std::io::Result<Vec<PathBuf>> {
     if root.is_file() {
         return Ok(vec![root.to_path_buf()]);
+    }
+    if !seen.insert(std::fs::canonicalize(root)?) {
+        return Ok(Vec::new());
     }
     let mut out = Vec::new();
     let mut entries: Vec<_> = std::fs::read_dir(root)?.collect::<Result<Vec<_>, _>>()?;
@@ -558,7 +583,7 @@ pub fn discover(root: &Path) -> std::io::Result<Vec<PathBuf>> {
     for entry in entries {
         let path = entry.path();
         if path.is_dir() {
-            out.extend(discover(&path)?);
+            out.extend(discover_once(&path, seen)?);
         } else if path.extension().is_some_and(|e| e == "json") {
             out.push(path);
         }
@@ -645,6 +670,14 @@ mod tests {
         }
         let e = parse("{\"about\": ").unwrap_err();
         assert!(e.to_string().contains("not valid JSON: line 1"), "{e}");
+    }
+
+    #[test]
+    fn a_repeated_field_is_an_error() {
+        let e = parse(r#"{"about":"a","tools":["x"],"tools":["y"]}"#).unwrap_err();
+        assert_eq!(e.field, "tools");
+        let e = parse(r#"{"about":"a","toolsets":{"s":[],"s":["x"]}}"#).unwrap_err();
+        assert_eq!(e.field, "toolsets.s");
     }
 
     #[test]

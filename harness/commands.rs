@@ -94,11 +94,25 @@ fn config(flags: Option<&ProbeFlags>) -> Result<Config, CommandError> {
     Ok(c)
 }
 
-/// Raise the stop flag on SIGINT and SIGTERM: the run finishes the cases in
-/// flight, writes its report, and ends its probes.
+/// Print to stdout. A reader that went away (`| head`) is not an error, and
+/// must not become a panic.
+fn out(text: &str) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    let _ = stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush());
+}
+
+/// Raise the stop flag on SIGINT, SIGTERM and SIGHUP (a closed terminal):
+/// the run drops the cases in flight, ends its probes and writes its report.
 pub fn stop_flag() -> Arc<AtomicBool> {
     let stop = Arc::new(AtomicBool::new(false));
-    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+    for sig in [
+        signal_hook::consts::SIGINT,
+        signal_hook::consts::SIGTERM,
+        signal_hook::consts::SIGHUP,
+    ] {
         let _ = signal_hook::flag::register(sig, stop.clone());
     }
     stop
@@ -112,7 +126,10 @@ pub fn execute(command: Command) -> Result<u8, CommandError> {
         } => {
             let version = exact_version(&mastra_version)?;
             let case = Case::load(&case)?;
-            println!("{}", predict(&case, version).to_json().to_pretty());
+            out(&format!(
+                "{}\n",
+                predict(&case, version).to_json().to_pretty()
+            ));
             Ok(exit::OK)
         }
         Command::Observe {
@@ -132,7 +149,7 @@ pub fn execute(command: Command) -> Result<u8, CommandError> {
             })?;
             match r.observed.projection() {
                 Some(p) => {
-                    println!("{}", p.to_json().to_pretty());
+                    out(&format!("{}\n", p.to_json().to_pretty()));
                     Ok(exit::OK)
                 }
                 None => Err(CommandError::Infra(format!(
@@ -186,7 +203,7 @@ pub fn execute(command: Command) -> Result<u8, CommandError> {
             })?;
             let result = crate::bench::bench(&mut session, version, &workload)
                 .map_err(CommandError::Infra)?;
-            print!("{}", result.to_text());
+            out(&result.to_text());
             if let Some(path) = json {
                 write_atomically(&path, &result.to_json().to_pretty()).map_err(|e| {
                     CommandError::Infra(format!("cannot write {}: {e}", path.display()))
@@ -218,9 +235,9 @@ pub fn execute(command: Command) -> Result<u8, CommandError> {
             }
             let report = lint(&input);
             if json {
-                println!("{}", report.to_json().to_pretty());
+                out(&format!("{}\n", report.to_json().to_pretty()));
             } else {
-                print!("{}", report.to_text());
+                out(&report.to_text());
             }
             Ok(if report.worst() == Severity::Error {
                 exit::FINDING
@@ -395,11 +412,9 @@ fn run(
     let version_rank =
         |v: MastraVersion| versions.iter().position(|x| *x == v).unwrap_or(usize::MAX);
     results.sort_by_key(|r| (r.index, version_rank(r.version)));
-    print!("{}", summary(&info, &results));
+    out(&summary(&info, &results));
     if let Some(path) = json {
-        write_atomically(path, &report_json(&info, &results).to_pretty()).map_err(|e| {
-            CommandError::Infra(format!("cannot write the report {}: {e}", path.display()))
-        })?;
+        save_report(path, &report_json(&info, &results).to_pretty())?;
     }
     let divergent = results.iter().any(|r| r.verdict.is_divergence());
     let infra = results.iter().any(|r| {
@@ -420,6 +435,12 @@ fn run(
 
 /// Fail early, before any work, when the report could not be written.
 fn check_writable(path: &Path) -> Result<(), CommandError> {
+    if path.is_dir() {
+        return Err(CommandError::BadInput(format!(
+            "--json: {} is a folder; give the report's file name",
+            path.display()
+        )));
+    }
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -427,4 +448,33 @@ fn check_writable(path: &Path) -> Result<(), CommandError> {
     tempfile::NamedTempFile::new_in(dir).map(drop).map_err(|e| {
         CommandError::Infra(format!("cannot write the report {}: {e}", path.display()))
     })
+}
+
+/// Write the report. When its place will not take it after all (the disk
+/// filled up, the folder went away during the run), the results are not
+/// thrown away: they go to the temporary folder, or as a last resort to
+/// stderr, and the error says where.
+fn save_report(path: &Path, text: &str) -> Result<(), CommandError> {
+    let Err(e) = write_atomically(path, text) else {
+        return Ok(());
+    };
+    let first = format!("cannot write the report {}: {e}", path.display());
+    let fallback =
+        std::env::temp_dir().join(format!("mastra-conform-report-{}.json", std::process::id()));
+    match write_atomically(&fallback, text) {
+        Ok(()) => Err(CommandError::Infra(format!(
+            "{first}; it was written to {} instead",
+            fallback.display()
+        ))),
+        Err(e) => {
+            eprintln!(
+                "error: {first}; nor to {}: {e}; the report follows",
+                fallback.display()
+            );
+            eprintln!("{text}");
+            Err(CommandError::Infra(format!(
+                "{first}; the report was printed to stderr"
+            )))
+        }
+    }
 }
