@@ -250,7 +250,11 @@ pub fn execute(command: Command) -> Result<u8, CommandError> {
 
 fn read_lint_file(path: &Path, input: &mut LintInput) -> Result<(), CommandError> {
     let bad = |field: &str, what: String| {
-        CommandError::BadInput(format!("{}: field `{field}`: {what}", path.display()))
+        CommandError::BadInput(if field.is_empty() {
+            format!("{}: {what}", path.display())
+        } else {
+            format!("{}: field `{field}`: {what}", path.display())
+        })
     };
     let text = std::fs::read_to_string(path).map_err(|e| bad("", format!("cannot read: {e}")))?;
     let v = Json::parse(&text).map_err(|e| bad("", format!("not valid JSON: {e}")))?;

@@ -168,6 +168,9 @@ impl Session {
         });
         let (dir, node) = match ready {
             Ok(x) => x,
+            // Interrupted while installing: the cases were not attempted,
+            // and a report of what finished must not claim they failed.
+            Err(_) if self.stop.load(std::sync::atomic::Ordering::SeqCst) => return stats,
             Err(observed) => {
                 stats.outcome = observed.infra_detail();
                 for index in 0..cases.len() {
@@ -197,6 +200,7 @@ impl Session {
         );
         match run {
             Ok(pool) => stats.pool = pool,
+            Err(_) if self.stop.load(std::sync::atomic::Ordering::SeqCst) => {}
             Err(e) => {
                 // No probe could start for this version: every case not yet
                 // done gets the reason, as an infrastructure result.

@@ -1,5 +1,408 @@
+//! Isolation: the listener takes only loopback; probes see no credential or
+//! proxy variable; a request a probe made that did not reach the listener
+//! is caught (by the fake probe's count and by the real probe's own); and
+//! installs run no package script and check lockfile integrity.
+
+use crate::check;
 use crate::support::*;
+use mastra_conform::capture::Listener;
+use mastra_conform::json::Json;
+use mastra_conform::probe::pool::Observation;
+use mastra_conform::probe::{Answer, Probe, ProbeCommand};
+use mastra_conform::versions::{Installs, MastraVersion, VersionError};
+use std::net::{IpAddr, SocketAddr, TcpStream};
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 pub fn scenarios() -> Vec<Scenario> {
-    vec![]
+    vec![
+        Scenario {
+            name: "isolation/listener-takes-only-loopback",
+            run: loopback_only,
+        },
+        Scenario {
+            name: "isolation/probes-see-no-credentials",
+            run: no_credentials,
+        },
+        Scenario {
+            name: "isolation/a-request-that-never-arrived-is-reported",
+            run: request_lost,
+        },
+        Scenario {
+            name: "isolation/the-real-probe-counts-its-requests",
+            run: real_probe_counts,
+        },
+        Scenario {
+            name: "isolation/installs-run-no-scripts",
+            run: no_scripts,
+        },
+        Scenario {
+            name: "isolation/installs-check-lockfile-integrity",
+            run: integrity,
+        },
+    ]
+}
+
+/// This machine's addresses other than loopback.
+fn other_addresses() -> Vec<IpAddr> {
+    let mut found = Vec::new();
+    // SAFETY: getifaddrs fills a list we walk read-only and free once.
+    unsafe {
+        let mut list: *mut libc::ifaddrs = std::ptr::null_mut();
+        if libc::getifaddrs(&mut list) != 0 {
+            return found;
+        }
+        let mut at = list;
+        while !at.is_null() {
+            let addr = (*at).ifa_addr;
+            if !addr.is_null() && i32::from((*addr).sa_family) == libc::AF_INET {
+                let v4 = &*(addr as *const libc::sockaddr_in);
+                let ip = IpAddr::from(u32::from_be(v4.sin_addr.s_addr).to_be_bytes());
+                if !ip.is_loopback() {
+                    found.push(ip);
+                }
+            }
+            at = (*at).ifa_next;
+        }
+        libc::freeifaddrs(list);
+    }
+    found
+}
+
+fn loopback_only(t: &mut Tally) -> Check {
+    let listener = Listener::start(1 << 20).unwrap();
+    let addr = listener.addr();
+    check!(addr.ip().is_loopback(), "the listener is bound to {addr}");
+    for ip in other_addresses() {
+        t.inject(1);
+        let there = SocketAddr::new(ip, addr.port());
+        let reached = TcpStream::connect_timeout(&there, Duration::from_secs(2)).is_ok();
+        check!(!reached, "the listener answered on {there}");
+    }
+    Ok(())
+}
+
+/// The fake probe reports its environment's names; none of the credential
+/// and proxy variables set on the harness may be among them.
+fn no_credentials(t: &mut Tally) -> Check {
+    let dir = tempfile::tempdir().unwrap();
+    let env = fake_cache(dir.path(), None);
+    let cases = case_dir(dir.path(), &["env"]);
+    let report = dir.path().join("report.json");
+    let secrets = [
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "API_KEY",
+        "MY_SERVICE_TOKEN",
+        "AWS_SECRET_ACCESS_KEY",
+        "GITHUB_TOKEN",
+        "DATABASE_URL",
+        "HTTPS_PROXY",
+        "http_proxy",
+        "ALL_PROXY",
+        "no_proxy",
+        "npm_config_https_proxy",
+        "NODE_OPTIONS",
+        "NODE_EXTRA_CA_CERTS",
+        "OPENAI_BASE_URL",
+    ];
+    let mut cmd = bin();
+    cmd.envs(env)
+        .args(["run", "--versions", "1.67.0", "--cases"])
+        .arg(&cases)
+        .arg("--json")
+        .arg(&report);
+    for name in secrets {
+        t.inject(1);
+        cmd.env(name, "leaked");
+    }
+    let out = cmd.output().unwrap();
+    let results = results(&read_json(&report)?);
+    let message = results
+        .first()
+        .and_then(|r| r.get("observed")?.get("error")?.get("message").map(s))
+        .ok_or_else(|| format!("the probe's answer is not in the report:\n{}", text(&out)))?;
+    let names: Vec<&str> = message
+        .strip_prefix("ENV ")
+        .unwrap_or_default()
+        .split(' ')
+        .collect();
+    check!(names.contains(&"PATH"), "the probe had no PATH: {names:?}");
+    let leaked: Vec<&&str> = secrets.iter().filter(|n| names.contains(n)).collect();
+    check!(leaked.is_empty(), "passed to the probe: {leaked:?}");
+    Ok(())
+}
+
+/// One case counts a request that never reached the listener, another
+/// sent one to a port nobody serves: both are faults that say so; the case
+/// between them is untouched.
+fn request_lost(t: &mut Tally) -> Check {
+    let dir = tempfile::tempdir().unwrap();
+    let install = fake_install(dir.path(), None);
+    let elsewhere = format!("elsewhere {}", free_port());
+    let cases = vec![case("lose"), case("ok"), case(&elsewhere)];
+    t.inject(2);
+    let run = run_pool(
+        &fake_probe(),
+        &install,
+        &cases,
+        &pool(3, Duration::from_secs(10)),
+    );
+    run.stats()?;
+    check!(
+        matches!(run.of(0)?, Observation::Fault(m) if m.contains("made 2 request(s)") && m.contains("listener received 1")),
+        "the lost request was observed as {:?}",
+        run.of(0)?
+    );
+    check!(
+        matches!(run.of(2)?, Observation::Fault(m) if m.contains("somewhere other than the case's model URL")),
+        "the request elsewhere was observed as {:?}",
+        run.of(2)?
+    );
+    t.lose(run.lost_of(&[1], 1));
+    Ok(())
+}
+
+/// The real probe, on the real Mastra, pointed at a port nobody serves:
+/// its result counts the request the listener never got.
+fn real_probe_counts(t: &mut Tally) -> Check {
+    let (install, node) = real_mastra("1.67.0")?;
+    let cmd = ProbeCommand {
+        node,
+        script: root().join("node-probe").join("probe.mjs"),
+        start_timeout: Duration::from_secs(60),
+    };
+    let mut probe =
+        Probe::start(&cmd, &install, &AtomicBool::new(false)).map_err(|e| e.to_string())?;
+    t.inject(1);
+    let url = format!("http://127.0.0.1:{}/x/1/v1", free_port());
+    let case = Json::parse(r#"{"about":"a","tools":["weather"]}"#).unwrap();
+    probe.send_run(1, &url, &case).map_err(|e| e.to_string())?;
+    let answer = loop {
+        match probe.recv(Duration::from_secs(20)) {
+            Some(Answer::Result { seq: 1, result }) => break result,
+            Some(Answer::Garbage(_)) => continue,
+            other => return Err(format!("the probe answered {other:?}")),
+        }
+    };
+    probe.shutdown();
+    let fetches = answer.get("fetches").and_then(Json::as_f64);
+    check!(
+        fetches == Some(1.0),
+        "the probe counted {fetches:?} requests: {answer:?}"
+    );
+    Ok(())
+}
+
+fn chain(e: &dyn std::error::Error) -> String {
+    mastra_conform::pipeline::error_chain(e)
+}
+
+fn installs(dir: &Path) -> Installs {
+    Installs {
+        cache: dir.join("cache"),
+        probe_dir: dir.join("probe"),
+        install_timeout: Duration::from_secs(120),
+        cancel: None,
+    }
+}
+
+fn npm_in(dir: &Path, args: &[&str]) -> Result<std::process::Output, String> {
+    std::process::Command::new("npm")
+        .args(args)
+        .current_dir(dir)
+        .env("npm_config_audit", "false")
+        .env("npm_config_fund", "false")
+        .output()
+        .map_err(|e| format!("npm: {e}"))
+}
+
+/// A pin whose own package.json and whose dependency both have install
+/// scripts that leave a mark: installed without a lock (`npm install`) and
+/// with one (`npm ci`), no mark appears. A plain `npm install` of the same
+/// pin shows the scripts would run.
+fn no_scripts(t: &mut Tally) -> Check {
+    let dir = tempfile::tempdir().unwrap();
+    let marks = dir.path().join("marks");
+    std::fs::create_dir_all(&marks).unwrap();
+    let mark = |who: &str| {
+        format!(
+            "node -e \"require('fs').writeFileSync('{}/{who}','x')\"",
+            marks.display()
+        )
+    };
+    let evil = dir.path().join("evil");
+    std::fs::create_dir_all(&evil).unwrap();
+    let scripts = |who: &str| {
+        format!(
+            r#""scripts":{{"preinstall":{pre:?},"install":{ins:?},"postinstall":{post:?},"prepare":{prep:?}}}"#,
+            pre = mark(&format!("{who}-preinstall")),
+            ins = mark(&format!("{who}-install")),
+            post = mark(&format!("{who}-postinstall")),
+            prep = mark(&format!("{who}-prepare")),
+        )
+    };
+    std::fs::write(
+        evil.join("package.json"),
+        format!(r#"{{"name":"evil","version":"1.0.0",{}}}"#, scripts("dep")),
+    )
+    .unwrap();
+    let manifest = format!(
+        r#"{{"name":"pin","version":"1.0.0","private":true,{},"dependencies":{{"evil":"file:{}"}}}}"#,
+        scripts("root"),
+        evil.display()
+    );
+    let pin = dir.path().join("probe/pins/1.67.0");
+    std::fs::create_dir_all(&pin).unwrap();
+    std::fs::write(pin.join("package.json"), &manifest).unwrap();
+    let v = MastraVersion::new(1, 67, 0);
+    let marked = || std::fs::read_dir(&marks).map(|d| d.count()).unwrap_or(0);
+
+    t.inject(1);
+    installs(dir.path())
+        .ensure(v, None)
+        .map_err(|e| format!("npm install path: {}", chain(&e)))?;
+    check!(
+        marked() == 0,
+        "scripts ran on `npm install`: {} marks",
+        marked()
+    );
+
+    // The lockfile records the dependency's path relative to where it was
+    // made: make it as deep as the install's temporary folder
+    // (cache/mastra/.tmp-*), so the path holds there too.
+    let scratch = dir.path().join("scratch/a/b");
+    std::fs::create_dir_all(&scratch).unwrap();
+    std::fs::write(scratch.join("package.json"), &manifest).unwrap();
+    let lock = npm_in(
+        &scratch,
+        &["install", "--package-lock-only", "--ignore-scripts"],
+    )?;
+    check!(lock.status.success(), "no lockfile: {}", text(&lock));
+    std::fs::copy(
+        scratch.join("package-lock.json"),
+        pin.join("package-lock.json"),
+    )
+    .unwrap();
+    t.inject(1);
+    let dir_with_lock = installs(dir.path())
+        .ensure(v, None)
+        .map_err(|e| format!("npm ci path: {}", chain(&e)))?;
+    check!(
+        dir_with_lock.to_string_lossy().contains("-lock-"),
+        "the pin with a lock was not installed from it: {}",
+        dir_with_lock.display()
+    );
+    check!(marked() == 0, "scripts ran on `npm ci`: {} marks", marked());
+
+    let control = npm_in(&scratch, &["install"])?;
+    check!(
+        control.status.success(),
+        "the control install failed: {}",
+        text(&control)
+    );
+    check!(
+        marked() > 0,
+        "the control install ran no script: the test proves nothing"
+    );
+    Ok(())
+}
+
+/// A pin whose lockfile carries the wrong integrity for a real package:
+/// `npm ci` refuses it, and nothing is left that a later run could take
+/// for an install. Every lockfile the repository commits has an integrity
+/// hash for every package it fetches.
+fn integrity(t: &mut Tally) -> Check {
+    let dir = tempfile::tempdir().unwrap();
+    let pin = dir.path().join("probe/pins/1.67.0");
+    std::fs::create_dir_all(&pin).unwrap();
+    std::fs::write(
+        pin.join("package.json"),
+        r#"{"name":"pin","version":"1.0.0","private":true,"dependencies":{"is-number":"7.0.0"}}"#,
+    )
+    .unwrap();
+    // The sha512 of nothing: well-formed, and wrong for is-number 7.0.0.
+    let wrong = "sha512-z4PhNX7vuL3xVChQ1m2AB9Yg5AULVxXcg/SpIdNs6c5H0NE8XYXysP+DGNKHfuwvY7kxvUdBeoGlODJ6+SfaPg==";
+    std::fs::write(
+        pin.join("package-lock.json"),
+        format!(
+            r#"{{"name":"pin","version":"1.0.0","lockfileVersion":3,"requires":true,"packages":{{"":{{"name":"pin","version":"1.0.0","dependencies":{{"is-number":"7.0.0"}}}},"node_modules/is-number":{{"version":"7.0.0","resolved":"https://registry.npmjs.org/is-number/-/is-number-7.0.0.tgz","integrity":"{wrong}","engines":{{"node":">=0.12.0"}}}}}}}}"#
+        ),
+    )
+    .unwrap();
+    t.inject(1);
+    // npm retries a tarball whose hash is wrong, with back-off, for over two
+    // minutes before it gives up; one attempt shows the same refusal. (This
+    // process's environment reaches npm: installs are not scrubbed.)
+    std::env::set_var("npm_config_fetch_retries", "0");
+    let installs = installs(dir.path());
+    let v = MastraVersion::new(1, 67, 0);
+    match installs.ensure(v, None) {
+        Ok(d) => {
+            return Err(format!(
+                "a lockfile with a wrong hash was installed at {}",
+                d.display()
+            ))
+        }
+        Err(VersionError::Install { cause, .. }) => {
+            let why = cause.to_string();
+            let offline = [
+                "ENOTFOUND",
+                "EAI_AGAIN",
+                "ECONNREFUSED",
+                "ETIMEDOUT",
+                "ECONNRESET",
+            ]
+            .iter()
+            .any(|n| why.contains(n));
+            check!(
+                offline || why.contains("EINTEGRITY") || why.contains("integrity"),
+                "npm ci failed, but not on integrity: {why}"
+            );
+        }
+        Err(e) => return Err(format!("unexpected failure: {e}")),
+    }
+    let left: Vec<String> = std::fs::read_dir(installs.cache.join("mastra"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    check!(left.is_empty(), "left in the cache: {left:?}");
+    check!(
+        !installs.is_installed(v),
+        "the failed install counts as installed"
+    );
+
+    let mut locks = vec![root().join("node-probe/runtime/package-lock.json")];
+    for pin in std::fs::read_dir(root().join("node-probe/pins"))
+        .unwrap()
+        .flatten()
+    {
+        locks.push(pin.path().join("package-lock.json"));
+    }
+    for lock in locks.iter().filter(|l| l.is_file()) {
+        let json =
+            Json::parse(&std::fs::read_to_string(lock).unwrap()).map_err(|e| e.to_string())?;
+        for (name, entry) in json
+            .get("packages")
+            .and_then(Json::members)
+            .unwrap_or_default()
+        {
+            let name = name.to_lossy();
+            if name.is_empty() || entry.get("link").and_then(Json::as_bool) == Some(true) {
+                continue;
+            }
+            let integrity = entry.get("integrity").map(s).unwrap_or_default();
+            let resolved = entry.get("resolved").map(s).unwrap_or_default();
+            check!(
+                integrity.starts_with("sha512-")
+                    && (resolved.is_empty() || resolved.starts_with("https://")),
+                "{}: {name} has integrity {integrity:?}, resolved {resolved:?}",
+                lock.display()
+            );
+        }
+    }
+    Ok(())
 }

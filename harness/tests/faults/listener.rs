@@ -424,7 +424,8 @@ fn flood(t: &mut Tally) -> Check {
 
 fn odd_bodies(t: &mut Tally) -> Check {
     let mut bench = Bench::new(LIMITS);
-    let bodies: [(&[u8], fn(&Captured) -> bool); 3] = [
+    type Reads = fn(&Captured) -> bool;
+    let bodies: [(&[u8], Reads); 3] = [
         (br#"{"model":"m","x":"\ud800"}"#, |c| {
             c.json().ok().and_then(|j| {
                 j.get("x")

@@ -1,5 +1,607 @@
+//! Run faults, through the binary: Ctrl-C and SIGTERM mid-run (on the real
+//! Mastra, the acceptance test of issue 6, and on a probe group that ignores
+//! SIGTERM), an interrupt while a probe starts, a report folder that is
+//! missing, a file, or gone by the end, a full disk, an install interrupted
+//! (politely and with SIGKILL), and two runs sharing one cache.
+
+use crate::check;
 use crate::support::*;
+use mastra_conform::json::Json;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
 
 pub fn scenarios() -> Vec<Scenario> {
-    vec![]
+    vec![
+        Scenario {
+            name: "run/ctrl-c-mid-run-on-real-mastra",
+            run: ctrl_c_real,
+        },
+        Scenario {
+            name: "run/sigterm-with-a-hung-probe-group",
+            run: sigterm_hung_group,
+        },
+        Scenario {
+            name: "run/sigterm-while-a-probe-starts",
+            run: sigterm_during_start,
+        },
+        Scenario {
+            name: "run/report-folder-missing-or-a-file",
+            run: report_unwritable,
+        },
+        Scenario {
+            name: "run/report-folder-gone-by-the-end",
+            run: report_folder_gone,
+        },
+        Scenario {
+            name: "run/disk-full",
+            run: disk_full,
+        },
+        Scenario {
+            name: "run/install-interrupted",
+            run: install_interrupted,
+        },
+        Scenario {
+            name: "run/install-killed",
+            run: install_killed,
+        },
+        Scenario {
+            name: "run/two-runs-share-the-cache",
+            run: two_runs_share_the_cache,
+        },
+    ]
+}
+
+const VERDICTS_OF_A_FINISHED_CASE: &[&str] = &[
+    "as-modelled",
+    "not-applicable",
+    "unmodelled",
+    "known-issue",
+    "known-issue-fixed",
+    "snapshot-changed",
+    "provider-rejects",
+    "diverged",
+];
+
+fn interrupted(report: &Json) -> bool {
+    report
+        .get("run")
+        .and_then(|r| r.get("interrupted"))
+        .and_then(Json::as_bool)
+        == Some(true)
+}
+
+/// Results of cases that finished but carry an infrastructure verdict (a
+/// crash or a timeout the interrupt caused): damaged, so counted as lost.
+fn damaged(results: &[Json]) -> usize {
+    results
+        .iter()
+        .filter(|r| {
+            let v = r.get("verdict").map(s).unwrap_or_default();
+            !VERDICTS_OF_A_FINISHED_CASE.contains(&v.as_str())
+        })
+        .count()
+}
+
+/// The acceptance test: `kill -INT` to a long run over two real versions
+/// (the stand-in for `matrix`) leaves a readable partial report and no
+/// node process behind. `--bodies` writes a file per case the moment it
+/// finishes, which shows when the run is under way, and afterwards which
+/// results the report must hold.
+fn ctrl_c_real(t: &mut Tally) -> Check {
+    let (i67, node) = real_mastra("1.67.0")?;
+    let (i104, _) = real_mastra("1.0.4")?;
+    let dir = tempfile::tempdir().unwrap();
+    let cache = linked_cache(dir.path(), &i67);
+    std::os::unix::fs::symlink(&i104, cache.join("mastra").join(i104.file_name().unwrap()))
+        .unwrap();
+    let report = dir.path().join("report.json");
+    let bodies = dir.path().join("bodies");
+    let mut child = Spawned::start(
+        bin()
+            .env("MASTRA_CONFORM_CACHE", &cache)
+            .env("MASTRA_CONFORM_NODE", &node)
+            .args([
+                "run",
+                "--versions",
+                "1.67.0,1.0.4",
+                "--concurrency",
+                "2",
+                "--json",
+            ])
+            .arg(&report)
+            .arg("--bodies")
+            .arg(&bodies),
+        dir.path(),
+    );
+    let finished = || std::fs::read_dir(&bodies).map(|d| d.count()).unwrap_or(0);
+    check!(
+        wait_for(Duration::from_secs(60), || finished() >= 5),
+        "no case finished"
+    );
+    t.inject(1);
+    child.signal(libc::SIGINT);
+    let (code, stdout, stderr) = child.finish(Duration::from_secs(20))?;
+    check!(code == Some(3), "exit {code:?}:\n{stdout}{stderr}");
+    // Probes name their install, which is under this scenario's cache.
+    let left = processes_mentioning(&cache.display().to_string());
+    check!(left.is_empty(), "left running: {left:?}");
+    let report = read_json(&report)?;
+    check!(
+        interrupted(&report),
+        "the report does not say it was interrupted"
+    );
+    let results = results(&report);
+    check!(
+        results.len() < 66 * 2,
+        "{} results: the run was not interrupted",
+        results.len()
+    );
+    let reported: std::collections::BTreeSet<String> = results
+        .iter()
+        .map(|r| {
+            let (case, version) = (r.get("case").map(s), r.get("version").map(s));
+            mastra_conform::snapshot::name(
+                &case.unwrap_or_default(),
+                mastra_conform::versions::MastraVersion::parse(&version.unwrap_or_default())
+                    .unwrap_or(mastra_conform::versions::MastraVersion::new(0, 0, 0)),
+            )
+        })
+        .collect();
+    let missing = std::fs::read_dir(&bodies)
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            let name = e
+                .file_name()
+                .to_string_lossy()
+                .trim_end_matches(".txt")
+                .to_string();
+            !reported.contains(&name)
+        })
+        .count();
+    t.lose(missing + damaged(&results));
+    check!(
+        stdout.contains("interrupted"),
+        "the summary does not say it was interrupted"
+    );
+    Ok(())
+}
+
+/// SIGTERM while a case hangs in a probe that ignores SIGTERM and has a
+/// child that ignores it too: the run ends within the grace, the cases that
+/// finished are in the report, and the whole group is gone.
+fn sigterm_hung_group(t: &mut Tally) -> Check {
+    let dir = tempfile::tempdir().unwrap();
+    let env = fake_cache(dir.path(), None);
+    let pids = dir.path().join("pids");
+    let hang = format!("hang-group {}", pids.display());
+    let cases = case_dir(dir.path(), &["ok", hang.as_str(), "ok"]);
+    let report = dir.path().join("report.json");
+    let mut child = Spawned::start(
+        bin()
+            .envs(env)
+            .args([
+                "run",
+                "--versions",
+                "1.67.0",
+                "--case-timeout",
+                "60",
+                "--cases",
+            ])
+            .arg(&cases)
+            .arg("--json")
+            .arg(&report),
+        dir.path(),
+    );
+    check!(
+        wait_for(Duration::from_secs(10), || pids.exists()),
+        "the hanging case never started"
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    t.inject(1);
+    child.signal(libc::SIGTERM);
+    let (code, _, stderr) = child.finish(Duration::from_secs(10))?;
+    check!(code == Some(3), "exit {code:?}: {stderr}");
+    for pid in std::fs::read_to_string(&pids)
+        .unwrap_or_default()
+        .split_whitespace()
+        .filter_map(|p| p.parse::<u32>().ok())
+    {
+        check!(
+            !alive(pid),
+            "process {pid} of the hung probe's group is alive"
+        );
+    }
+    let needle = dir.path().join("cache").display().to_string();
+    check!(
+        processes_mentioning(&needle).is_empty(),
+        "a probe was left running"
+    );
+    let report = read_json(&report)?;
+    check!(
+        interrupted(&report),
+        "the report does not say it was interrupted"
+    );
+    let results = results(&report);
+    let finished = results
+        .iter()
+        .filter(|r| r.get("verdict").map(s).as_deref() == Some("as-modelled"))
+        .count();
+    t.lose(2usize.saturating_sub(finished) + damaged(&results));
+    Ok(())
+}
+
+/// SIGTERM while the only probe has not said hello (its start timeout is a
+/// minute): the run ends at once, with nothing left running and no case
+/// reported as failed.
+fn sigterm_during_start(t: &mut Tally) -> Check {
+    let dir = tempfile::tempdir().unwrap();
+    let env = fake_cache(dir.path(), Some(r#"{"startup":"no-hello"}"#));
+    let cases = case_dir(dir.path(), &["ok", "ok"]);
+    let report = dir.path().join("report.json");
+    let mut child = Spawned::start(
+        bin()
+            .envs(env)
+            .args(["run", "--versions", "1.67.0", "--cases"])
+            .arg(&cases)
+            .arg("--json")
+            .arg(&report),
+        dir.path(),
+    );
+    let needle = dir.path().join("cache").display().to_string();
+    check!(
+        wait_for(Duration::from_secs(10), || !processes_mentioning(&needle)
+            .is_empty()),
+        "no probe started"
+    );
+    t.inject(1);
+    child.signal(libc::SIGTERM);
+    let (code, _, stderr) = child.finish(Duration::from_secs(6))?;
+    check!(code == Some(3), "exit {code:?}: {stderr}");
+    check!(
+        processes_mentioning(&needle).is_empty(),
+        "a probe was left running"
+    );
+    let report = read_json(&report)?;
+    check!(
+        interrupted(&report),
+        "the report does not say it was interrupted"
+    );
+    check!(
+        results(&report).is_empty(),
+        "cases that never ran are in the report: {:?}",
+        results(&report)
+    );
+    Ok(())
+}
+
+fn report_unwritable(t: &mut Tally) -> Check {
+    let dir = tempfile::tempdir().unwrap();
+    let env = fake_cache(dir.path(), None);
+    let cases = case_dir(dir.path(), &["ok"]);
+    let places = [
+        dir.path().join("no/such/folder/report.json"),
+        root().join("Cargo.toml").join("report.json"),
+    ];
+    for place in places {
+        t.inject(1);
+        let began = std::time::Instant::now();
+        let out = bin()
+            .envs(env.clone())
+            .args(["run", "--versions", "1.67.0", "--cases"])
+            .arg(&cases)
+            .arg("--json")
+            .arg(&place)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        check!(
+            out.status.code() == Some(3)
+                && err.contains(&format!("cannot write the report {}", place.display())),
+            "{}: exit {:?}: {err}",
+            place.display(),
+            out.status.code()
+        );
+        check!(
+            began.elapsed() < Duration::from_secs(5) && out.stdout.is_empty(),
+            "it ran the cases before finding out"
+        );
+    }
+    Ok(())
+}
+
+/// The report's folder is there at the start and gone at the end: the
+/// results are written to the temporary folder instead, and the error says
+/// where.
+fn report_folder_gone(t: &mut Tally) -> Check {
+    let dir = tempfile::tempdir().unwrap();
+    let env = fake_cache(dir.path(), None);
+    let cases = case_dir(dir.path(), &["ok", "hang", "ok"]);
+    let folder = dir.path().join("reports");
+    std::fs::create_dir_all(&folder).unwrap();
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut child = Spawned::start(
+        bin()
+            .envs(env)
+            .env("TMPDIR", &tmp)
+            .args([
+                "run",
+                "--versions",
+                "1.67.0",
+                "--case-timeout",
+                "2",
+                "--cases",
+            ])
+            .arg(&cases)
+            .arg("--json")
+            .arg(folder.join("report.json")),
+        dir.path(),
+    );
+    let needle = dir.path().join("cache").display().to_string();
+    check!(
+        wait_for(Duration::from_secs(10), || !processes_mentioning(&needle)
+            .is_empty()),
+        "no probe started"
+    );
+    t.inject(1);
+    std::fs::remove_dir_all(&folder).unwrap();
+    let (code, _, err) = child.finish(Duration::from_secs(20))?;
+    check!(
+        code == Some(3) && err.contains("it was written to"),
+        "exit {code:?}: {err}"
+    );
+    let fallback: Vec<PathBuf> = std::fs::read_dir(&tmp)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().contains("mastra-conform-report-"))
+        .collect();
+    check!(fallback.len() == 1, "fallback reports: {fallback:?}");
+    let results = results(&read_json(&fallback[0])?);
+    t.lose(3usize.saturating_sub(results.len()));
+    Ok(())
+}
+
+/// A disk that takes no more than 512 bytes per file (RLIMIT_FSIZE, with
+/// SIGXFSZ ignored, as a full disk answers EFBIG/ENOSPC): a clear error,
+/// and the report on stderr since no file can hold it.
+fn disk_full(t: &mut Tally) -> Check {
+    let dir = tempfile::tempdir().unwrap();
+    let env = fake_cache(dir.path(), None);
+    let cases = case_dir(dir.path(), &["ok", "ok", "ok"]);
+    let mut cmd = bin();
+    cmd.envs(env)
+        .env("TMPDIR", dir.path())
+        .args(["run", "--versions", "1.67.0", "--cases"])
+        .arg(&cases)
+        .arg("--json")
+        .arg(dir.path().join("report.json"));
+    // SAFETY: between fork and exec, only async-signal-safe calls: signal(2)
+    // and setrlimit(2) on this (child) process.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+            let limit = libc::rlimit {
+                rlim_cur: 512,
+                rlim_max: 512,
+            };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &limit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    t.inject(1);
+    let out = cmd.output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    check!(
+        out.status.code() == Some(3) && err.contains("cannot write the report"),
+        "exit {:?}: {err}",
+        out.status.code()
+    );
+    let dumped = err
+        .split_once("the report follows\n")
+        .and_then(|(_, rest)| rest.rsplit_once("\nerror:"))
+        .map(|(json, _)| json.to_string())
+        .unwrap_or_default();
+    let results = Json::parse(&dumped)
+        .map(|r| results(&r))
+        .unwrap_or_default();
+    t.lose(3usize.saturating_sub(results.len()));
+    Ok(())
+}
+
+fn fake_npm_env(dir: &Path, mode: &str) -> Vec<(String, String)> {
+    let path = format!(
+        "{}:{}",
+        testing_dir().join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    vec![
+        ("PATH".into(), path),
+        ("FAKE_NPM_MODE".into(), mode.into()),
+        (
+            "FAKE_NPM_LOG".into(),
+            dir.join("npm.log").display().to_string(),
+        ),
+        (
+            "FAKE_NPM_PID".into(),
+            dir.join("npm.pid").display().to_string(),
+        ),
+    ]
+}
+
+/// `run` on an empty cache with the fake npm, so the version is installed
+/// first.
+fn install_run(dir: &Path, mode: &str, cases: &Path, report: &str) -> Command {
+    let mut c = bin();
+    c.envs(fake_env(&dir.join("cache")))
+        .envs(fake_npm_env(dir, mode))
+        .args(["run", "--versions", "1.67.0", "--cases"])
+        .arg(cases)
+        .arg("--json")
+        .arg(dir.join(report));
+    c
+}
+
+fn installs_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir.join("cache").join("mastra"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+fn npm_installs(dir: &Path) -> Vec<String> {
+    std::fs::read_to_string(dir.join("npm.log"))
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.starts_with("view"))
+        .map(str::to_string)
+        .collect()
+}
+
+fn npm_pid(dir: &Path) -> Option<u32> {
+    std::fs::read_to_string(dir.join("npm.pid"))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// Ctrl-C while npm installs: npm is ended at once, nothing half-made is
+/// left under the install's name, and the next run installs afresh.
+fn install_interrupted(t: &mut Tally) -> Check {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = case_dir(dir.path(), &["ok"]);
+    let mut child = Spawned::start(
+        &mut install_run(dir.path(), "hang", &cases, "report.json"),
+        dir.path(),
+    );
+    check!(
+        wait_for(Duration::from_secs(10), || npm_pid(dir.path()).is_some()),
+        "npm never started"
+    );
+    t.inject(1);
+    child.signal(libc::SIGINT);
+    let (code, _, stderr) = child.finish(Duration::from_secs(6))?;
+    check!(code == Some(3), "exit {code:?}: {stderr}");
+    let npm = npm_pid(dir.path()).unwrap_or(0);
+    check!(!alive(npm), "npm ({npm}) was left running");
+    check!(
+        installs_in(dir.path()).is_empty(),
+        "left in the cache: {:?}",
+        installs_in(dir.path())
+    );
+    check!(
+        results(&read_json(&dir.path().join("report.json"))?).is_empty(),
+        "an install that was interrupted is reported as failed cases"
+    );
+    let out = install_run(dir.path(), "ok", &cases, "report.json")
+        .output()
+        .unwrap();
+    check!(out.status.code() == Some(0), "the next run: {}", text(&out));
+    check!(
+        npm_installs(dir.path()).len() == 2,
+        "npm ran {:?}",
+        npm_installs(dir.path())
+    );
+    check!(
+        installs_in(dir.path()) == ["1.67.0"],
+        "{:?}",
+        installs_in(dir.path())
+    );
+    let results = results(&read_json(&dir.path().join("report.json"))?);
+    t.lose(1usize.saturating_sub(results.len()));
+    Ok(())
+}
+
+/// SIGKILL while npm installs: the harness cannot clean up, so a temporary
+/// folder stays; the next run never takes it for an install, removes it and
+/// installs afresh.
+fn install_killed(t: &mut Tally) -> Check {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = case_dir(dir.path(), &["ok"]);
+    let mut child = Spawned::start(
+        &mut install_run(dir.path(), "hang", &cases, "report.json"),
+        dir.path(),
+    );
+    check!(
+        wait_for(Duration::from_secs(10), || npm_pid(dir.path()).is_some()),
+        "npm never started"
+    );
+    t.inject(1);
+    child.signal(libc::SIGKILL);
+    let _ = child.finish(Duration::from_secs(5));
+    // npm outlives a SIGKILLed harness (nothing can end it): end it here.
+    if let Some(pid) = npm_pid(dir.path()) {
+        // SAFETY: kill(2) on the fake npm this scenario started; no memory.
+        unsafe { libc::kill(pid as libc::pid_t, libc::SIGKILL) };
+    }
+    let left = installs_in(dir.path());
+    check!(
+        left.len() == 1 && left[0].starts_with(".tmp-1.67.0-"),
+        "after the kill the cache holds {left:?}"
+    );
+    let out = install_run(dir.path(), "ok", &cases, "report.json")
+        .output()
+        .unwrap();
+    check!(out.status.code() == Some(0), "the next run: {}", text(&out));
+    check!(
+        installs_in(dir.path()) == ["1.67.0"],
+        "{:?}",
+        installs_in(dir.path())
+    );
+    check!(
+        npm_installs(dir.path()).len() == 2,
+        "npm ran {:?}",
+        npm_installs(dir.path())
+    );
+    let results = results(&read_json(&dir.path().join("report.json"))?);
+    t.lose(1usize.saturating_sub(results.len()));
+    Ok(())
+}
+
+/// Two runs start at once on an empty cache and the same version: one
+/// installs, the other waits for it and uses it; both have their results.
+fn two_runs_share_the_cache(t: &mut Tally) -> Check {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = case_dir(dir.path(), &["ok", "ok"]);
+    let (da, db) = (dir.path().join("a"), dir.path().join("b"));
+    std::fs::create_dir_all(&da).unwrap();
+    std::fs::create_dir_all(&db).unwrap();
+    t.inject(1);
+    let mut a = Spawned::start(
+        &mut install_run(dir.path(), "slow", &cases, "report-1.json"),
+        &da,
+    );
+    let mut b = Spawned::start(
+        &mut install_run(dir.path(), "slow", &cases, "report-2.json"),
+        &db,
+    );
+    let a = a.finish(Duration::from_secs(20))?;
+    let b = b.finish(Duration::from_secs(20))?;
+    check!(a.0 == Some(0), "the first run: {} {}", a.1, a.2);
+    check!(b.0 == Some(0), "the second run: {} {}", b.1, b.2);
+    check!(
+        installs_in(dir.path()) == ["1.67.0"],
+        "{:?}",
+        installs_in(dir.path())
+    );
+    check!(
+        npm_installs(dir.path()).len() == 1,
+        "npm installed {} times",
+        npm_installs(dir.path()).len()
+    );
+    for n in [1, 2] {
+        let results = results(&read_json(&dir.path().join(format!("report-{n}.json")))?);
+        t.lose(2usize.saturating_sub(results.len()));
+    }
+    Ok(())
 }

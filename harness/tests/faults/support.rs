@@ -221,26 +221,65 @@ pub fn wait_for(within: Duration, mut f: impl FnMut() -> bool) -> bool {
     }
 }
 
-/// Wait for a child with a deadline; kill it (by its pid) if it overruns.
-pub fn wait_child(child: &mut Child, within: Duration) -> Result<std::process::ExitStatus, String> {
-    let deadline = Instant::now() + within;
-    loop {
-        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
-            return Ok(status);
+/// The binary running in the background, its output going to files. If a
+/// scenario fails before it has ended, dropping it kills and reaps it: a
+/// failed check must not leave a harness behind.
+pub struct Spawned {
+    child: Option<Child>,
+    stdout: PathBuf,
+    stderr: PathBuf,
+}
+
+impl Spawned {
+    pub fn start(cmd: &mut Command, dir: &Path) -> Spawned {
+        let (stdout, stderr) = (dir.join("harness.stdout"), dir.join("harness.stderr"));
+        let child = cmd
+            .stdout(std::fs::File::create(&stdout).unwrap())
+            .stderr(std::fs::File::create(&stderr).unwrap())
+            .spawn()
+            .expect("the binary starts");
+        Spawned {
+            child: Some(child),
+            stdout,
+            stderr,
         }
-        if Instant::now() >= deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            return Err(format!("the harness did not exit within {within:?}"));
+    }
+
+    pub fn signal(&self, sig: i32) {
+        if let Some(c) = &self.child {
+            // SAFETY: kill(2) on the pid of our own, unreaped child.
+            unsafe { libc::kill(c.id() as libc::pid_t, sig) };
         }
-        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    /// Wait for it to exit (killing it past `within`): its exit code (None
+    /// for a signal) and what it printed.
+    pub fn finish(&mut self, within: Duration) -> Result<(Option<i32>, String, String), String> {
+        let mut child = self.child.take().ok_or("already finished")?;
+        let deadline = Instant::now() + within;
+        let status = loop {
+            if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+                break status;
+            }
+            if Instant::now() >= deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("the harness did not exit within {within:?}"));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
+        Ok((status.code(), read(&self.stdout), read(&self.stderr)))
     }
 }
 
-pub fn signal(child: &Child, sig: i32) {
-    // SAFETY: kill(2) on the pid of a child this test started and has not
-    // reaped yet; it touches no memory.
-    unsafe { libc::kill(child.id() as libc::pid_t, sig) };
+impl Drop for Spawned {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+    }
 }
 
 pub fn read_json(path: &Path) -> Result<Json, String> {
@@ -310,8 +349,8 @@ pub fn case_dir(dir: &Path, abouts: &[&str]) -> PathBuf {
 /// The real install of `v` and the Node that runs it, from the default
 /// cache (installed on first use, as the e2e tests do), made once.
 pub fn real_mastra(v: &str) -> Result<(PathBuf, PathBuf), String> {
-    static REAL: OnceLock<Mutex<Vec<(String, Result<(PathBuf, PathBuf), String>)>>> =
-        OnceLock::new();
+    type Installed = Result<(PathBuf, PathBuf), String>;
+    static REAL: OnceLock<Mutex<Vec<(String, Installed)>>> = OnceLock::new();
     let lock = REAL.get_or_init(|| Mutex::new(Vec::new()));
     let mut known = lock.lock().unwrap();
     if let Some((_, r)) = known.iter().find(|(k, _)| k == v) {
