@@ -129,6 +129,16 @@ fn main() -> ExitCode {
         }
     });
     let outcomes = outcomes.into_inner().unwrap();
+    // Every scenario ended its probes; any fake probe still running was
+    // left behind by the harness. (Ended here by pid, so the machine is
+    // clean for the next run; the suite fails.)
+    let testing = support::testing_dir().display().to_string();
+    let left = support::processes_mentioning(&testing);
+    for (pid, cmdline) in &left {
+        println!("FAIL left running after the suite: {pid} {cmdline}");
+        // SAFETY: kill(2) on a fake probe this suite started; no memory.
+        unsafe { libc::kill(*pid as libc::pid_t, libc::SIGKILL) };
+    }
     let passed = outcomes.iter().filter(|o| o.error.is_none()).count();
     let injected: u32 = outcomes.iter().map(|o| o.tally.injected).sum();
     let survived: u32 = outcomes
@@ -142,7 +152,7 @@ fn main() -> ExitCode {
         "\nfault suite: {passed} of {total} scenarios passed in {:.0}s; faults injected {injected}, survived {survived}; bad inputs tried {bad_inputs}; results lost {lost}",
         began.elapsed().as_secs_f64()
     );
-    if passed == total && lost == 0 {
+    if passed == total && lost == 0 && left.is_empty() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

@@ -458,6 +458,8 @@ fn installs_in(dir: &Path) -> Vec<String> {
     names
 }
 
+/// Every install npm was asked for, each of which must have been told to
+/// run no package script.
 fn npm_installs(dir: &Path) -> Vec<String> {
     std::fs::read_to_string(dir.join("npm.log"))
         .unwrap_or_default()
@@ -598,6 +600,13 @@ fn two_runs_share_the_cache(t: &mut Tally) -> Check {
         npm_installs(dir.path()).len() == 1,
         "npm installed {} times",
         npm_installs(dir.path()).len()
+    );
+    check!(
+        npm_installs(dir.path())
+            .iter()
+            .all(|l| l.contains("--ignore-scripts")),
+        "npm was asked to run scripts: {:?}",
+        npm_installs(dir.path())
     );
     for n in [1, 2] {
         let results = results(&read_json(&dir.path().join(format!("report-{n}.json")))?);

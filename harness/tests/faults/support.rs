@@ -11,7 +11,7 @@ use mastra_conform::versions::{Installs, MastraVersion};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output};
 use std::sync::atomic::AtomicBool;
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 /// One scenario's counts.
@@ -378,8 +378,6 @@ pub fn real_mastra(v: &str) -> Result<(PathBuf, PathBuf), String> {
     known.push((v.to_string(), r.clone()));
     r
 }
-
-use std::sync::Mutex;
 
 fn which(program: &Path) -> Option<PathBuf> {
     std::env::var_os("PATH").and_then(|paths| {
