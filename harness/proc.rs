@@ -360,8 +360,12 @@ fn leader_exited(pid: u32) -> bool {
             &mut info,
             libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
         );
-        // ECHILD: already reaped, so certainly exited.
-        r != 0 || info.si_pid() != 0
+        if r != 0 {
+            // ECHILD: already reaped, so certainly exited. Anything else
+            // (EINTR, which WNOHANG makes unlikely) says nothing: ask again.
+            return std::io::Error::last_os_error().raw_os_error() == Some(libc::ECHILD);
+        }
+        info.si_pid() != 0
     }
 }
 

@@ -52,6 +52,14 @@ fn scenarios() -> Vec<Scenario> {
     all
 }
 
+fn plural(n: u32, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
 struct Outcome {
     name: &'static str,
     tally: Tally,
@@ -115,8 +123,14 @@ fn main() -> ExitCode {
                     error,
                 };
                 let mark = if o.error.is_none() { "ok  " } else { "FAIL" };
+                let counts = match (o.tally.injected, o.tally.bad_inputs) {
+                    (0, 0) => String::new(),
+                    (f, 0) => format!(", {}", plural(f, "fault")),
+                    (0, b) => format!(", {}", plural(b, "bad input")),
+                    (f, b) => format!(", {}, {}", plural(f, "fault"), plural(b, "bad input")),
+                };
                 println!(
-                    "{mark} {} ({:.1}s){}",
+                    "{mark} {} ({:.1}s{counts}){}",
                     o.name,
                     o.took.as_secs_f64(),
                     o.error

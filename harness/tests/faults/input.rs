@@ -21,6 +21,10 @@ pub fn scenarios() -> Vec<Scenario> {
             name: "input/bad-flags-and-versions",
             run: bad_flags,
         },
+        Scenario {
+            name: "input/flags-at-their-limits",
+            run: flags_at_their_limits,
+        },
     ]
 }
 
@@ -495,6 +499,37 @@ fn bad_flags(t: &mut Tally) -> Check {
             out.status.code() == Some(2) && err.contains(mention),
             "{args:?}: exit {:?}, expected {mention:?} in:\n{err}",
             out.status.code()
+        );
+    }
+    Ok(())
+}
+
+/// Values a flag accepts, at its edge: the largest case timeout (it used to
+/// overflow the clock and panic) and the most cases in flight.
+fn flags_at_their_limits(t: &mut Tally) -> Check {
+    let dir = tempfile::tempdir().unwrap();
+    let env = fake_cache(dir.path(), None);
+    let cases = case_dir(dir.path(), &["ok", "ok"]);
+    let edges: &[&[&str]] = &[
+        &["--case-timeout", "18446744073709551615"],
+        &["--concurrency", "256"],
+        &["--concurrency", "1", "--case-timeout", "1"],
+    ];
+    for flags in edges {
+        t.bad_input();
+        let out = bin()
+            .envs(env.clone())
+            .args(["run", "--versions", "1.67.0", "--cases"])
+            .arg(&cases)
+            .args(*flags)
+            .output()
+            .unwrap();
+        no_panic(&out)?;
+        check!(
+            out.status.code() == Some(0),
+            "{flags:?}: exit {:?}\n{}",
+            out.status.code(),
+            text(&out)
         );
     }
     Ok(())
