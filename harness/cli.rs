@@ -66,6 +66,22 @@ pub enum Command {
         #[command(flatten)]
         probe: ProbeFlags,
     },
+    /// Run the corpus over many versions and record where behaviour changes
+    /// between neighbouring releases (SWEEP.md).
+    Sweep {
+        #[arg(long = "cases")]
+        cases: Vec<PathBuf>,
+        #[arg(long, default_value = "all")]
+        versions: String,
+        /// The Markdown record.
+        #[arg(long, default_value = "SWEEP.md")]
+        out: PathBuf,
+        /// Also write the JSON report here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        #[command(flatten)]
+        probe: ProbeFlags,
+    },
     /// Measure the harness end to end against the in-process ceiling.
     Bench {
         /// The version to measure on.

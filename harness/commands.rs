@@ -155,6 +155,19 @@ pub fn execute(command: Command) -> Result<u8, CommandError> {
             c.strict = strict;
             run(c, &cases, &versions, json.as_deref(), bodies.as_deref())
         }
+        Command::Sweep {
+            cases,
+            versions,
+            out,
+            json,
+            probe,
+        } => sweep(
+            config(Some(&probe))?,
+            &cases,
+            &versions,
+            &out,
+            json.as_deref(),
+        ),
         Command::Bench {
             mastra_version,
             repeat,
@@ -321,13 +334,23 @@ pub fn load_cases(paths: &[PathBuf]) -> (Vec<Case>, Vec<CaseError>) {
     (cases, errors)
 }
 
-fn run(
+/// What `run` and `sweep` collect before they print.
+pub struct RunOutcome {
+    pub info: RunInfo,
+    pub results: Vec<CaseResult>,
+    pub case_errors: Vec<CaseError>,
+}
+
+/// Load the cases, resolve the versions, run every case on every version
+/// through one `Session`, and give the results in case order, then version
+/// order. Bad case files are reported and left out; the rest runs.
+pub fn collect_run(
     config: Config,
     case_paths: &[PathBuf],
     versions: &str,
-    json: Option<&Path>,
     bodies: Option<&Path>,
-) -> Result<u8, CommandError> {
+    command: &str,
+) -> Result<RunOutcome, CommandError> {
     let root = repo_root();
     let paths = if case_paths.is_empty() {
         vec![root.join("cases")]
@@ -336,9 +359,6 @@ fn run(
     };
     let specs = VersionSpec::parse_list(versions)
         .map_err(|e| CommandError::BadInput(format!("--versions: {e}")))?;
-    if let Some(j) = json {
-        check_writable(j)?;
-    }
     if let Some(dir) = bodies {
         std::fs::create_dir_all(dir).map_err(|e| {
             CommandError::Infra(format!(
@@ -354,12 +374,11 @@ fn run(
     if cases.is_empty() {
         return Err(CommandError::BadInput("no case to run".into()));
     }
-    let strict = config.strict;
     let stop = stop_flag();
     let mut session = Session::new(config, stop.clone())
         .map_err(|e| CommandError::Infra(format!("cannot start the capture listener: {e}")))?;
     let versions = session.resolve(&specs).map_err(bad_version)?;
-    let mut info = RunInfo::new("run", &root);
+    let mut info = RunInfo::new(command, &root);
     info.versions = versions.clone();
     let mut results: Vec<CaseResult> = Vec::new();
     for &v in &versions {
@@ -388,6 +407,13 @@ fn run(
             }
             results.push(r)
         });
+        if versions.len() > 3 {
+            eprintln!(
+                "{v}: {} cases in {:.1}s",
+                stats.cases,
+                stats.pool.busy.as_secs_f64()
+            );
+        }
         info.absorb(stats);
     }
     info.interrupted = stop.load(Ordering::SeqCst);
@@ -395,6 +421,29 @@ fn run(
     let version_rank =
         |v: MastraVersion| versions.iter().position(|x| *x == v).unwrap_or(usize::MAX);
     results.sort_by_key(|r| (r.index, version_rank(r.version)));
+    Ok(RunOutcome {
+        info,
+        results,
+        case_errors,
+    })
+}
+
+fn run(
+    config: Config,
+    case_paths: &[PathBuf],
+    versions: &str,
+    json: Option<&Path>,
+    bodies: Option<&Path>,
+) -> Result<u8, CommandError> {
+    if let Some(j) = json {
+        check_writable(j)?;
+    }
+    let strict = config.strict;
+    let RunOutcome {
+        info,
+        results,
+        case_errors,
+    } = collect_run(config, case_paths, versions, bodies, "run")?;
     print!("{}", summary(&info, &results));
     if let Some(path) = json {
         write_atomically(path, &report_json(&info, &results).to_pretty()).map_err(|e| {
@@ -407,12 +456,70 @@ fn run(
     });
     Ok(if infra || info.interrupted {
         exit::INFRA
-    } else if divergent || !case_errors.is_empty() {
-        if divergent {
-            exit::FINDING
-        } else {
-            exit::BAD_INPUT
-        }
+    } else if divergent {
+        exit::FINDING
+    } else if !case_errors.is_empty() {
+        exit::BAD_INPUT
+    } else {
+        exit::OK
+    })
+}
+
+fn sweep(
+    config: Config,
+    case_paths: &[PathBuf],
+    versions: &str,
+    out: &Path,
+    json: Option<&Path>,
+) -> Result<u8, CommandError> {
+    check_writable(out)?;
+    let command = format!("mastra-conform sweep --versions '{versions}'");
+    let RunOutcome { info, results, .. } =
+        collect_run(config, case_paths, versions, None, "sweep")?;
+    let changes = crate::sweep::changes(&results);
+    let ran: Vec<MastraVersion> = info
+        .versions
+        .iter()
+        .copied()
+        .filter(|v| {
+            results
+                .iter()
+                .any(|r| r.version == *v && r.observed.projection().is_some())
+        })
+        .collect();
+    let skipped: Vec<(MastraVersion, String)> = info
+        .versions
+        .iter()
+        .filter(|v| !ran.contains(v))
+        .map(|v| {
+            let why = results
+                .iter()
+                .find(|r| r.version == *v)
+                .and_then(|r| r.observed.infra_detail())
+                .unwrap_or_default();
+            (*v, why)
+        })
+        .collect();
+    write_atomically(
+        out,
+        &crate::sweep::markdown(&ran, &skipped, &changes, &command),
+    )
+    .map_err(|e| CommandError::Infra(format!("cannot write {}: {e}", out.display())))?;
+    if let Some(path) = json {
+        write_atomically(path, &report_json(&info, &results).to_pretty()).map_err(|e| {
+            CommandError::Infra(format!("cannot write the report {}: {e}", path.display()))
+        })?;
+    }
+    print!("{}", summary(&info, &results));
+    let untaught = changes.iter().filter(|c| !c.modelled).count();
+    println!(
+        "{} versions ran; {} changes between neighbours ({untaught} not modelled); written to {}",
+        ran.len(),
+        changes.len(),
+        out.display()
+    );
+    Ok(if results.iter().any(|r| r.verdict.is_divergence()) {
+        exit::FINDING
     } else {
         exit::OK
     })

@@ -30,4 +30,5 @@ pub mod proc;
 pub mod projection;
 pub mod report;
 pub mod snapshot;
+pub mod sweep;
 pub mod versions;
