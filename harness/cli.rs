@@ -63,8 +63,20 @@ pub enum Command {
         /// DIR/VERSION__CASE.txt.
         #[arg(long)]
         bodies: Option<PathBuf>,
+        /// Run only slice K of N (deterministic, weighed by measured cost).
+        #[arg(long)]
+        shard: Option<String>,
         #[command(flatten)]
         probe: ProbeFlags,
+    },
+    /// Combine the JSON reports of the slices of a sharded run into one.
+    Merge {
+        /// The shard reports.
+        #[arg(required = true)]
+        reports: Vec<PathBuf>,
+        /// The merged JSON report.
+        #[arg(long)]
+        json: PathBuf,
     },
     /// Run the corpus over many versions and record where behaviour changes
     /// between neighbouring releases (SWEEP.md).

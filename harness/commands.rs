@@ -12,6 +12,7 @@ use crate::model::predict;
 use crate::observe::Observed;
 use crate::pipeline::{error_chain, CaseResult, Session};
 use crate::report::{report_json, summary, write_atomically, RunInfo};
+use crate::shard::{Costs, Shard};
 use crate::snapshot;
 use crate::versions::{MastraVersion, VersionError, VersionSpec};
 use std::path::{Path, PathBuf};
@@ -149,12 +150,26 @@ pub fn execute(command: Command) -> Result<u8, CommandError> {
             json,
             strict,
             bodies,
+            shard,
             probe,
         } => {
             let mut c = config(Some(&probe))?;
             c.strict = strict;
-            run(c, &cases, &versions, json.as_deref(), bodies.as_deref())
+            let shard = shard
+                .as_deref()
+                .map(Shard::parse)
+                .transpose()
+                .map_err(CommandError::BadInput)?;
+            run(
+                c,
+                &cases,
+                &versions,
+                json.as_deref(),
+                bodies.as_deref(),
+                shard,
+            )
         }
+        Command::Merge { reports, json } => crate::merge::merge_command(&reports, &json),
         Command::Sweep {
             cases,
             versions,
@@ -350,6 +365,7 @@ pub fn collect_run(
     versions: &str,
     bodies: Option<&Path>,
     command: &str,
+    shard: Option<Shard>,
 ) -> Result<RunOutcome, CommandError> {
     let root = repo_root();
     let paths = if case_paths.is_empty() {
@@ -380,13 +396,30 @@ pub fn collect_run(
     let versions = session.resolve(&specs).map_err(bad_version)?;
     let mut info = RunInfo::new(command, &root);
     info.versions = versions.clone();
+    info.corpus = crate::report::corpus_digest(&cases);
+    info.shard = shard.map(|s| s.to_string());
+    let units =
+        shard.map(|s| crate::shard::units_of(&versions, s, &Costs::load(&costs_path(&root))));
     let mut results: Vec<CaseResult> = Vec::new();
     for &v in &versions {
         if stop.load(Ordering::SeqCst) {
             break;
         }
+        // This slice's cases of `v` (all of them without --shard).
+        let selected: Vec<usize> = (0..cases.len())
+            .filter(|i| {
+                units
+                    .as_ref()
+                    .is_none_or(|us| us.iter().any(|u| u.version == v && u.holds(*i)))
+            })
+            .collect();
+        if selected.is_empty() {
+            continue;
+        }
+        let subset: Vec<Case> = selected.iter().map(|&i| cases[i].clone()).collect();
         let snapshots = session.config.snapshots.clone();
-        let stats = session.run_version(v, &cases, |mut r| {
+        let stats = session.run_version(v, &subset, |mut r| {
+            r.index = selected[r.index];
             if let Observed::Ran {
                 bodies: captured, ..
             } = &r.observed
@@ -434,6 +467,7 @@ fn run(
     versions: &str,
     json: Option<&Path>,
     bodies: Option<&Path>,
+    shard: Option<Shard>,
 ) -> Result<u8, CommandError> {
     if let Some(j) = json {
         check_writable(j)?;
@@ -443,7 +477,7 @@ fn run(
         info,
         results,
         case_errors,
-    } = collect_run(config, case_paths, versions, bodies, "run")?;
+    } = collect_run(config, case_paths, versions, bodies, "run", shard)?;
     print!("{}", summary(&info, &results));
     if let Some(path) = json {
         write_atomically(path, &report_json(&info, &results).to_pretty()).map_err(|e| {
@@ -475,7 +509,8 @@ fn sweep(
     check_writable(out)?;
     let command = format!("mastra-conform sweep --versions '{versions}'");
     let RunOutcome { info, results, .. } =
-        collect_run(config, case_paths, versions, None, "sweep")?;
+        collect_run(config, case_paths, versions, None, "sweep", None)?;
+    record_costs(&info);
     let changes = crate::sweep::changes(&results);
     let ran: Vec<MastraVersion> = info
         .versions
@@ -523,6 +558,30 @@ fn sweep(
     } else {
         exit::OK
     })
+}
+
+/// Where measured per-version costs are kept for `--shard`.
+pub fn costs_path(root: &Path) -> PathBuf {
+    root.join("node-probe").join("costs.json")
+}
+
+/// Fold what this run measured into `node-probe/costs.json`: run seconds for
+/// every version that ran, install seconds where an install happened now.
+fn record_costs(info: &RunInfo) {
+    let path = costs_path(&repo_root());
+    let mut costs = Costs::load(&path);
+    for s in &info.stats {
+        let Some(v) = s.version else { continue };
+        if s.cases > 0 {
+            costs.run.insert(v, s.pool.busy.as_secs_f64());
+        }
+        if s.installed_now {
+            costs.install.insert(v, s.install.as_secs_f64());
+        }
+    }
+    if let Err(e) = write_atomically(&path, &costs.to_json().to_pretty()) {
+        eprintln!("warning: cannot record costs in {}: {e}", path.display());
+    }
 }
 
 /// Fail early, before any work, when the report could not be written.

@@ -281,15 +281,11 @@ pub fn predict(case: &Case, version: MastraVersion) -> Prediction {
             "@mastra/core {version} is outside the 1.x line the model was swept on"
         ));
     }
-    if case
-        .all_tools()
-        .any(|t| matches!(t, Tool::Builtin { name, .. } if name == "webSearchTool"))
-    {
-        if rel.exports_builtin("webSearchTool") {
-            return Prediction::Unmodelled(
-                "webSearchTool is swapped for the provider's own web search".into(),
-            );
-        }
+    let web_search = |t: &Tool| matches!(t, Tool::Builtin { name, .. } if name == "webSearchTool");
+    if rel.exports_builtin("webSearchTool") && case.all_tools().any(web_search) {
+        return Prediction::Unmodelled(
+            "webSearchTool is swapped for the provider's own web search".into(),
+        );
     }
     if let Some(name) = case.all_tools().find_map(|t| match t {
         Tool::Builtin { name, .. } if !rel.exports_builtin(name) => Some(name.clone()),

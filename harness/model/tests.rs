@@ -287,7 +287,7 @@ fn key_strategy() -> impl Strategy<Value = Vec<u16>> {
         4 => prop::sample::select(b"abzAZ09_-.: /".iter().map(|&b| u16::from(b)).collect::<Vec<_>>()),
         1 => Just(0xD800u16),
         1 => Just(0xDE00u16),
-        1 => (0x80u16..0xD7FF),
+        1 => 0x80u16..0xD7FF,
     ];
     prop::collection::vec(unit, 0..70)
 }

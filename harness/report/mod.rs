@@ -28,6 +28,11 @@ pub struct RunInfo {
     pub command: String,
     pub interrupted: bool,
     pub stats: Vec<VersionStats>,
+    /// `K/N` when the run is one slice of a sharded run.
+    pub shard: Option<String>,
+    /// A digest of the case files that ran, so reports of different corpora
+    /// are never merged.
+    pub corpus: String,
 }
 
 impl RunInfo {
@@ -121,6 +126,8 @@ impl RunInfo {
                 self.seed
                     .map_or(Json::Null, |s| Json::Number(s.to_string())),
             ),
+            ("shard", self.shard.as_deref().map_or(Json::Null, Json::str)),
+            ("corpus", Json::str(&self.corpus)),
             ("interrupted", Json::Bool(self.interrupted)),
             ("stats", Json::Array(stats)),
         ])
@@ -129,6 +136,76 @@ impl RunInfo {
 
 fn secs(x: f64) -> Json {
     Json::Number(format!("{:.3}", if x.is_finite() { x } else { 0.0 }))
+}
+
+/// A digest of the cases (their names and raw JSON), the same on every
+/// machine for the same corpus.
+pub fn corpus_digest(cases: &[crate::case::Case]) -> String {
+    // FNV-1a over names and compact JSON: an identity check, not security.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for c in cases {
+        for b in c
+            .name()
+            .bytes()
+            .chain([0])
+            .chain(c.raw.to_compact().into_bytes())
+            .chain([0])
+        {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    format!("{h:016x}")
+}
+
+/// A result read back from a JSON report (for `merge` and `compare`): the
+/// bodies are not in reports, so an observation comes back without them.
+pub fn result_from_json(v: &Json, index: usize) -> Result<CaseResult, String> {
+    use crate::projection::Projection;
+    let text = |k: &str| {
+        v.get(k)
+            .and_then(Json::as_str)
+            .map(crate::jsstr::JsString::to_lossy)
+            .ok_or(format!("result has no `{k}`"))
+    };
+    let version = MastraVersion::parse(&text("version")?).ok_or("bad `version`")?;
+    let verdict = Verdict::from_name(&text("verdict")?).ok_or("unknown `verdict`")?;
+    let predicted = match v.get("predicted") {
+        Some(p) if p.get("unmodelled").is_some() => Prediction::Unmodelled(
+            p.get("unmodelled")
+                .and_then(Json::as_str)
+                .map(|s| s.to_lossy())
+                .unwrap_or_default(),
+        ),
+        Some(p) => Prediction::Projection(Projection::from_json(p)?),
+        None => return Err("result has no `predicted`".into()),
+    };
+    let detail = v
+        .get("detail")
+        .and_then(Json::as_str)
+        .map(|s| s.to_lossy())
+        .unwrap_or_default();
+    let observed = match v.get("observed") {
+        Some(o) if !o.is_null() => Observed::Ran {
+            projection: Projection::from_json(o)?,
+            bodies: Vec::new(),
+        },
+        _ => match verdict {
+            Verdict::VersionUnavailable => Observed::Unavailable(detail),
+            Verdict::Timeout => Observed::Timeout(std::time::Duration::ZERO),
+            Verdict::Crash => Observed::Crash(detail),
+            Verdict::ProbeFault => Observed::ProbeFault(detail),
+            _ => Observed::InstallFailed(detail),
+        },
+    };
+    Ok(CaseResult {
+        index,
+        case: text("case")?,
+        version,
+        verdict,
+        predicted,
+        observed,
+    })
 }
 
 /// One result as the JSON report writes it.

@@ -346,3 +346,78 @@ fn lone_surrogates_survive_the_round_trip() {
         .unwrap();
     assert_eq!(name.units(), &[0xD800, u16::from(b'x')]);
 }
+
+/// Three slices of a run, merged, equal the unsharded run verdict for
+/// verdict (issue 7).
+#[test]
+fn three_shards_merged_equal_the_whole_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = root().join("cases/report");
+    let run = |extra: &[&str], out: &std::path::Path| {
+        let o = bin()
+            .args(["run", "--versions", "1.0.4,1.67.0", "--cases"])
+            .arg(&cases)
+            .arg("--json")
+            .arg(out)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(o.status.code() == Some(0), "{}", text(&o));
+    };
+    let whole = dir.path().join("whole.json");
+    run(&[], &whole);
+    let mut parts = Vec::new();
+    for k in 1..=3 {
+        let p = dir.path().join(format!("shard{k}.json"));
+        run(&["--shard", &format!("{k}/3")], &p);
+        parts.push(p);
+    }
+    let merged = dir.path().join("merged.json");
+    let o = bin()
+        .arg("merge")
+        .args(&parts[..2])
+        .arg("--json")
+        .arg(&merged)
+        .output()
+        .unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(2),
+        "a missing slice is refused: {}",
+        text(&o)
+    );
+    assert!(text(&o).contains("slice 3/3 is missing"), "{}", text(&o));
+    let o = bin()
+        .arg("merge")
+        .args(&parts)
+        .arg("--json")
+        .arg(&merged)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o));
+
+    let verdicts = |p: &std::path::Path| -> Vec<(String, String, String)> {
+        let v = Json::parse(&std::fs::read_to_string(p).unwrap()).unwrap();
+        let mut out: Vec<_> = field(&v, "results")
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                (
+                    s(field(r, "case")),
+                    s(field(r, "version")),
+                    s(field(r, "verdict")),
+                )
+            })
+            .collect();
+        out.sort();
+        out
+    };
+    let (w, m) = (verdicts(&whole), verdicts(&merged));
+    assert!(w.len() >= 2 * 15, "{} results", w.len());
+    assert_eq!(w, m);
+    // Every slice did some of the work.
+    for p in &parts {
+        assert!(!verdicts(p).is_empty(), "{} is empty", p.display());
+    }
+}
