@@ -69,6 +69,15 @@ pub enum Command {
         #[command(flatten)]
         probe: ProbeFlags,
     },
+    /// Show how a sharded run splits its work, and each slice's projected
+    /// time from the measured per-version costs (node-probe/costs.json).
+    Plan {
+        #[arg(long, default_value = "all")]
+        versions: String,
+        /// The number of shards (runners).
+        #[arg(long, default_value_t = 1)]
+        shards: u32,
+    },
     /// Combine the JSON reports of the slices of a sharded run into one.
     Merge {
         /// The shard reports.

@@ -169,6 +169,7 @@ pub fn execute(command: Command) -> Result<u8, CommandError> {
                 shard,
             )
         }
+        Command::Plan { versions, shards } => plan(&versions, shards),
         Command::Merge { reports, json } => crate::merge::merge_command(&reports, &json),
         Command::Sweep {
             cases,
@@ -558,6 +559,53 @@ fn sweep(
     } else {
         exit::OK
     })
+}
+
+fn plan(versions: &str, shards: u32) -> Result<u8, CommandError> {
+    let shard = Shard::parse(&format!("1/{shards}")).map_err(CommandError::BadInput)?;
+    let specs = VersionSpec::parse_list(versions)
+        .map_err(|e| CommandError::BadInput(format!("--versions: {e}")))?;
+    let mut session = Session::new(config(None)?, stop_flag())
+        .map_err(|e| CommandError::Infra(format!("cannot start the capture listener: {e}")))?;
+    let versions = session.resolve(&specs).map_err(bad_version)?;
+    let costs = Costs::load(&costs_path(&repo_root()));
+    let loads = crate::shard::projected_loads(&versions, shard.count, &costs);
+    let plan = crate::shard::plan(&versions, shard.count, &costs);
+    let serial: f64 = versions.iter().map(|v| costs.version_cost(*v)).sum();
+    println!(
+        "{} versions; one runner, nothing cached: {:.0}s ({:.1} min)",
+        versions.len(),
+        serial,
+        serial / 60.0
+    );
+    for (k, load) in loads.iter().enumerate() {
+        let units: Vec<String> = plan
+            .iter()
+            .filter(|(_, s)| *s as usize == k + 1)
+            .map(|(u, _)| {
+                if u.chunks > 1 {
+                    format!("{}#{}/{}", u.version, u.chunk + 1, u.chunks)
+                } else {
+                    u.version.to_string()
+                }
+            })
+            .collect();
+        println!(
+            "shard {}/{}: {:>6.0}s  {}",
+            k + 1,
+            shard.count,
+            load,
+            units.join(" ")
+        );
+    }
+    let wall = loads.iter().copied().fold(0.0, f64::max);
+    println!(
+        "projected wall time with {} runners: {:.0}s ({:.1} min)",
+        shard.count,
+        wall,
+        wall / 60.0
+    );
+    Ok(exit::OK)
 }
 
 /// Where measured per-version costs are kept for `--shard`.
