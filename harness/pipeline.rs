@@ -12,6 +12,7 @@ use crate::config::Config;
 use crate::model::{predict, Prediction};
 use crate::observe::Observed;
 use crate::probe::pool::{run_cases, PoolStats};
+use crate::refine::{Findings, Refiner};
 use crate::versions::{resolve, Installs, MastraVersion, NodeRuntime, VersionError, VersionSpec};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -27,6 +28,8 @@ pub struct CaseResult {
     pub verdict: Verdict,
     pub predicted: Prediction,
     pub observed: Observed,
+    /// Known issue, snapshot and provider findings (`refine`).
+    pub findings: Findings,
 }
 
 /// What one version cost.
@@ -59,12 +62,16 @@ pub struct Session {
     node: Option<Result<NodeRuntime, String>>,
     published: Option<Result<Vec<MastraVersion>, String>>,
     pub stop: Arc<AtomicBool>,
+    /// Known issues and snapshots, loaded once.
+    pub refiner: Arc<Refiner>,
 }
 
 impl Session {
     pub fn new(config: Config, stop: Arc<AtomicBool>) -> std::io::Result<Session> {
+        let refiner = Refiner::load(&config).map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
         let listener = Listener::start(config.body_limit)?;
-        Ok(Session { installs: config.installs(), config, listener, node: None, published: None, stop })
+        let refiner = Arc::new(refiner);
+        Ok(Session { installs: config.installs(), config, listener, node: None, published: None, stop, refiner })
     }
 
     /// The published stable versions (asked once per session).
@@ -118,10 +125,13 @@ impl Session {
         mut on_result: impl FnMut(CaseResult),
     ) -> VersionStats {
         let mut stats = VersionStats { version: Some(version), cases: 0, ..VersionStats::default() };
+        let refiner = self.refiner.clone();
         let result = |index: usize, observed: Observed| {
             let case = &cases[index];
             let predicted = predict(case, version);
-            CaseResult { index, case: case.name(), version, verdict: compare(&predicted, &observed), predicted, observed }
+            let (verdict, findings) =
+                refiner.refine(case, version, &predicted, &observed, compare(&predicted, &observed));
+            CaseResult { index, case: case.name(), version, verdict, predicted, observed, findings }
         };
         let began = Instant::now();
         let was_installed = self.installs.is_installed(version);

@@ -120,6 +120,7 @@ pub fn result_json(r: &CaseResult) -> Json {
     if let Some(d) = result_diff(r) {
         members.push(("diff", Json::str(&d)));
     }
+    members.extend(crate::refine::findings_json(&r.findings));
     Json::object(members)
 }
 
