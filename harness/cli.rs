@@ -79,4 +79,18 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Find the first published version whose result for a case differs
+    /// from --good's.
+    Bisect {
+        case: PathBuf,
+        #[arg(long)]
+        good: String,
+        #[arg(long)]
+        bad: String,
+        /// Compare projections, or whole normalised request bodies.
+        #[arg(long, value_enum, default_value = "projection")]
+        on: crate::bisect::On,
+        #[command(flatten)]
+        probe: ProbeFlags,
+    },
 }

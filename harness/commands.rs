@@ -149,6 +149,13 @@ pub fn execute(command: Command) -> Result<u8, CommandError> {
             }
             Ok(if report.worst() == Severity::Error { exit::FINDING } else { exit::OK })
         }
+        Command::Bisect { case, good, bad, on, probe } => {
+            let (good, bad) = (exact_version(&good)?, exact_version(&bad)?);
+            let case = Case::load(&case)?;
+            let mut session = Session::new(config(Some(&probe))?, stop_flag())
+                .map_err(|e| CommandError::Infra(format!("cannot start the session: {e}")))?;
+            crate::bisect::bisect(&mut session, &case, good, bad, on)
+        }
     }
 }
 

@@ -29,6 +29,7 @@ pub mod refine;
 pub mod config;
 pub mod pipeline;
 pub mod report;
+pub mod bisect;
 pub mod lint;
 pub mod cli;
 pub mod commands;

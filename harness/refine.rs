@@ -48,10 +48,17 @@ pub fn findings_json(f: &Findings) -> Vec<(&'static str, Json)> {
         ));
     }
     if let Some(matches) = f.snapshot {
-        out.push(("snapshot", Json::str(if matches { "matches" } else { "changed" })));
+        out.push((
+            "snapshot",
+            Json::str(if matches { "matches" } else { "changed" }),
+        ));
     }
     if !f.provider.is_empty() {
-        let reasons = f.provider.iter().map(|r| Json::str(&r.to_string())).collect();
+        let reasons = f
+            .provider
+            .iter()
+            .map(|r| Json::str(&r.to_string()))
+            .collect();
         out.push(("providerRejects", Json::Array(reasons)));
     }
     out
