@@ -93,4 +93,18 @@ pub enum Command {
         #[command(flatten)]
         probe: ProbeFlags,
     },
+    /// Say, for each version, whether a known upstream issue is present or
+    /// fixed (`known-issues.json`).
+    Verify {
+        /// An issue id, or `all`.
+        issue: String,
+        /// Versions: exact, `pinned`, `latest`, `all`, or a range, comma-separated.
+        #[arg(long, default_value = "pinned,latest")]
+        versions: String,
+        /// Write the per-version, per-case states here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        #[command(flatten)]
+        probe: ProbeFlags,
+    },
 }

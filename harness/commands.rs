@@ -156,6 +156,9 @@ pub fn execute(command: Command) -> Result<u8, CommandError> {
                 .map_err(|e| CommandError::Infra(format!("cannot start the session: {e}")))?;
             crate::bisect::bisect(&mut session, &case, good, bad, on)
         }
+        Command::Verify { issue, versions, json, probe } => {
+            crate::verify::command(config(Some(&probe))?, &issue, &versions, json.as_deref())
+        }
     }
 }
 

@@ -30,6 +30,7 @@ pub mod config;
 pub mod pipeline;
 pub mod report;
 pub mod bisect;
+pub mod verify;
 pub mod lint;
 pub mod cli;
 pub mod commands;
