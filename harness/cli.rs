@@ -107,4 +107,37 @@ pub enum Command {
         #[command(flatten)]
         probe: ProbeFlags,
     },
+    /// The nightly job: the corpus (with saved fuzz finds) and a fuzz
+    /// budget across versions; every result written as it completes, then
+    /// JSON, JUnit, Markdown and HTML reports.
+    Matrix {
+        /// A case file or a folder of them (repeatable; default: cases/).
+        #[arg(long = "cases")]
+        cases: Vec<PathBuf>,
+        /// Versions: exact, `pinned`, `latest`, `all`, or a range, comma-separated.
+        #[arg(long, default_value = "pinned,latest")]
+        versions: String,
+        /// The folder for results.jsonl and the reports.
+        #[arg(long, default_value = "target/matrix")]
+        out: PathBuf,
+        /// Generated cases to add (the fuzz budget).
+        #[arg(long, default_value_t = 0)]
+        fuzz_count: usize,
+        /// The fuzz seed (recorded in the report).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// An unavailable version is a failure (exit 3).
+        #[arg(long)]
+        strict: bool,
+        #[command(flatten)]
+        probe: ProbeFlags,
+    },
+    /// Render JUnit, Markdown and HTML from a report.json or results.jsonl.
+    Report {
+        input: PathBuf,
+        #[arg(long, default_value = "target/matrix")]
+        out: PathBuf,
+    },
+    /// What regressed, was fixed, is new or is gone between two JSON reports.
+    Compare { old: PathBuf, new: PathBuf },
 }

@@ -159,6 +159,19 @@ pub fn execute(command: Command) -> Result<u8, CommandError> {
         Command::Verify { issue, versions, json, probe } => {
             crate::verify::command(config(Some(&probe))?, &issue, &versions, json.as_deref())
         }
+        Command::Matrix { cases, versions, out, fuzz_count, seed, strict, probe } => {
+            let mut c = config(Some(&probe))?;
+            c.strict = strict;
+            let plan = crate::matrix::MatrixPlan { cases, versions, out, fuzz_count, seed };
+            crate::matrix::matrix(c, &plan)
+        }
+        Command::Report { input, out } => crate::matrix::report(&input, &out),
+        Command::Compare { old, new } => {
+            let load = |p: &Path| crate::report::doc::ReportDoc::load(p).map_err(CommandError::BadInput);
+            let (text, code) = crate::report::changes::render(&load(&old)?, &load(&new)?);
+            print!("{text}");
+            Ok(code)
+        }
     }
 }
 
@@ -226,7 +239,33 @@ pub fn load_cases(paths: &[PathBuf]) -> (Vec<Case>, Vec<CaseError>) {
     (cases, errors)
 }
 
+/// What watches a run as it goes (the matrix writes each result the moment
+/// it completes, and renders its reports at the end).
+pub trait RunObserver {
+    fn started(&mut self, _info: &mut RunInfo, _cases: usize) -> Result<(), CommandError> {
+        Ok(())
+    }
+    fn result(&mut self, _result: &CaseResult) {}
+    fn finished(&mut self, _info: &RunInfo, _results: &[CaseResult]) -> Result<(), CommandError> {
+        Ok(())
+    }
+}
+
+impl RunObserver for () {}
+
 fn run(config: Config, case_paths: &[PathBuf], versions: &str, json: Option<&Path>) -> Result<u8, CommandError> {
+    run_observed(config, case_paths, versions, json, "run", &mut ())
+}
+
+/// The `run` command, named `command` in its report and watched by `observer`.
+pub fn run_observed(
+    config: Config,
+    case_paths: &[PathBuf],
+    versions: &str,
+    json: Option<&Path>,
+    command: &str,
+    observer: &mut dyn RunObserver,
+) -> Result<u8, CommandError> {
     let root = repo_root();
     let paths = if case_paths.is_empty() { vec![root.join("cases")] } else { case_paths.to_vec() };
     let specs = VersionSpec::parse_list(versions).map_err(|e| CommandError::BadInput(format!("--versions: {e}")))?;
@@ -245,14 +284,18 @@ fn run(config: Config, case_paths: &[PathBuf], versions: &str, json: Option<&Pat
     let mut session = Session::new(config, stop.clone())
         .map_err(|e| CommandError::Infra(format!("cannot start the capture listener: {e}")))?;
     let versions = session.resolve(&specs).map_err(bad_version)?;
-    let mut info = RunInfo::new("run", &root);
+    let mut info = RunInfo::new(command, &root);
     info.versions = versions.clone();
+    observer.started(&mut info, cases.len())?;
     let mut results: Vec<CaseResult> = Vec::new();
     for &v in &versions {
         if stop.load(Ordering::SeqCst) {
             break;
         }
-        let stats = session.run_version(v, &cases, |r| results.push(r));
+        let stats = session.run_version(v, &cases, |r| {
+            observer.result(&r);
+            results.push(r)
+        });
         info.absorb(stats);
     }
     info.interrupted = stop.load(Ordering::SeqCst);
@@ -264,6 +307,7 @@ fn run(config: Config, case_paths: &[PathBuf], versions: &str, json: Option<&Pat
         write_atomically(path, &report_json(&info, &results).to_pretty())
             .map_err(|e| CommandError::Infra(format!("cannot write the report {}: {e}", path.display())))?;
     }
+    observer.finished(&info, &results)?;
     let divergent = results.iter().any(|r| r.verdict.is_divergence());
     let infra = results.iter().any(|r| {
         r.verdict.is_infrastructure() && (strict || r.verdict != crate::compare::Verdict::VersionUnavailable)

@@ -31,6 +31,7 @@ pub mod pipeline;
 pub mod report;
 pub mod bisect;
 pub mod verify;
+pub mod matrix;
 pub mod lint;
 pub mod cli;
 pub mod commands;

@@ -5,6 +5,12 @@
 //! A report file is written to a temporary file beside it and renamed into
 //! place, so a reader never sees half of one.
 
+pub mod changes;
+pub mod doc;
+pub mod html;
+pub mod junit;
+pub mod markdown;
+
 use crate::compare::{comparable, diff, Verdict};
 use crate::json::Json;
 use crate::model::Prediction;
