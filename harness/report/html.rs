@@ -142,6 +142,7 @@ function open(r) {
   if (r.diff) section(panel, 'diff (predicted → observed)', r.diff);
   else { section(panel, 'predicted', r.predicted); section(panel, 'observed', r.observed); }
   panel.hidden = false;
+  panel.scrollIntoView({ block: 'start' });
   for (const td of document.querySelectorAll('td.selected')) td.classList.remove('selected');
   const td = [...document.querySelectorAll('td.cell')].find(t => t.dataset.case === r.case && t.dataset.version === r.version);
   if (td) td.classList.add('selected');
@@ -156,6 +157,7 @@ body { font: 14px system-ui, sans-serif; margin: 1.5em; color: #222; }
 table { border-collapse: collapse; }
 th, td { border: 1px solid #ddd; padding: 2px 6px; }
 thead th { writing-mode: vertical-rl; transform: rotate(180deg); font-weight: normal; white-space: nowrap; }
+thead th:first-child { writing-mode: horizontal-tb; transform: none; vertical-align: bottom; }
 th.case { text-align: left; font-family: ui-monospace, monospace; font-weight: normal; white-space: nowrap; }
 td.cell { color: #fff; text-align: center; cursor: pointer; min-width: 1.6em; font-weight: bold; }
 td.cell.selected { outline: 3px solid #000; }

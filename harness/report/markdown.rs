@@ -107,8 +107,12 @@ pub fn render(doc: &ReportDoc) -> String {
         );
         for (id, states) in &issues {
             for (state, versions) in states {
-                let mut vs = versions.clone();
-                vs.dedup();
+                // Each version once, in the run's order (not string order).
+                let vs: Vec<String> = doc
+                    .versions()
+                    .into_iter()
+                    .filter(|v| versions.contains(v))
+                    .collect();
                 out.push_str(&format!(
                     "| `{id}` | {state} | {} |\n",
                     cell(&vs.join(", "))
