@@ -285,7 +285,9 @@ mod tests {
     #[test]
     fn the_table() {
         let (t, f, u) = (Some(true), Some(false), None);
-        let cases: &[(&[Option<bool>], usize, Option<usize>, &[usize])] = &[
+        // (table, first, last_no, unknown)
+        type Row<'a> = (&'a [Option<bool>], usize, Option<usize>, &'a [usize]);
+        let cases: &[Row] = &[
             (&[t], 0, None, &[]),
             (&[t, t], 0, None, &[]),
             (&[f, t], 1, Some(0), &[]),

@@ -155,9 +155,11 @@ pub fn matrix(config: Config, plan: &MatrixPlan) -> Result<u8, CommandError> {
     };
     let fuzz_dir = plan.out.join("fuzz-cases");
     let _ = std::fs::remove_dir_all(&fuzz_dir);
+    let mut seed = None;
     match generate_fuzz_cases(plan.seed, plan.fuzz_count, &fuzz_dir) {
         Ok(0) => {}
         Ok(n) => {
+            seed = Some(plan.seed);
             eprintln!(
                 "matrix: {n} fuzz cases from seed {} in {}",
                 plan.seed,
@@ -169,7 +171,7 @@ pub fn matrix(config: Config, plan: &MatrixPlan) -> Result<u8, CommandError> {
     }
     let mut observer = MatrixObserver {
         out: plan.out.clone(),
-        seed: (plan.fuzz_count > 0).then_some(plan.seed),
+        seed,
         jsonl: None,
         bar: None,
         last_version: None,

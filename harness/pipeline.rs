@@ -101,6 +101,7 @@ impl Session {
 
     /// Make sure `version` is installed. `Err` carries the observation every
     /// case of that version gets instead of running.
+    #[allow(clippy::result_large_err)]
     pub fn install(&mut self, version: MastraVersion) -> Result<std::path::PathBuf, Observed> {
         if self.installs.is_installed(version) {
             return Ok(self.installs.install_dir(version));
@@ -118,6 +119,7 @@ impl Session {
     }
 
     /// Run `cases` on `version`; `on_result` gets each result as it is made.
+    #[allow(clippy::result_large_err)]
     pub fn run_version(
         &mut self,
         version: MastraVersion,

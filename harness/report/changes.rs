@@ -75,12 +75,15 @@ pub fn change(old: Option<Verdict>, new: Option<Verdict>) -> Option<Change> {
     })
 }
 
+/// One result in OLD and in NEW (either may be missing).
+type Pair<'a> = (Option<&'a Row>, Option<&'a Row>);
+
 /// Every pair with its change, in (case, version) order.
 pub fn changes<'a>(
     old: &'a ReportDoc,
     new: &'a ReportDoc,
 ) -> Vec<(Change, Option<&'a Row>, Option<&'a Row>)> {
-    let mut pairs: BTreeMap<(String, String), (Option<&Row>, Option<&Row>)> = BTreeMap::new();
+    let mut pairs: BTreeMap<(String, String), Pair> = BTreeMap::new();
     for r in &old.rows {
         pairs.entry(r.key()).or_default().0 = Some(r);
     }
