@@ -205,7 +205,11 @@ pub fn bisect(
     println!("  {:>8}  differs from {good}", bad.to_string());
     let mut seen: Vec<(MastraVersion, Json)> = vec![(bad, at_bad)];
     let mut step = 0;
+    let stop = session.stop.clone();
     let found = least_satisfying(&between, |&v| {
+        if stop.load(std::sync::atomic::Ordering::SeqCst) {
+            return Satisfies::Unknown;
+        }
         step += 1;
         match run_one(session, case, v, on) {
             Ok(o) => {
@@ -236,6 +240,11 @@ pub fn bisect(
             }
         }
     });
+    if stop.load(std::sync::atomic::Ordering::SeqCst) {
+        return Err(CommandError::Infra(
+            "interrupted before the search ended".into(),
+        ));
+    }
     let first = between[found.first];
     let last_same = found.last_no.map_or(good, |i| between[i]);
     println!("\nfirst changed version: {first} (last the same: {last_same}; {step} steps)");

@@ -111,7 +111,7 @@ fn contains(haystack: &JsString, needle: &JsString) -> bool {
 pub struct IssueCase {
     /// As written in the file.
     pub case: String,
-    /// Resolved against the file's folder.
+    /// Resolved against the file's folder, canonical.
     pub path: PathBuf,
     pub shows: Symptom,
 }
@@ -257,6 +257,7 @@ impl KnownIssues {
                 if !path.is_file() {
                     return Err(err(&field, format!("{case}: no such case file")));
                 }
+                let path = canonical(&path);
                 let shows = c
                     .get("shows")
                     .ok_or_else(|| err(&field, "`shows`: missing".into()))?;
@@ -265,7 +266,7 @@ impl KnownIssues {
                     .iter()
                     .flat_map(|o| o.cases.iter())
                     .chain(cases.iter())
-                    .any(|x| same_file(&x.path, &path));
+                    .any(|x| x.path == path);
                 if taken {
                     return Err(err(&field, format!("{case} already belongs to an issue")));
                 }
@@ -299,10 +300,11 @@ impl KnownIssues {
 
     /// The issue a case file shows, and its symptom there.
     pub fn for_case(&self, case: &Path) -> Option<(&KnownIssue, &Symptom)> {
+        let case = canonical(case);
         self.issues.iter().find_map(|i| {
             i.cases
                 .iter()
-                .find(|c| same_file(&c.path, case))
+                .find(|c| c.path == case)
                 .map(|c| (i, &c.shows))
         })
     }
@@ -339,12 +341,10 @@ impl KnownIssue {
     }
 }
 
-/// Two paths name the same file (both canonicalised when they can be).
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => a == b,
-    }
+/// A path as compared: canonical when it names a file, else as given (a
+/// generated case that was never written has no file).
+fn canonical(p: &Path) -> PathBuf {
+    p.canonicalize().unwrap_or_else(|_| p.to_path_buf())
 }
 
 fn symptom(v: &Json) -> Result<Symptom, String> {
