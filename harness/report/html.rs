@@ -1,7 +1,7 @@
 //! One self-contained HTML page: a grid of cases by versions, each cell
 //! coloured by its verdict; a cell opens its diff (or predicted and observed
 //! projections, the known issue, provider rejections, the infrastructure
-//! detail) in a panel below the grid.
+//! detail) in a panel beside the grid, which stays in view as the grid scrolls.
 //!
 //! The results travel inside the page as JSON (`<script type=
 //! "application/json">`, every `<` escaped so no string can close the tag)
@@ -142,7 +142,6 @@ function open(r) {
   if (r.diff) section(panel, 'diff (predicted → observed)', r.diff);
   else { section(panel, 'predicted', r.predicted); section(panel, 'observed', r.observed); }
   panel.hidden = false;
-  panel.scrollIntoView({ block: 'start' });
   for (const td of document.querySelectorAll('td.selected')) td.classList.remove('selected');
   const td = [...document.querySelectorAll('td.cell')].find(t => t.dataset.case === r.case && t.dataset.version === r.version);
   if (td) td.classList.add('selected');
@@ -163,7 +162,8 @@ td.cell { color: #fff; text-align: center; cursor: pointer; min-width: 1.6em; fo
 td.cell.selected { outline: 3px solid #000; }
 #legend { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: 1em; }
 .swatch { display: inline-block; min-width: 1.6em; text-align: center; color: #fff; font-weight: bold; }
-#panel { margin-top: 1.5em; border-top: 2px solid #222; }
+main { display: flex; gap: 1.5em; align-items: flex-start; }
+#panel { position: sticky; top: 0; max-height: 100vh; overflow: auto; flex: 1; min-width: 24em; border-left: 2px solid #222; padding-left: 1em; }
 pre { background: #f6f6f6; padding: 0.6em; overflow: auto; }
 "#;
 
@@ -175,7 +175,7 @@ pub fn render(doc: &ReportDoc) -> String {
          <title>mastra-conform report</title>\n<style>{CSS}</style>\n</head>\n<body>\n\
          <h1>mastra-conform</h1>\n<p id=\"run\">{}</p>\n<ul id=\"legend\"></ul>\n\
          <noscript>This page builds its grid with JavaScript; the same results are in report.json.</noscript>\n\
-         <table id=\"grid\"></table>\n<section id=\"panel\" hidden></section>\n\
+         <main><table id=\"grid\"></table>\n<section id=\"panel\" hidden></section></main>\n\
          <script type=\"application/json\" id=\"data\">{json}</script>\n<script>{SCRIPT}</script>\n\
          </body>\n</html>\n",
         escape(&doc.run_line())
