@@ -31,6 +31,9 @@ pub enum Status {
     Absent,
     /// No case could be judged (infrastructure, not applicable, unmodelled).
     Unknown,
+    /// The registry does not serve the version: reported, not a failure (as
+    /// in `run` without `--strict`).
+    Unavailable,
 }
 
 impl Status {
@@ -41,6 +44,7 @@ impl Status {
             Status::Fixed => "FIXED",
             Status::Absent => "absent (as modelled)",
             Status::Unknown => "unknown",
+            Status::Unavailable => "not served",
         }
     }
 
@@ -94,9 +98,14 @@ fn row(version: MastraVersion, mut results: Vec<CaseResult>) -> Row {
         })
         .collect();
     let states: Vec<Option<IssueState>> = cases.iter().map(|c| c.1).collect();
+    let unserved = !cases.is_empty() && cases.iter().all(|c| c.2 == Verdict::VersionUnavailable);
     Row {
         version,
-        status: Status::of(&states),
+        status: if unserved {
+            Status::Unavailable
+        } else {
+            Status::of(&states)
+        },
         cases,
     }
 }
@@ -198,13 +207,14 @@ pub fn verify(
         }
         let count = |s: Status| rows.iter().filter(|r| r.status == s).count();
         println!(
-            "  summary: present on {} of {} versions, fixed on {}, partly fixed on {}, absent on {}, unknown on {}",
+            "  summary: present on {} of {} versions, fixed on {}, partly fixed on {}, absent on {}, unknown on {}, not served {}",
             count(Status::Present),
             rows.len(),
             count(Status::Fixed),
             count(Status::PartlyFixed),
             count(Status::Absent),
-            count(Status::Unknown)
+            count(Status::Unknown),
+            count(Status::Unavailable)
         );
         any_fixed |= count(Status::Fixed) + count(Status::PartlyFixed) > 0;
         any_unknown |= count(Status::Unknown) > 0;
