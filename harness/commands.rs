@@ -160,17 +160,15 @@ pub fn execute(command: Command) -> Result<u8, CommandError> {
                 .map(Shard::parse)
                 .transpose()
                 .map_err(CommandError::BadInput)?;
-            run(
-                c,
-                &cases,
-                &versions,
-                json.as_deref(),
-                bodies.as_deref(),
+            let opts = RunOptions {
+                command: "run",
+                bodies: bodies.as_deref(),
                 shard,
-            )
+            };
+            run_observed(c, &cases, &versions, json.as_deref(), opts, &mut ())
         }
         Command::Plan { versions, shards } => plan(&versions, shards),
-        Command::Merge { reports, json } => crate::merge::merge_command(&reports, &json),
+        Command::Merge { reports, out } => crate::merge::merge_command(&reports, &out),
         Command::Sweep {
             cases,
             versions,
@@ -256,6 +254,60 @@ pub fn execute(command: Command) -> Result<u8, CommandError> {
             } else {
                 exit::OK
             })
+        }
+        Command::Bisect {
+            case,
+            good,
+            bad,
+            on,
+            probe,
+        } => {
+            let (good, bad) = (exact_version(&good)?, exact_version(&bad)?);
+            let case = Case::load(&case)?;
+            let mut session = Session::new(config(Some(&probe))?, stop_flag())
+                .map_err(|e| CommandError::Infra(format!("cannot start the session: {e}")))?;
+            crate::bisect::bisect(&mut session, &case, good, bad, on)
+        }
+        Command::Verify {
+            issue,
+            versions,
+            json,
+            probe,
+        } => crate::verify::command(config(Some(&probe))?, &issue, &versions, json.as_deref()),
+        Command::Matrix {
+            cases,
+            versions,
+            out,
+            fuzz_count,
+            seed,
+            strict,
+            shard,
+            probe,
+        } => {
+            let mut c = config(Some(&probe))?;
+            c.strict = strict;
+            let shard = shard
+                .as_deref()
+                .map(Shard::parse)
+                .transpose()
+                .map_err(CommandError::BadInput)?;
+            let plan = crate::matrix::MatrixPlan {
+                cases,
+                versions,
+                out,
+                fuzz_count,
+                seed,
+                shard,
+            };
+            crate::matrix::matrix(c, &plan)
+        }
+        Command::Report { input, out } => crate::matrix::report(&input, &out),
+        Command::Compare { old, new } => {
+            let load =
+                |p: &Path| crate::report::doc::ReportDoc::load(p).map_err(CommandError::BadInput);
+            let (text, code) = crate::report::changes::render(&load(&old)?, &load(&new)?);
+            print!("{text}");
+            Ok(code)
         }
     }
 }
@@ -350,7 +402,31 @@ pub fn load_cases(paths: &[PathBuf]) -> (Vec<Case>, Vec<CaseError>) {
     (cases, errors)
 }
 
-/// What `run` and `sweep` collect before they print.
+/// What watches a run as it goes (the matrix writes each result the moment
+/// it completes, and renders its reports at the end).
+pub trait RunObserver {
+    fn started(&mut self, _info: &mut RunInfo, _cases: usize) -> Result<(), CommandError> {
+        Ok(())
+    }
+    fn result(&mut self, _result: &CaseResult) {}
+    fn finished(&mut self, _info: &RunInfo, _results: &[CaseResult]) -> Result<(), CommandError> {
+        Ok(())
+    }
+}
+
+impl RunObserver for () {}
+
+/// How a run is named and sliced, beyond its cases and versions.
+#[derive(Debug, Clone, Copy)]
+pub struct RunOptions<'a> {
+    /// The command, as the report names it.
+    pub command: &'a str,
+    /// Write each case's snapshot text here.
+    pub bodies: Option<&'a Path>,
+    pub shard: Option<Shard>,
+}
+
+/// What a run collects before it prints.
 pub struct RunOutcome {
     pub info: RunInfo,
     pub results: Vec<CaseResult>,
@@ -358,15 +434,15 @@ pub struct RunOutcome {
 }
 
 /// Load the cases, resolve the versions, run every case on every version
-/// through one `Session`, and give the results in case order, then version
-/// order. Bad case files are reported and left out; the rest runs.
+/// (of this slice) through one `Session`, and give the results in case
+/// order, then version order. Bad case files are reported and left out; the
+/// rest runs. `observer` sees each result the moment it exists.
 pub fn collect_run(
     config: Config,
     case_paths: &[PathBuf],
     versions: &str,
-    bodies: Option<&Path>,
-    command: &str,
-    shard: Option<Shard>,
+    opts: RunOptions,
+    observer: &mut dyn RunObserver,
 ) -> Result<RunOutcome, CommandError> {
     let root = repo_root();
     let paths = if case_paths.is_empty() {
@@ -376,7 +452,7 @@ pub fn collect_run(
     };
     let specs = VersionSpec::parse_list(versions)
         .map_err(|e| CommandError::BadInput(format!("--versions: {e}")))?;
-    if let Some(dir) = bodies {
+    if let Some(dir) = opts.bodies {
         std::fs::create_dir_all(dir).map_err(|e| {
             CommandError::Infra(format!(
                 "cannot create --bodies folder {}: {e}",
@@ -393,14 +469,16 @@ pub fn collect_run(
     }
     let stop = stop_flag();
     let mut session = Session::new(config, stop.clone())
-        .map_err(|e| CommandError::Infra(format!("cannot start the capture listener: {e}")))?;
+        .map_err(|e| CommandError::Infra(format!("cannot start the session: {e}")))?;
     let versions = session.resolve(&specs).map_err(bad_version)?;
-    let mut info = RunInfo::new(command, &root);
+    let mut info = RunInfo::new(opts.command, &root);
     info.versions = versions.clone();
     info.corpus = crate::report::corpus_digest(&cases);
-    info.shard = shard.map(|s| s.to_string());
-    let units =
-        shard.map(|s| crate::shard::units_of(&versions, s, &Costs::load(&costs_path(&root))));
+    info.shard = opts.shard.map(|s| s.to_string());
+    let units = opts
+        .shard
+        .map(|s| crate::shard::units_of(&versions, s, &Costs::load(&costs_path(&root))));
+    observer.started(&mut info, cases.len())?;
     let mut results: Vec<CaseResult> = Vec::new();
     for &v in &versions {
         if stop.load(Ordering::SeqCst) {
@@ -418,27 +496,15 @@ pub fn collect_run(
             continue;
         }
         let subset: Vec<Case> = selected.iter().map(|&i| cases[i].clone()).collect();
-        let snapshots = session.config.snapshots.clone();
         let stats = session.run_version(v, &subset, |mut r| {
             r.index = selected[r.index];
-            if let Observed::Ran {
-                bodies: captured, ..
-            } = &r.observed
-            {
-                if let Some(dir) = bodies {
-                    let file = dir.join(format!("{}.txt", snapshot::name(&r.case, r.version)));
-                    if let Err(e) = std::fs::write(&file, snapshot::text(captured)) {
-                        eprintln!("error: cannot write {}: {e}", file.display());
-                    }
-                }
-                // A body that changed against its snapshot needs a person
-                // even when the projection is as modelled.
-                if r.verdict == Verdict::AsModelled
-                    && snapshot::check(&snapshots, &r.case, r.version, captured) == Some(false)
-                {
-                    r.verdict = Verdict::SnapshotChanged;
+            if let (Some(dir), Observed::Ran { bodies, .. }) = (opts.bodies, &r.observed) {
+                let file = dir.join(format!("{}.txt", snapshot::name(&r.case, r.version)));
+                if let Err(e) = std::fs::write(&file, snapshot::text(bodies)) {
+                    eprintln!("error: cannot write {}: {e}", file.display());
                 }
             }
+            observer.result(&r);
             results.push(r)
         });
         if versions.len() > 3 {
@@ -462,13 +528,15 @@ pub fn collect_run(
     })
 }
 
-fn run(
+/// The `run` command, named in its report by `opts.command` and watched by
+/// `observer`: print the summary, write the report, map to an exit status.
+pub fn run_observed(
     config: Config,
     case_paths: &[PathBuf],
     versions: &str,
     json: Option<&Path>,
-    bodies: Option<&Path>,
-    shard: Option<Shard>,
+    opts: RunOptions,
+    observer: &mut dyn RunObserver,
 ) -> Result<u8, CommandError> {
     if let Some(j) = json {
         check_writable(j)?;
@@ -478,13 +546,14 @@ fn run(
         info,
         results,
         case_errors,
-    } = collect_run(config, case_paths, versions, bodies, "run", shard)?;
+    } = collect_run(config, case_paths, versions, opts, observer)?;
     print!("{}", summary(&info, &results));
     if let Some(path) = json {
         write_atomically(path, &report_json(&info, &results).to_pretty()).map_err(|e| {
             CommandError::Infra(format!("cannot write the report {}: {e}", path.display()))
         })?;
     }
+    observer.finished(&info, &results)?;
     let divergent = results.iter().any(|r| r.verdict.is_divergence());
     let infra = results.iter().any(|r| {
         r.verdict.is_infrastructure() && (strict || r.verdict != Verdict::VersionUnavailable)
@@ -509,8 +578,17 @@ fn sweep(
 ) -> Result<u8, CommandError> {
     check_writable(out)?;
     let command = format!("mastra-conform sweep --versions '{versions}'");
-    let RunOutcome { info, results, .. } =
-        collect_run(config, case_paths, versions, None, "sweep", None)?;
+    let RunOutcome { info, results, .. } = collect_run(
+        config,
+        case_paths,
+        versions,
+        RunOptions {
+            command: "sweep",
+            bodies: None,
+            shard: None,
+        },
+        &mut (),
+    )?;
     record_costs(&info);
     let changes = crate::sweep::changes(&results);
     let ran: Vec<MastraVersion> = info

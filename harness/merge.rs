@@ -1,24 +1,25 @@
 //! `merge`: the JSON reports of a sharded run's slices, combined into the one
-//! report the unsharded run would have written.
+//! report the unsharded run would have written, in every format (JSON, JUnit,
+//! Markdown, HTML).
 //!
-//! In: shard reports. Out: one report, or one error that says what does not
-//! fit: reports of different harness commits, corpora or seeds are never
-//! combined, and a missing slice (or a slice given twice) is named.
+//! In: shard reports. Out: one report folder, or one error that says what
+//! does not fit: reports of different harness commits, corpora or seeds are
+//! never combined, and a missing slice (or one given twice) is named. The
+//! merge works on the reports' JSON, as every renderer does (`report::doc`).
 
 use crate::commands::{exit, CommandError};
 use crate::json::Json;
 use crate::jsstr::JsString;
-use crate::pipeline::CaseResult;
-use crate::report::{report_json, result_from_json, summary, write_atomically, RunInfo};
+use crate::report::doc::ReportDoc;
+use crate::report::write_atomically;
 use crate::shard::Shard;
-use crate::versions::MastraVersion;
 use std::path::{Path, PathBuf};
 
 /// One shard report as read.
 pub struct ShardReport {
     pub path: PathBuf,
     pub run: Json,
-    pub results: Vec<CaseResult>,
+    pub results: Vec<Json>,
 }
 
 fn field(run: &Json, k: &str) -> String {
@@ -28,28 +29,31 @@ fn field(run: &Json, k: &str) -> String {
     })
 }
 
+fn text(v: &Json, k: &str) -> String {
+    v.get(k)
+        .and_then(Json::as_str)
+        .map(JsString::to_lossy)
+        .unwrap_or_default()
+}
+
 pub fn read(path: &Path) -> Result<ShardReport, String> {
-    let text = std::fs::read_to_string(path)
+    let body = std::fs::read_to_string(path)
         .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-    let v = Json::parse(&text).map_err(|e| format!("{}: not valid JSON: {e}", path.display()))?;
+    let v = Json::parse(&body).map_err(|e| format!("{}: not valid JSON: {e}", path.display()))?;
     let run = v
         .get("run")
         .cloned()
         .ok_or_else(|| format!("{}: field `run`: missing", path.display()))?;
-    let items = v.get("results").and_then(Json::as_array).ok_or_else(|| {
-        format!(
-            "{}: field `results`: missing or not an array",
-            path.display()
-        )
-    })?;
-    let results = items
-        .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            result_from_json(r, i)
-                .map_err(|e| format!("{}: field `results[{i}]`: {e}", path.display()))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let results = v
+        .get("results")
+        .and_then(Json::as_array)
+        .ok_or_else(|| {
+            format!(
+                "{}: field `results`: missing or not an array",
+                path.display()
+            )
+        })?
+        .to_vec();
     Ok(ShardReport {
         path: path.to_path_buf(),
         run,
@@ -57,8 +61,9 @@ pub fn read(path: &Path) -> Result<ShardReport, String> {
     })
 }
 
-/// Check that the reports are the slices of one run and combine them.
-pub fn merge(reports: &[ShardReport]) -> Result<(RunInfo, Vec<CaseResult>), String> {
+/// Check that the reports are the N slices of one run; give the merged
+/// report's JSON.
+pub fn merge(reports: &[ShardReport]) -> Result<Json, String> {
     let first = reports.first().ok_or("no report to merge")?;
     for key in ["commit", "corpus", "seed"] {
         let want = field(&first.run, key);
@@ -73,24 +78,26 @@ pub fn merge(reports: &[ShardReport]) -> Result<(RunInfo, Vec<CaseResult>), Stri
             }
         }
     }
-    let shards: Vec<(Shard, &Path)> = reports
-        .iter()
-        .map(|r| {
-            let s = field(&r.run, "shard");
-            Shard::parse(&s).map(|sh| (sh, r.path.as_path())).map_err(|_| {
-                format!("{}: field `run.shard`: {s:?} is not a slice K/N (was it run with --shard?)", r.path.display())
-            })
-        })
-        .collect::<Result<_, _>>()?;
+    let mut shards: Vec<(Shard, &Path)> = Vec::new();
+    for r in reports {
+        let s = field(&r.run, "shard");
+        let shard = Shard::parse(&s).map_err(|_| {
+            format!(
+                "{}: field `run.shard`: {s:?} is not a slice K/N (was it run with --shard?)",
+                r.path.display()
+            )
+        })?;
+        shards.push((shard, &r.path));
+    }
     let count = shards[0].0.count;
     if let Some((s, p)) = shards.iter().find(|(s, _)| s.count != count) {
         return Err(format!("{}: slice {s} is not one of {count}", p.display()));
     }
     for k in 1..=count {
-        let holders: Vec<&Path> = shards
+        let holders: Vec<String> = shards
             .iter()
             .filter(|(s, _)| s.index == k)
-            .map(|(_, p)| *p)
+            .map(|(_, p)| p.display().to_string())
             .collect();
         match holders.len() {
             0 => return Err(format!("slice {k}/{count} is missing")),
@@ -98,29 +105,16 @@ pub fn merge(reports: &[ShardReport]) -> Result<(RunInfo, Vec<CaseResult>), Stri
             _ => {
                 return Err(format!(
                     "slice {k}/{count} is given twice: {}",
-                    holders
-                        .iter()
-                        .map(|p| p.display().to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    holders.join(", ")
                 ))
             }
         }
     }
-    let mut info = RunInfo {
-        harness: field(&first.run, "harness"),
-        commit: field(&first.run, "commit"),
-        node: field(&first.run, "node"),
-        command: field(&first.run, "command"),
-        corpus: field(&first.run, "corpus"),
-        seed: first
-            .run
-            .get("seed")
-            .and_then(Json::as_f64)
-            .map(|s| s as u64),
-        ..RunInfo::default()
-    };
-    let mut versions: Vec<MastraVersion> = Vec::new();
+
+    // The run: the first slice's, with the versions and costs of all.
+    let mut versions: Vec<Json> = Vec::new();
+    let mut stats: Vec<Json> = Vec::new();
+    let mut interrupted = false;
     for r in reports {
         for v in r
             .run
@@ -128,54 +122,95 @@ pub fn merge(reports: &[ShardReport]) -> Result<(RunInfo, Vec<CaseResult>), Stri
             .and_then(Json::as_array)
             .unwrap_or_default()
         {
-            if let Some(v) = v.as_str().and_then(|s| MastraVersion::parse(&s.to_lossy())) {
-                if !versions.contains(&v) {
-                    versions.push(v);
-                }
+            if !versions.contains(v) {
+                versions.push(v.clone());
             }
         }
-        info.interrupted |= r
+        stats.extend(
+            r.run
+                .get("stats")
+                .and_then(Json::as_array)
+                .unwrap_or_default()
+                .iter()
+                .cloned(),
+        );
+        interrupted |= r
             .run
             .get("interrupted")
             .and_then(Json::as_bool)
             .unwrap_or(false);
     }
-    info.versions = versions.clone();
-    let mut results: Vec<CaseResult> = reports
+    let mut run: Vec<(JsString, Json)> = first
+        .run
+        .members()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    for (k, v) in run.iter_mut() {
+        match k.to_lossy().as_str() {
+            "versions" => *v = Json::Array(versions.clone()),
+            "stats" => *v = Json::Array(stats.clone()),
+            "interrupted" => *v = Json::Bool(interrupted),
+            "shard" => *v = Json::str(&format!("merged from {count} slices")),
+            _ => {}
+        }
+    }
+
+    let rank = |v: &str| {
+        versions
+            .iter()
+            .position(|x| x.as_str().is_some_and(|s| s.to_lossy() == v))
+    };
+    let mut results: Vec<Json> = reports
         .iter()
         .flat_map(|r| r.results.iter().cloned())
         .collect();
-    let rank = |v: MastraVersion| versions.iter().position(|x| *x == v).unwrap_or(usize::MAX);
-    results.sort_by(|a, b| (&a.case, rank(a.version)).cmp(&(&b.case, rank(b.version))));
-    if let Some(w) = results
-        .windows(2)
-        .find(|w| w[0].case == w[1].case && w[0].version == w[1].version)
-    {
+    results.sort_by_key(|r| (text(r, "case"), rank(&text(r, "version"))));
+    if let Some(w) = results.windows(2).find(|w| {
+        text(&w[0], "case") == text(&w[1], "case")
+            && text(&w[0], "version") == text(&w[1], "version")
+    }) {
         return Err(format!(
             "{} on {} appears in two slices",
-            w[0].case, w[0].version
+            text(&w[0], "case"),
+            text(&w[0], "version")
         ));
     }
-    Ok((info, results))
+    Ok(Json::object([
+        ("run", Json::Object(run)),
+        ("results", Json::Array(results)),
+    ]))
 }
 
+/// `merge REPORT... --out DIR`: DIR/report.json and every other format.
 pub fn merge_command(paths: &[PathBuf], out: &Path) -> Result<u8, CommandError> {
     let reports = paths
         .iter()
         .map(|p| read(p))
         .collect::<Result<Vec<_>, _>>()
         .map_err(CommandError::BadInput)?;
-    let (info, results) = merge(&reports).map_err(CommandError::BadInput)?;
-    write_atomically(out, &report_json(&info, &results).to_pretty())
-        .map_err(|e| CommandError::Infra(format!("cannot write {}: {e}", out.display())))?;
-    print!("{}", summary(&info, &results));
+    let merged = merge(&reports).map_err(CommandError::BadInput)?;
+    std::fs::create_dir_all(out)
+        .map_err(|e| CommandError::Infra(format!("cannot create {}: {e}", out.display())))?;
+    let text = merged.to_pretty();
+    let json = out.join(crate::matrix::JSON);
+    write_atomically(&json, &text)
+        .map_err(|e| CommandError::Infra(format!("cannot write {}: {e}", json.display())))?;
+    let doc = ReportDoc::parse(&text).map_err(CommandError::Infra)?;
+    crate::matrix::write_reports(&doc, out)?;
+    let divergent = doc
+        .rows
+        .iter()
+        .filter(|r| r.verdict.is_divergence())
+        .count();
     println!(
-        "merged {} slices, {} results, into {}",
+        "merged {} slices: {} results ({divergent} divergent) into {}",
         reports.len(),
-        results.len(),
+        doc.rows.len(),
         out.display()
     );
-    Ok(if results.iter().any(|r| r.verdict.is_divergence()) {
+    Ok(if divergent > 0 {
         exit::FINDING
     } else {
         exit::OK

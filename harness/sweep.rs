@@ -158,6 +158,7 @@ mod tests {
                 projection: p,
                 bodies: Vec::new(),
             },
+            findings: Default::default(),
         }
     }
 

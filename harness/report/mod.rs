@@ -5,6 +5,12 @@
 //! A report file is written to a temporary file beside it and renamed into
 //! place, so a reader never sees half of one.
 
+pub mod changes;
+pub mod doc;
+pub mod html;
+pub mod junit;
+pub mod markdown;
+
 use crate::compare::{comparable, diff, Verdict};
 use crate::json::Json;
 use crate::model::Prediction;
@@ -158,56 +164,6 @@ pub fn corpus_digest(cases: &[crate::case::Case]) -> String {
     format!("{h:016x}")
 }
 
-/// A result read back from a JSON report (for `merge` and `compare`): the
-/// bodies are not in reports, so an observation comes back without them.
-pub fn result_from_json(v: &Json, index: usize) -> Result<CaseResult, String> {
-    use crate::projection::Projection;
-    let text = |k: &str| {
-        v.get(k)
-            .and_then(Json::as_str)
-            .map(crate::jsstr::JsString::to_lossy)
-            .ok_or(format!("result has no `{k}`"))
-    };
-    let version = MastraVersion::parse(&text("version")?).ok_or("bad `version`")?;
-    let verdict = Verdict::from_name(&text("verdict")?).ok_or("unknown `verdict`")?;
-    let predicted = match v.get("predicted") {
-        Some(p) if p.get("unmodelled").is_some() => Prediction::Unmodelled(
-            p.get("unmodelled")
-                .and_then(Json::as_str)
-                .map(|s| s.to_lossy())
-                .unwrap_or_default(),
-        ),
-        Some(p) => Prediction::Projection(Projection::from_json(p)?),
-        None => return Err("result has no `predicted`".into()),
-    };
-    let detail = v
-        .get("detail")
-        .and_then(Json::as_str)
-        .map(|s| s.to_lossy())
-        .unwrap_or_default();
-    let observed = match v.get("observed") {
-        Some(o) if !o.is_null() => Observed::Ran {
-            projection: Projection::from_json(o)?,
-            bodies: Vec::new(),
-        },
-        _ => match verdict {
-            Verdict::VersionUnavailable => Observed::Unavailable(detail),
-            Verdict::Timeout => Observed::Timeout(std::time::Duration::ZERO),
-            Verdict::Crash => Observed::Crash(detail),
-            Verdict::ProbeFault => Observed::ProbeFault(detail),
-            _ => Observed::InstallFailed(detail),
-        },
-    };
-    Ok(CaseResult {
-        index,
-        case: text("case")?,
-        version,
-        verdict,
-        predicted,
-        observed,
-    })
-}
-
 /// One result as the JSON report writes it.
 pub fn result_json(r: &CaseResult) -> Json {
     let mut members = vec![
@@ -226,6 +182,7 @@ pub fn result_json(r: &CaseResult) -> Json {
     if let Some(d) = result_diff(r) {
         members.push(("diff", Json::str(&d)));
     }
+    members.extend(crate::refine::findings_json(&r.findings));
     Json::object(members)
 }
 
