@@ -3,9 +3,8 @@
 //! compare and bisect.
 //!
 //! Versions outside the pinned ones install on demand into the cache
-//! (about 13 s each on a fresh machine); the bisect tests keep to narrow
-//! ranges around the changes the full acceptance runs found, and the full
-//! ranges run with `cargo test --test matrix -- --ignored`.
+//! (about 13 s each on a fresh machine); most bisect tests keep to narrow
+//! ranges around the changes, and one runs the full acceptance ranges.
 //!
 //! Chromium is Debian's package: `harness/tests/setup.sh` installs it.
 
@@ -403,9 +402,8 @@ fn bisect_on_body_finds_where_the_temperature_left() {
 }
 
 /// The acceptance runs of issue 5, over the full range (installs up to a
-/// dozen versions on a fresh machine).
+/// dozen versions on a fresh machine: a few minutes, well inside CI's time).
 #[test]
-#[ignore]
 fn acceptance_bisects_from_1_0_4_to_1_67_0() {
     let r = run(&[
         "bisect",
