@@ -8,6 +8,7 @@
 //! merge works on the reports' JSON, as every renderer does (`report::doc`).
 
 use crate::commands::{exit, CommandError};
+use crate::compare::Verdict;
 use crate::json::Json;
 use crate::jsstr::JsString;
 use crate::report::doc::ReportDoc;
@@ -204,13 +205,22 @@ pub fn merge_command(paths: &[PathBuf], out: &Path) -> Result<u8, CommandError> 
         .iter()
         .filter(|r| r.verdict.is_divergence())
         .count();
+    // An unserved version is reported, not failed, as in `run` without
+    // --strict; every other infrastructure outcome left a case unchecked.
+    let infra = doc
+        .rows
+        .iter()
+        .filter(|r| r.verdict.is_infrastructure() && r.verdict != Verdict::VersionUnavailable)
+        .count();
     println!(
-        "merged {} slices: {} results ({divergent} divergent) into {}",
+        "merged {} slices: {} results ({divergent} divergent, {infra} not checked) into {}",
         reports.len(),
         doc.rows.len(),
         out.display()
     );
-    Ok(if divergent > 0 {
+    Ok(if infra > 0 {
+        exit::INFRA
+    } else if divergent > 0 {
         exit::FINDING
     } else {
         exit::OK
