@@ -3,7 +3,7 @@
 CARGO ?= cargo
 BIN := target/release/mastra-conform
 
-.PHONY: run test check bench sweep build
+.PHONY: run test check bench sweep build nightly
 
 build:
 	$(CARGO) build --release
@@ -23,3 +23,16 @@ check:
 # The harness end to end against the in-process ceiling (one run; quote its ratio).
 bench: build
 	$(BIN) bench --mastra-version 1.67.0 --repeat 10 --json target/bench.json
+
+# The nightly job, as .github/workflows/nightly.yml runs it: the corpus, the
+# saved fuzz finds and a fuzz budget on the pinned versions and the latest.
+VERSIONS ?= pinned,latest
+FUZZ_COUNT ?= 200
+SEED ?= 1
+nightly: build
+	$(BIN) matrix --versions "$(VERSIONS)" --fuzz-count $(FUZZ_COUNT) --seed $(SEED) --out target/matrix
+
+# Where behaviour changes across every served stable 1.x (rewrites SWEEP.md
+# and the per-version costs in node-probe/costs.json).
+sweep: build
+	$(BIN) sweep --versions all

@@ -63,6 +63,44 @@ pub enum Command {
         /// DIR/VERSION__CASE.txt.
         #[arg(long)]
         bodies: Option<PathBuf>,
+        /// Run only slice K of N (deterministic, weighed by measured cost).
+        #[arg(long)]
+        shard: Option<String>,
+        #[command(flatten)]
+        probe: ProbeFlags,
+    },
+    /// Show how a sharded run splits its work, and each slice's projected
+    /// time from the measured per-version costs (node-probe/costs.json).
+    Plan {
+        #[arg(long, default_value = "all")]
+        versions: String,
+        /// The number of shards (runners).
+        #[arg(long, default_value_t = 1)]
+        shards: u32,
+    },
+    /// Combine the JSON reports of the slices of a sharded run into one.
+    Merge {
+        /// The shard reports.
+        #[arg(required = true)]
+        reports: Vec<PathBuf>,
+        /// The folder for the merged report.json, report.xml, report.md and
+        /// report.html.
+        #[arg(long, default_value = "target/merged")]
+        out: PathBuf,
+    },
+    /// Run the corpus over many versions and record where behaviour changes
+    /// between neighbouring releases (SWEEP.md).
+    Sweep {
+        #[arg(long = "cases")]
+        cases: Vec<PathBuf>,
+        #[arg(long, default_value = "all")]
+        versions: String,
+        /// The Markdown record.
+        #[arg(long, default_value = "SWEEP.md")]
+        out: PathBuf,
+        /// Also write the JSON report here.
+        #[arg(long)]
+        json: Option<PathBuf>,
         #[command(flatten)]
         probe: ProbeFlags,
     },
@@ -104,4 +142,68 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Find the first published version whose result for a case differs
+    /// from --good's.
+    Bisect {
+        case: PathBuf,
+        #[arg(long)]
+        good: String,
+        #[arg(long)]
+        bad: String,
+        /// Compare projections, or whole normalised request bodies.
+        #[arg(long, value_enum, default_value = "projection")]
+        on: crate::bisect::On,
+        #[command(flatten)]
+        probe: ProbeFlags,
+    },
+    /// Say, for each version, whether a known upstream issue is present or
+    /// fixed (`known-issues.json`).
+    Verify {
+        /// An issue id, or `all`.
+        issue: String,
+        /// Versions: exact, `pinned`, `latest`, `all`, or a range, comma-separated.
+        #[arg(long, default_value = "pinned,latest")]
+        versions: String,
+        /// Write the per-version, per-case states here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        #[command(flatten)]
+        probe: ProbeFlags,
+    },
+    /// The nightly job: the corpus (with saved fuzz finds) and a fuzz
+    /// budget across versions; every result written as it completes, then
+    /// JSON, JUnit, Markdown and HTML reports.
+    Matrix {
+        /// A case file or a folder of them (repeatable; default: cases/).
+        #[arg(long = "cases")]
+        cases: Vec<PathBuf>,
+        /// Versions: exact, `pinned`, `latest`, `all`, or a range, comma-separated.
+        #[arg(long, default_value = "pinned,latest")]
+        versions: String,
+        /// The folder for results.jsonl and the reports.
+        #[arg(long, default_value = "target/matrix")]
+        out: PathBuf,
+        /// Generated cases to add (the fuzz budget).
+        #[arg(long, default_value_t = 0)]
+        fuzz_count: usize,
+        /// The fuzz seed (recorded in the report).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// An unavailable version is a failure (exit 3).
+        #[arg(long)]
+        strict: bool,
+        /// Run only slice K of N (deterministic, weighed by measured cost).
+        #[arg(long)]
+        shard: Option<String>,
+        #[command(flatten)]
+        probe: ProbeFlags,
+    },
+    /// Render JUnit, Markdown and HTML from a report.json or results.jsonl.
+    Report {
+        input: PathBuf,
+        #[arg(long, default_value = "target/matrix")]
+        out: PathBuf,
+    },
+    /// What regressed, was fixed, is new or is gone between two JSON reports.
+    Compare { old: PathBuf, new: PathBuf },
 }

@@ -12,6 +12,7 @@ use crate::model::predict;
 use crate::observe::Observed;
 use crate::pipeline::{error_chain, CaseResult, Session};
 use crate::report::{report_json, summary, write_atomically, RunInfo};
+use crate::shard::{Costs, Shard};
 use crate::snapshot;
 use crate::versions::{MastraVersion, VersionError, VersionSpec};
 use std::path::{Path, PathBuf};
@@ -96,7 +97,7 @@ fn config(flags: Option<&ProbeFlags>) -> Result<Config, CommandError> {
 
 /// Print to stdout. A reader that went away (`| head`) is not an error, and
 /// must not become a panic.
-fn out(text: &str) {
+fn print_out(text: &str) {
     use std::io::Write;
     let mut stdout = std::io::stdout().lock();
     let _ = stdout
@@ -126,7 +127,7 @@ pub fn execute(command: Command) -> Result<u8, CommandError> {
         } => {
             let version = exact_version(&mastra_version)?;
             let case = Case::load(&case)?;
-            out(&format!(
+            print_out(&format!(
                 "{}\n",
                 predict(&case, version).to_json().to_pretty()
             ));
@@ -149,7 +150,7 @@ pub fn execute(command: Command) -> Result<u8, CommandError> {
             })?;
             match r.observed.projection() {
                 Some(p) => {
-                    out(&format!("{}\n", p.to_json().to_pretty()));
+                    print_out(&format!("{}\n", p.to_json().to_pretty()));
                     Ok(exit::OK)
                 }
                 None => Err(CommandError::Infra(format!(
@@ -166,12 +167,38 @@ pub fn execute(command: Command) -> Result<u8, CommandError> {
             json,
             strict,
             bodies,
+            shard,
             probe,
         } => {
             let mut c = config(Some(&probe))?;
             c.strict = strict;
-            run(c, &cases, &versions, json.as_deref(), bodies.as_deref())
+            let shard = shard
+                .as_deref()
+                .map(Shard::parse)
+                .transpose()
+                .map_err(CommandError::BadInput)?;
+            let opts = RunOptions {
+                command: "run",
+                bodies: bodies.as_deref(),
+                shard,
+            };
+            run_observed(c, &cases, &versions, json.as_deref(), opts, &mut ())
         }
+        Command::Plan { versions, shards } => plan(&versions, shards),
+        Command::Merge { reports, out } => crate::merge::merge_command(&reports, &out),
+        Command::Sweep {
+            cases,
+            versions,
+            out,
+            json,
+            probe,
+        } => sweep(
+            config(Some(&probe))?,
+            &cases,
+            &versions,
+            &out,
+            json.as_deref(),
+        ),
         Command::Bench {
             mastra_version,
             repeat,
@@ -203,7 +230,7 @@ pub fn execute(command: Command) -> Result<u8, CommandError> {
             })?;
             let result = crate::bench::bench(&mut session, version, &workload)
                 .map_err(CommandError::Infra)?;
-            out(&result.to_text());
+            print_out(&result.to_text());
             if let Some(path) = json {
                 write_atomically(&path, &result.to_json().to_pretty()).map_err(|e| {
                     CommandError::Infra(format!("cannot write {}: {e}", path.display()))
@@ -235,15 +262,69 @@ pub fn execute(command: Command) -> Result<u8, CommandError> {
             }
             let report = lint(&input);
             if json {
-                out(&format!("{}\n", report.to_json().to_pretty()));
+                print_out(&format!("{}\n", report.to_json().to_pretty()));
             } else {
-                out(&report.to_text());
+                print_out(&report.to_text());
             }
             Ok(if report.worst() == Severity::Error {
                 exit::FINDING
             } else {
                 exit::OK
             })
+        }
+        Command::Bisect {
+            case,
+            good,
+            bad,
+            on,
+            probe,
+        } => {
+            let (good, bad) = (exact_version(&good)?, exact_version(&bad)?);
+            let case = Case::load(&case)?;
+            let mut session = Session::new(config(Some(&probe))?, stop_flag())
+                .map_err(|e| CommandError::Infra(format!("cannot start the session: {e}")))?;
+            crate::bisect::bisect(&mut session, &case, good, bad, on)
+        }
+        Command::Verify {
+            issue,
+            versions,
+            json,
+            probe,
+        } => crate::verify::command(config(Some(&probe))?, &issue, &versions, json.as_deref()),
+        Command::Matrix {
+            cases,
+            versions,
+            out,
+            fuzz_count,
+            seed,
+            strict,
+            shard,
+            probe,
+        } => {
+            let mut c = config(Some(&probe))?;
+            c.strict = strict;
+            let shard = shard
+                .as_deref()
+                .map(Shard::parse)
+                .transpose()
+                .map_err(CommandError::BadInput)?;
+            let plan = crate::matrix::MatrixPlan {
+                cases,
+                versions,
+                out,
+                fuzz_count,
+                seed,
+                shard,
+            };
+            crate::matrix::matrix(c, &plan)
+        }
+        Command::Report { input, out } => crate::matrix::report(&input, &out),
+        Command::Compare { old, new } => {
+            let load =
+                |p: &Path| crate::report::doc::ReportDoc::load(p).map_err(CommandError::BadInput);
+            let (text, code) = crate::report::changes::render(&load(&old)?, &load(&new)?);
+            print_out(&text);
+            Ok(code)
         }
     }
 }
@@ -342,13 +423,48 @@ pub fn load_cases(paths: &[PathBuf]) -> (Vec<Case>, Vec<CaseError>) {
     (cases, errors)
 }
 
-fn run(
+/// What watches a run as it goes (the matrix writes each result the moment
+/// it completes, and renders its reports at the end).
+pub trait RunObserver {
+    fn started(&mut self, _info: &mut RunInfo, _cases: usize) -> Result<(), CommandError> {
+        Ok(())
+    }
+    fn result(&mut self, _result: &CaseResult) {}
+    fn finished(&mut self, _info: &RunInfo, _results: &[CaseResult]) -> Result<(), CommandError> {
+        Ok(())
+    }
+}
+
+impl RunObserver for () {}
+
+/// How a run is named and sliced, beyond its cases and versions.
+#[derive(Debug, Clone, Copy)]
+pub struct RunOptions<'a> {
+    /// The command, as the report names it.
+    pub command: &'a str,
+    /// Write each case's snapshot text here.
+    pub bodies: Option<&'a Path>,
+    pub shard: Option<Shard>,
+}
+
+/// What a run collects before it prints.
+pub struct RunOutcome {
+    pub info: RunInfo,
+    pub results: Vec<CaseResult>,
+    pub case_errors: Vec<CaseError>,
+}
+
+/// Load the cases, resolve the versions, run every case on every version
+/// (of this slice) through one `Session`, and give the results in case
+/// order, then version order. Bad case files are reported and left out; the
+/// rest runs. `observer` sees each result the moment it exists.
+pub fn collect_run(
     config: Config,
     case_paths: &[PathBuf],
     versions: &str,
-    json: Option<&Path>,
-    bodies: Option<&Path>,
-) -> Result<u8, CommandError> {
+    opts: RunOptions,
+    observer: &mut dyn RunObserver,
+) -> Result<RunOutcome, CommandError> {
     let root = repo_root();
     let paths = if case_paths.is_empty() {
         vec![root.join("cases")]
@@ -357,10 +473,7 @@ fn run(
     };
     let specs = VersionSpec::parse_list(versions)
         .map_err(|e| CommandError::BadInput(format!("--versions: {e}")))?;
-    if let Some(j) = json {
-        check_writable(j)?;
-    }
-    if let Some(dir) = bodies {
+    if let Some(dir) = opts.bodies {
         std::fs::create_dir_all(dir).map_err(|e| {
             CommandError::Infra(format!(
                 "cannot create --bodies folder {}: {e}",
@@ -375,40 +488,53 @@ fn run(
     if cases.is_empty() {
         return Err(CommandError::BadInput("no case to run".into()));
     }
-    let strict = config.strict;
     let stop = stop_flag();
     let mut session = Session::new(config, stop.clone())
-        .map_err(|e| CommandError::Infra(format!("cannot start the capture listener: {e}")))?;
+        .map_err(|e| CommandError::Infra(format!("cannot start the session: {e}")))?;
     let versions = session.resolve(&specs).map_err(bad_version)?;
-    let mut info = RunInfo::new("run", &root);
+    let mut info = RunInfo::new(opts.command, &root);
     info.versions = versions.clone();
+    info.corpus = crate::report::corpus_digest(&cases);
+    info.shard = opts.shard.map(|s| s.to_string());
+    let units = opts
+        .shard
+        .map(|s| crate::shard::units_of(&versions, s, &Costs::load(&costs_path(&root))));
+    observer.started(&mut info, cases.len())?;
     let mut results: Vec<CaseResult> = Vec::new();
     for &v in &versions {
         if stop.load(Ordering::SeqCst) {
             break;
         }
-        let snapshots = session.config.snapshots.clone();
-        let stats = session.run_version(v, &cases, |mut r| {
-            if let Observed::Ran {
-                bodies: captured, ..
-            } = &r.observed
-            {
-                if let Some(dir) = bodies {
-                    let file = dir.join(format!("{}.txt", snapshot::name(&r.case, r.version)));
-                    if let Err(e) = std::fs::write(&file, snapshot::text(captured)) {
-                        eprintln!("error: cannot write {}: {e}", file.display());
-                    }
-                }
-                // A body that changed against its snapshot needs a person
-                // even when the projection is as modelled.
-                if r.verdict == Verdict::AsModelled
-                    && snapshot::check(&snapshots, &r.case, r.version, captured) == Some(false)
-                {
-                    r.verdict = Verdict::SnapshotChanged;
+        // This slice's cases of `v` (all of them without --shard).
+        let selected: Vec<usize> = (0..cases.len())
+            .filter(|i| {
+                units
+                    .as_ref()
+                    .is_none_or(|us| us.iter().any(|u| u.version == v && u.holds(*i)))
+            })
+            .collect();
+        if selected.is_empty() {
+            continue;
+        }
+        let subset: Vec<Case> = selected.iter().map(|&i| cases[i].clone()).collect();
+        let stats = session.run_version(v, &subset, |mut r| {
+            r.index = selected[r.index];
+            if let (Some(dir), Observed::Ran { bodies, .. }) = (opts.bodies, &r.observed) {
+                let file = dir.join(format!("{}.txt", snapshot::name(&r.case, r.version)));
+                if let Err(e) = std::fs::write(&file, snapshot::text(bodies)) {
+                    eprintln!("error: cannot write {}: {e}", file.display());
                 }
             }
+            observer.result(&r);
             results.push(r)
         });
+        if versions.len() > 3 {
+            eprintln!(
+                "{v}: {} cases in {:.1}s",
+                stats.cases,
+                stats.pool.busy.as_secs_f64()
+            );
+        }
         info.absorb(stats);
     }
     info.interrupted = stop.load(Ordering::SeqCst);
@@ -416,25 +542,189 @@ fn run(
     let version_rank =
         |v: MastraVersion| versions.iter().position(|x| *x == v).unwrap_or(usize::MAX);
     results.sort_by_key(|r| (r.index, version_rank(r.version)));
-    out(&summary(&info, &results));
+    Ok(RunOutcome {
+        info,
+        results,
+        case_errors,
+    })
+}
+
+/// The `run` command, named in its report by `opts.command` and watched by
+/// `observer`: print the summary, write the report, map to an exit status.
+pub fn run_observed(
+    config: Config,
+    case_paths: &[PathBuf],
+    versions: &str,
+    json: Option<&Path>,
+    opts: RunOptions,
+    observer: &mut dyn RunObserver,
+) -> Result<u8, CommandError> {
+    if let Some(j) = json {
+        check_writable(j)?;
+    }
+    let strict = config.strict;
+    let RunOutcome {
+        info,
+        results,
+        case_errors,
+    } = collect_run(config, case_paths, versions, opts, observer)?;
+    print_out(&summary(&info, &results));
     if let Some(path) = json {
         save_report(path, &report_json(&info, &results).to_pretty())?;
     }
+    observer.finished(&info, &results)?;
     let divergent = results.iter().any(|r| r.verdict.is_divergence());
     let infra = results.iter().any(|r| {
         r.verdict.is_infrastructure() && (strict || r.verdict != Verdict::VersionUnavailable)
     });
     Ok(if infra || info.interrupted {
         exit::INFRA
-    } else if divergent || !case_errors.is_empty() {
-        if divergent {
-            exit::FINDING
-        } else {
-            exit::BAD_INPUT
-        }
+    } else if divergent {
+        exit::FINDING
+    } else if !case_errors.is_empty() {
+        exit::BAD_INPUT
     } else {
         exit::OK
     })
+}
+
+fn sweep(
+    config: Config,
+    case_paths: &[PathBuf],
+    versions: &str,
+    out: &Path,
+    json: Option<&Path>,
+) -> Result<u8, CommandError> {
+    check_writable(out)?;
+    let command = format!("mastra-conform sweep --versions '{versions}'");
+    let RunOutcome { info, results, .. } = collect_run(
+        config,
+        case_paths,
+        versions,
+        RunOptions {
+            command: "sweep",
+            bodies: None,
+            shard: None,
+        },
+        &mut (),
+    )?;
+    record_costs(&info);
+    let changes = crate::sweep::changes(&results);
+    let ran: Vec<MastraVersion> = info
+        .versions
+        .iter()
+        .copied()
+        .filter(|v| {
+            results
+                .iter()
+                .any(|r| r.version == *v && r.observed.projection().is_some())
+        })
+        .collect();
+    let skipped: Vec<(MastraVersion, String)> = info
+        .versions
+        .iter()
+        .filter(|v| !ran.contains(v))
+        .map(|v| {
+            let why = results
+                .iter()
+                .find(|r| r.version == *v)
+                .and_then(|r| r.observed.infra_detail())
+                .unwrap_or_default();
+            (*v, why)
+        })
+        .collect();
+    write_atomically(
+        out,
+        &crate::sweep::markdown(&ran, &skipped, &changes, &command),
+    )
+    .map_err(|e| CommandError::Infra(format!("cannot write {}: {e}", out.display())))?;
+    if let Some(path) = json {
+        save_report(path, &report_json(&info, &results).to_pretty())?;
+    }
+    print_out(&summary(&info, &results));
+    let untaught = changes.iter().filter(|c| !c.modelled).count();
+    print_out(&format!(
+        "{} versions ran; {} changes between neighbours ({untaught} not modelled); written to {}\n",
+        ran.len(),
+        changes.len(),
+        out.display()
+    ));
+    Ok(if results.iter().any(|r| r.verdict.is_divergence()) {
+        exit::FINDING
+    } else {
+        exit::OK
+    })
+}
+
+fn plan(versions: &str, shards: u32) -> Result<u8, CommandError> {
+    let shard = Shard::parse(&format!("1/{shards}")).map_err(CommandError::BadInput)?;
+    let specs = VersionSpec::parse_list(versions)
+        .map_err(|e| CommandError::BadInput(format!("--versions: {e}")))?;
+    let mut session = Session::new(config(None)?, stop_flag())
+        .map_err(|e| CommandError::Infra(format!("cannot start the capture listener: {e}")))?;
+    let versions = session.resolve(&specs).map_err(bad_version)?;
+    let costs = Costs::load(&costs_path(&repo_root()));
+    let loads = crate::shard::projected_loads(&versions, shard.count, &costs);
+    let plan = crate::shard::plan(&versions, shard.count, &costs);
+    let serial: f64 = versions.iter().map(|v| costs.version_cost(*v)).sum();
+    print_out(&format!(
+        "{} versions; one runner, nothing cached: {:.0}s ({:.1} min)\n",
+        versions.len(),
+        serial,
+        serial / 60.0
+    ));
+    for (k, load) in loads.iter().enumerate() {
+        let units: Vec<String> = plan
+            .iter()
+            .filter(|(_, s)| *s as usize == k + 1)
+            .map(|(u, _)| {
+                if u.chunks > 1 {
+                    format!("{}#{}/{}", u.version, u.chunk + 1, u.chunks)
+                } else {
+                    u.version.to_string()
+                }
+            })
+            .collect();
+        print_out(&format!(
+            "shard {}/{}: {:>6.0}s  {}\n",
+            k + 1,
+            shard.count,
+            load,
+            units.join(" ")
+        ));
+    }
+    let wall = loads.iter().copied().fold(0.0, f64::max);
+    print_out(&format!(
+        "projected wall time with {} runners: {:.0}s ({:.1} min)\n",
+        shard.count,
+        wall,
+        wall / 60.0
+    ));
+    Ok(exit::OK)
+}
+
+/// Where measured per-version costs are kept for `--shard`.
+pub fn costs_path(root: &Path) -> PathBuf {
+    root.join("node-probe").join("costs.json")
+}
+
+/// Fold what this run measured into `node-probe/costs.json`: run seconds for
+/// every version that ran, install seconds where an install happened now.
+fn record_costs(info: &RunInfo) {
+    let path = costs_path(&repo_root());
+    let mut costs = Costs::load(&path);
+    for s in &info.stats {
+        let Some(v) = s.version else { continue };
+        if s.cases > 0 {
+            costs.run.insert(v, s.pool.busy.as_secs_f64());
+        }
+        if s.installed_now {
+            costs.install.insert(v, s.install.as_secs_f64());
+        }
+    }
+    if let Err(e) = write_atomically(&path, &costs.to_json().to_pretty()) {
+        eprintln!("warning: cannot record costs in {}: {e}", path.display());
+    }
 }
 
 /// Fail early, before any work, when the report could not be written.

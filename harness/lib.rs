@@ -12,22 +12,31 @@
 //! `pipeline` is that flow for one version; every command is a loop around
 //! it. Modules in reading order:
 
-pub mod bench;
-pub mod capture;
+pub mod jsstr;
+pub mod json;
 pub mod case;
+pub mod projection;
+pub mod model;
+pub mod proc;
+pub mod versions;
+pub mod capture;
+pub mod probe;
+pub mod observe;
+pub mod compare;
+pub mod provider;
+pub mod known;
+pub mod snapshot;
+pub mod refine;
+pub mod config;
+pub mod pipeline;
+pub mod report;
+pub mod shard;
+pub mod merge;
+pub mod bisect;
+pub mod verify;
+pub mod matrix;
+pub mod sweep;
+pub mod bench;
+pub mod lint;
 pub mod cli;
 pub mod commands;
-pub mod compare;
-pub mod config;
-pub mod json;
-pub mod jsstr;
-pub mod lint;
-pub mod model;
-pub mod observe;
-pub mod pipeline;
-pub mod probe;
-pub mod proc;
-pub mod projection;
-pub mod report;
-pub mod snapshot;
-pub mod versions;

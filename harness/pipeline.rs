@@ -12,6 +12,7 @@ use crate::config::Config;
 use crate::model::{predict, Prediction};
 use crate::observe::Observed;
 use crate::probe::pool::{run_cases, PoolStats};
+use crate::refine::{Findings, Refiner};
 use crate::versions::{resolve, Installs, MastraVersion, NodeRuntime, VersionError, VersionSpec};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -27,6 +28,8 @@ pub struct CaseResult {
     pub verdict: Verdict,
     pub predicted: Prediction,
     pub observed: Observed,
+    /// Known issue, snapshot and provider findings (`refine`).
+    pub findings: Findings,
 }
 
 /// What one version cost.
@@ -59,11 +62,16 @@ pub struct Session {
     node: Option<Result<NodeRuntime, String>>,
     published: Option<Result<Vec<MastraVersion>, String>>,
     pub stop: Arc<AtomicBool>,
+    /// Known issues and snapshots, loaded once.
+    pub refiner: Arc<Refiner>,
 }
 
 impl Session {
     pub fn new(config: Config, stop: Arc<AtomicBool>) -> std::io::Result<Session> {
+        let refiner = Refiner::load(&config)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
         let listener = Listener::start(config.body_limit)?;
+        let refiner = Arc::new(refiner);
         let installs = Installs {
             cancel: Some(stop.clone()),
             ..config.installs()
@@ -75,6 +83,7 @@ impl Session {
             node: None,
             published: None,
             stop,
+            refiner,
         })
     }
 
@@ -108,11 +117,10 @@ impl Session {
             .unwrap_or_else(|| Err("unreachable".into()))
     }
 
-    // The error is the observation itself, handed on by value once per
-    // version; boxing it would buy nothing.
-    #[allow(clippy::result_large_err)]
     /// Make sure `version` is installed. `Err` carries the observation every
-    /// case of that version gets instead of running.
+    /// case of that version gets instead of running (by value, once per
+    /// version: boxing it would buy nothing).
+    #[allow(clippy::result_large_err)]
     pub fn install(&mut self, version: MastraVersion) -> Result<std::path::PathBuf, Observed> {
         if self.installs.is_installed(version) {
             return Ok(self.installs.install_dir(version));
@@ -144,16 +152,25 @@ impl Session {
             cases: 0,
             ..VersionStats::default()
         };
+        let refiner = self.refiner.clone();
         let result = |index: usize, observed: Observed| {
             let case = &cases[index];
             let predicted = predict(case, version);
+            let (verdict, findings) = refiner.refine(
+                case,
+                version,
+                &predicted,
+                &observed,
+                compare(&predicted, &observed),
+            );
             CaseResult {
                 index,
                 case: case.name(),
                 version,
-                verdict: compare(&predicted, &observed),
+                verdict,
                 predicted,
                 observed,
+                findings,
             }
         };
         let began = Instant::now();

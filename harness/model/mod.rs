@@ -184,27 +184,23 @@ fn resolve(
             None => (None, None),
         },
     };
-    let hidden = rel.active_tools_applied
-        && key.as_ref().is_some_and(|k| {
-            case.call
-                .active_tools
-                .as_ref()
-                .is_some_and(|a| !a.contains(k))
-        });
-    if hidden && !rel.not_found_is_a_result {
-        return Err("a call to a tool hidden by activeTools, before 1.9.0".into());
-    }
-    let available = || {
-        case.call
-            .active_tools
-            .clone()
-            .filter(|_| rel.active_tools_applied)
-            .unwrap_or_else(|| tools.keys())
-    };
+    let active = case
+        .call
+        .active_tools
+        .as_ref()
+        .filter(|_| rel.active_tools_applied);
+    let hidden = rel.hidden_is_not_found
+        && key
+            .as_ref()
+            .is_some_and(|k| active.is_some_and(|a| !a.contains(k)));
     if key.is_none() || hidden {
-        return Ok(Resolved::NotFound {
-            available: available(),
-        });
+        // From 1.11.0 the list offered back is activeTools as given (even
+        // `[]`); before, every formatted name, activeTools or not.
+        let available = match active {
+            Some(a) if rel.hidden_is_not_found => a.clone(),
+            _ => tools.keys(),
+        };
+        return Ok(Resolved::NotFound { available });
     }
     match found {
         None => Ok(Resolved::Stop),
@@ -254,11 +250,11 @@ fn not_found_message(name: &JsString, available: &[JsString]) -> JsString {
 }
 
 /// The name a history entry carries (`sanitizeToolName` in the prompt
-/// builder, from the release that made not-found a result).
+/// builder, from 1.9.0).
 fn history_name(rel: &Release, name: &JsString) -> JsString {
     let ok = !name.is_empty()
         && name.all_units(|u| matches!(u, 0x30..=0x39 | 0x41..=0x5A | 0x61..=0x7A | 0x5F | 0x2D));
-    if rel.not_found_is_a_result && !ok {
+    if rel.history_names_sanitised && !ok {
         JsString::from("unknown_tool")
     } else {
         name.clone()
@@ -284,6 +280,12 @@ pub fn predict(case: &Case, version: MastraVersion) -> Prediction {
         return Prediction::Unmodelled(format!(
             "@mastra/core {version} is outside the 1.x line the model was swept on"
         ));
+    }
+    let web_search = |t: &Tool| matches!(t, Tool::Builtin { name, .. } if name == "webSearchTool");
+    if rel.exports_builtin("webSearchTool") && case.all_tools().any(web_search) {
+        return Prediction::Unmodelled(
+            "webSearchTool is swapped for the provider's own web search".into(),
+        );
     }
     if let Some(name) = case.all_tools().find_map(|t| match t {
         Tool::Builtin { name, .. } if !rel.exports_builtin(name) => Some(name.clone()),
@@ -391,7 +393,7 @@ fn run(case: &Case, rel: &Release) -> Result<Projection, String> {
             .any(|r| matches!(r, Resolved::NotFound { .. }));
         if missing && !rel.not_found_is_a_result {
             if calls.len() > 1 {
-                return Err("a missing tool among several calls of one step, before 1.9.0".into());
+                return Err("a missing tool among several calls of one step, before 1.4.0".into());
             }
             let mut message = JsString::from("Tool ");
             message = message.concat(&calls[0].name);
@@ -424,3 +426,6 @@ fn run(case: &Case, rel: &Release) -> Result<Projection, String> {
     }
     Ok(p)
 }
+
+#[cfg(test)]
+mod tests;

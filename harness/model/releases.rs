@@ -26,33 +26,48 @@ pub const NONE_DROPS_TOOLS: MastraVersion = v(1, 19, 0);
 
 /// A tool call naming no tool becomes a tool result ("Tool \"X\" not found.
 /// Available tools: ..."), and the loop goes on; before, the call failed with
-/// `Error("Tool X not found")`. Also from here tool names written back into
-/// history are sanitised (`unknown_tool` for names outside
-/// `^[a-zA-Z0-9_-]+$`).
-pub const NOT_FOUND_IS_A_RESULT: MastraVersion = v(1, 9, 0);
+/// `Error("Tool X not found")`. First in 1.4.0 (sweep: `reply-unknown-name`,
+/// `reply-original-key`, 1.3.0 → 1.4.0).
+pub const NOT_FOUND_IS_A_RESULT: MastraVersion = v(1, 4, 0);
 
-/// Each step's assistant tool calls are followed by that step's results;
-/// before, all assistant calls were merged into one message ahead of all
-/// the results.
-pub const HISTORY_PER_STEP: MastraVersion = v(1, 9, 0);
+/// Tool names written back into history are sanitised: a name outside
+/// `^[a-zA-Z0-9_-]+$` becomes `unknown_tool` (`sanitizeToolName` in the
+/// prompt builder). First in 1.9.0 (sweep: `reply-original-key`,
+/// 1.8.0 → 1.9.0).
+pub const HISTORY_NAMES_SANITISED: MastraVersion = v(1, 9, 0);
 
 /// Retries of retryable API errors (408, 409, 429, 5xx): two before this
-/// release, none from it (the agent passes `maxRetries ?? 0` down).
-pub const NO_RETRIES: MastraVersion = v(1, 9, 0);
+/// release, none from it (the agent passes `maxRetries ?? 0` down). First in
+/// 1.11.0 (sweep: `error-500-retries`, 1.10.0 → 1.11.0).
+pub const NO_RETRIES: MastraVersion = v(1, 11, 0);
 
-/// The first release exporting each builtin of `@mastra/core/tools`.
+/// A call to a tool that `activeTools` hides is answered as not found, and
+/// the available tools listed are `activeTools` as given; before, the hidden
+/// tool still executed. First in 1.11.0 (sweep: `reply-hidden-by-activeTools`,
+/// 1.10.0 → 1.11.0).
+pub const HIDDEN_IS_NOT_FOUND: MastraVersion = v(1, 11, 0);
+
+/// Each step's assistant tool calls are followed by that step's results;
+/// before, all assistant calls were merged into one message ahead of all the
+/// results. First in 1.16.0 (sweep: `loop-default-maxsteps`, 1.15.0 → 1.16.0).
+pub const HISTORY_PER_STEP: MastraVersion = v(1, 16, 0);
+
+/// The first release exporting each builtin of `@mastra/core/tools`
+/// (read from each swept version's exports).
 pub const BUILTINS_SINCE: &[(&str, MastraVersion)] = &[
-    ("askUserTool", v(1, 19, 0)),
-    ("submitPlanTool", v(1, 19, 0)),
-    ("taskWriteTool", v(1, 19, 0)),
-    ("taskUpdateTool", v(1, 19, 0)),
-    ("taskCompleteTool", v(1, 19, 0)),
-    ("taskCheckTool", v(1, 19, 0)),
-    ("webFetchTool", v(1, 19, 0)),
-    ("webSearchTool", v(1, 19, 0)),
+    ("askUserTool", v(1, 42, 0)),
+    ("submitPlanTool", v(1, 42, 0)),
+    ("taskWriteTool", v(1, 42, 0)),
+    ("taskUpdateTool", v(1, 42, 0)),
+    ("taskCompleteTool", v(1, 42, 0)),
+    ("taskCheckTool", v(1, 42, 0)),
+    ("webFetchTool", v(1, 54, 0)),
+    ("webSearchTool", v(1, 55, 0)),
 ];
 
 /// The id each builtin carries (what the model can also call it by).
+/// `webSearchTool` has none: it is a marker Mastra swaps for the provider's
+/// own web search, which the model does not cover.
 pub const BUILTIN_IDS: &[(&str, &str)] = &[
     ("askUserTool", "ask_user"),
     ("submitPlanTool", "submit_plan"),
@@ -61,7 +76,6 @@ pub const BUILTIN_IDS: &[(&str, &str)] = &[
     ("taskCompleteTool", "task_complete"),
     ("taskCheckTool", "task_check"),
     ("webFetchTool", "web_fetch"),
-    ("webSearchTool", "web_search"),
 ];
 
 /// The switches for one version.
@@ -71,6 +85,8 @@ pub struct Release {
     pub active_tools_applied: bool,
     pub none_drops_tools: bool,
     pub not_found_is_a_result: bool,
+    pub history_names_sanitised: bool,
+    pub hidden_is_not_found: bool,
     pub history_per_step: bool,
     pub retries: u32,
 }
@@ -82,6 +98,8 @@ impl Release {
             active_tools_applied: version >= ACTIVE_TOOLS_APPLIED,
             none_drops_tools: version >= NONE_DROPS_TOOLS,
             not_found_is_a_result: version >= NOT_FOUND_IS_A_RESULT,
+            history_names_sanitised: version >= HISTORY_NAMES_SANITISED,
+            hidden_is_not_found: version >= HIDDEN_IS_NOT_FOUND,
             history_per_step: version >= HISTORY_PER_STEP,
             retries: if version >= NO_RETRIES { 0 } else { 2 },
         }

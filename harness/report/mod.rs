@@ -5,6 +5,12 @@
 //! A report file is written to a temporary file beside it and renamed into
 //! place, so a reader never sees half of one.
 
+pub mod changes;
+pub mod doc;
+pub mod html;
+pub mod junit;
+pub mod markdown;
+
 use crate::compare::{comparable, diff, Verdict};
 use crate::json::Json;
 use crate::model::Prediction;
@@ -28,6 +34,11 @@ pub struct RunInfo {
     pub command: String,
     pub interrupted: bool,
     pub stats: Vec<VersionStats>,
+    /// `K/N` when the run is one slice of a sharded run.
+    pub shard: Option<String>,
+    /// A digest of the case files that ran, so reports of different corpora
+    /// are never merged.
+    pub corpus: String,
 }
 
 impl RunInfo {
@@ -121,6 +132,8 @@ impl RunInfo {
                 self.seed
                     .map_or(Json::Null, |s| Json::Number(s.to_string())),
             ),
+            ("shard", self.shard.as_deref().map_or(Json::Null, Json::str)),
+            ("corpus", Json::str(&self.corpus)),
             ("interrupted", Json::Bool(self.interrupted)),
             ("stats", Json::Array(stats)),
         ])
@@ -129,6 +142,26 @@ impl RunInfo {
 
 fn secs(x: f64) -> Json {
     Json::Number(format!("{:.3}", if x.is_finite() { x } else { 0.0 }))
+}
+
+/// A digest of the cases (their names and raw JSON), the same on every
+/// machine for the same corpus.
+pub fn corpus_digest(cases: &[crate::case::Case]) -> String {
+    // FNV-1a over names and compact JSON: an identity check, not security.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for c in cases {
+        for b in c
+            .name()
+            .bytes()
+            .chain([0])
+            .chain(c.raw.to_compact().into_bytes())
+            .chain([0])
+        {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    format!("{h:016x}")
 }
 
 /// One result as the JSON report writes it.
@@ -149,6 +182,7 @@ pub fn result_json(r: &CaseResult) -> Json {
     if let Some(d) = result_diff(r) {
         members.push(("diff", Json::str(&d)));
     }
+    members.extend(crate::refine::findings_json(&r.findings));
     Json::object(members)
 }
 

@@ -1,0 +1,331 @@
+//! The model as a whole: every claim of the report (named by its section),
+//! each release's switches, and properties over generated keys.
+
+use super::*;
+use crate::case::Case;
+use proptest::prelude::*;
+use std::path::Path;
+
+fn case(json: &str) -> Case {
+    Case::parse(Path::new("test.json"), json).unwrap()
+}
+
+fn v(s: &str) -> MastraVersion {
+    MastraVersion::parse(s).unwrap()
+}
+
+fn projection(c: &Case, version: &str) -> Projection {
+    match predict(c, v(version)) {
+        Prediction::Projection(p) => p,
+        Prediction::Unmodelled(r) => panic!("unmodelled: {r}"),
+    }
+}
+
+fn names(p: &Projection, request: usize) -> Vec<String> {
+    p.requests[request]
+        .tools
+        .as_ref()
+        .map(|t| t.iter().map(JsString::to_lossy).collect())
+        .unwrap_or_default()
+}
+
+const REPORT_VERSIONS: [&str; 2] = ["1.0.0", "1.67.0"];
+
+/// "Measuring what actually goes on the wire": search.web is offered as
+/// search_web, with tool_choice "auto".
+#[test]
+fn report_measuring_what_goes_on_the_wire() {
+    for ver in REPORT_VERSIONS {
+        let p = projection(&case(r#"{"about":"a","tools":["search.web"]}"#), ver);
+        assert_eq!(names(&p, 0), ["search_web"]);
+        assert_eq!(p.requests[0].tool_choice, Some(Json::str("auto")));
+        assert_eq!(p.error, None, "the scripted 400 is not a finding");
+    }
+}
+
+/// "The rewrite rules, measured": weather-EU, registered third, comes back
+/// first.
+#[test]
+fn report_rewritten_keys_move_to_the_end() {
+    let p = projection(
+        &case(r#"{"about":"a","tools":["search.web","a b","weather-EU"]}"#),
+        "1.67.0",
+    );
+    assert_eq!(names(&p, 0), ["weather-EU", "search_web", "a_b"]);
+}
+
+/// "Two things that are not broken": execution routes by the rewritten
+/// name, the result returns with its tool_call_id, and no tools object is
+/// changed.
+#[test]
+fn report_execution_still_routes_correctly() {
+    let c = case(
+        r#"{"about":"a","tools":["search.web"],"replies":[
+            {"toolCalls":[{"id":"call_1","name":"search_web","arguments":{"city":"Paris"}}]},{"text":"done"}]}"#,
+    );
+    for ver in REPORT_VERSIONS {
+        let p = projection(&c, ver);
+        assert_eq!(
+            p.executed,
+            vec![Executed {
+                id: "get-weather".into(),
+                input: Json::parse(r#"{"city":"Paris"}"#).unwrap()
+            }]
+        );
+        assert_eq!(p.requests.len(), 2);
+        assert_eq!(
+            p.requests[1].history,
+            vec![
+                HistoryItem::Call("search_web".into()),
+                HistoryItem::Result {
+                    id: "call_1".into(),
+                    content: Json::str("{\"tempC\":20}")
+                }
+            ]
+        );
+        assert!(p.mutated.is_empty());
+    }
+}
+
+/// "The truncation is 63, and the providers allow 64."
+#[test]
+fn report_truncation_is_63() {
+    let key = "k".repeat(64);
+    let p = projection(
+        &case(&format!(r#"{{"about":"a","tools":["{key}"]}}"#)),
+        "1.67.0",
+    );
+    assert_eq!(names(&p, 0), [&key[..63]]);
+}
+
+/// "The collision error is the good news": search.web plus search web, and
+/// two long keys sharing their first 63 characters.
+#[test]
+fn report_collision_error() {
+    let long = "k".repeat(63);
+    for tools in [
+        r#"["search.web","search web"]"#.to_string(),
+        format!(r#"["{long}a","{long}b"]"#),
+    ] {
+        for (method, id) in [
+            ("generate", "AGENT_GENERATE_FAILED"),
+            ("stream", "AGENT_STREAM_FAILED"),
+        ] {
+            let c = case(&format!(
+                r#"{{"about":"a","tools":{tools},"call":{{"method":"{method}"}}}}"#
+            ));
+            let p = projection(&c, "1.67.0");
+            let e = p.error.expect("it throws");
+            assert_eq!(e.id, Some(id.into()));
+            assert_eq!(e.cause_code, Some("AGENT_TOOL_NAME_COLLISION".into()));
+            assert!(e
+                .message
+                .to_lossy()
+                .starts_with("Two or more tools resolve to the same name"));
+            assert!(p.requests.is_empty(), "no request is sent");
+        }
+    }
+}
+
+/// "The break: toolChoice does not follow", by the key and by the tool id.
+#[test]
+fn report_tool_choice_does_not_follow() {
+    for name in ["search.web", "get-weather"] {
+        let c = case(&format!(
+            r#"{{"about":"a","tools":["search.web"],"call":{{"toolChoice":{{"type":"tool","toolName":"{name}"}}}}}}"#
+        ));
+        for ver in REPORT_VERSIONS {
+            let p = projection(&c, ver);
+            assert_eq!(names(&p, 0), ["search_web"]);
+            let choice = Json::parse(&format!(
+                r#"{{"type":"function","function":{{"name":"{name}"}}}}"#
+            ))
+            .unwrap();
+            assert_eq!(p.requests[0].tool_choice, Some(choice));
+        }
+    }
+}
+
+/// "Why the built-in tools table is worth checking": the key wins.
+#[test]
+fn report_builtins_are_offered_under_their_keys() {
+    let by_export = case(
+        r#"{"about":"a","tools":[{"key":"askUserTool","builtin":"askUserTool"},{"key":"webFetchTool","builtin":"webFetchTool"}]}"#,
+    );
+    assert_eq!(
+        names(&projection(&by_export, "1.67.0"), 0),
+        ["askUserTool", "webFetchTool"]
+    );
+    let by_id = case(r#"{"about":"a","tools":[{"key":"ask_user","builtin":"askUserTool"}]}"#);
+    assert_eq!(names(&projection(&by_id, "1.67.0"), 0), ["ask_user"]);
+    let old = projection(&by_id, "1.41.0");
+    assert!(!old.applicable, "1.41.0 does not export askUserTool");
+}
+
+/// JavaScript underneath: a table of keys and what the model sends.
+#[test]
+fn javascript_semantics_table() {
+    let table: &[(&str, &[&str])] = &[
+        (
+            r#"["b","c.d","10","9","a","4294967295","4294967294"]"#,
+            &["b", "a", "_9", "_10", "_4294967294", "c_d", "_4294967295"],
+        ),
+        (r#"["a","__proto__","b"]"#, &["a", "b"]),
+        (
+            r#"["constructor","toString"]"#,
+            &["constructor", "toString"],
+        ),
+        (r#"["😀","\ud800x","ünï"]"#, &["__", "_x", "_n_"]),
+    ];
+    for (tools, want) in table {
+        let p = projection(
+            &case(&format!(r#"{{"about":"a","tools":{tools}}}"#)),
+            "1.67.0",
+        );
+        assert_eq!(names(&p, 0), *want, "{tools}");
+    }
+    let proto_only = projection(&case(r#"{"about":"a","tools":["__proto__"]}"#), "1.67.0");
+    assert_eq!(proto_only.requests[0].tools, None);
+    assert_eq!(proto_only.requests[0].tool_choice, None);
+    let false_collision = projection(&case(r#"{"about":"a","tools":["__proto_."]}"#), "1.67.0");
+    assert!(false_collision
+        .error
+        .unwrap()
+        .message
+        .to_lossy()
+        .contains("\"__proto__\""));
+    let empty = projection(&case(r#"{"about":"a","tools":["a",""]}"#), "1.67.0")
+        .error
+        .unwrap();
+    assert_eq!(
+        empty.message.to_lossy(),
+        "Cannot read properties of undefined (reading 'match')"
+    );
+    assert_eq!(empty.cause_code, None);
+}
+
+#[test]
+fn merge_order_keeps_first_position_and_last_tool() {
+    let c = case(
+        r#"{"about":"a","tools":["t1",{"key":"shared","id":"agent","description":"d"}],
+            "toolsets":{"s1":["s1a",{"key":"shared","id":"ts1","description":"d"}],"s2":[{"key":"shared","id":"ts2","description":"d"}]},
+            "replies":[{"toolCalls":[{"id":"c","name":"shared","arguments":{"city":"x"}}]},{"text":"ok"}]}"#,
+    );
+    let p = projection(&c, "1.67.0");
+    assert_eq!(names(&p, 0), ["t1", "shared", "s1a"]);
+    assert_eq!(p.executed[0].id, JsString::from("ts2"));
+}
+
+/// Each release switch, on both sides of its boundary.
+#[test]
+fn release_switches() {
+    let none = case(r#"{"about":"a","tools":["ok"],"call":{"toolChoice":"none"}}"#);
+    assert_eq!(
+        projection(&none, "1.18.0").requests[0].tool_choice,
+        Some(Json::str("none"))
+    );
+    assert_eq!(projection(&none, "1.19.0").requests[0].tools, None);
+
+    let active =
+        case(r#"{"about":"a","tools":["search.web","ok"],"call":{"activeTools":["search.web"]}}"#);
+    assert_eq!(
+        names(&projection(&active, "1.0.4"), 0),
+        ["ok", "search_web"]
+    );
+    assert_eq!(projection(&active, "1.1.0").requests[0].tools, None);
+
+    let unknown = case(
+        r#"{"about":"a","tools":["search.web"],"replies":[{"toolCalls":[{"id":"c","name":"search.web","arguments":{"city":"x"}}]},{"text":"ok"}]}"#,
+    );
+    assert_eq!(
+        projection(&unknown, "1.3.0")
+            .error
+            .unwrap()
+            .message
+            .to_lossy(),
+        "Tool search.web not found"
+    );
+    let p = projection(&unknown, "1.4.0");
+    assert_eq!(
+        p.requests[1].history[0],
+        HistoryItem::Call("search.web".into())
+    );
+    assert_eq!(
+        projection(&unknown, "1.9.0").requests[1].history[0],
+        HistoryItem::Call("unknown_tool".into())
+    );
+
+    let retry = case(
+        r#"{"about":"a","tools":["ok"],"replies":[{"status":500},{"status":500},{"text":"x"}]}"#,
+    );
+    assert_eq!(projection(&retry, "1.10.0").requests.len(), 3);
+    assert_eq!(projection(&retry, "1.11.0").requests.len(), 1);
+
+    let hidden = case(
+        r#"{"about":"a","tools":["a","b"],"call":{"activeTools":["a"]},"replies":[{"toolCalls":[{"id":"c","name":"b","arguments":{"city":"x"}}]},{"text":"ok"}]}"#,
+    );
+    assert_eq!(projection(&hidden, "1.10.0").executed.len(), 1);
+    assert!(projection(&hidden, "1.11.0").executed.is_empty());
+
+    let steps = case(
+        r#"{"about":"a","tools":["ok"],"replies":[{"toolCalls":[{"id":"1","name":"ok","arguments":{"city":"x"}}]},{"toolCalls":[{"id":"2","name":"ok","arguments":{"city":"x"}}]},{"text":"ok"}]}"#,
+    );
+    let merged = &projection(&steps, "1.15.0").requests[2].history;
+    assert!(matches!(
+        (&merged[0], &merged[1]),
+        (HistoryItem::Call(_), HistoryItem::Call(_))
+    ));
+    let interleaved = &projection(&steps, "1.16.0").requests[2].history;
+    assert!(matches!(
+        (&interleaved[0], &interleaved[1]),
+        (HistoryItem::Call(_), HistoryItem::Result { .. })
+    ));
+}
+
+fn key_strategy() -> impl Strategy<Value = Vec<u16>> {
+    let unit = prop_oneof![
+        4 => prop::sample::select(b"abzAZ09_-.: /".iter().map(|&b| u16::from(b)).collect::<Vec<_>>()),
+        1 => Just(0xD800u16),
+        1 => Just(0xDE00u16),
+        1 => 0x80u16..0xD7FF,
+    ];
+    prop::collection::vec(unit, 0..70)
+}
+
+proptest! {
+    /// Every name sent matches ^[A-Za-z_][A-Za-z0-9_-]{0,62}$.
+    #[test]
+    fn every_name_sent_is_a_legal_name(keys in prop::collection::vec(key_strategy(), 1..6)) {
+        let tools: Vec<Json> = keys.iter().map(|k| Json::String(JsString::from_units(k.clone()))).collect();
+        let raw = Json::object([("about", Json::str("p")), ("tools", Json::Array(tools))]);
+        let c = Case::from_json(Path::new("p.json"), raw).unwrap();
+        if let Prediction::Projection(p) = predict(&c, v("1.67.0")) {
+            for r in &p.requests {
+                for name in r.tools.iter().flatten() {
+                    let u = name.units();
+                    prop_assert!(!u.is_empty() && u.len() <= 63);
+                    prop_assert!(matches!(u[0], 0x41..=0x5A | 0x61..=0x7A | 0x5F));
+                    prop_assert!(u.iter().all(|&c| matches!(c, 0x30..=0x39 | 0x41..=0x5A | 0x61..=0x7A | 0x5F | 0x2D)));
+                }
+            }
+        }
+    }
+
+    /// A key that is already valid is never rewritten.
+    #[test]
+    fn valid_keys_are_never_rewritten(key in "[A-Za-z_][A-Za-z0-9_-]{0,62}") {
+        let k = JsString::from(key.as_str());
+        prop_assert_eq!(rewrite::rewrite(&k), rewrite::Rewrite::Kept);
+        prop_assert_eq!(rewrite::wire_name(&k), Some(k));
+    }
+
+    /// A prediction depends on nothing but the case and the version.
+    #[test]
+    fn predictions_are_pure(keys in prop::collection::vec(key_strategy(), 0..5), minor in 0u32..72) {
+        let tools: Vec<Json> = keys.iter().map(|k| Json::String(JsString::from_units(k.clone()))).collect();
+        let raw = Json::object([("about", Json::str("p")), ("tools", Json::Array(tools))]);
+        let c = Case::from_json(Path::new("p.json"), raw).unwrap();
+        let version = MastraVersion::new(1, minor, 0);
+        prop_assert_eq!(predict(&c, version), predict(&c.clone(), version));
+    }
+}

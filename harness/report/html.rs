@@ -1,0 +1,216 @@
+//! One self-contained HTML page: a grid of cases by versions, each cell
+//! coloured by its verdict; a cell opens its diff (or predicted and observed
+//! projections, the known issue, provider rejections, the infrastructure
+//! detail) in a panel beside the grid, which stays in view as the grid scrolls.
+//!
+//! The results travel inside the page as JSON (`<script type=
+//! "application/json">`, every `<` escaped so no string can close the tag)
+//! and a small script builds the grid from them: no network, no external
+//! file. `#open=CASE@VERSION` in the address opens that cell on load, which
+//! is also how the headless-Chromium test reads a cell's panel.
+
+use super::doc::{escape, ReportDoc};
+use crate::compare::Verdict;
+use crate::json::Json;
+
+/// The short mark each verdict shows in its cell, and its colour.
+pub fn style(v: Verdict) -> (&'static str, &'static str) {
+    match v {
+        Verdict::AsModelled => ("✓", "#2e7d32"),
+        Verdict::Diverged => ("✗", "#c62828"),
+        Verdict::KnownIssue => ("K", "#ef8f00"),
+        Verdict::KnownIssueFixed => ("F!", "#6a1b9a"),
+        Verdict::NotApplicable => ("n/a", "#9e9e9e"),
+        Verdict::Unmodelled => ("?", "#78909c"),
+        Verdict::SnapshotChanged => ("S", "#d84315"),
+        Verdict::ProviderRejects => ("P", "#ad1457"),
+        Verdict::Timeout => ("T", "#37474f"),
+        Verdict::Crash => ("C", "#37474f"),
+        Verdict::ProbeFault => ("PF", "#37474f"),
+        Verdict::VersionUnavailable => ("U", "#37474f"),
+        Verdict::InstallFailed => ("I", "#37474f"),
+    }
+}
+
+fn data(doc: &ReportDoc) -> Json {
+    let rows = doc
+        .rows
+        .iter()
+        .map(|r| {
+            let opt = |s: &Option<String>| s.as_deref().map_or(Json::Null, Json::str);
+            Json::object([
+                ("case", Json::str(&r.case)),
+                ("version", Json::str(&r.version)),
+                ("verdict", Json::str(r.verdict.name())),
+                ("diff", opt(&r.diff)),
+                ("detail", opt(&r.detail)),
+                ("predicted", Json::str(&r.predicted.to_pretty_sorted())),
+                ("observed", Json::str(&r.observed.to_pretty_sorted())),
+                (
+                    "knownIssue",
+                    r.known_issue
+                        .as_ref()
+                        .map_or(Json::Null, |(id, s)| Json::str(&format!("{id} ({s})"))),
+                ),
+                (
+                    "provider",
+                    Json::Array(r.provider.iter().map(|p| Json::str(p)).collect()),
+                ),
+            ])
+        })
+        .collect();
+    let styles = Verdict::ALL
+        .into_iter()
+        .map(|v| {
+            let (mark, colour) = style(v);
+            (
+                v.name(),
+                Json::object([
+                    ("mark", Json::str(mark)),
+                    ("colour", Json::str(colour)),
+                    ("divergence", Json::Bool(v.is_divergence())),
+                    ("infrastructure", Json::Bool(v.is_infrastructure())),
+                ]),
+            )
+        })
+        .collect::<Vec<_>>();
+    Json::object([
+        (
+            "cases",
+            Json::Array(doc.cases().iter().map(|c| Json::str(c)).collect()),
+        ),
+        (
+            "versions",
+            Json::Array(doc.versions().iter().map(|v| Json::str(v)).collect()),
+        ),
+        ("rows", Json::Array(rows)),
+        ("verdicts", Json::object(styles)),
+    ])
+}
+
+const SCRIPT: &str = r#"
+const D = JSON.parse(document.getElementById('data').textContent);
+const byKey = new Map(D.rows.map(r => [r.case + '@' + r.version, r]));
+const grid = document.getElementById('grid');
+const head = grid.createTHead().insertRow();
+head.appendChild(document.createElement('th')).textContent = 'case';
+for (const v of D.versions) head.appendChild(document.createElement('th')).textContent = v;
+const body = grid.createTBody();
+for (const c of D.cases) {
+  const tr = body.insertRow();
+  const th = tr.appendChild(document.createElement('th'));
+  th.textContent = c; th.className = 'case';
+  for (const v of D.versions) {
+    const td = tr.insertCell();
+    const r = byKey.get(c + '@' + v);
+    td.className = 'cell';
+    td.dataset.case = c; td.dataset.version = v;
+    if (!r) { td.dataset.verdict = 'none'; td.textContent = ''; continue; }
+    const s = D.verdicts[r.verdict];
+    td.dataset.verdict = r.verdict;
+    td.textContent = s.mark;
+    td.style.background = s.colour;
+    td.title = c + ' on ' + v + ': ' + r.verdict;
+    td.tabIndex = 0;
+    td.addEventListener('click', () => open(r));
+    td.addEventListener('keydown', e => { if (e.key === 'Enter') open(r); });
+  }
+}
+const legend = document.getElementById('legend');
+for (const [name, s] of Object.entries(D.verdicts)) {
+  const n = D.rows.filter(r => r.verdict === name).length;
+  if (!n) continue;
+  const li = legend.appendChild(document.createElement('li'));
+  const sw = li.appendChild(document.createElement('span'));
+  sw.className = 'swatch'; sw.style.background = s.colour; sw.textContent = s.mark;
+  li.appendChild(document.createTextNode(' ' + name + ' (' + n + ')'));
+  li.dataset.verdict = name; li.dataset.count = n;
+}
+function section(panel, title, text) {
+  if (!text) return;
+  panel.appendChild(document.createElement('h3')).textContent = title;
+  panel.appendChild(document.createElement('pre')).textContent = text;
+}
+function open(r) {
+  const panel = document.getElementById('panel');
+  panel.replaceChildren();
+  panel.dataset.case = r.case; panel.dataset.version = r.version; panel.dataset.verdict = r.verdict;
+  panel.appendChild(document.createElement('h2')).textContent = r.case + ' on ' + r.version + ': ' + r.verdict;
+  section(panel, 'known issue', r.knownIssue);
+  section(panel, 'a provider would reject', r.provider.join('\n'));
+  section(panel, 'infrastructure', r.detail);
+  if (r.diff) section(panel, 'diff (predicted → observed)', r.diff);
+  else { section(panel, 'predicted', r.predicted); section(panel, 'observed', r.observed); }
+  panel.hidden = false;
+  for (const td of document.querySelectorAll('td.selected')) td.classList.remove('selected');
+  const td = [...document.querySelectorAll('td.cell')].find(t => t.dataset.case === r.case && t.dataset.version === r.version);
+  if (td) td.classList.add('selected');
+}
+const m = decodeURIComponent(location.hash).match(/^#open=(.*)$/);
+if (m && byKey.has(m[1])) open(byKey.get(m[1]));
+document.body.dataset.ready = 'yes';
+"#;
+
+const CSS: &str = r#"
+body { font: 14px system-ui, sans-serif; margin: 1.5em; color: #222; }
+table { border-collapse: collapse; }
+th, td { border: 1px solid #ddd; padding: 2px 6px; }
+thead th { writing-mode: vertical-rl; transform: rotate(180deg); font-weight: normal; white-space: nowrap; }
+thead th:first-child { writing-mode: horizontal-tb; transform: none; vertical-align: bottom; }
+th.case { text-align: left; font-family: ui-monospace, monospace; font-weight: normal; white-space: nowrap; }
+td.cell { color: #fff; text-align: center; cursor: pointer; min-width: 1.6em; font-weight: bold; }
+td.cell.selected { outline: 3px solid #000; }
+#legend { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: 1em; }
+.swatch { display: inline-block; min-width: 1.6em; text-align: center; color: #fff; font-weight: bold; }
+main { display: flex; gap: 1.5em; align-items: flex-start; }
+#panel { position: sticky; top: 0; max-height: 100vh; overflow: auto; flex: 1; min-width: 24em; border-left: 2px solid #222; padding-left: 1em; }
+pre { background: #f6f6f6; padding: 0.6em; overflow: auto; }
+"#;
+
+pub fn render(doc: &ReportDoc) -> String {
+    // `<` may only appear inside JSON strings, where `\u003c` means the same.
+    let json = data(doc).to_compact().replace('<', "\\u003c");
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <title>mastra-conform report</title>\n<style>{CSS}</style>\n</head>\n<body>\n\
+         <h1>mastra-conform</h1>\n<p id=\"run\">{}</p>\n<ul id=\"legend\"></ul>\n\
+         <noscript>This page builds its grid with JavaScript; the same results are in report.json.</noscript>\n\
+         <main><table id=\"grid\"></table>\n<section id=\"panel\" hidden></section></main>\n\
+         <script type=\"application/json\" id=\"data\">{json}</script>\n<script>{SCRIPT}</script>\n\
+         </body>\n</html>\n",
+        escape(&doc.run_line())
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::doc::tests::sample;
+
+    #[test]
+    fn the_page_is_self_contained_and_carries_every_result() {
+        let html = render(&sample());
+        assert!(
+            !html.contains("src=") && !html.contains("href="),
+            "no external resource"
+        );
+        let start = html.find("id=\"data\">").unwrap() + 10;
+        let end = start + html[start..].find("</script>").unwrap();
+        let data = Json::parse(&html[start..end]).unwrap();
+        assert_eq!(
+            data.get("rows").and_then(Json::as_array).map(<[Json]>::len),
+            Some(4)
+        );
+        assert!(
+            !html[start..end].contains('<'),
+            "no `<` can close the data early"
+        );
+    }
+
+    #[test]
+    fn every_verdict_has_a_distinct_mark() {
+        let marks: std::collections::BTreeSet<_> =
+            Verdict::ALL.iter().map(|v| style(*v).0).collect();
+        assert_eq!(marks.len(), Verdict::ALL.len());
+    }
+}

@@ -1,0 +1,460 @@
+//! End to end: the real binary, real Node, real `@mastra/core`, for the
+//! nightly matrix, its reports (the HTML one in headless Chromium), verify,
+//! compare and bisect.
+//!
+//! Versions outside the pinned ones install on demand into the cache
+//! (about 13 s each on a fresh machine); most bisect tests keep to narrow
+//! ranges around the changes, and one runs the full acceptance ranges.
+//!
+//! Chromium is Debian's package: `harness/tests/setup.sh` installs it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_mastra-conform"));
+    c.current_dir(env!("CARGO_MANIFEST_DIR"));
+    c
+}
+
+fn run(args: &[&str]) -> Output {
+    let out = bin().args(args).output().expect("the harness runs");
+    eprintln!(
+        "$ mastra-conform {}\n{}{}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn json(path: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+/// Wait for a child with a deadline; end it if it overstays.
+fn wait_with_deadline(mut child: std::process::Child, limit: Duration) -> Output {
+    let began = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return child.wait_with_output().unwrap();
+        }
+        if began.elapsed() > limit {
+            let _ = child.kill();
+            panic!("still running after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// The DOM of `url` once its scripts ran, from headless Chromium.
+fn dump_dom(url: &str) -> String {
+    let chromium = ["chromium", "chromium-browser"]
+        .into_iter()
+        .find(|c| {
+            Command::new(c)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+        .expect(
+            "chromium is not installed: run harness/tests/setup.sh (apt-get install -y chromium)",
+        );
+    let profile = tempfile::tempdir().unwrap();
+    let child = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--no-first-run",
+            &format!("--user-data-dir={}", profile.path().display()),
+            "--dump-dom",
+            url,
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = wait_with_deadline(child, Duration::from_secs(120));
+    assert!(
+        out.status.success(),
+        "chromium failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Each grid cell of a dumped page: (case, version, verdict).
+fn cells(dom: &str) -> Vec<(String, String, String)> {
+    let attr = |tag: &str, name: &str| -> Option<String> {
+        let start = tag.find(&format!("{name}=\""))? + name.len() + 2;
+        let end = start + tag[start..].find('"')?;
+        Some(
+            tag[start..end]
+                .replace("&amp;", "&")
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&quot;", "\""),
+        )
+    };
+    dom.split("<td ")
+        .skip(1)
+        .filter_map(|t| {
+            let tag = &t[..t.find('>')?];
+            tag.contains("class=\"cell")
+                .then(|| {
+                    Some((
+                        attr(tag, "data-case")?,
+                        attr(tag, "data-version")?,
+                        attr(tag, "data-verdict")?,
+                    ))
+                })
+                .flatten()
+        })
+        .collect()
+}
+
+const GRID_CASES: &[&str] = &[
+    "cases/report/toolchoice-by-key-not-rewritten.json",
+    "cases/toolchoice/named-absent.json",
+    "cases/report/builtins-by-id.json",
+    "cases/report/search-web-is-sent-as-search_web.json",
+    "cases/active-tools/by-registered-key.json",
+];
+
+#[test]
+fn the_html_grid_shows_the_verdicts_in_headless_chromium() {
+    let out_dir = tempfile::tempdir().unwrap();
+    let out = out_dir.path().to_str().unwrap();
+    let mut args = vec!["matrix", "--versions", "1.0.4,1.67.0", "--out", out];
+    for c in GRID_CASES {
+        args.extend(["--cases", c]);
+    }
+    let r = run(&args);
+    assert_eq!(
+        r.status.code(),
+        Some(0),
+        "known issues and provider rejections are not divergences"
+    );
+    let report = json(&out_dir.path().join("report.json"));
+    let results = report["results"].as_array().unwrap();
+    assert_eq!(results.len(), GRID_CASES.len() * 2);
+    let verdict = |case: &str, version: &str| {
+        results
+            .iter()
+            .find(|r| r["case"] == case && r["version"] == version)
+            .map(|r| r["verdict"].as_str().unwrap().to_string())
+            .unwrap()
+    };
+    // What the corpus establishes, so the grid is checked against facts and
+    // not only against the JSON it was made from.
+    assert_eq!(verdict(GRID_CASES[0], "1.67.0"), "known-issue");
+    assert_eq!(verdict(GRID_CASES[1], "1.67.0"), "provider-rejects");
+    assert_eq!(verdict(GRID_CASES[2], "1.0.4"), "not-applicable");
+    assert_eq!(verdict(GRID_CASES[3], "1.67.0"), "as-modelled");
+    assert_eq!(
+        verdict(GRID_CASES[4], "1.0.4"),
+        "as-modelled",
+        "activeTools was ignored before 1.1.0"
+    );
+    assert_eq!(verdict(GRID_CASES[4], "1.67.0"), "known-issue");
+
+    let page = out_dir.path().join("report.html");
+    let url = format!("file://{}", page.display());
+    let grid = cells(&dump_dom(&url));
+    assert_eq!(grid.len(), results.len(), "one cell per result");
+    for r in results {
+        let (case, version) = (r["case"].as_str().unwrap(), r["version"].as_str().unwrap());
+        let cell = grid
+            .iter()
+            .find(|(c, v, _)| c == case && v == version)
+            .expect("a cell per result");
+        assert_eq!(
+            cell.2,
+            r["verdict"].as_str().unwrap(),
+            "{case} on {version}"
+        );
+    }
+
+    // A cell opens its detail: the known issue and the rejection it explains.
+    let dom = dump_dom(&format!("{url}#open={}@1.67.0", GRID_CASES[0]));
+    let panel = &dom[dom.find("<section id=\"panel\"").expect("the panel")..];
+    let panel = &panel[..panel.find("</section>").unwrap()];
+    assert!(panel.contains("data-verdict=\"known-issue\""), "{panel}");
+    assert!(
+        panel.contains("toolchoice-not-rewritten (present)"),
+        "{panel}"
+    );
+    assert!(
+        panel.contains("tool_choice names \"search.web\""),
+        "{panel}"
+    );
+
+    // The other renderings of the same run.
+    let xml = std::fs::read_to_string(out_dir.path().join("report.xml")).unwrap();
+    assert!(
+        xml.contains(
+            "<testsuites name=\"mastra-conform\" tests=\"10\" failures=\"0\" errors=\"0\""
+        ),
+        "{xml}"
+    );
+    let md = std::fs::read_to_string(out_dir.path().join("report.md")).unwrap();
+    assert!(
+        md.contains("| `toolchoice-not-rewritten` | present | 1.0.4, 1.67.0 |"),
+        "{md}"
+    );
+    let lines = std::fs::read_to_string(out_dir.path().join("results.jsonl")).unwrap();
+    assert_eq!(
+        lines.lines().count(),
+        1 + results.len(),
+        "a run line, then one line per result"
+    );
+
+    // Comparing a run with itself: nothing moved.
+    let same = out_dir.path().join("report.json");
+    let r = run(&["compare", same.to_str().unwrap(), same.to_str().unwrap()]);
+    assert_eq!(r.status.code(), Some(0));
+    assert!(stdout(&r).contains(&format!("unchanged: {}", results.len())));
+}
+
+fn count_cases(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| {
+            if p.is_dir() {
+                count_cases(&p)
+            } else {
+                usize::from(p.extension().is_some_and(|e| e == "json"))
+            }
+        })
+        .sum()
+}
+
+#[test]
+fn an_interrupted_matrix_keeps_what_finished() {
+    let out_dir = tempfile::tempdir().unwrap();
+    let jsonl = out_dir.path().join("results.jsonl");
+    let child = bin()
+        .args([
+            "matrix",
+            "--versions",
+            "1.0.4,1.67.0",
+            "--out",
+            out_dir.path().to_str().unwrap(),
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let began = Instant::now();
+    // Interrupt it (Ctrl-C) once some results of the first version are in.
+    loop {
+        let n = std::fs::read_to_string(&jsonl)
+            .map(|t| t.lines().count())
+            .unwrap_or(0);
+        if n > 10 {
+            break;
+        }
+        assert!(
+            began.elapsed() < Duration::from_secs(300),
+            "no results within 5 minutes"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // SAFETY: kill(2) on the pid of a child this test spawned and has not
+    // yet waited for, so the pid is still ours.
+    assert_eq!(
+        unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) },
+        0
+    );
+    let out = wait_with_deadline(child, Duration::from_secs(120));
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "an interrupted run is not a clean one"
+    );
+    let report = json(&out_dir.path().join("report.json"));
+    assert_eq!(report["run"]["interrupted"], true);
+    let results = report["results"].as_array().unwrap().len();
+    let corpus = count_cases(&Path::new(env!("CARGO_MANIFEST_DIR")).join("cases"));
+    assert!(
+        results > 0 && results < 2 * corpus,
+        "{results} of {} results kept",
+        2 * corpus
+    );
+    let text = std::fs::read_to_string(&jsonl).unwrap();
+    assert_eq!(
+        text.lines().count(),
+        1 + results,
+        "the JSONL holds exactly what finished"
+    );
+    for line in text.lines() {
+        serde_json::from_str::<serde_json::Value>(line).expect("every line is JSON");
+    }
+    // The JSONL alone renders the reports (as after a hard kill).
+    let rendered: PathBuf = out_dir.path().join("again");
+    let r = run(&[
+        "report",
+        jsonl.to_str().unwrap(),
+        "--out",
+        rendered.to_str().unwrap(),
+    ]);
+    assert_eq!(r.status.code(), Some(0));
+    assert!(rendered.join("report.html").is_file() && rendered.join("report.xml").is_file());
+}
+
+#[test]
+fn verify_says_the_toolchoice_issue_is_present() {
+    let dir = tempfile::tempdir().unwrap();
+    let j = dir.path().join("verify.json");
+    let r = run(&[
+        "verify",
+        "toolchoice-not-rewritten",
+        "--versions",
+        "1.0.4,1.67.0",
+        "--json",
+        j.to_str().unwrap(),
+    ]);
+    assert_eq!(r.status.code(), Some(0));
+    assert!(
+        stdout(&r).contains("present                1.0.4 … 1.67.0 (2 versions)"),
+        "{}",
+        stdout(&r)
+    );
+    let v = json(&j);
+    for version in v["issues"][0]["versions"].as_array().unwrap() {
+        assert_eq!(version["status"], "present");
+    }
+    let r = run(&["verify", "no-such-issue", "--versions", "1.67.0"]);
+    assert_eq!(r.status.code(), Some(2));
+}
+
+fn first_changed(out: &Output) -> String {
+    let text = stdout(out);
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("first changed version: "))
+        .unwrap_or_else(|| panic!("{text}"));
+    line["first changed version: ".len()..]
+        .split(' ')
+        .next()
+        .unwrap()
+        .to_string()
+}
+
+/// toolChoice "none" stopped sending tools in 1.19.0 (narrow range).
+#[test]
+fn bisect_finds_where_toolchoice_none_changed() {
+    let r = run(&[
+        "bisect",
+        "cases/toolchoice/none.json",
+        "--good",
+        "1.18.0",
+        "--bad",
+        "1.20.0",
+    ]);
+    assert_eq!(r.status.code(), Some(0));
+    assert_eq!(first_changed(&r), "1.19.0");
+    assert!(
+        stdout(&r).contains("-      \"toolChoice\": \"none\","),
+        "{}",
+        stdout(&r)
+    );
+    let r = run(&[
+        "bisect",
+        "cases/toolchoice/none.json",
+        "--good",
+        "1.19.0",
+        "--bad",
+        "1.20.0",
+    ]);
+    assert_eq!(r.status.code(), Some(1), "no change in range");
+}
+
+/// The default temperature left the body in 1.29.1 (narrow range).
+#[test]
+fn bisect_on_body_finds_where_the_temperature_left() {
+    let r = run(&[
+        "bisect",
+        "cases/report/search-web-is-sent-as-search_web.json",
+        "--good",
+        "1.28.0",
+        "--bad",
+        "1.30.0",
+        "--on",
+        "body",
+    ]);
+    assert_eq!(r.status.code(), Some(0));
+    assert_eq!(first_changed(&r), "1.29.1");
+    assert!(
+        stdout(&r).contains("-    \"temperature\": 0,"),
+        "{}",
+        stdout(&r)
+    );
+}
+
+/// The acceptance runs of issue 5, over the full range (installs up to a
+/// dozen versions on a fresh machine: a few minutes, well inside CI's time).
+#[test]
+fn acceptance_bisects_from_1_0_4_to_1_67_0() {
+    let r = run(&[
+        "bisect",
+        "cases/toolchoice/none.json",
+        "--good",
+        "1.0.4",
+        "--bad",
+        "1.67.0",
+    ]);
+    assert_eq!(first_changed(&r), "1.19.0");
+    let r = run(&[
+        "bisect",
+        "cases/report/search-web-is-sent-as-search_web.json",
+        "--good",
+        "1.0.4",
+        "--bad",
+        "1.67.0",
+        "--on",
+        "body",
+    ]);
+    assert_eq!(first_changed(&r), "1.29.1");
+}
+
+#[test]
+fn bad_bisect_input_is_exit_2() {
+    for args in [
+        [
+            "bisect",
+            "cases/toolchoice/none.json",
+            "--good",
+            "1.20.0",
+            "--bad",
+            "1.19.0",
+        ],
+        [
+            "bisect",
+            "cases/toolchoice/none.json",
+            "--good",
+            "1.x",
+            "--bad",
+            "1.19.0",
+        ],
+        [
+            "bisect",
+            "cases/no-such-case.json",
+            "--good",
+            "1.18.0",
+            "--bad",
+            "1.19.0",
+        ],
+    ] {
+        assert_eq!(run(&args).status.code(), Some(2), "{args:?}");
+    }
+}
