@@ -230,7 +230,7 @@ impl CommandSpec {
                 .is_some_and(|c| c.load(Ordering::SeqCst))
         };
         loop {
-            if pid.map_or(true, leader_exited) {
+            if pid.is_none_or(leader_exited) {
                 break;
             }
             if cancelled() {
@@ -313,7 +313,7 @@ impl Child {
     /// Whether the leader has exited. It is not reaped here, so its group
     /// can still be signalled safely.
     pub fn has_exited(&self) -> bool {
-        self.reaped || self.pid().map_or(true, leader_exited)
+        self.reaped || self.pid().is_none_or(leader_exited)
     }
 
     /// The last of what it wrote to stderr (marked when cut).

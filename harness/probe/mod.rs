@@ -216,7 +216,7 @@ impl Probe {
                     });
                 }
                 Ok(_) => continue,
-                Err(RecvTimeoutError::Timeout) if deadline.map_or(true, |d| Instant::now() < d) => {
+                Err(RecvTimeoutError::Timeout) if deadline.is_none_or(|d| Instant::now() < d) => {
                     continue
                 }
                 Err(RecvTimeoutError::Disconnected) => {
