@@ -19,6 +19,10 @@ pub fn scenarios() -> Vec<Scenario> {
             run: ctrl_c_real,
         },
         Scenario {
+            name: "run/kill-int-mid-matrix-on-real-mastra",
+            run: kill_int_matrix,
+        },
+        Scenario {
             name: "run/sigterm-with-a-hung-probe-group",
             run: sigterm_hung_group,
         },
@@ -166,6 +170,70 @@ fn ctrl_c_real(t: &mut Tally) -> Check {
         stdout.contains("interrupted"),
         "the summary does not say it was interrupted"
     );
+    Ok(())
+}
+
+/// The acceptance test of issue 6 as written: `kill -INT` to a `matrix` on
+/// two real versions. Its `results.jsonl` grows as cases finish (which shows
+/// when it is under way); afterwards `report.json` is readable, says it was
+/// interrupted, and holds every result the JSONL has; no node is left.
+fn kill_int_matrix(t: &mut Tally) -> Check {
+    let (i67, node) = real_mastra("1.67.0")?;
+    let (i104, _) = real_mastra("1.0.4")?;
+    let dir = tempfile::tempdir().unwrap();
+    let cache = linked_cache(dir.path(), &i67);
+    std::os::unix::fs::symlink(&i104, cache.join("mastra").join(i104.file_name().unwrap()))
+        .unwrap();
+    let out = dir.path().join("matrix");
+    let mut child = Spawned::start(
+        bin()
+            .env("MASTRA_CONFORM_CACHE", &cache)
+            .env("MASTRA_CONFORM_NODE", &node)
+            .args(["matrix", "--versions", "1.67.0,1.0.4", "--concurrency", "2"])
+            .arg("--out")
+            .arg(&out),
+        dir.path(),
+    );
+    let jsonl = out.join("results.jsonl");
+    let lines = || {
+        std::fs::read_to_string(&jsonl)
+            .map(|t| t.lines().count())
+            .unwrap_or(0)
+    };
+    check!(
+        wait_for(Duration::from_secs(60), || lines() >= 6),
+        "no case finished"
+    );
+    t.inject(1);
+    child.signal(libc::SIGINT);
+    let (code, stdout, stderr) = child.finish(Duration::from_secs(20))?;
+    check!(code == Some(3), "exit {code:?}:\n{stdout}{stderr}");
+    let left = processes_mentioning(&cache.display().to_string());
+    check!(left.is_empty(), "left running: {left:?}");
+    let report = read_json(&out.join("report.json"))?;
+    check!(
+        interrupted(&report),
+        "the report does not say it was interrupted"
+    );
+    let results = results(&report);
+    check!(
+        results.len() < 66 * 2,
+        "{} results: not interrupted",
+        results.len()
+    );
+    let key = |r: &Json| (r.get("case").map(s), r.get("version").map(s));
+    let reported: std::collections::BTreeSet<_> = results.iter().map(key).collect();
+    let written: Vec<Json> = std::fs::read_to_string(&jsonl)
+        .unwrap_or_default()
+        .lines()
+        .skip(1)
+        .filter_map(|l| Json::parse(l).ok())
+        .collect();
+    let missing = written
+        .iter()
+        .filter(|r| !reported.contains(&key(r)))
+        .count();
+    t.lose(missing + damaged(&results));
     Ok(())
 }
 
