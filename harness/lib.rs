@@ -34,6 +34,7 @@ pub mod shard;
 pub mod merge;
 pub mod bisect;
 pub mod verify;
+pub mod fuzz;
 pub mod matrix;
 pub mod sweep;
 pub mod bench;
