@@ -121,6 +121,30 @@ pub enum Command {
         #[command(flatten)]
         probe: ProbeFlags,
     },
+    /// Generate cases from a seed, run them like the corpus, and shrink and
+    /// save every divergence under cases/found/ (replayed first next time).
+    Fuzz {
+        /// The same seed gives the same cases on every machine.
+        #[arg(long)]
+        seed: u64,
+        /// How many cases to generate.
+        #[arg(long, default_value_t = 1000)]
+        count: u64,
+        /// Versions: exact, `pinned`, `latest`, `all`, or a range, comma-separated.
+        #[arg(long, default_value = "pinned")]
+        versions: String,
+        /// Where findings are saved and replayed from (default: cases/found).
+        #[arg(long)]
+        found: Option<PathBuf>,
+        /// Also run the in-process ceiling on the same cases, for the ratio.
+        #[arg(long)]
+        ceiling: bool,
+        /// Write the JSON report here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        #[command(flatten)]
+        probe: ProbeFlags,
+    },
     /// Show what tool keys become on the wire, and what breaks.
     Lint {
         /// Tool keys, in registration order.

@@ -238,6 +238,23 @@ pub fn execute(command: Command) -> Result<u8, CommandError> {
             }
             Ok(exit::OK)
         }
+        Command::Fuzz {
+            seed,
+            count,
+            versions,
+            found,
+            ceiling,
+            json,
+            probe,
+        } => fuzz(
+            config(Some(&probe))?,
+            seed,
+            count,
+            &versions,
+            found.as_deref(),
+            ceiling,
+            json.as_deref(),
+        ),
         Command::Lint {
             keys,
             file,
@@ -771,4 +788,123 @@ fn save_report(path: &Path, text: &str) -> Result<(), CommandError> {
             )))
         }
     }
+}
+
+/// `fuzz`: per version, the saved findings and the generated cases in one
+/// batch, then each divergence shrunk and saved. Exit 1 when a divergence
+/// (new or replayed) is left, 3 when interrupted or the machine failed.
+fn fuzz(
+    config: Config,
+    seed: u64,
+    count: u64,
+    versions: &str,
+    found: Option<&Path>,
+    ceiling: bool,
+    json: Option<&Path>,
+) -> Result<u8, CommandError> {
+    use crate::fuzz::{self, found::Saved, Plan, SessionOracle};
+    let root = repo_root();
+    let found_dir = found.map_or_else(|| fuzz::default_found_dir(&root), Path::to_path_buf);
+    let specs = VersionSpec::parse_list(versions)
+        .map_err(|e| CommandError::BadInput(format!("--versions: {e}")))?;
+    if let Some(j) = json {
+        check_writable(j)?;
+    }
+    let (mut saved_cases, errors) = fuzz::found::load(&found_dir);
+    if let Some(e) = errors.first() {
+        return Err(CommandError::BadInput(e.to_string()));
+    }
+    let strict = config.strict;
+    let stop = stop_flag();
+    let mut session = Session::new(config, stop.clone())
+        .map_err(|e| CommandError::Infra(format!("cannot start the capture listener: {e}")))?;
+    let versions = session.resolve(&specs).map_err(bad_version)?;
+    let generated = fuzz::generate(seed, count);
+    let replay = saved_cases.clone();
+    let plan = Plan::new(seed);
+    let mut info = RunInfo::new("fuzz", &root);
+    info.versions = versions.clone();
+    info.seed = Some(seed);
+    let (mut results, mut findings) = (Vec::new(), Vec::new());
+    let (mut divergent, mut infra) = (false, false);
+    for &v in &versions {
+        if stop.load(Ordering::SeqCst) {
+            break;
+        }
+        let bar = fuzz::progress_bar(&v.to_string());
+        let run = fuzz::fuzz_version(
+            &mut SessionOracle {
+                session: &mut session,
+            },
+            v,
+            &plan,
+            &replay,
+            &generated,
+            json.is_some(),
+            &bar,
+        );
+        bar.finish_and_clear();
+        let mut saved = Vec::new();
+        for f in &run.findings {
+            let s = fuzz::found::save(&found_dir, f, &mut saved_cases).map_err(|e| {
+                CommandError::Infra(format!(
+                    "cannot save a finding under {}: {e}",
+                    found_dir.display()
+                ))
+            })?;
+            saved.push(s);
+        }
+        let rate = if ceiling && !run.interrupted && run.stats.cases > 0 {
+            let cases: Vec<Case> = generated.iter().map(|g| g.case.clone()).collect();
+            match fuzz::ceiling_rate(&mut session, v, &cases) {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    eprintln!("error: the ceiling on {v}: {e}");
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        print!("{}", run.summary(v, seed, rate, &saved));
+        divergent |= !run.findings.is_empty()
+            || run
+                .replayed
+                .iter()
+                .any(|r| r.result.verdict.is_divergence());
+        infra |= run
+            .tally
+            .keys()
+            .chain(run.replayed.iter().map(|r| &r.result.verdict))
+            .any(|v| v.is_infrastructure() && (strict || *v != Verdict::VersionUnavailable));
+        info.interrupted |= run.interrupted;
+        results.extend(run.replayed.into_iter().map(|r| r.result));
+        results.extend(run.results);
+        for (f, s) in run.findings.iter().zip(&saved) {
+            findings.push(Json::object([
+                ("seed", Json::Number(f.seed.to_string())),
+                ("case", Json::Number(f.index.to_string())),
+                ("version", Json::str(&f.version.to_string())),
+                ("signature", Json::str(&f.signature.describe())),
+                ("saved", Json::str(&s.path().to_string_lossy())),
+                ("new", Json::Bool(matches!(s, Saved::New(_)))),
+            ]));
+        }
+        info.absorb(run.stats);
+    }
+    info.interrupted |= stop.load(Ordering::SeqCst);
+    if let Some(path) = json {
+        let mut report = report_json(&info, &results);
+        if let Json::Object(members) = &mut report {
+            members.push(("findings".into(), Json::Array(findings)));
+        }
+        save_report(path, &report.to_pretty())?;
+    }
+    Ok(if infra || info.interrupted {
+        exit::INFRA
+    } else if divergent {
+        exit::FINDING
+    } else {
+        exit::OK
+    })
 }
