@@ -215,8 +215,22 @@ pub fn candidates(d: &Draft) -> Vec<Draft> {
             out.push(rename(d, s, &shorter));
         }
     }
-    // Plainer characters in every string at once keep what ties strings
-    // together (a shared prefix, one key's rewrite being another key).
+    // Edits to every string at once keep what ties strings together (a
+    // shared prefix or suffix, one key's rewrite being another key): each
+    // string's first half, last or first character dropped, then plainer
+    // characters.
+    let cut = |keep: fn(usize) -> std::ops::Range<usize>| {
+        move |s: &JsString| {
+            let a = atoms(s);
+            if a.len() < 2 {
+                return s.clone();
+            }
+            join(&a[keep(a.len())])
+        }
+    };
+    out.push(map_strings(d, &cut(|n| 0..n.div_ceil(2))));
+    out.push(map_strings(d, &cut(|n| 0..n - 1)));
+    out.push(map_strings(d, &cut(|n| 1..n)));
     for (levels, plain) in BULK {
         out.push(map_strings(d, &|s: &JsString| {
             plainer_kind(s, levels, plain)
