@@ -3,7 +3,7 @@
 CARGO ?= cargo
 BIN := target/release/mastra-conform
 
-.PHONY: run test check bench sweep build nightly
+.PHONY: run test check bench sweep build nightly fuzz
 
 build:
 	$(CARGO) build --release
@@ -31,6 +31,13 @@ FUZZ_COUNT ?= 200
 SEED ?= 1
 nightly: build
 	$(BIN) matrix --versions "$(VERSIONS)" --fuzz-count $(FUZZ_COUNT) --seed $(SEED) --out target/matrix
+
+# Fuzzing: cases from a seed on the wire, every divergence shrunk and saved
+# under cases/found/ (replayed first next time), the speed against the ceiling.
+FUZZ_N ?= 5000
+FUZZ_VERSIONS ?= 1.67.0
+fuzz: build
+	$(BIN) fuzz --seed $(SEED) --count $(FUZZ_N) --versions "$(FUZZ_VERSIONS)" --ceiling
 
 # Where behaviour changes across every served stable 1.x (rewrites SWEEP.md
 # and the per-version costs in node-probe/costs.json).

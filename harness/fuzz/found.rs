@@ -132,6 +132,7 @@ mod tests {
                 verdict: Verdict::Diverged,
                 predicted: Prediction::Unmodelled("x".into()),
                 observed: Observed::Crash(String::new()),
+                findings: Default::default(),
             },
             steps: 3,
             judged: 10,

@@ -182,6 +182,21 @@ pub fn generate(seed: u64, count: u64) -> Vec<Generated> {
         .collect()
 }
 
+/// Write cases `0..count` of `seed` into `dir` as ordinary case files
+/// (`case-00042.json`, numbered so that file order is case order), for
+/// commands that run case folders, such as the nightly matrix.
+pub fn write_cases(seed: u64, count: u64, dir: &Path) -> std::io::Result<usize> {
+    std::fs::create_dir_all(dir)?;
+    let width = count.saturating_sub(1).to_string().len().max(5);
+    for index in 0..count {
+        let json = gen::generate(seed, index).to_json(&about(seed, index), &source(seed, index));
+        let mut text = json.to_pretty();
+        text.push('\n');
+        std::fs::write(dir.join(format!("case-{index:0width$}.json")), text)?;
+    }
+    Ok(count as usize)
+}
+
 /// The name reports give a generated case (no such file exists).
 fn case_path(seed: u64, index: u64) -> PathBuf {
     PathBuf::from(format!("fuzz/seed-{seed}/case-{index}.json"))
@@ -621,6 +636,21 @@ mod tests {
             verdict: crate::compare::compare(&predicted, &observed),
             predicted,
             observed,
+            findings: Default::default(),
+        }
+    }
+
+    #[test]
+    fn written_cases_are_the_generated_cases_in_file_order() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(write_cases(4, 12, dir.path()).unwrap(), 12);
+        let files = crate::case::discover(dir.path()).unwrap();
+        assert_eq!(files.len(), 12);
+        for (index, file) in files.iter().enumerate() {
+            let case = Case::load(file).unwrap();
+            let want = gen::generate(4, index as u64)
+                .to_json(&about(4, index as u64), &source(4, index as u64));
+            assert_eq!(case.raw, want, "{}", file.display());
         }
     }
 

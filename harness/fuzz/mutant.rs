@@ -286,6 +286,7 @@ impl Oracle for MutantOracle {
                 verdict,
                 predicted,
                 observed,
+                findings: Default::default(),
             });
         }
         VersionStats {

@@ -1,0 +1,194 @@
+//! End to end: `mastra-conform fuzz` with the real binary, real Node and the
+//! real `@mastra/core` 1.67.0. (Finding and shrinking are tested without
+//! Node, against planted defects, in `harness/fuzz/mutant.rs`.)
+
+use mastra_conform::json::Json;
+use mastra_conform::jsstr::JsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn bin() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_mastra-conform"));
+    c.current_dir(root());
+    c
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+fn fuzz(seed: u64, count: u64, found: &Path, json: &Path, extra: &[&str]) -> Output {
+    bin()
+        .args(["fuzz", "--versions", "1.67.0", "--seed"])
+        .arg(seed.to_string())
+        .arg("--count")
+        .arg(count.to_string())
+        .arg("--found")
+        .arg(found)
+        .arg("--json")
+        .arg(json)
+        .args(extra)
+        .output()
+        .expect("the binary runs")
+}
+
+fn report(path: &Path) -> Json {
+    Json::parse(&std::fs::read_to_string(path).expect("a report was written")).unwrap()
+}
+
+fn results(report: &Json) -> Vec<Json> {
+    report
+        .get("results")
+        .and_then(Json::as_array)
+        .unwrap()
+        .to_vec()
+}
+
+fn s(v: Option<&Json>) -> String {
+    v.and_then(Json::as_str)
+        .map(JsString::to_lossy)
+        .unwrap_or_default()
+}
+
+/// Generated cases go through the same probe as the corpus, are as
+/// modelled, and the run says how fast it went against the ceiling.
+#[test]
+fn generated_cases_run_on_the_real_probe_and_agree_with_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let (found, json) = (dir.path().join("found"), dir.path().join("r.json"));
+    let out = fuzz(1, 60, &found, &json, &["--ceiling"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let shown = text(&out);
+    assert!(shown.contains("seed 1, 60 generated cases"), "{shown}");
+    assert!(
+        shown.contains("cases/s") && shown.contains("ratio"),
+        "{shown}"
+    );
+    let r = report(&json);
+    assert_eq!(
+        r.get("run").and_then(|x| x.get("seed")),
+        Some(&Json::int(1))
+    );
+    let rs = results(&r);
+    assert_eq!(rs.len(), 60);
+    for x in &rs {
+        let verdict = s(x.get("verdict"));
+        assert!(
+            [
+                "as-modelled",
+                "unmodelled",
+                "provider-rejects",
+                "not-applicable"
+            ]
+            .contains(&verdict.as_str()),
+            "{} is {verdict}",
+            s(x.get("case"))
+        );
+    }
+    assert!(!found.exists(), "nothing diverged, so nothing is saved");
+}
+
+/// A seed names the same cases, and the same cases do the same thing.
+#[test]
+fn the_same_seed_gives_the_same_cases_and_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let found = dir.path().join("found");
+    let runs: Vec<Vec<(String, Json, Json)>> = ["a.json", "b.json"]
+        .iter()
+        .map(|name| {
+            let json = dir.path().join(name);
+            let out = fuzz(7, 25, &found, &json, &[]);
+            assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+            results(&report(&json))
+                .iter()
+                .map(|x| {
+                    let get = |k: &str| x.get(k).cloned().unwrap_or(Json::Null);
+                    (s(x.get("case")), get("predicted"), get("observed"))
+                })
+                .collect()
+        })
+        .collect();
+    assert_eq!(runs[0].len(), 25);
+    assert_eq!(runs[0], runs[1]);
+}
+
+/// Saved findings run first, as ordinary cases, before anything is
+/// generated.
+#[test]
+fn saved_findings_are_replayed_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let (found, json) = (dir.path().join("found"), dir.path().join("r.json"));
+    std::fs::create_dir_all(&found).unwrap();
+    std::fs::copy(
+        root().join("cases/report/search-web-is-sent-as-search_web.json"),
+        found.join("saved.json"),
+    )
+    .unwrap();
+    let out = fuzz(1, 5, &found, &json, &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        text(&out).contains("replayed 1 saved findings first: 1 as-modelled"),
+        "{}",
+        text(&out)
+    );
+    let rs = results(&report(&json));
+    assert_eq!(rs.len(), 6);
+    assert!(s(rs[0].get("case")).ends_with("saved.json"), "{rs:?}");
+}
+
+/// Ctrl-C: the run stops soon, ends its probe, writes what it has and says
+/// it was interrupted (exit 3, like `run`).
+#[test]
+fn ctrl_c_stops_cleanly_and_keeps_what_was_done() {
+    let dir = tempfile::tempdir().unwrap();
+    let (found, json) = (dir.path().join("found"), dir.path().join("r.json"));
+    let mut child = bin()
+        .args([
+            "fuzz",
+            "--versions",
+            "1.67.0",
+            "--seed",
+            "1",
+            "--count",
+            "5000",
+            "--found",
+        ])
+        .arg(&found)
+        .arg("--json")
+        .arg(&json)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Long enough for the probe to start and run some cases.
+    std::thread::sleep(Duration::from_secs(8));
+    let sent = Instant::now();
+    // SAFETY: a plain kill(2) of the child this test spawned.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        sent.elapsed() < Duration::from_secs(30),
+        "took {:?} to stop",
+        sent.elapsed()
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+    assert!(text(&out).contains("interrupted"), "{}", text(&out));
+    let r = report(&json);
+    assert_eq!(
+        r.get("run").and_then(|x| x.get("interrupted")),
+        Some(&Json::Bool(true))
+    );
+    let n = results(&r).len();
+    assert!(n > 0 && n < 5000, "{n} results kept");
+}
