@@ -488,10 +488,11 @@ pub fn ceiling_rate(
 /// A progress bar on stderr (drawn only on a terminal).
 pub fn progress_bar(label: &str) -> ProgressBar {
     let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-    let style =
-        ProgressStyle::with_template("{prefix:>8} [{bar:30}] {pos}/{len} {per_sec:>12} {msg}")
-            .expect("a valid template")
-            .progress_chars("=> ");
+    let style = ProgressStyle::with_template(
+        "{prefix:>8} [{bar:30}] {pos}/{len} {per_sec:>12} eta {eta:>4} {msg}",
+    )
+    .expect("a valid template")
+    .progress_chars("=> ");
     bar.set_style(style);
     bar.set_prefix(label.to_string());
     bar

@@ -151,7 +151,7 @@ fn saved_findings_are_replayed_first() {
 fn ctrl_c_stops_cleanly_and_keeps_what_was_done() {
     let dir = tempfile::tempdir().unwrap();
     let (found, json) = (dir.path().join("found"), dir.path().join("r.json"));
-    let mut child = bin()
+    let child = bin()
         .args([
             "fuzz",
             "--versions",
