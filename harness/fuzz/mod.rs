@@ -19,8 +19,7 @@ mod mutant;
 pub mod shrink;
 
 use crate::case::Case;
-use crate::compare::comparable;
-use crate::compare::Verdict;
+use crate::compare::{comparable, Verdict};
 use crate::json::Json;
 use crate::model::Prediction;
 use crate::pipeline::{CaseResult, Session, VersionStats};
@@ -284,7 +283,7 @@ impl Finding {
 pub struct VersionRun {
     pub replayed: Vec<Replayed>,
     /// Verdicts of the generated cases.
-    pub tally: BTreeMap<crate::compare::Verdict, usize>,
+    pub tally: BTreeMap<Verdict, usize>,
     /// Diverging generated cases by signature.
     pub signatures: BTreeMap<Signature, usize>,
     pub findings: Vec<Finding>,
