@@ -139,6 +139,10 @@ pub enum Command {
         /// Also run the in-process ceiling on the same cases, for the ratio.
         #[arg(long)]
         ceiling: bool,
+        /// Run only slice K of N of the generated cases (case indices K-1
+        /// modulo N: disjoint streams, each reproducible alone).
+        #[arg(long)]
+        shard: Option<String>,
         /// Write the JSON report here.
         #[arg(long)]
         json: Option<PathBuf>,

@@ -244,17 +244,26 @@ pub fn execute(command: Command) -> Result<u8, CommandError> {
             versions,
             found,
             ceiling,
+            shard,
             json,
             probe,
-        } => fuzz(
-            config(Some(&probe))?,
-            seed,
-            count,
-            &versions,
-            found.as_deref(),
-            ceiling,
-            json.as_deref(),
-        ),
+        } => {
+            let shard = shard
+                .as_deref()
+                .map(Shard::parse)
+                .transpose()
+                .map_err(CommandError::BadInput)?;
+            let opts = FuzzOptions {
+                seed,
+                count,
+                versions: &versions,
+                found: found.as_deref(),
+                ceiling,
+                json: json.as_deref(),
+                shard,
+            };
+            fuzz(config(Some(&probe))?, opts)
+        }
         Command::Lint {
             keys,
             file,
@@ -793,15 +802,27 @@ fn save_report(path: &Path, text: &str) -> Result<(), CommandError> {
 /// `fuzz`: per version, the saved findings and the generated cases in one
 /// batch, then each divergence shrunk and saved. Exit 1 when a divergence
 /// (new or replayed) is left, 3 when interrupted or the machine failed.
-fn fuzz(
-    config: Config,
-    seed: u64,
-    count: u64,
-    versions: &str,
-    found: Option<&Path>,
-    ceiling: bool,
-    json: Option<&Path>,
-) -> Result<u8, CommandError> {
+/// The `fuzz` command's validated options.
+pub struct FuzzOptions<'a> {
+    pub seed: u64,
+    pub count: u64,
+    pub versions: &'a str,
+    pub found: Option<&'a Path>,
+    pub ceiling: bool,
+    pub json: Option<&'a Path>,
+    pub shard: Option<Shard>,
+}
+
+fn fuzz(config: Config, opts: FuzzOptions) -> Result<u8, CommandError> {
+    let FuzzOptions {
+        seed,
+        count,
+        versions,
+        found,
+        ceiling,
+        json,
+        shard,
+    } = opts;
     use crate::fuzz::{self, found::Saved, Plan, SessionOracle};
     let root = repo_root();
     let found_dir = found.map_or_else(|| fuzz::default_found_dir(&root), Path::to_path_buf);
@@ -819,12 +840,13 @@ fn fuzz(
     let mut session = Session::new(config, stop.clone())
         .map_err(|e| CommandError::Infra(format!("cannot start the capture listener: {e}")))?;
     let versions = session.resolve(&specs).map_err(bad_version)?;
-    let generated = fuzz::generate(seed, count);
+    let generated = fuzz::generate_slice(seed, count, shard.unwrap_or_else(Shard::whole));
     let replay = saved_cases.clone();
     let plan = Plan::new(seed);
     let mut info = RunInfo::new("fuzz", &root);
     info.versions = versions.clone();
     info.seed = Some(seed);
+    info.shard = shard.map(|s| s.to_string());
     let (mut results, mut findings) = (Vec::new(), Vec::new());
     let (mut divergent, mut infra) = (false, false);
     for &v in &versions {

@@ -25,6 +25,7 @@ use crate::model::Prediction;
 use crate::pipeline::{CaseResult, Session, VersionStats};
 use crate::proc::CommandSpec;
 use crate::report::result_diff;
+use crate::shard::Shard;
 use crate::versions::MastraVersion;
 use found::Saved;
 use gen::Draft;
@@ -166,7 +167,16 @@ pub struct Generated {
 
 /// Generate cases `0..count` of `seed`.
 pub fn generate(seed: u64, count: u64) -> Vec<Generated> {
+    generate_slice(seed, count, Shard::whole())
+}
+
+/// Shard K/N's cases among `0..count` of `seed`: those whose index is K-1
+/// modulo N. Every case reads its own stream (seed, index), so the N slices
+/// explore disjoint streams, cover every index once, and any finding is
+/// reproduced alone from its seed and index.
+pub fn generate_slice(seed: u64, count: u64, shard: Shard) -> Vec<Generated> {
     (0..count)
+        .filter(|index| index % u64::from(shard.count) == u64::from(shard.index - 1))
         .map(|index| {
             let draft = gen::generate(seed, index);
             let case = draft
@@ -616,6 +626,26 @@ pub fn default_found_dir(root: &Path) -> PathBuf {
 
 #[cfg(test)]
 mod tests {
+    /// N slices of one seed cover every case index once, and a case is the
+    /// same whichever slice draws it.
+    #[test]
+    fn shard_slices_are_disjoint_and_cover_every_index() {
+        use crate::shard::Shard;
+        let all: Vec<u64> = super::generate(7, 20).iter().map(|g| g.index).collect();
+        let mut seen = Vec::new();
+        for k in 1..=3 {
+            for g in super::generate_slice(7, 20, Shard { index: k, count: 3 }) {
+                assert_eq!(
+                    g.case.raw,
+                    super::generate(7, g.index + 1).pop().unwrap().case.raw
+                );
+                seen.push(g.index);
+            }
+        }
+        seen.sort();
+        assert_eq!(seen, all);
+    }
+
     use super::*;
     use crate::compare::Verdict;
     use crate::observe::Observed;

@@ -159,6 +159,9 @@ const TOOL_RESULT: &str = "{\"tempC\":20}";
 enum Resolved {
     Run {
         id: JsString,
+        /// Found under its own name (`stepTools[name]`), not by its id:
+        /// such a call can start while a stream is still arriving.
+        by_name: bool,
     },
     /// A tool without `execute` (a client tool, or a property of
     /// `Object.prototype`): the loop stops for the client to act.
@@ -225,7 +228,10 @@ fn resolve(
             if !valid {
                 return Err("tool arguments other than { city: string }: validation messages are not modelled".into());
             }
-            Ok(Resolved::Run { id })
+            Ok(Resolved::Run {
+                id,
+                by_name: matches!(tools.get(name), Lookup::Own(_)),
+            })
         }
     }
 }
@@ -401,18 +407,27 @@ fn run(case: &Case, rel: &Release) -> Result<Projection, String> {
             p.error = Some(error_view(None, message, None));
             return Ok(p);
         }
+        // Eager execution (stream, from 1.71.0): each call found under its
+        // own name starts as its chunk completes; the rest start after the
+        // stream, in the step's foreach. History keeps the calls' order.
+        let eager = rel.eager_stream_tools && case.call.method == Method::Stream;
+        let runs = calls.iter().zip(&resolved).filter_map(|(call, r)| match r {
+            Resolved::Run { id, by_name } => Some((call, id, *by_name)),
+            _ => None,
+        });
+        let (first, later): (Vec<_>, Vec<_>) = runs.partition(|(_, _, by_name)| !eager || *by_name);
+        for (call, id, _) in first.into_iter().chain(later) {
+            p.executed.push(Executed {
+                id: id.clone(),
+                input: call.arguments.clone(),
+            });
+        }
         let mut call_items = Vec::new();
         let mut result_items = Vec::new();
         for (call, r) in calls.iter().zip(&resolved) {
             call_items.push(HistoryItem::Call(history_name(rel, &call.name)));
             let content = match r {
-                Resolved::Run { id } => {
-                    p.executed.push(Executed {
-                        id: id.clone(),
-                        input: call.arguments.clone(),
-                    });
-                    JsString::from(TOOL_RESULT)
-                }
+                Resolved::Run { .. } => JsString::from(TOOL_RESULT),
                 Resolved::NotFound { available } => not_found_message(&call.name, available),
                 // Not reached: a step with a stop returned above.
                 Resolved::Stop => continue,

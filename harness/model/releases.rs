@@ -52,6 +52,16 @@ pub const HIDDEN_IS_NOT_FOUND: MastraVersion = v(1, 11, 0);
 /// results. First in 1.16.0 (sweep: `loop-default-maxsteps`, 1.15.0 → 1.16.0).
 pub const HISTORY_PER_STEP: MastraVersion = v(1, 16, 0);
 
+/// Eager tool execution on `stream()` (`eagerToolExecution ?? true`): a
+/// call found under its own name in the step's tools starts as soon as its
+/// chunk completes, before the stream ends; calls found only by a tool's id
+/// start afterwards in the step's foreach, so `execute` runs in that order
+/// while history keeps the calls' order. First in 1.71.0
+/// (`EagerToolExecutionCoordinator`, 1.71.0 `dist/agent-BOxKOk3n.js:24587`,
+/// enabled at `:30443`, default at `:40579`; found by the fuzzer, seed 2
+/// case 2866: `cases/found/stream-call-by-id-executes-after-call-by-key-on-1.71.0.json`).
+pub const EAGER_STREAM_TOOLS: MastraVersion = v(1, 71, 0);
+
 /// The first release exporting each builtin of `@mastra/core/tools`
 /// (read from each swept version's exports).
 pub const BUILTINS_SINCE: &[(&str, MastraVersion)] = &[
@@ -88,6 +98,7 @@ pub struct Release {
     pub history_names_sanitised: bool,
     pub hidden_is_not_found: bool,
     pub history_per_step: bool,
+    pub eager_stream_tools: bool,
     pub retries: u32,
 }
 
@@ -101,6 +112,7 @@ impl Release {
             history_names_sanitised: version >= HISTORY_NAMES_SANITISED,
             hidden_is_not_found: version >= HIDDEN_IS_NOT_FOUND,
             history_per_step: version >= HISTORY_PER_STEP,
+            eager_stream_tools: version >= EAGER_STREAM_TOOLS,
             retries: if version >= NO_RETRIES { 0 } else { 2 },
         }
     }

@@ -329,3 +329,40 @@ proptest! {
         prop_assert_eq!(predict(&c, version), predict(&c.clone(), version));
     }
 }
+
+/// From 1.71.0 a stream starts calls found under their own name while it
+/// is still arriving; a call found by id runs after them.
+#[test]
+fn eager_stream_execution_from_1_71_0() {
+    let c = |method: &str| {
+        case(&format!(
+            r#"{{"about":"a","tools":["a",{{"key":"0","id":"0","description":"d"}}],"call":{{"method":"{method}"}},
+               "replies":[{{"toolCalls":[{{"id":"1","name":"get-weather","arguments":{{"city":"x"}}}},
+                                        {{"id":"2","name":"_0","arguments":{{"city":"x"}}}}]}},{{"text":"ok"}}]}}"#
+        ))
+    };
+    let ids = |p: Projection| {
+        p.executed
+            .iter()
+            .map(|e| e.id.to_lossy())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        ids(projection(&c("stream"), "1.70.0")),
+        ["get-weather", "0"]
+    );
+    assert_eq!(
+        ids(projection(&c("stream"), "1.71.0")),
+        ["0", "get-weather"]
+    );
+    assert_eq!(
+        ids(projection(&c("generate"), "1.71.0")),
+        ["get-weather", "0"]
+    );
+    let history = &projection(&c("stream"), "1.71.0").requests[1].history;
+    assert_eq!(
+        history[0],
+        HistoryItem::Call("get-weather".into()),
+        "history keeps the calls' order"
+    );
+}
