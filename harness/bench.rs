@@ -80,12 +80,12 @@ pub fn bench(
     version: MastraVersion,
     workload: &[Case],
 ) -> Result<BenchResult, String> {
+    // Install first, so the harness's timing below holds no install.
     let began = Instant::now();
-    let dir = session
+    session
         .install(version)
         .map_err(|o| o.infra_detail().unwrap_or_default())?;
     let install = began.elapsed();
-    let node = session.node()?;
 
     let mut not_as_modelled = 0;
     let t = Instant::now();
@@ -104,25 +104,7 @@ pub fn bench(
     let startup = stats.pool.startup_total;
     let harness_seconds = (wall.saturating_sub(startup)).as_secs_f64();
 
-    let mut jsonl = tempfile::NamedTempFile::new().map_err(|e| e.to_string())?;
-    for c in workload {
-        writeln!(jsonl, "{}", c.raw.to_compact()).map_err(|e| e.to_string())?;
-    }
-    let out = CommandSpec::new(&node.path)
-        .arg(session.config.probe_dir.join("ceiling.mjs"))
-        .arg(&dir)
-        .arg(jsonl.path())
-        .arg(session.config.pool.concurrency.to_string())
-        .scrubbed()
-        .timeout(Duration::from_secs(1800))
-        .run_capture()
-        .map_err(|e| format!("the ceiling run failed: {e}"))?;
-    let line = String::from_utf8_lossy(&out.stdout);
-    let v = Json::parse(line.trim()).map_err(|e| format!("the ceiling printed {line:?}: {e}"))?;
-    let ceiling_rate = v
-        .get("casesPerSecond")
-        .and_then(Json::as_f64)
-        .ok_or("the ceiling printed no rate")?;
+    let ceiling_rate = ceiling_rate(session, version, workload)?;
     Ok(BenchResult {
         version,
         cases: workload.len(),
@@ -134,4 +116,36 @@ pub fn bench(
         ceiling_rate,
         not_as_modelled,
     })
+}
+
+/// Cases per second of `node-probe/ceiling.mjs` on `cases`: the same cases
+/// in one Node process, with no process boundary, line protocol, Rust
+/// listener, model or comparison. `bench` and `fuzz --ceiling` both use it.
+pub fn ceiling_rate(
+    session: &mut Session,
+    version: MastraVersion,
+    cases: &[Case],
+) -> Result<f64, String> {
+    let dir = session
+        .install(version)
+        .map_err(|o| o.infra_detail().unwrap_or_default())?;
+    let node = session.node()?;
+    let mut jsonl = tempfile::NamedTempFile::new().map_err(|e| e.to_string())?;
+    for c in cases {
+        writeln!(jsonl, "{}", c.raw.to_compact()).map_err(|e| e.to_string())?;
+    }
+    let out = CommandSpec::new(&node.path)
+        .arg(session.config.probe_dir.join("ceiling.mjs"))
+        .arg(&dir)
+        .arg(jsonl.path())
+        .arg(session.config.pool.concurrency.to_string())
+        .scrubbed()
+        .timeout(Duration::from_secs(3600))
+        .run_capture()
+        .map_err(|e| format!("the ceiling run failed: {e}"))?;
+    let line = String::from_utf8_lossy(&out.stdout);
+    let v = Json::parse(line.trim()).map_err(|e| format!("the ceiling printed {line:?}: {e}"))?;
+    v.get("casesPerSecond")
+        .and_then(Json::as_f64)
+        .ok_or_else(|| "the ceiling printed no rate".to_string())
 }

@@ -878,7 +878,7 @@ fn fuzz(config: Config, opts: FuzzOptions) -> Result<u8, CommandError> {
         }
         let rate = if ceiling && !run.interrupted && run.stats.cases > 0 {
             let cases: Vec<Case> = generated.iter().map(|g| g.case.clone()).collect();
-            match fuzz::ceiling_rate(&mut session, v, &cases) {
+            match crate::bench::ceiling_rate(&mut session, v, &cases) {
                 Ok(r) => Some(r),
                 Err(e) => {
                     eprintln!("error: the ceiling on {v}: {e}");

@@ -7,7 +7,7 @@ use crate::case::{Case, Reply};
 use crate::json::Json;
 use crate::jsstr::JsString;
 use crate::probe::pool::Observation;
-use crate::projection::{ErrorView, Executed, Projection, RequestView};
+use crate::projection::{executed_from, mutated_from, ErrorView, Projection, RequestView};
 use std::time::Duration;
 
 #[derive(Debug, Clone)]
@@ -116,27 +116,8 @@ pub fn projection(case: &Case, result: &Json, captured: &[Captured]) -> Result<P
             }
         }
     };
-    let executed = result
-        .get("executed")
-        .and_then(Json::as_array)
-        .unwrap_or_default()
-        .iter()
-        .map(|e| Executed {
-            id: e
-                .get("id")
-                .and_then(Json::as_str)
-                .cloned()
-                .unwrap_or_default(),
-            input: e.get("input").cloned().unwrap_or(Json::Null),
-        })
-        .collect();
-    let mutated = result
-        .get("mutated")
-        .and_then(Json::as_array)
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|m| m.as_str().map(JsString::to_lossy))
-        .collect();
+    let executed = executed_from(result)?;
+    let mutated = mutated_from(result);
     Ok(Projection {
         applicable,
         reason: None,

@@ -119,29 +119,8 @@ impl Projection {
             .iter()
             .map(RequestView::from_json)
             .collect::<Result<Vec<_>, _>>()?;
-        let executed = v
-            .get("executed")
-            .and_then(Json::as_array)
-            .unwrap_or_default()
-            .iter()
-            .map(|e| {
-                Ok(Executed {
-                    id: e
-                        .get("id")
-                        .and_then(Json::as_str)
-                        .cloned()
-                        .ok_or("executed[].id missing")?,
-                    input: e.get("input").cloned().unwrap_or(Json::Null),
-                })
-            })
-            .collect::<Result<Vec<_>, String>>()?;
-        let mutated = v
-            .get("mutated")
-            .and_then(Json::as_array)
-            .unwrap_or_default()
-            .iter()
-            .filter_map(|m| m.as_str().map(JsString::to_lossy))
-            .collect();
+        let executed = executed_from(v)?;
+        let mutated = mutated_from(v);
         Ok(Projection {
             applicable,
             reason,
@@ -151,6 +130,35 @@ impl Projection {
             mutated,
         })
     }
+}
+
+/// The `executed` member of a projection or of a probe's result.
+pub fn executed_from(v: &Json) -> Result<Vec<Executed>, String> {
+    v.get("executed")
+        .and_then(Json::as_array)
+        .unwrap_or_default()
+        .iter()
+        .map(|e| {
+            Ok(Executed {
+                id: e
+                    .get("id")
+                    .and_then(Json::as_str)
+                    .cloned()
+                    .ok_or("executed[].id missing")?,
+                input: e.get("input").cloned().unwrap_or(Json::Null),
+            })
+        })
+        .collect()
+}
+
+/// The `mutated` member of a projection or of a probe's result.
+pub fn mutated_from(v: &Json) -> Vec<String> {
+    v.get("mutated")
+        .and_then(Json::as_array)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|m| m.as_str().map(JsString::to_lossy))
+        .collect()
 }
 
 fn opt_str(s: &Option<JsString>) -> Json {

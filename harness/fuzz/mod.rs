@@ -23,7 +23,6 @@ use crate::compare::{comparable, Verdict};
 use crate::json::Json;
 use crate::model::Prediction;
 use crate::pipeline::{CaseResult, Session, VersionStats};
-use crate::proc::CommandSpec;
 use crate::report::result_diff;
 use crate::shard::Shard;
 use crate::versions::MastraVersion;
@@ -33,10 +32,8 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use shrink::{Budget, Ended, Shrinking};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
-use std::time::Duration;
 
 /// Runs cases on a version: the observe side of the fuzzer.
 pub trait Oracle {
@@ -460,38 +457,6 @@ fn judge(
         }
     });
     out
-}
-
-/// Cases per second of `node-probe/ceiling.mjs` on `cases`: the same cases
-/// in one Node process, with no process boundary, line protocol, Rust
-/// listener, model or comparison (as `bench` measures it).
-pub fn ceiling_rate(
-    session: &mut Session,
-    version: MastraVersion,
-    cases: &[Case],
-) -> Result<f64, String> {
-    let dir = session
-        .install(version)
-        .map_err(|o| o.infra_detail().unwrap_or_default())?;
-    let node = session.node()?;
-    let mut jsonl = tempfile::NamedTempFile::new().map_err(|e| e.to_string())?;
-    for c in cases {
-        writeln!(jsonl, "{}", c.raw.to_compact()).map_err(|e| e.to_string())?;
-    }
-    let out = CommandSpec::new(&node.path)
-        .arg(session.config.probe_dir.join("ceiling.mjs"))
-        .arg(&dir)
-        .arg(jsonl.path())
-        .arg(session.config.pool.concurrency.to_string())
-        .scrubbed()
-        .timeout(Duration::from_secs(3600))
-        .run_capture()
-        .map_err(|e| format!("the ceiling run failed: {e}"))?;
-    let line = String::from_utf8_lossy(&out.stdout);
-    let v = Json::parse(line.trim()).map_err(|e| format!("the ceiling printed {line:?}: {e}"))?;
-    v.get("casesPerSecond")
-        .and_then(Json::as_f64)
-        .ok_or_else(|| "the ceiling printed no rate".to_string())
 }
 
 /// A progress bar on stderr (drawn only on a terminal).
