@@ -64,6 +64,13 @@ fn bad_version(e: VersionError) -> CommandError {
     }
 }
 
+/// `--shard K/N`, when given.
+fn parse_shard(text: Option<&str>) -> Result<Option<Shard>, CommandError> {
+    text.map(Shard::parse)
+        .transpose()
+        .map_err(CommandError::BadInput)
+}
+
 fn exact_version(text: &str) -> Result<MastraVersion, CommandError> {
     MastraVersion::parse(text).ok_or_else(|| {
         CommandError::BadInput(format!(
@@ -172,11 +179,7 @@ pub fn execute(command: Command) -> Result<u8, CommandError> {
         } => {
             let mut c = config(Some(&probe))?;
             c.strict = strict;
-            let shard = shard
-                .as_deref()
-                .map(Shard::parse)
-                .transpose()
-                .map_err(CommandError::BadInput)?;
+            let shard = parse_shard(shard.as_deref())?;
             let opts = RunOptions {
                 command: "run",
                 bodies: bodies.as_deref(),
@@ -248,11 +251,7 @@ pub fn execute(command: Command) -> Result<u8, CommandError> {
             json,
             probe,
         } => {
-            let shard = shard
-                .as_deref()
-                .map(Shard::parse)
-                .transpose()
-                .map_err(CommandError::BadInput)?;
+            let shard = parse_shard(shard.as_deref())?;
             let opts = FuzzOptions {
                 seed,
                 count,
@@ -329,11 +328,7 @@ pub fn execute(command: Command) -> Result<u8, CommandError> {
         } => {
             let mut c = config(Some(&probe))?;
             c.strict = strict;
-            let shard = shard
-                .as_deref()
-                .map(Shard::parse)
-                .transpose()
-                .map_err(CommandError::BadInput)?;
+            let shard = parse_shard(shard.as_deref())?;
             let plan = crate::matrix::MatrixPlan {
                 cases,
                 versions,
