@@ -5,12 +5,17 @@
 //!
 //! ```text
 //! cases/*.json --case--> Case --model----------------> Prediction --+
-//!                             \--probe (Node, Mastra) --> Observed --+--compare--> Verdict --report
-//!                                  capture (listener) -/
+//!                             \--probe (Node, Mastra) --> Observed --+--compare--> Verdict
+//!                                  capture (listener) -/                               |
+//!                   refine (known issues, snapshots, provider validity) <--------------+
+//!                                                 \--> CaseResult --> report (JSON, JUnit, MD, HTML)
 //! ```
 //!
-//! `pipeline` is that flow for one version; every command is a loop around
-//! it. Modules in reading order:
+//! `pipeline` is that flow for one version. Every command is a loop around
+//! it: `run` and `matrix` over cases and versions (`shard` slices them,
+//! `merge` joins the slices), `fuzz` over generated cases, `bisect` and
+//! `verify` over versions, `sweep` over every release. Modules in reading
+//! order:
 
 pub mod jsstr;
 pub mod json;
