@@ -24,7 +24,7 @@ check:
 bench: build
 	$(BIN) bench --mastra-version 1.67.0 --repeat 10 --json target/bench.json
 
-# The nightly job, as .github/workflows/nightly.yml runs it: the corpus, the
+# The nightly job, unsharded (.github/workflows/nightly.yml runs it in slices): the corpus, the
 # saved fuzz finds and a fuzz budget on the pinned versions and the latest.
 VERSIONS ?= pinned,latest
 FUZZ_COUNT ?= 200
