@@ -389,6 +389,33 @@ fn end_group(handle: &duct::Handle) {
     }
     signal_group(pid, libc::SIGKILL);
     let _ = handle.wait();
+    // SIGKILL is delivered asynchronously: a grandchild in the group can
+    // still be running for a moment after the leader is reaped. Return only
+    // once none is, so "ended" means ended (bounded: a member that is stuck
+    // in the kernel is left to die on its own).
+    let deadline = Instant::now() + Duration::from_secs(2);
+    while Instant::now() < deadline && group_has_live_member(pid) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Whether any process of group `pgid` is still running (zombies, which
+/// only wait to be reaped, do not count), read from `/proc`.
+fn group_has_live_member(pgid: u32) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    entries.filter_map(Result::ok).any(|e| {
+        let Ok(stat) = std::fs::read_to_string(e.path().join("stat")) else {
+            return false;
+        };
+        // `pid (comm) state ppid pgrp ...`: comm may hold spaces and
+        // parentheses, so the fields are counted after its last `)`.
+        let mut fields = stat.rsplit(')').next().unwrap_or("").split_whitespace();
+        let state = fields.next().unwrap_or("Z");
+        let pgrp = fields.nth(1).and_then(|g| g.parse::<u32>().ok());
+        pgrp == Some(pgid) && !state.starts_with('Z') && !state.starts_with('X')
+    })
 }
 
 /// A stream drained on its own thread into a buffer that keeps at most
@@ -514,6 +541,39 @@ mod tests {
             .unwrap();
         assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "started");
         assert!(t.elapsed() < Duration::from_secs(5), "{:?}", t.elapsed());
+    }
+
+    /// When a timeout ends a group, nothing of it is still running on
+    /// return: not even a grandchild that ignores SIGTERM.
+    #[test]
+    fn an_ended_group_has_no_live_member_on_return() {
+        let dir = tempfile::tempdir().unwrap();
+        let pidfile = dir.path().join("pid");
+        let script = format!(
+            "trap '' TERM; sh -c \"trap '' TERM; exec sleep 30\" & echo $! > {}; wait",
+            pidfile.display()
+        );
+        let r = CommandSpec::new("sh")
+            .args(["-c", &script])
+            .timeout(Duration::from_millis(300))
+            .run_capture();
+        assert!(matches!(r, Err(ProcError::Timeout { .. })), "{r:?}");
+        let pid: u32 = std::fs::read_to_string(&pidfile)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        let running = std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|stat| {
+                !stat
+                    .rsplit(')')
+                    .next()
+                    .unwrap_or("")
+                    .trim_start()
+                    .starts_with('Z')
+            })
+            .unwrap_or(false);
+        assert!(!running, "grandchild {pid} still runs");
     }
 
     #[test]
