@@ -29,6 +29,8 @@ mod listener;
 mod probe;
 #[path = "faults/run.rs"]
 mod run;
+#[path = "common/mod.rs"]
+mod common;
 #[path = "faults/support.rs"]
 mod support;
 

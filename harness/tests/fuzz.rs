@@ -4,27 +4,13 @@
 
 use mastra_conform::json::Json;
 use mastra_conform::jsstr::JsString;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+mod common;
 
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_mastra-conform"));
-    c.current_dir(root());
-    c
-}
-
-fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
-}
+use common::{bin, root, text};
 
 fn fuzz(seed: u64, count: u64, found: &Path, json: &Path, extra: &[&str]) -> Output {
     bin()

@@ -12,20 +12,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_mastra-conform"));
-    c.current_dir(env!("CARGO_MANIFEST_DIR"));
-    c
-}
+mod common;
+
+use common::{bin, text};
 
 fn run(args: &[&str]) -> Output {
     let out = bin().args(args).output().expect("the harness runs");
-    eprintln!(
-        "$ mastra-conform {}\n{}{}",
-        args.join(" "),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    eprintln!("$ mastra-conform {}\n{}", args.join(" "), text(&out));
     out
 }
 

@@ -1,6 +1,7 @@
 //! What the scenarios share: the tally, fake probes and installs, running the
 //! pool and the binary, and looking for processes left behind.
 
+pub use crate::common::{bin, root, text};
 use mastra_conform::capture::Listener;
 use mastra_conform::case::Case;
 use mastra_conform::json::Json;
@@ -9,7 +10,7 @@ use mastra_conform::probe::pool::{run_cases, Observation, PoolConfig, PoolStats}
 use mastra_conform::probe::{ProbeCommand, ProbeError};
 use mastra_conform::versions::{Installs, MastraVersion};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output};
+use std::process::{Child, Command};
 use std::sync::atomic::AtomicBool;
 use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -51,27 +52,9 @@ macro_rules! check {
     };
 }
 
-pub fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 /// `node-probe/testing/`: the misbehaving probe (`probe.mjs`) and `bin/npm`.
 pub fn testing_dir() -> PathBuf {
     root().join("node-probe").join("testing")
-}
-
-pub fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_mastra-conform"));
-    c.current_dir(root());
-    c
-}
-
-pub fn text(out: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    )
 }
 
 /// A case whose `about` tells the fake probe what to do.
