@@ -37,6 +37,11 @@ pub struct ProbeFlags {
     /// Cases in flight per probe (1 to 256).
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub concurrency: u16,
+    /// Probes (Node processes) at once, shared by the versions of a run; a
+    /// version with many cases gets several, versions with few run side by
+    /// side (1 to 64; default: one per available core).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub probes: Option<u16>,
     /// Seconds one case may take before its probe is ended (at least 1).
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
     pub case_timeout: u64,
@@ -265,6 +270,9 @@ impl ProbeFlags {
     fn config(&self) -> Config {
         let mut c = Config::new(&repo_root());
         c.pool.concurrency = usize::from(self.concurrency);
+        if let Some(n) = self.probes {
+            c.pool.probes = usize::from(n);
+        }
         // A timeout beyond any real run is a timeout of "never": clamp it to
         // a day rather than overflow an `Instant` later.
         c.pool.case_timeout = Duration::from_secs(self.case_timeout.min(86_400));
