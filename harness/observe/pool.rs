@@ -117,6 +117,13 @@ fn next_seq() -> u64 {
 struct Deal(Mutex<VecDeque<usize>>);
 
 impl Deal {
+    fn is_empty(&self) -> bool {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .is_empty()
+    }
+
     fn take(&self, room: usize) -> Vec<usize> {
         let mut q = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         let n = room.min(q.len());
@@ -255,7 +262,9 @@ impl Driver<'_> {
             for index in deal.take(m.room()) {
                 m.give(index);
             }
-            if m.is_idle() {
+            // Done when nothing is left here or in the deal (a machine with
+            // no room, waiting to recycle, is idle with cases still dealt out).
+            if m.is_idle() && deal.is_empty() {
                 return Ok(());
             }
             let plan = m.plan(Instant::now());
