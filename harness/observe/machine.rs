@@ -66,7 +66,10 @@ pub enum Event {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ending {
     /// The probe answered `seq` (`fault` when it could not build the case).
-    Answered { seq: u64, fault: bool },
+    Answered {
+        seq: u64,
+        fault: bool,
+    },
     Timeout,
     /// It killed the probe twice, alone.
     Crash,
@@ -80,16 +83,28 @@ pub enum Action {
     /// Close the probe between cases (its memory grew) and start a new one.
     Recycle,
     /// Send case `index` as request `seq`.
-    Send { seq: u64, index: usize },
+    Send {
+        seq: u64,
+        index: usize,
+    },
     Ping,
     /// End the probe now: it hung (`timeout`) or is already dead.
-    Kill { timeout: bool },
+    Kill {
+        timeout: bool,
+    },
     /// Case `index` is finished.
-    Emit { index: usize, ending: Ending },
+    Emit {
+        index: usize,
+        ending: Ending,
+    },
     /// Request `seq` will never be answered: drop what the listener holds for it.
-    Forget { seq: u64 },
+    Forget {
+        seq: u64,
+    },
     /// The probe died `restarts` times without a case finishing in between.
-    GiveUp { restarts: u32 },
+    GiveUp {
+        restarts: u32,
+    },
 }
 
 struct Flight {
@@ -466,7 +481,10 @@ mod tests {
                 .count(),
             3
         );
-        assert!(emitted(&a).is_empty(), "nobody is charged with a shared crash");
+        assert!(
+            emitted(&a).is_empty(),
+            "nobody is charged with a shared crash"
+        );
         assert_eq!(m.room(), 0, "suspects first: no new work is taken");
         assert_eq!(m.plan(now), vec![Action::Start]);
         m.on(Event::Started, now);
@@ -710,6 +728,8 @@ mod tests {
         m.give(0);
         let now = Instant::now();
         up(&mut m, now);
-        assert!(m.on(Event::Tick, now + Duration::from_secs(3600)).is_empty());
+        assert!(m
+            .on(Event::Tick, now + Duration::from_secs(3600))
+            .is_empty());
     }
 }

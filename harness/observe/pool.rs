@@ -125,7 +125,10 @@ impl Deal {
     }
 
     fn take(&self, room: usize) -> Vec<usize> {
-        let mut q = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut q = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let n = room.min(q.len());
         q.drain(..n).collect()
     }
@@ -345,10 +348,10 @@ impl Driver<'_> {
             Action::Send { seq, index } => {
                 let case = self.cases[index];
                 self.listener.register(seq, case.replies.clone());
-                let sent = self
-                    .probe
-                    .as_mut()
-                    .is_some_and(|p| p.send_run(seq, &self.listener.url_for(seq), &case.raw).is_ok());
+                let sent = self.probe.as_mut().is_some_and(|p| {
+                    p.send_run(seq, &self.listener.url_for(seq), &case.raw)
+                        .is_ok()
+                });
                 if !sent {
                     for a in m.on(Event::SendFailed { seq }, Instant::now()) {
                         self.act(m, a, None)?;
@@ -411,9 +414,7 @@ impl Driver<'_> {
         let probe = Probe::start(self.cmd, self.install, self.stop)?;
         self.stats.starts += 1;
         self.stats.startup_total += probe.hello.startup;
-        self.stats
-            .hello
-            .get_or_insert_with(|| probe.hello.clone());
+        self.stats.hello.get_or_insert_with(|| probe.hello.clone());
         self.probe = Some(probe);
         m.on(Event::Started, Instant::now());
         Ok(())

@@ -12,9 +12,9 @@ use crate::model::{predict, Prediction};
 use crate::observation::Observed;
 use crate::observe::capture::Listener;
 use crate::observe::pool::{run_cases, PoolConfig, PoolStats};
-use crate::run::schedule::{probes_for, Slots};
 use crate::outcome::{error_chain, Failure};
 use crate::run::config::Config;
+use crate::run::schedule::{probes_for, Slots};
 use crate::versions::install::{Installs, NodeRuntime, VersionError};
 use crate::versions::spec::{resolve, MastraVersion, VersionSpec};
 use std::path::PathBuf;
@@ -223,7 +223,10 @@ impl Session {
         let listener = &self.listener;
         let stop: &AtomicBool = &self.stop;
         let pool = &self.config.pool;
-        let cmd = node.as_ref().ok().map(|n| self.config.probe_command(&n.path));
+        let cmd = node
+            .as_ref()
+            .ok()
+            .map(|n| self.config.probe_command(&n.path));
         let slots = Slots::new(pool.probes);
         let refiner = self.refiner.clone();
         let mut marks: Vec<Vec<bool>> = jobs.iter().map(|j| vec![false; j.cases.len()]).collect();
@@ -299,13 +302,15 @@ impl Session {
                         };
                         s.spawn(move || {
                             let refs: Vec<&Case> = cases.iter().collect();
-                            let run = run_cases(
-                                cmd, &dir, listener, &refs, &pool, stop,
-                                |index, obs| {
+                            let run =
+                                run_cases(cmd, &dir, listener, &refs, &pool, stop, |index, obs| {
                                     let observed = Observed::from_observation(&cases[index], obs);
-                                    let _ = tx.send(Msg::Case { job, index, observed });
-                                },
-                            );
+                                    let _ = tx.send(Msg::Case {
+                                        job,
+                                        index,
+                                        observed,
+                                    });
+                                });
                             slots.give(probes);
                             let _ = tx.send(Msg::Ran {
                                 job,
@@ -319,8 +324,13 @@ impl Session {
             let judge = |job: usize, index: usize, observed: Observed| {
                 let (v, case) = (jobs[job].version, &jobs[job].cases[index]);
                 let predicted = predict(case, v);
-                let (verdict, findings) =
-                    refiner.refine(case, v, &predicted, &observed, compare(&predicted, &observed));
+                let (verdict, findings) = refiner.refine(
+                    case,
+                    v,
+                    &predicted,
+                    &observed,
+                    compare(&predicted, &observed),
+                );
                 CaseResult {
                     index,
                     case: case.name(),
@@ -333,7 +343,12 @@ impl Session {
             };
             for msg in rx {
                 match msg {
-                    Msg::Installed { job, took, fresh, failed } => {
+                    Msg::Installed {
+                        job,
+                        took,
+                        fresh,
+                        failed,
+                    } => {
                         stats[job].install = took;
                         stats[job].installed_now = fresh;
                         installs_made |= fresh;
@@ -350,7 +365,11 @@ impl Session {
                             on_version(&stats[job]);
                         }
                     }
-                    Msg::Case { job, index, observed } => {
+                    Msg::Case {
+                        job,
+                        index,
+                        observed,
+                    } => {
                         marks[job][index] = true;
                         stats[job].cases += 1;
                         on_result(job, judge(job, index, observed));
@@ -365,7 +384,10 @@ impl Session {
                                 stats[job].outcome = Some(why.clone());
                                 for index in 0..jobs[job].cases.len() {
                                     if !marks[job][index] {
-                                        on_result(job, judge(job, index, Observed::InstallFailed(why.clone())));
+                                        on_result(
+                                            job,
+                                            judge(job, index, Observed::InstallFailed(why.clone())),
+                                        );
                                     }
                                 }
                             }
@@ -375,7 +397,10 @@ impl Session {
                 }
             }
         });
-        let _ = installs_made;
+        if installs_made {
+            // The store files that only the stripped links held.
+            let _ = self.installs.sweep();
+        }
         stats
     }
 }

@@ -4,3 +4,4 @@
 
 pub mod install;
 pub mod spec;
+pub mod store;
