@@ -5,6 +5,7 @@
 //! and the functions here print them and map them to an `Exit`.
 
 mod bisect;
+mod cache;
 mod fuzz;
 mod lint;
 mod out;
@@ -255,6 +256,15 @@ pub enum Command {
         #[command(flatten)]
         probe: ProbeFlags,
     },
+    /// What the version cache holds (`status`), or make it smaller (`prune`).
+    Cache {
+        #[command(subcommand)]
+        action: CacheAction,
+        /// The version cache (default: $MASTRA_CONFORM_CACHE, else
+        /// $XDG_CACHE_HOME/mastra-conform, else ~/.cache/mastra-conform).
+        #[arg(long, global = true)]
+        cache: Option<PathBuf>,
+    },
     /// Render JUnit, Markdown and HTML from a report.json or results.jsonl.
     Report {
         input: PathBuf,
@@ -263,6 +273,23 @@ pub enum Command {
     },
     /// What regressed, was fixed, is new or is gone between two JSON reports.
     Compare { old: PathBuf, new: PathBuf },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CacheAction {
+    /// Every install (kind, last use, the bytes only it holds), the shared
+    /// store, the tools, and the total on disk (hard links counted once).
+    Status,
+    /// Remove installs, npm installs from before the store, and the store
+    /// files no install links any more. Pinned versions are always kept.
+    Prune {
+        /// Keep only the N most recently used registry versions.
+        #[arg(long)]
+        keep: Option<usize>,
+        /// Also remove builds (installs of tarballs and folders).
+        #[arg(long)]
+        drop_builds: bool,
+    },
 }
 
 impl ProbeFlags {
@@ -384,6 +411,7 @@ fn execute(command: Command) -> Result<Exit, Failure> {
         Command::Plan { versions, shards } => runs::plan_shards(versions, shards),
         Command::Merge { reports, out } => runs::merge(&reports, &out),
         Command::Report { input, out } => runs::report(&input, &out),
+        Command::Cache { action, cache } => cache::cache(action, cache),
         Command::Compare { old, new } => runs::compare(&old, &new),
         Command::Fuzz {
             seed,

@@ -204,6 +204,21 @@ impl Installs {
         self.install_dir(v).join(COMPLETE).is_file()
     }
 
+    /// Remove the install at `dir` under its lock (a run that holds the
+    /// lock, making or using it, finishes first): moved aside, then deleted,
+    /// so no reader ever sees it half gone.
+    pub fn remove_install(&self, dir: &Path) -> std::io::Result<()> {
+        let _lock = self.lock(dir).map_err(|e| std::io::Error::other(e.describe()))?;
+        let parent = dir.parent().unwrap_or(Path::new("."));
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let aside = parent.join(format!(".tmp-{name}-pruned-{}", std::process::id()));
+        std::fs::rename(dir, &aside)?;
+        std::fs::remove_dir_all(&aside)
+    }
+
     /// The cache's one package store.
     pub fn store(&self) -> Store {
         Store::new(&self.cache)
