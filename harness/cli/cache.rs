@@ -63,16 +63,21 @@ fn status_text(installs: &crate::versions::install::Installs) -> String {
             Kind::Pinned => "pinned",
             Kind::Build => "build",
         };
-        let age = now
-            .duration_since(e.last_used)
-            .map_or_else(|_| "now".to_string(), |d| format!("{}m ago", d.as_secs() / 60));
+        let age = now.duration_since(e.last_used).map_or_else(
+            |_| "now".to_string(),
+            |d| format!("{}m ago", d.as_secs() / 60),
+        );
         out.push_str(&format!(
             "    {:<28} {:<8} own {:>9}  used {}{}\n",
             e.name,
             kind,
             size(e.own_bytes),
             age,
-            if e.complete { "" } else { "  (incomplete: prune removes it)" }
+            if e.complete {
+                ""
+            } else {
+                "  (incomplete: prune removes it)"
+            }
         ));
     }
     if !s.legacy.is_empty() {

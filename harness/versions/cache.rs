@@ -129,7 +129,11 @@ pub struct CacheStatus {
 pub fn status(installs: &Installs) -> CacheStatus {
     let root = installs.cache.clone();
     let mut entries = Vec::new();
-    for entry in std::fs::read_dir(installs.installs_dir()).into_iter().flatten().flatten() {
+    for entry in std::fs::read_dir(installs.installs_dir())
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
         let name = entry.file_name().to_string_lossy().into_owned();
         let path = entry.path();
         if !path.is_dir() {
@@ -169,7 +173,8 @@ pub fn status(installs: &Installs) -> CacheStatus {
         installs_bytes += disk_bytes(&e.path, &mut seen);
     }
     let store_bytes = disk_bytes(&installs.store().dir, &mut seen);
-    let tools_bytes = disk_bytes(&root.join("node"), &mut seen) + disk_bytes(&root.join("tools"), &mut seen);
+    let tools_bytes =
+        disk_bytes(&root.join("node"), &mut seen) + disk_bytes(&root.join("tools"), &mut seen);
     let mut all = HashSet::new();
     let total_bytes = disk_bytes(&root, &mut all);
     let _ = installs_bytes;
@@ -232,10 +237,16 @@ pub fn prune(installs: &Installs, keep: Keep) -> std::io::Result<Pruned> {
     let before = status(installs);
     let mut pruned = Pruned::default();
     let chosen = choose(&before.installs, keep);
-    let mut doomed: Vec<PathBuf> = chosen.iter().map(|&i| before.installs[i].path.clone()).collect();
+    let mut doomed: Vec<PathBuf> = chosen
+        .iter()
+        .map(|&i| before.installs[i].path.clone())
+        .collect();
     doomed.extend(before.legacy.iter().cloned());
     for dir in doomed {
-        let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         installs.remove_install(&dir)?;
         pruned.removed.push(name);
     }
@@ -276,9 +287,17 @@ mod tests {
             entry("1.63.0", Kind::Registry, 5, false),
         ];
         let keep = |recent, builds| choose(&entries, Keep { recent, builds });
-        assert_eq!(keep(Some(2), true), vec![0, 5], "1.61 and 1.62 stay; the leftover goes");
+        assert_eq!(
+            keep(Some(2), true),
+            vec![0, 5],
+            "1.61 and 1.62 stay; the leftover goes"
+        );
         assert_eq!(keep(Some(0), true), vec![0, 1, 3, 5]);
-        assert_eq!(keep(None, false), vec![4, 5], "builds dropped, registry untouched");
+        assert_eq!(
+            keep(None, false),
+            vec![4, 5],
+            "builds dropped, registry untouched"
+        );
         assert_eq!(keep(Some(9), true), vec![5]);
     }
 

@@ -208,7 +208,9 @@ impl Installs {
     /// lock, making or using it, finishes first): moved aside, then deleted,
     /// so no reader ever sees it half gone.
     pub fn remove_install(&self, dir: &Path) -> std::io::Result<()> {
-        let _lock = self.lock(dir).map_err(|e| std::io::Error::other(e.describe()))?;
+        let _lock = self
+            .lock(dir)
+            .map_err(|e| std::io::Error::other(e.describe()))?;
         let parent = dir.parent().unwrap_or(Path::new("."));
         let name = dir
             .file_name()
