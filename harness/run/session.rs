@@ -382,13 +382,12 @@ impl Session {
                                 // No probe could run these cases: each gets
                                 // the reason, as an infrastructure result.
                                 stats[job].outcome = Some(why.clone());
-                                for index in 0..jobs[job].cases.len() {
-                                    if !marks[job][index] {
-                                        on_result(
-                                            job,
-                                            judge(job, index, Observed::InstallFailed(why.clone())),
-                                        );
-                                    }
+                                let left: Vec<usize> = (0..jobs[job].cases.len())
+                                    .filter(|i| !marks[job][*i])
+                                    .collect();
+                                for index in left {
+                                    let observed = Observed::InstallFailed(why.clone());
+                                    on_result(job, judge(job, index, observed));
                                 }
                             }
                         }
