@@ -3,7 +3,7 @@
 CARGO ?= cargo
 BIN := target/release/mastra-conform
 
-.PHONY: run test check bench sweep build nightly fuzz
+.PHONY: run test check bench sweep build nightly fuzz npm
 
 build:
 	$(CARGO) build --release
@@ -43,3 +43,9 @@ fuzz: build
 # and the per-version costs in node-probe/costs.json).
 sweep: build
 	$(BIN) sweep --versions all
+
+# The npm packages (launcher + this machine's platform binary), packed into
+# target/npm/; .github/workflows/release.yml packs every platform.
+NPM_PLATFORM ?= $(shell node -p 'process.platform + "-" + process.arch')
+npm: build
+	node npm/pack.mjs --out target/npm --launcher --platform $(NPM_PLATFORM) --binary $(BIN)
