@@ -11,8 +11,12 @@
 // and its model's route. One JSON document on stdout; keys are JS strings,
 // written by JSON.stringify (lone surrogates as \udXXX escapes).
 //
-// On failure it prints {"error": {"kind", "message"}} and exits 2 (the
-// project is at fault) or 3 (this loader could not do its job).
+// On failure it prints {"error": {"kind", "message", "status"}}: status 2
+// when the project is at fault (not installed, no @mastra/core or one older
+// than 1.0, the entry throws, no Mastra instance, an agent's function
+// throws), 3 when this loader could not do its job. It exits 0 whenever it
+// printed a document, so the driver reads the document, not the exit status;
+// a non-zero exit means it could not even say why.
 //
 // Isolation: the driver starts this with an allowlisted environment (no
 // credentials, no proxies unless the user passes --env-file). Loading a
@@ -46,8 +50,8 @@ function fail(err) {
   const kind = err instanceof LoadError ? err.kind : 'loader';
   const status = err instanceof LoadError ? err.status : 3;
   if (!(err instanceof LoadError)) console.error('[project] loader error:', err);
-  writeLine(JSON.stringify({ error: { kind, message: err?.message ?? String(err) }, blocked: blockedRequests }));
-  process.exit(status);
+  writeLine(JSON.stringify({ error: { kind, message: err?.message ?? String(err), status }, blocked: blockedRequests }));
+  process.exit(0);
 }
 
 // A project's stray rejection (a storage adapter failing to connect, say)
