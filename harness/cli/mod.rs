@@ -192,6 +192,24 @@ pub enum Command {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+        /// Print every key, not only the problems.
+        #[arg(long)]
+        all: bool,
+        /// Lint a Mastra project instead: load DIR with its own installed
+        /// @mastra/core and lint every agent's tools.
+        #[arg(long, value_name = "DIR", conflicts_with_all = ["keys", "file", "tool_choice", "active_tools", "prompt_names"])]
+        project: Option<PathBuf>,
+        /// The file that exports the Mastra instance, relative to DIR
+        /// (default: src/mastra/index.ts).
+        #[arg(long, value_name = "FILE", requires = "project")]
+        entry: Option<PathBuf>,
+        /// Also write the findings as SARIF 2.1.0 to FILE (for code scanning).
+        #[arg(long, value_name = "FILE", requires = "project")]
+        sarif: Option<PathBuf>,
+        /// Variables the project needs to load (credentials included): the
+        /// loader runs with no other environment than what Node needs.
+        #[arg(long = "env-file", value_name = "FILE", requires = "project")]
+        env_file: Option<PathBuf>,
     },
     /// Find the first published version whose result for a case differs
     /// from --good's.
@@ -405,14 +423,30 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             active_tools,
             prompt_names,
             json,
-        } => lint::lint(lint::LintFlags {
-            keys,
-            file,
-            tool_choice,
-            active_tools,
-            prompt_names,
-            json,
-        }),
+            all,
+            project,
+            entry,
+            sarif,
+            env_file,
+        } => match project {
+            Some(dir) => lint::lint_project(lint::ProjectFlags {
+                dir,
+                entry,
+                sarif,
+                env_file,
+                json,
+                all,
+            }),
+            None => lint::lint(lint::LintFlags {
+                keys,
+                file,
+                tool_choice,
+                active_tools,
+                prompt_names,
+                json,
+                all,
+            }),
+        },
         Command::Bisect {
             case,
             good,

@@ -41,11 +41,17 @@ fn copy_tree(from: &Path, to: &Path) {
 
 fn install_fixture(core: &str) -> Installed {
     let dir = tempfile::tempdir().unwrap();
-    copy_tree(&root().join("harness/tests/fixtures/lint-project"), dir.path());
+    copy_tree(
+        &root().join("harness/tests/fixtures/lint-project"),
+        dir.path(),
+    );
     let manifest = dir.path().join("package.json");
     let text = std::fs::read_to_string(&manifest).unwrap();
     let pinned = "\"@mastra/core\": \"1.67.0\"";
-    assert!(text.contains(pinned), "the fixture's package.json pins 1.67.0");
+    assert!(
+        text.contains(pinned),
+        "the fixture's package.json pins 1.67.0"
+    );
     std::fs::write(
         &manifest,
         text.replace(pinned, &format!("\"@mastra/core\": \"{core}\"")),
@@ -125,11 +131,17 @@ fn npm_tarballs_installed_together_run_lint_through_npx() {
     let (_work, empty) = npm_install();
     let launcher = empty.join("node_modules/mastra-conform/package.json");
     let binary = empty.join("node_modules/@mastra-conform/linux-x64/bin/mastra-conform");
-    assert!(launcher.is_file() && binary.is_file(), "both packages installed");
+    assert!(
+        launcher.is_file() && binary.is_file(),
+        "both packages installed"
+    );
     let out = npx(empty, &["lint", "search.web", "search web", "ok_key"]);
     let shown = text(&out);
     assert_eq!(out.status.code(), Some(1), "{shown}");
-    assert!(shown.contains("\"search.web\" -> \"search_web\""), "{shown}");
+    assert!(
+        shown.contains("\"search.web\" -> \"search_web\""),
+        "{shown}"
+    );
     assert!(shown.contains("collision"), "{shown}");
 }
 
@@ -142,8 +154,8 @@ fn fixture_latest() -> &'static Installed {
 fn installed_core(dir: &Path) -> String {
     let manifest =
         std::fs::read_to_string(dir.join("node_modules/@mastra/core/package.json")).unwrap();
-    let v = mastra_conform::json::Json::parse(&manifest).unwrap();
-    v.get("version").unwrap().as_str().unwrap().to_string()
+    let v: serde_json::Value = serde_json::from_str(&manifest).unwrap();
+    v["version"].as_str().unwrap().to_string()
 }
 
 fn lint_project(dir: &Path, extra: &[&str]) -> std::process::Output {
@@ -162,12 +174,32 @@ const LONG_KEY: &str = "lookup_customer_order_history_and_recent_shipping_status
 /// severity, `file:line`, and what the line must say.
 fn expected_lines() -> Vec<(&'static str, String, &'static str)> {
     vec![
-        ("error", format!("{SUPPORT}:12"), "\"search web\" -> (not sent): collision"),
-        ("error", format!("{SUPPORT}:18"), "toolChoice \"search.web\" names no tool that is sent"),
-        ("warning", format!("{SUPPORT}:11"), "\"search.web\" -> \"search_web\": rewritten"),
-        ("warning", format!("{SUPPORT}:13"), "\"1tool\" -> \"_1tool\": rewritten"),
+        (
+            "error",
+            format!("{SUPPORT}:12"),
+            "\"search web\" -> (not sent): collision",
+        ),
+        (
+            "error",
+            format!("{SUPPORT}:18"),
+            "toolChoice \"search.web\" names no tool that is sent",
+        ),
+        (
+            "warning",
+            format!("{SUPPORT}:11"),
+            "\"search.web\" -> \"search_web\": rewritten",
+        ),
+        (
+            "warning",
+            format!("{SUPPORT}:13"),
+            "\"1tool\" -> \"_1tool\": rewritten",
+        ),
         ("warning", format!("{SUPPORT}:14"), "cut to 63 characters"),
-        ("warning", format!("{SUPPORT}:16"), "\"agent-research.agent\" -> \"agent-research_agent\": rewritten"),
+        (
+            "warning",
+            format!("{SUPPORT}:16"),
+            "\"agent-research.agent\" -> \"agent-research_agent\": rewritten",
+        ),
     ]
 }
 
@@ -185,9 +217,17 @@ fn assert_flags_every_key(dir: &Path) {
         );
     }
     assert!(stdout.contains(LONG_KEY), "{stdout}");
+    assert!(
+        stdout.contains("register it in agents under the key \"research_agent\""),
+        "a sub-agent is fixed where it is registered: {stdout}"
+    );
     // Grouped by agent, the one with errors first, its errors before its warnings.
-    let support = stdout.find("agent supportAgent").expect("the support agent's group");
-    let research = stdout.find("agent researchAgent").expect("the research agent's group");
+    let support = stdout
+        .find("agent supportAgent")
+        .expect("the support agent's group");
+    let research = stdout
+        .find("agent researchAgent")
+        .expect("the research agent's group");
     assert!(support < research, "{stdout}");
     let first_warning = stdout.find("  warning").unwrap();
     assert!(stdout.rfind("  error").unwrap() < first_warning, "{stdout}");
@@ -215,28 +255,43 @@ fn lint_project_json_carries_every_key_its_source_and_location() {
     let dir = fixture_1_67().path();
     let out = lint_project(dir, &["--json"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
-    let v = mastra_conform::json::Json::parse(&String::from_utf8_lossy(&out.stdout)).unwrap();
-    assert_eq!(v.get("mastra").unwrap().as_str().unwrap().to_string(), "1.67.0");
-    let agents = v.get("agents").unwrap().as_array().unwrap();
-    let support = &agents[0];
-    assert_eq!(support.get("registeredAs").unwrap().as_str().unwrap().to_string(), "supportAgent");
-    assert_eq!(support.get("route").unwrap().get("provider").unwrap().as_str().unwrap().to_string(), "openai");
-    let tools = support.get("tools").unwrap().as_array().unwrap();
-    let row = |i: usize, k: &str| tools[i].get(k).unwrap().clone();
-    let keys: Vec<String> = (0..tools.len()).map(|i| row(i, "key").as_str().unwrap().to_string()).collect();
-    assert_eq!(keys, ["search.web", "search web", "1tool", LONG_KEY, "agent-research.agent"]);
-    let sources: Vec<String> = (0..tools.len()).map(|i| row(i, "source").as_str().unwrap().to_string()).collect();
-    assert_eq!(sources, ["tool", "tool", "tool", "tool", "agent"]);
-    let lines: Vec<f64> = (0..tools.len())
-        .map(|i| row(i, "at").get("line").unwrap().as_f64().unwrap())
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["mastra"], "1.67.0");
+    assert_eq!(v["summary"]["errors"], 2);
+    let support = &v["agents"][0];
+    assert_eq!(support["registeredAs"], "supportAgent");
+    assert_eq!(support["route"]["provider"], "openai");
+    let tools = support["tools"].as_array().unwrap();
+    let column =
+        |k: &str| -> Vec<serde_json::Value> { tools.iter().map(|t| t[k].clone()).collect() };
+    assert_eq!(
+        column("key"),
+        [
+            "search.web",
+            "search web",
+            "1tool",
+            LONG_KEY,
+            "agent-research.agent"
+        ]
+    );
+    assert_eq!(column("source"), ["tool", "tool", "tool", "tool", "agent"]);
+    let lines: Vec<serde_json::Value> = tools.iter().map(|t| t["at"]["line"].clone()).collect();
+    assert_eq!(lines, [11, 12, 13, 14, 16]);
+    assert_eq!(tools[3]["sentAs"], &LONG_KEY[..63]);
+    assert_eq!(tools[1]["problem"], "collision");
+    let research = &v["agents"][1];
+    assert_eq!(research["route"]["kind"], "openai-compatible");
+    let keys: Vec<serde_json::Value> = research["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["key"].clone())
         .collect();
-    assert_eq!(lines, [11.0, 12.0, 13.0, 14.0, 16.0]);
-    assert_eq!(row(3, "sentAs").as_str().unwrap().to_string(), &LONG_KEY[..63]);
-    let research = &agents[1];
-    assert_eq!(research.get("route").unwrap().get("kind").unwrap().as_str().unwrap().to_string(), "openai-compatible");
-    let rkeys: Vec<String> = research.get("tools").unwrap().as_array().unwrap().iter()
-        .map(|t| t.get("key").unwrap().as_str().unwrap().to_string()).collect();
-    assert_eq!(rkeys, ["notes", "workflow-digest"], "the dynamic tools and the workflow");
+    assert_eq!(
+        keys,
+        ["notes", "workflow-digest"],
+        "the dynamic tools and the workflow"
+    );
 }
 
 /// The SARIF 2.1.0 schema, from a registry package that ships it
@@ -245,7 +300,12 @@ fn sarif_schema() -> serde_json::Value {
     let dir = tempfile::tempdir().unwrap();
     let printed = npm(
         dir.path(),
-        &["pack", "@microsoft/jest-sarif@1.0.0-beta.0", "--loglevel", "error"],
+        &[
+            "pack",
+            "@microsoft/jest-sarif@1.0.0-beta.0",
+            "--loglevel",
+            "error",
+        ],
     );
     let tarball = dir.path().join(printed.trim().lines().last().unwrap());
     let out = Command::new("tar")
@@ -256,7 +316,9 @@ fn sarif_schema() -> serde_json::Value {
         .output()
         .unwrap();
     assert!(out.status.success(), "tar: {}", text(&out));
-    let schema = dir.path().join("package/lib/schemas/sarif-2.1.0-rtm.5.json");
+    let schema = dir
+        .path()
+        .join("package/lib/schemas/sarif-2.1.0-rtm.5.json");
     serde_json::from_str(&std::fs::read_to_string(schema).unwrap()).unwrap()
 }
 
@@ -271,12 +333,18 @@ fn sarif_validates_against_the_2_1_0_schema_and_places_each_problem() {
         serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
     let schema = sarif_schema();
     let validator = jsonschema::validator_for(&schema).expect("the SARIF schema compiles");
-    let errors: Vec<String> = validator.iter_errors(&log).map(|e| format!("{e} at {}", e.instance_path())).collect();
+    let errors: Vec<String> = validator
+        .iter_errors(&log)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
     assert!(errors.is_empty(), "SARIF does not validate: {errors:#?}");
     // And a broken log does not: the validation can fail.
     let mut broken = log.clone();
     broken["runs"][0]["results"][0]["level"] = serde_json::json!("fatal");
-    assert!(!validator.is_valid(&broken), "the schema rejects an unknown level");
+    assert!(
+        !validator.is_valid(&broken),
+        "the schema rejects an unknown level"
+    );
 
     let results = log["runs"][0]["results"].as_array().unwrap();
     assert_eq!(results.len(), 6, "{results:#?}");
@@ -294,7 +362,9 @@ fn sarif_validates_against_the_2_1_0_schema_and_places_each_problem() {
     for (severity, at, _) in expected_lines() {
         let (file, line) = at.rsplit_once(':').unwrap();
         assert!(
-            placed.iter().any(|(l, u, n)| l == severity && u == file && n.to_string() == line),
+            placed
+                .iter()
+                .any(|(l, u, n)| l == severity && u == file && n.to_string() == line),
             "no {severity} result at {at}: {placed:?}"
         );
     }
@@ -304,9 +374,15 @@ fn sarif_validates_against_the_2_1_0_schema_and_places_each_problem() {
 /// with `edit` applied to it.
 fn variant(installed: &Installed, edit: impl FnOnce(&Path)) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    copy_tree(&root().join("harness/tests/fixtures/lint-project"), dir.path());
-    std::os::unix::fs::symlink(installed.path().join("node_modules"), dir.path().join("node_modules"))
-        .unwrap();
+    copy_tree(
+        &root().join("harness/tests/fixtures/lint-project"),
+        dir.path(),
+    );
+    std::os::unix::fs::symlink(
+        installed.path().join("node_modules"),
+        dir.path().join("node_modules"),
+    )
+    .unwrap();
     edit(dir.path());
     dir
 }
@@ -323,59 +399,101 @@ fn assert_one_error(out: &std::process::Output, status: i32, says: &str) {
     assert_eq!(out.status.code(), Some(status), "{}", text(out));
     let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
     assert_eq!(lines.len(), 1, "one line: {stderr}");
-    assert!(lines[0].starts_with("error: ") && lines[0].contains(says), "{stderr}");
+    assert!(
+        lines[0].starts_with("error: ") && lines[0].contains(says),
+        "{stderr}"
+    );
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
 #[test]
 fn a_project_never_installed_is_one_error_with_exit_2() {
     let dir = tempfile::tempdir().unwrap();
-    copy_tree(&root().join("harness/tests/fixtures/lint-project"), dir.path());
-    assert_one_error(&lint_project(dir.path(), &[]), 2, "is not installed: no node_modules");
+    copy_tree(
+        &root().join("harness/tests/fixtures/lint-project"),
+        dir.path(),
+    );
+    assert_one_error(
+        &lint_project(dir.path(), &[]),
+        2,
+        "is not installed: no node_modules",
+    );
 }
 
 #[test]
 fn a_project_without_mastra_core_is_one_error_with_exit_2() {
     let installed = fixture_1_67();
     let dir = tempfile::tempdir().unwrap();
-    copy_tree(&root().join("harness/tests/fixtures/lint-project"), dir.path());
+    copy_tree(
+        &root().join("harness/tests/fixtures/lint-project"),
+        dir.path(),
+    );
     std::fs::create_dir(dir.path().join("node_modules")).unwrap();
     std::os::unix::fs::symlink(
         installed.path().join("node_modules/zod"),
         dir.path().join("node_modules/zod"),
     )
     .unwrap();
-    assert_one_error(&lint_project(dir.path(), &[]), 2, "@mastra/core is not installed");
+    assert_one_error(
+        &lint_project(dir.path(), &[]),
+        2,
+        "@mastra/core is not installed",
+    );
 }
 
 #[test]
 fn a_mastra_core_older_than_1_0_is_one_error_with_exit_2() {
     // A real 0.x release, installed as a user would have it.
     let dir = tempfile::tempdir().unwrap();
-    copy_tree(&root().join("harness/tests/fixtures/lint-project"), dir.path());
+    copy_tree(
+        &root().join("harness/tests/fixtures/lint-project"),
+        dir.path(),
+    );
     let manifest = dir.path().join("package.json");
     let text = std::fs::read_to_string(&manifest).unwrap();
     std::fs::write(&manifest, text.replace("\"1.67.0\"", "\"0.24.9\"")).unwrap();
-    npm(dir.path(), &["install", "--ignore-scripts", "--no-audit", "--no-fund"]);
+    npm(
+        dir.path(),
+        &["install", "--ignore-scripts", "--no-audit", "--no-fund"],
+    );
     assert_eq!(installed_core(dir.path()), "0.24.9");
-    assert_one_error(&lint_project(dir.path(), &[]), 2, "is @mastra/core 0.24.9; lint --project needs 1.0 or later");
+    assert_one_error(
+        &lint_project(dir.path(), &[]),
+        2,
+        "is @mastra/core 0.24.9; lint --project needs 1.0 or later",
+    );
 }
 
 #[test]
 fn an_entry_that_throws_is_one_error_with_exit_2() {
     let dir = variant(fixture_1_67(), |d| {
-        append(&d.join("src/mastra/index.ts"), "\nthrow new Error('DATABASE_URL is not set');\n")
+        append(
+            &d.join("src/mastra/index.ts"),
+            "\nthrow new Error('DATABASE_URL is not set');\n",
+        )
     });
-    assert_one_error(&lint_project(dir.path(), &[]), 2, "src/mastra/index.ts threw while loading: DATABASE_URL is not set");
+    assert_one_error(
+        &lint_project(dir.path(), &[]),
+        2,
+        "src/mastra/index.ts threw while loading: DATABASE_URL is not set",
+    );
 }
 
 #[test]
 fn an_entry_without_a_mastra_instance_is_one_error_with_exit_2() {
     let dir = variant(fixture_1_67(), |d| {
-        std::fs::write(d.join("src/mastra/other.ts"), "export const agents: string[] = [];\n").unwrap()
+        std::fs::write(
+            d.join("src/mastra/other.ts"),
+            "export const agents: string[] = [];\n",
+        )
+        .unwrap()
     });
     let out = lint_project(dir.path(), &["--entry", "src/mastra/other.ts"]);
-    assert_one_error(&out, 2, "src/mastra/other.ts exports no Mastra instance (exports: agents)");
+    assert_one_error(
+        &out,
+        2,
+        "src/mastra/other.ts exports no Mastra instance (exports: agents)",
+    );
 }
 
 #[test]
@@ -392,7 +510,11 @@ fn an_agent_whose_tools_function_throws_is_one_error_with_exit_2() {
         assert!(s.contains("throw new Error") && s.contains("}); },"), "{s}");
         std::fs::write(&file, s).unwrap();
     });
-    assert_one_error(&lint_project(dir.path(), &[]), 2, "agent \"researchAgent\": its tools function threw: no tenant in the request context");
+    assert_one_error(
+        &lint_project(dir.path(), &[]),
+        2,
+        "agent \"researchAgent\": its tools function threw: no tenant in the request context",
+    );
 }
 
 #[test]
@@ -420,9 +542,14 @@ fn the_project_runs_isolated_unless_given_an_env_file() {
         .output()
         .unwrap();
     let shown = text(&out);
-    assert_eq!(out.status.code(), Some(1), "no credential seen, the lint ran: {shown}");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "no credential seen, the lint ran: {shown}"
+    );
     assert!(
-        shown.contains("tried 1 outgoing request(s), all refused: https://api.openai.com/v1/models"),
+        shown
+            .contains("tried 1 outgoing request(s), all refused: https://api.openai.com/v1/models"),
         "{shown}"
     );
     let env = dir.path().join(".env.lint");
@@ -439,5 +566,8 @@ fn npx_runs_lint_project_from_the_packed_tarballs() {
     let shown = text(&out);
     assert_eq!(out.status.code(), Some(1), "{shown}");
     assert!(shown.contains(&format!("{SUPPORT}:12")), "{shown}");
-    assert!(shown.contains("2 agents, 7 tools: 2 errors, 4 warnings"), "{shown}");
+    assert!(
+        shown.contains("2 agents, 7 tools: 2 errors, 4 warnings"),
+        "{shown}"
+    );
 }
