@@ -174,7 +174,7 @@ pub fn parse_loaded(doc: &Json) -> Result<LoadedProject, Result<LoadFailure, Str
     if let Some(e) = doc.get("error") {
         let s = |k: &str| e.get(k).and_then(Json::as_str).map(JsString::to_lossy);
         let status = match e.get("status").and_then(Json::as_f64) {
-            Some(n) if n == 2.0 => 2,
+            Some(2.0) => 2,
             _ => 3,
         };
         return Err(Ok(LoadFailure {
@@ -508,7 +508,7 @@ fn lint_agent(agent: &ProjectAgent, version: MastraVersion) -> AgentLint {
         });
     }
     // Errors first; within a severity, the record's order.
-    findings.sort_by(|a, b| b.severity.cmp(&a.severity));
+    findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
     AgentLint {
         agent: agent.clone(),
         report,

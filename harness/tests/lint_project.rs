@@ -353,7 +353,7 @@ fn sarif_validates_against_the_2_1_0_schema_and_places_each_problem() {
     let dir = fixture_1_67().path();
     let out_dir = tempfile::tempdir().unwrap();
     let file = out_dir.path().join("lint.sarif");
-    let out = lint_project(dir, &["--sarif".as_ref(), file.to_str().unwrap()]);
+    let out = lint_project(dir, &["--sarif", file.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let log: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
@@ -580,7 +580,7 @@ fn the_project_runs_isolated_unless_given_an_env_file() {
     );
     let env = dir.path().join(".env.lint");
     std::fs::write(&env, "OPENAI_API_KEY=sk-from-the-user\n").unwrap();
-    let out = lint_project(dir.path(), &["--env-file".as_ref(), env.to_str().unwrap()]);
+    let out = lint_project(dir.path(), &["--env-file", env.to_str().unwrap()]);
     assert_one_error(&out, 2, "saw OPENAI_API_KEY");
 }
 
