@@ -27,6 +27,10 @@ pub fn scenarios() -> Vec<Scenario> {
             run: sigterm_hung_group,
         },
         Scenario {
+            name: "run/sigkill-of-the-harness-ends-its-probes",
+            run: sigkill_ends_probes,
+        },
+        Scenario {
             name: "run/sigterm-while-a-probe-starts",
             run: sigterm_during_start,
         },
@@ -298,6 +302,50 @@ fn sigterm_hung_group(t: &mut Tally) -> Check {
         .filter(|r| r.get("verdict").map(s).as_deref() == Some("as-modelled"))
         .count();
     t.lose(2usize.saturating_sub(finished) + damaged(&results));
+    Ok(())
+}
+
+/// SIGKILL of the harness itself, which runs no cleanup, while its probe
+/// hangs in a case and would ignore both SIGTERM and the end of its stdin:
+/// the kernel's parent-death signal ends the probe anyway.
+fn sigkill_ends_probes(t: &mut Tally) -> Check {
+    let dir = tempfile::tempdir().unwrap();
+    let env = fake_cache(dir.path(), None);
+    let pid_file = dir.path().join("probe.pid");
+    let deaf = format!("deaf {}", pid_file.display());
+    let cases = case_dir(dir.path(), &[deaf.as_str()]);
+    let mut child = Spawned::start(
+        bin()
+            .envs(env)
+            .args([
+                "run",
+                "--versions",
+                "1.67.0",
+                "--case-timeout",
+                "60",
+                "--cases",
+            ])
+            .arg(&cases),
+        dir.path(),
+    );
+    check!(
+        wait_for(Duration::from_secs(10), || pid_file.exists()),
+        "the deaf case never started"
+    );
+    let probe: u32 = std::fs::read_to_string(&pid_file)
+        .unwrap_or_default()
+        .trim()
+        .parse()
+        .map_err(|e| format!("the probe wrote no pid: {e}"))?;
+    check!(alive(probe), "the probe {probe} is not running");
+    t.inject(1);
+    child.signal(libc::SIGKILL);
+    let (code, _, _) = child.finish(Duration::from_secs(5))?;
+    check!(code.is_none(), "the harness was not killed: exit {code:?}");
+    check!(
+        wait_for(Duration::from_secs(5), || !alive(probe)),
+        "the probe {probe} outlived the SIGKILLed harness"
+    );
     Ok(())
 }
 
