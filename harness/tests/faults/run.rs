@@ -251,6 +251,10 @@ fn sigterm_hung_group(t: &mut Tally) -> Check {
     let hang = format!("hang-group {}", pids.display());
     let cases = case_dir(dir.path(), &["ok", hang.as_str(), "ok"]);
     let report = dir.path().join("report.json");
+    // `--bodies` writes each case's bodies the moment it finishes: the
+    // signal goes in once both neighbours are done, not after a guess at
+    // how long they take on a loaded machine.
+    let bodies = dir.path().join("bodies");
     let mut child = Spawned::start(
         bin()
             .envs(env)
@@ -264,14 +268,24 @@ fn sigterm_hung_group(t: &mut Tally) -> Check {
             ])
             .arg(&cases)
             .arg("--json")
-            .arg(&report),
+            .arg(&report)
+            .arg("--bodies")
+            .arg(&bodies),
         dir.path(),
     );
     check!(
         wait_for(Duration::from_secs(10), || pids.exists()),
         "the hanging case never started"
     );
-    std::thread::sleep(Duration::from_millis(500));
+    let finished = || {
+        std::fs::read_dir(&bodies)
+            .map(|d| d.flatten().count())
+            .unwrap_or(0)
+    };
+    check!(
+        wait_for(Duration::from_secs(20), || finished() >= 2),
+        "the two cases beside the hanging one never finished"
+    );
     t.inject(1);
     child.signal(libc::SIGTERM);
     let (code, _, stderr) = child.finish(Duration::from_secs(10))?;
