@@ -169,6 +169,20 @@ pub fn summary(info: &RunInfo, results: &[CaseResult]) -> String {
     out
 }
 
+/// The versions of a run on which at least one case ran (rather than meeting
+/// an infrastructure failure), in the run's order.
+pub fn versions_that_ran(info: &RunInfo, results: &[CaseResult]) -> Vec<MastraVersion> {
+    info.versions
+        .iter()
+        .copied()
+        .filter(|v| {
+            results
+                .iter()
+                .any(|r| r.version == *v && r.observed.projection().is_some())
+        })
+        .collect()
+}
+
 /// The few lines a person reads first, after a run that wrote its reports to
 /// `out`: which known upstream issues are present on which versions, any
 /// divergence, each version that could not run (once, with why), and where
@@ -181,16 +195,7 @@ pub fn headline(
 ) -> String {
     use crate::judge::known::IssueState;
     let mut text = String::new();
-    let ran: Vec<MastraVersion> = info
-        .versions
-        .iter()
-        .copied()
-        .filter(|v| {
-            results
-                .iter()
-                .any(|r| r.version == *v && !r.verdict.is_infrastructure())
-        })
-        .collect();
+    let ran = versions_that_ran(info, results);
     let cases: std::collections::BTreeSet<&str> = results.iter().map(|r| r.case.as_str()).collect();
     text.push_str(&format!(
         "\n{} cases on {} of {} versions ({})\n",
