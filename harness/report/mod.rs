@@ -138,7 +138,10 @@ pub fn summary(info: &RunInfo, results: &[CaseResult]) -> String {
             .unwrap_or_default();
         out.push_str(&format!("{version:>8}: {}{speed}\n", parts.join(", ")));
     }
-    let mut infra_shown = std::collections::BTreeSet::new();
+    // Infrastructure: one line per distinct failure of a version, naming the
+    // case only when it alone met it (a version the registry lacks is one
+    // line, not one arbitrary case of it).
+    let mut infra: BTreeMap<(MastraVersion, Verdict, String), Vec<&str>> = BTreeMap::new();
     for r in results {
         if r.verdict.is_divergence() {
             out.push_str(&format!(
@@ -152,15 +155,23 @@ pub fn summary(info: &RunInfo, results: &[CaseResult]) -> String {
             }
         } else if r.verdict.is_infrastructure() {
             let detail = r.observed.infra_detail().unwrap_or_default();
-            // One line per distinct failure of a version, not one per case.
-            if infra_shown.insert((r.version, r.verdict, detail.clone())) {
-                out.push_str(&format!(
-                    "\n{} on {}: {}: {detail}\n",
-                    r.case,
-                    r.version,
-                    r.verdict.name()
-                ));
-            }
+            infra
+                .entry((r.version, r.verdict, detail))
+                .or_default()
+                .push(r.case.as_str());
+        }
+    }
+    for ((version, verdict, detail), cases) in &infra {
+        match cases.as_slice() {
+            [one] => out.push_str(&format!(
+                "\n{one} on {version}: {}: {detail}\n",
+                verdict.name()
+            )),
+            many => out.push_str(&format!(
+                "\n{} cases on {version}: {}: {detail}\n",
+                many.len(),
+                verdict.name()
+            )),
         }
     }
     if info.interrupted {
