@@ -597,3 +597,75 @@ fn npx_runs_lint_project_from_the_packed_tarballs() {
         "{shown}"
     );
 }
+
+/// A variant whose `node_modules` holds the installed fixture's packages
+/// (each a link) and, when `with_tsx`, a real tsx installed apart.
+fn variant_with_own_modules(with_tsx: bool, edit: impl FnOnce(&Path)) -> tempfile::TempDir {
+    let installed = fixture_1_67();
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(
+        &root().join("harness/tests/fixtures/lint-project"),
+        dir.path(),
+    );
+    let modules = dir.path().join("node_modules");
+    std::fs::create_dir(&modules).unwrap();
+    for entry in std::fs::read_dir(installed.path().join("node_modules")).unwrap() {
+        let entry = entry.unwrap();
+        std::os::unix::fs::symlink(entry.path(), modules.join(entry.file_name())).unwrap();
+    }
+    if with_tsx {
+        std::os::unix::fs::symlink(tsx().path().join("node_modules/tsx"), modules.join("tsx"))
+            .unwrap();
+    }
+    edit(dir.path());
+    dir
+}
+
+/// tsx installed on its own; linked into variants, it resolves its own
+/// dependencies from where it really is.
+fn tsx() -> &'static tempfile::TempDir {
+    static ONCE: OnceLock<tempfile::TempDir> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("package.json"), "{\"private\":true}\n").unwrap();
+        npm(
+            dir.path(),
+            &[
+                "install",
+                "--ignore-scripts",
+                "--no-audit",
+                "--no-fund",
+                "tsx@4.23.15",
+            ],
+        );
+        dir
+    })
+}
+
+/// An enum: TypeScript that Node's type stripping refuses.
+fn add_an_enum(dir: &Path) {
+    append(
+        &dir.join("src/mastra/agents/support-agent.ts"),
+        "\nexport enum Tier { Free, Paid }\n",
+    );
+}
+
+#[test]
+fn typescript_node_cannot_strip_loads_through_the_projects_own_tsx() {
+    let dir = variant_with_own_modules(true, add_an_enum);
+    let out = lint_project(dir.path(), &[]);
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{shown}");
+    assert!(shown.contains(&format!("{SUPPORT}:12")), "{shown}");
+    assert!(shown.contains("loaded with tsx)"), "{shown}");
+}
+
+#[test]
+fn typescript_node_cannot_strip_without_tsx_is_one_error_naming_what_is_missing() {
+    let dir = variant_with_own_modules(false, add_an_enum);
+    assert_one_error(
+        &lint_project(dir.path(), &[]),
+        2,
+        "ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX: TypeScript enum is not supported in strip-only mode); install tsx in the project (npm install -D tsx)",
+    );
+}
