@@ -3,7 +3,7 @@
 //
 //   node npm/pack.mjs --out DIR [--launcher] [--platform OS-CPU --binary PATH]
 //
-// Each package is staged under DIR/stage/ with the version of Cargo.toml
+// Each package is staged under DIR/stage/ (removed afterwards) with the version of Cargo.toml
 // stamped in (the launcher's optionalDependencies too, so launcher and
 // binaries always match), then `npm pack`ed into DIR. Prints the tarballs'
 // paths, one a line. Runs on the Node that runs npm (18 or later).
@@ -86,4 +86,6 @@ if (platform) {
   tarballs.push(pack(stage));
 }
 
+// The staged copies were only a means to the tarballs.
+rmSync(stageRoot, { recursive: true, force: true });
 process.stdout.write(tarballs.map((t) => `${t}\n`).join(''));
