@@ -669,3 +669,33 @@ fn typescript_node_cannot_strip_without_tsx_is_one_error_naming_what_is_missing(
         "ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX: TypeScript enum is not supported in strip-only mode); install tsx in the project (npm install -D tsx)",
     );
 }
+
+#[test]
+fn plain_lint_prints_only_problems_unless_all_and_ends_with_a_summary() {
+    let run = |extra: &[&str]| {
+        let out = bin()
+            .args(["lint", "search.web", "weather", "forecast"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let problems = run(&[]);
+    assert_eq!(problems.lines().count(), 2, "{problems}");
+    assert!(
+        problems.starts_with("warning \"search.web\" -> \"search_web\""),
+        "{problems}"
+    );
+    assert!(!problems.contains("\"weather\""), "{problems}");
+    assert_eq!(
+        problems.lines().last(),
+        Some("3 keys, 0 names: 0 errors, 1 warnings, 2 ok")
+    );
+    let all = run(&["--all"]);
+    assert_eq!(all.lines().count(), 4, "{all}");
+    assert!(
+        all.contains("ok      \"weather\" -> \"weather\": ok"),
+        "{all}"
+    );
+}
