@@ -16,12 +16,13 @@ pub fn bisect(
     good: MastraVersion,
     bad: MastraVersion,
     on: On,
+    prereleases: bool,
 ) -> Result<Exit, Failure> {
     let case = Case::load(case)?;
     let mut session = Session::new(config, stop_flag())?;
     let name = case.name();
     let what = on.name();
-    let found = search(&mut session, &case, good, bad, on, |step| match step {
+    let found = search(&mut session, &case, good, bad, on, prereleases, |step| match step {
         Step::Start { between } => say!(
             "bisecting {name} on its {what}: {between} published versions after {good} up to {bad}"
         ),

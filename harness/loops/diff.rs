@@ -75,15 +75,17 @@ pub fn diff(
         .filter_map(|(case, [a, b])| {
             Some(DiffEntry {
                 case: case.name(),
-                outcome: compare_sides(&a?, &b?, known),
+                outcome: compare_sides(case, &a?, &b?, known),
             })
         })
         .collect();
     Diff { from, to, entries }
 }
 
-/// One case's two observations, compared.
-pub fn compare_sides(from: &Observed, to: &Observed, known: &KnownIssues) -> CaseDiff {
+/// One case's two observations, compared. A difference is filed under the
+/// issue the ledger lists the case under when it matches that issue's fix,
+/// else under the first issue whose fix it matches.
+pub fn compare_sides(case: &Case, from: &Observed, to: &Observed, known: &KnownIssues) -> CaseDiff {
     let (
         Observed::Ran {
             projection: pa,
@@ -109,9 +111,10 @@ pub fn compare_sides(from: &Observed, to: &Observed, known: &KnownIssues) -> Cas
     if projection.is_none() && bodies.is_none() {
         return CaseDiff::Same;
     }
-    let fixes = known
-        .issues
-        .iter()
+    let own = known.for_case(&case.path).map(|(i, _)| i);
+    let fixes = own
+        .into_iter()
+        .chain(known.issues.iter())
         .find(|i| matches_fix(i, pa, pb))
         .map(|i| i.id.clone());
     CaseDiff::Differs {

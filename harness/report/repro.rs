@@ -56,13 +56,8 @@ impl Repro<'_> {
     /// write it, which is also a JavaScript expression (lone surrogates as
     /// `\udXXX` escapes), so keys reach Mastra exactly as the case has them.
     pub fn script(&self) -> String {
-        let install = format!(
-            "npm install @mastra/core@{} zod@{}",
-            self.install_spec(),
-            crate::versions::spec::ZOD
-        );
         TEMPLATE
-            .replace("npm install @mastra/core@VERSION zod@3.25.76", &install)
+            .replace("@mastra/core@VERSION", &format!("@mastra/core@{}", self.install_spec()))
             .replace("__REPRO_JSON__", &self.data().to_pretty())
     }
 
