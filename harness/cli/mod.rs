@@ -328,6 +328,8 @@ pub enum Command {
     /// issue a case shows: plain Node beside an installed @mastra/core, its
     /// own capture server; exits 1 while the issue shows, 0 when not.
     Repro {
+        /// A case file that a known issue lists, or a known issue's id (its
+        /// smallest case).
         case: PathBuf,
         /// The version the script's install line names.
         #[arg(long = "mastra-version", default_value = "1.67.0")]

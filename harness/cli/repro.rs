@@ -1,7 +1,7 @@
-//! `repro CASE [--mastra-version V] [--route R] [--upstream-report]`: the
-//! known issue a case shows, as a standalone Node script anyone can run
+//! `repro CASE|ISSUE [--mastra-version V] [--route R] [--upstream-report]`:
+//! the known issue a case shows, as a standalone Node script anyone can run
 //! (`report::repro`), or as a draft upstream report in Markdown with the
-//! wire body observed on V.
+//! wire body observed on V. Given an issue id, the issue's smallest case.
 
 use super::out::{print_out, stop_flag};
 use crate::case::Case;
@@ -30,9 +30,25 @@ pub fn repro(
             "--route {route}: the repro's capture server speaks {ROUTE} only"
         )));
     }
-    let case = Case::load(case)?;
     let known = KnownIssues::load(&config.known_issues)
         .map_err(|e| Failure::bad(e.to_string()))?;
+    // An issue id instead of a case: its smallest case (fewest characters
+    // of case JSON), the one an upstream report is best made from.
+    let by_id = (!case.exists())
+        .then(|| known.get(&case.to_string_lossy()))
+        .flatten();
+    let case = match by_id {
+        Some(issue) => {
+            let mut cases = issue
+                .cases
+                .iter()
+                .map(|c| Case::load(&c.path))
+                .collect::<Result<Vec<_>, _>>()?;
+            cases.sort_by_key(|c| c.raw.to_compact().len());
+            cases.remove(0)
+        }
+        None => Case::load(case)?,
+    };
     let Some((issue, symptom)) = known.for_case(&case.path) else {
         let listed: Vec<&str> = known
             .issues

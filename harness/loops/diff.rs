@@ -306,3 +306,103 @@ impl Diff {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::judge::known::{IssueCase, Symptom};
+    use crate::observation::Captured;
+    use crate::projection::RequestView;
+    use std::path::{Path, PathBuf};
+
+    fn ran(body: &str) -> Observed {
+        let json = Json::parse(body).unwrap();
+        Observed::Ran {
+            projection: Projection {
+                applicable: true,
+                reason: None,
+                error: None,
+                requests: vec![RequestView::from_body(&json)],
+                executed: Vec::new(),
+                mutated: Vec::new(),
+            },
+            bodies: vec![Captured {
+                bytes: body.as_bytes().to_vec(),
+                problem: None,
+            }],
+        }
+    }
+
+    fn body(tools: &[&str], choice: Option<&str>, extra: &str) -> String {
+        let tools: Vec<String> = tools
+            .iter()
+            .map(|t| format!(r#"{{"type":"function","function":{{"name":"{t}"}}}}"#))
+            .collect();
+        let choice = choice.map_or(String::new(), |c| {
+            format!(r#","tool_choice":{{"type":"function","function":{{"name":"{c}"}}}}"#)
+        });
+        format!(r#"{{"model":"m","tools":[{}]{choice}{extra}}}"#, tools.join(","))
+    }
+
+    fn ledger() -> KnownIssues {
+        KnownIssues {
+            file: PathBuf::from("known-issues.json"),
+            issues: vec![KnownIssue {
+                id: "toolchoice-not-rewritten".into(),
+                title: String::new(),
+                wrong: String::new(),
+                fixed: String::new(),
+                fixed_shows: Some(Symptom::ToolChoiceSent),
+                upstream: None,
+                seen: "all".into(),
+                cases: vec![IssueCase {
+                    case: "elsewhere.json".into(),
+                    path: PathBuf::from("/nonexistent/elsewhere.json"),
+                    shows: Symptom::ToolChoiceNotSent,
+                }],
+            }],
+        }
+    }
+
+    #[test]
+    fn differences_are_filed_under_the_fix_they_match_and_nothing_else() {
+        let case = Case::parse(Path::new("cases/x.json"), r#"{"about":"a","tools":["search.web"]}"#)
+            .unwrap();
+        let bug = body(&["search_web"], Some("search.web"), "");
+        let fixed = body(&["search_web"], Some("search_web"), "");
+        let dropped = body(&["search_web"], None, "");
+        let other = body(&["search_web", "extra"], Some("search.web"), "");
+        let body_only = body(&["search_web"], Some("search.web"), r#","temperature":0"#);
+        let known = ledger();
+        let outcome = |a: &str, b: &str| compare_sides(&case, &ran(a), &ran(b), &known);
+        let fixes = |d: CaseDiff| match d {
+            CaseDiff::Differs { fixes, .. } => fixes,
+            other => panic!("expected a difference, got {other:?}"),
+        };
+        assert_eq!(outcome(&bug, &bug), CaseDiff::Same);
+        assert_eq!(
+            fixes(outcome(&bug, &fixed)).as_deref(),
+            Some("toolchoice-not-rewritten"),
+            "the symptom is gone and the fixed behaviour shows"
+        );
+        assert_eq!(
+            fixes(outcome(&bug, &dropped)),
+            None,
+            "gone, but not as the ledger's fix: a third behaviour"
+        );
+        assert_eq!(fixes(outcome(&bug, &other)), None, "a change of its own");
+        match outcome(&bug, &body_only) {
+            CaseDiff::Differs {
+                projection: None,
+                bodies: Some(d),
+                fixes: None,
+            } => assert!(d.contains("+  \"temperature\": 0"), "{d}"),
+            other => panic!("a body-only difference, got {other:?}"),
+        }
+        let down = Observed::Timeout(std::time::Duration::from_secs(30));
+        assert!(matches!(
+            compare_sides(&case, &ran(&bug), &down, &known),
+            CaseDiff::NotCompared(_)
+        ));
+    }
+}

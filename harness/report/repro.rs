@@ -112,3 +112,68 @@ impl Repro<'_> {
         md
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn issue() -> KnownIssue {
+        KnownIssue {
+            id: "toolchoice-not-rewritten".into(),
+            title: "A named toolChoice does not follow the tool-name rewrite".into(),
+            wrong: "wrong".into(),
+            fixed: "tool_choice names the rewritten name".into(),
+            fixed_shows: Some(Symptom::ToolChoiceSent),
+            upstream: None,
+            seen: ">=1.0.4 <=1.71.0".into(),
+            cases: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_script_checks_every_symptom_the_ledger_can_name() {
+        let every = [
+            Symptom::ToolChoiceNotSent,
+            Symptom::ToolChoiceSent,
+            Symptom::ToolSent("a".into()),
+            Symptom::ToolNotSent("a".into()),
+            Symptom::NoTools,
+            Symptom::ErrorCause("a".into()),
+            Symptom::ErrorMessage("a".into()),
+        ];
+        for s in every {
+            let json = s.to_json();
+            let kind = json.members().unwrap()[0].0.to_lossy();
+            assert!(
+                TEMPLATE.contains(&format!("case '{kind}':")),
+                "repro.template.mjs cannot check {kind}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_script_carries_the_case_exactly() {
+        let case = Case::parse(
+            Path::new("cases/x.json"),
+            r#"{"about":"a lone surrogate","tools":["\ud800x"],"call":{"toolChoice":{"type":"tool","toolName":"\ud800x"}}}"#,
+        )
+        .unwrap();
+        let issue = issue();
+        let repro = Repro {
+            case: &case,
+            issue: &issue,
+            symptom: &Symptom::ToolChoiceNotSent,
+            made_on: "1.67.0".into(),
+        };
+        let script = repro.script();
+        assert!(!script.contains("__REPRO_JSON__"));
+        assert!(script.contains("npm install @mastra/core@1.67.0 zod@3.25.76"));
+        assert!(script.contains(r#""\ud800x""#), "the key as a JS escape");
+        assert!(script.contains(r#""fixedSymptom": {"#), "{script}");
+        let md = repro.upstream_report("--- request 1 ---\n{}\n", &issue.seen);
+        for part in ["# A named toolChoice", "## Expected", "## Reproduce", "```js\n", ">=1.0.4 <=1.71.0"] {
+            assert!(md.contains(part), "{part} in:\n{md}");
+        }
+    }
+}

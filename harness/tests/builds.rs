@@ -111,8 +111,7 @@ fn verify_says_the_fixed_build_fixes_toolchoice_not_rewritten() {
         .get("versions")
         .unwrap()
         .as_array()
-        .unwrap()
-        .clone();
+        .unwrap();
     let status: Vec<(String, String)> = rows
         .iter()
         .map(|r| (s(r.get("version").unwrap()), s(r.get("status").unwrap())))

@@ -688,6 +688,49 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_build_folder_hashes_its_files_and_ignores_node_modules() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("dist")).unwrap();
+        std::fs::write(root.join("package.json"), "{}").unwrap();
+        std::fs::write(root.join("dist/a.js"), "a").unwrap();
+        let first = folder_digest(root).unwrap();
+        assert_eq!(first.len(), 16);
+        std::fs::create_dir_all(root.join("node_modules/x")).unwrap();
+        std::fs::write(root.join("node_modules/x/i.js"), "x").unwrap();
+        assert_eq!(folder_digest(root).unwrap(), first, "node_modules is not the build");
+        std::fs::write(root.join("dist/a.js"), "b").unwrap();
+        let rebuilt = folder_digest(root).unwrap();
+        assert_ne!(rebuilt, first, "a rebuilt file is a new build");
+        std::fs::rename(root.join("dist/a.js"), root.join("dist/b.js")).unwrap();
+        assert_ne!(folder_digest(root).unwrap(), rebuilt, "names count too");
+    }
+
+    #[test]
+    fn a_build_installs_from_its_tarball_and_a_release_from_the_registry() {
+        let installs = Installs {
+            cache: PathBuf::from("/cache"),
+            probe_dir: PathBuf::from("/repo/node-probe"),
+            install_timeout: Duration::from_secs(1),
+            cancel: None,
+        };
+        let v = |s: &str| MastraVersion::parse(s).unwrap();
+        assert_eq!(installs.install_source(v("1.67.0")), "1.67.0");
+        assert_eq!(installs.install_source(v("1.67.0-alpha.4")), "1.67.0-alpha.4");
+        assert_eq!(
+            installs.install_source(v("1.67.0+8a28e80ae2e3747e")),
+            "file:/cache/builds/8a28e80ae2e3747e.tgz"
+        );
+        assert_eq!(
+            installs.install_dir(v("1.67.0+8a28e80ae2e3747e")),
+            PathBuf::from("/cache/mastra/1.67.0+8a28e80ae2e3747e")
+        );
+        let m: serde_json::Value = serde_json::from_str(&manifest("file:/x.tgz")).unwrap();
+        assert_eq!(m["dependencies"]["@mastra/core"], "file:/x.tgz");
+        assert_eq!(m["dependencies"]["zod"], ZOD);
+    }
+
+    #[test]
     fn node_versions_compare_by_major_and_minor() {
         assert!(version_at_least("v24.22.3", MIN_NODE));
         assert!(version_at_least("v22.13.0", MIN_NODE));
