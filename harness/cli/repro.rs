@@ -30,8 +30,7 @@ pub fn repro(
             "--route {route}: the repro's capture server speaks {ROUTE} only"
         )));
     }
-    let known = KnownIssues::load(&config.known_issues)
-        .map_err(|e| Failure::bad(e.to_string()))?;
+    let known = KnownIssues::load(&config.known_issues).map_err(|e| Failure::bad(e.to_string()))?;
     // An issue id instead of a case: its smallest case (fewest characters
     // of case JSON), the one an upstream report is best made from.
     let by_id = (!case.exists())

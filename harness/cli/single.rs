@@ -5,10 +5,10 @@ use crate::case::{Case, Reply};
 use crate::model::predict as model_predict;
 use crate::outcome::{Exit, Failure};
 use crate::report::write_atomically;
+use crate::run::config::repo_root;
 use crate::run::config::Config;
 use crate::run::corpus::load_cases;
 use crate::run::session::{CaseResult, Session};
-use crate::run::config::repo_root;
 use crate::versions::spec::{MastraVersion, Selection, VersionSpec};
 use std::path::{Path, PathBuf};
 

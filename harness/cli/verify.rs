@@ -52,10 +52,12 @@ pub fn verify(
             };
             say!("  {status:<22} {span}", status = status.name());
         }
-        for r in rows
-            .iter()
-            .filter(|r| matches!(r.status, Status::Fixed | Status::PartlyFixed | Status::Changed))
-        {
+        for r in rows.iter().filter(|r| {
+            matches!(
+                r.status,
+                Status::Fixed | Status::PartlyFixed | Status::Changed
+            )
+        }) {
             for (case, state, verdict, _) in &r.cases {
                 say!(
                     "    {} {case}: {} ({})",
@@ -77,10 +79,21 @@ pub fn verify(
         if let Some(fixed) = &issue.fixed_shows {
             let checked: Vec<String> = rows
                 .iter()
-                .filter_map(|r| r.as_described.map(|ok| format!("{} {}", r.version, if ok { "shows it" } else { "does NOT show it" })))
+                .filter_map(|r| {
+                    r.as_described.map(|ok| {
+                        format!(
+                            "{} {}",
+                            r.version,
+                            if ok { "shows it" } else { "does NOT show it" }
+                        )
+                    })
+                })
                 .collect();
             if !checked.is_empty() {
-                say!("  the ledger's fixed behaviour {fixed}: {}", checked.join("; "));
+                say!(
+                    "  the ledger's fixed behaviour {fixed}: {}",
+                    checked.join("; ")
+                );
             }
         }
         let count = |s: Status| rows.iter().filter(|r| r.status == s).count();

@@ -78,9 +78,9 @@ impl Symptom {
                         .and_then(|c| c.get("function")?.get("name")?.as_str().cloned())
                 };
                 p.requests.iter().any(|r| named(r).is_some())
-                    && p.requests.iter().all(|r| {
-                        named(r).is_none_or(|n| r.tools.iter().flatten().any(|t| *t == n))
-                    })
+                    && p.requests
+                        .iter()
+                        .all(|r| named(r).is_none_or(|n| r.tools.iter().flatten().any(|t| *t == n)))
             }
             Symptom::ToolSent(name) => p
                 .requests

@@ -56,12 +56,7 @@ pub struct Diff {
 
 /// Observe `cases` on `from` and on `to`, and compare each case's two sides.
 /// An interrupted run leaves out the cases that did not finish on both.
-pub fn diff(
-    session: &mut Session,
-    cases: &[Case],
-    from: MastraVersion,
-    to: MastraVersion,
-) -> Diff {
+pub fn diff(session: &mut Session, cases: &[Case], from: MastraVersion, to: MastraVersion) -> Diff {
     let mut sides: Vec<[Option<Observed>; 2]> = vec![[None, None]; cases.len()];
     for (side, version) in [from, to].into_iter().enumerate() {
         session.run_version(version, cases, |r: CaseResult| {
@@ -251,7 +246,11 @@ impl Diff {
             md.push_str(&format!("## Not compared ({})\n\n", skipped.len()));
             for e in skipped {
                 if let CaseDiff::NotCompared(why) = &e.outcome {
-                    md.push_str(&format!("- `{}`: {}\n", e.case, why.lines().next().unwrap_or("")));
+                    md.push_str(&format!(
+                        "- `{}`: {}\n",
+                        e.case,
+                        why.lines().next().unwrap_or("")
+                    ));
                 }
             }
             md.push('\n');
@@ -280,7 +279,9 @@ impl Diff {
                     ..
                 } = &e.outcome
                 {
-                    for line in d.lines().filter(|l| l.starts_with(['-', '+']) && !l.starts_with("---") && !l.starts_with("+++")) {
+                    for line in d.lines().filter(|l| {
+                        l.starts_with(['-', '+']) && !l.starts_with("---") && !l.starts_with("+++")
+                    }) {
                         out.push_str(&format!("    {line}\n"));
                     }
                 }
@@ -341,7 +342,10 @@ mod tests {
         let choice = choice.map_or(String::new(), |c| {
             format!(r#","tool_choice":{{"type":"function","function":{{"name":"{c}"}}}}"#)
         });
-        format!(r#"{{"model":"m","tools":[{}]{choice}{extra}}}"#, tools.join(","))
+        format!(
+            r#"{{"model":"m","tools":[{}]{choice}{extra}}}"#,
+            tools.join(",")
+        )
     }
 
     fn ledger() -> KnownIssues {
@@ -366,8 +370,11 @@ mod tests {
 
     #[test]
     fn differences_are_filed_under_the_fix_they_match_and_nothing_else() {
-        let case = Case::parse(Path::new("cases/x.json"), r#"{"about":"a","tools":["search.web"]}"#)
-            .unwrap();
+        let case = Case::parse(
+            Path::new("cases/x.json"),
+            r#"{"about":"a","tools":["search.web"]}"#,
+        )
+        .unwrap();
         let bug = body(&["search_web"], Some("search.web"), "");
         let fixed = body(&["search_web"], Some("search_web"), "");
         let dropped = body(&["search_web"], None, "");

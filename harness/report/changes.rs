@@ -239,6 +239,9 @@ mod tests {
         row.version = "1.72.0-alpha.1".into();
         new.rows.push(row);
         let (text, _) = render(&old, &new);
-        assert!(text.contains("new versions (1): 1.72.0-alpha.1\n"), "{text}");
+        assert!(
+            text.contains("new versions (1): 1.72.0-alpha.1\n"),
+            "{text}"
+        );
     }
 }

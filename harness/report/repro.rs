@@ -9,8 +9,8 @@
 //! JavaScript on the bodies its own capture server received.
 
 use crate::case::Case;
-use crate::judge::known::{KnownIssue, Symptom};
 use crate::js::json::Json;
+use crate::judge::known::{KnownIssue, Symptom};
 
 /// The script's text, with `__REPRO_JSON__` where the data goes.
 const TEMPLATE: &str = include_str!("../../node-probe/repro.template.mjs");
@@ -47,7 +47,10 @@ impl Repro<'_> {
             ("symptom", self.symptom.to_json()),
             (
                 "fixedSymptom",
-                self.issue.fixed_shows.as_ref().map_or(Json::Null, Symptom::to_json),
+                self.issue
+                    .fixed_shows
+                    .as_ref()
+                    .map_or(Json::Null, Symptom::to_json),
             ),
         ])
     }
@@ -57,7 +60,10 @@ impl Repro<'_> {
     /// `\udXXX` escapes), so keys reach Mastra exactly as the case has them.
     pub fn script(&self) -> String {
         TEMPLATE
-            .replace("@mastra/core@VERSION", &format!("@mastra/core@{}", self.install_spec()))
+            .replace(
+                "@mastra/core@VERSION",
+                &format!("@mastra/core@{}", self.install_spec()),
+            )
             .replace("__REPRO_JSON__", &self.data().to_pretty())
     }
 
@@ -66,7 +72,9 @@ impl Repro<'_> {
     /// build itself instead.
     fn install_spec(&self) -> String {
         match self.made_on.split_once('+') {
-            Some((release, _)) => format!("{release}  # or the build itself: npm install ./your-build.tgz"),
+            Some((release, _)) => {
+                format!("{release}  # or the build itself: npm install ./your-build.tgz")
+            }
             None => self.made_on.clone(),
         }
     }
@@ -172,7 +180,13 @@ mod tests {
         assert!(script.contains(r#""\ud800x""#), "the key as a JS escape");
         assert!(script.contains(r#""fixedSymptom": {"#), "{script}");
         let md = repro.upstream_report("--- request 1 ---\n{}\n", &issue.seen);
-        for part in ["# A named toolChoice", "## Expected", "## Reproduce", "```js\n", ">=1.0.4 <=1.71.0"] {
+        for part in [
+            "# A named toolChoice",
+            "## Expected",
+            "## Reproduce",
+            "```js\n",
+            ">=1.0.4 <=1.71.0",
+        ] {
             assert!(md.contains(part), "{part} in:\n{md}");
         }
     }

@@ -34,7 +34,11 @@ fn fixed_build() -> &'static FixedBuild {
             .arg(dir.path())
             .output()
             .expect("node runs");
-        assert!(out.status.success(), "fixed-build.mjs failed:\n{}", text(&out));
+        assert!(
+            out.status.success(),
+            "fixed-build.mjs failed:\n{}",
+            text(&out)
+        );
         let made = Json::parse(String::from_utf8_lossy(&out.stdout).trim()).unwrap();
         let path = |k: &str| PathBuf::from(made.get(k).unwrap().as_str().unwrap().to_lossy());
         FixedBuild {
@@ -60,7 +64,9 @@ fn read_json(path: &Path, out: &Output) -> Json {
 /// start with a letter or `_`.
 fn is_rewritten(key: &JsString) -> bool {
     let units = key.units();
-    let ok = |u: u16| u < 128 && (u as u8).is_ascii_alphanumeric() || u == u16::from(b'_') || u == u16::from(b'-');
+    let ok = |u: u16| {
+        u < 128 && (u as u8).is_ascii_alphanumeric() || u == u16::from(b'_') || u == u16::from(b'-')
+    };
     let starts = |u: u16| u < 128 && (u as u8).is_ascii_alphabetic() || u == u16::from(b'_');
     !units.is_empty() && (units.len() > 63 || !units.iter().all(|u| ok(*u)) || !starts(units[0]))
 }
@@ -85,7 +91,11 @@ fn cases_with_a_rewritten_choice() -> BTreeSet<String> {
                 .and_then(Json::as_str)
                 .cloned();
             if named.is_some_and(|n| is_rewritten(&n)) {
-                let rel = p.strip_prefix(root()).unwrap().to_string_lossy().into_owned();
+                let rel = p
+                    .strip_prefix(root())
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned();
                 out.insert(rel);
             }
         }
@@ -117,7 +127,12 @@ fn verify_says_the_fixed_build_fixes_toolchoice_not_rewritten() {
         .map(|r| (s(r.get("version").unwrap()), s(r.get("status").unwrap())))
         .collect();
     assert_eq!(status.len(), 2, "{status:?}");
-    assert_eq!(status[0], ("1.67.0".into(), "present".into()), "{}", text(&out));
+    assert_eq!(
+        status[0],
+        ("1.67.0".into(), "present".into()),
+        "{}",
+        text(&out)
+    );
     assert!(
         status[1].0.starts_with("1.67.0+"),
         "the build is named by its package.json version plus its hash: {status:?}"
@@ -145,7 +160,12 @@ fn diff_lists_exactly_the_cases_whose_toolchoice_gets_rewritten() {
         .arg(&md)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1), "differences exit 1:\n{}", text(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "differences exit 1:\n{}",
+        text(&out)
+    );
     let report = read_json(&json, &out);
     let cases = report.get("cases").unwrap().as_array().unwrap();
     let differing: BTreeSet<String> = cases
@@ -156,7 +176,10 @@ fn diff_lists_exactly_the_cases_whose_toolchoice_gets_rewritten() {
     let want = cases_with_a_rewritten_choice();
     assert!(want.len() >= 3, "the corpus has such cases: {want:?}");
     assert_eq!(differing, want, "{}", text(&out));
-    for c in cases.iter().filter(|c| c.get("differs") == Some(&Json::Bool(true))) {
+    for c in cases
+        .iter()
+        .filter(|c| c.get("differs") == Some(&Json::Bool(true)))
+    {
         assert_eq!(
             s(c.get("fixes").unwrap()),
             "toolchoice-not-rewritten",
@@ -169,7 +192,10 @@ fn diff_lists_exactly_the_cases_whose_toolchoice_gets_rewritten() {
         text(&out)
     );
     let md = std::fs::read_to_string(&md).unwrap();
-    assert!(md.contains("Matches the fixed behaviour of `toolchoice-not-rewritten`"), "{md}");
+    assert!(
+        md.contains("Matches the fixed behaviour of `toolchoice-not-rewritten`"),
+        "{md}"
+    );
 }
 
 #[test]
@@ -184,14 +210,22 @@ fn run_on_a_prerelease_runs_the_corpus() {
     assert!(matches!(out.status.code(), Some(0 | 1)), "{}", text(&out));
     let report = read_json(&json, &out);
     let results = report.get("results").unwrap().as_array().unwrap();
-    let corpus = mastra_conform::case::discover(&root().join("cases")).unwrap().len();
+    let corpus = mastra_conform::case::discover(&root().join("cases"))
+        .unwrap()
+        .len();
     assert_eq!(results.len(), corpus);
     for r in results {
         assert_eq!(s(r.get("version").unwrap()), "1.1.0-alpha.2");
         let verdict = s(r.get("verdict").unwrap());
         assert!(
-            !["probe-timeout", "probe-crash", "probe-fault", "version-unavailable", "install-failed"]
-                .contains(&verdict.as_str()),
+            ![
+                "probe-timeout",
+                "probe-crash",
+                "probe-fault",
+                "version-unavailable",
+                "install-failed"
+            ]
+            .contains(&verdict.as_str()),
             "{r:?}"
         );
     }
@@ -217,7 +251,12 @@ fn a_prerelease_whose_dependency_is_not_served_is_an_install_failure_naming_it()
     let report = read_json(&json, &out);
     let r = &report.get("results").unwrap().as_array().unwrap()[0];
     assert_eq!(s(r.get("version").unwrap()), "1.67.0-alpha.4");
-    assert_eq!(s(r.get("verdict").unwrap()), "install-failed", "{}", text(&out));
+    assert_eq!(
+        s(r.get("verdict").unwrap()),
+        "install-failed",
+        "{}",
+        text(&out)
+    );
     assert!(
         text(&out).contains("@mastra/schema-compat@1.3.10-alpha.1"),
         "the missing dependency is named:\n{}",
@@ -230,7 +269,12 @@ fn a_folder_build_runs_and_a_rebuilt_folder_installs_again() {
     let b = fixed_build();
     let dir = tempfile::tempdir().unwrap();
     let folder = dir.path().join("core");
-    let cp = Command::new("cp").arg("-a").arg(&b.folder).arg(&folder).status().unwrap();
+    let cp = Command::new("cp")
+        .arg("-a")
+        .arg(&b.folder)
+        .arg(&folder)
+        .status()
+        .unwrap();
     assert!(cp.success());
     let case = root().join("cases/report/toolchoice-by-key-not-rewritten.json");
     let run = |json: &Path| {
@@ -250,14 +294,28 @@ fn a_folder_build_runs_and_a_rebuilt_folder_installs_again() {
     let (out, first) = run(&dir.path().join("a.json"));
     let name = s(first.get("version").unwrap());
     assert!(name.starts_with("1.67.0+"), "{name}\n{}", text(&out));
-    assert_eq!(s(first.get("verdict").unwrap()), "known-issue-fixed", "{}", text(&out));
+    assert_eq!(
+        s(first.get("verdict").unwrap()),
+        "known-issue-fixed",
+        "{}",
+        text(&out)
+    );
     // Rebuild: the same package.json version, other bytes, another build.
     let readme = folder.join("README.md");
     std::fs::write(&readme, "rebuilt\n").unwrap();
     let (out, second) = run(&dir.path().join("b.json"));
     let renamed = s(second.get("version").unwrap());
-    assert!(renamed.starts_with("1.67.0+") && renamed != name, "{name} -> {renamed}\n{}", text(&out));
-    assert_eq!(s(second.get("verdict").unwrap()), "known-issue-fixed", "{}", text(&out));
+    assert!(
+        renamed.starts_with("1.67.0+") && renamed != name,
+        "{name} -> {renamed}\n{}",
+        text(&out)
+    );
+    assert_eq!(
+        s(second.get("verdict").unwrap()),
+        "known-issue-fixed",
+        "{}",
+        text(&out)
+    );
 }
 
 /// The Node the harness runs probes with (>= 22.13): plain Node, used here
@@ -267,9 +325,10 @@ fn plain_node() -> PathBuf {
         .map(PathBuf::from)
         .unwrap_or_else(|| {
             let xdg = std::env::var_os("XDG_CACHE_HOME").filter(|p| !p.is_empty());
-            xdg.map(|p| PathBuf::from(p).join("mastra-conform")).unwrap_or_else(|| {
-                PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache/mastra-conform")
-            })
+            xdg.map(|p| PathBuf::from(p).join("mastra-conform"))
+                .unwrap_or_else(|| {
+                    PathBuf::from(std::env::var_os("HOME").unwrap()).join(".cache/mastra-conform")
+                })
         });
     let nodes = cache.join("node");
     for e in std::fs::read_dir(&nodes).into_iter().flatten().flatten() {
@@ -285,7 +344,14 @@ fn plain_node() -> PathBuf {
 fn npm_install(dir: &Path, spec: &str) {
     std::fs::write(dir.join("package.json"), "{\"private\":true}\n").unwrap();
     let out = Command::new("npm")
-        .args(["install", "--ignore-scripts", "--no-audit", "--no-fund", spec, "zod@3.25.76"])
+        .args([
+            "install",
+            "--ignore-scripts",
+            "--no-audit",
+            "--no-fund",
+            spec,
+            "zod@3.25.76",
+        ])
         .current_dir(dir)
         .output()
         .unwrap();
@@ -321,17 +387,31 @@ fn the_repro_fails_on_1_67_0_and_passes_on_the_fixed_build_with_plain_node() {
     let (on_release, _a) = run_in("@mastra/core@1.67.0");
     assert_eq!(on_release.status.code(), Some(1), "{}", text(&on_release));
     let shown = text(&on_release);
-    assert!(shown.contains(r#"tool_choice {"type":"function","function":{"name":"search.web"}}"#), "{shown}");
-    assert!(shown.contains("KNOWN ISSUE SHOWS: toolchoice-not-rewritten"), "{shown}");
+    assert!(
+        shown.contains(r#"tool_choice {"type":"function","function":{"name":"search.web"}}"#),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("KNOWN ISSUE SHOWS: toolchoice-not-rewritten"),
+        "{shown}"
+    );
     let (on_fix, _b) = run_in(&b.tgz.to_string_lossy());
     assert_eq!(on_fix.status.code(), Some(0), "{}", text(&on_fix));
-    assert!(text(&on_fix).contains(r#""name":"search_web""#), "{}", text(&on_fix));
+    assert!(
+        text(&on_fix).contains(r#""name":"search_web""#),
+        "{}",
+        text(&on_fix)
+    );
 }
 
 #[test]
 fn bad_builds_and_tags_are_one_clear_error_with_exit_2() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("package.json"), r#"{"name":"not-mastra","version":"1.0.0"}"#).unwrap();
+    std::fs::write(
+        dir.path().join("package.json"),
+        r#"{"name":"not-mastra","version":"1.0.0"}"#,
+    )
+    .unwrap();
     let case = root().join("cases/report/search-web-is-sent-as-search_web.json");
     let folder = format!("{}/", dir.path().display());
     for (spec, says) in [

@@ -24,7 +24,7 @@
 //! committed lockfiles, which checks every package's integrity hash.
 
 use crate::observe::proc::{CommandSpec, ProcError};
-use crate::versions::spec::{Build, Label, MastraVersion, Registry, SpecError};
+use crate::versions::spec::{Build, Label, MastraVersion, Registry, SpecError, LABEL_MAX};
 use std::cmp::Ordering;
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
@@ -208,12 +208,19 @@ impl Installs {
             path: given.to_path_buf(),
             problem,
         };
-        let meta = std::fs::metadata(given)
-            .map_err(|e| bad(format!("cannot read it ({e}); give a packed tarball or a folder")))?;
+        let meta = std::fs::metadata(given).map_err(|e| {
+            bad(format!(
+                "cannot read it ({e}); give a packed tarball or a folder"
+            ))
+        })?;
         let (kind, hash, manifest) = if meta.is_dir() {
             let text = std::fs::read_to_string(given.join("package.json"))
                 .map_err(|e| bad(format!("no readable package.json in the folder ({e})")))?;
-            ("folder", folder_digest(given).map_err(|e| bad(e.to_string()))?, text)
+            (
+                "folder",
+                folder_digest(given).map_err(|e| bad(e.to_string()))?,
+                text,
+            )
         } else {
             let bytes = std::fs::read(given).map_err(|e| bad(e.to_string()))?;
             let out = CommandSpec::new("tar")
@@ -222,7 +229,11 @@ impl Installs {
                 .arg("package/package.json")
                 .timeout(Duration::from_secs(60))
                 .run_capture()
-                .map_err(|e| bad(format!("not a packed npm tarball with package/package.json ({e})")))?;
+                .map_err(|e| {
+                    bad(format!(
+                        "not a packed npm tarball with package/package.json ({e})"
+                    ))
+                })?;
             let text = String::from_utf8(out.stdout).map_err(|e| bad(e.to_string()))?;
             ("tarball", fnv_hex(&bytes), text)
         };
@@ -235,8 +246,11 @@ impl Installs {
             )));
         }
         let said = pkg["version"].as_str().unwrap_or_default();
-        let release = MastraVersion::parse(said)
-            .ok_or_else(|| bad(format!("package.json version {said:?} is not a version")))?;
+        let release = MastraVersion::parse(said).ok_or_else(|| {
+            bad(format!(
+                "package.json version {said:?} is not a version (MAJOR.MINOR.PATCH, with a prerelease label of at most {LABEL_MAX} characters)"
+            ))
+        })?;
         let version = MastraVersion {
             build: Label::new(&hash),
             ..release
@@ -334,7 +348,9 @@ impl Installs {
             return Ok(dir);
         }
         let source = self.install_source(v);
-        if v.build.is_some_and(|h| !self.build_tarball(h.as_str()).is_file()) {
+        if v.build
+            .is_some_and(|h| !self.build_tarball(h.as_str()).is_file())
+        {
             return Err(VersionError::BuildNotCached(v));
         }
         let served = published.map(|list| v.is_build() || list.contains(&v));
@@ -367,7 +383,8 @@ impl Installs {
                     // Not found, for a version the registry lists (or a
                     // build), is a dependency it does not serve: npm's words
                     // name it, and the install failed.
-                    let not_found = cause.stderr_mentions(&["ETARGET", "E404", "No matching version"]);
+                    let not_found =
+                        cause.stderr_mentions(&["ETARGET", "E404", "No matching version"]);
                     if not_found && served != Some(true) {
                         return InstallFail::Unavailable;
                     }
@@ -698,7 +715,11 @@ mod tests {
         assert_eq!(first.len(), 16);
         std::fs::create_dir_all(root.join("node_modules/x")).unwrap();
         std::fs::write(root.join("node_modules/x/i.js"), "x").unwrap();
-        assert_eq!(folder_digest(root).unwrap(), first, "node_modules is not the build");
+        assert_eq!(
+            folder_digest(root).unwrap(),
+            first,
+            "node_modules is not the build"
+        );
         std::fs::write(root.join("dist/a.js"), "b").unwrap();
         let rebuilt = folder_digest(root).unwrap();
         assert_ne!(rebuilt, first, "a rebuilt file is a new build");
@@ -716,7 +737,10 @@ mod tests {
         };
         let v = |s: &str| MastraVersion::parse(s).unwrap();
         assert_eq!(installs.install_source(v("1.67.0")), "1.67.0");
-        assert_eq!(installs.install_source(v("1.67.0-alpha.4")), "1.67.0-alpha.4");
+        assert_eq!(
+            installs.install_source(v("1.67.0-alpha.4")),
+            "1.67.0-alpha.4"
+        );
         assert_eq!(
             installs.install_source(v("1.67.0+8a28e80ae2e3747e")),
             "file:/cache/builds/8a28e80ae2e3747e.tgz"

@@ -8,8 +8,11 @@ use std::cmp::Ordering;
 use std::fmt;
 use std::path::PathBuf;
 
-/// The longest prerelease or build label carried (`alpha.4`, a content hash).
-const LABEL_MAX: usize = 40;
+/// The longest prerelease or build label carried (`alpha.4`, a 16-digit
+/// content hash). Every 1.x prerelease the registry serves is far shorter;
+/// a longer label does not parse (and a build saying one is refused, naming
+/// the limit). Kept small: `MastraVersion` is copied everywhere.
+pub const LABEL_MAX: usize = 24;
 
 /// A short ASCII label carried by value, so that `MastraVersion` stays
 /// `Copy` (it is a key everywhere: installs, results, reports).
@@ -115,9 +118,9 @@ impl MastraVersion {
         let (core, pre) = match rest.split_once('-') {
             Some((c, p)) => {
                 let label = Label::new(p)?;
-                let leading_zero = p
-                    .split('.')
-                    .any(|id| id.len() > 1 && id.starts_with('0') && id.bytes().all(|b| b.is_ascii_digit()));
+                let leading_zero = p.split('.').any(|id| {
+                    id.len() > 1 && id.starts_with('0') && id.bytes().all(|b| b.is_ascii_digit())
+                });
                 if leading_zero {
                     return None;
                 }
@@ -588,7 +591,10 @@ mod tests {
         ];
         Registry {
             versions: versions.iter().map(|s| v(s)).collect(),
-            tags: vec![("latest".into(), v("1.71.0")), ("beta".into(), v("1.67.0-alpha.4"))],
+            tags: vec![
+                ("latest".into(), v("1.71.0")),
+                ("beta".into(), v("1.67.0-alpha.4")),
+            ],
         }
     }
 
@@ -596,7 +602,13 @@ mod tests {
     fn specs_resolve_against_the_registry() {
         let reg = registry();
         let r = |s: &str| {
-            resolve(&VersionSpec::parse_list(s).unwrap(), &reg, &[], Selection::default()).unwrap()
+            resolve(
+                &VersionSpec::parse_list(s).unwrap(),
+                &reg,
+                &[],
+                Selection::default(),
+            )
+            .unwrap()
         };
         let pre = |s: &str| {
             let sel = Selection { prereleases: true };
@@ -611,7 +623,13 @@ mod tests {
         );
         assert_eq!(
             r("all"),
-            vec![v("1.0.4"), v("1.60.0"), v("1.67.0"), v("1.70.0"), v("1.71.0")],
+            vec![
+                v("1.0.4"),
+                v("1.60.0"),
+                v("1.67.0"),
+                v("1.70.0"),
+                v("1.71.0")
+            ],
             "ranges and all stay stable"
         );
         assert_eq!(pre("all").len(), 8);
@@ -621,18 +639,37 @@ mod tests {
             r("pinned,latest"),
             vec![v("1.0.0"), v("1.0.4"), v("1.67.0"), v("1.71.0")]
         );
-        assert_eq!(r("1.67.0,1.67.0"), vec![v("1.67.0")], "duplicates are dropped");
-        assert_eq!(r("latest,next"), vec![v("1.71.0")], "no prerelease newer than latest");
+        assert_eq!(
+            r("1.67.0,1.67.0"),
+            vec![v("1.67.0")],
+            "duplicates are dropped"
+        );
+        assert_eq!(
+            r("latest,next"),
+            vec![v("1.71.0")],
+            "no prerelease newer than latest"
+        );
         let mut ahead = registry();
         ahead.versions.push(v("1.72.0-alpha.1"));
         let next = resolve(&[VersionSpec::Next], &ahead, &[], Selection::default()).unwrap();
         assert_eq!(next, vec![v("1.72.0-alpha.1")]);
-        let e = resolve(&[VersionSpec::Tag("nightly".into())], &reg, &[], Selection::default());
+        let e = resolve(
+            &[VersionSpec::Tag("nightly".into())],
+            &reg,
+            &[],
+            Selection::default(),
+        );
         assert_eq!(
             e.unwrap_err().to_string(),
             "the registry serves no dist-tag \"nightly\" for @mastra/core (it serves: latest, beta)"
         );
-        assert!(resolve(&VersionSpec::parse_list(">=2.0.0").unwrap(), &reg, &[], Selection::default()).is_err());
+        assert!(resolve(
+            &VersionSpec::parse_list(">=2.0.0").unwrap(),
+            &reg,
+            &[],
+            Selection::default()
+        )
+        .is_err());
         for bad in ["", "1.x", "~1.2.0", ">=1.0", "=>1.0.0", "1.67", "beta!"] {
             assert!(VersionSpec::parse_list(bad).is_err(), "{bad}");
         }
@@ -646,7 +683,10 @@ mod tests {
             ("/tmp/core", "/tmp/core"),
             ("../mastra/packages/core", "../mastra/packages/core"),
         ] {
-            assert_eq!(VersionSpec::parse(text).unwrap(), VersionSpec::Build(want.into()));
+            assert_eq!(
+                VersionSpec::parse(text).unwrap(),
+                VersionSpec::Build(want.into())
+            );
         }
         let build = Build {
             path: "./x.tgz".into(),
