@@ -378,8 +378,11 @@ impl VersionSpec {
         if let Some(v) = MastraVersion::parse(word) {
             return Ok(VersionSpec::Exact(v));
         }
-        // A dist-tag is a name npm would not read as a version or range.
+        // A dist-tag is a name npm would not read as a version or range
+        // (npm refuses such tags, so `v1.67.0` is a mistyped version).
+        let versionish = MastraVersion::parse(word.trim_start_matches(['v', 'V'])).is_some();
         let tag_like = word.starts_with(|c: char| c.is_ascii_alphabetic())
+            && !versionish
             && word
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
@@ -670,7 +673,9 @@ mod tests {
             Selection::default()
         )
         .is_err());
-        for bad in ["", "1.x", "~1.2.0", ">=1.0", "=>1.0.0", "1.67", "beta!"] {
+        for bad in [
+            "", "1.x", "~1.2.0", ">=1.0", "=>1.0.0", "1.67", "beta!", "v1.67.0",
+        ] {
             assert!(VersionSpec::parse_list(bad).is_err(), "{bad}");
         }
     }
