@@ -98,7 +98,8 @@ impl Repro<'_> {
             self.case.raw.to_pretty()
         ));
         md.push_str(&format!(
-            "## What is sent (on {}, to an OpenAI-compatible model)\n\n```json\n{}\n```\n\n\
+            "## What is sent (on {}, to an OpenAI-compatible model)\n\nEach request body, keys \
+             sorted, volatile ids redacted:\n\n```\n{}\n```\n\n\
              The issue shows as `{}`.\n\n",
             self.made_on,
             body.trim_end(),

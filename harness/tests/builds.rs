@@ -428,3 +428,33 @@ fn bad_builds_and_tags_are_one_clear_error_with_exit_2() {
         assert!(text(&out).contains(says), "{spec}: {}", text(&out));
     }
 }
+
+/// activeTools arrived in 1.1.0; bisecting over prereleases too says it was
+/// already in 1.1.0-alpha.2, a finer answer than the releases give.
+#[test]
+fn bisect_over_prereleases_finds_the_alpha_where_active_tools_arrived() {
+    let case = root().join("cases/active-tools/by-rewritten-name.json");
+    let bisect = |extra: &[&str]| {
+        bin()
+            .arg("bisect")
+            .arg(&case)
+            .args(["--good", "1.0.4", "--bad", "1.1.0"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let releases = bisect(&[]);
+    assert_eq!(releases.status.code(), Some(0), "{}", text(&releases));
+    assert!(
+        text(&releases).contains("first changed version: 1.1.0 "),
+        "{}",
+        text(&releases)
+    );
+    let finer = bisect(&["--include-prereleases"]);
+    assert_eq!(finer.status.code(), Some(0), "{}", text(&finer));
+    assert!(
+        text(&finer).contains("first changed version: 1.1.0-alpha.2 (last the same: 1.0.4"),
+        "{}",
+        text(&finer)
+    );
+}
