@@ -159,7 +159,7 @@ impl Diff {
     }
 
     /// Differing cases grouped by the issue whose fix they match (`None`:
-    /// a change no known issue explains), issues in ledger order first.
+    /// a change no known issue explains), issues by id, the unexplained last.
     pub fn groups(&self) -> Vec<(Option<&str>, Vec<&DiffEntry>)> {
         let mut by: BTreeMap<(bool, Option<&str>), Vec<&DiffEntry>> = BTreeMap::new();
         for e in self.differing() {
