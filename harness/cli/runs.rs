@@ -211,7 +211,10 @@ fn record_costs(root: &Path, info: &RunInfo) {
     let path = costs_path(root);
     let mut costs = Costs::load(&path);
     for s in &info.stats {
-        let Some(v) = s.version else { continue };
+        // A build is this machine's own: its cost means nothing to a plan.
+        let Some(v) = s.version.filter(|v| !v.is_build()) else {
+            continue;
+        };
         if s.cases > 0 {
             costs.run.insert(v, s.pool.busy.as_secs_f64());
         }
