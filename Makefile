@@ -33,7 +33,7 @@ bench: build
 
 # The nightly job, unsharded (.github/workflows/nightly.yml runs it in slices): the corpus, the
 # saved fuzz finds and a fuzz budget on the pinned versions and the latest.
-VERSIONS ?= pinned,latest
+VERSIONS ?= pinned,latest,next
 FUZZ_COUNT ?= 200
 SEED ?= 1
 nightly: build
