@@ -379,15 +379,19 @@ async function assembledTools(agent, requestContext, defaults) {
     captured = tools;
     return tools;
   };
+  // Mastra adds memory tools only to a call with a thread or a resource,
+  // which every call that uses memory has: name placeholder ones.
+  const thread = { threadId: 'mastra-conform-lint', resourceId: 'mastra-conform-lint' };
   try {
     if (typeof agent.getToolsForExecution === 'function') {
-      await agent.getToolsForExecution({ requestContext, methodType: 'generate' });
+      await agent.getToolsForExecution({ requestContext, methodType: 'generate', ...thread });
     } else {
       await agent.convertTools({
         toolsets: defaults?.toolsets,
         clientTools: defaults?.clientTools,
         requestContext,
         methodType: 'generate',
+        ...thread,
       });
     }
   } finally {
@@ -456,7 +460,7 @@ async function describeAgent(registeredAs, agent, RequestContext, sources, mastr
     route: await step('model function', () => routeOf(agent, requestContext)),
     tools,
     toolChoice: choice && { ...choice, at: choice.tool !== undefined ? sources.reference(choice.tool, /toolName|toolChoice/) : null },
-    activeTools: activeTools && activeTools.map((name) => ({ name, at: sources.reference(name, /activeTools|^\s*['"`]/) })),
+    activeTools: activeTools && activeTools.map((name) => ({ name, at: sources.reference(name, /activeTools|^\s*(['"`])[^'"`]*\1,?\s*$/) })),
   };
 }
 

@@ -89,7 +89,8 @@ pub fn load_project(config: &Config, req: &ProjectRequest) -> Result<LoadedProje
     let out = cmd
         .arg(&script)
         .arg(absolute(dir))
-        .arg(&entry_path)
+        // Absolute: the loader runs in the project folder.
+        .arg(absolute(&entry_path))
         .dir(dir)
         .scrubbed()
         .timeout(LOAD_TIMEOUT)

@@ -699,3 +699,89 @@ fn plain_lint_prints_only_problems_unless_all_and_ends_with_a_summary() {
         "{all}"
     );
 }
+
+#[test]
+fn a_relative_project_path_and_entry_are_taken_from_where_the_user_is() {
+    let dir = fixture_1_67().path();
+    let out = bin()
+        .current_dir(dir.parent().unwrap())
+        .args(["lint", "--project"])
+        .arg(dir.file_name().unwrap())
+        .args(["--entry", "src/mastra/index.ts"])
+        .output()
+        .unwrap();
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{shown}");
+    assert!(shown.contains(&format!("{SUPPORT}:12")), "{shown}");
+}
+
+/// Memory tools reach the record (Mastra adds them only to a call with a
+/// thread or resource, which the loader names), and a default `activeTools`
+/// naming a registered key that is rewritten is an error at its line.
+#[test]
+fn memory_tools_and_default_active_tools_are_judged() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(
+        &root().join("harness/tests/fixtures/lint-project"),
+        dir.path(),
+    );
+    let manifest = dir.path().join("package.json");
+    let text_of = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        text_of.replace(
+            "\"@mastra/core\": \"1.67.0\"",
+            "\"@mastra/core\": \"latest\", \"@mastra/memory\": \"latest\"",
+        ),
+    )
+    .unwrap();
+    let agent = dir.path().join("src/mastra/agents/research-agent.ts");
+    let source = std::fs::read_to_string(&agent)
+        .unwrap()
+        .replace(
+            "import { Agent } from '@mastra/core/agent';",
+            "import { Agent } from '@mastra/core/agent';\nimport { Memory } from '@mastra/memory';",
+        )
+        .replace(
+            "  workflows: { digest: digestWorkflow },",
+            "  workflows: { digest: digestWorkflow },\n  memory: new Memory({ options: { workingMemory: { enabled: true } } }),\n  defaultOptions: { activeTools: ['notes', 'search.web'] },",
+        );
+    std::fs::write(&agent, &source).unwrap();
+    let active_line = source
+        .lines()
+        .position(|l| l.contains("activeTools"))
+        .unwrap()
+        + 1;
+    npm(
+        dir.path(),
+        &["install", "--ignore-scripts", "--no-audit", "--no-fund"],
+    );
+    let out = lint_project(dir.path(), &["--json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let research = &v["agents"][1];
+    let tools: Vec<(String, String)> = research["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["key"].as_str().unwrap().to_string(),
+                t["source"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert!(
+        tools.contains(&("updateWorkingMemory".into(), "memory".into())),
+        "{tools:?}"
+    );
+    let findings = research["findings"].as_array().unwrap();
+    assert!(
+        findings
+            .iter()
+            .any(|f| f["rule"] == "active-tools-names-no-tool-sent"
+                && f["subject"] == "search.web"
+                && f["at"]["line"] == active_line),
+        "{findings:#?}"
+    );
+}
