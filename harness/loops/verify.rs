@@ -168,16 +168,6 @@ pub struct Verification {
 }
 
 impl Verification {
-    /// Whether any issue is fixed or partly fixed on some version.
-    pub fn any_fixed(&self) -> bool {
-        self.rows.iter().flatten().any(|r| {
-            matches!(
-                r.status,
-                Status::Fixed | Status::PartlyFixed | Status::Changed
-            )
-        })
-    }
-
     /// Whether some version could not say (an infrastructure outcome).
     pub fn any_unknown(&self) -> bool {
         self.rows
