@@ -192,7 +192,12 @@ pub fn status(installs: &Installs) -> CacheStatus {
 /// A version, and its kind, from an install folder's name.
 fn kind_of(name: &str) -> (Option<MastraVersion>, Kind) {
     if let Some(v) = MastraVersion::parse(name) {
-        return (Some(v), Kind::Registry);
+        let kind = if v.is_build() {
+            Kind::Build
+        } else {
+            Kind::Registry
+        };
+        return (Some(v), kind);
     }
     if let Some((v, _)) = name.split_once("-lock-") {
         if let Some(v) = MastraVersion::parse(v) {
