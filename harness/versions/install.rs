@@ -974,7 +974,7 @@ mod tests {
         );
         assert_eq!(
             installs.install_dir(v("1.67.0+8a28e80ae2e3747e")),
-            PathBuf::from("/cache/mastra/1.67.0+8a28e80ae2e3747e")
+            PathBuf::from("/cache/installs/1.67.0+8a28e80ae2e3747e")
         );
         let m: serde_json::Value = serde_json::from_str(&manifest("file:/x.tgz")).unwrap();
         assert_eq!(m["dependencies"]["@mastra/core"], "file:/x.tgz");
