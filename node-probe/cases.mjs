@@ -7,6 +7,9 @@
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import { syncBuiltinESMExports } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { destination, modelFor, routeOf, setRouteEnvironment } from './routes.mjs';
@@ -28,7 +31,7 @@ export class CaseFault extends Error {
 // looks up at call time) is wrapped once, before Mastra loads, and each call
 // is charged to the case whose async context made it. The driver compares
 // the count with what the listener captured. Requests made through node:http
-// directly are not counted.
+// directly are not counted (the listener only ever gets fetches).
 //
 // The same wrapper routes (routes.mjs): a request to the case's provider is
 // sent to the case URL instead, and a request to anywhere else is refused
@@ -84,6 +87,48 @@ function countFetches() {
   globalThis.fetch = fetch;
 }
 
+/** The URL a node:http(s) request(url | options, [options], [callback]) is for. */
+function nodeRequestUrl(protocol, args) {
+  const [first, second] = args;
+  if (typeof first === 'string') return first;
+  if (first instanceof URL) return first.href;
+  const o = first ?? second ?? {};
+  const host = o.hostname ?? o.host ?? 'localhost';
+  return `${o.protocol ?? protocol}//${host}${o.port ? `:${o.port}` : ''}${o.path ?? '/'}`;
+}
+
+/**
+ * node:http and node:https bypass fetch: Mastra's webFetchTool (1.67+) calls
+ * https.request itself. No provider route uses them, so every such request to
+ * a host other than the loopback interface is refused (a synchronous throw,
+ * which a Promise executor turns into a rejection) and listed in the case's
+ * `elsewhere`. Named ESM imports of the modules are synced to the patch.
+ */
+function guardNodeHttp() {
+  for (const [mod, protocol] of [
+    [http, 'http:'],
+    [https, 'https:'],
+  ]) {
+    if (mod.request.guarded) continue;
+    for (const fn of ['request', 'get']) {
+      const real = mod[fn];
+      const guarded = function (...args) {
+        const url = nodeRequestUrl(protocol, args);
+        if (!isLoopback(url)) {
+          const log = caseRequests.getStore();
+          if (log) log.elsewhere.push(url);
+          else console.error(`[probe] a node:${protocol.slice(0, -1)} request outside any case: ${url}`);
+          throw new TypeError(`the probe refused a node:${protocol.slice(0, -1)} request to ${url}`);
+        }
+        return real.apply(this, args);
+      };
+      guarded.guarded = true;
+      mod[fn] = guarded;
+    }
+  }
+  syncBuiltinESMExports();
+}
+
 // ---------------------------------------------------------------------------
 // Loading an install
 
@@ -96,6 +141,7 @@ function countFetches() {
  */
 export async function loadInstall(installDir) {
   countFetches();
+  guardNodeHttp();
   setRouteEnvironment();
   const dir = path.resolve(installDir);
   const entry = await import(pathToFileURL(path.join(dir, 'probe-entry.mjs')).href);
