@@ -14,6 +14,7 @@ mod verify;
 
 use crate::loops::bisect::On;
 use crate::outcome::{Exit, Failure};
+use crate::route::{Route, RouteSet};
 use crate::run::config::{repo_root, Config};
 use crate::run::shard::Shard;
 use crate::versions::spec::{MastraVersion, VersionList};
@@ -53,12 +54,18 @@ pub enum Command {
         case: PathBuf,
         #[arg(long = "mastra-version")]
         mastra_version: MastraVersion,
+        /// The route, when the case does not name its own.
+        #[arg(long)]
+        route: Option<Route>,
     },
     /// Run a case on the real @mastra/core and print the observed projection.
     Observe {
         case: PathBuf,
         #[arg(long = "mastra-version")]
         mastra_version: MastraVersion,
+        /// The route, when the case does not name its own.
+        #[arg(long)]
+        route: Option<Route>,
         #[command(flatten)]
         probe: ProbeFlags,
     },
@@ -89,6 +96,10 @@ pub enum Command {
         /// Run only slice K of N (deterministic, weighed by measured cost).
         #[arg(long)]
         shard: Option<Shard>,
+        /// Routes for the cases that do not name their own: one, a
+        /// comma-separated list, or `all` (default: each case's own).
+        #[arg(long)]
+        route: Option<RouteSet>,
         #[command(flatten)]
         probe: ProbeFlags,
     },
@@ -124,6 +135,10 @@ pub enum Command {
         /// Also write the JSON report here.
         #[arg(long)]
         json: Option<PathBuf>,
+        /// Routes for the cases that do not name their own: one, a
+        /// comma-separated list, or `all` (default: each case's own).
+        #[arg(long)]
+        route: Option<RouteSet>,
         #[command(flatten)]
         probe: ProbeFlags,
     },
@@ -141,6 +156,10 @@ pub enum Command {
         /// Also write the figures as JSON here.
         #[arg(long)]
         json: Option<PathBuf>,
+        /// Routes for the cases that do not name their own: one, a
+        /// comma-separated list, or `all` (default: each case's own).
+        #[arg(long)]
+        route: Option<RouteSet>,
         #[command(flatten)]
         probe: ProbeFlags,
     },
@@ -169,6 +188,10 @@ pub enum Command {
         /// Write the JSON report here.
         #[arg(long)]
         json: Option<PathBuf>,
+        /// Routes for the cases that do not name their own: one, a
+        /// comma-separated list, or `all` (default: each case's own).
+        #[arg(long)]
+        route: Option<RouteSet>,
         #[command(flatten)]
         probe: ProbeFlags,
     },
@@ -205,6 +228,9 @@ pub enum Command {
         /// bodies (`body`).
         #[arg(long, default_value = "projection")]
         on: On,
+        /// The route, when the case does not name its own.
+        #[arg(long)]
+        route: Option<Route>,
         #[command(flatten)]
         probe: ProbeFlags,
     },
@@ -219,6 +245,10 @@ pub enum Command {
         /// Write the per-version, per-case states here.
         #[arg(long)]
         json: Option<PathBuf>,
+        /// Routes for the cases that do not name their own: one, a
+        /// comma-separated list, or `all` (default: each case's own).
+        #[arg(long)]
+        route: Option<RouteSet>,
         #[command(flatten)]
         probe: ProbeFlags,
     },
@@ -247,6 +277,10 @@ pub enum Command {
         /// Run only slice K of N (deterministic, weighed by measured cost).
         #[arg(long)]
         shard: Option<Shard>,
+        /// Routes for the cases that do not name their own: one, a
+        /// comma-separated list, or `all` (default: each case's own).
+        #[arg(long)]
+        route: Option<RouteSet>,
         #[command(flatten)]
         probe: ProbeFlags,
     },
@@ -308,17 +342,20 @@ fn execute(command: Command) -> Result<Exit, Failure> {
         Command::Predict {
             case,
             mastra_version,
-        } => single::predict(&case, mastra_version),
+            route,
+        } => single::predict(&case, mastra_version, route),
         Command::Observe {
             case,
             mastra_version,
+            route,
             probe,
-        } => single::observe(probe.config(), &case, mastra_version),
+        } => single::observe(probe.config(), &case, mastra_version, route),
         Command::Bench {
             mastra_version,
             repeat,
             cases,
             json,
+            route,
             probe,
         } => single::bench(
             probe.config(),
@@ -326,6 +363,7 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             repeat,
             &case_paths(&cases),
             json.as_deref(),
+            route,
         ),
         Command::Run {
             cases,
@@ -335,13 +373,14 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             strict,
             bodies,
             shard,
+            route,
             probe,
         } => {
             let mut config = probe.config();
             config.strict = strict;
             runs::run(
                 config,
-                runs::plan("run", &cases, versions, bodies, shard),
+                runs::plan("run", &cases, versions, bodies, shard, route),
                 json.as_deref(),
                 out.as_deref(),
             )
@@ -354,11 +393,12 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             seed,
             strict,
             shard,
+            route,
             probe,
         } => {
             let mut config = probe.config();
             config.strict = strict;
-            let plan = runs::plan("matrix", &cases, versions, None, shard);
+            let plan = runs::plan("matrix", &cases, versions, None, shard, route);
             runs::matrix(config, plan, &out, fuzz_count, seed)
         }
         Command::Sweep {
@@ -366,10 +406,11 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             versions,
             out,
             json,
+            route,
             probe,
         } => runs::sweep(
             probe.config(),
-            runs::plan("sweep", &cases, versions, None, None),
+            runs::plan("sweep", &cases, versions, None, None, route),
             &out,
             json.as_deref(),
         ),
@@ -385,6 +426,7 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             ceiling,
             shard,
             json,
+            route,
             probe,
         } => fuzz::fuzz(
             probe.config(),
@@ -396,6 +438,7 @@ fn execute(command: Command) -> Result<Exit, Failure> {
                 ceiling,
                 json,
                 shard,
+                routes: route,
             },
         ),
         Command::Lint {
@@ -418,13 +461,15 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             good,
             bad,
             on,
+            route,
             probe,
-        } => bisect::bisect(probe.config(), &case, good, bad, on),
+        } => bisect::bisect(probe.config(), &case, good, bad, on, route),
         Command::Verify {
             issue,
             versions,
             json,
+            route,
             probe,
-        } => verify::verify(probe.config(), &issue, versions, json.as_deref()),
+        } => verify::verify(probe.config(), &issue, versions, json.as_deref(), route),
     }
 }

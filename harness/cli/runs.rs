@@ -9,6 +9,7 @@ use crate::outcome::{Exit, Failure, RunEnd};
 use crate::report::doc::ReportDoc;
 use crate::report::{headline, report_json, summary, write_atomically, write_reports};
 use crate::report::{HTML, JSON, JSONL, JUNIT, MARKDOWN};
+use crate::route::RouteSet;
 use crate::run::config::{repo_root, Config};
 use crate::run::corpus::{collect_run, Both, RunOutcome, RunPlan};
 use crate::run::info::RunInfo;
@@ -24,6 +25,7 @@ pub fn plan(
     versions: VersionList,
     bodies: Option<PathBuf>,
     shard: Option<Shard>,
+    routes: Option<RouteSet>,
 ) -> RunPlan {
     RunPlan {
         command: command.to_string(),
@@ -31,6 +33,7 @@ pub fn plan(
         versions: versions.0,
         bodies,
         shard,
+        routes,
     }
 }
 

@@ -62,6 +62,13 @@ pub const HISTORY_PER_STEP: MastraVersion = v(1, 16, 0);
 /// case 2866: `cases/found/stream-call-by-id-executes-after-call-by-key-on-1.71.0.json`).
 pub const EAGER_STREAM_TOOLS: MastraVersion = v(1, 71, 0);
 
+/// On the `openai` route (Responses API), earlier tool calls go back in
+/// history by name (`function_call` items); before, the bundled
+/// `@ai-sdk/openai` sent them as `item_reference`s to the stored output
+/// items (`store` on by default). First in 1.18.0 (provisional: measured
+/// 1.17.0 references, 1.67.0 names; the route sweep fixes it).
+pub const RESPONSES_CALLS_BY_NAME: MastraVersion = v(1, 18, 0);
+
 /// The first release exporting each builtin of `@mastra/core/tools`
 /// (read from each swept version's exports).
 pub const BUILTINS_SINCE: &[(&str, MastraVersion)] = &[
@@ -100,6 +107,8 @@ pub struct Release {
     pub history_per_step: bool,
     pub eager_stream_tools: bool,
     pub retries: u32,
+    /// `openai` route: history refers to earlier calls as `item_reference`s.
+    pub responses_item_references: bool,
 }
 
 impl Release {
@@ -114,6 +123,7 @@ impl Release {
             history_per_step: version >= HISTORY_PER_STEP,
             eager_stream_tools: version >= EAGER_STREAM_TOOLS,
             retries: if version >= NO_RETRIES { 0 } else { 2 },
+            responses_item_references: version < RESPONSES_CALLS_BY_NAME,
         }
     }
 

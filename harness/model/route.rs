@@ -82,11 +82,17 @@ pub fn offer_on(
                 ToolChoice::Required => mode("ANY"),
                 ToolChoice::Tool(name) => {
                     let mut m = mode("ANY");
-                    m.push(("allowedFunctionNames", Json::Array(vec![Json::String(name)])));
+                    m.push((
+                        "allowedFunctionNames",
+                        Json::Array(vec![Json::String(name)]),
+                    ));
                     m
                 }
             };
-            (Some(names), Some(object(vec![("functionCallingConfig", object(config))])))
+            (
+                Some(names),
+                Some(object(vec![("functionCallingConfig", object(config))])),
+            )
         }
         // @ai-sdk/mistral `prepareTools`: "required" is `any`, and a named
         // choice keeps only the tools whose name equals it, with `any`.
@@ -125,7 +131,12 @@ pub enum ResultContent {
 
 /// The history item of a result for the call `call_id` whose name as Mastra
 /// writes it back is `name`.
-pub fn result_on(route: Route, call_id: &JsString, name: &JsString, content: ResultContent) -> HistoryItem {
+pub fn result_on(
+    route: Route,
+    call_id: &JsString,
+    name: &JsString,
+    content: ResultContent,
+) -> HistoryItem {
     if route.wire() == Wire::GenerateContent {
         // Gemini matches a functionResponse to its call by name (the call id
         // is the AI SDK's own, random), and @ai-sdk/google sends a JSON
@@ -161,11 +172,20 @@ mod tests {
     fn a_named_choice_on_each_route_is_the_key_as_given() {
         let named = Some(ToolChoice::Tool(JsString::from("search.web")));
         let expect = [
-            (Route::OpenAiCompatible, r#"{"type":"function","function":{"name":"search.web"}}"#),
-            (Route::Groq, r#"{"type":"function","function":{"name":"search.web"}}"#),
+            (
+                Route::OpenAiCompatible,
+                r#"{"type":"function","function":{"name":"search.web"}}"#,
+            ),
+            (
+                Route::Groq,
+                r#"{"type":"function","function":{"name":"search.web"}}"#,
+            ),
             (Route::OpenAi, r#"{"type":"function","name":"search.web"}"#),
             (Route::Anthropic, r#"{"type":"tool","name":"search.web"}"#),
-            (Route::Google, r#"{"functionCallingConfig":{"mode":"ANY","allowedFunctionNames":["search.web"]}}"#),
+            (
+                Route::Google,
+                r#"{"functionCallingConfig":{"mode":"ANY","allowedFunctionNames":["search.web"]}}"#,
+            ),
             (Route::Mistral, r#""any""#),
         ];
         for (route, choice) in expect {

@@ -1,6 +1,7 @@
 //! Observing Mastra for real: child processes (`proc`), the long-lived Node
 //! probe (`probe`) and the pool that deals cases to it (`pool`), and the
-//! capture listener on loopback with its scripted replies (`capture`).
+//! capture listener on loopback with its scripted replies (`capture`),
+//! written in each route's provider format (`wire`).
 //!
 //! In: cases and an install folder. Out: `observation::Observation`s, pure
 //! data the judges read without importing anything here.
@@ -9,3 +10,4 @@ pub mod capture;
 pub mod pool;
 pub mod probe;
 pub mod proc;
+pub mod wire;

@@ -137,7 +137,7 @@ pub fn run_cases(
             };
             let case = cases[index];
             let seq = NEXT_SEQ.fetch_add(1, Ordering::Relaxed);
-            listener.register(seq, case.replies.clone());
+            listener.register_on(seq, case.route, case.replies.clone());
             if probe
                 .send_run(seq, &listener.url_for(seq), &case.raw)
                 .is_err()

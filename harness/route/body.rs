@@ -79,8 +79,15 @@ fn gemini_tools(tools: Option<&Json>) -> Option<Vec<JsString>> {
 
 fn responses_history(body: &Json) -> Vec<HistoryItem> {
     let mut history = Vec::new();
-    for item in body.get("input").and_then(Json::as_array).unwrap_or_default() {
-        let kind = item.get("type").and_then(Json::as_str).map(JsString::to_lossy);
+    for item in body
+        .get("input")
+        .and_then(Json::as_array)
+        .unwrap_or_default()
+    {
+        let kind = item
+            .get("type")
+            .and_then(Json::as_str)
+            .map(JsString::to_lossy);
         match kind.as_deref() {
             Some("function_call") => history.push(HistoryItem::Call(text_of(item.get("name")))),
             Some("item_reference") => history.push(HistoryItem::Ref(text_of(item.get("id")))),
@@ -96,9 +103,20 @@ fn responses_history(body: &Json) -> Vec<HistoryItem> {
 
 fn messages_history(body: &Json) -> Vec<HistoryItem> {
     let mut history = Vec::new();
-    for m in body.get("messages").and_then(Json::as_array).unwrap_or_default() {
-        for block in m.get("content").and_then(Json::as_array).unwrap_or_default() {
-            let kind = block.get("type").and_then(Json::as_str).map(JsString::to_lossy);
+    for m in body
+        .get("messages")
+        .and_then(Json::as_array)
+        .unwrap_or_default()
+    {
+        for block in m
+            .get("content")
+            .and_then(Json::as_array)
+            .unwrap_or_default()
+        {
+            let kind = block
+                .get("type")
+                .and_then(Json::as_str)
+                .map(JsString::to_lossy);
             match kind.as_deref() {
                 Some("tool_use") => history.push(HistoryItem::Call(text_of(block.get("name")))),
                 Some("tool_result") => history.push(HistoryItem::Result {
@@ -114,7 +132,11 @@ fn messages_history(body: &Json) -> Vec<HistoryItem> {
 
 fn gemini_history(body: &Json) -> Vec<HistoryItem> {
     let mut history = Vec::new();
-    for c in body.get("contents").and_then(Json::as_array).unwrap_or_default() {
+    for c in body
+        .get("contents")
+        .and_then(Json::as_array)
+        .unwrap_or_default()
+    {
         for part in c.get("parts").and_then(Json::as_array).unwrap_or_default() {
             if let Some(call) = part.get("functionCall") {
                 history.push(HistoryItem::Call(text_of(call.get("name"))));
@@ -147,24 +169,49 @@ mod tests {
     fn tools_are_read_where_each_api_writes_them() {
         let expect = Json::parse(r#"["other","search_web"]"#).unwrap();
         let bodies = [
-            (Route::OpenAi, r#"{"tools":[{"type":"function","name":"other"},{"type":"function","name":"search_web"}]}"#),
-            (Route::Anthropic, r#"{"tools":[{"name":"other"},{"name":"search_web"}]}"#),
-            (Route::Google, r#"{"tools":[{"functionDeclarations":[{"name":"other"},{"name":"search_web"}]}]}"#),
-            (Route::Google, r#"{"tools":{"functionDeclarations":[{"name":"other"},{"name":"search_web"}]}}"#),
-            (Route::Groq, r#"{"tools":[{"function":{"name":"other"}},{"function":{"name":"search_web"}}]}"#),
+            (
+                Route::OpenAi,
+                r#"{"tools":[{"type":"function","name":"other"},{"type":"function","name":"search_web"}]}"#,
+            ),
+            (
+                Route::Anthropic,
+                r#"{"tools":[{"name":"other"},{"name":"search_web"}]}"#,
+            ),
+            (
+                Route::Google,
+                r#"{"tools":[{"functionDeclarations":[{"name":"other"},{"name":"search_web"}]}]}"#,
+            ),
+            (
+                Route::Google,
+                r#"{"tools":{"functionDeclarations":[{"name":"other"},{"name":"search_web"}]}}"#,
+            ),
+            (
+                Route::Groq,
+                r#"{"tools":[{"function":{"name":"other"}},{"function":{"name":"search_web"}}]}"#,
+            ),
         ];
         for (route, body) in bodies {
-            assert_eq!(view(route, body).get("tools"), Some(&expect), "{route}: {body}");
+            assert_eq!(
+                view(route, body).get("tools"),
+                Some(&expect),
+                "{route}: {body}"
+            );
         }
         assert_eq!(view(Route::Anthropic, "{}").get("tools"), Some(&Json::Null));
-        assert_eq!(view(Route::Mistral, r#"{"tools":[]}"#).get("tools"), Some(&Json::Array(vec![])));
+        assert_eq!(
+            view(Route::Mistral, r#"{"tools":[]}"#).get("tools"),
+            Some(&Json::Array(vec![]))
+        );
     }
 
     #[test]
     fn the_choice_is_tool_config_on_gemini() {
         let body = r#"{"toolConfig":{"functionCallingConfig":{"mode":"ANY","allowedFunctionNames":["search.web"]}},"tool_choice":"x"}"#;
         let v = view(Route::Google, body);
-        assert_eq!(v.get("toolChoice"), Json::parse(body).unwrap().get("toolConfig"));
+        assert_eq!(
+            v.get("toolChoice"),
+            Json::parse(body).unwrap().get("toolConfig")
+        );
     }
 
     #[test]
@@ -172,19 +219,28 @@ mod tests {
         let openai = r#"{"input":[{"role":"user","content":"hi"},{"type":"function_call","call_id":"c1","name":"search_web"},
             {"type":"item_reference","id":"fc_0"},{"type":"function_call_output","call_id":"c1","output":"{\"tempC\":20}"}]}"#;
         assert_eq!(
-            view(Route::OpenAi, openai).get("history").unwrap().to_compact(),
+            view(Route::OpenAi, openai)
+                .get("history")
+                .unwrap()
+                .to_compact(),
             r#"[{"call":"search_web"},{"ref":"fc_0"},{"result":{"id":"c1","content":"{\"tempC\":20}"}}]"#
         );
         let anthropic = r#"{"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"c1","name":"search_web","input":{}}]},
             {"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":"{\"tempC\":20}"}]}]}"#;
         assert_eq!(
-            view(Route::Anthropic, anthropic).get("history").unwrap().to_compact(),
+            view(Route::Anthropic, anthropic)
+                .get("history")
+                .unwrap()
+                .to_compact(),
             r#"[{"call":"search_web"},{"result":{"id":"c1","content":"{\"tempC\":20}"}}]"#
         );
         let google = r#"{"contents":[{"role":"model","parts":[{"functionCall":{"id":"x","name":"search_web","args":{}}}]},
             {"role":"user","parts":[{"functionResponse":{"id":"x","name":"search_web","response":{"name":"search_web","content":{"tempC":20}}}}]}]}"#;
         assert_eq!(
-            view(Route::Google, google).get("history").unwrap().to_compact(),
+            view(Route::Google, google)
+                .get("history")
+                .unwrap()
+                .to_compact(),
             r#"[{"call":"search_web"},{"result":{"id":"search_web","content":{"tempC":20}}}]"#
         );
     }

@@ -146,6 +146,25 @@ impl RouteSet {
     }
 }
 
+impl std::str::FromStr for RouteSet {
+    type Err = String;
+    fn from_str(s: &str) -> Result<RouteSet, String> {
+        RouteSet::parse(s)
+    }
+}
+
+impl std::str::FromStr for Route {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Route, String> {
+        Route::parse(s.trim()).ok_or_else(|| {
+            format!(
+                "bad route {s:?}: expected one of {}",
+                Route::ALL.map(Route::name).join(", ")
+            )
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -160,7 +179,10 @@ mod tests {
 
     #[test]
     fn a_route_set_is_one_a_list_or_all() {
-        assert_eq!(RouteSet::parse("google").unwrap().routes(), &[Route::Google]);
+        assert_eq!(
+            RouteSet::parse("google").unwrap().routes(),
+            &[Route::Google]
+        );
         assert_eq!(
             RouteSet::parse("groq, openai,groq").unwrap().routes(),
             &[Route::OpenAi, Route::Groq]

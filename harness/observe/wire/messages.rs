@@ -43,7 +43,10 @@ fn envelope(content: Vec<Json>, stop: Option<&str>) -> Json {
         ("stop_sequence", Json::Null),
         (
             "usage",
-            Json::object([("input_tokens", Json::int(1)), ("output_tokens", Json::int(1))]),
+            Json::object([
+                ("input_tokens", Json::int(1)),
+                ("output_tokens", Json::int(1)),
+            ]),
         ),
     ])
 }
@@ -112,7 +115,11 @@ pub fn events(turn: &Turn) -> String {
     events.push(Json::object([("type", Json::str("message_stop"))]));
     let mut text = String::new();
     for e in events {
-        let kind = e.get("type").and_then(Json::as_str).map(|s| s.to_lossy()).unwrap_or_default();
+        let kind = e
+            .get("type")
+            .and_then(Json::as_str)
+            .map(|s| s.to_lossy())
+            .unwrap_or_default();
         text.push_str("event: ");
         text.push_str(&kind);
         text.push_str("\ndata: ");

@@ -49,7 +49,10 @@ pub fn answer(route: Route, reply: &Reply, stream: bool) -> WireReply {
         Reply::Error { status, body } => WireReply {
             status: *status,
             content_type: JSON,
-            body: body.clone().unwrap_or_else(|| error_body(route)).to_compact(),
+            body: body
+                .clone()
+                .unwrap_or_else(|| error_body(route))
+                .to_compact(),
         },
         Reply::Text(text) => {
             let turn = Turn::Text(text);
@@ -150,11 +153,19 @@ mod tests {
     #[test]
     fn stream_is_asked_in_the_body_except_on_gemini() {
         let streaming = Json::object([("stream", Json::Bool(true))]);
-        assert!(wants_stream(Route::Anthropic, "/v1/messages", Some(&streaming)));
+        assert!(wants_stream(
+            Route::Anthropic,
+            "/v1/messages",
+            Some(&streaming)
+        ));
         assert!(!wants_stream(Route::Groq, "/v1/chat/completions", None));
         let path = "/v1/models/gemini-2.5-flash:streamGenerateContent";
         assert!(wants_stream(Route::Google, path, None));
-        assert!(!wants_stream(Route::Google, "/v1/models/g:generateContent", Some(&streaming)));
+        assert!(!wants_stream(
+            Route::Google,
+            "/v1/models/g:generateContent",
+            Some(&streaming)
+        ));
     }
 
     #[test]
@@ -162,7 +173,10 @@ mod tests {
         let replies = [
             Reply::Text(JsString::from("done")),
             Reply::ToolCalls(vec![call()]),
-            Reply::Error { status: 429, body: None },
+            Reply::Error {
+                status: 429,
+                body: None,
+            },
         ];
         for route in Route::ALL {
             for reply in &replies {
@@ -178,7 +192,10 @@ mod tests {
                         assert_eq!(w.content_type, EVENT_STREAM, "{route}");
                         for line in w.body.lines().filter(|l| l.starts_with("data: ")) {
                             let data = &line[6..];
-                            assert!(data == "[DONE]" || Json::parse(data).is_ok(), "{route}: {line}");
+                            assert!(
+                                data == "[DONE]" || Json::parse(data).is_ok(),
+                                "{route}: {line}"
+                            );
                         }
                     } else {
                         assert!(Json::parse(&w.body).is_ok(), "{route}");

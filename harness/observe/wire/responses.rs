@@ -78,7 +78,13 @@ pub fn events(turn: &Turn) -> String {
         let id = item.get("id").cloned().unwrap_or(Json::Null);
         let (added, delta) = match turn {
             Turn::Calls(calls) => (
-                with(item, &[("arguments", Json::str("")), ("status", Json::str("in_progress"))]),
+                with(
+                    item,
+                    &[
+                        ("arguments", Json::str("")),
+                        ("status", Json::str("in_progress")),
+                    ],
+                ),
                 vec![
                     ("type", Json::str("response.function_call_arguments.delta")),
                     ("item_id", id),
@@ -87,7 +93,13 @@ pub fn events(turn: &Turn) -> String {
                 ],
             ),
             Turn::Text(text) => (
-                with(item, &[("content", Json::Array(Vec::new())), ("status", Json::str("in_progress"))]),
+                with(
+                    item,
+                    &[
+                        ("content", Json::Array(Vec::new())),
+                        ("status", Json::str("in_progress")),
+                    ],
+                ),
                 vec![
                     ("type", Json::str("response.output_text.delta")),
                     ("item_id", id),
