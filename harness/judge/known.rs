@@ -548,7 +548,17 @@ mod tests {
         let case = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("cases/report/toolchoice-by-key-not-rewritten.json");
         assert_eq!(
-            known.for_case(&case).map(|(i, _)| i.id.as_str()),
+            known
+                .for_case(&case, Route::OpenAiCompatible)
+                .map(|(i, _)| i.id.as_str()),
+            Some("toolchoice-not-rewritten")
+        );
+        // A route's own entry takes precedence over the file's general one.
+        let (issue, symptom) = known.for_case(&case, Route::Mistral).unwrap();
+        assert_eq!(issue.id, "mistral-named-choice-drops-tools");
+        assert_eq!(*symptom, Symptom::EmptyTools);
+        assert_eq!(
+            known.for_case(&case, Route::Google).map(|(i, _)| i.id.as_str()),
             Some("toolchoice-not-rewritten")
         );
     }

@@ -65,9 +65,11 @@ pub const EAGER_STREAM_TOOLS: MastraVersion = v(1, 71, 0);
 /// On the `openai` route (Responses API), earlier tool calls go back in
 /// history by name (`function_call` items); before, the bundled
 /// `@ai-sdk/openai` sent them as `item_reference`s to the stored output
-/// items (`store` on by default). First in 1.18.0 (provisional: measured
-/// 1.17.0 references, 1.67.0 names; the route sweep fixes it).
-pub const RESPONSES_CALLS_BY_NAME: MastraVersion = v(1, 18, 0);
+/// items (`store` on by default; 1.50.1 `dist/chunk-AR6WPTSV.js:4860`).
+/// First in 1.51.0 (`bisect cases/report/execution-routes-by-rewritten-name.json
+/// --good 1.17.0 --bad 1.67.0 --route openai`; sweep: every `replies/` case
+/// `@openai`, 1.50.1 → 1.51.0).
+pub const RESPONSES_CALLS_BY_NAME: MastraVersion = v(1, 51, 0);
 
 /// The first release exporting each builtin of `@mastra/core/tools`
 /// (read from each swept version's exports).

@@ -627,6 +627,7 @@ mod tests {
         CaseResult {
             index: 0,
             case: "x".into(),
+            route: crate::route::Route::default(),
             version: MastraVersion::new(1, 67, 0),
             verdict: crate::judge::compare::compare(&predicted, &observed),
             predicted,
