@@ -558,7 +558,9 @@ mod tests {
         assert_eq!(issue.id, "mistral-named-choice-drops-tools");
         assert_eq!(*symptom, Symptom::EmptyTools);
         assert_eq!(
-            known.for_case(&case, Route::Google).map(|(i, _)| i.id.as_str()),
+            known
+                .for_case(&case, Route::Google)
+                .map(|(i, _)| i.id.as_str()),
             Some("toolchoice-not-rewritten")
         );
     }
