@@ -223,7 +223,7 @@ impl Case {
             Some(name) => Route::parse(&name).ok_or_else(|| {
                 v.err(
                     "route",
-                    &format!(
+                    format!(
                         "{name:?} is not a route: expected one of {}",
                         Route::ALL.map(Route::name).join(", ")
                     ),

@@ -12,9 +12,11 @@ mod body;
 use std::fmt;
 
 /// One of the six ways a Mastra user names a model.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub enum Route {
-    /// `{ id, url, apiKey }`: Mastra's OpenAI-compatible Chat Completions.
+    /// `{ id, url, apiKey }`: Mastra's OpenAI-compatible Chat Completions
+    /// (the default).
+    #[default]
     OpenAiCompatible,
     /// `"openai/gpt-4o-mini"`: the OpenAI Responses API.
     OpenAi,
@@ -87,12 +89,6 @@ impl Route {
             Route::Mistral => "Mistral",
             Route::Groq => "Groq",
         }
-    }
-}
-
-impl Default for Route {
-    fn default() -> Route {
-        Route::OpenAiCompatible
     }
 }
 

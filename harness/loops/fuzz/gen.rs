@@ -946,4 +946,24 @@ mod tests {
             "rarely or never generated: {missing:?}\n{seen:?}"
         );
     }
+
+    #[test]
+    fn routes_are_drawn_apart_from_the_case() {
+        let all = Route::ALL.to_vec();
+        let drawn: std::collections::BTreeSet<Route> =
+            (0..200).map(|i| route_for(7, i, &all)).collect();
+        assert_eq!(drawn.len(), 6, "every route is drawn");
+        assert_eq!(route_for(7, 3, &all), route_for(7, 3, &all), "reproducible");
+        assert_eq!(route_for(7, 3, &[Route::Groq]), Route::Groq);
+        // The case itself does not depend on the route drawn.
+        let mut d = generate(7, 3);
+        d.route = Route::Google;
+        assert_eq!(
+            Draft {
+                route: Route::default(),
+                ..d
+            },
+            generate(7, 3)
+        );
+    }
 }
