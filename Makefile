@@ -3,19 +3,25 @@
 CARGO ?= cargo
 BIN := target/release/mastra-conform
 
-.PHONY: run test check bench sweep build nightly fuzz
+.PHONY: run test check setup bench sweep build nightly fuzz
 
 build:
 	$(CARGO) build --release
 
-# The main job: the corpus on the pinned versions and every wire route, report
-# in target/report.json.
+# The main job: the corpus on the pinned versions and every wire route; every
+# report format in target/report/ and a headline (known issues per version,
+# divergences, what could not run, where the HTML report is).
 run: build
-	$(BIN) run --versions pinned --route all --json target/report.json
+	$(BIN) run --versions pinned --route all --out target/report
 
 # Format, lints, unit tests, and the end-to-end tests on real Node + Mastra.
-test: check
+test: setup check
 	$(CARGO) test
+
+# What the tests need beyond cargo and the npm registry: Debian's chromium,
+# for the test that opens the HTML report headless (installed once, as root).
+setup:
+	bash harness/tests/setup.sh
 
 check:
 	$(CARGO) fmt --check

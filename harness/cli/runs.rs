@@ -7,7 +7,9 @@ use crate::judge::compare::Verdict;
 use crate::loops::matrix::{write_fuzz_cases, MatrixWriter};
 use crate::outcome::{Exit, Failure, RunEnd};
 use crate::report::doc::ReportDoc;
-use crate::report::{headline, report_json, summary, write_atomically, write_reports};
+use crate::report::{
+    headline, report_json, summary, versions_that_ran, write_atomically, write_reports,
+};
 use crate::report::{HTML, JSON, JSONL, JUNIT, MARKDOWN};
 use crate::route::RouteSet;
 use crate::run::config::{repo_root, Config};
@@ -168,16 +170,7 @@ pub fn sweep(
     record_costs(&root, &outcome.info);
     let RunOutcome { info, results, .. } = outcome;
     let changes = crate::loops::sweep::changes(&results);
-    let ran: Vec<MastraVersion> = info
-        .versions
-        .iter()
-        .copied()
-        .filter(|v| {
-            results
-                .iter()
-                .any(|r| r.version == *v && r.observed.projection().is_some())
-        })
-        .collect();
+    let ran = versions_that_ran(&info, &results);
     let skipped: Vec<(MastraVersion, String)> = info
         .versions
         .iter()

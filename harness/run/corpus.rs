@@ -218,6 +218,7 @@ pub fn collect_run(
     let version_rank =
         |v: MastraVersion| versions.iter().position(|x| *x == v).unwrap_or(usize::MAX);
     results.sort_by_key(|r| (r.index, version_rank(r.version)));
+    observer.finished(&info, &results)?;
     Ok(RunOutcome {
         info,
         results,
