@@ -133,7 +133,7 @@ fn offered(
     if names.is_empty() {
         return (None, None);
     }
-    route::offer_on(case.route, names, &case.call.tool_choice)
+    route::offer_on(case.route, rel, names, &case.call.tool_choice)
 }
 
 /// The default `maxSteps` of the agent loop.

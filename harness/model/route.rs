@@ -13,6 +13,7 @@
 use crate::case::ToolChoice;
 use crate::js::json::Json;
 use crate::js::string::JsString;
+use crate::model::record::is_inherited_name;
 use crate::model::releases::Release;
 use crate::projection::HistoryItem;
 use crate::route::{Route, Wire};
@@ -26,6 +27,7 @@ fn object(members: Vec<(&str, Json)>) -> Json {
 /// `toolChoice` option (absent means `"auto"`).
 pub fn offer_on(
     route: Route,
+    rel: &Release,
     names: Vec<JsString>,
     choice: &Option<ToolChoice>,
 ) -> (Option<Vec<JsString>>, Option<Json>) {
@@ -45,16 +47,20 @@ pub fn offer_on(
             (Some(names), Some(c))
         }
         // @ai-sdk/openai's Responses `prepareResponsesTools`: a named choice
-        // is `{ type: "function", name }`, flat.
+        // is `{ type: "function", name }`, flat, its name looked up in the
+        // tool-name mapping first.
         Route::OpenAi => {
             let c = match choice {
                 ToolChoice::Auto => Json::str("auto"),
                 ToolChoice::None => Json::str("none"),
                 ToolChoice::Required => Json::str("required"),
-                ToolChoice::Tool(name) => object(vec![
-                    ("type", Json::str("function")),
-                    ("name", Json::String(name)),
-                ]),
+                ToolChoice::Tool(name) => {
+                    let mut members = vec![("type", Json::str("function"))];
+                    if let Some(n) = mapped_name(rel, &name) {
+                        members.push(("name", n));
+                    }
+                    object(members)
+                }
             };
             (Some(names), Some(c))
         }
@@ -110,6 +116,22 @@ pub fn offer_on(
     }
 }
 
+/// A name after @ai-sdk/openai's `createToolNameMapping` lookup, as JSON
+/// writes it (`None`: left out). The lookup is `map[name] ?? name` in a plain
+/// object with no own keys here (ours are function tools), so only a name of
+/// `Object.prototype` changes: a method is a function, which JSON leaves
+/// out; `__proto__` reads the prototype itself, written `{}`.
+fn mapped_name(rel: &Release, name: &JsString) -> Option<Json> {
+    if !rel.responses_name_mapping || !is_inherited_name(name) {
+        return Some(Json::String(name.clone()));
+    }
+    if *name == JsString::from("__proto__") {
+        Some(object(Vec::new()))
+    } else {
+        None
+    }
+}
+
 /// The history item of the `index`-th tool call of a step, whose name as
 /// Mastra writes it back is `name`.
 pub fn call_on(route: Route, rel: &Release, index: usize, name: JsString) -> HistoryItem {
@@ -117,6 +139,14 @@ pub fn call_on(route: Route, rel: &Release, index: usize, name: JsString) -> His
         // @ai-sdk/openai with `store` on by default sends an earlier output
         // item back by its id (the listener's `fc_N`), not by name.
         return HistoryItem::Ref(JsString::from(format!("fc_{index}").as_str()));
+    }
+    if route == Route::OpenAi {
+        // The function_call item's name goes through the same mapping; a
+        // name that is not a string reads as "" in a projection.
+        return match mapped_name(rel, &name) {
+            Some(Json::String(n)) => HistoryItem::Call(n),
+            _ => HistoryItem::Call(JsString::new()),
+        };
     }
     HistoryItem::Call(name)
 }
@@ -164,6 +194,10 @@ pub fn result_on(
 mod tests {
     use super::*;
 
+    fn rel() -> Release {
+        Release::of(crate::versions::spec::MastraVersion::new(1, 67, 0))
+    }
+
     fn names() -> Vec<JsString> {
         vec![JsString::from("other"), JsString::from("search_web")]
     }
@@ -189,7 +223,7 @@ mod tests {
             (Route::Mistral, r#""any""#),
         ];
         for (route, choice) in expect {
-            let (tools, c) = offer_on(route, names(), &named);
+            let (tools, c) = offer_on(route, &rel(), names(), &named);
             assert_eq!(c.unwrap().to_compact(), choice, "{route}");
             let kept = if route == Route::Mistral { 0 } else { 2 };
             assert_eq!(tools.unwrap().len(), kept, "{route}");
@@ -199,16 +233,43 @@ mod tests {
     #[test]
     fn mistral_keeps_the_tool_a_valid_named_choice_names() {
         let named = Some(ToolChoice::Tool(JsString::from("other")));
-        let (tools, _) = offer_on(Route::Mistral, names(), &named);
+        let (tools, _) = offer_on(Route::Mistral, &rel(), names(), &named);
         assert_eq!(tools, Some(vec![JsString::from("other")]));
     }
 
     #[test]
     fn none_drops_everything_on_anthropic_only() {
         for route in Route::ALL {
-            let (tools, c) = offer_on(route, names(), &Some(ToolChoice::None));
+            let (tools, c) = offer_on(route, &rel(), names(), &Some(ToolChoice::None));
             assert_eq!(tools.is_none(), route == Route::Anthropic, "{route}");
             assert_eq!(c.is_none(), route == Route::Anthropic, "{route}");
         }
+    }
+
+    #[test]
+    fn responses_look_inherited_names_up_in_a_plain_object() {
+        let named = |n: &str| Some(ToolChoice::Tool(JsString::from(n)));
+        let choice = |n: &str| {
+            offer_on(Route::OpenAi, &rel(), names(), &named(n))
+                .1
+                .unwrap()
+                .to_compact()
+        };
+        assert_eq!(choice("constructor"), r#"{"type":"function"}"#);
+        assert_eq!(choice("__proto__"), r#"{"type":"function","name":{}}"#);
+        assert_eq!(
+            choice("search.web"),
+            r#"{"type":"function","name":"search.web"}"#
+        );
+        let old = Release::of(crate::versions::spec::MastraVersion::new(1, 0, 4));
+        let (_, c) = offer_on(Route::OpenAi, &old, names(), &named("constructor"));
+        assert_eq!(
+            c.unwrap().to_compact(),
+            r#"{"type":"function","name":"constructor"}"#
+        );
+        assert_eq!(
+            call_on(Route::OpenAi, &rel(), 0, JsString::from("hasOwnProperty")),
+            HistoryItem::Call(JsString::new())
+        );
     }
 }
