@@ -118,7 +118,15 @@ pub fn named_choice(choice: &Json) -> Option<JsString> {
         .and_then(Json::as_str)
         .map(JsString::to_lossy);
     if matches!(kind.as_deref(), Some("function" | "tool")) {
-        return choice.get("name").and_then(Json::as_str).cloned();
+        // A forced function without a string name (the openai route can
+        // lose it, `model/route.rs`) names nothing that was sent: "".
+        return Some(
+            choice
+                .get("name")
+                .and_then(Json::as_str)
+                .cloned()
+                .unwrap_or_default(),
+        );
     }
     choice
         .get("functionCallingConfig")?
