@@ -158,8 +158,13 @@ pub fn sweep(
 ) -> Result<Exit, Failure> {
     check_writable("--out", out)?;
     let root = config.root.clone();
+    let routes = plan
+        .routes
+        .as_ref()
+        .map(|r| format!(" --route {}", r.names().join(",")))
+        .unwrap_or_default();
     let command = format!(
-        "mastra-conform sweep --versions '{}'",
+        "mastra-conform sweep --versions '{}'{routes}",
         plan.versions
             .iter()
             .map(ToString::to_string)
