@@ -3,7 +3,7 @@
 CARGO ?= cargo
 BIN := target/release/mastra-conform
 
-.PHONY: run test check setup bench sweep build nightly fuzz
+.PHONY: run test check setup bench sweep build nightly fuzz npm
 
 build:
 	$(CARGO) build --release
@@ -33,7 +33,7 @@ bench: build
 
 # The nightly job, unsharded (.github/workflows/nightly.yml runs it in slices): the corpus, the
 # saved fuzz finds and a fuzz budget on the pinned versions and the latest.
-VERSIONS ?= pinned,latest
+VERSIONS ?= pinned,latest,next
 FUZZ_COUNT ?= 200
 SEED ?= 1
 nightly: build
@@ -51,3 +51,9 @@ fuzz: build
 # and the per-version costs in node-probe/costs.json).
 sweep: build
 	$(BIN) sweep --versions all --route all
+
+# The npm packages (launcher + this machine's platform binary), packed into
+# target/npm/; .github/workflows/release.yml packs every platform.
+NPM_PLATFORM ?= $(shell node -p 'process.platform + "-" + process.arch')
+npm: build
+	node npm/pack.mjs --out target/npm --launcher --platform $(NPM_PLATFORM) --binary $(BIN)

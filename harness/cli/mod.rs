@@ -5,9 +5,11 @@
 //! and the functions here print them and map them to an `Exit`.
 
 mod bisect;
+mod diff;
 mod fuzz;
 mod lint;
 mod out;
+mod repro;
 mod runs;
 mod single;
 mod verify;
@@ -17,7 +19,7 @@ use crate::outcome::{Exit, Failure};
 use crate::route::{Route, RouteSet};
 use crate::run::config::{repo_root, Config};
 use crate::run::shard::Shard;
-use crate::versions::spec::{MastraVersion, VersionList};
+use crate::versions::spec::{MastraVersion, Selection, VersionList, VersionSpec};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -47,13 +49,37 @@ pub struct ProbeFlags {
     pub cache: Option<PathBuf>,
 }
 
+/// How ranges and `all` read the registry.
+#[derive(Debug, Args, Clone, Copy)]
+pub struct SelectFlags {
+    /// Ranges and `all` take prereleases too (by default they select
+    /// stable releases only).
+    #[arg(long)]
+    pub include_prereleases: bool,
+}
+
+impl SelectFlags {
+    fn selection(self) -> Selection {
+        Selection {
+            prereleases: self.include_prereleases,
+        }
+    }
+}
+
+/// Versions, in every command that takes them: exact (`1.67.0`), a
+/// prerelease (`1.67.0-alpha.4`), a dist-tag, `pinned`, `latest`, `next`,
+/// `all`, a range (`>=1.60.0 <1.70.0`), or a build: a packed tarball
+/// (`./mastra-core-1.72.0.tgz`) or a folder holding a built @mastra/core.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Print the model's projection of a case on a version.
+    /// Print the model's projection of a case on a version (a build is
+    /// predicted as the release its package.json names).
     Predict {
         case: PathBuf,
+        /// One version: exact, a prerelease, a dist-tag, or a build (a
+        /// packed tarball or a folder).
         #[arg(long = "mastra-version")]
-        mastra_version: MastraVersion,
+        mastra_version: VersionSpec,
         /// The route, when the case does not name its own.
         #[arg(long)]
         route: Option<Route>,
@@ -61,8 +87,10 @@ pub enum Command {
     /// Run a case on the real @mastra/core and print the observed projection.
     Observe {
         case: PathBuf,
+        /// One version: exact, a prerelease, a dist-tag, or a build (a
+        /// packed tarball or a folder).
         #[arg(long = "mastra-version")]
-        mastra_version: MastraVersion,
+        mastra_version: VersionSpec,
         /// The route, when the case does not name its own.
         #[arg(long)]
         route: Option<Route>,
@@ -74,7 +102,8 @@ pub enum Command {
         /// A case file or a folder of them (repeatable; default: cases/).
         #[arg(long = "cases")]
         cases: Vec<PathBuf>,
-        /// Versions: exact, `pinned`, `latest`, `all`, or a range, comma-separated.
+        /// Versions, comma-separated: exact, a prerelease, a dist-tag, `pinned`,
+        /// `latest`, `next`, `all`, a range, or a build (./x.tgz, ./folder).
         #[arg(long, default_value = "pinned")]
         versions: VersionList,
         /// Write the JSON report here.
@@ -101,6 +130,8 @@ pub enum Command {
         #[arg(long)]
         route: Option<RouteSet>,
         #[command(flatten)]
+        select: SelectFlags,
+        #[command(flatten)]
         probe: ProbeFlags,
     },
     /// Show how a sharded run splits its work, and each slice's projected
@@ -111,6 +142,8 @@ pub enum Command {
         /// The number of shards (runners).
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
         shards: u32,
+        #[command(flatten)]
+        select: SelectFlags,
     },
     /// Combine the JSON reports of the slices of a sharded run into one.
     Merge {
@@ -140,13 +173,15 @@ pub enum Command {
         #[arg(long)]
         route: Option<RouteSet>,
         #[command(flatten)]
+        select: SelectFlags,
+        #[command(flatten)]
         probe: ProbeFlags,
     },
     /// Measure the harness end to end against the in-process ceiling.
     Bench {
         /// The version to measure on.
         #[arg(long = "mastra-version", default_value = "1.67.0")]
-        mastra_version: MastraVersion,
+        mastra_version: VersionSpec,
         /// How many times the corpus is repeated in the workload.
         #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=10_000))]
         repeat: u32,
@@ -172,7 +207,8 @@ pub enum Command {
         /// How many cases to generate.
         #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
         count: u64,
-        /// Versions: exact, `pinned`, `latest`, `all`, or a range, comma-separated.
+        /// Versions, comma-separated: exact, a prerelease, a dist-tag, `pinned`,
+        /// `latest`, `next`, `all`, a range, or a build (./x.tgz, ./folder).
         #[arg(long, default_value = "pinned")]
         versions: VersionList,
         /// Where findings are saved and replayed from (default: cases/found).
@@ -192,6 +228,8 @@ pub enum Command {
         /// comma-separated list, or `all` (default: each case's own).
         #[arg(long)]
         route: Option<RouteSet>,
+        #[command(flatten)]
+        select: SelectFlags,
         #[command(flatten)]
         probe: ProbeFlags,
     },
@@ -215,6 +253,24 @@ pub enum Command {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+        /// Print every key, not only the problems.
+        #[arg(long)]
+        all: bool,
+        /// Lint a Mastra project instead: load DIR with its own installed
+        /// @mastra/core and lint every agent's tools.
+        #[arg(long, value_name = "DIR", conflicts_with_all = ["keys", "file", "tool_choice", "active_tools", "prompt_names"])]
+        project: Option<PathBuf>,
+        /// The file that exports the Mastra instance, relative to DIR
+        /// (default: src/mastra/index.ts).
+        #[arg(long, value_name = "FILE", requires = "project")]
+        entry: Option<PathBuf>,
+        /// Also write the findings as SARIF 2.1.0 to FILE (for code scanning).
+        #[arg(long, value_name = "FILE", requires = "project")]
+        sarif: Option<PathBuf>,
+        /// Variables the project needs to load (credentials included): the
+        /// loader runs with no other environment than what Node needs.
+        #[arg(long = "env-file", value_name = "FILE", requires = "project")]
+        env_file: Option<PathBuf>,
     },
     /// Find the first published version whose result for a case differs
     /// from --good's.
@@ -228,6 +284,9 @@ pub enum Command {
         /// bodies (`body`).
         #[arg(long, default_value = "projection")]
         on: On,
+        /// Bisect over prereleases too, for a finer answer than releases give.
+        #[arg(long)]
+        include_prereleases: bool,
         /// The route, when the case does not name its own.
         #[arg(long)]
         route: Option<Route>,
@@ -239,7 +298,8 @@ pub enum Command {
     Verify {
         /// An issue id, or `all`.
         issue: String,
-        /// Versions: exact, `pinned`, `latest`, `all`, or a range, comma-separated.
+        /// Versions, comma-separated: exact, a prerelease, a dist-tag, `pinned`,
+        /// `latest`, `next`, `all`, a range, or a build (./x.tgz, ./folder).
         #[arg(long, default_value = "pinned,latest")]
         versions: VersionList,
         /// Write the per-version, per-case states here.
@@ -250,6 +310,8 @@ pub enum Command {
         #[arg(long)]
         route: Option<RouteSet>,
         #[command(flatten)]
+        select: SelectFlags,
+        #[command(flatten)]
         probe: ProbeFlags,
     },
     /// The nightly job: the corpus (with saved fuzz finds) and a fuzz
@@ -259,7 +321,8 @@ pub enum Command {
         /// A case file or a folder of them (repeatable; default: cases/).
         #[arg(long = "cases")]
         cases: Vec<PathBuf>,
-        /// Versions: exact, `pinned`, `latest`, `all`, or a range, comma-separated.
+        /// Versions, comma-separated: exact, a prerelease, a dist-tag, `pinned`,
+        /// `latest`, `next`, `all`, a range, or a build (./x.tgz, ./folder).
         #[arg(long, default_value = "pinned,latest")]
         versions: VersionList,
         /// The folder for results.jsonl and the reports.
@@ -281,6 +344,56 @@ pub enum Command {
         /// comma-separated list, or `all` (default: each case's own).
         #[arg(long)]
         route: Option<RouteSet>,
+        #[command(flatten)]
+        select: SelectFlags,
+        #[command(flatten)]
+        probe: ProbeFlags,
+    },
+    /// Every case observed on two builds, compared with each other (no
+    /// model): everything a patch changes on the wire.
+    Diff {
+        /// The build to compare from (any one version or build).
+        #[arg(long)]
+        from: VersionSpec,
+        /// The build to compare to.
+        #[arg(long)]
+        to: VersionSpec,
+        /// A case file or a folder of them (repeatable; default: cases/).
+        #[arg(long = "cases")]
+        cases: Vec<PathBuf>,
+        /// Generated cases to add, the same on both sides.
+        #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+        fuzz_count: u64,
+        /// The seed of the generated cases.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Write the JSON report here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// Write the Markdown report here.
+        #[arg(long)]
+        markdown: Option<PathBuf>,
+        #[command(flatten)]
+        probe: ProbeFlags,
+    },
+    /// Print a standalone Node script (ES module) that reproduces the known
+    /// issue a case shows: plain Node beside an installed @mastra/core, its
+    /// own capture server; exits 1 while the issue shows, 0 when not.
+    Repro {
+        /// A case file that a known issue lists, or a known issue's id (its
+        /// smallest case).
+        case: PathBuf,
+        /// The version the script's install line names.
+        #[arg(long = "mastra-version", default_value = "1.67.0")]
+        mastra_version: MastraVersion,
+        /// The wire route (only `openai-compatible` until routes exist).
+        #[arg(long, default_value = "openai-compatible")]
+        route: String,
+        /// Print a draft upstream report in Markdown instead: the issue, the
+        /// smallest case, the wire body observed on --mastra-version, the
+        /// repro and the fixed behaviour.
+        #[arg(long)]
+        upstream_report: bool,
         #[command(flatten)]
         probe: ProbeFlags,
     },
@@ -343,13 +456,13 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             case,
             mastra_version,
             route,
-        } => single::predict(&case, mastra_version, route),
+        } => single::predict(&case, &mastra_version, route),
         Command::Observe {
             case,
             mastra_version,
             route,
             probe,
-        } => single::observe(probe.config(), &case, mastra_version, route),
+        } => single::observe(probe.config(), &case, &mastra_version, route),
         Command::Bench {
             mastra_version,
             repeat,
@@ -359,7 +472,7 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             probe,
         } => single::bench(
             probe.config(),
-            mastra_version,
+            &mastra_version,
             repeat,
             &case_paths(&cases),
             json.as_deref(),
@@ -373,6 +486,7 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             strict,
             bodies,
             shard,
+            select,
             route,
             probe,
         } => {
@@ -380,7 +494,7 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             config.strict = strict;
             runs::run(
                 config,
-                runs::plan("run", &cases, versions, bodies, shard, route),
+                runs::plan("run", &cases, versions, select.selection(), bodies, shard, route),
                 json.as_deref(),
                 out.as_deref(),
             )
@@ -393,12 +507,13 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             seed,
             strict,
             shard,
+            select,
             route,
             probe,
         } => {
             let mut config = probe.config();
             config.strict = strict;
-            let plan = runs::plan("matrix", &cases, versions, None, shard, route);
+            let plan = runs::plan("matrix", &cases, versions, select.selection(), None, shard, route);
             runs::matrix(config, plan, &out, fuzz_count, seed)
         }
         Command::Sweep {
@@ -406,15 +521,20 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             versions,
             out,
             json,
+            select,
             route,
             probe,
         } => runs::sweep(
             probe.config(),
-            runs::plan("sweep", &cases, versions, None, None, route),
+            runs::plan("sweep", &cases, versions, select.selection(), None, None, route),
             &out,
             json.as_deref(),
         ),
-        Command::Plan { versions, shards } => runs::plan_shards(versions, shards),
+        Command::Plan {
+            versions,
+            shards,
+            select,
+        } => runs::plan_shards(versions, select.selection(), shards),
         Command::Merge { reports, out } => runs::merge(&reports, &out),
         Command::Report { input, out } => runs::report(&input, &out),
         Command::Compare { old, new } => runs::compare(&old, &new),
@@ -426,6 +546,7 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             ceiling,
             shard,
             json,
+            select,
             route,
             probe,
         } => fuzz::fuzz(
@@ -434,6 +555,7 @@ fn execute(command: Command) -> Result<Exit, Failure> {
                 seed,
                 count,
                 versions,
+                selection: select.selection(),
                 found,
                 ceiling,
                 json,
@@ -448,28 +570,87 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             active_tools,
             prompt_names,
             json,
-        } => lint::lint(lint::LintFlags {
-            keys,
-            file,
-            tool_choice,
-            active_tools,
-            prompt_names,
-            json,
-        }),
+            all,
+            project,
+            entry,
+            sarif,
+            env_file,
+        } => match project {
+            Some(dir) => lint::lint_project(lint::ProjectFlags {
+                dir,
+                entry,
+                sarif,
+                env_file,
+                json,
+                all,
+            }),
+            None => lint::lint(lint::LintFlags {
+                keys,
+                file,
+                tool_choice,
+                active_tools,
+                prompt_names,
+                json,
+                all,
+            }),
+        },
         Command::Bisect {
             case,
             good,
             bad,
             on,
+            include_prereleases,
             route,
             probe,
-        } => bisect::bisect(probe.config(), &case, good, bad, on, route),
+        } => bisect::bisect(probe.config(), &case, good, bad, on, include_prereleases, route),
         Command::Verify {
             issue,
             versions,
             json,
+            select,
             route,
             probe,
-        } => verify::verify(probe.config(), &issue, versions, json.as_deref(), route),
+        } => verify::verify(
+            probe.config(),
+            &issue,
+            versions,
+            select.selection(),
+            json.as_deref(),
+            route,
+        ),
+        Command::Diff {
+            from,
+            to,
+            cases,
+            fuzz_count,
+            seed,
+            json,
+            markdown,
+            probe,
+        } => diff::diff(
+            probe.config(),
+            diff::DiffFlags {
+                from,
+                to,
+                cases: case_paths(&cases),
+                fuzz_count,
+                seed,
+                json,
+                markdown,
+            },
+        ),
+        Command::Repro {
+            case,
+            mastra_version,
+            route,
+            upstream_report,
+            probe,
+        } => repro::repro(
+            probe.config(),
+            &case,
+            mastra_version,
+            &route,
+            upstream_report,
+        ),
     }
 }

@@ -11,6 +11,7 @@ pub mod html;
 pub mod junit;
 pub mod markdown;
 pub mod merge;
+pub mod repro;
 
 use crate::js::json::Json;
 use crate::judge::compare::{comparable, diff, Verdict};
@@ -119,7 +120,7 @@ pub fn tally(results: &[CaseResult]) -> BTreeMap<MastraVersion, BTreeMap<Verdict
 /// The terminal summary: one line per version, then every divergence with
 /// its diff and every infrastructure failure with its reason.
 pub fn summary(info: &RunInfo, results: &[CaseResult]) -> String {
-    let mut out = String::new();
+    let mut out = info.builds_text();
     for (version, counts) in tally(results) {
         let parts: Vec<String> = counts
             .iter()

@@ -16,7 +16,7 @@ const IMPURE: &[&str] = &[
     "loops",
     "report",
     "cli",
-    "lint::project",
+    "lint::load",
 ];
 
 /// Modules that must stay pure.

@@ -423,8 +423,8 @@ fn bad_flags(t: &mut Tally) -> Check {
             "=>1.0.0",
         ),
         (
-            &["run", "--versions", "1.67.0-alpha.1", "--cases", case],
-            "1.67.0-alpha.1",
+            &["run", "--versions", "1.67.0-alpha..1", "--cases", case],
+            "1.67.0-alpha..1",
         ),
         (
             &["run", "--versions", "99999999999.0.0", "--cases", case],
@@ -462,8 +462,8 @@ fn bad_flags(t: &mut Tally) -> Check {
         ),
         (&["predict", case, "--mastra-version", "1.67"], r#""1.67""#),
         (
-            &["predict", case, "--mastra-version", "latest"],
-            r#""latest""#,
+            &["predict", case, "--mastra-version", "pinned"],
+            "--mastra-version pinned: names 3 versions; give one",
         ),
         (&["predict", case], "--mastra-version"),
         (
