@@ -494,7 +494,15 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             config.strict = strict;
             runs::run(
                 config,
-                runs::plan("run", &cases, versions, select.selection(), bodies, shard, route),
+                runs::plan(
+                    "run",
+                    &cases,
+                    versions,
+                    select.selection(),
+                    bodies,
+                    shard,
+                    route,
+                ),
                 json.as_deref(),
                 out.as_deref(),
             )
@@ -513,7 +521,15 @@ fn execute(command: Command) -> Result<Exit, Failure> {
         } => {
             let mut config = probe.config();
             config.strict = strict;
-            let plan = runs::plan("matrix", &cases, versions, select.selection(), None, shard, route);
+            let plan = runs::plan(
+                "matrix",
+                &cases,
+                versions,
+                select.selection(),
+                None,
+                shard,
+                route,
+            );
             runs::matrix(config, plan, &out, fuzz_count, seed)
         }
         Command::Sweep {
@@ -526,7 +542,15 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             probe,
         } => runs::sweep(
             probe.config(),
-            runs::plan("sweep", &cases, versions, select.selection(), None, None, route),
+            runs::plan(
+                "sweep",
+                &cases,
+                versions,
+                select.selection(),
+                None,
+                None,
+                route,
+            ),
             &out,
             json.as_deref(),
         ),
@@ -602,7 +626,15 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             include_prereleases,
             route,
             probe,
-        } => bisect::bisect(probe.config(), &case, good, bad, on, include_prereleases, route),
+        } => bisect::bisect(
+            probe.config(),
+            &case,
+            good,
+            bad,
+            on,
+            include_prereleases,
+            route,
+        ),
         Command::Verify {
             issue,
             versions,

@@ -78,9 +78,7 @@ impl Symptom {
             Symptom::EmptyTools => first.is_some_and(|r| r.tools.as_deref() == Some(&[])),
             Symptom::ToolChoiceSent => {
                 let named = |r: &crate::projection::RequestView| {
-                    r.tool_choice
-                        .as_ref()
-                        .and_then(named_choice)
+                    r.tool_choice.as_ref().and_then(named_choice)
                 };
                 p.requests.iter().any(|r| named(r).is_some())
                     && p.requests

@@ -362,6 +362,7 @@ mod tests {
                 cases: vec![IssueCase {
                     case: "elsewhere.json".into(),
                     path: PathBuf::from("/nonexistent/elsewhere.json"),
+                    route: None,
                     shows: Symptom::ToolChoiceNotSent,
                 }],
             }],

@@ -54,6 +54,9 @@ pub fn offer_on(
                 ToolChoice::Auto => Json::str("auto"),
                 ToolChoice::None => Json::str("none"),
                 ToolChoice::Required => Json::str("required"),
+                ToolChoice::Tool(name) if is_openai_tool_type(rel, &name) => {
+                    object(vec![("type", Json::String(name))])
+                }
                 ToolChoice::Tool(name) => {
                     let mut members = vec![("type", Json::str("function"))];
                     if let Some(n) = mapped_name(rel, &name) {
@@ -114,6 +117,26 @@ pub fn offer_on(
             }
         },
     }
+}
+
+/// Whether @ai-sdk/openai writes a choice of `name` as one of OpenAI's own
+/// tool types (`{ "type": "web_search" }`) instead of a function: the names
+/// of its provider-defined tools, compared with the choice's name as given
+/// (1.0.4 `prepareResponsesTools`: code_interpreter, file_search,
+/// image_generation, web_search_preview, web_search; with the name mapping,
+/// 1.25.0 `dist/chunk-3RIGZMZ5.js:11169`, also mcp and apply_patch). Found
+/// by the fuzzer on 1.71.0 (seed 1, cases 1108 and 1148).
+fn is_openai_tool_type(rel: &Release, name: &JsString) -> bool {
+    const ALWAYS: [&str; 5] = [
+        "code_interpreter",
+        "file_search",
+        "image_generation",
+        "web_search_preview",
+        "web_search",
+    ];
+    const WITH_MAPPING: [&str; 2] = ["mcp", "apply_patch"];
+    let is = |n: &&str| JsString::from(*n) == *name;
+    ALWAYS.iter().any(is) || (rel.responses_name_mapping && WITH_MAPPING.iter().any(is))
 }
 
 /// A name after @ai-sdk/openai's `createToolNameMapping` lookup, as JSON
