@@ -50,6 +50,9 @@ export const ROUTES = {
     model: 'google/gemini-2.5-flash',
     router: true,
     apiKeyVar: 'GOOGLE_GENERATIVE_AI_API_KEY',
+    // 1.36.0 and 1.37.1 look the key up as GOOGLE_API_KEY instead ("Could
+    // not find API key process.env.GOOGLE_API_KEY"; the route sweep).
+    moreApiKeyVars: ['GOOGLE_API_KEY', 'GEMINI_API_KEY'],
     baseUrlVar: 'GOOGLE_BASE_URL',
     bases: ['http://google.route.invalid/v1beta', 'https://generativelanguage.googleapis.com/v1beta'],
   },
@@ -81,6 +84,7 @@ export function setRouteEnvironment(env = process.env) {
   for (const route of Object.values(ROUTES)) {
     if (!route.router) continue;
     env[route.apiKeyVar] = 'sk-fake';
+    for (const name of route.moreApiKeyVars ?? []) env[name] = 'sk-fake';
     env[route.baseUrlVar] = route.bases[0];
   }
 }
