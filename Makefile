@@ -8,11 +8,11 @@ BIN := target/release/mastra-conform
 build:
 	$(CARGO) build --release
 
-# The main job: the corpus on the pinned versions; every report format in
-# target/report/ and a headline (known issues per version, divergences, what
-# could not run, where the HTML report is).
+# The main job: the corpus on the pinned versions and every wire route; every
+# report format in target/report/ and a headline (known issues per version,
+# divergences, what could not run, where the HTML report is).
 run: build
-	$(BIN) run --versions pinned --out target/report
+	$(BIN) run --versions pinned --route all --out target/report
 
 # Format, lints, unit tests, and the end-to-end tests on real Node + Mastra.
 test: setup check
@@ -29,7 +29,7 @@ check:
 
 # The harness end to end against the in-process ceiling (one run; quote its ratio).
 bench: build
-	$(BIN) bench --mastra-version 1.67.0 --repeat 10 --json target/bench.json
+	$(BIN) bench --mastra-version 1.67.0 --repeat 10 --route all --json target/bench.json
 
 # The nightly job, unsharded (.github/workflows/nightly.yml runs it in slices): the corpus, the
 # saved fuzz finds and a fuzz budget on the pinned versions and the latest.
@@ -37,19 +37,20 @@ VERSIONS ?= pinned,latest,next
 FUZZ_COUNT ?= 200
 SEED ?= 1
 nightly: build
-	$(BIN) matrix --versions "$(VERSIONS)" --fuzz-count $(FUZZ_COUNT) --seed $(SEED) --out target/matrix
+	$(BIN) matrix --versions "$(VERSIONS)" --route all --fuzz-count $(FUZZ_COUNT) --seed $(SEED) --out target/matrix
 
 # Fuzzing: cases from a seed on the wire, every divergence shrunk and saved
 # under cases/found/ (replayed first next time), the speed against the ceiling.
 FUZZ_N ?= 5000
 FUZZ_VERSIONS ?= 1.67.0
+ROUTES ?= all
 fuzz: build
-	$(BIN) fuzz --seed $(SEED) --count $(FUZZ_N) --versions "$(FUZZ_VERSIONS)" --ceiling
+	$(BIN) fuzz --route "$(ROUTES)" --seed $(SEED) --count $(FUZZ_N) --versions "$(FUZZ_VERSIONS)" --ceiling
 
 # Where behaviour changes across every served stable 1.x (rewrites SWEEP.md
 # and the per-version costs in node-probe/costs.json).
 sweep: build
-	$(BIN) sweep --versions all
+	$(BIN) sweep --versions all --route all
 
 # The npm packages (launcher + this machine's platform binary), packed into
 # target/npm/; .github/workflows/release.yml packs every platform.

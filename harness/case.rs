@@ -7,6 +7,7 @@
 
 use crate::js::json::Json;
 use crate::js::string::JsString;
+use crate::route::Route;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -24,6 +25,9 @@ pub struct Case {
     pub client_tools: Option<Vec<Tool>>,
     pub call: Call,
     pub replies: Vec<Reply>,
+    /// The wire route of the agent's model (`route`, default
+    /// `openai-compatible`).
+    pub route: Route,
     /// The case as written, for the probe.
     pub raw: Json,
 }
@@ -174,6 +178,7 @@ impl Case {
                 "clientTools",
                 "call",
                 "replies",
+                "route",
             ],
         )?;
         let about = v
@@ -213,6 +218,18 @@ impl Case {
             None => vec![Reply::default_reply()],
             Some(r) => v.replies(r)?,
         };
+        let route = match v.text(top.get("route"), "route")? {
+            None => Route::default(),
+            Some(name) => Route::parse(&name).ok_or_else(|| {
+                v.err(
+                    "route",
+                    format!(
+                        "{name:?} is not a route: expected one of {}",
+                        Route::ALL.map(Route::name).join(", ")
+                    ),
+                )
+            })?,
+        };
         Ok(Case {
             path: path.to_path_buf(),
             about,
@@ -222,16 +239,41 @@ impl Case {
             client_tools,
             call,
             replies,
+            route,
             raw,
         })
     }
 
+    /// Whether the case file names its own route.
+    pub fn names_its_route(&self) -> bool {
+        self.raw.get("route").is_some()
+    }
+
+    /// The case on `route`: `--route` sets it for every case that does not
+    /// name its own. The raw JSON the probe receives says it too.
+    pub fn on_route(&self, route: Route) -> Case {
+        let mut c = self.clone();
+        c.route = route;
+        if let Json::Object(members) = &mut c.raw {
+            members.retain(|(k, _)| *k != JsString::from("route"));
+            members.push((JsString::from("route"), Json::str(route.name())));
+        }
+        c
+    }
+
     /// The case's name in reports: its path with `/` separators, relative
-    /// to the working directory when it lies below it.
+    /// to the working directory when it lies below it, then `@ROUTE` on a
+    /// route other than the default, so that one file on several routes is
+    /// several results.
     pub fn name(&self) -> String {
         let cwd = std::env::current_dir().unwrap_or_default();
         let path = self.path.strip_prefix(&cwd).unwrap_or(&self.path);
-        path.to_string_lossy().replace('\\', "/")
+        let path = path.to_string_lossy().replace('\\', "/");
+        if self.route == Route::default() {
+            path
+        } else {
+            format!("{path}@{}", self.route)
+        }
     }
 
     /// Every tool the case gives Mastra, in every tools object.

@@ -25,6 +25,9 @@
 pub mod outcome;
 /// JavaScript strings (UTF-16 code units) and JSON exact to `JSON.stringify`.
 pub mod js;
+/// The wire routes a case's model takes to its provider, and reading a
+/// captured body on each.
+pub mod route;
 /// A case file: the contract's input format.
 pub mod case;
 /// A projection: what a case did on a version, the contract's output format.

@@ -44,6 +44,10 @@ pub enum HistoryItem {
     Call(JsString),
     /// A tool message: its `tool_call_id` and its content, verbatim.
     Result { id: JsString, content: Json },
+    /// An earlier output item sent back by reference, not by name: the
+    /// Responses API's `{ "type": "item_reference", "id": ID }`, written
+    /// `{ "ref": ID }`.
+    Ref(JsString),
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -197,6 +201,7 @@ impl RequestView {
             .iter()
             .map(|h| match h {
                 HistoryItem::Call(name) => Json::object([("call", Json::String(name.clone()))]),
+                HistoryItem::Ref(id) => Json::object([("ref", Json::String(id.clone()))]),
                 HistoryItem::Result { id, content } => Json::object([(
                     "result",
                     Json::object([
@@ -237,6 +242,8 @@ impl RequestView {
         {
             if let Some(name) = h.get("call").and_then(Json::as_str) {
                 history.push(HistoryItem::Call(name.clone()));
+            } else if let Some(id) = h.get("ref").and_then(Json::as_str) {
+                history.push(HistoryItem::Ref(id.clone()));
             } else if let Some(r) = h.get("result") {
                 history.push(HistoryItem::Result {
                     id: r
@@ -248,7 +255,7 @@ impl RequestView {
                 });
             } else {
                 return Err(format!(
-                    "requests[].history entry {h:?} is neither call nor result"
+                    "requests[].history entry {h:?} is neither call, ref nor result"
                 ));
             }
         }
@@ -259,7 +266,8 @@ impl RequestView {
         })
     }
 
-    /// What tool naming decides about one captured request body.
+    /// What tool naming decides about one captured Chat Completions body
+    /// (`RequestView::on` reads the other routes' bodies).
     pub fn from_body(body: &Json) -> RequestView {
         let tools = body.get("tools").and_then(Json::as_array).map(|entries| {
             entries

@@ -7,8 +7,12 @@
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import { syncBuiltinESMExports } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { destination, modelFor, routeOf, setRouteEnvironment } from './routes.mjs';
 
 /** A request the probe cannot turn into a case: answered as {"fault": ...}. */
 export class CaseFault extends Error {
@@ -19,15 +23,21 @@ export class CaseFault extends Error {
 }
 
 // ---------------------------------------------------------------------------
-// Counting the requests a case makes
+// Counting and routing the requests a case makes
 //
-// The model URL must be a case's only destination, and every request it
+// The case URL must be a case's only destination, and every request it
 // makes must reach the capture listener. The driver can only see what
 // arrived; so the probe counts what left: globalThis.fetch (which the AI SDK
 // looks up at call time) is wrapped once, before Mastra loads, and each call
 // is charged to the case whose async context made it. The driver compares
 // the count with what the listener captured. Requests made through node:http
-// directly are not counted.
+// directly are not counted (the listener only ever gets fetches).
+//
+// The same wrapper routes (routes.mjs): a request to the case's provider is
+// sent to the case URL instead, and a request to anywhere else is refused
+// here, before anything leaves the process, and listed in `elsewhere` (a
+// probe fault for the driver). A request outside any case is refused too,
+// unless it is for the loopback interface (ceiling.mjs's own listener).
 
 const caseRequests = new AsyncLocalStorage();
 
@@ -37,22 +47,86 @@ function requestUrl(input) {
   return String(input?.url ?? input);
 }
 
+/** An error like the one fetch gives for an unreachable host. */
+function refused(url) {
+  return Promise.reject(new TypeError(`fetch failed: the probe refused a request to ${url} (not this case's route)`));
+}
+
+function isLoopback(url) {
+  try {
+    const host = new URL(url).hostname;
+    return host === '127.0.0.1' || host === 'localhost' || host === '[::1]';
+  } catch {
+    return false;
+  }
+}
+
 function countFetches() {
   const realFetch = globalThis.fetch;
   if (typeof realFetch !== 'function' || realFetch.countsRequests) return;
   const fetch = function fetch(input, init) {
     const url = requestUrl(input);
     const log = caseRequests.getStore();
-    if (log) {
-      log.fetches += 1;
-      if (url !== log.url && !url.startsWith(`${log.url}/`)) log.elsewhere.push(url);
-    } else {
+    if (!log) {
       console.error(`[probe] a request outside any case: ${url}`);
+      return isLoopback(url) ? realFetch(input, init) : refused(url);
     }
-    return realFetch(input, init);
+    log.fetches += 1;
+    const to = destination(log.route, log.url, url);
+    if (to === null) {
+      log.elsewhere.push(url);
+      return refused(url);
+    }
+    if (to === url) return realFetch(input, init);
+    // A Request input keeps its method, headers and body under the new URL.
+    return typeof input === 'string' || input instanceof URL
+      ? realFetch(to, init)
+      : realFetch(new Request(to, input), init);
   };
   fetch.countsRequests = true;
   globalThis.fetch = fetch;
+}
+
+/** The URL a node:http(s) request(url | options, [options], [callback]) is for. */
+function nodeRequestUrl(protocol, args) {
+  const [first, second] = args;
+  if (typeof first === 'string') return first;
+  if (first instanceof URL) return first.href;
+  const o = first ?? second ?? {};
+  const host = o.hostname ?? o.host ?? 'localhost';
+  return `${o.protocol ?? protocol}//${host}${o.port ? `:${o.port}` : ''}${o.path ?? '/'}`;
+}
+
+/**
+ * node:http and node:https bypass fetch: Mastra's webFetchTool (1.67+) calls
+ * https.request itself. No provider route uses them, so every such request to
+ * a host other than the loopback interface is refused (a synchronous throw,
+ * which a Promise executor turns into a rejection) and listed in the case's
+ * `elsewhere`. Named ESM imports of the modules are synced to the patch.
+ */
+function guardNodeHttp() {
+  for (const [mod, protocol] of [
+    [http, 'http:'],
+    [https, 'https:'],
+  ]) {
+    if (mod.request.guarded) continue;
+    for (const fn of ['request', 'get']) {
+      const real = mod[fn];
+      const guarded = function (...args) {
+        const url = nodeRequestUrl(protocol, args);
+        if (!isLoopback(url)) {
+          const log = caseRequests.getStore();
+          if (log) log.elsewhere.push(url);
+          else console.error(`[probe] a node:${protocol.slice(0, -1)} request outside any case: ${url}`);
+          throw new TypeError(`the probe refused a node:${protocol.slice(0, -1)} request to ${url}`);
+        }
+        return real.apply(this, args);
+      };
+      guarded.guarded = true;
+      mod[fn] = guarded;
+    }
+  }
+  syncBuiltinESMExports();
 }
 
 // ---------------------------------------------------------------------------
@@ -67,6 +141,8 @@ function countFetches() {
  */
 export async function loadInstall(installDir) {
   countFetches();
+  guardNodeHttp();
+  setRouteEnvironment();
   const dir = path.resolve(installDir);
   const entry = await import(pathToFileURL(path.join(dir, 'probe-entry.mjs')).href);
   const { agent, tools, z } = entry;
@@ -142,6 +218,7 @@ function checkCase(c) {
     throw new CaseFault(`call.method must be "generate" or "stream", not ${JSON.stringify(method)}`);
   }
   if (c.replies !== undefined && !Array.isArray(c.replies)) throw new CaseFault('replies must be an array');
+  if (routeOf(c) === null) throw new CaseFault(`route ${JSON.stringify(c.route)} is not a route of case-format.md`);
   return method;
 }
 
@@ -157,7 +234,7 @@ function checkCase(c) {
 export async function runCase(lib, c, url) {
   const method = checkCase(c);
   if (typeof url !== 'string') throw new CaseFault('url must be a string');
-  const log = { url, fetches: 0, elsewhere: [] };
+  const log = { url, route: routeOf(c), fetches: 0, elsewhere: [] };
   const result = await caseRequests.run(log, () => runChecked(lib, c, url, method));
   return { ...result, fetches: log.fetches, elsewhere: log.elsewhere };
 }
@@ -235,7 +312,7 @@ async function runChecked(lib, c, url, method) {
       id: 'probe',
       name: 'probe',
       instructions: 'p',
-      model: { id: 'openai/gpt-4o-mini', url, apiKey: 'sk-fake' },
+      model: modelFor(routeOf(c), url),
       tools,
     });
     error = method === 'generate' ? await runGenerate(agent, options) : await runStream(agent, options);

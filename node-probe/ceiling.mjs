@@ -57,7 +57,7 @@ let faults = 0;
 async function worker() {
   while (next < cases.length) {
     const c = cases[next++];
-    const slot = listener.open(c.replies ?? []);
+    const slot = listener.open(c.replies ?? [], c.route ?? 'openai-compatible');
     try {
       await runCase(lib, c, slot.url);
     } catch (e) {

@@ -18,6 +18,7 @@
 // Only node:http is used, so the ceiling measures Mastra, not a framework.
 
 import http from 'node:http';
+import { answerOn } from './wire.mjs';
 
 /** The reply a slot gives once its script has run out (case-format.md). */
 export const DEFAULT_REPLY = Object.freeze({ status: 400 });
@@ -60,7 +61,18 @@ export async function startListener() {
         reply = slot.replies[slot.next] ?? DEFAULT_REPLY;
         slot.next += 1;
       }
-      const stream = body !== null && typeof body === 'object' && body.stream === true;
+      const route = slot?.route ?? 'openai-compatible';
+      // Gemini asks for events in the path, every other API in the body.
+      const stream =
+        route === 'google'
+          ? req.url.includes(':streamGenerateContent')
+          : body !== null && typeof body === 'object' && body.stream === true;
+      if (route !== 'openai-compatible') {
+        const a = answerOn(route, reply, stream);
+        res.writeHead(a.status, { 'content-type': a.contentType });
+        res.end(a.body);
+        return;
+      }
       answer(res, reply, stream, slot ? slot.requests.length : 0);
     });
   });
@@ -77,9 +89,9 @@ export async function startListener() {
   return {
     port,
     url,
-    open(replies = []) {
+    open(replies = [], route = 'openai-compatible') {
       const slot = String(nextSlot++);
-      const entry = { replies: Array.isArray(replies) ? replies : [], next: 0, requests: [] };
+      const entry = { replies: Array.isArray(replies) ? replies : [], next: 0, requests: [], route };
       slots.set(slot, entry);
       return { slot, url: url(slot), requests: entry.requests };
     },

@@ -2,9 +2,9 @@
 //! (`loops::bisect`), printed step by step.
 
 use super::out::{print_out, say, stop_flag};
-use crate::case::Case;
 use crate::loops::bisect::{bisect as search, Bisection, On, Step};
 use crate::outcome::{Exit, Failure};
+use crate::route::Route;
 use crate::run::config::Config;
 use crate::run::session::Session;
 use crate::versions::spec::MastraVersion;
@@ -17,8 +17,9 @@ pub fn bisect(
     bad: MastraVersion,
     on: On,
     prereleases: bool,
+    route: Option<Route>,
 ) -> Result<Exit, Failure> {
-    let case = Case::load(case)?;
+    let case = super::single::load_on(case, route)?;
     let mut session = Session::new(config, stop_flag())?;
     let name = case.name();
     let what = on.name();

@@ -10,6 +10,7 @@ use crate::judge::compare::Verdict;
 use crate::loops::fuzz::{self, found::Saved, Plan, SessionOracle};
 use crate::outcome::{Exit, Failure, RunEnd};
 use crate::report::report_json;
+use crate::route::RouteSet;
 use crate::run::config::Config;
 use crate::run::info::RunInfo;
 use crate::run::session::Session;
@@ -28,6 +29,8 @@ pub struct FuzzFlags {
     pub ceiling: bool,
     pub json: Option<PathBuf>,
     pub shard: Option<Shard>,
+    /// `--route`: each generated case draws its route from these.
+    pub routes: Option<RouteSet>,
 }
 
 pub fn fuzz(config: Config, flags: FuzzFlags) -> Result<Exit, Failure> {
@@ -40,6 +43,7 @@ pub fn fuzz(config: Config, flags: FuzzFlags) -> Result<Exit, Failure> {
         ceiling,
         json,
         shard,
+        routes,
     } = flags;
     let root = config.root.clone();
     let found_dir = found.unwrap_or_else(|| fuzz::default_found_dir(&root));
@@ -54,12 +58,21 @@ pub fn fuzz(config: Config, flags: FuzzFlags) -> Result<Exit, Failure> {
     let stop = stop_flag();
     let mut session = Session::new(config, stop.clone())?;
     let versions = session.resolve(&versions.0, selection)?;
-    let generated = fuzz::generate_slice(seed, count, shard.unwrap_or_else(Shard::whole));
+    let generated = fuzz::generate_slice_on(
+        seed,
+        count,
+        shard.unwrap_or_else(Shard::whole),
+        routes.as_ref(),
+    );
     let replay = saved_cases.clone();
     let plan = Plan::new(seed);
     let mut info = RunInfo::new("fuzz", &root);
     info.versions = versions.clone();
     info.seed = Some(seed);
+    info.routes = routes.as_ref().map_or_else(
+        || vec![crate::route::Route::default()],
+        |r| r.routes().to_vec(),
+    );
     info.shard = shard.map(|s| s.to_string());
     let (mut results, mut findings) = (Vec::new(), Vec::new());
     let mut end = RunEnd::default();

@@ -17,6 +17,7 @@ mod verify;
 
 use crate::loops::bisect::On;
 use crate::outcome::{Exit, Failure};
+use crate::route::{Route, RouteSet};
 use crate::run::config::{repo_root, Config};
 use crate::run::shard::Shard;
 use crate::versions::spec::{MastraVersion, Selection, VersionList, VersionSpec};
@@ -85,6 +86,9 @@ pub enum Command {
         /// packed tarball or a folder).
         #[arg(long = "mastra-version")]
         mastra_version: VersionSpec,
+        /// The route, when the case does not name its own.
+        #[arg(long)]
+        route: Option<Route>,
     },
     /// Run a case on the real @mastra/core and print the observed projection.
     Observe {
@@ -93,6 +97,9 @@ pub enum Command {
         /// packed tarball or a folder).
         #[arg(long = "mastra-version")]
         mastra_version: VersionSpec,
+        /// The route, when the case does not name its own.
+        #[arg(long)]
+        route: Option<Route>,
         #[command(flatten)]
         probe: ProbeFlags,
     },
@@ -124,6 +131,10 @@ pub enum Command {
         /// Run only slice K of N (deterministic, weighed by measured cost).
         #[arg(long)]
         shard: Option<Shard>,
+        /// Routes for the cases that do not name their own: one, a
+        /// comma-separated list, or `all` (default: each case's own).
+        #[arg(long)]
+        route: Option<RouteSet>,
         #[command(flatten)]
         select: SelectFlags,
         #[command(flatten)]
@@ -163,6 +174,10 @@ pub enum Command {
         /// Also write the JSON report here.
         #[arg(long)]
         json: Option<PathBuf>,
+        /// Routes for the cases that do not name their own: one, a
+        /// comma-separated list, or `all` (default: each case's own).
+        #[arg(long)]
+        route: Option<RouteSet>,
         #[command(flatten)]
         select: SelectFlags,
         #[command(flatten)]
@@ -182,6 +197,10 @@ pub enum Command {
         /// Also write the figures as JSON here.
         #[arg(long)]
         json: Option<PathBuf>,
+        /// Routes for the cases that do not name their own: one, a
+        /// comma-separated list, or `all` (default: each case's own).
+        #[arg(long)]
+        route: Option<RouteSet>,
         #[command(flatten)]
         probe: ProbeFlags,
     },
@@ -211,6 +230,10 @@ pub enum Command {
         /// Write the JSON report here.
         #[arg(long)]
         json: Option<PathBuf>,
+        /// Routes for the cases that do not name their own: one, a
+        /// comma-separated list, or `all` (default: each case's own).
+        #[arg(long)]
+        route: Option<RouteSet>,
         #[command(flatten)]
         select: SelectFlags,
         #[command(flatten)]
@@ -270,6 +293,9 @@ pub enum Command {
         /// Bisect over prereleases too, for a finer answer than releases give.
         #[arg(long)]
         include_prereleases: bool,
+        /// The route, when the case does not name its own.
+        #[arg(long)]
+        route: Option<Route>,
         #[command(flatten)]
         probe: ProbeFlags,
     },
@@ -285,6 +311,10 @@ pub enum Command {
         /// Write the per-version, per-case states here.
         #[arg(long)]
         json: Option<PathBuf>,
+        /// Routes for the cases that do not name their own: one, a
+        /// comma-separated list, or `all` (default: each case's own).
+        #[arg(long)]
+        route: Option<RouteSet>,
         #[command(flatten)]
         select: SelectFlags,
         #[command(flatten)]
@@ -316,6 +346,10 @@ pub enum Command {
         /// Run only slice K of N (deterministic, weighed by measured cost).
         #[arg(long)]
         shard: Option<Shard>,
+        /// Routes for the cases that do not name their own: one, a
+        /// comma-separated list, or `all` (default: each case's own).
+        #[arg(long)]
+        route: Option<RouteSet>,
         #[command(flatten)]
         select: SelectFlags,
         #[command(flatten)]
@@ -456,17 +490,20 @@ fn execute(command: Command) -> Result<Exit, Failure> {
         Command::Predict {
             case,
             mastra_version,
-        } => single::predict(&case, &mastra_version),
+            route,
+        } => single::predict(&case, &mastra_version, route),
         Command::Observe {
             case,
             mastra_version,
+            route,
             probe,
-        } => single::observe(probe.config(), &case, &mastra_version),
+        } => single::observe(probe.config(), &case, &mastra_version, route),
         Command::Bench {
             mastra_version,
             repeat,
             cases,
             json,
+            route,
             probe,
         } => single::bench(
             probe.config(),
@@ -474,6 +511,7 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             repeat,
             &case_paths(&cases),
             json.as_deref(),
+            route,
         ),
         Command::Run {
             cases,
@@ -484,13 +522,22 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             bodies,
             shard,
             select,
+            route,
             probe,
         } => {
             let mut config = probe.config();
             config.strict = strict;
             runs::run(
                 config,
-                runs::plan("run", &cases, versions, select.selection(), bodies, shard),
+                runs::plan(
+                    "run",
+                    &cases,
+                    versions,
+                    select.selection(),
+                    bodies,
+                    shard,
+                    route,
+                ),
                 json.as_deref(),
                 out.as_deref(),
             )
@@ -504,11 +551,20 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             strict,
             shard,
             select,
+            route,
             probe,
         } => {
             let mut config = probe.config();
             config.strict = strict;
-            let plan = runs::plan("matrix", &cases, versions, select.selection(), None, shard);
+            let plan = runs::plan(
+                "matrix",
+                &cases,
+                versions,
+                select.selection(),
+                None,
+                shard,
+                route,
+            );
             runs::matrix(config, plan, &out, fuzz_count, seed)
         }
         Command::Sweep {
@@ -517,10 +573,19 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             out,
             json,
             select,
+            route,
             probe,
         } => runs::sweep(
             probe.config(),
-            runs::plan("sweep", &cases, versions, select.selection(), None, None),
+            runs::plan(
+                "sweep",
+                &cases,
+                versions,
+                select.selection(),
+                None,
+                None,
+                route,
+            ),
             &out,
             json.as_deref(),
         ),
@@ -542,6 +607,7 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             shard,
             json,
             select,
+            route,
             probe,
         } => fuzz::fuzz(
             probe.config(),
@@ -554,6 +620,7 @@ fn execute(command: Command) -> Result<Exit, Failure> {
                 ceiling,
                 json,
                 shard,
+                routes: route,
             },
         ),
         Command::Lint {
@@ -593,13 +660,23 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             bad,
             on,
             include_prereleases,
+            route,
             probe,
-        } => bisect::bisect(probe.config(), &case, good, bad, on, include_prereleases),
+        } => bisect::bisect(
+            probe.config(),
+            &case,
+            good,
+            bad,
+            on,
+            include_prereleases,
+            route,
+        ),
         Command::Verify {
             issue,
             versions,
             json,
             select,
+            route,
             probe,
         } => verify::verify(
             probe.config(),
@@ -607,6 +684,7 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             versions,
             select.selection(),
             json.as_deref(),
+            route,
         ),
         Command::Diff {
             from,

@@ -48,7 +48,7 @@ pub fn repro(
         }
         None => Case::load(case)?,
     };
-    let Some((issue, symptom)) = known.for_case(&case.path) else {
+    let Some((issue, symptom)) = known.for_case(&case.path, case.route) else {
         let listed: Vec<&str> = known
             .issues
             .iter()

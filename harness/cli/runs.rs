@@ -11,6 +11,7 @@ use crate::report::{
     headline, report_json, summary, versions_that_ran, write_atomically, write_reports,
 };
 use crate::report::{HTML, JSON, JSONL, JUNIT, MARKDOWN};
+use crate::route::RouteSet;
 use crate::run::config::{repo_root, Config};
 use crate::run::corpus::{collect_run, Both, RunOutcome, RunPlan};
 use crate::run::info::RunInfo;
@@ -27,6 +28,7 @@ pub fn plan(
     selection: Selection,
     bodies: Option<PathBuf>,
     shard: Option<Shard>,
+    routes: Option<RouteSet>,
 ) -> RunPlan {
     RunPlan {
         command: command.to_string(),
@@ -35,6 +37,7 @@ pub fn plan(
         selection,
         bodies,
         shard,
+        routes,
     }
 }
 
@@ -157,8 +160,13 @@ pub fn sweep(
 ) -> Result<Exit, Failure> {
     check_writable("--out", out)?;
     let root = config.root.clone();
+    let routes = plan
+        .routes
+        .as_ref()
+        .map(|r| format!(" --route {}", r.names().join(",")))
+        .unwrap_or_default();
     let command = format!(
-        "mastra-conform sweep --versions '{}'",
+        "mastra-conform sweep --versions '{}'{routes}",
         plan.versions
             .iter()
             .map(ToString::to_string)

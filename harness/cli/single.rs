@@ -2,15 +2,26 @@
 
 use super::out::{print_out, stop_flag};
 use crate::case::{Case, Reply};
+use crate::js::json::Json;
 use crate::model::predict as model_predict;
 use crate::outcome::{Exit, Failure};
 use crate::report::write_atomically;
+use crate::route::{Route, RouteSet};
 use crate::run::config::repo_root;
 use crate::run::config::Config;
 use crate::run::corpus::load_cases;
 use crate::run::session::{CaseResult, Session};
 use crate::versions::spec::{MastraVersion, Selection, VersionSpec};
 use std::path::{Path, PathBuf};
+
+/// The case at `path`, on `--route` unless it names its own route.
+pub fn load_on(path: &Path, route: Option<Route>) -> Result<Case, Failure> {
+    let case = Case::load(path)?;
+    Ok(match route {
+        Some(r) if !case.names_its_route() => case.on_route(r),
+        _ => case,
+    })
+}
 
 /// Resolve a `--mastra-version` to exactly one version: a release, a
 /// prerelease, a dist-tag, or a build (hashed, named and kept in the cache).
@@ -35,9 +46,9 @@ pub fn one_version(session: &mut Session, spec: &VersionSpec) -> Result<MastraVe
     }
 }
 
-/// `predict CASE --mastra-version V`: the model's projection.
-pub fn predict(case: &Path, spec: &VersionSpec) -> Result<Exit, Failure> {
-    let case = Case::load(case)?;
+/// `predict CASE --mastra-version V [--route R]`: the model's projection.
+pub fn predict(case: &Path, spec: &VersionSpec, route: Option<Route>) -> Result<Exit, Failure> {
+    let case = load_on(case, route)?;
     let version = match spec {
         VersionSpec::Exact(v) => *v,
         // A tag or a build must be looked up first; the model never is.
@@ -53,9 +64,14 @@ pub fn predict(case: &Path, spec: &VersionSpec) -> Result<Exit, Failure> {
     Ok(Exit::Ok)
 }
 
-/// `observe CASE --mastra-version V`: the real projection.
-pub fn observe(config: Config, case: &Path, spec: &VersionSpec) -> Result<Exit, Failure> {
-    let case = Case::load(case)?;
+/// `observe CASE --mastra-version V [--route R]`: the real projection.
+pub fn observe(
+    config: Config,
+    case: &Path,
+    spec: &VersionSpec,
+    route: Option<Route>,
+) -> Result<Exit, Failure> {
+    let case = load_on(case, route)?;
     let mut session = Session::new(config, stop_flag())?;
     let version = one_version(&mut session, spec)?;
     let mut got: Option<CaseResult> = None;
@@ -83,6 +99,7 @@ pub fn bench(
     repeat: u32,
     paths: &[PathBuf],
     json: Option<&Path>,
+    routes: Option<RouteSet>,
 ) -> Result<Exit, Failure> {
     let (corpus, errors) = load_cases(paths);
     if let Some(e) = errors.into_iter().next() {
@@ -104,8 +121,21 @@ pub fn bench(
     let result =
         crate::loops::bench::bench(&mut session, version, &workload).map_err(Failure::infra)?;
     print_out(&result.to_text());
+    let mut report = result.to_json();
+    if let Some(set) = routes {
+        let rates =
+            crate::loops::bench::route_rates(&mut session, version, &workload, set.routes())
+                .map_err(Failure::infra)?;
+        print_out(&crate::loops::bench::route_table(&rates));
+        if let Json::Object(members) = &mut report {
+            members.push((
+                "routes".into(),
+                crate::loops::bench::route_rates_json(&rates),
+            ));
+        }
+    }
     if let Some(path) = json {
-        write_atomically(path, &result.to_json().to_pretty())
+        write_atomically(path, &report.to_pretty())
             .map_err(|e| Failure::infra_because(format!("cannot write {}", path.display()), e))?;
     }
     Ok(Exit::Ok)

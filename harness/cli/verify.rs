@@ -7,6 +7,7 @@ use crate::judge::known::IssueState;
 use crate::loops::verify::{runs, select, verify as run_verify, Status};
 use crate::outcome::{Exit, Failure, RunEnd};
 use crate::report::write_atomically;
+use crate::route::RouteSet;
 use crate::run::config::Config;
 use crate::run::session::Session;
 use crate::versions::spec::{Selection, VersionList};
@@ -18,6 +19,7 @@ pub fn verify(
     versions: VersionList,
     selection: Selection,
     json: Option<&Path>,
+    routes: Option<RouteSet>,
 ) -> Result<Exit, Failure> {
     let mut session = Session::new(config, stop_flag())?;
     let issues = select(&session.refiner.known, issue)?;
@@ -30,14 +32,20 @@ pub fn verify(
     }
     let total = versions.len();
     let mut n = 0;
-    let done = run_verify(&mut session, issues, &versions, |v, line| {
-        n += 1;
-        let line: Vec<String> = line
-            .iter()
-            .map(|(id, status)| format!("{id} {}", status.name()))
-            .collect();
-        eprintln!("[{n}/{total}] {v}: {}", line.join(", "));
-    })?;
+    let done = run_verify(
+        &mut session,
+        issues,
+        &versions,
+        routes.as_ref(),
+        |v, line| {
+            n += 1;
+            let line: Vec<String> = line
+                .iter()
+                .map(|(id, status)| format!("{id} {}", status.name()))
+                .collect();
+            eprintln!("[{n}/{total}] {v}: {}", line.join(", "));
+        },
+    )?;
     for (issue, rows) in done.issues.iter().zip(&done.rows) {
         say!("\n{}: {}", issue.id, issue.title);
         if let Some(link) = &issue.upstream {

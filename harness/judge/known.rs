@@ -23,6 +23,10 @@
 //! } ] }
 //! ```
 //!
+//! A case entry may name a `route`: it then holds on that route only, and
+//! takes precedence there over an entry for the same file without one
+//! (which holds on every other route).
+//!
 //! Case paths are relative to the file's folder; `seen` is a version set in
 //! `--versions` syntax. `fixedShows` (optional) is the fixed behaviour as a
 //! symptom: `verify` calls a version fixed only when it shows it (a symptom
@@ -32,7 +36,8 @@
 //!
 //! | `shows` | the issue is there when |
 //! |---|---|
-//! | `{"toolChoiceNotSent": true}` | a request's named `tool_choice` names no function of its `tools` |
+//! | `{"toolChoiceNotSent": true}` | a request's named tool choice (in any route's shape) names no function of its `tools` |
+//! | `{"emptyTools": true}` | a request was sent, and the first one's `tools` is `[]` |
 //! | `{"toolChoiceSent": true}` | a request has a named `tool_choice`, and every named one names a function of its `tools` |
 //! | `{"toolSent": NAME}` | a request's `tools` has NAME |
 //! | `{"toolNotSent": NAME}` | a request was sent, and the first one's `tools` lacks NAME |
@@ -45,6 +50,7 @@ use crate::js::string::JsString;
 use crate::model::Prediction;
 use crate::observation::Observed;
 use crate::projection::Projection;
+use crate::route::Route;
 use crate::versions::spec::VersionSpec;
 use std::path::{Path, PathBuf};
 
@@ -52,6 +58,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, PartialEq)]
 pub enum Symptom {
     ToolChoiceNotSent,
+    EmptyTools,
     ToolChoiceSent,
     ToolSent(JsString),
     ToolNotSent(JsString),
@@ -65,17 +72,13 @@ impl Symptom {
         let first = p.requests.first();
         match self {
             Symptom::ToolChoiceNotSent => p.requests.iter().any(|r| {
-                let named = r
-                    .tool_choice
-                    .as_ref()
-                    .and_then(|c| c.get("function")?.get("name")?.as_str().cloned());
+                let named = r.tool_choice.as_ref().and_then(named_choice);
                 named.is_some_and(|n| !r.tools.iter().flatten().any(|t| *t == n))
             }),
+            Symptom::EmptyTools => first.is_some_and(|r| r.tools.as_deref() == Some(&[])),
             Symptom::ToolChoiceSent => {
                 let named = |r: &crate::projection::RequestView| {
-                    r.tool_choice
-                        .as_ref()
-                        .and_then(|c| c.get("function")?.get("name")?.as_str().cloned())
+                    r.tool_choice.as_ref().and_then(named_choice)
                 };
                 p.requests.iter().any(|r| named(r).is_some())
                     && p.requests
@@ -104,6 +107,7 @@ impl Symptom {
     pub fn to_json(&self) -> Json {
         let (k, v) = match self {
             Symptom::ToolChoiceNotSent => ("toolChoiceNotSent", Json::Bool(true)),
+            Symptom::EmptyTools => ("emptyTools", Json::Bool(true)),
             Symptom::ToolChoiceSent => ("toolChoiceSent", Json::Bool(true)),
             Symptom::ToolSent(n) => ("toolSent", Json::String(n.clone())),
             Symptom::ToolNotSent(n) => ("toolNotSent", Json::String(n.clone())),
@@ -121,6 +125,38 @@ impl std::fmt::Display for Symptom {
     }
 }
 
+/// The function a tool choice forces, in each route's shape: Chat
+/// Completions `{"type":"function","function":{"name":N}}`, Responses
+/// `{"type":"function","name":N}`, Anthropic `{"type":"tool","name":N}`,
+/// Gemini `{"functionCallingConfig":{"allowedFunctionNames":[N]}}`.
+pub fn named_choice(choice: &Json) -> Option<JsString> {
+    if let Some(n) = choice.get("function").and_then(|f| f.get("name")) {
+        return n.as_str().cloned();
+    }
+    let kind = choice
+        .get("type")
+        .and_then(Json::as_str)
+        .map(JsString::to_lossy);
+    if matches!(kind.as_deref(), Some("function" | "tool")) {
+        // A forced function without a string name (the openai route can
+        // lose it, `model/route.rs`) names nothing that was sent: "".
+        return Some(
+            choice
+                .get("name")
+                .and_then(Json::as_str)
+                .cloned()
+                .unwrap_or_default(),
+        );
+    }
+    choice
+        .get("functionCallingConfig")?
+        .get("allowedFunctionNames")?
+        .as_array()?
+        .first()?
+        .as_str()
+        .cloned()
+}
+
 fn contains(haystack: &JsString, needle: &JsString) -> bool {
     let (h, n) = (haystack.units(), needle.units());
     n.is_empty() || h.windows(n.len()).any(|w| w == n)
@@ -133,6 +169,9 @@ pub struct IssueCase {
     pub case: String,
     /// Resolved against the file's folder, canonical.
     pub path: PathBuf,
+    /// The one route the entry holds on; `None`: every route no other entry
+    /// of the file names.
+    pub route: Option<Route>,
     pub shows: Symptom,
 }
 
@@ -292,15 +331,37 @@ impl KnownIssues {
                     .get("shows")
                     .ok_or_else(|| err(&field, "`shows`: missing".into()))?;
                 let shows = symptom(shows).map_err(|p| err(&format!("{field}.shows"), p))?;
+                let route = match c.get("route") {
+                    None => None,
+                    Some(r) => Some(
+                        r.as_str()
+                            .and_then(|r| Route::parse(&r.to_lossy()))
+                            .ok_or_else(|| {
+                                err(
+                                    &format!("{field}.route"),
+                                    format!(
+                                        "{}: expected one of {}",
+                                        r.to_compact(),
+                                        Route::ALL.map(Route::name).join(", ")
+                                    ),
+                                )
+                            })?,
+                    ),
+                };
                 let taken = issues
                     .iter()
                     .flat_map(|o| o.cases.iter())
                     .chain(cases.iter())
-                    .any(|x| x.path == path);
+                    .any(|x| x.path == path && x.route == route);
                 if taken {
                     return Err(err(&field, format!("{case} already belongs to an issue")));
                 }
-                cases.push(IssueCase { case, path, shows });
+                cases.push(IssueCase {
+                    case,
+                    path,
+                    route,
+                    shows,
+                });
             }
             if cases.is_empty() {
                 return Err(err(
@@ -333,15 +394,19 @@ impl KnownIssues {
         self.issues.iter().find(|i| i.id == id)
     }
 
-    /// The issue a case file shows, and its symptom there.
-    pub fn for_case(&self, case: &Path) -> Option<(&KnownIssue, &Symptom)> {
+    /// The issue a case file shows on `route`, and its symptom there: the
+    /// entry for that route, else the file's entry for every route.
+    pub fn for_case(&self, case: &Path, route: Route) -> Option<(&KnownIssue, &Symptom)> {
         let case = canonical(case);
-        self.issues.iter().find_map(|i| {
-            i.cases
-                .iter()
-                .find(|c| c.path == case)
-                .map(|c| (i, &c.shows))
-        })
+        let find = |want: Option<Route>| {
+            self.issues.iter().find_map(|i| {
+                i.cases
+                    .iter()
+                    .find(|c| c.path == case && c.route == want)
+                    .map(|c| (i, &c.shows))
+            })
+        };
+        find(Some(route)).or_else(|| find(None))
     }
 
     pub fn ids(&self) -> Vec<&str> {
@@ -402,6 +467,7 @@ fn symptom(v: &Json) -> Result<Symptom, String> {
             .ok_or(format!("expected a string, got {}", value.kind()))
     };
     match k.to_lossy().as_str() {
+        "emptyTools" => flag(Symptom::EmptyTools),
         "toolChoiceNotSent" => flag(Symptom::ToolChoiceNotSent),
         "toolChoiceSent" => flag(Symptom::ToolChoiceSent),
         "noTools" => flag(Symptom::NoTools),
@@ -518,7 +584,19 @@ mod tests {
         let case = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("cases/report/toolchoice-by-key-not-rewritten.json");
         assert_eq!(
-            known.for_case(&case).map(|(i, _)| i.id.as_str()),
+            known
+                .for_case(&case, Route::OpenAiCompatible)
+                .map(|(i, _)| i.id.as_str()),
+            Some("toolchoice-not-rewritten")
+        );
+        // A route's own entry takes precedence over the file's general one.
+        let (issue, symptom) = known.for_case(&case, Route::Mistral).unwrap();
+        assert_eq!(issue.id, "mistral-named-choice-drops-tools");
+        assert_eq!(*symptom, Symptom::EmptyTools);
+        assert_eq!(
+            known
+                .for_case(&case, Route::Google)
+                .map(|(i, _)| i.id.as_str()),
             Some("toolchoice-not-rewritten")
         );
     }

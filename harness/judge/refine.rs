@@ -103,14 +103,14 @@ impl Refiner {
     ) -> (Verdict, Findings) {
         let mut f = Findings::default();
         if let Observed::Ran { bodies, .. } = observed {
-            f.known_issue = self
-                .known
-                .for_case(&case.path)
-                .and_then(|(issue, symptom)| {
-                    IssueState::of(symptom, predicted, observed).map(|s| (issue.id.clone(), s))
-                });
+            f.known_issue =
+                self.known
+                    .for_case(&case.path, case.route)
+                    .and_then(|(issue, symptom)| {
+                        IssueState::of(symptom, predicted, observed).map(|s| (issue.id.clone(), s))
+                    });
             f.snapshot = snapshot_matches(&self.snapshots, &case.name(), version, bodies);
-            f.provider = provider::check(bodies);
+            f.provider = provider::check(case.route, bodies);
         }
         (decide(base, &f), f)
     }
@@ -138,6 +138,7 @@ mod tests {
             provider: if rejects {
                 vec![Rejection {
                     request: 1,
+                    route: crate::route::Route::OpenAiCompatible,
                     rule: Rule::ChoiceWithoutTools,
                 }]
             } else {

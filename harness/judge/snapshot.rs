@@ -62,10 +62,19 @@ pub fn text(bodies: &[Captured]) -> String {
     out
 }
 
-/// The snapshot's name: the version, then the case path without `cases/`
-/// and `.json`, folders joined by `__`.
+/// The snapshot's name: the version, the route when it is not the default
+/// (a case name `PATH@ROUTE`), then the case path without `cases/` and
+/// `.json`, folders joined by `__`.
 pub fn name(case_name: &str, version: MastraVersion) -> String {
-    let path = case_name.trim_start_matches("./");
+    let (path, route) = match case_name.rsplit_once('@') {
+        Some((path, route)) if crate::route::Route::parse(route).is_some() => (path, Some(route)),
+        _ => (case_name, None),
+    };
+    let version = match route {
+        Some(route) => format!("{version}__{route}"),
+        None => version.to_string(),
+    };
+    let path = path.trim_start_matches("./");
     let path = path.strip_prefix("cases/").unwrap_or(path);
     let path = path.strip_suffix(".json").unwrap_or(path);
     format!("{version}__{}", path.replace(['/', '\\'], "__"))

@@ -13,6 +13,7 @@
 use crate::case::Case;
 use crate::js::json::Json;
 use crate::observe::proc::CommandSpec;
+use crate::route::Route;
 use crate::run::session::Session;
 use crate::versions::spec::MastraVersion;
 use std::io::Write;
@@ -159,6 +160,108 @@ pub fn bench(
         ceiling_rate,
         not_as_modelled,
     })
+}
+
+/// The harness's rate on each route: the same workload with every case on
+/// that route, through the whole pipeline, start-up subtracted. The ceiling
+/// speaks only the OpenAI-compatible format, so routes are compared with
+/// each other (and with `openai-compatible`), not with the ceiling.
+pub fn route_rates(
+    session: &mut Session,
+    version: MastraVersion,
+    workload: &[Case],
+    routes: &[Route],
+) -> Result<Vec<RouteRate>, String> {
+    session
+        .install(version)
+        .map_err(|o| o.infra_detail().unwrap_or_default())?;
+    let mut out = Vec::new();
+    for &route in routes {
+        let cases: Vec<Case> = workload.iter().map(|c| c.on_route(route)).collect();
+        let mut not_as_modelled = 0;
+        let t = Instant::now();
+        let stats = session.run_version(version, &cases, |r| {
+            if !matches!(
+                r.verdict,
+                crate::judge::compare::Verdict::AsModelled
+                    | crate::judge::compare::Verdict::Unmodelled
+                    | crate::judge::compare::Verdict::KnownIssue
+                    | crate::judge::compare::Verdict::ProviderRejects
+            ) {
+                not_as_modelled += 1;
+            }
+        });
+        let wall = t.elapsed();
+        if let Some(outcome) = stats.outcome {
+            return Err(outcome);
+        }
+        let seconds = wall.saturating_sub(stats.pool.startup_total).as_secs_f64();
+        out.push(RouteRate {
+            route,
+            cases: cases.len(),
+            seconds,
+            rate: cases.len() as f64 / seconds.max(1e-9),
+            startup: stats.pool.startup_total,
+            not_as_modelled,
+        });
+    }
+    Ok(out)
+}
+
+/// One route's figures in `bench --route`.
+#[derive(Debug, Clone)]
+pub struct RouteRate {
+    pub route: Route,
+    pub cases: usize,
+    pub seconds: f64,
+    pub rate: f64,
+    pub startup: Duration,
+    pub not_as_modelled: usize,
+}
+
+/// The route table: each route's rate and its ratio to `openai-compatible`
+/// (the target is >= 0.80).
+pub fn route_table(rates: &[RouteRate]) -> String {
+    let base = rates
+        .iter()
+        .find(|r| r.route == Route::OpenAiCompatible)
+        .map(|r| r.rate);
+    let mut out = String::from(
+        "route               cases/s   ratio to openai-compatible   not as modelled\n",
+    );
+    for r in rates {
+        let ratio = base.map_or_else(
+            || "-".to_string(),
+            |b| format!("{:.2}", r.rate / b.max(1e-9)),
+        );
+        out.push_str(&format!(
+            "{:<18} {:>8.1}   {:>26}   {:>15}\n",
+            r.route.name(),
+            r.rate,
+            ratio,
+            r.not_as_modelled
+        ));
+    }
+    out
+}
+
+pub fn route_rates_json(rates: &[RouteRate]) -> Json {
+    let n = |x: f64| Json::Number(format!("{x:.3}"));
+    Json::Array(
+        rates
+            .iter()
+            .map(|r| {
+                Json::object([
+                    ("route", Json::str(r.route.name())),
+                    ("cases", Json::int(r.cases as i64)),
+                    ("seconds", n(r.seconds)),
+                    ("casesPerSecond", n(r.rate)),
+                    ("startupSeconds", n(r.startup.as_secs_f64())),
+                    ("notAsModelled", Json::int(r.not_as_modelled as i64)),
+                ])
+            })
+            .collect(),
+    )
 }
 
 /// Cases per second of `node-probe/ceiling.mjs` on `cases`: the same cases

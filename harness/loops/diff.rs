@@ -106,7 +106,7 @@ pub fn compare_sides(case: &Case, from: &Observed, to: &Observed, known: &KnownI
     if projection.is_none() && bodies.is_none() {
         return CaseDiff::Same;
     }
-    let own = known.for_case(&case.path).map(|(i, _)| i);
+    let own = known.for_case(&case.path, case.route).map(|(i, _)| i);
     let fixes = own
         .into_iter()
         .chain(known.issues.iter())
@@ -362,6 +362,7 @@ mod tests {
                 cases: vec![IssueCase {
                     case: "elsewhere.json".into(),
                     path: PathBuf::from("/nonexistent/elsewhere.json"),
+                    route: None,
                     shows: Symptom::ToolChoiceNotSent,
                 }],
             }],

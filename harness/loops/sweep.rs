@@ -151,6 +151,7 @@ mod tests {
         CaseResult {
             index: 0,
             case: case.into(),
+            route: crate::route::Route::default(),
             version: MastraVersion::new(v.0, v.1, v.2),
             verdict: Verdict::AsModelled,
             predicted: Prediction::Projection(p.clone()),

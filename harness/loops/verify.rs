@@ -13,6 +13,7 @@ use crate::js::json::Json;
 use crate::judge::compare::Verdict;
 use crate::judge::known::{IssueState, KnownIssue, KnownIssues};
 use crate::outcome::Failure;
+use crate::route::RouteSet;
 use crate::run::session::{CaseResult, Session};
 use crate::versions::spec::MastraVersion;
 use std::sync::atomic::Ordering;
@@ -229,13 +230,33 @@ pub fn verify(
     session: &mut Session,
     issues: Vec<KnownIssue>,
     versions: &[MastraVersion],
+    routes: Option<&RouteSet>,
     mut on_version: impl FnMut(MastraVersion, &[(String, Status)]),
 ) -> Result<Verification, Failure> {
     let mut cases: Vec<Case> = Vec::new();
     let mut owner: Vec<usize> = Vec::new();
     for (i, issue) in issues.iter().enumerate() {
         for c in &issue.cases {
-            cases.push(Case::load(&c.path)?);
+            let case = Case::load(&c.path)?;
+            // An entry for one route runs there; an entry for every route
+            // runs on the routes asked for (default: the case's own).
+            match (c.route, routes) {
+                (Some(r), _) => cases.push(case.on_route(r)),
+                (None, Some(set)) if !case.names_its_route() => {
+                    for &r in set.routes() {
+                        let taken = issue
+                            .cases
+                            .iter()
+                            .any(|o| o.path == c.path && o.route == Some(r));
+                        if !taken {
+                            cases.push(case.on_route(r));
+                            owner.push(i);
+                        }
+                    }
+                    continue;
+                }
+                _ => cases.push(case),
+            }
             owner.push(i);
         }
     }

@@ -7,7 +7,7 @@
 //!    agent tools, then toolsets, then client tools into one record);
 //! 3. run `formatTools` on that record (`rewrite`);
 //! 4. decide `tools` and `tool_choice` (`prepareToolsAndToolChoice`, then the
-//!    OpenAI-compatible provider's `prepareTools`);
+//!    route's provider `prepareTools`, in `route`);
 //! 5. play the scripted replies through the agent loop: which tool each call
 //!    finds, what executes, what the next request carries back.
 //!
@@ -18,6 +18,7 @@
 pub mod record;
 pub mod releases;
 pub mod rewrite;
+pub mod route;
 
 use crate::case::{Case, Method, Reply, Tool, ToolCallReply, ToolChoice, STANDARD_ID};
 use crate::js::json::Json;
@@ -27,6 +28,7 @@ use crate::versions::spec::MastraVersion;
 use record::{Lookup, Record};
 use releases::Release;
 use rewrite::{format_tools, FormatError};
+use route::ResultContent;
 
 /// The model's answer: a projection, or the reason it cannot give one.
 #[derive(Debug, Clone, PartialEq)]
@@ -111,21 +113,6 @@ fn merged_tools(case: &Case) -> Record<ToolValue> {
     all
 }
 
-fn tool_choice_json(choice: &Option<ToolChoice>) -> Json {
-    match choice {
-        None | Some(ToolChoice::Auto) => Json::str("auto"),
-        Some(ToolChoice::None) => Json::str("none"),
-        Some(ToolChoice::Required) => Json::str("required"),
-        Some(ToolChoice::Tool(name)) => Json::object([
-            ("type", Json::str("function")),
-            (
-                "function",
-                Json::object([("name", Json::String(name.clone()))]),
-            ),
-        ]),
-    }
-}
-
 /// What every request of the case carries in `tools` and `tool_choice`.
 fn offered(
     case: &Case,
@@ -141,12 +128,12 @@ fn offered(
             names.retain(|n| active.contains(n));
         }
     }
-    // Mastra returns no tools for an empty record; the provider drops an
+    // Mastra returns no tools for an empty record; every provider drops an
     // empty list, and with it `tool_choice`.
     if names.is_empty() {
         return (None, None);
     }
-    (Some(names), Some(tool_choice_json(&case.call.tool_choice)))
+    route::offer_on(case.route, rel, names, &case.call.tool_choice)
 }
 
 /// The default `maxSteps` of the agent loop.
@@ -427,18 +414,18 @@ fn run(case: &Case, rel: &Release) -> Result<Projection, String> {
         }
         let mut call_items = Vec::new();
         let mut result_items = Vec::new();
-        for (call, r) in calls.iter().zip(&resolved) {
-            call_items.push(HistoryItem::Call(history_name(rel, &call.name)));
+        for (i, (call, r)) in calls.iter().zip(&resolved).enumerate() {
+            let name = history_name(rel, &call.name);
+            call_items.push(route::call_on(case.route, rel, i, name.clone()));
             let content = match r {
-                Resolved::Run { .. } => JsString::from(TOOL_RESULT),
-                Resolved::NotFound { available } => not_found_message(&call.name, available),
+                Resolved::Run { .. } => ResultContent::Output(TOOL_RESULT),
+                Resolved::NotFound { available } => {
+                    ResultContent::Message(not_found_message(&call.name, available))
+                }
                 // Not reached: a step with a stop returned above.
                 Resolved::Stop => continue,
             };
-            result_items.push(HistoryItem::Result {
-                id: call.id.clone(),
-                content: Json::String(content),
-            });
+            result_items.push(route::result_on(case.route, &call.id, &name, content));
         }
         steps.push((call_items, result_items));
     }

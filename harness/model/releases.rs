@@ -62,6 +62,32 @@ pub const HISTORY_PER_STEP: MastraVersion = v(1, 16, 0);
 /// case 2866: `cases/found/stream-call-by-id-executes-after-call-by-key-on-1.71.0.json`).
 pub const EAGER_STREAM_TOOLS: MastraVersion = v(1, 71, 0);
 
+/// On the `openai` route (Responses API), earlier tool calls go back in
+/// history by name (`function_call` items); before, the bundled
+/// `@ai-sdk/openai` sent them as `item_reference`s to the stored output
+/// items (`store` on by default; 1.50.1 `dist/chunk-AR6WPTSV.js:4860`).
+/// First in 1.51.0 (`bisect cases/report/execution-routes-by-rewritten-name.json
+/// --good 1.17.0 --bad 1.67.0 --route openai`; sweep: every `replies/` case
+/// `@openai`, 1.50.1 → 1.51.0).
+pub const RESPONSES_CALLS_BY_NAME: MastraVersion = v(1, 51, 0);
+
+/// On the `openai` route, the bundled `@ai-sdk/openai` passes tool names
+/// through `createToolNameMapping`, a lookup in a plain object
+/// (`customToolNameToProviderToolName[name] ?? name`), for a named tool
+/// choice and for the calls written back into history. A name of
+/// `Object.prototype` finds the inherited member instead of itself: a
+/// function, which `JSON.stringify` leaves out (`{"type":"function"}`), or
+/// for `__proto__` the prototype, written `{}`. 1.71.0
+/// `dist/dist-BKksSoz6.js:837` (the mapping), `:8571` (the choice), `:6793`
+/// (history); found by the fuzzer on the openai route (seed 1, cases 23,
+/// 112, 154, 421, 550: `cases/found/seed1-case*-1.71.0-*.json`). First in
+/// 1.25.0: `bisect cases/found/seed1-case23-1.71.0-requests-toolChoice.json
+/// --good 1.0.4 --bad 1.71.0` gave 1.27.0 with 1.24.0 to 1.26.0 not run (their
+/// probes did not start in time on a loaded machine); the dists settle it:
+/// 1.25.0 `dist/chunk-3RIGZMZ5.js:4568` (the mapping) and `:11169` (the
+/// choice), none in 1.24.1.
+pub const RESPONSES_NAME_MAPPING: MastraVersion = v(1, 25, 0);
+
 /// The first release exporting each builtin of `@mastra/core/tools`
 /// (read from each swept version's exports).
 pub const BUILTINS_SINCE: &[(&str, MastraVersion)] = &[
@@ -100,6 +126,10 @@ pub struct Release {
     pub history_per_step: bool,
     pub eager_stream_tools: bool,
     pub retries: u32,
+    /// `openai` route: history refers to earlier calls as `item_reference`s.
+    pub responses_item_references: bool,
+    /// `openai` route: names go through a plain-object lookup.
+    pub responses_name_mapping: bool,
 }
 
 impl Release {
@@ -114,6 +144,8 @@ impl Release {
             history_per_step: version >= HISTORY_PER_STEP,
             eager_stream_tools: version >= EAGER_STREAM_TOOLS,
             retries: if version >= NO_RETRIES { 0 } else { 2 },
+            responses_item_references: version < RESPONSES_CALLS_BY_NAME,
+            responses_name_mapping: version >= RESPONSES_NAME_MAPPING,
         }
     }
 

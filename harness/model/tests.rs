@@ -366,3 +366,58 @@ fn eager_stream_execution_from_1_71_0() {
         "history keeps the calls' order"
     );
 }
+
+/// Issue 11, the routes: a named choice for a rewritten key keeps every
+/// tool on every route but mistral, where the provider filters them by the
+/// key and keeps none.
+#[test]
+fn routes_mistral_drops_every_tool_for_a_rewritten_named_choice() {
+    let c = case(
+        r#"{"about":"a","tools":["search.web","other"],"route":"mistral",
+            "call":{"toolChoice":{"type":"tool","toolName":"search.web"}}}"#,
+    );
+    for ver in ["1.0.4", "1.67.0", "1.71.0"] {
+        let p = projection(&c, ver);
+        assert_eq!(p.requests[0].tools, Some(vec![]), "{ver}");
+        assert_eq!(p.requests[0].tool_choice, Some(Json::str("any")), "{ver}");
+    }
+    let valid = case(
+        r#"{"about":"a","tools":["search.web","other"],"route":"mistral",
+            "call":{"toolChoice":{"type":"tool","toolName":"other"}}}"#,
+    );
+    assert_eq!(names(&projection(&valid, "1.67.0"), 0), ["other"]);
+}
+
+/// History per route: google results go back by the call's name with the
+/// output as an object; openai before 1.51.0 refers to the stored call.
+#[test]
+fn routes_history_is_written_in_each_providers_terms() {
+    let with = |route: &str| {
+        case(&format!(
+            r#"{{"about":"a","tools":["search.web"],"route":"{route}","replies":[
+                {{"toolCalls":[{{"id":"call_1","name":"search_web","arguments":{{"city":"Paris"}}}}]}},
+                {{"text":"done"}}]}}"#
+        ))
+    };
+    let history = |c: &Case, ver: &str| {
+        let p = projection(c, ver);
+        assert_eq!(p.executed.len(), 1, "{ver}");
+        p.requests[1].to_json().get("history").unwrap().to_compact()
+    };
+    assert_eq!(
+        history(&with("google"), "1.67.0"),
+        r#"[{"call":"search_web"},{"result":{"id":"search_web","content":{"tempC":20}}}]"#
+    );
+    assert_eq!(
+        history(&with("openai"), "1.50.1"),
+        r#"[{"ref":"fc_0"},{"result":{"id":"call_1","content":"{\"tempC\":20}"}}]"#
+    );
+    assert_eq!(
+        history(&with("openai"), "1.51.0"),
+        r#"[{"call":"search_web"},{"result":{"id":"call_1","content":"{\"tempC\":20}"}}]"#
+    );
+    assert_eq!(
+        history(&with("anthropic"), "1.0.4"),
+        history(&with("groq"), "1.0.4")
+    );
+}

@@ -7,7 +7,10 @@
 //! Each case gets its own URL, `http://127.0.0.1:PORT/TOKEN/ID/v1`, where
 //! TOKEN is random per listener, so every request is attributed to exactly one
 //! case; anything else is refused and counted. The HTTP is axum's router on
-//! hyper's HTTP/1 connections: nothing here parses HTTP by hand.
+//! hyper's HTTP/1 connections: nothing here parses HTTP by hand. Replies
+//! are written in the case's route's provider format (`wire`); a route
+//! whose provider path sits below the base (`/v1/messages`,
+//! `/v1/models/M:generateContent`) reaches the same case URL.
 //!
 //! The listener runs unattended beside probes that may misbehave, so every
 //! resource a client can hold is bounded (`Limits`): connections at once,
@@ -15,11 +18,12 @@
 //! breaks a limit loses its own request, recorded as such when it was for a
 //! case; it never stalls the listener or touches another case's capture.
 
-use crate::case::{Reply, ToolCallReply};
+use crate::case::Reply;
 use crate::js::json::Json;
-use crate::js::string::JsString;
 use crate::observation::{BodyProblem, Captured, Refused};
+use crate::observe::wire::{self, WireReply};
 use crate::outcome::error_line;
+use crate::route::Route;
 use axum::body::{Body, Bytes};
 use axum::extract::rejection::PathRejection;
 use axum::extract::{ConnectInfo, Path, Request, State};
@@ -61,6 +65,7 @@ impl Limits {
 
 #[derive(Default)]
 struct Slot {
+    route: Route,
     replies: Vec<Reply>,
     next: usize,
     captured: Vec<Captured>,
@@ -147,11 +152,19 @@ impl Listener {
         format!("http://{}/{}/{id}/v1", self.addr, self.shared.token)
     }
 
-    /// Start capturing for case `id`, answering `replies` in order.
+    /// Start capturing for case `id`, answering `replies` in order, in
+    /// the OpenAI-compatible format.
     pub fn register(&self, id: u64, replies: Vec<Reply>) {
+        self.register_on(id, Route::OpenAiCompatible, replies);
+    }
+
+    /// Start capturing for case `id`, answering `replies` in order, in the
+    /// provider format of `route`.
+    pub fn register_on(&self, id: u64, route: Route, replies: Vec<Reply>) {
         self.shared.slots().insert(
             id,
             Slot {
+                route,
                 replies,
                 ..Slot::default()
             },
@@ -241,7 +254,7 @@ async fn handle(
     }
     // A path that does not even decode (bad percent-encoding, not UTF-8)
     // cannot carry the token.
-    let Ok(Path((token, case, _rest))) = path else {
+    let Ok(Path((token, case, rest))) = path else {
         return shared.refuse(|r| r.bad_token += 1);
     };
     if token != shared.token {
@@ -278,12 +291,12 @@ async fn handle(
         }
     };
     let oversize = problem.is_some();
-    let wants_stream = !oversize
-        && Json::parse_bytes(&bytes)
-            .ok()
-            .and_then(|b| b.get("stream").and_then(Json::as_bool))
-            == Some(true);
-    let reply = {
+    let body = if oversize {
+        None
+    } else {
+        Json::parse_bytes(&bytes).ok()
+    };
+    let (route, reply) = {
         let mut slots = shared.slots();
         let Some(slot) = slots.get_mut(&id) else {
             return shared.refuse(|r| r.unknown_case += 1);
@@ -295,12 +308,13 @@ async fn handle(
             .cloned()
             .unwrap_or_else(Reply::default_reply);
         slot.next += 1;
-        reply
+        (slot.route, reply)
     };
     if oversize {
         return (StatusCode::PAYLOAD_TOO_LARGE, "body not captured").into_response();
     }
-    answer(&reply, wants_stream)
+    let stream = wire::wants_stream(route, &rest, body.as_ref());
+    respond(wire::answer(route, &reply, stream))
 }
 
 /// Whether reading a body failed on the body limit (axum wraps hyper's and
@@ -316,160 +330,17 @@ fn is_length_limit(e: &axum::Error) -> bool {
     false
 }
 
-const MODEL: &str = "gpt-4o-mini";
-
-/// The HTTP answer for one scripted reply, as the OpenAI chat-completions API
-/// writes it: one JSON completion, or server-sent chunks when the request
-/// asked to stream. Error replies are HTTP errors either way.
-pub fn answer(reply: &Reply, stream: bool) -> Response {
-    match reply {
-        Reply::Error { status, body } => {
-            let body = body.clone().unwrap_or_else(|| {
-                Json::object([("error", Json::object([("message", Json::str("captured"))]))])
-            });
-            let status = StatusCode::from_u16(*status).unwrap_or(StatusCode::BAD_REQUEST);
-            json_response(status, &body)
-        }
-        Reply::Text(text) if !stream => {
-            let message = Json::object([
-                ("role", Json::str("assistant")),
-                ("content", Json::String(text.clone())),
-            ]);
-            json_response(StatusCode::OK, &completion(message, "stop"))
-        }
-        Reply::ToolCalls(calls) if !stream => {
-            let calls = calls.iter().map(|c| tool_call(c, None)).collect();
-            let message = Json::object([
-                ("role", Json::str("assistant")),
-                ("content", Json::Null),
-                ("tool_calls", Json::Array(calls)),
-            ]);
-            json_response(StatusCode::OK, &completion(message, "tool_calls"))
-        }
-        Reply::Text(text) => sse(
-            &[Json::object([
-                ("role", Json::str("assistant")),
-                ("content", Json::String(text.clone())),
-            ])],
-            "stop",
-        ),
-        Reply::ToolCalls(calls) => {
-            let deltas: Vec<Json> = calls
-                .iter()
-                .enumerate()
-                .map(|(i, c)| {
-                    Json::object([
-                        ("role", Json::str("assistant")),
-                        ("tool_calls", Json::Array(vec![tool_call(c, Some(i))])),
-                    ])
-                })
-                .collect();
-            sse(&deltas, "tool_calls")
-        }
-    }
-}
-
-fn tool_call(c: &ToolCallReply, index: Option<usize>) -> Json {
-    let mut members = Vec::new();
-    if let Some(i) = index {
-        members.push(("index", Json::int(i as i64)));
-    }
-    members.extend([
-        ("id", Json::String(c.id.clone())),
-        ("type", Json::str("function")),
-        (
-            "function",
-            Json::object([
-                ("name", Json::String(c.name.clone())),
-                (
-                    "arguments",
-                    Json::String(JsString::from(c.arguments.to_compact())),
-                ),
-            ]),
-        ),
-    ]);
-    Json::object(members)
-}
-
-fn usage() -> Json {
-    Json::object([
-        ("prompt_tokens", Json::int(1)),
-        ("completion_tokens", Json::int(1)),
-        ("total_tokens", Json::int(2)),
-    ])
-}
-
-fn completion(message: Json, finish: &str) -> Json {
-    Json::object([
-        ("id", Json::str("chatcmpl-conform")),
-        ("object", Json::str("chat.completion")),
-        ("created", Json::int(0)),
-        ("model", Json::str(MODEL)),
-        (
-            "choices",
-            Json::Array(vec![Json::object([
-                ("index", Json::int(0)),
-                ("message", message),
-                ("finish_reason", Json::str(finish)),
-            ])]),
-        ),
-        ("usage", usage()),
-    ])
-}
-
-fn chunk(choices: Vec<Json>, usage_part: Option<Json>) -> Json {
-    let mut members = vec![
-        ("id", Json::str("chatcmpl-conform")),
-        ("object", Json::str("chat.completion.chunk")),
-        ("created", Json::int(0)),
-        ("model", Json::str(MODEL)),
-        ("choices", Json::Array(choices)),
-    ];
-    if let Some(u) = usage_part {
-        members.push(("usage", u));
-    }
-    Json::object(members)
-}
-
-fn sse(deltas: &[Json], finish: &str) -> Response {
-    let mut text = String::new();
-    let mut event = |v: Json| {
-        text.push_str("data: ");
-        text.push_str(&v.to_compact());
-        text.push_str("\n\n");
-    };
-    for d in deltas {
-        event(chunk(
-            vec![Json::object([
-                ("index", Json::int(0)),
-                ("delta", d.clone()),
-                ("finish_reason", Json::Null),
-            ])],
-            None,
-        ));
-    }
-    event(chunk(
-        vec![Json::object([
-            ("index", Json::int(0)),
-            ("delta", Json::object(Vec::<(&str, Json)>::new())),
-            ("finish_reason", Json::str(finish)),
-        ])],
-        None,
-    ));
-    event(chunk(Vec::new(), Some(usage())));
-    text.push_str("data: [DONE]\n\n");
-    Response::builder()
-        .status(StatusCode::OK)
-        .header(header::CONTENT_TYPE, "text/event-stream")
-        .header(header::CACHE_CONTROL, "no-cache")
-        .body(Body::from(Bytes::from(text)))
-        .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
-}
-
-fn json_response(status: StatusCode, body: &Json) -> Response {
-    Response::builder()
+/// A `WireReply` as HTTP. Streams are sent whole: each reply is small and
+/// scripted, and a provider's parser reads the events the same either way.
+fn respond(w: WireReply) -> Response {
+    let status = StatusCode::from_u16(w.status).unwrap_or(StatusCode::BAD_REQUEST);
+    let mut builder = Response::builder()
         .status(status)
-        .header(header::CONTENT_TYPE, "application/json")
-        .body(Body::from(body.to_compact()))
+        .header(header::CONTENT_TYPE, w.content_type);
+    if w.content_type == wire::EVENT_STREAM {
+        builder = builder.header(header::CACHE_CONTROL, "no-cache");
+    }
+    builder
+        .body(Body::from(Bytes::from(w.body)))
         .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
 }

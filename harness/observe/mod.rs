@@ -1,7 +1,8 @@
 //! Observing Mastra for real: child processes (`proc`), the long-lived Node
 //! probe (`probe`), the pool that deals a version's cases across its probes
 //! (`pool`, carrying out the decisions of the pure `machine`), and the
-//! capture listener on loopback with its scripted replies (`capture`).
+//! capture listener on loopback with its scripted replies (`capture`),
+//! written in each route's provider format (`wire`).
 //!
 //! In: cases and an install folder. Out: `observation::Observation`s, pure
 //! data the judges read without importing anything here.
@@ -11,3 +12,4 @@ pub mod machine;
 pub mod pool;
 pub mod probe;
 pub mod proc;
+pub mod wire;

@@ -1,4 +1,5 @@
-//! One self-contained HTML page: a grid of cases by versions, each cell
+//! One self-contained HTML page: a grid of cases (one row per case and wire
+//! route, with a route column and a route filter) by versions, each cell
 //! coloured by its verdict; a cell opens its diff (or predicted and observed
 //! projections, the known issue, provider rejections, the infrastructure
 //! detail) in a panel beside the grid, which stays in view as the grid scrolls.
@@ -83,6 +84,15 @@ fn data(doc: &ReportDoc) -> Json {
             "versions",
             Json::Array(doc.versions().iter().map(|v| Json::str(v)).collect()),
         ),
+        (
+            "routes",
+            Json::Array(
+                crate::route::Route::ALL
+                    .iter()
+                    .map(|r| Json::str(r.name()))
+                    .collect(),
+            ),
+        ),
         ("rows", Json::Array(rows)),
         ("verdicts", Json::object(styles)),
     ])
@@ -92,14 +102,31 @@ const SCRIPT: &str = r#"
 const D = JSON.parse(document.getElementById('data').textContent);
 const byKey = new Map(D.rows.map(r => [r.case + '@' + r.version, r]));
 const grid = document.getElementById('grid');
+// A case on a route other than the default is named PATH@ROUTE.
+const split = c => {
+  const i = c.lastIndexOf('@');
+  return i >= 0 && D.routes.includes(c.slice(i + 1)) ? [c.slice(0, i), c.slice(i + 1)] : [c, 'openai-compatible'];
+};
 const head = grid.createTHead().insertRow();
 head.appendChild(document.createElement('th')).textContent = 'case';
+head.appendChild(document.createElement('th')).textContent = 'route';
 for (const v of D.versions) head.appendChild(document.createElement('th')).textContent = v;
 const body = grid.createTBody();
+const present = new Set(D.cases.map(c => split(c)[1]));
+const filter = document.getElementById('route');
+for (const r of D.routes.filter(r => present.has(r))) filter.appendChild(new Option(r, r));
+filter.hidden = present.size < 2;
+filter.addEventListener('change', () => {
+  for (const tr of body.rows) tr.hidden = filter.value !== '' && tr.dataset.route !== filter.value;
+});
 for (const c of D.cases) {
   const tr = body.insertRow();
+  const [path, route] = split(c);
+  tr.dataset.route = route;
   const th = tr.appendChild(document.createElement('th'));
-  th.textContent = c; th.className = 'case';
+  th.textContent = path; th.className = 'case';
+  const rt = tr.appendChild(document.createElement('th'));
+  rt.textContent = route; rt.className = 'route';
   for (const v of D.versions) {
     const td = tr.insertCell();
     const r = byKey.get(c + '@' + v);
@@ -156,7 +183,8 @@ body { font: 14px system-ui, sans-serif; margin: 1.5em; color: #222; }
 table { border-collapse: collapse; }
 th, td { border: 1px solid #ddd; padding: 2px 6px; }
 thead th { writing-mode: vertical-rl; transform: rotate(180deg); font-weight: normal; white-space: nowrap; }
-thead th:first-child { writing-mode: horizontal-tb; transform: none; vertical-align: bottom; }
+thead th:first-child, thead th:nth-child(2) { writing-mode: horizontal-tb; transform: none; vertical-align: bottom; }
+th.route { text-align: left; font-weight: normal; white-space: nowrap; }
 th.case { text-align: left; font-family: ui-monospace, monospace; font-weight: normal; white-space: nowrap; }
 td.cell { color: #fff; text-align: center; cursor: pointer; min-width: 1.6em; font-weight: bold; }
 td.cell.selected { outline: 3px solid #000; }
@@ -174,6 +202,7 @@ pub fn render(doc: &ReportDoc) -> String {
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <title>mastra-conform report</title>\n<style>{CSS}</style>\n</head>\n<body>\n\
          <h1>mastra-conform</h1>\n<p id=\"run\">{}</p>\n<ul id=\"legend\"></ul>\n\
+         <p><select id=\"route\" hidden><option value=\"\">every route</option></select></p>\n\
          <noscript>This page builds its grid with JavaScript; the same results are in report.json.</noscript>\n\
          <main><table id=\"grid\"></table>\n<section id=\"panel\" hidden></section></main>\n\
          <script type=\"application/json\" id=\"data\">{json}</script>\n<script>{SCRIPT}</script>\n\

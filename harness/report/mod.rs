@@ -30,6 +30,7 @@ use std::path::Path;
 pub fn result_json(r: &CaseResult) -> Json {
     let mut members = vec![
         ("case", Json::str(&r.case)),
+        ("route", Json::str(r.route.name())),
         ("version", Json::str(&r.version.to_string())),
         ("verdict", Json::str(r.verdict.name())),
         ("predicted", r.predicted.to_json()),

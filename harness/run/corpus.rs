@@ -10,6 +10,7 @@
 use crate::case::{discover, Case, CaseError};
 use crate::observation::Observed;
 use crate::outcome::Failure;
+use crate::route::{Route, RouteSet};
 use crate::run::config::Config;
 use crate::run::info::RunInfo;
 use crate::run::session::{CaseResult, Job, Session, VersionStats};
@@ -103,6 +104,24 @@ pub struct RunPlan {
     /// Write each case's snapshot text here.
     pub bodies: Option<PathBuf>,
     pub shard: Option<Shard>,
+    /// `--route`: the routes of every case that does not name its own.
+    pub routes: Option<RouteSet>,
+}
+
+/// Each case on the routes of `--route`, one case per route, unless the case
+/// names its own route; without `--route`, the cases as they are.
+pub fn on_routes(cases: Vec<Case>, routes: Option<&RouteSet>) -> Vec<Case> {
+    let Some(set) = routes else { return cases };
+    cases
+        .into_iter()
+        .flat_map(|c| {
+            if c.names_its_route() {
+                vec![c]
+            } else {
+                set.routes().iter().map(|r| c.on_route(*r)).collect()
+            }
+        })
+        .collect()
 }
 
 /// What a run collected.
@@ -130,6 +149,7 @@ pub fn collect_run(
         })?;
     }
     let (cases, case_errors) = load_cases(&plan.cases);
+    let cases = on_routes(cases, plan.routes.as_ref());
     for e in &case_errors {
         observer.bad_case(e);
     }
@@ -143,6 +163,12 @@ pub fn collect_run(
     let versions = session.resolve(&plan.versions, plan.selection)?;
     let mut info = RunInfo::new(&plan.command, &root);
     info.versions = versions.clone();
+    info.routes = {
+        let mut routes: Vec<Route> = cases.iter().map(|c| c.route).collect();
+        routes.sort();
+        routes.dedup();
+        routes
+    };
     info.note_builds(|v| session.build_source(v));
     info.corpus = crate::run::info::corpus_digest(&cases);
     info.shard = plan.shard.map(|s| s.to_string());

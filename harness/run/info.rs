@@ -6,6 +6,7 @@
 use crate::js::json::Json;
 use crate::observation::Refused;
 use crate::observe::proc::CommandSpec;
+use crate::route::Route;
 use crate::run::session::VersionStats;
 use crate::versions::spec::MastraVersion;
 use std::collections::BTreeMap;
@@ -18,6 +19,8 @@ pub struct RunInfo {
     pub commit: String,
     pub node: String,
     pub versions: Vec<MastraVersion>,
+    /// The wire routes the cases ran on.
+    pub routes: Vec<Route>,
     /// Per version: what the probe said it loaded (`@mastra/core`, zod).
     pub resolved: BTreeMap<MastraVersion, (String, String)>,
     pub seed: Option<u64>,
@@ -143,6 +146,10 @@ impl RunInfo {
                         .map(|v| Json::str(&v.to_string()))
                         .collect(),
                 ),
+            ),
+            (
+                "routes",
+                Json::Array(self.routes.iter().map(|r| Json::str(r.name())).collect()),
             ),
             ("resolved", resolved),
             (

@@ -13,6 +13,7 @@ use crate::observation::Observed;
 use crate::observe::capture::Listener;
 use crate::observe::pool::{run_cases, PoolConfig, PoolStats};
 use crate::outcome::{error_chain, Failure};
+use crate::route::Route;
 use crate::run::config::Config;
 use crate::run::schedule::{probes_for, Slots};
 use crate::versions::install::{Installs, NodeRuntime, VersionError};
@@ -29,6 +30,8 @@ pub struct CaseResult {
     /// Index into the cases given to `run_version`.
     pub index: usize,
     pub case: String,
+    /// The route it ran on (its name carries it too, as `PATH@ROUTE`).
+    pub route: Route,
     pub version: MastraVersion,
     pub verdict: Verdict,
     pub predicted: Prediction,
@@ -365,6 +368,7 @@ impl Session {
                 CaseResult {
                     index,
                     case: case.name(),
+                    route: case.route,
                     version: v,
                     verdict,
                     predicted,

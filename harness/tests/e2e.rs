@@ -21,7 +21,8 @@ struct CorpusRun {
     _dir: tempfile::TempDir,
 }
 
-/// `run --versions pinned` over the whole corpus, once.
+/// `run --versions pinned --route all` over the whole corpus, once: every
+/// case on every wire route.
 fn corpus_run() -> &'static CorpusRun {
     static RUN: OnceLock<CorpusRun> = OnceLock::new();
     RUN.get_or_init(|| {
@@ -29,7 +30,7 @@ fn corpus_run() -> &'static CorpusRun {
         let json = dir.path().join("report.json");
         let bodies = dir.path().join("bodies");
         let out = bin()
-            .args(["run", "--versions", "pinned", "--json"])
+            .args(["run", "--versions", "pinned", "--route", "all", "--json"])
             .arg(&json)
             .arg("--bodies")
             .arg(&bodies)
@@ -63,11 +64,13 @@ fn the_corpus_agrees_with_the_model_on_the_pinned_versions() {
     let results = field(&run.report, "results").as_array().unwrap();
     let cases = std::fs::read_dir(root().join("cases")).is_ok();
     assert!(
-        cases && results.len() >= 3 * 60,
+        cases && results.len() >= 3 * 60 * 6,
         "{} results",
         results.len()
     );
     let mut by_version: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    let mut by_route: std::collections::BTreeMap<(String, String), Vec<String>> =
+        Default::default();
     for r in results {
         let (version, verdict) = (s(field(r, "version")), s(field(r, "verdict")));
         let ok = match version.as_str() {
@@ -95,16 +98,32 @@ fn the_corpus_agrees_with_the_model_on_the_pinned_versions() {
                 .or_else(|| r.get("detail").map(s))
                 .unwrap_or_default()
         );
+        by_route
+            .entry((version.clone(), s(field(r, "route"))))
+            .or_default()
+            .push(verdict.clone());
         by_version.entry(version).or_default().push(verdict);
     }
+    let routes: BTreeSet<&str> = by_route.keys().map(|(_, r)| r.as_str()).collect();
+    assert_eq!(
+        routes,
+        BTreeSet::from([
+            "anthropic",
+            "google",
+            "groq",
+            "mistral",
+            "openai",
+            "openai-compatible"
+        ])
+    );
     assert_eq!(
         by_version.keys().collect::<Vec<_>>(),
         ["1.0.0", "1.0.4", "1.67.0"]
     );
     // Unmodelled is the exception, not the escape hatch.
-    for (v, verdicts) in &by_version {
+    for ((v, route), verdicts) in &by_route {
         let unmodelled = verdicts.iter().filter(|x| *x == "unmodelled").count();
-        assert!(unmodelled <= 2, "{unmodelled} unmodelled on {v}");
+        assert!(unmodelled <= 2, "{unmodelled} unmodelled on {v} {route}");
     }
     assert_eq!(
         run.out.status.code(),
@@ -155,6 +174,86 @@ fn toolchoice_by_key_is_sent_unrewritten_on_both_versions() {
     }
 }
 
+/// The issue's finding, on each route: the function is sent rewritten, the
+/// named choice is the key as registered, in each provider's own shape, and
+/// on mistral every tool is gone.
+#[test]
+fn toolchoice_by_key_on_every_route() {
+    let results = field(&corpus_run().report, "results").as_array().unwrap();
+    let expect = [
+        (
+            "openai-compatible",
+            r#"{"type":"function","function":{"name":"search.web"}}"#,
+            r#"["search_web"]"#,
+        ),
+        (
+            "openai",
+            r#"{"type":"function","name":"search.web"}"#,
+            r#"["search_web"]"#,
+        ),
+        (
+            "anthropic",
+            r#"{"type":"tool","name":"search.web"}"#,
+            r#"["search_web"]"#,
+        ),
+        (
+            "google",
+            r#"{"functionCallingConfig":{"mode":"ANY","allowedFunctionNames":["search.web"]}}"#,
+            r#"["search_web"]"#,
+        ),
+        ("mistral", r#""any""#, "[]"),
+        (
+            "groq",
+            r#"{"type":"function","function":{"name":"search.web"}}"#,
+            r#"["search_web"]"#,
+        ),
+    ];
+    for (route, choice, tools) in expect {
+        let hits: Vec<&Json> = results
+            .iter()
+            .filter(|r| s(field(r, "case")).contains("report/toolchoice-by-key-not-rewritten.json"))
+            .filter(|r| s(field(r, "route")) == route && s(field(r, "version")) != "1.0.0")
+            .collect();
+        assert_eq!(hits.len(), 2, "{route}");
+        for r in hits {
+            let req = &field(field(r, "observed"), "requests").as_array().unwrap()[0];
+            assert_eq!(
+                field(req, "toolChoice"),
+                &Json::parse(choice).unwrap(),
+                "{route}"
+            );
+            assert_eq!(field(req, "tools"), &Json::parse(tools).unwrap(), "{route}");
+            assert_eq!(s(field(r, "verdict")), "known-issue", "{route}");
+        }
+    }
+}
+
+/// A tool's call round-trips on every route: Mastra executes the tool the
+/// reply names, and the next request carries the call and its result back.
+#[test]
+fn a_tool_call_round_trips_on_every_route() {
+    let results = field(&corpus_run().report, "results").as_array().unwrap();
+    let mut seen = BTreeSet::new();
+    for r in results
+        .iter()
+        .filter(|r| s(field(r, "case")).contains("report/execution-routes-by-rewritten-name.json"))
+        .filter(|r| s(field(r, "version")) == "1.67.0")
+    {
+        let observed = field(r, "observed");
+        assert_eq!(
+            field(observed, "executed").as_array().unwrap().len(),
+            1,
+            "{r:?}"
+        );
+        let requests = field(observed, "requests").as_array().unwrap();
+        assert_eq!(requests.len(), 2, "{r:?}");
+        let history = field(&requests[1], "history").as_array().unwrap();
+        assert_eq!(history.len(), 2, "{r:?}");
+        seen.insert(s(field(r, "route")));
+    }
+    assert_eq!(seen.len(), 6, "{seen:?}");
+}
+
 #[test]
 fn captured_bodies_match_their_snapshots() {
     let run = corpus_run();
@@ -165,7 +264,7 @@ fn captured_bodies_match_their_snapshots() {
         .map(|e| e.unwrap().path())
         .collect();
     files.sort();
-    assert!(files.len() >= 120, "{} body files", files.len());
+    assert!(files.len() >= 120 * 6, "{} body files", files.len());
     for file in files {
         let name = file.file_stem().unwrap().to_string_lossy().into_owned();
         let body = std::fs::read_to_string(&file).unwrap();
@@ -418,5 +517,41 @@ fn three_shards_merged_equal_the_whole_run() {
     // Every slice did some of the work.
     for p in &parts {
         assert!(!verdicts(p).is_empty(), "{} is empty", p.display());
+    }
+}
+
+/// Nothing leaves the machine: a case whose probe asks for a host that is
+/// neither the listener nor its route's provider fails as a probe fault,
+/// and the request is refused inside the probe. Mastra's webFetchTool,
+/// called by the scripted reply, fetches a real host through
+/// `https.request`.
+#[test]
+fn no_escape_a_request_to_another_host_is_a_probe_fault() {
+    let dir = tempfile::tempdir().unwrap();
+    let case = dir.path().join("escape.json");
+    std::fs::write(
+        &case,
+        r#"{
+          "about": "a tool that fetches a real host",
+          "tools": [{ "key": "web_fetch", "builtin": "webFetchTool" }],
+          "replies": [
+            { "toolCalls": [{ "id": "call_1", "name": "web_fetch", "arguments": { "url": "https://example.com/" } }] },
+            { "text": "done" }
+          ]
+        }"#,
+    )
+    .unwrap();
+    for route in ["openai-compatible", "google"] {
+        let out = bin()
+            .args(["observe", "--mastra-version", "1.67.0", "--route", route])
+            .arg(&case)
+            .output()
+            .expect("the binary runs");
+        let all = text(&out);
+        assert_eq!(out.status.code(), Some(3), "{route}: {all}");
+        assert!(
+            all.contains("probe-fault") && all.contains("https://example.com/"),
+            "{route}: {all}"
+        );
     }
 }

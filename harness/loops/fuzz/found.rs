@@ -128,6 +128,7 @@ mod tests {
             result: CaseResult {
                 index: 0,
                 case: "x".into(),
+                route: crate::route::Route::default(),
                 version: MastraVersion::new(1, 67, 0),
                 verdict: Verdict::Diverged,
                 predicted: Prediction::Unmodelled("x".into()),

@@ -17,6 +17,7 @@ use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::model::record::OBJECT_PROTOTYPE;
 use crate::model::rewrite::wire_name;
+use crate::route::Route;
 use arbitrary::{Result, Unstructured};
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -31,6 +32,8 @@ pub struct Draft {
     pub call: Call,
     /// Empty: the field is left out (every request gets the default reply).
     pub replies: Vec<Reply>,
+    /// The wire route (drawn apart from the case's stream, `route_for`).
+    pub route: Route,
 }
 
 impl Default for Draft {
@@ -46,6 +49,7 @@ impl Default for Draft {
                 max_steps: None,
             },
             replies: Vec::new(),
+            route: Route::default(),
         }
     }
 }
@@ -148,6 +152,9 @@ impl Draft {
                 Json::Array(self.replies.iter().map(reply_json).collect()),
             ));
         }
+        if self.route != Route::default() {
+            members.push(("route", Json::str(self.route.name())));
+        }
         Json::object(members)
     }
 
@@ -181,6 +188,18 @@ pub fn stream(seed: u64, index: u64) -> Vec<u8> {
 }
 
 /// Case `index` of `seed`.
+/// The route case `index` of `seed` runs on, drawn from `routes`: from a
+/// stream of its own (seed, index, "route"), so that drawing routes leaves
+/// every case's content, and every seed's history of finds, as it was.
+pub fn route_for(seed: u64, index: u64, routes: &[Route]) -> Route {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x726f_7574_6500_0000);
+    rng.set_stream(index);
+    match routes.len() {
+        0 => Route::default(),
+        n => routes[(rng.next_u64() % n as u64) as usize],
+    }
+}
+
 pub fn generate(seed: u64, index: u64) -> Draft {
     let bytes = stream(seed, index);
     let mut u = Unstructured::new(&bytes);
@@ -925,6 +944,26 @@ mod tests {
         assert!(
             missing.is_empty(),
             "rarely or never generated: {missing:?}\n{seen:?}"
+        );
+    }
+
+    #[test]
+    fn routes_are_drawn_apart_from_the_case() {
+        let all = Route::ALL.to_vec();
+        let drawn: std::collections::BTreeSet<Route> =
+            (0..200).map(|i| route_for(7, i, &all)).collect();
+        assert_eq!(drawn.len(), 6, "every route is drawn");
+        assert_eq!(route_for(7, 3, &all), route_for(7, 3, &all), "reproducible");
+        assert_eq!(route_for(7, 3, &[Route::Groq]), Route::Groq);
+        // The case itself does not depend on the route drawn.
+        let mut d = generate(7, 3);
+        d.route = Route::Google;
+        assert_eq!(
+            Draft {
+                route: Route::default(),
+                ..d
+            },
+            generate(7, 3)
         );
     }
 }

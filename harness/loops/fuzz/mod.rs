@@ -23,6 +23,7 @@ use crate::js::json::Json;
 use crate::judge::compare::{comparable, Verdict};
 use crate::model::Prediction;
 use crate::report::result_diff;
+use crate::route::RouteSet;
 use crate::run::progress::Progress;
 use crate::run::session::{CaseResult, Session, VersionStats};
 use crate::run::shard::Shard;
@@ -172,10 +173,24 @@ pub fn generate(seed: u64, count: u64) -> Vec<Generated> {
 /// explore disjoint streams, cover every index once, and any finding is
 /// reproduced alone from its seed and index.
 pub fn generate_slice(seed: u64, count: u64, shard: Shard) -> Vec<Generated> {
+    generate_slice_on(seed, count, shard, None)
+}
+
+/// `generate_slice`, each case on a route drawn from `routes` (`None`: the
+/// default route).
+pub fn generate_slice_on(
+    seed: u64,
+    count: u64,
+    shard: Shard,
+    routes: Option<&RouteSet>,
+) -> Vec<Generated> {
     (0..count)
         .filter(|index| index % u64::from(shard.count) == u64::from(shard.index - 1))
         .map(|index| {
-            let draft = gen::generate(seed, index);
+            let mut draft = gen::generate(seed, index);
+            if let Some(set) = routes {
+                draft.route = gen::route_for(seed, index, set.routes());
+            }
             let case = draft
                 .to_case(
                     &case_path(seed, index),
@@ -612,6 +627,7 @@ mod tests {
         CaseResult {
             index: 0,
             case: "x".into(),
+            route: crate::route::Route::default(),
             version: MastraVersion::new(1, 67, 0),
             verdict: crate::judge::compare::compare(&predicted, &observed),
             predicted,

@@ -281,6 +281,7 @@ impl Oracle for MutantOracle {
             on_result(CaseResult {
                 index,
                 case: case.name(),
+                route: case.route,
                 version,
                 verdict,
                 predicted,
