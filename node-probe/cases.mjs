@@ -9,6 +9,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { checkSources, prepareSources, sourceVersions } from './sources.mjs';
 
 /** A request the probe cannot turn into a case: answered as {"fault": ...}. */
 export class CaseFault extends Error {
@@ -97,6 +98,7 @@ export async function loadInstall(installDir) {
     z,
     mastraVersion: versionOf('@mastra/core'),
     zodVersion: versionOf('zod'),
+    sourceVersions: sourceVersions(versionOf),
     builtins,
   };
 }
@@ -142,6 +144,7 @@ function checkCase(c) {
     throw new CaseFault(`call.method must be "generate" or "stream", not ${JSON.stringify(method)}`);
   }
   if (c.replies !== undefined && !Array.isArray(c.replies)) throw new CaseFault('replies must be an array');
+  checkSources(c, (message) => new CaseFault(message));
   return method;
 }
 
@@ -229,19 +232,27 @@ async function runChecked(lib, c, url, method) {
   // Snapshot before the Agent exists: its constructor may already touch them.
   const before = watched.map(([name, obj]) => [name, obj, shapeOf(obj)]);
 
+  // Sub-agents, workflows, MCP servers, memory, dynamic tools (sources.mjs).
+  const model = { id: 'openai/gpt-4o-mini', url, apiKey: 'sk-fake' };
+  const sources = await prepareSources(lib, c, tools, model, (message) => new CaseFault(message));
+  Object.assign(options, sources.callOptions);
+
   let error = null;
   try {
     const agent = new lib.Agent({
       id: 'probe',
       name: 'probe',
       instructions: 'p',
-      model: { id: 'openai/gpt-4o-mini', url, apiKey: 'sk-fake' },
+      model,
       tools,
+      ...sources.agentOptions,
     });
     error = method === 'generate' ? await runGenerate(agent, options) : await runStream(agent, options);
   } catch (e) {
     // What the constructor, generate() or `await agent.stream()` threw.
     error = e;
+  } finally {
+    await sources.close();
   }
 
   const mutated = before.filter(([, obj, shape]) => !sameShape(shape, shapeOf(obj))).map(([name]) => name);
