@@ -5,8 +5,8 @@
 //! file, the field and the value that was wrong. The raw JSON is kept, since
 //! the probe is given the case as written.
 
-use crate::json::Json;
-use crate::jsstr::JsString;
+use crate::js::json::Json;
+use crate::js::string::JsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -107,6 +107,14 @@ pub struct CaseError {
     /// whole file.
     pub field: String,
     pub problem: String,
+}
+
+/// A case file that cannot be read is bad input; its message already names
+/// the file, the field and the value.
+impl From<CaseError> for crate::outcome::Failure {
+    fn from(e: CaseError) -> Self {
+        crate::outcome::Failure::bad(e.to_string())
+    }
 }
 
 impl fmt::Display for CaseError {

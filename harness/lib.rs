@@ -1,48 +1,51 @@
 //! mastra-conform: a differential conformance harness for the tool-naming
 //! layer of `@mastra/core`.
 //!
-//! The data flows one way:
+//! The data flows one way, and the tree draws it:
 //!
 //! ```text
-//! cases/*.json --case--> Case --model----------------> Prediction --+
-//!                             \--probe (Node, Mastra) --> Observed --+--compare--> Verdict
-//!                                  capture (listener) -/                               |
-//!                   refine (known issues, snapshots, provider validity) <--------------+
-//!                                                 \--> CaseResult --> report (JSON, JUnit, MD, HTML)
+//! cases/*.json --case--> Case --model (pure)------------------> Prediction --+
+//!                             \--observe (Node, Mastra, listener) --> Observed --+--judge (pure)--> Verdict
+//!                                                                                     |
+//!              run: the pipeline for one version (session), the loop over versions   |
+//!              loops: matrix, fuzz, bisect, verify, sweep, bench: loops around run   |
+//!              report: terminal, JSON, JUnit, Markdown, HTML  <-----------------------+
+//!              cli: flags -> domain values -> a command -> an exit status
 //! ```
 //!
-//! `pipeline` is that flow for one version. Every command is a loop around
-//! it: `run` and `matrix` over cases and versions (`shard` slices them,
-//! `merge` joins the slices), `fuzz` over generated cases, `bisect` and
-//! `verify` over versions, `sweep` over every release. Modules in reading
-//! order:
+//! Two rules hold the flow: types live below the code that does I/O (the
+//! model and the judges read `case`, `projection`, `observation` and
+//! `versions::spec`, pure data, and import nothing that starts a process,
+//! listens or installs), and nothing imports upward (only `cli` turns a
+//! domain value into output and an exit status).
+//!
+//! Modules in reading order, bottom first:
 
-pub mod jsstr;
-pub mod json;
+/// Exit statuses and the one error type commands return.
+pub mod outcome;
+/// JavaScript strings (UTF-16 code units) and JSON exact to `JSON.stringify`.
+pub mod js;
+/// A case file: the contract's input format.
 pub mod case;
+/// A projection: what a case did on a version, the contract's output format.
 pub mod projection;
-pub mod model;
-pub mod proc;
+/// What a probe and the listener saw, as pure data.
+pub mod observation;
+/// Version specs (pure) and installs (I/O).
 pub mod versions;
-pub mod capture;
-pub mod probe;
+/// The reference model: Case x version -> Prediction (pure).
+pub mod model;
+/// Compare, known issues, snapshots, provider validity -> Verdict (pure).
+pub mod judge;
+/// Child processes, probes, the capture listener.
 pub mod observe;
-pub mod compare;
-pub mod provider;
-pub mod known;
-pub mod snapshot;
-pub mod refine;
-pub mod config;
-pub mod pipeline;
+/// The pipeline for one version and the run loop over versions.
+pub mod run;
+/// Terminal summary, JSON, JUnit, Markdown, HTML; merging shard reports.
 pub mod report;
-pub mod shard;
-pub mod merge;
-pub mod bisect;
-pub mod verify;
-pub mod fuzz;
-pub mod matrix;
-pub mod sweep;
-pub mod bench;
+/// Loops around the pipeline: matrix, fuzz, bisect, verify, sweep, bench.
+pub mod loops;
+/// Users' tool keys through the model.
 pub mod lint;
+/// The command line: flags into domain values, one function per command.
 pub mod cli;
-pub mod commands;

@@ -5,8 +5,8 @@
 //! Both sides are written to the same `Json` and compared with `Json`'s
 //! equality: strings as UTF-16 code units, objects by key, arrays in order.
 
-use crate::json::Json;
-use crate::jsstr::JsString;
+use crate::js::json::Json;
+use crate::js::string::JsString;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Projection {

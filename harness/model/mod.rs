@@ -20,10 +20,10 @@ pub mod releases;
 pub mod rewrite;
 
 use crate::case::{Case, Method, Reply, Tool, ToolCallReply, ToolChoice, STANDARD_ID};
-use crate::json::Json;
-use crate::jsstr::JsString;
+use crate::js::json::Json;
+use crate::js::string::JsString;
 use crate::projection::{ErrorView, Executed, HistoryItem, Projection, RequestView};
-use crate::versions::MastraVersion;
+use crate::versions::spec::MastraVersion;
 use record::{Lookup, Record};
 use releases::Release;
 use rewrite::{format_tools, FormatError};

@@ -12,7 +12,7 @@
 //! - `obj[k]` ([[Get]]) finds what `Object.prototype` has when there is no
 //!   own property, so `tools["__proto__"]` is truthy on every plain object.
 
-use crate::jsstr::JsString;
+use crate::js::string::JsString;
 
 /// The properties of `Object.prototype` in Node 24 (all truthy functions,
 /// `__proto__` an accessor whose getter returns the prototype itself).

@@ -7,7 +7,7 @@
 //! records the versions and every change found), and each change below names
 //! the first release that has it and the dist file where it lives.
 
-use crate::versions::MastraVersion;
+use crate::versions::spec::MastraVersion;
 
 const fn v(major: u32, minor: u32, patch: u32) -> MastraVersion {
     MastraVersion::new(major, minor, patch)

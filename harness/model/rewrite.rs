@@ -23,7 +23,7 @@
 //! two characters outside the set and becomes `__`; a lone surrogate is one.
 
 use super::record::{Lookup, Record};
-use crate::jsstr::JsString;
+use crate::js::string::JsString;
 
 /// The cut: `newKey.slice(0, 63)`. Providers allow 64.
 pub const MAX_NAME: usize = 63;

@@ -8,8 +8,7 @@
 //! two calm ones (as-modelled to known-issue, say) is `changed`.
 
 use super::doc::{ReportDoc, Row};
-use crate::commands::exit;
-use crate::compare::Verdict;
+use crate::judge::compare::Verdict;
 use std::collections::BTreeMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -96,9 +95,9 @@ pub fn changes<'a>(
         .collect()
 }
 
-/// The text `compare` prints, and its exit status: 1 when something
-/// regressed.
-pub fn render(old: &ReportDoc, new: &ReportDoc) -> (String, u8) {
+/// The text `compare` prints, and whether something regressed (a finding:
+/// the command layer exits 1).
+pub fn render(old: &ReportDoc, new: &ReportDoc) -> (String, bool) {
     let all = changes(old, new);
     let mut out = String::new();
     let order = [
@@ -140,7 +139,7 @@ pub fn render(old: &ReportDoc, new: &ReportDoc) -> (String, u8) {
         .count();
     out.push_str(&format!("unchanged: {unchanged}\n"));
     let regressed = all.iter().any(|(c, _, _)| *c == Change::Regressed);
-    (out, if regressed { exit::FINDING } else { exit::OK })
+    (out, regressed)
 }
 
 #[cfg(test)]
@@ -203,8 +202,8 @@ mod tests {
         new.rows[0].diff = Some("-a\n+b\n".into());
         new.rows[1].verdict = AsModelled;
         new.rows.pop();
-        let (text, code) = render(&old, &new);
-        assert_eq!(code, exit::FINDING);
+        let (text, regressed) = render(&old, &new);
+        assert!(regressed);
         assert!(text.contains("regressed (1):\n  cases/a.json on 1.0.4: as-modelled -> diverged\n    -a\n    +b\n"), "{text}");
         assert!(
             text.contains("fixed (1):\n  cases/a.json on 1.67.0: diverged -> as-modelled\n"),

@@ -8,9 +8,9 @@
 //! the JSON rather than `CaseResult`s means a report from an interrupted
 //! run, or from another machine, renders the same way.
 
-use crate::compare::Verdict;
-use crate::json::Json;
-use crate::jsstr::JsString;
+use crate::js::json::Json;
+use crate::js::string::JsString;
+use crate::judge::compare::Verdict;
 use std::path::Path;
 
 /// One case on one version, as a report says it.

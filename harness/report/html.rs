@@ -10,8 +10,8 @@
 //! is also how the headless-Chromium test reads a cell's panel.
 
 use super::doc::{escape, ReportDoc};
-use crate::compare::Verdict;
-use crate::json::Json;
+use crate::js::json::Json;
+use crate::judge::compare::Verdict;
 
 /// The short mark each verdict shows in its cell, and its colour.
 pub fn style(v: Verdict) -> (&'static str, &'static str) {

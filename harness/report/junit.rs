@@ -8,7 +8,7 @@
 //! a provider rejection with a note in `<system-out>`.
 
 use super::doc::{escape, ReportDoc, Row};
-use crate::compare::Verdict;
+use crate::judge::compare::Verdict;
 
 enum Outcome {
     Pass,

@@ -4,7 +4,7 @@
 //! `<details>` so a long matrix stays readable.
 
 use super::doc::{ReportDoc, Row};
-use crate::compare::Verdict;
+use crate::judge::compare::Verdict;
 use std::collections::BTreeMap;
 
 /// A table cell or inline text: no pipes, no newlines, no stray markup.

@@ -10,159 +10,20 @@ pub mod doc;
 pub mod html;
 pub mod junit;
 pub mod markdown;
+pub mod merge;
 
-use crate::compare::{comparable, diff, Verdict};
-use crate::json::Json;
+use crate::js::json::Json;
+use crate::judge::compare::{comparable, diff, Verdict};
 use crate::model::Prediction;
-use crate::observe::Observed;
-use crate::pipeline::{CaseResult, VersionStats};
-use crate::versions::MastraVersion;
+use crate::observation::Observed;
+use crate::outcome::Failure;
+use crate::report::doc::ReportDoc;
+use crate::run::info::RunInfo;
+use crate::run::session::CaseResult;
+use crate::versions::spec::MastraVersion;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
-
-/// What a run was: enough to reproduce it.
-#[derive(Debug, Clone, Default)]
-pub struct RunInfo {
-    pub harness: String,
-    pub commit: String,
-    pub node: String,
-    pub versions: Vec<MastraVersion>,
-    /// Per version: what the probe said it loaded (`@mastra/core`, zod).
-    pub resolved: BTreeMap<MastraVersion, (String, String)>,
-    pub seed: Option<u64>,
-    pub command: String,
-    pub interrupted: bool,
-    pub stats: Vec<VersionStats>,
-    /// `K/N` when the run is one slice of a sharded run.
-    pub shard: Option<String>,
-    /// A digest of the case files that ran, so reports of different corpora
-    /// are never merged.
-    pub corpus: String,
-}
-
-impl RunInfo {
-    pub fn new(command: &str, root: &Path) -> RunInfo {
-        let commit = crate::proc::CommandSpec::new("git")
-            .args(["rev-parse", "HEAD"])
-            .dir(root)
-            .timeout(std::time::Duration::from_secs(10))
-            .run_capture()
-            .ok()
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-            .unwrap_or_else(|| "unknown".into());
-        RunInfo {
-            harness: format!("mastra-conform {}", env!("CARGO_PKG_VERSION")),
-            commit,
-            command: command.to_string(),
-            ..RunInfo::default()
-        }
-    }
-
-    pub fn absorb(&mut self, stats: VersionStats) {
-        if let (Some(v), Some(h)) = (stats.version, &stats.pool.hello) {
-            self.resolved.insert(v, (h.mastra.clone(), h.zod.clone()));
-            if self.node.is_empty() {
-                self.node = h.node.clone();
-            }
-        }
-        self.stats.push(stats);
-    }
-
-    pub fn to_json(&self) -> Json {
-        let resolved = Json::Object(
-            self.resolved
-                .iter()
-                .map(|(v, (m, z))| {
-                    (
-                        v.to_string().into(),
-                        Json::object([("@mastra/core", Json::str(m)), ("zod", Json::str(z))]),
-                    )
-                })
-                .collect(),
-        );
-        let stats = self
-            .stats
-            .iter()
-            .map(|s| {
-                Json::object([
-                    (
-                        "version",
-                        Json::str(&s.version.map(|v| v.to_string()).unwrap_or_default()),
-                    ),
-                    ("installSeconds", secs(s.install.as_secs_f64())),
-                    ("installedNow", Json::Bool(s.installed_now)),
-                    ("probeStarts", Json::int(i64::from(s.pool.starts))),
-                    ("startupSeconds", secs(s.pool.startup_total.as_secs_f64())),
-                    ("cases", Json::int(s.cases as i64)),
-                    ("runSeconds", secs(s.pool.busy.as_secs_f64())),
-                    ("casesPerSecond", secs(s.cases_per_second())),
-                    ("maxRssBytes", Json::int(s.pool.max_rss as i64)),
-                    (
-                        "probeRestarts",
-                        Json::int(i64::from(
-                            s.pool.restarts_after_crash + s.pool.restarts_after_timeout,
-                        )),
-                    ),
-                    ("garbageLines", Json::int(s.pool.garbage_lines as i64)),
-                    (
-                        "outcome",
-                        s.outcome.as_deref().map_or(Json::Null, Json::str),
-                    ),
-                ])
-            })
-            .collect();
-        Json::object([
-            ("harness", Json::str(&self.harness)),
-            ("commit", Json::str(&self.commit)),
-            ("command", Json::str(&self.command)),
-            ("node", Json::str(&self.node)),
-            (
-                "versions",
-                Json::Array(
-                    self.versions
-                        .iter()
-                        .map(|v| Json::str(&v.to_string()))
-                        .collect(),
-                ),
-            ),
-            ("resolved", resolved),
-            (
-                "seed",
-                self.seed
-                    .map_or(Json::Null, |s| Json::Number(s.to_string())),
-            ),
-            ("shard", self.shard.as_deref().map_or(Json::Null, Json::str)),
-            ("corpus", Json::str(&self.corpus)),
-            ("interrupted", Json::Bool(self.interrupted)),
-            ("stats", Json::Array(stats)),
-        ])
-    }
-}
-
-fn secs(x: f64) -> Json {
-    Json::Number(format!("{:.3}", if x.is_finite() { x } else { 0.0 }))
-}
-
-/// A digest of the cases (their names and raw JSON), the same on every
-/// machine for the same corpus.
-pub fn corpus_digest(cases: &[crate::case::Case]) -> String {
-    // FNV-1a over names and compact JSON: an identity check, not security.
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for c in cases {
-        for b in c
-            .name()
-            .bytes()
-            .chain([0])
-            .chain(c.raw.to_compact().into_bytes())
-            .chain([0])
-        {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    format!("{h:016x}")
-}
 
 /// One result as the JSON report writes it.
 pub fn result_json(r: &CaseResult) -> Json {
@@ -182,7 +43,7 @@ pub fn result_json(r: &CaseResult) -> Json {
     if let Some(d) = result_diff(r) {
         members.push(("diff", Json::str(&d)));
     }
-    members.extend(crate::refine::findings_json(&r.findings));
+    members.extend(crate::judge::refine::findings_json(&r.findings));
     Json::object(members)
 }
 
@@ -206,6 +67,27 @@ pub fn report_json(info: &RunInfo, results: &[CaseResult]) -> Json {
             Json::Array(results.iter().map(result_json).collect()),
         ),
     ])
+}
+
+/// The report files of a matrix, by name inside its output folder.
+pub const JSONL: &str = "results.jsonl";
+pub const JSON: &str = "report.json";
+pub const JUNIT: &str = "report.xml";
+pub const MARKDOWN: &str = "report.md";
+pub const HTML: &str = "report.html";
+
+/// Render every report but the JSON one from one `ReportDoc` into `out`.
+pub fn write_reports(doc: &ReportDoc, out: &Path) -> Result<(), Failure> {
+    for (name, text) in [
+        (JUNIT, junit::render(doc)),
+        (MARKDOWN, markdown::render(doc)),
+        (HTML, html::render(doc)),
+    ] {
+        let path = out.join(name);
+        write_atomically(&path, &text)
+            .map_err(|e| Failure::infra_because(format!("cannot write {}", path.display()), e))?;
+    }
+    Ok(())
 }
 
 /// Write `text` to `path` atomically (temporary file, then rename).
@@ -285,4 +167,141 @@ pub fn summary(info: &RunInfo, results: &[CaseResult]) -> String {
         out.push_str("\ninterrupted: the report holds the results that finished\n");
     }
     out
+}
+
+/// The few lines a person reads first, after a run that wrote its reports to
+/// `out`: which known upstream issues are present on which versions, any
+/// divergence, each version that could not run (once, with why), and where
+/// the reports are.
+pub fn headline(
+    info: &RunInfo,
+    results: &[CaseResult],
+    ledger: &crate::judge::known::KnownIssues,
+    out: &Path,
+) -> String {
+    use crate::judge::known::IssueState;
+    let mut text = String::new();
+    let ran: Vec<MastraVersion> = info
+        .versions
+        .iter()
+        .copied()
+        .filter(|v| {
+            results
+                .iter()
+                .any(|r| r.version == *v && !r.verdict.is_infrastructure())
+        })
+        .collect();
+    let cases: std::collections::BTreeSet<&str> = results.iter().map(|r| r.case.as_str()).collect();
+    text.push_str(&format!(
+        "\n{} cases on {} of {} versions ({})\n",
+        cases.len(),
+        ran.len(),
+        info.versions.len(),
+        info.versions
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    // Known issues: per issue, the versions where some case shows it, and
+    // where it is fixed.
+    let mut issues: BTreeMap<&str, (Vec<MastraVersion>, Vec<MastraVersion>)> = BTreeMap::new();
+    for r in results {
+        if let Some((id, state)) = &r.findings.known_issue {
+            let entry = issues.entry(id.as_str()).or_default();
+            let list = match state {
+                IssueState::Present => &mut entry.0,
+                IssueState::Fixed => &mut entry.1,
+                IssueState::Absent => continue,
+            };
+            if !list.contains(&r.version) {
+                list.push(r.version);
+            }
+        }
+    }
+    if issues.is_empty() {
+        text.push_str("known upstream issues: none shown\n");
+    } else {
+        text.push_str("known upstream issues:\n");
+        let join = |vs: &[MastraVersion]| {
+            let mut vs = vs.to_vec();
+            vs.sort();
+            vs.iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        for (id, (present, fixed)) in &issues {
+            let title = ledger
+                .get(id)
+                .map(|i| format!(" ({})", i.title))
+                .unwrap_or_default();
+            let mut line = format!("  {id}{title}:");
+            if !present.is_empty() {
+                line.push_str(&format!(" present on {}", join(present)));
+            }
+            if !fixed.is_empty() {
+                line.push_str(&format!(
+                    "{} FIXED on {}",
+                    if present.is_empty() { "" } else { ";" },
+                    join(fixed)
+                ));
+            }
+            text.push_str(&line);
+            text.push('\n');
+        }
+    }
+    let divergent: Vec<&CaseResult> = results
+        .iter()
+        .filter(|r| r.verdict.is_divergence())
+        .collect();
+    if divergent.is_empty() {
+        text.push_str("divergences: none\n");
+    } else {
+        text.push_str(&format!(
+            "divergences: {} (each with its diff above)\n",
+            divergent.len()
+        ));
+        for r in divergent.iter().take(10) {
+            text.push_str(&format!(
+                "  {} on {}: {}\n",
+                r.case,
+                r.version,
+                r.verdict.name()
+            ));
+        }
+        if divergent.len() > 10 {
+            text.push_str(&format!("  … and {} more\n", divergent.len() - 10));
+        }
+    }
+    // Versions that could not run: one line each, not one per case.
+    let mut unavailable: BTreeMap<MastraVersion, (Verdict, String, usize)> = BTreeMap::new();
+    for r in results.iter().filter(|r| r.verdict.is_infrastructure()) {
+        let why = r
+            .observed
+            .infra_detail()
+            .unwrap_or_default()
+            .lines()
+            .next()
+            .unwrap_or("")
+            .to_string();
+        unavailable
+            .entry(r.version)
+            .or_insert((r.verdict, why, 0))
+            .2 += 1;
+    }
+    for (v, (verdict, why, n)) in &unavailable {
+        text.push_str(&format!(
+            "not run on {v}: {} ({n} cases): {why}\n",
+            verdict.name()
+        ));
+    }
+    if info.interrupted {
+        text.push_str("interrupted: the reports hold the results that finished\n");
+    }
+    text.push_str(&format!(
+        "reports: {} (also {JSON}, {JUNIT}, {MARKDOWN} there)\n",
+        out.join(HTML).display()
+    ));
+    text
 }

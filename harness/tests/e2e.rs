@@ -2,8 +2,8 @@
 //! registry, the real capture listener. One corpus run on the pinned
 //! versions is shared by the tests that read it.
 
-use mastra_conform::json::Json;
-use mastra_conform::jsstr::JsString;
+use mastra_conform::js::json::Json;
+use mastra_conform::js::string::JsString;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::Output;

@@ -2,8 +2,8 @@
 //! real `@mastra/core` 1.67.0. (Finding and shrinking are tested without
 //! Node, against planted defects, in `harness/fuzz/mutant.rs`.)
 
-use mastra_conform::json::Json;
-use mastra_conform::jsstr::JsString;
+use mastra_conform::js::json::Json;
+use mastra_conform::js::string::JsString;
 use std::path::Path;
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};

@@ -366,7 +366,11 @@ fn corpus_still_runs(t: &mut Tally) -> Check {
     let results = results(&read_json(&report)?);
     let ran = results
         .iter()
-        .filter(|r| s(r.get("case").unwrap_or(&mastra_conform::json::Json::Null)).ends_with(good))
+        .filter(|r| {
+            s(r.get("case")
+                .unwrap_or(&mastra_conform::js::json::Json::Null))
+            .ends_with(good)
+        })
         .filter(|r| r.get("verdict").map(s).as_deref() == Some("as-modelled"))
         .count();
     t.lose(1 - ran.min(1));
@@ -384,7 +388,7 @@ fn bad_flags(t: &mut Tally) -> Check {
     let tries: &[(&[&str], &str)] = &[
         (
             &["run", "--concurrency", "0", "--cases", case],
-            "--concurrency: 0",
+            "'0' for '--concurrency",
         ),
         (&["run", "--concurrency", "999", "--cases", case], "999"),
         (&["run", "--concurrency", "-1", "--cases", case], "-1"),

@@ -5,11 +5,12 @@
 
 use crate::check;
 use crate::support::*;
-use mastra_conform::capture::Listener;
-use mastra_conform::json::Json;
-use mastra_conform::probe::pool::Observation;
-use mastra_conform::probe::{Answer, Probe, ProbeCommand};
-use mastra_conform::versions::{Installs, MastraVersion, VersionError};
+use mastra_conform::js::json::Json;
+use mastra_conform::observation::Observation;
+use mastra_conform::observe::capture::Listener;
+use mastra_conform::observe::probe::{Answer, Probe, ProbeCommand};
+use mastra_conform::versions::install::{Installs, VersionError};
+use mastra_conform::versions::spec::MastraVersion;
 use std::net::{IpAddr, SocketAddr, TcpStream};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -196,7 +197,7 @@ fn real_probe_counts(t: &mut Tally) -> Check {
 }
 
 fn chain(e: &dyn std::error::Error) -> String {
-    mastra_conform::pipeline::error_chain(e)
+    mastra_conform::outcome::error_chain(e)
 }
 
 fn installs(dir: &Path) -> Installs {

@@ -7,10 +7,11 @@
 
 use crate::check;
 use crate::support::*;
-use mastra_conform::capture::{BodyProblem, Captured, Limits, Listener};
 use mastra_conform::case::Reply;
-use mastra_conform::jsstr::JsString;
-use mastra_conform::observe::Observed;
+use mastra_conform::js::string::JsString;
+use mastra_conform::observation::Observed;
+use mastra_conform::observation::{BodyProblem, Captured};
+use mastra_conform::observe::capture::{Limits, Listener};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::time::{Duration, Instant};

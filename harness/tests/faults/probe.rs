@@ -5,8 +5,9 @@
 
 use crate::check;
 use crate::support::*;
-use mastra_conform::probe::pool::{Observation, PoolConfig};
-use mastra_conform::probe::ProbeError;
+use mastra_conform::observation::Observation;
+use mastra_conform::observe::pool::PoolConfig;
+use mastra_conform::observe::probe::ProbeError;
 use std::time::Duration;
 
 pub fn scenarios() -> Vec<Scenario> {
@@ -121,7 +122,7 @@ fn hung_group_ended(t: &mut Tally) -> Check {
     }
     // Timeout, then SIGTERM and the grace (which the group ignores), then
     // SIGKILL.
-    let least = timeout + mastra_conform::proc::GRACE;
+    let least = timeout + mastra_conform::observe::proc::GRACE;
     check!(
         run.took >= least && run.took < least + Duration::from_secs(10),
         "ending the hung probe took {:?}",
@@ -231,7 +232,7 @@ fn no_hello(t: &mut Tally) -> Check {
         )),
     );
     t.inject(1);
-    let cmd = mastra_conform::probe::ProbeCommand {
+    let cmd = mastra_conform::observe::probe::ProbeCommand {
         start_timeout: Duration::from_secs(1),
         ..fake_probe()
     };

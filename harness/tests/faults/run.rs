@@ -6,7 +6,7 @@
 
 use crate::check;
 use crate::support::*;
-use mastra_conform::json::Json;
+use mastra_conform::js::json::Json;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -146,10 +146,10 @@ fn ctrl_c_real(t: &mut Tally) -> Check {
         .iter()
         .map(|r| {
             let (case, version) = (r.get("case").map(s), r.get("version").map(s));
-            mastra_conform::snapshot::name(
+            mastra_conform::judge::snapshot::name(
                 &case.unwrap_or_default(),
-                mastra_conform::versions::MastraVersion::parse(&version.unwrap_or_default())
-                    .unwrap_or(mastra_conform::versions::MastraVersion::new(0, 0, 0)),
+                mastra_conform::versions::spec::MastraVersion::parse(&version.unwrap_or_default())
+                    .unwrap_or(mastra_conform::versions::spec::MastraVersion::new(0, 0, 0)),
             )
         })
         .collect();

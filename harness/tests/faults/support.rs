@@ -2,13 +2,15 @@
 //! pool and the binary, and looking for processes left behind.
 
 pub use crate::common::{bin, root, text};
-use mastra_conform::capture::Listener;
 use mastra_conform::case::Case;
-use mastra_conform::json::Json;
-use mastra_conform::jsstr::JsString;
-use mastra_conform::probe::pool::{run_cases, Observation, PoolConfig, PoolStats};
-use mastra_conform::probe::{ProbeCommand, ProbeError};
-use mastra_conform::versions::{Installs, MastraVersion};
+use mastra_conform::js::json::Json;
+use mastra_conform::js::string::JsString;
+use mastra_conform::observation::Observation;
+use mastra_conform::observe::capture::Listener;
+use mastra_conform::observe::pool::{run_cases, PoolConfig, PoolStats};
+use mastra_conform::observe::probe::{ProbeCommand, ProbeError};
+use mastra_conform::versions::install::Installs;
+use mastra_conform::versions::spec::MastraVersion;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::sync::atomic::AtomicBool;

@@ -1,0 +1,150 @@
+//! `fuzz --seed S --count N`: per version, the saved findings and the
+//! generated cases in one batch, then each divergence shrunk and saved
+//! (`loops::fuzz`). Exit 1 when a divergence (new or replayed) is left, 3
+//! when interrupted or the machine failed.
+
+use super::out::{bar, check_writable, print_out, save_report, stop_flag};
+use crate::case::Case;
+use crate::js::json::Json;
+use crate::judge::compare::Verdict;
+use crate::loops::fuzz::{self, found::Saved, Plan, SessionOracle};
+use crate::outcome::{Exit, Failure, RunEnd};
+use crate::report::report_json;
+use crate::run::config::Config;
+use crate::run::info::RunInfo;
+use crate::run::session::Session;
+use crate::run::shard::Shard;
+use crate::versions::spec::VersionList;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+
+/// The `fuzz` flags.
+pub struct FuzzFlags {
+    pub seed: u64,
+    pub count: u64,
+    pub versions: VersionList,
+    pub found: Option<PathBuf>,
+    pub ceiling: bool,
+    pub json: Option<PathBuf>,
+    pub shard: Option<Shard>,
+}
+
+pub fn fuzz(config: Config, flags: FuzzFlags) -> Result<Exit, Failure> {
+    let FuzzFlags {
+        seed,
+        count,
+        versions,
+        found,
+        ceiling,
+        json,
+        shard,
+    } = flags;
+    let root = config.root.clone();
+    let found_dir = found.unwrap_or_else(|| fuzz::default_found_dir(&root));
+    if let Some(j) = &json {
+        check_writable("--json", j)?;
+    }
+    let (mut saved_cases, errors) = fuzz::found::load(&found_dir);
+    if let Some(e) = errors.into_iter().next() {
+        return Err(e.into());
+    }
+    let strict = config.strict;
+    let stop = stop_flag();
+    let mut session = Session::new(config, stop.clone())?;
+    let versions = session.resolve(&versions.0)?;
+    let generated = fuzz::generate_slice(seed, count, shard.unwrap_or_else(Shard::whole));
+    let replay = saved_cases.clone();
+    let plan = Plan::new(seed);
+    let mut info = RunInfo::new("fuzz", &root);
+    info.versions = versions.clone();
+    info.seed = Some(seed);
+    info.shard = shard.map(|s| s.to_string());
+    let (mut results, mut findings) = (Vec::new(), Vec::new());
+    let mut end = RunEnd::default();
+    for &v in &versions {
+        if stop.load(Ordering::SeqCst) {
+            break;
+        }
+        let progress = bar(&v.to_string());
+        let run = fuzz::fuzz_version(
+            &mut SessionOracle {
+                session: &mut session,
+            },
+            v,
+            &plan,
+            &replay,
+            &generated,
+            json.is_some(),
+            &progress,
+        );
+        progress.finish_and_clear();
+        let mut saved = Vec::new();
+        for f in &run.findings {
+            let s = fuzz::found::save(&found_dir, f, &mut saved_cases).map_err(|e| {
+                Failure::infra_because(
+                    format!("cannot save a finding under {}", found_dir.display()),
+                    e,
+                )
+            })?;
+            saved.push(s);
+        }
+        let rate = if ceiling && !run.interrupted && run.stats.cases > 0 {
+            let cases: Vec<Case> = generated.iter().map(|g| g.case.clone()).collect();
+            match crate::loops::bench::ceiling_rate(&mut session, v, &cases) {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    eprintln!("error: the ceiling on {v}: {e}");
+                    None
+                }
+            }
+        } else {
+            None
+        };
+        print_out(&run.summary(v, seed, rate, &saved));
+        end.finding |= !run.findings.is_empty()
+            || run
+                .replayed
+                .iter()
+                .any(|r| r.result.verdict.is_divergence());
+        end.infra |= run
+            .tally
+            .keys()
+            .chain(run.replayed.iter().map(|r| &r.result.verdict))
+            .any(|v| v.is_infrastructure() && (strict || *v != Verdict::VersionUnavailable));
+        info.interrupted |= run.interrupted;
+        results.extend(run.replayed.into_iter().map(|r| r.result));
+        results.extend(run.results);
+        for (f, s) in run.findings.iter().zip(&saved) {
+            findings.push(Json::object([
+                ("seed", Json::Number(f.seed.to_string())),
+                ("case", Json::Number(f.index.to_string())),
+                ("version", Json::str(&f.version.to_string())),
+                ("signature", Json::str(&f.signature.describe())),
+                ("saved", Json::str(&s.path().to_string_lossy())),
+                ("new", Json::Bool(matches!(s, Saved::New(_)))),
+            ]));
+        }
+        info.absorb(run.stats);
+    }
+    info.interrupted |= stop.load(Ordering::SeqCst);
+    info.refused = session.listener.refused();
+    end.interrupted = info.interrupted;
+    if let Some(path) = &json {
+        write_report(path, &info, &results, findings)?;
+    }
+    Ok(Exit::of_run(end))
+}
+
+/// The run's JSON report, with the findings beside the results.
+fn write_report(
+    path: &Path,
+    info: &RunInfo,
+    results: &[crate::run::session::CaseResult],
+    findings: Vec<Json>,
+) -> Result<(), Failure> {
+    let mut report = report_json(info, results);
+    if let Json::Object(members) = &mut report {
+        members.push(("findings".into(), Json::Array(findings)));
+    }
+    save_report(path, &report.to_pretty())
+}

@@ -1,0 +1,430 @@
+//! The command line: clap's flags, parsed straight into domain types
+//! (`MastraVersion`, `VersionList`, `Shard`, `On`, counts with their ranges),
+//! and one function per command (`run`). Nothing below this module sees a
+//! flag string, prints, or picks an exit status: loops return domain values,
+//! and the functions here print them and map them to an `Exit`.
+
+mod bisect;
+mod fuzz;
+mod lint;
+mod out;
+mod runs;
+mod single;
+mod verify;
+
+use crate::loops::bisect::On;
+use crate::outcome::{Exit, Failure};
+use crate::run::config::{repo_root, Config};
+use crate::run::shard::Shard;
+use crate::versions::spec::{MastraVersion, VersionList};
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "mastra-conform",
+    version,
+    about = "Differential conformance harness for @mastra/core's tool naming"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ProbeFlags {
+    /// Cases in flight per probe (1 to 256).
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub concurrency: u16,
+    /// Seconds one case may take before its probe is ended (at least 1).
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
+    pub case_timeout: u64,
+    /// The version cache (default: $MASTRA_CONFORM_CACHE, else
+    /// $XDG_CACHE_HOME/mastra-conform, else ~/.cache/mastra-conform).
+    #[arg(long)]
+    pub cache: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print the model's projection of a case on a version.
+    Predict {
+        case: PathBuf,
+        #[arg(long = "mastra-version")]
+        mastra_version: MastraVersion,
+    },
+    /// Run a case on the real @mastra/core and print the observed projection.
+    Observe {
+        case: PathBuf,
+        #[arg(long = "mastra-version")]
+        mastra_version: MastraVersion,
+        #[command(flatten)]
+        probe: ProbeFlags,
+    },
+    /// Run case files on versions and compare the model with what Mastra does.
+    Run {
+        /// A case file or a folder of them (repeatable; default: cases/).
+        #[arg(long = "cases")]
+        cases: Vec<PathBuf>,
+        /// Versions: exact, `pinned`, `latest`, `all`, or a range, comma-separated.
+        #[arg(long, default_value = "pinned")]
+        versions: VersionList,
+        /// Write the JSON report here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// Write every report format (report.json, report.xml, report.md,
+        /// report.html) into this folder, and end with a headline: known
+        /// issues per version, divergences, what could not run, where the
+        /// reports are.
+        #[arg(long)]
+        out: Option<PathBuf>,
+        /// An unavailable version is a failure (exit 3).
+        #[arg(long)]
+        strict: bool,
+        /// Write each case's normalised request bodies (the snapshot text) to
+        /// DIR/VERSION__CASE.txt.
+        #[arg(long)]
+        bodies: Option<PathBuf>,
+        /// Run only slice K of N (deterministic, weighed by measured cost).
+        #[arg(long)]
+        shard: Option<Shard>,
+        #[command(flatten)]
+        probe: ProbeFlags,
+    },
+    /// Show how a sharded run splits its work, and each slice's projected
+    /// time from the measured per-version costs (node-probe/costs.json).
+    Plan {
+        #[arg(long, default_value = "all")]
+        versions: VersionList,
+        /// The number of shards (runners).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
+        shards: u32,
+    },
+    /// Combine the JSON reports of the slices of a sharded run into one.
+    Merge {
+        /// The shard reports.
+        #[arg(required = true)]
+        reports: Vec<PathBuf>,
+        /// The folder for the merged report.json, report.xml, report.md and
+        /// report.html.
+        #[arg(long, default_value = "target/merged")]
+        out: PathBuf,
+    },
+    /// Run the corpus over many versions and record where behaviour changes
+    /// between neighbouring releases (SWEEP.md).
+    Sweep {
+        #[arg(long = "cases")]
+        cases: Vec<PathBuf>,
+        #[arg(long, default_value = "all")]
+        versions: VersionList,
+        /// The Markdown record.
+        #[arg(long, default_value = "SWEEP.md")]
+        out: PathBuf,
+        /// Also write the JSON report here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        #[command(flatten)]
+        probe: ProbeFlags,
+    },
+    /// Measure the harness end to end against the in-process ceiling.
+    Bench {
+        /// The version to measure on.
+        #[arg(long = "mastra-version", default_value = "1.67.0")]
+        mastra_version: MastraVersion,
+        /// How many times the corpus is repeated in the workload.
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+        repeat: u32,
+        /// Case files or folders (default: cases/).
+        #[arg(long = "cases")]
+        cases: Vec<PathBuf>,
+        /// Also write the figures as JSON here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        #[command(flatten)]
+        probe: ProbeFlags,
+    },
+    /// Generate cases from a seed, run them like the corpus, and shrink and
+    /// save every divergence under cases/found/ (replayed first next time).
+    Fuzz {
+        /// The same seed gives the same cases on every machine.
+        #[arg(long)]
+        seed: u64,
+        /// How many cases to generate.
+        #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
+        count: u64,
+        /// Versions: exact, `pinned`, `latest`, `all`, or a range, comma-separated.
+        #[arg(long, default_value = "pinned")]
+        versions: VersionList,
+        /// Where findings are saved and replayed from (default: cases/found).
+        #[arg(long)]
+        found: Option<PathBuf>,
+        /// Also run the in-process ceiling on the same cases, for the ratio.
+        #[arg(long)]
+        ceiling: bool,
+        /// Run only slice K of N of the generated cases (case indices K-1
+        /// modulo N: disjoint streams, each reproducible alone).
+        #[arg(long)]
+        shard: Option<Shard>,
+        /// Write the JSON report here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        #[command(flatten)]
+        probe: ProbeFlags,
+    },
+    /// Show what tool keys become on the wire, and what breaks.
+    Lint {
+        /// Tool keys, in registration order.
+        keys: Vec<String>,
+        /// A JSON file: an array of keys, or { "keys": [...], "toolChoice":
+        /// NAME, "activeTools": [...], "prompt": [...] } (lone surrogates allowed).
+        #[arg(long)]
+        file: Option<PathBuf>,
+        /// The name a named toolChoice uses.
+        #[arg(long = "tool-choice")]
+        tool_choice: Option<String>,
+        /// A name activeTools uses (repeatable).
+        #[arg(long = "active-tool")]
+        active_tools: Vec<String>,
+        /// A tool name a prompt mentions (repeatable).
+        #[arg(long = "prompt-name")]
+        prompt_names: Vec<String>,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Find the first published version whose result for a case differs
+    /// from --good's.
+    Bisect {
+        case: PathBuf,
+        #[arg(long)]
+        good: MastraVersion,
+        #[arg(long)]
+        bad: MastraVersion,
+        /// Compare projections (`projection`), or whole normalised request
+        /// bodies (`body`).
+        #[arg(long, default_value = "projection")]
+        on: On,
+        #[command(flatten)]
+        probe: ProbeFlags,
+    },
+    /// Say, for each version, whether a known upstream issue is present or
+    /// fixed (`known-issues.json`).
+    Verify {
+        /// An issue id, or `all`.
+        issue: String,
+        /// Versions: exact, `pinned`, `latest`, `all`, or a range, comma-separated.
+        #[arg(long, default_value = "pinned,latest")]
+        versions: VersionList,
+        /// Write the per-version, per-case states here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        #[command(flatten)]
+        probe: ProbeFlags,
+    },
+    /// The nightly job: the corpus (with saved fuzz finds) and a fuzz
+    /// budget across versions; every result written as it completes, then
+    /// JSON, JUnit, Markdown and HTML reports.
+    Matrix {
+        /// A case file or a folder of them (repeatable; default: cases/).
+        #[arg(long = "cases")]
+        cases: Vec<PathBuf>,
+        /// Versions: exact, `pinned`, `latest`, `all`, or a range, comma-separated.
+        #[arg(long, default_value = "pinned,latest")]
+        versions: VersionList,
+        /// The folder for results.jsonl and the reports.
+        #[arg(long, default_value = "target/matrix")]
+        out: PathBuf,
+        /// Generated cases to add (the fuzz budget).
+        #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=1_000_000))]
+        fuzz_count: u32,
+        /// The fuzz seed (recorded in the report).
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// An unavailable version is a failure (exit 3).
+        #[arg(long)]
+        strict: bool,
+        /// Run only slice K of N (deterministic, weighed by measured cost).
+        #[arg(long)]
+        shard: Option<Shard>,
+        #[command(flatten)]
+        probe: ProbeFlags,
+    },
+    /// Render JUnit, Markdown and HTML from a report.json or results.jsonl.
+    Report {
+        input: PathBuf,
+        #[arg(long, default_value = "target/matrix")]
+        out: PathBuf,
+    },
+    /// What regressed, was fixed, is new or is gone between two JSON reports.
+    Compare { old: PathBuf, new: PathBuf },
+}
+
+impl ProbeFlags {
+    /// The run's settings: defaults, then these flags.
+    fn config(&self) -> Config {
+        let mut c = Config::new(&repo_root());
+        c.pool.concurrency = usize::from(self.concurrency);
+        // A timeout beyond any real run is a timeout of "never": clamp it to
+        // a day rather than overflow an `Instant` later.
+        c.pool.case_timeout = Duration::from_secs(self.case_timeout.min(86_400));
+        if let Some(cache) = &self.cache {
+            c.cache = cache.clone();
+        }
+        c
+    }
+}
+
+/// Case paths as given, or the corpus (`cases/`) when none were.
+fn case_paths(given: &[PathBuf]) -> Vec<PathBuf> {
+    if given.is_empty() {
+        vec![repo_root().join("cases")]
+    } else {
+        given.to_vec()
+    }
+}
+
+/// Parse the command line and run the command. `Ok` is how it ended; `Err`
+/// is why it could not run, which `main` prints as a chain.
+pub fn run() -> Result<Exit, Failure> {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            // clap names the flag and the value; help and --version are not
+            // errors.
+            let _ = e.print();
+            return Ok(if e.use_stderr() {
+                Exit::BadInput
+            } else {
+                Exit::Ok
+            });
+        }
+    };
+    execute(cli.command)
+}
+
+fn execute(command: Command) -> Result<Exit, Failure> {
+    match command {
+        Command::Predict {
+            case,
+            mastra_version,
+        } => single::predict(&case, mastra_version),
+        Command::Observe {
+            case,
+            mastra_version,
+            probe,
+        } => single::observe(probe.config(), &case, mastra_version),
+        Command::Bench {
+            mastra_version,
+            repeat,
+            cases,
+            json,
+            probe,
+        } => single::bench(
+            probe.config(),
+            mastra_version,
+            repeat,
+            &case_paths(&cases),
+            json.as_deref(),
+        ),
+        Command::Run {
+            cases,
+            versions,
+            json,
+            out,
+            strict,
+            bodies,
+            shard,
+            probe,
+        } => {
+            let mut config = probe.config();
+            config.strict = strict;
+            runs::run(
+                config,
+                runs::plan("run", &cases, versions, bodies, shard),
+                json.as_deref(),
+                out.as_deref(),
+            )
+        }
+        Command::Matrix {
+            cases,
+            versions,
+            out,
+            fuzz_count,
+            seed,
+            strict,
+            shard,
+            probe,
+        } => {
+            let mut config = probe.config();
+            config.strict = strict;
+            let plan = runs::plan("matrix", &cases, versions, None, shard);
+            runs::matrix(config, plan, &out, fuzz_count, seed)
+        }
+        Command::Sweep {
+            cases,
+            versions,
+            out,
+            json,
+            probe,
+        } => runs::sweep(
+            probe.config(),
+            runs::plan("sweep", &cases, versions, None, None),
+            &out,
+            json.as_deref(),
+        ),
+        Command::Plan { versions, shards } => runs::plan_shards(versions, shards),
+        Command::Merge { reports, out } => runs::merge(&reports, &out),
+        Command::Report { input, out } => runs::report(&input, &out),
+        Command::Compare { old, new } => runs::compare(&old, &new),
+        Command::Fuzz {
+            seed,
+            count,
+            versions,
+            found,
+            ceiling,
+            shard,
+            json,
+            probe,
+        } => fuzz::fuzz(
+            probe.config(),
+            fuzz::FuzzFlags {
+                seed,
+                count,
+                versions,
+                found,
+                ceiling,
+                json,
+                shard,
+            },
+        ),
+        Command::Lint {
+            keys,
+            file,
+            tool_choice,
+            active_tools,
+            prompt_names,
+            json,
+        } => lint::lint(lint::LintFlags {
+            keys,
+            file,
+            tool_choice,
+            active_tools,
+            prompt_names,
+            json,
+        }),
+        Command::Bisect {
+            case,
+            good,
+            bad,
+            on,
+            probe,
+        } => bisect::bisect(probe.config(), &case, good, bad, on),
+        Command::Verify {
+            issue,
+            versions,
+            json,
+            probe,
+        } => verify::verify(probe.config(), &issue, versions, json.as_deref()),
+    }
+}

@@ -1,0 +1,337 @@
+//! The commands built on the run loop (`run`, `matrix`, `sweep`), the ones
+//! that only read reports (`report`, `merge`, `compare`), and `plan`.
+
+use super::case_paths;
+use super::out::{check_writable, print_out, save_report, say, stop_flag, Watcher};
+use crate::judge::compare::Verdict;
+use crate::loops::matrix::{write_fuzz_cases, MatrixWriter};
+use crate::outcome::{Exit, Failure, RunEnd};
+use crate::report::doc::ReportDoc;
+use crate::report::{headline, report_json, summary, write_atomically, write_reports};
+use crate::report::{HTML, JSON, JSONL, JUNIT, MARKDOWN};
+use crate::run::config::{repo_root, Config};
+use crate::run::corpus::{collect_run, Both, RunOutcome, RunPlan};
+use crate::run::info::RunInfo;
+use crate::run::session::Session;
+use crate::run::shard::{costs_path, Costs, Shard};
+use crate::versions::spec::{MastraVersion, VersionList};
+use std::path::{Path, PathBuf};
+
+/// A run plan from the flags every run-shaped command shares.
+pub fn plan(
+    command: &str,
+    cases: &[PathBuf],
+    versions: VersionList,
+    bodies: Option<PathBuf>,
+    shard: Option<Shard>,
+) -> RunPlan {
+    RunPlan {
+        command: command.to_string(),
+        cases: case_paths(cases),
+        versions: versions.0,
+        bodies,
+        shard,
+    }
+}
+
+/// How a run ends: infrastructure (an unavailable version only under
+/// `--strict`) or an interruption, else a divergence, else a bad case file.
+fn run_end(strict: bool, outcome: &RunOutcome) -> RunEnd {
+    RunEnd {
+        infra: outcome.results.iter().any(|r| {
+            r.verdict.is_infrastructure() && (strict || r.verdict != Verdict::VersionUnavailable)
+        }),
+        interrupted: outcome.info.interrupted,
+        finding: outcome.results.iter().any(|r| r.verdict.is_divergence()),
+        bad_input: !outcome.case_errors.is_empty(),
+    }
+}
+
+/// `run`: the summary, the reports asked for, the exit status.
+pub fn run(
+    config: Config,
+    plan: RunPlan,
+    json: Option<&Path>,
+    out: Option<&Path>,
+) -> Result<Exit, Failure> {
+    if let Some(j) = json {
+        check_writable("--json", j)?;
+    }
+    if let Some(dir) = out {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            Failure::infra_because(format!("--out: cannot create {}", dir.display()), e)
+        })?;
+        check_writable("--out", &dir.join(JSON))?;
+    }
+    let strict = config.strict;
+    let outcome = collect_run(config, stop_flag(), &plan, &mut Watcher::new())?;
+    print_out(&summary(&outcome.info, &outcome.results));
+    let report = report_json(&outcome.info, &outcome.results).to_pretty();
+    if let Some(path) = json {
+        save_report(path, &report)?;
+    }
+    if let Some(dir) = out {
+        save_report(&dir.join(JSON), &report)?;
+        let doc = ReportDoc::parse(&report).map_err(Failure::infra)?;
+        write_reports(&doc, dir)?;
+        print_out(&headline(
+            &outcome.info,
+            &outcome.results,
+            &session_ledger()?,
+            dir,
+        ));
+    }
+    Ok(Exit::of_run(run_end(strict, &outcome)))
+}
+
+/// `matrix`: the corpus and a fuzz budget, each result written as it
+/// completes, then every report format, and the headline.
+pub fn matrix(
+    config: Config,
+    mut plan: RunPlan,
+    out: &Path,
+    fuzz_count: u32,
+    seed: u64,
+) -> Result<Exit, Failure> {
+    std::fs::create_dir_all(out)
+        .map_err(|e| Failure::infra_because(format!("cannot create {}", out.display()), e))?;
+    let fuzz_dir = out.join("fuzz-cases");
+    let mut ran_seed = None;
+    match write_fuzz_cases(seed, fuzz_count as usize, &fuzz_dir)? {
+        0 => {}
+        n => {
+            ran_seed = Some(seed);
+            eprintln!(
+                "matrix: {n} fuzz cases from seed {seed} in {}",
+                fuzz_dir.display()
+            );
+            plan.cases.push(fuzz_dir);
+        }
+    }
+    let strict = config.strict;
+    let mut writer = MatrixWriter::new(out, ran_seed);
+    let mut watcher = Watcher::announcing("matrix");
+    let outcome = collect_run(
+        config,
+        stop_flag(),
+        &plan,
+        &mut Both(&mut watcher, &mut writer),
+    )?;
+    save_report(
+        &out.join(JSON),
+        &report_json(&outcome.info, &outcome.results).to_pretty(),
+    )?;
+    eprintln!(
+        "matrix: {} results in {}/{{{JSONL},{JSON},{JUNIT},{MARKDOWN},{HTML}}}",
+        writer.written,
+        out.display()
+    );
+    print_out(&headline(
+        &outcome.info,
+        &outcome.results,
+        &session_ledger()?,
+        out,
+    ));
+    Ok(Exit::of_run(run_end(strict, &outcome)))
+}
+
+/// The known issues, for the headline.
+fn session_ledger() -> Result<crate::judge::known::KnownIssues, Failure> {
+    Ok(crate::judge::known::KnownIssues::load(
+        &repo_root().join("known-issues.json"),
+    )?)
+}
+
+/// `sweep`: the corpus over many versions; every change between
+/// neighbouring releases into the Markdown record, and the measured costs
+/// into `node-probe/costs.json`.
+pub fn sweep(
+    config: Config,
+    plan: RunPlan,
+    out: &Path,
+    json: Option<&Path>,
+) -> Result<Exit, Failure> {
+    check_writable("--out", out)?;
+    let root = config.root.clone();
+    let command = format!(
+        "mastra-conform sweep --versions '{}'",
+        plan.versions
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let outcome = collect_run(config, stop_flag(), &plan, &mut Watcher::new())?;
+    record_costs(&root, &outcome.info);
+    let RunOutcome { info, results, .. } = outcome;
+    let changes = crate::loops::sweep::changes(&results);
+    let ran: Vec<MastraVersion> = info
+        .versions
+        .iter()
+        .copied()
+        .filter(|v| {
+            results
+                .iter()
+                .any(|r| r.version == *v && r.observed.projection().is_some())
+        })
+        .collect();
+    let skipped: Vec<(MastraVersion, String)> = info
+        .versions
+        .iter()
+        .filter(|v| !ran.contains(v))
+        .map(|v| {
+            let why = results
+                .iter()
+                .find(|r| r.version == *v)
+                .and_then(|r| r.observed.infra_detail())
+                .unwrap_or_default();
+            (*v, why)
+        })
+        .collect();
+    write_atomically(
+        out,
+        &crate::loops::sweep::markdown(&ran, &skipped, &changes, &command),
+    )
+    .map_err(|e| Failure::infra_because(format!("cannot write {}", out.display()), e))?;
+    if let Some(path) = json {
+        save_report(path, &report_json(&info, &results).to_pretty())?;
+    }
+    print_out(&summary(&info, &results));
+    let untaught = changes.iter().filter(|c| !c.modelled).count();
+    say!(
+        "{} versions ran; {} changes between neighbours ({untaught} not modelled); written to {}",
+        ran.len(),
+        changes.len(),
+        out.display()
+    );
+    Ok(Exit::of_run(RunEnd {
+        finding: results.iter().any(|r| r.verdict.is_divergence()),
+        ..RunEnd::default()
+    }))
+}
+
+/// Fold what this run measured into `node-probe/costs.json`: run seconds for
+/// every version that ran, install seconds where an install happened now.
+fn record_costs(root: &Path, info: &RunInfo) {
+    let path = costs_path(root);
+    let mut costs = Costs::load(&path);
+    for s in &info.stats {
+        let Some(v) = s.version else { continue };
+        if s.cases > 0 {
+            costs.run.insert(v, s.pool.busy.as_secs_f64());
+        }
+        if s.installed_now {
+            costs.install.insert(v, s.install.as_secs_f64());
+        }
+    }
+    if let Err(e) = write_atomically(&path, &costs.to_json().to_pretty()) {
+        eprintln!("warning: cannot record costs in {}: {e}", path.display());
+    }
+}
+
+/// `plan --shards N`: how a sharded run splits, and each slice's projected
+/// time from the recorded costs.
+pub fn plan_shards(versions: VersionList, shards: u32) -> Result<Exit, Failure> {
+    let config = Config::new(&repo_root());
+    let costs = Costs::load(&costs_path(&config.root));
+    let mut session = Session::new(config, stop_flag())?;
+    let versions = session.resolve(&versions.0)?;
+    let loads = crate::run::shard::projected_loads(&versions, shards, &costs);
+    let plan = crate::run::shard::plan(&versions, shards, &costs);
+    let serial: f64 = versions.iter().map(|v| costs.version_cost(*v)).sum();
+    say!(
+        "{} versions; one runner, nothing cached: {:.0}s ({:.1} min)",
+        versions.len(),
+        serial,
+        serial / 60.0
+    );
+    for (k, load) in loads.iter().enumerate() {
+        let units: Vec<String> = plan
+            .iter()
+            .filter(|(_, s)| *s as usize == k + 1)
+            .map(|(u, _)| {
+                if u.chunks > 1 {
+                    format!("{}#{}/{}", u.version, u.chunk + 1, u.chunks)
+                } else {
+                    u.version.to_string()
+                }
+            })
+            .collect();
+        say!(
+            "shard {}/{shards}: {:>6.0}s  {}",
+            k + 1,
+            load,
+            units.join(" ")
+        );
+    }
+    let wall = loads.iter().copied().fold(0.0, f64::max);
+    say!(
+        "projected wall time with {shards} runners: {:.0}s ({:.1} min)",
+        wall,
+        wall / 60.0
+    );
+    Ok(Exit::Ok)
+}
+
+/// `merge REPORT... --out DIR`: DIR/report.json and every other format.
+pub fn merge(paths: &[PathBuf], out: &Path) -> Result<Exit, Failure> {
+    use crate::report::merge::{merge, read};
+    let reports = paths
+        .iter()
+        .map(|p| read(p))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(Failure::bad)?;
+    let merged = merge(&reports).map_err(Failure::bad)?;
+    std::fs::create_dir_all(out)
+        .map_err(|e| Failure::infra_because(format!("cannot create {}", out.display()), e))?;
+    let text = merged.to_pretty();
+    save_report(&out.join(JSON), &text)?;
+    let doc = ReportDoc::parse(&text).map_err(Failure::infra)?;
+    write_reports(&doc, out)?;
+    let divergent = doc
+        .rows
+        .iter()
+        .filter(|r| r.verdict.is_divergence())
+        .count();
+    // An unserved version is reported, not failed, as in `run` without
+    // --strict; every other infrastructure outcome left a case unchecked.
+    let infra = doc
+        .rows
+        .iter()
+        .filter(|r| r.verdict.is_infrastructure() && r.verdict != Verdict::VersionUnavailable)
+        .count();
+    say!(
+        "merged {} slices: {} results ({divergent} divergent, {infra} not checked) into {}",
+        reports.len(),
+        doc.rows.len(),
+        out.display()
+    );
+    Ok(Exit::of_run(RunEnd {
+        infra: infra > 0,
+        finding: divergent > 0,
+        ..RunEnd::default()
+    }))
+}
+
+/// `report FILE --out DIR`: render the reports of a `report.json` or a
+/// `results.jsonl` (from an interrupted matrix, say).
+pub fn report(input: &Path, out: &Path) -> Result<Exit, Failure> {
+    let doc = ReportDoc::load(input).map_err(Failure::bad)?;
+    std::fs::create_dir_all(out)
+        .map_err(|e| Failure::infra_because(format!("cannot create {}", out.display()), e))?;
+    write_reports(&doc, out)?;
+    say!(
+        "{} results: {}/{{{JUNIT},{MARKDOWN},{HTML}}}",
+        doc.rows.len(),
+        out.display()
+    );
+    Ok(Exit::Ok)
+}
+
+/// `compare OLD NEW`: what regressed (exit 1), was fixed, is new, is gone.
+pub fn compare(old: &Path, new: &Path) -> Result<Exit, Failure> {
+    let load = |p: &Path| ReportDoc::load(p).map_err(Failure::bad);
+    let (text, regressed) = crate::report::changes::render(&load(old)?, &load(new)?);
+    print_out(&text);
+    Ok(if regressed { Exit::Finding } else { Exit::Ok })
+}

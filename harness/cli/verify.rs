@@ -1,0 +1,92 @@
+//! `verify ISSUE|all --versions L`: per version, is a known upstream issue
+//! present or fixed? The runs (`loops::verify`), printed as runs of versions
+//! that agree.
+
+use super::out::{say, stop_flag};
+use crate::judge::known::IssueState;
+use crate::loops::verify::{runs, select, verify as run_verify, Status};
+use crate::outcome::{Exit, Failure, RunEnd};
+use crate::report::write_atomically;
+use crate::run::config::Config;
+use crate::run::session::Session;
+use crate::versions::spec::VersionList;
+use std::path::Path;
+
+pub fn verify(
+    config: Config,
+    issue: &str,
+    versions: VersionList,
+    json: Option<&Path>,
+) -> Result<Exit, Failure> {
+    let mut session = Session::new(config, stop_flag())?;
+    let issues = select(&session.refiner.known, issue)?;
+    let versions = session.resolve(&versions.0)?;
+    let total = versions.len();
+    let mut n = 0;
+    let done = run_verify(&mut session, issues, &versions, |v, line| {
+        n += 1;
+        let line: Vec<String> = line
+            .iter()
+            .map(|(id, status)| format!("{id} {}", status.name()))
+            .collect();
+        eprintln!("[{n}/{total}] {v}: {}", line.join(", "));
+    })?;
+    for (issue, rows) in done.issues.iter().zip(&done.rows) {
+        say!("\n{}: {}", issue.id, issue.title);
+        if let Some(link) = &issue.upstream {
+            say!("  upstream: {link}");
+        }
+        say!("  known to be seen on: {}", issue.seen);
+        for (first, last, count, status) in runs(rows) {
+            let span = if count == 1 {
+                first.to_string()
+            } else {
+                format!("{first} … {last} ({count} versions)")
+            };
+            say!("  {status:<22} {span}", status = status.name());
+        }
+        for r in rows
+            .iter()
+            .filter(|r| matches!(r.status, Status::Fixed | Status::PartlyFixed))
+        {
+            for (case, state, verdict, _) in &r.cases {
+                say!(
+                    "    {} {case}: {} ({})",
+                    r.version,
+                    state.map_or("-", IssueState::name),
+                    verdict.name()
+                );
+            }
+        }
+        for r in rows.iter().filter(|r| r.status == Status::Unknown) {
+            if let Some((case, _, verdict, detail)) = r.cases.first() {
+                let why = detail
+                    .as_deref()
+                    .and_then(|d| d.lines().next())
+                    .unwrap_or("");
+                say!("    {} {case}: {} {why}", r.version, verdict.name());
+            }
+        }
+        let count = |s: Status| rows.iter().filter(|r| r.status == s).count();
+        say!(
+            "  summary: present on {} of {} versions, fixed on {}, partly fixed on {}, absent on {}, unknown on {}, not served {}",
+            count(Status::Present),
+            rows.len(),
+            count(Status::Fixed),
+            count(Status::PartlyFixed),
+            count(Status::Absent),
+            count(Status::Unknown),
+            count(Status::Unavailable)
+        );
+    }
+    if let Some(path) = json {
+        write_atomically(path, &done.to_json().to_pretty())
+            .map_err(|e| Failure::infra_because(format!("cannot write {}", path.display()), e))?;
+    }
+    Ok(Exit::of_run(RunEnd {
+        infra: done.any_unknown(),
+        interrupted: done.interrupted,
+        finding: done.any_fixed(),
+        bad_input: false,
+    }))
+}

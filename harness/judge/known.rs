@@ -1,0 +1,529 @@
+//! `KnownIssues`: the upstream issues the harness demonstrates, read from
+//! `known-issues.json` at the repository root.
+//!
+//! In: that file. Out: for a case, the issue it shows and the `Symptom` that
+//! says, of one projection, whether the issue is there. A symptom is read off
+//! both sides of a result: the model predicts the issue where it is known to
+//! be, so a symptom the model predicts but Mastra no longer shows is an
+//! upstream fix (`known-issue-fixed`), and one Mastra still shows, as
+//! modelled, is `known-issue`. Known bugs are asserted, never skipped.
+//!
+//! The file, by example:
+//!
+//! ```json
+//! { "issues": [ {
+//!     "id": "toolchoice-not-rewritten",
+//!     "title": "a named toolChoice is not rewritten like the tools",
+//!     "wrong": "what is wrong, in a sentence or two",
+//!     "fixed": "what the fixed behaviour would be",
+//!     "upstream": "https://github.com/mastra-ai/mastra/issues/N or null",
+//!     "seen": ">=1.0.4 <=1.71.0",
+//!     "cases": [ { "case": "cases/report/x.json", "shows": { "toolChoiceNotSent": true } } ]
+//! } ] }
+//! ```
+//!
+//! Case paths are relative to the file's folder; `seen` is a version set in
+//! `--versions` syntax. The symptoms:
+//!
+//! | `shows` | the issue is there when |
+//! |---|---|
+//! | `{"toolChoiceNotSent": true}` | a request's named `tool_choice` names no function of its `tools` |
+//! | `{"toolSent": NAME}` | a request's `tools` has NAME |
+//! | `{"toolNotSent": NAME}` | a request was sent, and the first one's `tools` lacks NAME |
+//! | `{"noTools": true}` | a request was sent, and the first one has no `tools` |
+//! | `{"errorCause": CODE}` | the call ended with an error whose `causeCode` is CODE |
+//! | `{"errorMessage": TEXT}` | the call ended with an error whose message contains TEXT |
+
+use crate::js::json::Json;
+use crate::js::string::JsString;
+use crate::model::Prediction;
+use crate::observation::Observed;
+use crate::projection::Projection;
+use crate::versions::spec::VersionSpec;
+use std::path::{Path, PathBuf};
+
+/// What says, of one projection, that the issue is there.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Symptom {
+    ToolChoiceNotSent,
+    ToolSent(JsString),
+    ToolNotSent(JsString),
+    NoTools,
+    ErrorCause(JsString),
+    ErrorMessage(JsString),
+}
+
+impl Symptom {
+    pub fn shows(&self, p: &Projection) -> bool {
+        let first = p.requests.first();
+        match self {
+            Symptom::ToolChoiceNotSent => p.requests.iter().any(|r| {
+                let named = r
+                    .tool_choice
+                    .as_ref()
+                    .and_then(|c| c.get("function")?.get("name")?.as_str().cloned());
+                named.is_some_and(|n| !r.tools.iter().flatten().any(|t| *t == n))
+            }),
+            Symptom::ToolSent(name) => p
+                .requests
+                .iter()
+                .any(|r| r.tools.iter().flatten().any(|t| t == name)),
+            Symptom::ToolNotSent(name) => {
+                first.is_some_and(|r| !r.tools.iter().flatten().any(|t| t == name))
+            }
+            Symptom::NoTools => first.is_some_and(|r| r.tools.is_none()),
+            Symptom::ErrorCause(code) => p
+                .error
+                .as_ref()
+                .is_some_and(|e| e.cause_code.as_ref() == Some(code)),
+            Symptom::ErrorMessage(text) => {
+                p.error.as_ref().is_some_and(|e| contains(&e.message, text))
+            }
+        }
+    }
+
+    fn to_json(&self) -> Json {
+        let (k, v) = match self {
+            Symptom::ToolChoiceNotSent => ("toolChoiceNotSent", Json::Bool(true)),
+            Symptom::ToolSent(n) => ("toolSent", Json::String(n.clone())),
+            Symptom::ToolNotSent(n) => ("toolNotSent", Json::String(n.clone())),
+            Symptom::NoTools => ("noTools", Json::Bool(true)),
+            Symptom::ErrorCause(c) => ("errorCause", Json::String(c.clone())),
+            Symptom::ErrorMessage(t) => ("errorMessage", Json::String(t.clone())),
+        };
+        Json::object([(k, v)])
+    }
+}
+
+impl std::fmt::Display for Symptom {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.to_json().to_compact())
+    }
+}
+
+fn contains(haystack: &JsString, needle: &JsString) -> bool {
+    let (h, n) = (haystack.units(), needle.units());
+    n.is_empty() || h.windows(n.len()).any(|w| w == n)
+}
+
+/// One case that shows an issue, and how.
+#[derive(Debug, Clone, PartialEq)]
+pub struct IssueCase {
+    /// As written in the file.
+    pub case: String,
+    /// Resolved against the file's folder, canonical.
+    pub path: PathBuf,
+    pub shows: Symptom,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct KnownIssue {
+    pub id: String,
+    pub title: String,
+    pub wrong: String,
+    pub fixed: String,
+    pub upstream: Option<String>,
+    /// Where it was seen, in `--versions` syntax.
+    pub seen: String,
+    pub cases: Vec<IssueCase>,
+}
+
+/// What one result says about its case's issue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum IssueState {
+    /// Mastra shows the symptom.
+    Present,
+    /// The model predicts the symptom and Mastra does not show it.
+    Fixed,
+    /// Neither shows it: the issue is not on this version, as modelled.
+    Absent,
+}
+
+impl IssueState {
+    pub fn name(self) -> &'static str {
+        match self {
+            IssueState::Present => "present",
+            IssueState::Fixed => "fixed",
+            IssueState::Absent => "absent",
+        }
+    }
+
+    /// The state of `symptom` in one result; `None` when nothing ran.
+    pub fn of(
+        symptom: &Symptom,
+        predicted: &Prediction,
+        observed: &Observed,
+    ) -> Option<IssueState> {
+        let observed = observed.projection().filter(|p| p.applicable)?;
+        let predicted = match predicted {
+            Prediction::Projection(p) => symptom.shows(p),
+            Prediction::Unmodelled(_) => false,
+        };
+        Some(match (symptom.shows(observed), predicted) {
+            (true, _) => IssueState::Present,
+            (false, true) => IssueState::Fixed,
+            (false, false) => IssueState::Absent,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct KnownIssues {
+    pub file: PathBuf,
+    pub issues: Vec<KnownIssue>,
+}
+
+/// A problem with the known issues file, naming the field.
+#[derive(Debug, thiserror::Error)]
+#[error("{}: {field}: {problem}", file.display())]
+pub struct KnownError {
+    pub file: PathBuf,
+    pub field: String,
+    pub problem: String,
+}
+
+/// The ledger is input the project keeps: a malformed one is bad input
+/// (exit 2), never an infrastructure failure.
+impl From<KnownError> for crate::outcome::Failure {
+    fn from(e: KnownError) -> Self {
+        crate::outcome::Failure::bad(e.to_string())
+    }
+}
+
+impl KnownIssues {
+    /// Load the file; a missing file is a project without known issues.
+    pub fn load(file: &Path) -> Result<KnownIssues, KnownError> {
+        let err = |field: &str, problem: String| KnownError {
+            file: file.to_path_buf(),
+            field: field.into(),
+            problem,
+        };
+        let text = match std::fs::read_to_string(file) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(KnownIssues {
+                    file: file.to_path_buf(),
+                    issues: Vec::new(),
+                })
+            }
+            Err(e) => return Err(err("(file)", format!("cannot read: {e}"))),
+        };
+        let v = Json::parse(&text).map_err(|e| err("(file)", format!("not valid JSON: {e}")))?;
+        let base = file.parent().unwrap_or(Path::new("."));
+        let list = v
+            .get("issues")
+            .and_then(Json::as_array)
+            .ok_or_else(|| err("issues", "expected an array".into()))?;
+        let mut issues: Vec<KnownIssue> = Vec::new();
+        for (i, item) in list.iter().enumerate() {
+            let at = |f: &str| format!("issues[{i}].{f}");
+            let text = |f: &str| -> Result<String, KnownError> {
+                item.get(f)
+                    .and_then(Json::as_str)
+                    .map(JsString::to_lossy)
+                    .ok_or_else(|| err(&at(f), "expected a string".into()))
+            };
+            let id = text("id")?;
+            if id.is_empty()
+                || !id
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            {
+                return Err(err(
+                    &at("id"),
+                    format!("{id:?}: use lowercase letters, digits and hyphens"),
+                ));
+            }
+            if issues.iter().any(|o| o.id == id) {
+                return Err(err(&at("id"), format!("{id:?} is used twice")));
+            }
+            let seen = text("seen")?;
+            VersionSpec::parse(&seen).map_err(|e| err(&at("seen"), e.to_string()))?;
+            let upstream = match item.get("upstream") {
+                None | Some(Json::Null) => None,
+                Some(u) => Some(
+                    u.as_str()
+                        .map(JsString::to_lossy)
+                        .ok_or_else(|| err(&at("upstream"), "expected a string or null".into()))?,
+                ),
+            };
+            let mut cases = Vec::new();
+            for (j, c) in item
+                .get("cases")
+                .and_then(Json::as_array)
+                .unwrap_or_default()
+                .iter()
+                .enumerate()
+            {
+                let field = at(&format!("cases[{j}]"));
+                let case = c
+                    .get("case")
+                    .and_then(Json::as_str)
+                    .map(JsString::to_lossy)
+                    .ok_or_else(|| err(&field, "`case`: expected a path".into()))?;
+                let path = base.join(&case);
+                if !path.is_file() {
+                    return Err(err(&field, format!("{case}: no such case file")));
+                }
+                let path = canonical(&path);
+                let shows = c
+                    .get("shows")
+                    .ok_or_else(|| err(&field, "`shows`: missing".into()))?;
+                let shows = symptom(shows).map_err(|p| err(&format!("{field}.shows"), p))?;
+                let taken = issues
+                    .iter()
+                    .flat_map(|o| o.cases.iter())
+                    .chain(cases.iter())
+                    .any(|x| x.path == path);
+                if taken {
+                    return Err(err(&field, format!("{case} already belongs to an issue")));
+                }
+                cases.push(IssueCase { case, path, shows });
+            }
+            if cases.is_empty() {
+                return Err(err(
+                    &at("cases"),
+                    "an issue needs at least one case that shows it".into(),
+                ));
+            }
+            issues.push(KnownIssue {
+                id,
+                title: text("title")?,
+                wrong: text("wrong")?,
+                fixed: text("fixed")?,
+                upstream,
+                seen,
+                cases,
+            });
+        }
+        Ok(KnownIssues {
+            file: file.to_path_buf(),
+            issues,
+        })
+    }
+
+    pub fn get(&self, id: &str) -> Option<&KnownIssue> {
+        self.issues.iter().find(|i| i.id == id)
+    }
+
+    /// The issue a case file shows, and its symptom there.
+    pub fn for_case(&self, case: &Path) -> Option<(&KnownIssue, &Symptom)> {
+        let case = canonical(case);
+        self.issues.iter().find_map(|i| {
+            i.cases
+                .iter()
+                .find(|c| c.path == case)
+                .map(|c| (i, &c.shows))
+        })
+    }
+
+    pub fn ids(&self) -> Vec<&str> {
+        self.issues.iter().map(|i| i.id.as_str()).collect()
+    }
+}
+
+impl KnownIssue {
+    pub fn to_json(&self) -> Json {
+        Json::object([
+            ("id", Json::str(&self.id)),
+            ("title", Json::str(&self.title)),
+            (
+                "upstream",
+                self.upstream.as_deref().map_or(Json::Null, Json::str),
+            ),
+            (
+                "cases",
+                Json::Array(
+                    self.cases
+                        .iter()
+                        .map(|c| {
+                            Json::object([
+                                ("case", Json::str(&c.case)),
+                                ("shows", c.shows.to_json()),
+                            ])
+                        })
+                        .collect(),
+                ),
+            ),
+        ])
+    }
+}
+
+/// A path as compared: canonical when it names a file, else as given (a
+/// generated case that was never written has no file).
+fn canonical(p: &Path) -> PathBuf {
+    p.canonicalize().unwrap_or_else(|_| p.to_path_buf())
+}
+
+fn symptom(v: &Json) -> Result<Symptom, String> {
+    let members = v.members().ok_or("expected an object with one symptom")?;
+    let [(k, value)] = members.as_slice() else {
+        return Err(format!(
+            "expected exactly one symptom, got {}",
+            members.len()
+        ));
+    };
+    let flag = |s: Symptom| match value {
+        Json::Bool(true) => Ok(s),
+        other => Err(format!("expected true, got {}", other.kind())),
+    };
+    let text = |f: fn(JsString) -> Symptom| {
+        value
+            .as_str()
+            .cloned()
+            .map(f)
+            .ok_or(format!("expected a string, got {}", value.kind()))
+    };
+    match k.to_lossy().as_str() {
+        "toolChoiceNotSent" => flag(Symptom::ToolChoiceNotSent),
+        "noTools" => flag(Symptom::NoTools),
+        "toolSent" => text(Symptom::ToolSent),
+        "toolNotSent" => text(Symptom::ToolNotSent),
+        "errorCause" => text(Symptom::ErrorCause),
+        "errorMessage" => text(Symptom::ErrorMessage),
+        other => Err(format!(
+            "unknown symptom {other:?} (known: toolChoiceNotSent, toolSent, toolNotSent, noTools, errorCause, errorMessage)"
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::projection::{ErrorView, RequestView};
+
+    fn request(tools: Option<&[&str]>, choice: Option<&str>) -> RequestView {
+        RequestView {
+            tools: tools.map(|t| t.iter().map(|s| JsString::from(*s)).collect()),
+            tool_choice: choice.map(|c| Json::parse(c).unwrap()),
+            history: Vec::new(),
+        }
+    }
+
+    fn projection(requests: Vec<RequestView>) -> Projection {
+        Projection {
+            applicable: true,
+            reason: None,
+            error: None,
+            requests,
+            executed: Vec::new(),
+            mutated: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn symptoms_read_projections() {
+        let bug = projection(vec![request(
+            Some(&["search_web"]),
+            Some(r#"{"type":"function","function":{"name":"search.web"}}"#),
+        )]);
+        let fixed = projection(vec![request(
+            Some(&["search_web"]),
+            Some(r#"{"type":"function","function":{"name":"search_web"}}"#),
+        )]);
+        assert!(Symptom::ToolChoiceNotSent.shows(&bug));
+        assert!(!Symptom::ToolChoiceNotSent.shows(&fixed));
+        assert!(Symptom::ToolSent("search_web".into()).shows(&bug));
+        assert!(Symptom::ToolNotSent("search.web".into()).shows(&bug));
+        assert!(!Symptom::NoTools.shows(&bug));
+        assert!(Symptom::NoTools.shows(&projection(vec![request(None, None)])));
+        assert!(
+            !Symptom::NoTools.shows(&projection(vec![])),
+            "nothing sent is not evidence"
+        );
+        let mut failed = projection(vec![]);
+        failed.error = Some(ErrorView {
+            id: None,
+            message: "Two or more tools resolve to the same name".into(),
+            cause_code: Some("AGENT_TOOL_NAME_COLLISION".into()),
+        });
+        assert!(Symptom::ErrorCause("AGENT_TOOL_NAME_COLLISION".into()).shows(&failed));
+        assert!(Symptom::ErrorMessage("same name".into()).shows(&failed));
+        assert!(!Symptom::ErrorMessage("other".into()).shows(&failed));
+    }
+
+    #[test]
+    fn states_compare_the_model_with_mastra() {
+        let bug = projection(vec![request(
+            Some(&["a"]),
+            Some(r#"{"function":{"name":"b"}}"#),
+        )]);
+        let ok = projection(vec![request(
+            Some(&["a"]),
+            Some(r#"{"function":{"name":"a"}}"#),
+        )]);
+        let ran = |p: &Projection| Observed::Ran {
+            projection: p.clone(),
+            bodies: Vec::new(),
+        };
+        let s = Symptom::ToolChoiceNotSent;
+        let predicts_bug = Prediction::Projection(bug.clone());
+        let predicts_ok = Prediction::Projection(ok.clone());
+        assert_eq!(
+            IssueState::of(&s, &predicts_bug, &ran(&bug)),
+            Some(IssueState::Present)
+        );
+        assert_eq!(
+            IssueState::of(&s, &predicts_bug, &ran(&ok)),
+            Some(IssueState::Fixed)
+        );
+        assert_eq!(
+            IssueState::of(&s, &predicts_ok, &ran(&ok)),
+            Some(IssueState::Absent)
+        );
+        assert_eq!(
+            IssueState::of(&s, &predicts_ok, &ran(&bug)),
+            Some(IssueState::Present)
+        );
+        assert_eq!(
+            IssueState::of(&s, &predicts_bug, &Observed::Crash("x".into())),
+            None
+        );
+    }
+
+    #[test]
+    fn the_repositorys_file_loads_and_names_real_cases() {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("known-issues.json");
+        let known = KnownIssues::load(&file).unwrap();
+        assert!(known.get("toolchoice-not-rewritten").is_some());
+        assert!(known.get("cut-at-63").is_some());
+        let case = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("cases/report/toolchoice-by-key-not-rewritten.json");
+        assert_eq!(
+            known.for_case(&case).map(|(i, _)| i.id.as_str()),
+            Some("toolchoice-not-rewritten")
+        );
+    }
+
+    #[test]
+    fn bad_files_name_the_field() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("k.json");
+        std::fs::write(dir.path().join("c.json"), "{}").unwrap();
+        let cases = [
+            (r#"{"issues":{}}"#, "issues"),
+            (r#"{"issues":[{"id":"Bad Id"}]}"#, "issues[0].id"),
+            (
+                r#"{"issues":[{"id":"a","seen":"1.x","title":"t","wrong":"w","fixed":"f","cases":[]}]}"#,
+                "issues[0].seen",
+            ),
+            (
+                r#"{"issues":[{"id":"a","seen":"all","title":"t","wrong":"w","fixed":"f","cases":[{"case":"nope.json","shows":{"noTools":true}}]}]}"#,
+                "issues[0].cases[0]",
+            ),
+            (
+                r#"{"issues":[{"id":"a","seen":"all","title":"t","wrong":"w","fixed":"f","cases":[{"case":"c.json","shows":{"sometimes":true}}]}]}"#,
+                "issues[0].cases[0].shows",
+            ),
+        ];
+        for (text, field) in cases {
+            std::fs::write(&file, text).unwrap();
+            let e = KnownIssues::load(&file).unwrap_err();
+            assert_eq!(e.field, field, "{text}: {e}");
+        }
+        assert!(KnownIssues::load(&dir.path().join("missing.json"))
+            .unwrap()
+            .issues
+            .is_empty());
+    }
+}

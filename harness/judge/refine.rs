@@ -1,0 +1,208 @@
+//! `Findings`, and the one match that turns `compare`'s verdict and the
+//! findings about a result into the verdict reports show.
+//!
+//! `compare` says whether Mastra did what the model predicts. Three more
+//! things are known about a result that ran, and each can refine that:
+//! - the known upstream issue its case shows, if any (`known`): still there,
+//!   or fixed upstream;
+//! - whether its bodies still match their snapshot (`snapshots/`);
+//! - whether a provider would reject a body (`provider`).
+//!
+//! Priority, and why: a changed snapshot is a divergence and must never be
+//! hidden behind a calmer verdict; a known issue that is still present is
+//! already explained, even when (as for toolChoice) its symptom is a body a
+//! provider rejects; a rejection nobody has explained comes next. A
+//! divergence on a known issue's case whose symptom is gone is the unexpected
+//! pass `known-issue-fixed`; any other divergence stays `diverged`.
+
+use crate::case::Case;
+use crate::js::json::Json;
+use crate::judge::compare::Verdict;
+use crate::judge::known::{IssueState, KnownError, KnownIssues};
+use crate::judge::provider::{self, Rejection};
+use crate::model::Prediction;
+use crate::observation::Observed;
+use crate::versions::spec::MastraVersion;
+use std::path::{Path, PathBuf};
+
+/// What is known about one result beyond `compare`'s verdict.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Findings {
+    /// The known issue its case shows, and what this result says about it.
+    pub known_issue: Option<(String, IssueState)>,
+    /// `Some(true)`: the bodies match their snapshot; `Some(false)`: they
+    /// changed; `None`: no snapshot.
+    pub snapshot: Option<bool>,
+    pub provider: Vec<Rejection>,
+}
+
+/// The findings as members of a result in the JSON report; nothing when
+/// there is nothing to say.
+pub fn findings_json(f: &Findings) -> Vec<(&'static str, Json)> {
+    let mut out = Vec::new();
+    if let Some((id, state)) = &f.known_issue {
+        out.push((
+            "knownIssue",
+            Json::object([("id", Json::str(id)), ("state", Json::str(state.name()))]),
+        ));
+    }
+    if let Some(matches) = f.snapshot {
+        out.push((
+            "snapshot",
+            Json::str(if matches { "matches" } else { "changed" }),
+        ));
+    }
+    if !f.provider.is_empty() {
+        let reasons = f
+            .provider
+            .iter()
+            .map(|r| Json::str(&r.to_string()))
+            .collect();
+        out.push(("providerRejects", Json::Array(reasons)));
+    }
+    out
+}
+
+/// The verdict reports show.
+pub fn decide(base: Verdict, f: &Findings) -> Verdict {
+    let issue = f.known_issue.as_ref().map(|(_, s)| *s);
+    match (base, issue, f.snapshot, f.provider.is_empty()) {
+        (Verdict::AsModelled, _, Some(false), _) => Verdict::SnapshotChanged,
+        (Verdict::AsModelled, Some(IssueState::Present), _, _) => Verdict::KnownIssue,
+        (Verdict::AsModelled, _, _, false) => Verdict::ProviderRejects,
+        (Verdict::Diverged, Some(IssueState::Fixed), _, _) => Verdict::KnownIssueFixed,
+        (v, _, _, _) => v,
+    }
+}
+
+/// What refines results: the known issues and the snapshots folder.
+#[derive(Debug, Clone, Default)]
+pub struct Refiner {
+    pub known: KnownIssues,
+    pub snapshots: PathBuf,
+}
+
+impl Refiner {
+    /// The ledger of known issues from `known_issues`, snapshots under
+    /// `snapshots`.
+    pub fn load(known_issues: &Path, snapshots: &Path) -> Result<Refiner, KnownError> {
+        Ok(Refiner {
+            known: KnownIssues::load(known_issues)?,
+            snapshots: snapshots.to_path_buf(),
+        })
+    }
+
+    /// The findings about one result, and its final verdict.
+    pub fn refine(
+        &self,
+        case: &Case,
+        version: MastraVersion,
+        predicted: &Prediction,
+        observed: &Observed,
+        base: Verdict,
+    ) -> (Verdict, Findings) {
+        let mut f = Findings::default();
+        if let Observed::Ran { bodies, .. } = observed {
+            f.known_issue = self
+                .known
+                .for_case(&case.path)
+                .and_then(|(issue, symptom)| {
+                    IssueState::of(symptom, predicted, observed).map(|s| (issue.id.clone(), s))
+                });
+            f.snapshot = snapshot_matches(&self.snapshots, &case.name(), version, bodies);
+            f.provider = provider::check(bodies);
+        }
+        (decide(base, &f), f)
+    }
+}
+
+/// Whether the bodies match their stored snapshot (`None`: there is none).
+fn snapshot_matches(
+    dir: &Path,
+    case_name: &str,
+    version: MastraVersion,
+    bodies: &[crate::observation::Captured],
+) -> Option<bool> {
+    crate::judge::snapshot::check(dir, case_name, version, bodies)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::judge::provider::Rule;
+
+    fn findings(issue: Option<IssueState>, snapshot: Option<bool>, rejects: bool) -> Findings {
+        Findings {
+            known_issue: issue.map(|s| ("x".to_string(), s)),
+            snapshot,
+            provider: if rejects {
+                vec![Rejection {
+                    request: 1,
+                    rule: Rule::ChoiceWithoutTools,
+                }]
+            } else {
+                vec![]
+            },
+        }
+    }
+
+    #[test]
+    fn the_table_of_refinements() {
+        use IssueState::*;
+        use Verdict::*;
+        let table = [
+            (AsModelled, None, None, false, AsModelled),
+            (AsModelled, None, Some(true), false, AsModelled),
+            (AsModelled, None, Some(false), false, SnapshotChanged),
+            (
+                AsModelled,
+                Some(Present),
+                Some(false),
+                true,
+                SnapshotChanged,
+            ),
+            (AsModelled, Some(Present), None, true, KnownIssue),
+            (AsModelled, Some(Present), Some(true), false, KnownIssue),
+            (AsModelled, Some(Absent), None, false, AsModelled),
+            (AsModelled, Some(Absent), None, true, ProviderRejects),
+            (AsModelled, None, None, true, ProviderRejects),
+            (Diverged, Some(Fixed), None, false, KnownIssueFixed),
+            (Diverged, Some(Present), None, true, Diverged),
+            (Diverged, Some(Absent), None, false, Diverged),
+            (Diverged, None, Some(false), true, Diverged),
+            (NotApplicable, None, None, false, NotApplicable),
+            (Unmodelled, Some(Present), None, true, Unmodelled),
+            (Timeout, None, None, false, Timeout),
+        ];
+        for (base, issue, snapshot, rejects, want) in table {
+            assert_eq!(
+                decide(base, &findings(issue, snapshot, rejects)),
+                want,
+                "{base:?} {issue:?} {snapshot:?} {rejects}"
+            );
+        }
+    }
+
+    #[test]
+    fn refinement_never_moves_a_result_across_the_infrastructure_line() {
+        for base in Verdict::ALL {
+            for issue in [
+                None,
+                Some(IssueState::Present),
+                Some(IssueState::Fixed),
+                Some(IssueState::Absent),
+            ] {
+                for snapshot in [None, Some(true), Some(false)] {
+                    for rejects in [false, true] {
+                        let v = decide(base, &findings(issue, snapshot, rejects));
+                        assert_eq!(
+                            v.is_infrastructure(),
+                            base.is_infrastructure(),
+                            "{base:?} -> {v:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! Snapshots of the full captured request bodies: the normal form, the
+//! snapshot names, and a check against the insta files under `snapshots/`.
+//!
+//! In: the bodies one case sent on one version. Out: one text (each body
+//! pretty-printed with sorted keys, arrays in order), named
+//! `VERSION__CASE-PATH`. The end-to-end test asserts these texts with insta
+//! (`cargo insta review` accepts changes); `run` uses `check` to flag a
+//! body that changed against its snapshot.
+//!
+//! Only volatile values are normalised: object keys are sorted and `id`
+//! values outside the scripted tool calls are redacted. Tool-call ids come
+//! from the case's own replies and are part of the round trip, so they stay.
+
+use crate::js::json::Json;
+use crate::js::string::JsString;
+use crate::observation::Captured;
+use crate::versions::spec::MastraVersion;
+use std::path::Path;
+
+/// A body in normal form.
+pub fn normalize(body: &Json) -> Json {
+    redact(body, false)
+}
+
+fn redact(v: &Json, in_tool_calls: bool) -> Json {
+    match v {
+        Json::Object(_) => Json::Object(
+            v.members()
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(k, item)| {
+                    let key = k.to_lossy();
+                    let value = if key == "id" && !in_tool_calls && matches!(item, Json::String(_))
+                    {
+                        Json::str("[id]")
+                    } else {
+                        redact(item, in_tool_calls || key == "tool_calls")
+                    };
+                    (k.clone(), value)
+                })
+                .collect(),
+        ),
+        Json::Array(items) => Json::Array(items.iter().map(|i| redact(i, in_tool_calls)).collect()),
+        other => other.clone(),
+    }
+}
+
+/// The snapshot text of a case's bodies on one version.
+pub fn text(bodies: &[Captured]) -> String {
+    if bodies.is_empty() {
+        return "(no request was sent)\n".to_string();
+    }
+    let mut out = String::new();
+    for (i, b) in bodies.iter().enumerate() {
+        out.push_str(&format!("--- request {} ---\n", i + 1));
+        match b.json() {
+            Ok(body) => out.push_str(&normalize(&body).to_pretty_sorted()),
+            Err(e) => out.push_str(&format!("(unreadable: {e})")),
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The snapshot's name: the version, then the case path without `cases/`
+/// and `.json`, folders joined by `__`.
+pub fn name(case_name: &str, version: MastraVersion) -> String {
+    let path = case_name.trim_start_matches("./");
+    let path = path.strip_prefix("cases/").unwrap_or(path);
+    let path = path.strip_suffix(".json").unwrap_or(path);
+    format!("{version}__{}", path.replace(['/', '\\'], "__"))
+}
+
+/// The content of an insta `.snap` file: what follows its header.
+pub fn read_snap(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let rest = text.strip_prefix("---\n")?;
+    let end = rest.find("\n---\n")?;
+    Some(rest[end + 5..].to_string())
+}
+
+/// Whether `bodies` match the stored snapshot: `None` when there is none.
+pub fn check(
+    dir: &Path,
+    case_name: &str,
+    version: MastraVersion,
+    bodies: &[Captured],
+) -> Option<bool> {
+    let stored = read_snap(&dir.join(format!("{}.snap", name(case_name, version))))?;
+    Some(stored.trim_end() == text(bodies).trim_end())
+}
+
+/// A lone surrogate survives normalisation as the same code unit.
+#[doc(hidden)]
+pub fn _keeps_units(s: &JsString) -> bool {
+    normalize(&Json::String(s.clone())) == Json::String(s.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_flat_and_carry_the_version() {
+        let v = MastraVersion::new(1, 67, 0);
+        assert_eq!(
+            name("cases/report/rewrite-table.json", v),
+            "1.67.0__report__rewrite-table"
+        );
+    }
+
+    #[test]
+    fn ids_are_redacted_except_in_tool_calls() {
+        let body = Json::parse(
+            r#"{"id":"x1","messages":[{"role":"assistant","tool_calls":[{"id":"call_1"}]}]}"#,
+        )
+        .unwrap();
+        let n = normalize(&body);
+        assert_eq!(n.get("id"), Some(&Json::str("[id]")));
+        assert!(n.to_compact().contains("call_1"));
+        assert!(_keeps_units(&JsString::from_units(vec![0xD800])));
+    }
+
+    #[test]
+    fn snap_files_are_read_after_their_header() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.snap");
+        std::fs::write(&p, "---\nsource: a\nexpression: b\n---\nbody\ntext\n").unwrap();
+        assert_eq!(read_snap(&p).as_deref(), Some("body\ntext\n"));
+    }
+}

@@ -1,0 +1,460 @@
+//! `lint`: for Mastra users, what their tool keys become on the wire.
+//!
+//! In: tool keys (in registration order) and, optionally, the names their
+//! `toolChoice`, `activeTools` and prompts use. Out: a `LintReport`, one
+//! `KeyFinding` per key and one `NameFinding` per referenced name, each with
+//! its severity and a proposed safe key. It runs the model's own rewrite
+//! (`model::rewrite`) and record semantics (`model::record`), continuing past
+//! a collision, where Mastra stops at the first.
+
+use crate::js::json::Json;
+use crate::js::string::JsString;
+use crate::model::record::{is_inherited_name, Lookup, Record};
+use crate::model::rewrite::{is_valid_name, rewrite, Rewrite, MAX_NAME};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Severity {
+    Ok,
+    /// Surprising, but the request still works.
+    Warning,
+    /// Mastra throws, or the provider will reject the request, or a tool the
+    /// user meant to offer is not offered.
+    Error,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyProblem {
+    /// Valid: sent as is.
+    None,
+    /// Rewritten (characters replaced, prefix added); `cut` when it was also
+    /// cut to 63.
+    Rewritten { cut: bool },
+    /// Only cut: a valid-looking key longer than 63.
+    Cut,
+    /// Two keys resolve to one name: Mastra throws AGENT_TOOL_NAME_COLLISION.
+    Collision { with: JsString },
+    /// The rewrite lands on a name every JS object inherits: Mastra throws
+    /// AGENT_TOOL_NAME_COLLISION with only one tool.
+    FalseCollision,
+    /// The empty key: Mastra throws a TypeError.
+    Crash,
+    /// `"__proto__"`: Mastra's own copy drops it silently; never offered.
+    Dropped,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyFinding {
+    pub key: JsString,
+    /// The name the model sees (`None` when it sees none).
+    pub sent_as: Option<JsString>,
+    pub problem: KeyProblem,
+    pub severity: Severity,
+    /// A key that is sent verbatim and collides with nothing.
+    pub suggestion: Option<JsString>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reference {
+    ToolChoice,
+    ActiveTools,
+    Prompt,
+}
+
+impl Reference {
+    fn name(self) -> &'static str {
+        match self {
+            Reference::ToolChoice => "toolChoice",
+            Reference::ActiveTools => "activeTools",
+            Reference::Prompt => "prompt",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NameFinding {
+    pub used_in: Reference,
+    pub name: JsString,
+    /// Whether a tool is sent under exactly this name.
+    pub matches: bool,
+    /// The sent name of the key it was probably meant for.
+    pub meant: Option<JsString>,
+    pub severity: Severity,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct LintInput {
+    pub keys: Vec<JsString>,
+    pub tool_choice: Option<JsString>,
+    pub active_tools: Vec<JsString>,
+    pub prompt_names: Vec<JsString>,
+}
+
+#[derive(Debug, Clone)]
+pub struct LintReport {
+    pub keys: Vec<KeyFinding>,
+    pub names: Vec<NameFinding>,
+}
+
+impl LintReport {
+    pub fn worst(&self) -> Severity {
+        self.keys
+            .iter()
+            .map(|k| k.severity)
+            .chain(self.names.iter().map(|n| n.severity))
+            .max()
+            .unwrap_or(Severity::Ok)
+    }
+}
+
+/// Lint the keys in the order Mastra processes them (`Object.keys` order of
+/// the tools object).
+pub fn lint(input: &LintInput) -> LintReport {
+    let given: Record<usize> =
+        Record::from_entries(input.keys.iter().cloned().enumerate().map(|(i, k)| (k, i)));
+    // The record Mastra formats: `"__proto__"` never reaches it.
+    let mut tools: Record<JsString> = Record::new();
+    for k in given.keys() {
+        tools.assign(k.clone(), k.clone());
+    }
+    let mut findings: Vec<KeyFinding> = Vec::new();
+    for key in given.keys() {
+        let finding = |sent_as, problem, severity| KeyFinding {
+            key: key.clone(),
+            sent_as,
+            problem,
+            severity,
+            suggestion: None,
+        };
+        if key == JsString::from("__proto__") {
+            findings.push(finding(None, KeyProblem::Dropped, Severity::Warning));
+            continue;
+        }
+        match rewrite(&key) {
+            Rewrite::Kept => {
+                findings.push(finding(Some(key.clone()), KeyProblem::None, Severity::Ok))
+            }
+            Rewrite::Crash => findings.push(finding(None, KeyProblem::Crash, Severity::Error)),
+            Rewrite::Renamed(name) => match tools.get(&name) {
+                Lookup::Own(owner) => findings.push(finding(
+                    None,
+                    KeyProblem::Collision {
+                        with: owner.clone(),
+                    },
+                    Severity::Error,
+                )),
+                Lookup::Inherited => {
+                    findings.push(finding(None, KeyProblem::FalseCollision, Severity::Error))
+                }
+                Lookup::Missing => {
+                    let only_cut = key.len() > MAX_NAME
+                        && key.slice(0, MAX_NAME) == name
+                        && is_valid_name(&name);
+                    let problem = if only_cut {
+                        KeyProblem::Cut
+                    } else {
+                        KeyProblem::Rewritten {
+                            cut: key.len() > MAX_NAME,
+                        }
+                    };
+                    tools.assign(name.clone(), key.clone());
+                    tools.delete(&key);
+                    findings.push(finding(Some(name), problem, Severity::Warning));
+                }
+            },
+        }
+    }
+    // Keep findings in the order the user gave the keys.
+    findings.sort_by_key(|f| input.keys.iter().position(|k| *k == f.key));
+    suggest(&mut findings);
+
+    let sent: Vec<JsString> = findings.iter().filter_map(|f| f.sent_as.clone()).collect();
+    let meant_for = |name: &JsString| -> Option<JsString> {
+        findings
+            .iter()
+            .find(|f| f.key == *name)
+            .and_then(|f| f.sent_as.clone().or_else(|| f.suggestion.clone()))
+    };
+    let mut names = Vec::new();
+    let mut add = |used_in: Reference, name: &JsString| {
+        let matches = sent.contains(name);
+        let severity = match (matches, used_in) {
+            (true, _) => Severity::Ok,
+            (false, Reference::Prompt) => Severity::Warning,
+            (false, _) => Severity::Error,
+        };
+        names.push(NameFinding {
+            used_in,
+            name: name.clone(),
+            matches,
+            meant: meant_for(name),
+            severity,
+        });
+    };
+    if let Some(tc) = &input.tool_choice {
+        add(Reference::ToolChoice, tc);
+    }
+    for n in &input.active_tools {
+        add(Reference::ActiveTools, n);
+    }
+    for n in &input.prompt_names {
+        add(Reference::Prompt, n);
+    }
+    LintReport {
+        keys: findings,
+        names,
+    }
+}
+
+/// Propose, for every key that is not sent verbatim, a key that is: its wire
+/// name when that is free, else the wire name with `_2`, `_3`, ... (cut to
+/// leave room), never an inherited name, never a name another key holds.
+fn suggest(findings: &mut [KeyFinding]) {
+    let mut taken: Vec<JsString> = findings
+        .iter()
+        .filter(|f| f.problem == KeyProblem::None)
+        .map(|f| f.key.clone())
+        .collect();
+    for f in findings
+        .iter_mut()
+        .filter(|f| f.problem != KeyProblem::None)
+    {
+        let base = match (&f.problem, &f.sent_as) {
+            (KeyProblem::Crash, _) => JsString::from("tool"),
+            (KeyProblem::Dropped, _) => JsString::from("proto"),
+            (_, Some(name)) => name.clone(),
+            _ => crate::model::rewrite::wire_name(&f.key).unwrap_or_else(|| JsString::from("tool")),
+        };
+        let mut candidate = base.clone();
+        let mut n = 2;
+        while taken.contains(&candidate)
+            || is_inherited_name(&candidate)
+            || !is_valid_name(&candidate)
+        {
+            let suffix = JsString::from(format!("_{n}"));
+            candidate = base.slice(0, MAX_NAME - suffix.len()).concat(&suffix);
+            n += 1;
+        }
+        taken.push(candidate.clone());
+        f.suggestion = Some(candidate);
+    }
+}
+
+fn describe(f: &KeyFinding) -> String {
+    match &f.problem {
+        KeyProblem::None => "ok".into(),
+        KeyProblem::Rewritten { cut: false } => "rewritten: characters outside a-zA-Z0-9_- or a bad first character".into(),
+        KeyProblem::Rewritten { cut: true } => "rewritten and cut to 63 characters".into(),
+        KeyProblem::Cut => "cut to 63 characters (providers allow 64)".into(),
+        KeyProblem::Collision { with } => format!("collision: rewrites onto the name {with} already holds; Mastra throws AGENT_TOOL_NAME_COLLISION"),
+        KeyProblem::FalseCollision => {
+            "false collision: rewrites onto a name every JS object inherits; Mastra throws AGENT_TOOL_NAME_COLLISION".into()
+        }
+        KeyProblem::Crash => "crash: the empty key makes Mastra throw a TypeError".into(),
+        KeyProblem::Dropped => "dropped: Mastra's copy of the tools object loses \"__proto__\"; the model never sees it".into(),
+    }
+}
+
+fn severity_name(s: Severity) -> &'static str {
+    match s {
+        Severity::Ok => "ok",
+        Severity::Warning => "warning",
+        Severity::Error => "error",
+    }
+}
+
+impl LintReport {
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        for f in &self.keys {
+            let sent = f
+                .sent_as
+                .as_ref()
+                .map_or_else(|| "(not sent)".to_string(), |s| s.to_string());
+            out.push_str(&format!(
+                "{:<7} {} -> {}: {}",
+                severity_name(f.severity),
+                f.key,
+                sent,
+                describe(f)
+            ));
+            if let Some(s) = &f.suggestion {
+                out.push_str(&format!("; use the key {s}"));
+            }
+            out.push('\n');
+        }
+        for n in &self.names {
+            if n.matches {
+                out.push_str(&format!(
+                    "ok      {} {}: a tool is sent under this name\n",
+                    n.used_in.name(),
+                    n.name
+                ));
+                continue;
+            }
+            let why = match n.used_in {
+                Reference::ToolChoice => "names no tool that is sent; the provider rejects the request",
+                Reference::ActiveTools => "matches no tool that is sent (activeTools compares rewritten names); that tool is not offered",
+                Reference::Prompt => "is not a name the model is offered",
+            };
+            out.push_str(&format!(
+                "{:<7} {} {} {why}",
+                severity_name(n.severity),
+                n.used_in.name(),
+                n.name
+            ));
+            if let Some(m) = &n.meant {
+                out.push_str(&format!("; the model sees {m}"));
+            }
+            out.push('\n');
+        }
+        let errors = self
+            .keys
+            .iter()
+            .filter(|k| k.severity == Severity::Error)
+            .count()
+            + self
+                .names
+                .iter()
+                .filter(|n| n.severity == Severity::Error)
+                .count();
+        let warnings = self
+            .keys
+            .iter()
+            .filter(|k| k.severity == Severity::Warning)
+            .count()
+            + self
+                .names
+                .iter()
+                .filter(|n| n.severity == Severity::Warning)
+                .count();
+        out.push_str(&format!("{errors} errors, {warnings} warnings\n"));
+        out
+    }
+
+    pub fn to_json(&self) -> Json {
+        let opt = |s: &Option<JsString>| s.clone().map_or(Json::Null, Json::String);
+        let keys = self
+            .keys
+            .iter()
+            .map(|f| {
+                let problem = match &f.problem {
+                    KeyProblem::None => "none",
+                    KeyProblem::Rewritten { .. } => "rewritten",
+                    KeyProblem::Cut => "cut",
+                    KeyProblem::Collision { .. } => "collision",
+                    KeyProblem::FalseCollision => "false-collision",
+                    KeyProblem::Crash => "crash",
+                    KeyProblem::Dropped => "dropped",
+                };
+                let with = match &f.problem {
+                    KeyProblem::Collision { with } => Json::String(with.clone()),
+                    _ => Json::Null,
+                };
+                Json::object([
+                    ("key", Json::String(f.key.clone())),
+                    ("sentAs", opt(&f.sent_as)),
+                    ("problem", Json::str(problem)),
+                    ("collidesWith", with),
+                    (
+                        "cut",
+                        Json::Bool(matches!(
+                            f.problem,
+                            KeyProblem::Cut | KeyProblem::Rewritten { cut: true }
+                        )),
+                    ),
+                    ("severity", Json::str(severity_name(f.severity))),
+                    ("suggestion", opt(&f.suggestion)),
+                ])
+            })
+            .collect();
+        let names = self
+            .names
+            .iter()
+            .map(|n| {
+                Json::object([
+                    ("usedIn", Json::str(n.used_in.name())),
+                    ("name", Json::String(n.name.clone())),
+                    ("matches", Json::Bool(n.matches)),
+                    ("modelSees", opt(&n.meant)),
+                    ("severity", Json::str(severity_name(n.severity))),
+                ])
+            })
+            .collect();
+        Json::object([
+            ("keys", Json::Array(keys)),
+            ("names", Json::Array(names)),
+            ("worst", Json::str(severity_name(self.worst()))),
+        ])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn js(s: &str) -> JsString {
+        JsString::from(s)
+    }
+
+    fn input(keys: &[&str]) -> LintInput {
+        LintInput {
+            keys: keys.iter().map(|k| js(k)).collect(),
+            ..LintInput::default()
+        }
+    }
+
+    /// The acceptance example of the lint command.
+    #[test]
+    fn acceptance_example() {
+        let long = "k".repeat(64);
+        let r = lint(&input(&["search.web", "search web", "1tool", &long]));
+        assert_eq!(r.keys[0].sent_as, Some(js("search_web")));
+        assert_eq!(
+            r.keys[1].problem,
+            KeyProblem::Collision {
+                with: js("search.web")
+            }
+        );
+        assert_eq!(r.keys[2].sent_as, Some(js("_1tool")));
+        assert_eq!(r.keys[3].problem, KeyProblem::Cut);
+        assert_eq!(r.keys[3].sent_as, Some(js(&"k".repeat(63))));
+        assert_eq!(r.worst(), Severity::Error);
+        // The colliding key gets a suggestion nobody else holds.
+        assert_eq!(r.keys[1].suggestion, Some(js("search_web_2")));
+    }
+
+    #[test]
+    fn crashes_false_collisions_and_dropped_keys() {
+        let r = lint(&input(&["", "__proto_.", "__proto__", "ok"]));
+        assert_eq!(r.keys[0].problem, KeyProblem::Crash);
+        assert_eq!(r.keys[1].problem, KeyProblem::FalseCollision);
+        assert_eq!(r.keys[2].problem, KeyProblem::Dropped);
+        assert_eq!(r.keys[3].problem, KeyProblem::None);
+        for f in &r.keys[..3] {
+            let s = f.suggestion.clone().unwrap();
+            assert!(is_valid_name(&s) && !is_inherited_name(&s), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn tool_choice_by_key_is_an_error_and_by_sent_name_is_fine() {
+        let mut i = input(&["search.web"]);
+        i.tool_choice = Some(js("search.web"));
+        let r = lint(&i);
+        assert_eq!(r.names[0].severity, Severity::Error);
+        assert_eq!(r.names[0].meant, Some(js("search_web")));
+        i.tool_choice = Some(js("search_web"));
+        assert_eq!(
+            lint(&i).worst(),
+            Severity::Warning,
+            "only the rewrite itself remains"
+        );
+    }
+
+    #[test]
+    fn valid_keys_are_clean() {
+        let r = lint(&input(&["weather", "weather-EU", "_ok"]));
+        assert_eq!(r.worst(), Severity::Ok);
+        assert!(r.keys.iter().all(|k| k.suggestion.is_none()));
+    }
+}

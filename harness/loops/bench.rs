@@ -1,0 +1,151 @@
+//! `bench`: the harness end to end against its ceiling.
+//!
+//! The ceiling is `node-probe/ceiling.mjs`: the same cases, built by the same
+//! `cases.mjs`, in one Node process against an in-process HTTP server, with
+//! no process boundary, no line protocol, no Rust listener, no model and no
+//! comparison. The harness runs the same workload through the whole pipeline
+//! (`Session::run_version`). Both rates exclude the one-off import of
+//! Mastra (the ceiling does not time it; for the harness it is subtracted and
+//! reported on its own), so the ratio measures what the pipeline costs per
+//! case.
+
+use crate::case::Case;
+use crate::js::json::Json;
+use crate::observe::proc::CommandSpec;
+use crate::run::session::Session;
+use crate::versions::spec::MastraVersion;
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+#[derive(Debug, Clone)]
+pub struct BenchResult {
+    pub version: MastraVersion,
+    pub cases: usize,
+    pub concurrency: usize,
+    pub install: Duration,
+    pub startup: Duration,
+    pub harness_seconds: f64,
+    pub harness_rate: f64,
+    pub ceiling_rate: f64,
+    pub not_as_modelled: usize,
+}
+
+impl BenchResult {
+    pub fn ratio(&self) -> f64 {
+        if self.ceiling_rate > 0.0 {
+            self.harness_rate / self.ceiling_rate
+        } else {
+            0.0
+        }
+    }
+
+    pub fn to_text(&self) -> String {
+        format!(
+            "@mastra/core {} · {} cases · {} in flight\n\
+             fixed costs: install {:.2}s (0 when cached), probe start (Node + import) {:.2}s\n\
+             harness  {:>7.1} cases/s  ({:.2}s, whole pipeline: probe, listener, model, compare)\n\
+             ceiling  {:>7.1} cases/s  (in-process Node loop, in-process server)\n\
+             ratio    {:>7.2}  (target >= 0.80)\n",
+            self.version,
+            self.cases,
+            self.concurrency,
+            self.install.as_secs_f64(),
+            self.startup.as_secs_f64(),
+            self.harness_rate,
+            self.harness_seconds,
+            self.ceiling_rate,
+            self.ratio()
+        )
+    }
+
+    pub fn to_json(&self) -> Json {
+        let n = |x: f64| Json::Number(format!("{x:.3}"));
+        Json::object([
+            ("version", Json::str(&self.version.to_string())),
+            ("cases", Json::int(self.cases as i64)),
+            ("concurrency", Json::int(self.concurrency as i64)),
+            ("installSeconds", n(self.install.as_secs_f64())),
+            ("startupSeconds", n(self.startup.as_secs_f64())),
+            ("harnessCasesPerSecond", n(self.harness_rate)),
+            ("ceilingCasesPerSecond", n(self.ceiling_rate)),
+            ("ratio", n(self.ratio())),
+            ("notAsModelled", Json::int(self.not_as_modelled as i64)),
+        ])
+    }
+}
+
+/// Run `workload` through the harness, then through the ceiling.
+pub fn bench(
+    session: &mut Session,
+    version: MastraVersion,
+    workload: &[Case],
+) -> Result<BenchResult, String> {
+    // Install first, so the harness's timing below holds no install.
+    let began = Instant::now();
+    session
+        .install(version)
+        .map_err(|o| o.infra_detail().unwrap_or_default())?;
+    let install = began.elapsed();
+
+    let mut not_as_modelled = 0;
+    let t = Instant::now();
+    let stats = session.run_version(version, workload, |r| {
+        if !matches!(
+            r.verdict,
+            crate::judge::compare::Verdict::AsModelled | crate::judge::compare::Verdict::Unmodelled
+        ) {
+            not_as_modelled += 1;
+        }
+    });
+    let wall = t.elapsed();
+    if let Some(outcome) = stats.outcome {
+        return Err(outcome);
+    }
+    let startup = stats.pool.startup_total;
+    let harness_seconds = (wall.saturating_sub(startup)).as_secs_f64();
+
+    let ceiling_rate = ceiling_rate(session, version, workload)?;
+    Ok(BenchResult {
+        version,
+        cases: workload.len(),
+        concurrency: session.config.pool.concurrency,
+        install,
+        startup,
+        harness_seconds,
+        harness_rate: workload.len() as f64 / harness_seconds.max(1e-9),
+        ceiling_rate,
+        not_as_modelled,
+    })
+}
+
+/// Cases per second of `node-probe/ceiling.mjs` on `cases`: the same cases
+/// in one Node process, with no process boundary, line protocol, Rust
+/// listener, model or comparison. `bench` and `fuzz --ceiling` both use it.
+pub fn ceiling_rate(
+    session: &mut Session,
+    version: MastraVersion,
+    cases: &[Case],
+) -> Result<f64, String> {
+    let dir = session
+        .install(version)
+        .map_err(|o| o.infra_detail().unwrap_or_default())?;
+    let node = session.node()?;
+    let mut jsonl = tempfile::NamedTempFile::new().map_err(|e| e.to_string())?;
+    for c in cases {
+        writeln!(jsonl, "{}", c.raw.to_compact()).map_err(|e| e.to_string())?;
+    }
+    let out = CommandSpec::new(&node.path)
+        .arg(session.config.probe_dir.join("ceiling.mjs"))
+        .arg(&dir)
+        .arg(jsonl.path())
+        .arg(session.config.pool.concurrency.to_string())
+        .scrubbed()
+        .timeout(Duration::from_secs(3600))
+        .run_capture()
+        .map_err(|e| format!("the ceiling run failed: {e}"))?;
+    let line = String::from_utf8_lossy(&out.stdout);
+    let v = Json::parse(line.trim()).map_err(|e| format!("the ceiling printed {line:?}: {e}"))?;
+    v.get("casesPerSecond")
+        .and_then(Json::as_f64)
+        .ok_or_else(|| "the ceiling printed no rate".to_string())
+}

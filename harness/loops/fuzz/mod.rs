@@ -1,0 +1,655 @@
+//! Fuzzing: seeded, edge-biased cases (`gen`) run through the same pipeline
+//! as the corpus, every divergence shrunk (`shrink`) and saved as an
+//! ordinary case file (`found`).
+//!
+//! In: a seed, a count, a version, the saved findings to replay, and an
+//! `Oracle` that runs a batch of cases on a version. Out: a `VersionRun`:
+//! the tally, the replayed findings' verdicts, and each new `Finding`,
+//! shrunk.
+//!
+//! The oracle is the only thing that touches Node: `SessionOracle` is the
+//! real one (one `run_version`, so one long-lived probe, per batch); the
+//! planted-defect tests (`mutant`) use the model itself as the observed
+//! side.
+
+pub mod found;
+pub mod gen;
+#[cfg(test)]
+mod mutant;
+pub mod shrink;
+
+use crate::case::Case;
+use crate::js::json::Json;
+use crate::judge::compare::{comparable, Verdict};
+use crate::model::Prediction;
+use crate::report::result_diff;
+use crate::run::progress::Progress;
+use crate::run::session::{CaseResult, Session, VersionStats};
+use crate::run::shard::Shard;
+use crate::versions::spec::MastraVersion;
+use found::Saved;
+use gen::Draft;
+use shrink::{Budget, Ended, Shrinking};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+
+/// Runs cases on a version: the observe side of the fuzzer.
+pub trait Oracle {
+    /// Run `cases` on `version` as one batch and hand over each result as
+    /// it is made, in any order. A case the run was stopped before gets no
+    /// result.
+    fn run(
+        &mut self,
+        version: MastraVersion,
+        cases: &[Case],
+        on_result: &mut dyn FnMut(CaseResult),
+    ) -> VersionStats;
+
+    /// Whether the user asked to stop (Ctrl-C).
+    fn stopped(&self) -> bool {
+        false
+    }
+}
+
+/// The real oracle: the session's long-lived probe per batch, the model on
+/// the predicted side.
+pub struct SessionOracle<'s> {
+    pub session: &'s mut Session,
+}
+
+impl Oracle for SessionOracle<'_> {
+    fn run(
+        &mut self,
+        version: MastraVersion,
+        cases: &[Case],
+        on_result: &mut dyn FnMut(CaseResult),
+    ) -> VersionStats {
+        self.session.run_version(version, cases, on_result)
+    }
+
+    fn stopped(&self) -> bool {
+        self.session.stop.load(Ordering::SeqCst)
+    }
+}
+
+/// What differs in a divergence: the fields of the projection, not their
+/// values. Shrinking keeps a candidate only when it diverges in the same
+/// fields, so it cannot slide from one divergence to another.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Signature(pub Vec<String>);
+
+impl Signature {
+    /// The signature of a divergence; `None` for any other verdict.
+    pub fn of(r: &CaseResult) -> Option<Signature> {
+        if !r.verdict.is_divergence() {
+            return None;
+        }
+        let fields = match (&r.predicted, r.observed.projection()) {
+            (Prediction::Projection(p), Some(o)) => differing(&comparable(p), &comparable(o)),
+            _ => Vec::new(),
+        };
+        Some(Signature(if fields.is_empty() {
+            vec![r.verdict.name().to_string()]
+        } else {
+            fields
+        }))
+    }
+
+    /// `requests[].tools, error.message`
+    pub fn describe(&self) -> String {
+        self.0.join(", ")
+    }
+
+    /// `requests-tools+error-message`, for file names.
+    pub fn slug(&self) -> String {
+        self.0
+            .iter()
+            .map(|f| {
+                f.replace("[]", "")
+                    .chars()
+                    .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+                    .collect::<String>()
+            })
+            .collect::<Vec<_>>()
+            .join("+")
+    }
+}
+
+/// The paths of the fields where two projections differ (array positions
+/// folded into `[]`).
+fn differing(a: &Json, b: &Json) -> Vec<String> {
+    let mut out = Vec::new();
+    for field in ["applicable", "error", "requests", "executed", "mutated"] {
+        let (x, y) = (a.get(field), b.get(field));
+        if x == y {
+            continue;
+        }
+        match field {
+            "requests" => {
+                let (xs, ys) = (
+                    x.and_then(Json::as_array).unwrap_or_default(),
+                    y.and_then(Json::as_array).unwrap_or_default(),
+                );
+                if xs.len() != ys.len() {
+                    out.push("requests.length".to_string());
+                }
+                for sub in ["tools", "toolChoice", "history"] {
+                    if xs.iter().zip(ys).any(|(p, q)| p.get(sub) != q.get(sub)) {
+                        out.push(format!("requests[].{sub}"));
+                    }
+                }
+            }
+            "error" if x.is_some_and(|e| !e.is_null()) && y.is_some_and(|e| !e.is_null()) => {
+                for sub in ["id", "message", "causeCode"] {
+                    if x.and_then(|e| e.get(sub)) != y.and_then(|e| e.get(sub)) {
+                        out.push(format!("error.{sub}"));
+                    }
+                }
+            }
+            _ => out.push(field.to_string()),
+        }
+    }
+    out
+}
+
+/// A generated case, as drawn and as run.
+#[derive(Debug, Clone)]
+pub struct Generated {
+    pub index: u64,
+    pub draft: Draft,
+    pub case: Case,
+}
+
+/// Generate cases `0..count` of `seed`.
+pub fn generate(seed: u64, count: u64) -> Vec<Generated> {
+    generate_slice(seed, count, Shard::whole())
+}
+
+/// Shard K/N's cases among `0..count` of `seed`: those whose index is K-1
+/// modulo N. Every case reads its own stream (seed, index), so the N slices
+/// explore disjoint streams, cover every index once, and any finding is
+/// reproduced alone from its seed and index.
+pub fn generate_slice(seed: u64, count: u64, shard: Shard) -> Vec<Generated> {
+    (0..count)
+        .filter(|index| index % u64::from(shard.count) == u64::from(shard.index - 1))
+        .map(|index| {
+            let draft = gen::generate(seed, index);
+            let case = draft
+                .to_case(
+                    &case_path(seed, index),
+                    &about(seed, index),
+                    &source(seed, index),
+                )
+                .expect("generated cases are valid case files (gen's tests)");
+            Generated { index, draft, case }
+        })
+        .collect()
+}
+
+/// Write cases `0..count` of `seed` into `dir` as ordinary case files
+/// (`case-00042.json`, numbered so that file order is case order), for
+/// commands that run case folders, such as the nightly matrix.
+pub fn write_cases(seed: u64, count: u64, dir: &Path) -> std::io::Result<usize> {
+    std::fs::create_dir_all(dir)?;
+    let width = count.saturating_sub(1).to_string().len().max(5);
+    for index in 0..count {
+        let json = gen::generate(seed, index).to_json(&about(seed, index), &source(seed, index));
+        let mut text = json.to_pretty();
+        text.push('\n');
+        std::fs::write(dir.join(format!("case-{index:0width$}.json")), text)?;
+    }
+    Ok(count as usize)
+}
+
+/// The name reports give a generated case (no such file exists).
+fn case_path(seed: u64, index: u64) -> PathBuf {
+    PathBuf::from(format!("fuzz/seed-{seed}/case-{index}.json"))
+}
+
+fn about(seed: u64, index: u64) -> String {
+    format!("case {index} of fuzz seed {seed}")
+}
+
+fn source(seed: u64, index: u64) -> String {
+    format!("fuzz seed {seed}, case {index}")
+}
+
+/// How a fuzz run goes.
+#[derive(Debug, Clone, Copy)]
+pub struct Plan {
+    pub seed: u64,
+    /// Divergences shrunk per signature (the rest are counted).
+    pub per_signature: usize,
+    /// Signatures shrunk per version.
+    pub signatures: usize,
+    pub budget: Budget,
+}
+
+impl Plan {
+    pub fn new(seed: u64) -> Plan {
+        Plan {
+            seed,
+            per_signature: 2,
+            signatures: 8,
+            budget: Budget::default(),
+        }
+    }
+}
+
+/// A saved finding replayed on a version.
+#[derive(Debug, Clone)]
+pub struct Replayed {
+    pub case: String,
+    pub result: CaseResult,
+}
+
+/// One divergence of a generated case, shrunk.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    pub seed: u64,
+    pub index: u64,
+    pub version: MastraVersion,
+    pub signature: Signature,
+    /// Generated cases with this signature on this version.
+    pub seen: usize,
+    pub original: Draft,
+    pub shrunk: Draft,
+    /// The result of the shrunk case (the diff to show).
+    pub result: CaseResult,
+    pub steps: usize,
+    pub judged: usize,
+    pub how: Ended,
+}
+
+impl Finding {
+    /// The `source` of the saved case.
+    pub fn source(&self) -> String {
+        let state = match (self.how, self.steps) {
+            (Ended::Minimal, _) => "shrunk",
+            (Ended::Budget, _) => "shrunk until the budget ran out",
+            (Ended::Stopped, 0) => "not shrunk (interrupted)",
+            (Ended::Stopped, _) => "partly shrunk (interrupted)",
+        };
+        format!("fuzz seed {}, case {}, {state}", self.seed, self.index)
+    }
+
+    /// The `about` of the saved case, until a person writes a better one.
+    pub fn about(&self) -> String {
+        format!(
+            "found by fuzzing, not yet explained: on {} the model and Mastra differ in {}",
+            self.version,
+            self.signature.describe()
+        )
+    }
+}
+
+/// What fuzzing one version gave.
+#[derive(Debug, Default)]
+pub struct VersionRun {
+    pub replayed: Vec<Replayed>,
+    /// Verdicts of the generated cases.
+    pub tally: BTreeMap<Verdict, usize>,
+    /// Diverging generated cases by signature.
+    pub signatures: BTreeMap<Signature, usize>,
+    pub findings: Vec<Finding>,
+    /// The generated batch's results, when asked for (`keep_results`).
+    pub results: Vec<CaseResult>,
+    /// What the generated batch cost.
+    pub stats: VersionStats,
+    pub shrink_rounds: usize,
+    pub interrupted: bool,
+}
+
+impl VersionRun {
+    /// Cases per second of the batch, the probe's start-up left out (the
+    /// ceiling leaves out its import too).
+    pub fn rate(&self) -> f64 {
+        let secs = self
+            .stats
+            .pool
+            .busy
+            .saturating_sub(self.stats.pool.startup_total)
+            .as_secs_f64();
+        if secs > 0.0 {
+            self.stats.cases as f64 / secs
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Fuzz one version: replay the saved findings and run the generated cases
+/// in one batch, then shrink the divergences, a few per signature.
+pub fn fuzz_version(
+    oracle: &mut dyn Oracle,
+    version: MastraVersion,
+    plan: &Plan,
+    replay: &[Case],
+    generated: &[Generated],
+    keep_results: bool,
+    progress: &dyn Progress,
+) -> VersionRun {
+    let mut run = VersionRun::default();
+    let batch: Vec<Case> = replay
+        .iter()
+        .cloned()
+        .chain(generated.iter().map(|g| g.case.clone()))
+        .collect();
+    progress.restart(batch.len() as u64);
+    let mut divergent: BTreeMap<Signature, Vec<(usize, CaseResult)>> = BTreeMap::new();
+    let mut diverged = 0usize;
+    let stats = oracle.run(version, &batch, &mut |r: CaseResult| {
+        progress.advance(1);
+        if r.index < replay.len() {
+            run.replayed.push(Replayed {
+                case: replay[r.index].name(),
+                result: r,
+            });
+            return;
+        }
+        let g = r.index - replay.len();
+        *run.tally.entry(r.verdict).or_default() += 1;
+        if let Some(sig) = Signature::of(&r) {
+            diverged += 1;
+            progress.say(&format!("{diverged} diverged"));
+            *run.signatures.entry(sig.clone()).or_default() += 1;
+            divergent.entry(sig).or_default().push((g, r.clone()));
+        }
+        if keep_results {
+            run.results.push(r);
+        }
+    });
+    run.stats = stats;
+    run.replayed.sort_by(|a, b| a.case.cmp(&b.case));
+    run.results.sort_by_key(|r| r.index);
+    run.interrupted = oracle.stopped();
+
+    // The first few divergences of each signature, in case order.
+    let mut items = Vec::new();
+    let mut origin = Vec::new();
+    for (sig, mut hits) in divergent.into_iter().take(plan.signatures) {
+        hits.sort_by_key(|(g, _)| *g);
+        for (g, r) in hits.into_iter().take(plan.per_signature) {
+            origin.push((g, run.signatures[&sig]));
+            items.push(Shrinking::new(generated[g].draft.clone(), sig.clone(), r));
+        }
+    }
+    let how = if items.is_empty() {
+        Ended::Minimal
+    } else if run.interrupted {
+        Ended::Stopped
+    } else {
+        progress.restart(0);
+        let seed = plan.seed;
+        let rounds = &mut run.shrink_rounds;
+        // The judge runs batches and the search asks whether to stop: two
+        // uses of the one oracle, never at the same time.
+        let oracle = RefCell::new(oracle);
+        shrink::shrink(
+            &mut items,
+            shrink::candidates,
+            |d: &Draft| d.to_json("", "").to_compact(),
+            |drafts: &[Draft]| {
+                *rounds += 1;
+                progress.say(&format!("shrinking, round {rounds}"));
+                judge(&mut **oracle.borrow_mut(), version, seed, drafts, progress)
+            },
+            plan.budget,
+            || oracle.borrow().stopped(),
+        )
+    };
+    run.interrupted |= how == Ended::Stopped;
+    for (item, (g, seen)) in items.into_iter().zip(origin) {
+        let how = if item.minimal {
+            Ended::Minimal
+        } else if how == Ended::Stopped {
+            Ended::Stopped
+        } else {
+            Ended::Budget
+        };
+        run.findings.push(Finding {
+            seed: plan.seed,
+            index: generated[g].index,
+            version,
+            signature: item.signature,
+            seen,
+            original: generated[g].draft.clone(),
+            shrunk: item.current,
+            result: item.evidence,
+            steps: item.steps,
+            judged: item.judged,
+            how,
+        });
+    }
+    run
+}
+
+/// Run one batch of shrink candidates; each one's signature and result.
+fn judge(
+    oracle: &mut dyn Oracle,
+    version: MastraVersion,
+    seed: u64,
+    drafts: &[Draft],
+    progress: &dyn Progress,
+) -> Vec<Option<(Signature, CaseResult)>> {
+    let path = PathBuf::from(format!("fuzz/seed-{seed}/candidate.json"));
+    let mut runnable = Vec::new();
+    let mut at = Vec::new();
+    for (i, d) in drafts.iter().enumerate() {
+        // A candidate that is not a valid case (an empty tool-call list, say)
+        // is no candidate.
+        if let Ok(c) = d.to_case(&path, "shrink candidate", "fuzz") {
+            runnable.push(c);
+            at.push(i);
+        }
+    }
+    progress.grow(runnable.len() as u64);
+    let mut out: Vec<Option<(Signature, CaseResult)>> = vec![None; drafts.len()];
+    oracle.run(version, &runnable, &mut |r: CaseResult| {
+        progress.advance(1);
+        if let Some(sig) = Signature::of(&r) {
+            let slot = at[r.index];
+            out[slot] = Some((sig, r));
+        }
+    });
+    out
+}
+
+impl VersionRun {
+    /// The lines a person reads for one version: the tally and speed, the
+    /// replayed findings, the signatures seen, then each finding with its
+    /// seed, where it was saved, its diff and how to run it again.
+    pub fn summary(
+        &self,
+        version: MastraVersion,
+        seed: u64,
+        ceiling: Option<f64>,
+        saved: &[Saved],
+    ) -> String {
+        let mut out = String::new();
+        let counts: Vec<String> = self
+            .tally
+            .iter()
+            .map(|(v, n)| format!("{n} {}", v.name()))
+            .collect();
+        let generated: usize = self.tally.values().sum();
+        out.push_str(&format!(
+            "{version:>8}: seed {seed}, {generated} generated cases: {}\n",
+            if counts.is_empty() {
+                "none ran".to_string()
+            } else {
+                counts.join(", ")
+            }
+        ));
+        let rate = self.rate();
+        if self.stats.cases > 0 {
+            out.push_str(&format!(
+                "          {:.1} cases/s ({} cases in {:.2}s, probe start {:.2}s left out)",
+                rate,
+                self.stats.cases,
+                self.stats.pool.busy.as_secs_f64(),
+                self.stats.pool.startup_total.as_secs_f64()
+            ));
+            match ceiling {
+                Some(c) if c > 0.0 => out.push_str(&format!(
+                    "; ceiling {c:.1} cases/s; ratio {:.2}\n",
+                    rate / c
+                )),
+                _ => out.push('\n'),
+            }
+        }
+        if let Some(outcome) = &self.stats.outcome {
+            out.push_str(&format!("          {outcome}\n"));
+        }
+        if !self.replayed.is_empty() {
+            let mut by: BTreeMap<Verdict, usize> = BTreeMap::new();
+            for r in &self.replayed {
+                *by.entry(r.result.verdict).or_default() += 1;
+            }
+            let parts: Vec<String> = by
+                .iter()
+                .map(|(v, n)| format!("{n} {}", v.name()))
+                .collect();
+            out.push_str(&format!(
+                "          replayed {} saved findings first: {}\n",
+                self.replayed.len(),
+                parts.join(", ")
+            ));
+            for r in self
+                .replayed
+                .iter()
+                .filter(|r| r.result.verdict.is_divergence())
+            {
+                out.push_str(&format!("\n{} on {version}: still diverges\n", r.case));
+                if let Some(d) = result_diff(&r.result) {
+                    out.push_str(&d);
+                }
+            }
+        }
+        for (sig, n) in &self.signatures {
+            out.push_str(&format!("          {n} diverged in {}\n", sig.describe()));
+        }
+        for (f, saved) in self.findings.iter().zip(saved) {
+            out.push_str(&format!(
+                "\nfinding: fuzz seed {}, case {} on {}: diverged in {} ({} such cases)\n",
+                f.seed,
+                f.index,
+                f.version,
+                f.signature.describe(),
+                f.seen
+            ));
+            let state = match f.how {
+                Ended::Minimal => "shrunk",
+                Ended::Budget => "shrunk as far as the budget allowed",
+                Ended::Stopped => "shrinking interrupted",
+            };
+            let file = match saved {
+                Saved::New(p) => format!("saved as {}", p.display()),
+                Saved::Already(p) => format!("already saved as {}", p.display()),
+            };
+            out.push_str(&format!(
+                "  {state} in {} steps ({} candidates run); {file}\n",
+                f.steps, f.judged
+            ));
+            if let Some(d) = result_diff(&f.result) {
+                out.push_str(&d);
+            }
+            out.push_str(&format!(
+                "  run it again: mastra-conform run --cases {} --versions {}\n",
+                saved.path().display(),
+                f.version
+            ));
+        }
+        if self.interrupted {
+            out.push_str("\ninterrupted: what was found so far is saved\n");
+        }
+        out
+    }
+}
+
+/// Where findings are saved and replayed from, by default.
+pub fn default_found_dir(root: &Path) -> PathBuf {
+    root.join("cases").join("found")
+}
+
+#[cfg(test)]
+mod tests {
+    /// N slices of one seed cover every case index once, and a case is the
+    /// same whichever slice draws it.
+    #[test]
+    fn shard_slices_are_disjoint_and_cover_every_index() {
+        use crate::run::shard::Shard;
+        let all: Vec<u64> = super::generate(7, 20).iter().map(|g| g.index).collect();
+        let mut seen = Vec::new();
+        for k in 1..=3 {
+            for g in super::generate_slice(7, 20, Shard { index: k, count: 3 }) {
+                assert_eq!(
+                    g.case.raw,
+                    super::generate(7, g.index + 1).pop().unwrap().case.raw
+                );
+                seen.push(g.index);
+            }
+        }
+        seen.sort();
+        assert_eq!(seen, all);
+    }
+
+    use super::*;
+    use crate::judge::compare::Verdict;
+    use crate::observation::Observed;
+    use crate::projection::Projection;
+
+    fn result(predicted: &str, observed: &str) -> CaseResult {
+        let p = Projection::from_json(&Json::parse(predicted).unwrap()).unwrap();
+        let o = Projection::from_json(&Json::parse(observed).unwrap()).unwrap();
+        let predicted = Prediction::Projection(p);
+        let observed = Observed::Ran {
+            projection: o,
+            bodies: Vec::new(),
+        };
+        CaseResult {
+            index: 0,
+            case: "x".into(),
+            version: MastraVersion::new(1, 67, 0),
+            verdict: crate::judge::compare::compare(&predicted, &observed),
+            predicted,
+            observed,
+            findings: Default::default(),
+        }
+    }
+
+    #[test]
+    fn written_cases_are_the_generated_cases_in_file_order() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(write_cases(4, 12, dir.path()).unwrap(), 12);
+        let files = crate::case::discover(dir.path()).unwrap();
+        assert_eq!(files.len(), 12);
+        for (index, file) in files.iter().enumerate() {
+            let case = Case::load(file).unwrap();
+            let want = gen::generate(4, index as u64)
+                .to_json(&about(4, index as u64), &source(4, index as u64));
+            assert_eq!(case.raw, want, "{}", file.display());
+        }
+    }
+
+    #[test]
+    fn signatures_name_the_fields_not_the_values() {
+        let base = r#"{"applicable":true,"error":null,"requests":[{"tools":["a"],"toolChoice":"auto","history":[]}],"executed":[]}"#;
+        assert_eq!(Signature::of(&result(base, base)), None);
+        let tools = r#"{"applicable":true,"error":null,"requests":[{"tools":["b"],"toolChoice":"auto","history":[]}],"executed":[]}"#;
+        let s = Signature::of(&result(base, tools)).unwrap();
+        assert_eq!(s.describe(), "requests[].tools");
+        assert_eq!(s.slug(), "requests-tools");
+        let err = r#"{"applicable":true,"error":{"id":"X","message":"m","causeCode":null},"requests":[],"executed":[]}"#;
+        let s = Signature::of(&result(base, err)).unwrap();
+        assert_eq!(s.describe(), "error, requests.length");
+        let err2 = r#"{"applicable":true,"error":{"id":"X","message":"n","causeCode":null},"requests":[],"executed":[]}"#;
+        assert_eq!(
+            Signature::of(&result(err, err2)).unwrap().describe(),
+            "error.message"
+        );
+        assert_eq!(result(err, err2).verdict, Verdict::Diverged);
+    }
+}

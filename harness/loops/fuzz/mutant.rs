@@ -1,0 +1,442 @@
+//! Fuzzing power, tested without Node: a copy of the model's naming layer
+//! with one planted defect predicts, the model itself is the observed side,
+//! and the fuzzer must find each defect and shrink it to the case that
+//! shows it, within a small budget.
+//!
+//! The copy is of the part of the model the defects live in: building the
+//! three tools objects, Mastra's merge, and `formatTools` (ECMA-262 key
+//! order, the `__proto__` setter, lookups through `Object.prototype`, the
+//! rewrite and its cut). Where the defect makes no difference, the copy
+//! without it and the copy with it name the same tools, and the mutant
+//! predicts exactly what the model does. Where it does, the copy's naming is
+//! grafted onto the model's prediction. `the_copy_agrees_with_the_model`
+//! checks the copy against the model itself.
+
+use super::gen::Draft;
+use super::{fuzz_version, generate, Finding, Oracle, Plan};
+use crate::case::{Case, Method, Tool};
+use crate::js::json::Json;
+use crate::js::string::JsString;
+use crate::judge::compare::{compare, Verdict};
+use crate::model::record::is_inherited_name;
+use crate::model::rewrite::wire_name;
+use crate::model::{predict, Prediction};
+use crate::observation::Observed;
+use crate::projection::{ErrorView, RequestView};
+use crate::run::session::{CaseResult, VersionStats};
+use crate::versions::spec::MastraVersion;
+
+/// What is planted in the copy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Defect {
+    None,
+    /// Lengths, replacements and the cut count code points, not UTF-16
+    /// code units (as if the regexes had the `u` flag).
+    CodePoints,
+    /// Forgets that `tools[name]` sees `Object.prototype`: no false
+    /// collisions.
+    ForgetsInherited,
+    /// Keeps keys in insertion order: array-index keys are not listed
+    /// first.
+    NoIndexOrder,
+    /// Cuts at 64, where providers allow 64, instead of 63.
+    CutAt64,
+}
+
+/// A plain object's own keys (values do not decide names).
+struct Obj {
+    keys: Vec<JsString>,
+    defect: Defect,
+}
+
+impl Obj {
+    fn new(defect: Defect) -> Obj {
+        Obj {
+            keys: Vec::new(),
+            defect,
+        }
+    }
+
+    /// `Object.fromEntries`: CreateDataProperty for each key.
+    fn from_keys<'a>(keys: impl IntoIterator<Item = &'a JsString>, defect: Defect) -> Obj {
+        let mut o = Obj::new(defect);
+        for k in keys {
+            o.define(k.clone());
+        }
+        o
+    }
+
+    fn define(&mut self, key: JsString) {
+        if !self.keys.contains(&key) {
+            self.keys.push(key);
+        }
+    }
+
+    /// `obj[key] = v`: `__proto__` runs the inherited setter.
+    fn assign(&mut self, key: JsString) {
+        if key == JsString::from("__proto__") && !self.keys.contains(&key) {
+            return;
+        }
+        self.define(key);
+    }
+
+    /// `Object.keys`.
+    fn ordered(&self) -> Vec<JsString> {
+        if self.defect == Defect::NoIndexOrder {
+            return self.keys.clone();
+        }
+        let mut indices: Vec<&JsString> = self
+            .keys
+            .iter()
+            .filter(|k| k.array_index().is_some())
+            .collect();
+        indices.sort_by_key(|k| k.array_index());
+        let rest = self.keys.iter().filter(|k| k.array_index().is_none());
+        indices.into_iter().chain(rest).cloned().collect()
+    }
+
+    /// Whether `obj[key]` is truthy.
+    fn truthy(&self, key: &JsString) -> bool {
+        self.keys.contains(key)
+            || (self.defect != Defect::ForgetsInherited && is_inherited_name(key))
+    }
+}
+
+fn allowed(u: u16) -> bool {
+    matches!(u, 0x30..=0x39 | 0x41..=0x5A | 0x61..=0x7A | 0x5F | 0x2D)
+}
+
+fn starting(u: u16) -> bool {
+    matches!(u, 0x41..=0x5A | 0x61..=0x7A | 0x5F)
+}
+
+/// `formatTools`' rewrite of one key: `Ok(None)` kept, `Err(())` the empty
+/// key's TypeError.
+fn rewrite(key: &JsString, defect: Defect) -> Result<Option<JsString>, ()> {
+    // The characters as the regexes see them.
+    let chars: Vec<Vec<u16>> = if defect == Defect::CodePoints {
+        char::decode_utf16(key.units().iter().copied())
+            .map(|c| match c {
+                Ok(c) => c.encode_utf16(&mut [0; 2]).to_vec(),
+                Err(e) => vec![e.unpaired_surrogate()],
+            })
+            .collect()
+    } else {
+        key.units().iter().map(|&u| vec![u]).collect()
+    };
+    let max = if defect == Defect::CutAt64 { 64 } else { 63 };
+    let ok = |c: &Vec<u16>| c.len() == 1 && allowed(c[0]);
+    let needs = chars.len() > max || !chars.iter().all(ok) || {
+        let first = chars.first().ok_or(())?;
+        !(first.len() == 1 && starting(first[0]))
+    };
+    if !needs {
+        return Ok(None);
+    }
+    let mut name: Vec<Vec<u16>> = chars
+        .iter()
+        .map(|c| if ok(c) { c.clone() } else { vec![0x5F] })
+        .collect();
+    if !starting(name[0][0]) {
+        name.insert(0, vec![0x5F]);
+    }
+    name.truncate(max);
+    Ok(Some(JsString::from_units(name.concat())))
+}
+
+/// Why the copy's `formatTools` threw.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Thrown {
+    Collision(JsString),
+    EmptyKey,
+}
+
+/// The names the copy sends, in order, or what it throws.
+fn naming(case: &Case, defect: Defect) -> Result<Vec<JsString>, Thrown> {
+    let keys = |tools: &[Tool]| Obj::from_keys(tools.iter().map(Tool::key), defect).ordered();
+    let mut agent = Obj::new(defect);
+    for k in keys(&case.tools) {
+        agent.assign(k);
+    }
+    let mut toolset_tools = Obj::new(defect);
+    if let Some(sets) = &case.toolsets {
+        let names = Obj::from_keys(sets.iter().map(|(n, _)| n), defect).ordered();
+        for name in names {
+            // The last toolset of a repeated name is the one JSON.parse kept.
+            let (_, list) = sets
+                .iter()
+                .rev()
+                .find(|(n, _)| *n == name)
+                .expect("named above");
+            for k in keys(list) {
+                toolset_tools.assign(k);
+            }
+        }
+    }
+    let mut client = Obj::new(defect);
+    for k in keys(case.client_tools.as_deref().unwrap_or_default()) {
+        client.assign(k);
+    }
+    let mut all = Obj::new(defect);
+    for part in [&agent, &toolset_tools, &client] {
+        for k in part.ordered() {
+            all.define(k);
+        }
+    }
+    for key in all.ordered() {
+        if !all.keys.contains(&key) {
+            continue;
+        }
+        let Some(name) = rewrite(&key, defect).map_err(|()| Thrown::EmptyKey)? else {
+            continue;
+        };
+        if all.truthy(&name) {
+            return Err(Thrown::Collision(name));
+        }
+        all.assign(name);
+        all.keys.retain(|k| *k != key);
+    }
+    Ok(all.ordered())
+}
+
+/// The mutant's prediction: the model's, unless the planted defect changes
+/// the naming; then the copy's naming in its place.
+fn mutant_predict(case: &Case, version: MastraVersion, defect: Defect) -> Prediction {
+    let real = predict(case, version);
+    let planted = naming(case, defect);
+    if planted == naming(case, Defect::None) {
+        return real;
+    }
+    let Prediction::Projection(mut p) = real else {
+        return real;
+    };
+    match planted {
+        Err(thrown) => {
+            let message = match &thrown {
+                Thrown::Collision(name) => {
+                    let mut m = JsString::from("Two or more tools resolve to the same name \"");
+                    m = m.concat(name);
+                    m.push_str("\". Please rename one of the tools to avoid this collision.");
+                    m
+                }
+                Thrown::EmptyKey => {
+                    JsString::from("Cannot read properties of undefined (reading 'match')")
+                }
+            };
+            let id = match case.call.method {
+                Method::Generate => "AGENT_GENERATE_FAILED",
+                Method::Stream => "AGENT_STREAM_FAILED",
+            };
+            p.error = Some(ErrorView {
+                id: Some(JsString::from(id)),
+                message,
+                cause_code: matches!(thrown, Thrown::Collision(_))
+                    .then(|| JsString::from("AGENT_TOOL_NAME_COLLISION")),
+            });
+            p.requests.clear();
+            p.executed.clear();
+        }
+        Ok(names) => {
+            let tools = (!names.is_empty()).then_some(names);
+            if p.requests.is_empty() {
+                p.error = None;
+                p.requests.push(RequestView {
+                    tools: tools.clone(),
+                    tool_choice: Some(Json::str("auto")),
+                    history: Vec::new(),
+                });
+            }
+            for r in &mut p.requests {
+                r.tools = tools.clone();
+            }
+        }
+    }
+    Prediction::Projection(p)
+}
+
+/// The model observes; the mutant predicts.
+struct MutantOracle {
+    defect: Defect,
+}
+
+impl Oracle for MutantOracle {
+    fn run(
+        &mut self,
+        version: MastraVersion,
+        cases: &[Case],
+        on_result: &mut dyn FnMut(CaseResult),
+    ) -> VersionStats {
+        for (index, case) in cases.iter().enumerate() {
+            let predicted = mutant_predict(case, version, self.defect);
+            let (verdict, observed) = match predict(case, version) {
+                Prediction::Projection(projection) => {
+                    let observed = Observed::Ran {
+                        projection,
+                        bodies: Vec::new(),
+                    };
+                    (compare(&predicted, &observed), observed)
+                }
+                Prediction::Unmodelled(why) => (Verdict::Unmodelled, Observed::ProbeFault(why)),
+            };
+            on_result(CaseResult {
+                index,
+                case: case.name(),
+                version,
+                verdict,
+                predicted,
+                observed,
+                findings: Default::default(),
+            });
+        }
+        VersionStats {
+            cases: cases.len(),
+            ..VersionStats::default()
+        }
+    }
+}
+
+const V1_67: MastraVersion = MastraVersion::new(1, 67, 0);
+
+/// The budget the power tests allow: a few hundred generated cases, and
+/// the ordinary shrink budget.
+const CASES: u64 = 400;
+
+fn fuzz(defect: Defect, seed: u64) -> Vec<Finding> {
+    let generated = generate(seed, CASES);
+    let run = fuzz_version(
+        &mut MutantOracle { defect },
+        V1_67,
+        &Plan::new(seed),
+        &[],
+        &generated,
+        false,
+        &(),
+    );
+    run.findings
+}
+
+/// Every key, toolset name included.
+fn keys(d: &Draft) -> Vec<JsString> {
+    let mut out: Vec<JsString> = d.all_tools().map(|t| t.key().clone()).collect();
+    out.extend(d.toolsets.iter().flatten().map(|(n, _)| n.clone()));
+    out
+}
+
+/// Found, fully shrunk, and small: at most `tools` tools, no scripted
+/// replies, no call options; and `shows` holds of the shrunk case.
+fn assert_found_and_shrunk(defect: Defect, tools: usize, shows: impl Fn(&Draft) -> bool) {
+    for seed in [1, 2] {
+        let findings = fuzz(defect, seed);
+        assert!(
+            !findings.is_empty(),
+            "{defect:?}: nothing found in {CASES} cases of seed {seed}"
+        );
+        for f in &findings {
+            let d = &f.shrunk;
+            let shown = d.to_json("", "").to_pretty();
+            assert_eq!(
+                f.how,
+                super::shrink::Ended::Minimal,
+                "{defect:?}: not fully shrunk:\n{shown}"
+            );
+            assert_eq!(f.result.verdict, Verdict::Diverged, "{defect:?}");
+            assert!(
+                d.all_tools().count() <= tools,
+                "{defect:?}: too many tools left:\n{shown}"
+            );
+            assert!(d.replies.is_empty(), "{defect:?}: replies left:\n{shown}");
+            assert!(
+                d.call.tool_choice.is_none()
+                    && d.call.active_tools.is_none()
+                    && d.call.max_steps.is_none(),
+                "{defect:?}: options left:\n{shown}"
+            );
+            assert!(
+                shows(d),
+                "{defect:?}: the shrunk case does not show the defect:\n{shown}"
+            );
+        }
+    }
+}
+
+#[test]
+fn finds_and_shrinks_counting_code_points() {
+    // One astral character: two code units, two underscores; one code
+    // point would be one.
+    assert_found_and_shrunk(Defect::CodePoints, 2, |d| {
+        keys(d)
+            .iter()
+            .any(|k| k.len() == 2 && k.to_rust().is_some_and(|s| s.chars().count() == 1))
+    });
+}
+
+#[test]
+fn finds_and_shrinks_forgetting_inherited_names() {
+    // A key that rewrites onto a name of Object.prototype (`__proto_.`).
+    assert_found_and_shrunk(Defect::ForgetsInherited, 2, |d| {
+        keys(d)
+            .iter()
+            .any(|k| !is_inherited_name(k) && wire_name(k).is_some_and(|w| is_inherited_name(&w)))
+    });
+}
+
+#[test]
+fn finds_and_shrinks_forgetting_array_index_order() {
+    assert_found_and_shrunk(Defect::NoIndexOrder, 3, |d| {
+        let ks = keys(d);
+        ks.iter().any(|k| k.array_index().is_some()) && ks.iter().all(|k| k.len() <= 2)
+    });
+}
+
+#[test]
+fn finds_and_shrinks_cutting_at_64() {
+    // 64 units, or 63 with the `_` prefix a digit first adds.
+    // Alone, or with the 63-unit key its cut now collides with.
+    assert_found_and_shrunk(Defect::CutAt64, 2, |d| {
+        keys(d).iter().any(|k| k.len() == 63 || k.len() == 64)
+    });
+}
+
+#[test]
+fn without_a_defect_nothing_is_found() {
+    assert!(fuzz(Defect::None, 1).is_empty());
+}
+
+/// The copy is faithful: its names are the model's, and it throws where the
+/// model predicts a throw.
+#[test]
+fn the_copy_agrees_with_the_model() {
+    let mut compared = 0;
+    for g in generate(11, 3000) {
+        let Prediction::Projection(p) = predict(&g.case, V1_67) else {
+            continue;
+        };
+        match naming(&g.case, Defect::None) {
+            Err(thrown) => {
+                let e = p.error.as_ref().expect("the model throws too");
+                let collision = e.cause_code == Some(JsString::from("AGENT_TOOL_NAME_COLLISION"));
+                assert_eq!(
+                    collision,
+                    matches!(thrown, Thrown::Collision(_)),
+                    "case {}",
+                    g.index
+                );
+                assert!(p.requests.is_empty());
+            }
+            Ok(names) => {
+                let plain = g.case.call.active_tools.is_none()
+                    && g.case.call.tool_choice != Some(crate::case::ToolChoice::None);
+                if let (true, Some(r)) = (plain, p.requests.first()) {
+                    assert_eq!(
+                        r.tools,
+                        (!names.is_empty()).then_some(names),
+                        "case {}",
+                        g.index
+                    );
+                    compared += 1;
+                }
+            }
+        }
+    }
+    assert!(compared > 1000, "{compared} cases compared");
+}

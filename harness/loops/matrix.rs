@@ -1,0 +1,92 @@
+//! `MatrixWriter`: the nightly job's output. The corpus (with the fuzz finds
+//! saved under `cases/found/`) and a fuzz budget (`write_fuzz_cases`) run
+//! through the run loop (`run::corpus`), watched by a `MatrixWriter` that:
+//! - writes each result to `results.jsonl` the moment it completes (a first
+//!   line carries the run information), so an interrupted or killed matrix
+//!   keeps what finished, and `mastra-conform report results.jsonl` renders
+//!   it;
+//! - at the end writes `report.xml` (JUnit), `report.md` and `report.html`
+//!   beside the `report.json` the command layer saves.
+//!
+//! Exit statuses are `run`'s: 0 all as expected, 1 a divergence (a known
+//! issue still present is not one), 3 infrastructure or interrupted.
+
+use crate::js::json::Json;
+use crate::outcome::Failure;
+use crate::report::doc::ReportDoc;
+use crate::report::{report_json, result_json, write_reports, JSONL};
+use crate::run::corpus::RunObserver;
+use crate::run::info::RunInfo;
+use crate::run::session::CaseResult;
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Writes each result to `results.jsonl` as it completes, and every report
+/// format at the end.
+pub struct MatrixWriter {
+    out: PathBuf,
+    seed: Option<u64>,
+    jsonl: Option<File>,
+    /// Lines written to `results.jsonl`.
+    pub written: usize,
+}
+
+impl MatrixWriter {
+    /// A writer into `out`; `seed` is recorded when a fuzz budget ran.
+    pub fn new(out: &Path, seed: Option<u64>) -> MatrixWriter {
+        MatrixWriter {
+            out: out.to_path_buf(),
+            seed,
+            jsonl: None,
+            written: 0,
+        }
+    }
+
+    fn fail(&self, what: &str, e: std::io::Error) -> Failure {
+        Failure::infra_because(format!("cannot write {}", self.out.join(what).display()), e)
+    }
+}
+
+impl RunObserver for MatrixWriter {
+    fn started(&mut self, info: &mut RunInfo, _pairs: usize) -> Result<(), Failure> {
+        info.seed = self.seed;
+        let mut file = File::create(self.out.join(JSONL)).map_err(|e| self.fail(JSONL, e))?;
+        let head = Json::object([("run", info.to_json())]).to_compact();
+        writeln!(file, "{head}").map_err(|e| self.fail(JSONL, e))?;
+        self.jsonl = Some(file);
+        Ok(())
+    }
+
+    fn result(&mut self, r: &CaseResult) {
+        let line = result_json(r).to_compact();
+        // One write per line, then flush: a killed run loses at most the
+        // line being written, which the JSONL reader skips.
+        if let Some(f) = self.jsonl.as_mut() {
+            if writeln!(f, "{line}").and_then(|_| f.flush()).is_ok() {
+                self.written += 1;
+            }
+        }
+    }
+
+    fn finished(&mut self, info: &RunInfo, results: &[CaseResult]) -> Result<(), Failure> {
+        // The renderers read the JSON form, as they would read a report
+        // file, so a report rebuilt later from disk looks the same.
+        let doc =
+            ReportDoc::parse(&report_json(info, results).to_compact()).map_err(Failure::infra)?;
+        write_reports(&doc, &self.out)
+    }
+}
+
+/// The fuzz stage: `count` cases generated from `seed`, written into `dir`
+/// as ordinary case files that run with the corpus. Every slice of a sharded
+/// matrix writes the same cases; the shard plan then gives each (case,
+/// version) to exactly one slice.
+pub fn write_fuzz_cases(seed: u64, count: usize, dir: &Path) -> Result<usize, Failure> {
+    let _ = std::fs::remove_dir_all(dir);
+    if count == 0 {
+        return Ok(0);
+    }
+    crate::loops::fuzz::write_cases(seed, count as u64, dir)
+        .map_err(|e| Failure::infra_because(format!("cannot write {}", dir.display()), e))
+}

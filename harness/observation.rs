@@ -1,0 +1,202 @@
+//! `Observed`: what one case really did on one version, built from the
+//! probe's answer and the bodies the capture listener received; or the
+//! infrastructure failure that kept us from knowing.
+//!
+//! Pure data: `observe` (processes, the probe, the listener) fills in
+//! `Captured` bodies and `Observation`s; the judges read them here without
+//! importing anything that starts a process or listens.
+
+use crate::case::{Case, Reply};
+use crate::js::json::Json;
+use crate::js::string::JsString;
+use crate::projection::{executed_from, mutated_from, ErrorView, Projection, RequestView};
+use std::time::Duration;
+
+/// One request as it arrived.
+#[derive(Debug, Clone)]
+pub struct Captured {
+    /// The body, byte-exact; empty when `problem` says it was not read whole.
+    pub bytes: Vec<u8>,
+    pub problem: Option<BodyProblem>,
+}
+
+/// Why a request's body was not captured.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BodyProblem {
+    /// Longer than the body limit (that many bytes).
+    OverLimit(usize),
+    /// The client stopped sending, or the connection broke, mid-body.
+    Cut(String),
+    /// Not all of it came within the body timeout.
+    TooSlow(Duration),
+}
+
+impl std::fmt::Display for BodyProblem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BodyProblem::OverLimit(limit) => write!(f, "body over the {limit}-byte limit"),
+            BodyProblem::Cut(why) => write!(f, "body cut off: {why}"),
+            BodyProblem::TooSlow(after) => write!(f, "body not received within {after:?}"),
+        }
+    }
+}
+
+impl Captured {
+    /// The body as JSON, or why it is not.
+    pub fn json(&self) -> Result<Json, String> {
+        if let Some(problem) = &self.problem {
+            return Err(problem.to_string());
+        }
+        Json::parse_bytes(&self.bytes).map_err(|e| format!("body is not JSON: {e}"))
+    }
+}
+
+/// Requests that reached the listener but belong to no registered case, and
+/// connections it turned away.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Refused {
+    pub bad_token: u64,
+    pub unknown_case: u64,
+    pub not_loopback: u64,
+    /// Connections closed at once because `Limits::max_connections` were open.
+    pub over_capacity: u64,
+}
+
+impl Refused {
+    pub fn total(&self) -> u64 {
+        self.bad_token + self.unknown_case + self.not_loopback + self.over_capacity
+    }
+}
+
+/// One case's outcome on one probe.
+#[derive(Debug)]
+pub enum Observation {
+    /// The probe answered; `captured` is what reached the listener.
+    Done {
+        result: Json,
+        captured: Vec<Captured>,
+    },
+    /// The probe could not build the case.
+    Fault(String),
+    Timeout(Duration),
+    /// The probe died while running it (twice), with the end of its stderr.
+    Crash(String),
+}
+
+#[derive(Debug, Clone)]
+pub enum Observed {
+    /// The case ran: its projection and the raw bodies it sent.
+    Ran {
+        projection: Projection,
+        bodies: Vec<Captured>,
+    },
+    /// The registry does not serve the version.
+    Unavailable(String),
+    /// The version could not be installed, or Node could not be had.
+    InstallFailed(String),
+    Timeout(Duration),
+    Crash(String),
+    /// The probe could not build the case, or its answer or a captured body
+    /// was unreadable.
+    ProbeFault(String),
+}
+
+impl Observed {
+    pub fn from_observation(case: &Case, obs: Observation) -> Observed {
+        match obs {
+            Observation::Done { result, captured } => match projection(case, &result, &captured) {
+                Ok(projection) => Observed::Ran {
+                    projection,
+                    bodies: captured,
+                },
+                Err(e) => Observed::ProbeFault(e),
+            },
+            Observation::Fault(m) => Observed::ProbeFault(m),
+            Observation::Timeout(d) => Observed::Timeout(d),
+            Observation::Crash(tail) => Observed::Crash(tail),
+        }
+    }
+
+    pub fn projection(&self) -> Option<&Projection> {
+        match self {
+            Observed::Ran { projection, .. } => Some(projection),
+            _ => None,
+        }
+    }
+
+    /// A short description of an infrastructure outcome.
+    pub fn infra_detail(&self) -> Option<String> {
+        match self {
+            Observed::Ran { .. } => None,
+            Observed::Unavailable(m) | Observed::InstallFailed(m) | Observed::ProbeFault(m) => {
+                Some(m.clone())
+            }
+            Observed::Timeout(d) => Some(format!("no answer within {d:?}")),
+            Observed::Crash(tail) => Some(format!(
+                "the probe died twice while running it; stderr ends:\n{tail}"
+            )),
+        }
+    }
+}
+
+/// The HTTP status of the reply the listener gave to request `n` (0-based)
+/// of a case, when that reply was an error.
+fn reply_status(case: &Case, n: usize) -> Option<u16> {
+    match case
+        .replies
+        .get(n)
+        .cloned()
+        .unwrap_or_else(Reply::default_reply)
+    {
+        Reply::Error { status, .. } => Some(status),
+        _ => None,
+    }
+}
+
+/// The observed projection from the probe's `result` and the bodies.
+pub fn projection(case: &Case, result: &Json, captured: &[Captured]) -> Result<Projection, String> {
+    let applicable = result
+        .get("applicable")
+        .and_then(Json::as_bool)
+        .ok_or("the probe's result has no `applicable`")?;
+    if !applicable {
+        let reason = result
+            .get("reason")
+            .and_then(Json::as_str)
+            .map_or_else(String::new, JsString::to_lossy);
+        return Ok(Projection::not_applicable(reason));
+    }
+    let mut requests = Vec::new();
+    for (i, c) in captured.iter().enumerate() {
+        let body = c
+            .json()
+            .map_err(|e| format!("request {} of the case: {e}", i + 1))?;
+        requests.push(RequestView::from_body(&body));
+    }
+    let error = match result.get("error") {
+        None | Some(Json::Null) => None,
+        Some(e) => {
+            // The API-call error a scripted error reply causes is the reply
+            // doing its job, not a finding: it is written as no error.
+            let status = e.get("statusCode").and_then(Json::as_f64).map(|s| s as u16);
+            let scripted = !captured.is_empty()
+                && status.is_some()
+                && status == reply_status(case, captured.len() - 1);
+            if scripted {
+                None
+            } else {
+                Some(ErrorView::from_json(e)?)
+            }
+        }
+    };
+    let executed = executed_from(result)?;
+    let mutated = mutated_from(result);
+    Ok(Projection {
+        applicable,
+        reason: None,
+        error,
+        requests,
+        executed,
+        mutated,
+    })
+}

@@ -1,0 +1,413 @@
+//! `Probe`: one long-lived Node process running `node-probe/probe.mjs` for
+//! one installed `@mastra/core` version, spoken to over the line protocol of
+//! `node-probe/PROTOCOL.md`.
+//!
+//! In: case requests (`seq`, model URL, the case as written). Out: `Answer`s
+//! in completion order. Lines that are not protocol answers are counted as
+//! garbage, never trusted; a line longer than `MAX_LINE` is garbage too, and
+//! is skipped without being held in memory. Requests are written by a thread
+//! of their own, so a probe that stops reading its stdin can never block the
+//! driver past a case's deadline. `pool` schedules many cases over a probe,
+//! with timeouts, crash recovery and recycling.
+
+use crate::js::json::Json;
+use crate::js::string::JsString;
+use crate::observe::proc::{Child, CommandSpec, ProcError};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::time::{Duration, Instant};
+
+/// The longest answer line kept. A result is a few kilobytes; a probe that
+/// writes more than this without a newline is writing garbage, and holding
+/// it would let a broken probe grow the harness without bound.
+pub const MAX_LINE: usize = 4 << 20;
+
+/// What a probe said of itself once Mastra was imported.
+#[derive(Debug, Clone)]
+pub struct Hello {
+    pub node: String,
+    pub mastra: String,
+    pub zod: String,
+    pub builtins: Vec<String>,
+    /// From spawn to hello: Node start plus Mastra import.
+    pub startup: Duration,
+}
+
+#[derive(Debug)]
+pub enum Answer {
+    Hello(Json),
+    Result {
+        seq: u64,
+        result: Json,
+    },
+    Fault {
+        seq: Option<u64>,
+        message: String,
+    },
+    Pong {
+        seq: u64,
+        rss: u64,
+    },
+    /// A line that is not a protocol answer.
+    Garbage(String),
+    /// stdout closed: the probe exited or died.
+    Closed,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    #[error(transparent)]
+    Spawn(#[from] ProcError),
+    #[error("the probe for {install} did not say hello within {after:?}{}", tail(.stderr))]
+    NoHello {
+        install: String,
+        after: Duration,
+        stderr: String,
+    },
+    #[error("the probe for {install} could not load it: {message}")]
+    LoadFailed { install: String, message: String },
+    #[error("writing to the probe failed: {0}")]
+    Write(std::io::Error),
+    #[error("the probe for {install} was not started: the run was interrupted")]
+    Interrupted { install: String },
+    #[error("the probe for {install} died {restarts} times without a case finishing in between{}", tail(.stderr))]
+    Unstable {
+        install: String,
+        restarts: u32,
+        stderr: String,
+    },
+}
+
+fn tail(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr
+        .lines()
+        .rev()
+        .take(8)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    if lines.is_empty() {
+        String::new()
+    } else {
+        format!("; stderr ends:\n  {}", lines.join("\n  "))
+    }
+}
+
+/// How to start probes.
+#[derive(Debug, Clone)]
+pub struct ProbeCommand {
+    pub node: PathBuf,
+    pub script: PathBuf,
+    pub start_timeout: Duration,
+}
+
+pub struct Probe {
+    child: Child,
+    answers: Receiver<Answer>,
+    /// Lines for the writer thread; dropping it closes the probe's stdin.
+    requests: Option<Sender<String>>,
+    /// Raised by the writer thread when a write failed (the probe is gone).
+    broken: std::sync::Arc<AtomicBool>,
+    pub hello: Hello,
+}
+
+impl Probe {
+    /// Start a probe for `install` and wait for its hello (giving up, and
+    /// ending it, when `stop` is raised first).
+    pub fn start(
+        cmd: &ProbeCommand,
+        install: &Path,
+        stop: &AtomicBool,
+    ) -> Result<Probe, ProbeError> {
+        let started = Instant::now();
+        let mut child = CommandSpec::new(&cmd.node)
+            .arg(&cmd.script)
+            .arg(install)
+            .scrubbed()
+            .spawn_piped()?;
+        let no_pipe = || ProbeError::Write(std::io::Error::other("no pipe to the probe"));
+        let stdout = child.stdout.take().ok_or_else(no_pipe)?;
+        let stdin = child.stdin.take().ok_or_else(no_pipe)?;
+        let (tx, rx) = mpsc::channel();
+        std::thread::Builder::new()
+            .name("probe-reader".into())
+            .spawn(move || read_answers(stdout, &tx))
+            .map_err(ProbeError::Write)?;
+        let broken = std::sync::Arc::new(AtomicBool::new(false));
+        let (req_tx, req_rx) = mpsc::channel::<String>();
+        let flag = broken.clone();
+        std::thread::Builder::new()
+            .name("probe-writer".into())
+            .spawn(move || {
+                let mut stdin = stdin;
+                for line in req_rx {
+                    if stdin
+                        .write_all(line.as_bytes())
+                        .and_then(|()| stdin.flush())
+                        .is_err()
+                    {
+                        flag.store(true, Ordering::SeqCst);
+                        return;
+                    }
+                }
+                // The sender is gone: the pipe closes here, which is the
+                // probe's request to exit.
+            })
+            .map_err(ProbeError::Write)?;
+        let install_name = install.display().to_string();
+        let deadline = started.checked_add(cmd.start_timeout);
+        loop {
+            if stop.load(Ordering::SeqCst) {
+                child.kill();
+                return Err(ProbeError::Interrupted {
+                    install: install_name,
+                });
+            }
+            let left = deadline.map_or(Duration::from_millis(200), |d| {
+                d.saturating_duration_since(Instant::now())
+            });
+            match rx.recv_timeout(left.min(Duration::from_millis(200))) {
+                Ok(Answer::Hello(h)) => {
+                    let s = |k: &str| {
+                        h.get(k)
+                            .and_then(Json::as_str)
+                            .map(JsString::to_lossy)
+                            .unwrap_or_default()
+                    };
+                    let builtins = h
+                        .get("builtins")
+                        .and_then(Json::as_array)
+                        .unwrap_or_default()
+                        .iter()
+                        .filter_map(|b| b.as_str().map(JsString::to_lossy))
+                        .collect();
+                    let hello = Hello {
+                        node: s("node"),
+                        mastra: s("mastra"),
+                        zod: s("zod"),
+                        builtins,
+                        startup: started.elapsed(),
+                    };
+                    return Ok(Probe {
+                        child,
+                        answers: rx,
+                        requests: Some(req_tx),
+                        broken,
+                        hello,
+                    });
+                }
+                Ok(Answer::Fault { message, .. }) => {
+                    child.kill();
+                    return Err(ProbeError::LoadFailed {
+                        install: install_name,
+                        message,
+                    });
+                }
+                Ok(Answer::Closed) => {
+                    child.kill();
+                    return Err(ProbeError::LoadFailed {
+                        install: install_name,
+                        message: format!("the probe exited{}", tail(&child.stderr_tail())),
+                    });
+                }
+                Ok(_) => continue,
+                Err(RecvTimeoutError::Timeout) if deadline.is_none_or(|d| Instant::now() < d) => {
+                    continue
+                }
+                Err(RecvTimeoutError::Disconnected) => {
+                    child.kill();
+                    return Err(ProbeError::LoadFailed {
+                        install: install_name,
+                        message: format!("the probe exited{}", tail(&child.stderr_tail())),
+                    });
+                }
+                Err(RecvTimeoutError::Timeout) => {
+                    child.kill();
+                    return Err(ProbeError::NoHello {
+                        install: install_name,
+                        after: cmd.start_timeout,
+                        stderr: child.stderr_tail(),
+                    });
+                }
+            }
+        }
+    }
+
+    /// Queue one request line. It never blocks: the writer thread waits on
+    /// the pipe, and the deadlines of the cases in flight still run.
+    fn send(&mut self, request: &Json) -> Result<(), ProbeError> {
+        let gone = || ProbeError::Write(std::io::Error::other("the probe's stdin is closed"));
+        if self.broken.load(Ordering::SeqCst) {
+            return Err(gone());
+        }
+        let mut line = request.to_compact();
+        line.push('\n');
+        self.requests
+            .as_ref()
+            .ok_or_else(gone)?
+            .send(line)
+            .map_err(|_| gone())
+    }
+
+    pub fn send_run(&mut self, seq: u64, url: &str, case: &Json) -> Result<(), ProbeError> {
+        self.send(&Json::object([
+            ("op", Json::str("run")),
+            ("seq", Json::int(seq as i64)),
+            ("url", Json::str(url)),
+            ("case", case.clone()),
+        ]))
+    }
+
+    pub fn send_ping(&mut self, seq: u64) -> Result<(), ProbeError> {
+        self.send(&Json::object([
+            ("op", Json::str("ping")),
+            ("seq", Json::int(seq as i64)),
+        ]))
+    }
+
+    /// The next answer, or `None` when `timeout` passes first.
+    pub fn recv(&self, timeout: Duration) -> Option<Answer> {
+        match self.answers.recv_timeout(timeout) {
+            Ok(a) => Some(a),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => Some(Answer::Closed),
+        }
+    }
+
+    pub fn pid(&self) -> Option<u32> {
+        self.child.pid()
+    }
+
+    pub fn stderr_tail(&self) -> String {
+        self.child.stderr_tail()
+    }
+
+    /// Ask it to exit (close stdin), then end its group after the grace.
+    pub fn shutdown(mut self) {
+        self.requests.take();
+        self.child.shutdown();
+    }
+
+    /// End its process group now.
+    pub fn kill(mut self) {
+        self.requests.take();
+        self.child.kill();
+    }
+}
+
+/// Read answer lines until stdout closes, then say `Closed`. A line over
+/// `MAX_LINE` is dropped as it streams past and reported as garbage.
+fn read_answers(stdout: os_pipe::PipeReader, tx: &Sender<Answer>) {
+    let mut reader = BufReader::with_capacity(64 << 10, stdout);
+    let mut line = Vec::new();
+    let mut overlong = false;
+    loop {
+        let (done, used) = match reader.fill_buf() {
+            Ok([]) | Err(_) => break,
+            Ok(buf) => match buf.iter().position(|b| *b == b'\n') {
+                Some(i) => {
+                    if !overlong {
+                        line.extend_from_slice(&buf[..i]);
+                    }
+                    (true, i + 1)
+                }
+                None => {
+                    if !overlong {
+                        line.extend_from_slice(buf);
+                    }
+                    (false, buf.len())
+                }
+            },
+        };
+        reader.consume(used);
+        if line.len() > MAX_LINE {
+            overlong = true;
+            line = Vec::new();
+        }
+        if done {
+            let answer = if overlong {
+                Answer::Garbage(format!("a line longer than {MAX_LINE} bytes"))
+            } else {
+                parse_line(&line)
+            };
+            if tx.send(answer).is_err() {
+                return;
+            }
+            line.clear();
+            overlong = false;
+        }
+    }
+    if !line.is_empty() && !overlong {
+        let _ = tx.send(parse_line(&line));
+    }
+    let _ = tx.send(Answer::Closed);
+}
+
+fn parse_line(line: &[u8]) -> Answer {
+    let text = String::from_utf8_lossy(line)
+        .trim_end_matches(['\n', '\r'])
+        .to_string();
+    let Ok(v) = Json::parse(&text) else {
+        return Answer::Garbage(text);
+    };
+    if let Some(h) = v.get("hello") {
+        return Answer::Hello(h.clone());
+    }
+    let seq = v
+        .get("seq")
+        .and_then(Json::as_f64)
+        .filter(|s| *s >= 0.0 && s.fract() == 0.0)
+        .map(|s| s as u64);
+    if let Some(result) = v.get("result") {
+        if let Some(seq) = seq {
+            return Answer::Result {
+                seq,
+                result: result.clone(),
+            };
+        }
+    }
+    if let Some(f) = v.get("fault") {
+        let message = f
+            .as_str()
+            .map_or_else(|| f.to_compact(), JsString::to_lossy);
+        return Answer::Fault { seq, message };
+    }
+    if let (Some(seq), Some(p)) = (seq, v.get("pong")) {
+        let rss = p.get("rss").and_then(Json::as_f64).unwrap_or(0.0) as u64;
+        return Answer::Pong { seq, rss };
+    }
+    Answer::Garbage(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn protocol_lines_are_recognised_and_everything_else_is_garbage() {
+        assert!(matches!(
+            parse_line(br#"{"seq":3,"result":{"applicable":true}}"#),
+            Answer::Result { seq: 3, .. }
+        ));
+        assert!(matches!(
+            parse_line(br#"{"seq":null,"fault":"bad"}"#),
+            Answer::Fault { seq: None, .. }
+        ));
+        assert!(matches!(
+            parse_line(br#"{"seq":4,"pong":{"rss":10}}"#),
+            Answer::Pong { seq: 4, rss: 10 }
+        ));
+        for junk in [
+            &b"Upstream LLM API error"[..],
+            b"{\"seq\":1}",
+            b"{\"result\":{}}",
+            b"\xff\xfe",
+            b"",
+        ] {
+            assert!(matches!(parse_line(junk), Answer::Garbage(_)), "{junk:?}");
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! `merge`: the JSON reports of a sharded run's slices, combined into the one
+//! report the unsharded run would have written, in every format (JSON, JUnit,
+//! Markdown, HTML).
+//!
+//! In: shard reports. Out: one report folder, or one error that says what
+//! does not fit: reports of different harness commits, corpora or seeds are
+//! never combined, and a missing slice (or one given twice) is named. The
+//! merge works on the reports' JSON, as every renderer does (`report::doc`).
+
+use crate::js::json::Json;
+use crate::js::string::JsString;
+use crate::run::shard::Shard;
+use std::path::{Path, PathBuf};
+
+/// One shard report as read.
+pub struct ShardReport {
+    pub path: PathBuf,
+    pub run: Json,
+    pub results: Vec<Json>,
+}
+
+fn field(run: &Json, k: &str) -> String {
+    run.get(k).map_or_else(String::new, |v| {
+        v.as_str()
+            .map_or_else(|| v.to_compact(), JsString::to_lossy)
+    })
+}
+
+fn text(v: &Json, k: &str) -> String {
+    v.get(k)
+        .and_then(Json::as_str)
+        .map(JsString::to_lossy)
+        .unwrap_or_default()
+}
+
+pub fn read(path: &Path) -> Result<ShardReport, String> {
+    let body = std::fs::read_to_string(path)
+        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let v = Json::parse(&body).map_err(|e| format!("{}: not valid JSON: {e}", path.display()))?;
+    let run = v
+        .get("run")
+        .cloned()
+        .ok_or_else(|| format!("{}: field `run`: missing", path.display()))?;
+    let results = v
+        .get("results")
+        .and_then(Json::as_array)
+        .ok_or_else(|| {
+            format!(
+                "{}: field `results`: missing or not an array",
+                path.display()
+            )
+        })?
+        .to_vec();
+    Ok(ShardReport {
+        path: path.to_path_buf(),
+        run,
+        results,
+    })
+}
+
+/// Check that the reports are the N slices of one run; give the merged
+/// report's JSON.
+pub fn merge(reports: &[ShardReport]) -> Result<Json, String> {
+    let first = reports.first().ok_or("no report to merge")?;
+    for key in ["commit", "corpus", "seed"] {
+        let want = field(&first.run, key);
+        for r in &reports[1..] {
+            let got = field(&r.run, key);
+            if got != want {
+                return Err(format!(
+                    "{} and {} come from different runs: field `run.{key}` is {want:?} in one and {got:?} in the other",
+                    first.path.display(),
+                    r.path.display()
+                ));
+            }
+        }
+    }
+    let mut shards: Vec<(Shard, &Path)> = Vec::new();
+    for r in reports {
+        let s = field(&r.run, "shard");
+        let shard = Shard::parse(&s).map_err(|_| {
+            format!(
+                "{}: field `run.shard`: {s:?} is not a slice K/N (was it run with --shard?)",
+                r.path.display()
+            )
+        })?;
+        shards.push((shard, &r.path));
+    }
+    let count = shards[0].0.count;
+    if let Some((s, p)) = shards.iter().find(|(s, _)| s.count != count) {
+        return Err(format!("{}: slice {s} is not one of {count}", p.display()));
+    }
+    for k in 1..=count {
+        let holders: Vec<String> = shards
+            .iter()
+            .filter(|(s, _)| s.index == k)
+            .map(|(_, p)| p.display().to_string())
+            .collect();
+        match holders.len() {
+            0 => return Err(format!("slice {k}/{count} is missing")),
+            1 => {}
+            _ => {
+                return Err(format!(
+                    "slice {k}/{count} is given twice: {}",
+                    holders.join(", ")
+                ))
+            }
+        }
+    }
+
+    // The run: the first slice's, with the versions and costs of all.
+    let mut versions: Vec<Json> = Vec::new();
+    let mut stats: Vec<Json> = Vec::new();
+    let mut interrupted = false;
+    for r in reports {
+        for v in r
+            .run
+            .get("versions")
+            .and_then(Json::as_array)
+            .unwrap_or_default()
+        {
+            if !versions.contains(v) {
+                versions.push(v.clone());
+            }
+        }
+        stats.extend(
+            r.run
+                .get("stats")
+                .and_then(Json::as_array)
+                .unwrap_or_default()
+                .iter()
+                .cloned(),
+        );
+        interrupted |= r
+            .run
+            .get("interrupted")
+            .and_then(Json::as_bool)
+            .unwrap_or(false);
+    }
+    let mut run: Vec<(JsString, Json)> = first
+        .run
+        .members()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    for (k, v) in run.iter_mut() {
+        match k.to_lossy().as_str() {
+            "versions" => *v = Json::Array(versions.clone()),
+            "stats" => *v = Json::Array(stats.clone()),
+            "interrupted" => *v = Json::Bool(interrupted),
+            "shard" => *v = Json::str(&format!("merged from {count} slices")),
+            _ => {}
+        }
+    }
+
+    let rank = |v: &str| {
+        versions
+            .iter()
+            .position(|x| x.as_str().is_some_and(|s| s.to_lossy() == v))
+    };
+    let mut results: Vec<Json> = reports
+        .iter()
+        .flat_map(|r| r.results.iter().cloned())
+        .collect();
+    results.sort_by_key(|r| (text(r, "case"), rank(&text(r, "version"))));
+    if let Some(w) = results.windows(2).find(|w| {
+        text(&w[0], "case") == text(&w[1], "case")
+            && text(&w[0], "version") == text(&w[1], "version")
+    }) {
+        return Err(format!(
+            "{} on {} appears in two slices",
+            text(&w[0], "case"),
+            text(&w[0], "version")
+        ));
+    }
+    Ok(Json::object([
+        ("run", Json::Object(run)),
+        ("results", Json::Array(results)),
+    ]))
+}

@@ -1,0 +1,76 @@
+//! `Config`: the validated settings every other module takes, built once
+//! from the raw flags in `cli` (which nothing below the CLI sees).
+
+use crate::observe::capture::DEFAULT_BODY_LIMIT;
+use crate::observe::pool::PoolConfig;
+use crate::observe::probe::ProbeCommand;
+use crate::versions::install::Installs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The repository: `cases/`, `node-probe/costs.json` and the rest are
+    /// found from here.
+    pub root: PathBuf,
+    /// The repository's `node-probe/` folder.
+    pub probe_dir: PathBuf,
+    /// The version cache (outside the repository).
+    pub cache: PathBuf,
+    pub pool: PoolConfig,
+    pub start_timeout: Duration,
+    pub install_timeout: Duration,
+    pub body_limit: usize,
+    /// An unavailable version is an infrastructure failure (exit 3), not
+    /// only a reported result.
+    pub strict: bool,
+    /// Where snapshots of captured bodies live (`snapshots/`).
+    pub snapshots: PathBuf,
+    /// The known upstream issues file.
+    pub known_issues: PathBuf,
+}
+
+/// Where the repository is: the working directory when it holds
+/// `node-probe/`, else the folder this binary was built from.
+pub fn repo_root() -> PathBuf {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    if cwd.join("node-probe").join("probe.mjs").is_file() {
+        return cwd;
+    }
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+impl Config {
+    pub fn new(root: &Path) -> Config {
+        Config {
+            root: root.to_path_buf(),
+            probe_dir: std::env::var_os("MASTRA_CONFORM_PROBE_DIR")
+                .map_or_else(|| root.join("node-probe"), PathBuf::from),
+            cache: Installs::default_cache(),
+            pool: PoolConfig::default(),
+            start_timeout: Duration::from_secs(60),
+            install_timeout: Duration::from_secs(600),
+            body_limit: DEFAULT_BODY_LIMIT,
+            strict: false,
+            snapshots: root.join("snapshots"),
+            known_issues: root.join("known-issues.json"),
+        }
+    }
+
+    pub fn installs(&self) -> Installs {
+        Installs {
+            cache: self.cache.clone(),
+            probe_dir: self.probe_dir.clone(),
+            install_timeout: self.install_timeout,
+            cancel: None,
+        }
+    }
+
+    pub fn probe_command(&self, node: &Path) -> ProbeCommand {
+        ProbeCommand {
+            node: node.to_path_buf(),
+            script: self.probe_dir.join("probe.mjs"),
+            start_timeout: self.start_timeout,
+        }
+    }
+}

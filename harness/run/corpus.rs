@@ -1,0 +1,220 @@
+//! `collect_run`: the run loop. Case files are loaded, versions resolved, and
+//! every case run on every version (of this slice) through one `Session`;
+//! the results come back in case order, then version order.
+//!
+//! In: a `RunPlan` (case paths, version specs, slice) and a `RunObserver`
+//! that sees each result the moment it exists (the matrix writes it to disk,
+//! the command layer draws progress). Out: a `RunOutcome`. `run`, `matrix`,
+//! `sweep` and `diff` are this loop with different observers and reports.
+
+use crate::case::{discover, Case, CaseError};
+use crate::observation::Observed;
+use crate::outcome::Failure;
+use crate::run::config::Config;
+use crate::run::info::RunInfo;
+use crate::run::session::{CaseResult, Session, VersionStats};
+use crate::run::shard::{costs_path, Costs, Shard};
+use crate::versions::spec::{MastraVersion, VersionSpec};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// Load every case under `paths`; every bad file is reported, and the good
+/// ones still run.
+pub fn load_cases(paths: &[PathBuf]) -> (Vec<Case>, Vec<CaseError>) {
+    let mut cases = Vec::new();
+    let mut errors = Vec::new();
+    for root in paths {
+        match discover(root) {
+            Ok(files) => {
+                for f in files {
+                    match Case::load(&f) {
+                        Ok(c) => cases.push(c),
+                        Err(e) => errors.push(e),
+                    }
+                }
+            }
+            Err(e) => errors.push(CaseError {
+                file: root.clone(),
+                field: String::new(),
+                problem: format!("cannot read: {e}"),
+            }),
+        }
+    }
+    (cases, errors)
+}
+
+/// What watches a run as it goes. Every method has a default that does
+/// nothing, so an observer says only what it cares about.
+pub trait RunObserver {
+    /// Before the first case, with the run's description (which the observer
+    /// may add to) and the number of (case, version) pairs to come.
+    fn started(&mut self, _info: &mut RunInfo, _pairs: usize) -> Result<(), Failure> {
+        Ok(())
+    }
+    /// A case file that cannot run; the rest runs.
+    fn bad_case(&mut self, _error: &CaseError) {}
+    fn result(&mut self, _result: &CaseResult) {}
+    /// A version is done, with what it cost.
+    fn version_done(&mut self, _stats: &VersionStats) {}
+    fn finished(&mut self, _info: &RunInfo, _results: &[CaseResult]) -> Result<(), Failure> {
+        Ok(())
+    }
+}
+
+impl RunObserver for () {}
+
+/// Two observers, each told everything, `A` first.
+pub struct Both<'a, A: ?Sized, B: ?Sized>(pub &'a mut A, pub &'a mut B);
+
+impl<A: RunObserver + ?Sized, B: RunObserver + ?Sized> RunObserver for Both<'_, A, B> {
+    fn started(&mut self, info: &mut RunInfo, pairs: usize) -> Result<(), Failure> {
+        self.0.started(info, pairs)?;
+        self.1.started(info, pairs)
+    }
+    fn bad_case(&mut self, error: &CaseError) {
+        self.0.bad_case(error);
+        self.1.bad_case(error);
+    }
+    fn result(&mut self, result: &CaseResult) {
+        self.0.result(result);
+        self.1.result(result);
+    }
+    fn version_done(&mut self, stats: &VersionStats) {
+        self.0.version_done(stats);
+        self.1.version_done(stats);
+    }
+    fn finished(&mut self, info: &RunInfo, results: &[CaseResult]) -> Result<(), Failure> {
+        self.0.finished(info, results)?;
+        self.1.finished(info, results)
+    }
+}
+
+/// What to run.
+#[derive(Debug, Clone)]
+pub struct RunPlan {
+    /// The command, as the report names it.
+    pub command: String,
+    /// Case files and folders (the command layer defaults them to `cases/`).
+    pub cases: Vec<PathBuf>,
+    pub versions: Vec<VersionSpec>,
+    /// Write each case's snapshot text here.
+    pub bodies: Option<PathBuf>,
+    pub shard: Option<Shard>,
+}
+
+/// What a run collected.
+pub struct RunOutcome {
+    pub info: RunInfo,
+    pub results: Vec<CaseResult>,
+    pub case_errors: Vec<CaseError>,
+}
+
+/// Run `plan` through one `Session` (which owns the stop flag): bad case
+/// files are reported to `observer` and left out, the rest runs.
+pub fn collect_run(
+    config: Config,
+    stop: Arc<AtomicBool>,
+    plan: &RunPlan,
+    observer: &mut dyn RunObserver,
+) -> Result<RunOutcome, Failure> {
+    let root = config.root.clone();
+    if let Some(dir) = &plan.bodies {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            Failure::infra_because(
+                format!("cannot create --bodies folder {}", dir.display()),
+                e,
+            )
+        })?;
+    }
+    let (cases, case_errors) = load_cases(&plan.cases);
+    for e in &case_errors {
+        observer.bad_case(e);
+    }
+    if cases.is_empty() {
+        return Err(match case_errors.first() {
+            Some(e) => Failure::bad(e.to_string()),
+            None => Failure::bad("no case to run"),
+        });
+    }
+    let mut session = Session::new(config, stop.clone())?;
+    let versions = session.resolve(&plan.versions)?;
+    let mut info = RunInfo::new(&plan.command, &root);
+    info.versions = versions.clone();
+    info.corpus = crate::run::info::corpus_digest(&cases);
+    info.shard = plan.shard.map(|s| s.to_string());
+    let units = plan
+        .shard
+        .map(|s| crate::run::shard::units_of(&versions, s, &Costs::load(&costs_path(&root))));
+    let pairs = match &units {
+        None => cases.len() * versions.len(),
+        Some(us) => versions
+            .iter()
+            .map(|&v| {
+                (0..cases.len())
+                    .filter(|i| us.iter().any(|u| u.version == v && u.holds(*i)))
+                    .count()
+            })
+            .sum(),
+    };
+    observer.started(&mut info, pairs)?;
+    let mut results: Vec<CaseResult> = Vec::new();
+    for &v in &versions {
+        if stop.load(Ordering::SeqCst) {
+            break;
+        }
+        // This slice's cases of `v` (all of them without --shard).
+        let selected: Vec<usize> = (0..cases.len())
+            .filter(|i| {
+                units
+                    .as_ref()
+                    .is_none_or(|us| us.iter().any(|u| u.version == v && u.holds(*i)))
+            })
+            .collect();
+        if selected.is_empty() {
+            continue;
+        }
+        let subset: Vec<Case> = selected.iter().map(|&i| cases[i].clone()).collect();
+        let stats = session.run_version(v, &subset, |mut r| {
+            r.index = selected[r.index];
+            if let (Some(dir), Observed::Ran { bodies, .. }) = (&plan.bodies, &r.observed) {
+                write_bodies(dir, &r, bodies, observer);
+            }
+            observer.result(&r);
+            results.push(r)
+        });
+        observer.version_done(&stats);
+        info.absorb(stats);
+    }
+    info.interrupted = stop.load(Ordering::SeqCst);
+    info.refused = session.listener.refused();
+    // Completion order is not reproducible; case order then version order is.
+    let version_rank =
+        |v: MastraVersion| versions.iter().position(|x| *x == v).unwrap_or(usize::MAX);
+    results.sort_by_key(|r| (r.index, version_rank(r.version)));
+    Ok(RunOutcome {
+        info,
+        results,
+        case_errors,
+    })
+}
+
+/// `--bodies`: one case's normalised bodies, the snapshot text. A file that
+/// cannot be written is told to the observer as a bad case would be, and the
+/// run goes on.
+fn write_bodies(
+    dir: &Path,
+    r: &CaseResult,
+    bodies: &[crate::observation::Captured],
+    observer: &mut dyn RunObserver,
+) {
+    use crate::judge::snapshot;
+    let file = dir.join(format!("{}.txt", snapshot::name(&r.case, r.version)));
+    if let Err(e) = std::fs::write(&file, snapshot::text(bodies)) {
+        observer.bad_case(&CaseError {
+            file,
+            field: String::new(),
+            problem: format!("cannot write the bodies: {e}"),
+        });
+    }
+}

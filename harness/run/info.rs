@@ -1,0 +1,168 @@
+//! `RunInfo`: what a run was, enough to reproduce it (the harness and its
+//! commit, Node, the versions it resolved and what each loaded, the corpus
+//! digest, the slice, the costs it measured, the listener's refusals), and
+//! its JSON form, the `run` member of every report.
+
+use crate::js::json::Json;
+use crate::observation::Refused;
+use crate::observe::proc::CommandSpec;
+use crate::run::session::VersionStats;
+use crate::versions::spec::MastraVersion;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// What a run was: enough to reproduce it.
+#[derive(Debug, Clone, Default)]
+pub struct RunInfo {
+    pub harness: String,
+    pub commit: String,
+    pub node: String,
+    pub versions: Vec<MastraVersion>,
+    /// Per version: what the probe said it loaded (`@mastra/core`, zod).
+    pub resolved: BTreeMap<MastraVersion, (String, String)>,
+    pub seed: Option<u64>,
+    pub command: String,
+    pub interrupted: bool,
+    pub stats: Vec<VersionStats>,
+    /// `K/N` when the run is one slice of a sharded run.
+    pub shard: Option<String>,
+    /// A digest of the case files that ran, so reports of different corpora
+    /// are never merged.
+    pub corpus: String,
+    /// What the capture listener turned away during the run (requests for no
+    /// case, bad tokens, non-loopback peers, connections over the cap): a
+    /// probe that sent somewhere unexpected shows here.
+    pub refused: Refused,
+}
+
+impl RunInfo {
+    pub fn new(command: &str, root: &Path) -> RunInfo {
+        let commit = CommandSpec::new("git")
+            .args(["rev-parse", "HEAD"])
+            .dir(root)
+            .timeout(std::time::Duration::from_secs(10))
+            .run_capture()
+            .ok()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_else(|| "unknown".into());
+        RunInfo {
+            harness: format!("mastra-conform {}", env!("CARGO_PKG_VERSION")),
+            commit,
+            command: command.to_string(),
+            ..RunInfo::default()
+        }
+    }
+
+    pub fn absorb(&mut self, stats: VersionStats) {
+        if let (Some(v), Some(h)) = (stats.version, &stats.pool.hello) {
+            self.resolved.insert(v, (h.mastra.clone(), h.zod.clone()));
+            if self.node.is_empty() {
+                self.node = h.node.clone();
+            }
+        }
+        self.stats.push(stats);
+    }
+
+    pub fn to_json(&self) -> Json {
+        let resolved = Json::Object(
+            self.resolved
+                .iter()
+                .map(|(v, (m, z))| {
+                    (
+                        v.to_string().into(),
+                        Json::object([("@mastra/core", Json::str(m)), ("zod", Json::str(z))]),
+                    )
+                })
+                .collect(),
+        );
+        let stats = self
+            .stats
+            .iter()
+            .map(|s| {
+                Json::object([
+                    (
+                        "version",
+                        Json::str(&s.version.map(|v| v.to_string()).unwrap_or_default()),
+                    ),
+                    ("installSeconds", secs(s.install.as_secs_f64())),
+                    ("installedNow", Json::Bool(s.installed_now)),
+                    ("probeStarts", Json::int(i64::from(s.pool.starts))),
+                    ("startupSeconds", secs(s.pool.startup_total.as_secs_f64())),
+                    ("cases", Json::int(s.cases as i64)),
+                    ("runSeconds", secs(s.pool.busy.as_secs_f64())),
+                    ("casesPerSecond", secs(s.cases_per_second())),
+                    ("maxRssBytes", Json::int(s.pool.max_rss as i64)),
+                    (
+                        "probeRestarts",
+                        Json::int(i64::from(
+                            s.pool.restarts_after_crash + s.pool.restarts_after_timeout,
+                        )),
+                    ),
+                    ("garbageLines", Json::int(s.pool.garbage_lines as i64)),
+                    (
+                        "outcome",
+                        s.outcome.as_deref().map_or(Json::Null, Json::str),
+                    ),
+                ])
+            })
+            .collect();
+        Json::object([
+            ("harness", Json::str(&self.harness)),
+            ("commit", Json::str(&self.commit)),
+            ("command", Json::str(&self.command)),
+            ("node", Json::str(&self.node)),
+            (
+                "versions",
+                Json::Array(
+                    self.versions
+                        .iter()
+                        .map(|v| Json::str(&v.to_string()))
+                        .collect(),
+                ),
+            ),
+            ("resolved", resolved),
+            (
+                "seed",
+                self.seed
+                    .map_or(Json::Null, |s| Json::Number(s.to_string())),
+            ),
+            ("shard", self.shard.as_deref().map_or(Json::Null, Json::str)),
+            ("corpus", Json::str(&self.corpus)),
+            ("interrupted", Json::Bool(self.interrupted)),
+            (
+                "listenerRefused",
+                Json::object([
+                    ("badToken", Json::int(self.refused.bad_token as i64)),
+                    ("unknownCase", Json::int(self.refused.unknown_case as i64)),
+                    ("notLoopback", Json::int(self.refused.not_loopback as i64)),
+                    ("overCapacity", Json::int(self.refused.over_capacity as i64)),
+                ]),
+            ),
+            ("stats", Json::Array(stats)),
+        ])
+    }
+}
+
+fn secs(x: f64) -> Json {
+    Json::Number(format!("{:.3}", if x.is_finite() { x } else { 0.0 }))
+}
+
+/// A digest of the cases (their names and raw JSON), the same on every
+/// machine for the same corpus.
+pub fn corpus_digest(cases: &[crate::case::Case]) -> String {
+    // FNV-1a over names and compact JSON: an identity check, not security.
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for c in cases {
+        for b in c
+            .name()
+            .bytes()
+            .chain([0])
+            .chain(c.raw.to_compact().into_bytes())
+            .chain([0])
+        {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    format!("{h:016x}")
+}

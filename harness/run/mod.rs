@@ -1,0 +1,13 @@
+//! The pipeline and the run loop every command is built on.
+//!
+//! `session` is the pipeline for one version: install, probe, predict,
+//! judge, one `CaseResult` per case. `corpus` is the loop over case files and
+//! versions (`run`, `matrix`, `sweep` and `fuzz` use it); `shard` slices that
+//! loop across runners; `config` is the validated settings it all takes.
+
+pub mod config;
+pub mod corpus;
+pub mod info;
+pub mod progress;
+pub mod session;
+pub mod shard;

@@ -1,0 +1,489 @@
+//! `MastraVersion`, and `Installs`: resolving, installing and caching
+//! `@mastra/core` versions and the Node runtime that runs them.
+//!
+//! In: version names (`1.67.0`, `pinned`, `latest`, `>=1.60.0 <1.70.0`,
+//! `all`). Out: finished install folders, each holding `node_modules` and
+//! `probe-entry.mjs` (`node-probe/PROTOCOL.md`), and a Node binary new enough
+//! for them.
+//!
+//! Every install goes to a temporary folder beside its final one and is
+//! renamed into place only once complete (with a marker written last), so an
+//! interrupted install is never taken for a good one. Two runs share the
+//! cache through a lock file per install (`CACHE/locks/`, `flock`): the
+//! second waits for the first and then uses its install; a temporary folder
+//! found while holding the lock is a dead run's leftover and is removed. An
+//! interrupted run ends its `npm` at once. Package scripts never run
+//! (`--ignore-scripts`), and pinned versions install with `npm ci` from their
+//! committed lockfiles, which checks every package's integrity hash.
+
+use crate::observe::proc::{CommandSpec, ProcError};
+use crate::versions::spec::{MastraVersion, SpecError};
+use std::cmp::Ordering;
+use std::os::fd::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The zod every install uses, as the report did.
+pub const ZOD: &str = "3.25.76";
+
+/// `@mastra/core` 1.x needs this Node or newer.
+pub const MIN_NODE: (u32, u32) = (22, 13);
+
+/// Why a version (or the Node to run it) could not be had.
+#[derive(Debug, thiserror::Error)]
+pub enum VersionError {
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    #[error("@mastra/core@{0} is not served by the registry")]
+    Unavailable(MastraVersion),
+    #[error("cannot list @mastra/core versions from the registry")]
+    Registry(#[source] ProcError),
+    #[error("installing {what} failed")]
+    Install {
+        what: String,
+        #[source]
+        cause: ProcError,
+    },
+    #[error("no usable Node: {0}")]
+    Node(String),
+    #[error("cache folder {path}: {cause}")]
+    Cache {
+        path: PathBuf,
+        cause: std::io::Error,
+    },
+}
+
+impl VersionError {
+    /// Whether this is the registry not having the version (a result to
+    /// report), rather than the machine failing to get it.
+    pub fn is_unavailable(&self) -> bool {
+        matches!(self, VersionError::Unavailable(_))
+    }
+}
+
+/// A spec that cannot be read or selects nothing is bad input; a registry,
+/// an install or a Node that cannot be had is the machine's failure.
+impl From<VersionError> for crate::outcome::Failure {
+    fn from(e: VersionError) -> Self {
+        use crate::outcome::Failure;
+        match e {
+            VersionError::Spec(s) => Failure::bad(format!("--versions: {s}")),
+            other => Failure::infra_because("a version could not be had", other),
+        }
+    }
+}
+
+/// Where installs live, and how to make them.
+#[derive(Debug, Clone)]
+pub struct Installs {
+    /// The cache root (outside the repository).
+    pub cache: PathBuf,
+    /// `node-probe/` of the repository: pinned manifests and lockfiles.
+    pub probe_dir: PathBuf,
+    pub install_timeout: Duration,
+    /// The run's stop flag: an install (or the wait for another run's)
+    /// ends as soon as it is raised.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
+
+/// A Node binary and what it reported of itself.
+#[derive(Debug, Clone)]
+pub struct NodeRuntime {
+    pub path: PathBuf,
+    pub version: String,
+}
+
+const ENTRY: &str = "export * as agent from '@mastra/core/agent';\n\
+export * as tools from '@mastra/core/tools';\n\
+export { z } from 'zod';\n";
+
+/// A marker written last into an install before it is renamed into place.
+const COMPLETE: &str = ".mastra-conform-complete";
+
+impl Installs {
+    /// The default cache root: `$MASTRA_CONFORM_CACHE`, else
+    /// `$XDG_CACHE_HOME/mastra-conform`, else `~/.cache/mastra-conform`.
+    pub fn default_cache() -> PathBuf {
+        if let Some(p) = std::env::var_os("MASTRA_CONFORM_CACHE") {
+            return PathBuf::from(p);
+        }
+        if let Some(p) = std::env::var_os("XDG_CACHE_HOME").filter(|p| !p.is_empty()) {
+            return PathBuf::from(p).join("mastra-conform");
+        }
+        let home = std::env::var_os("HOME").map_or_else(|| PathBuf::from("/tmp"), PathBuf::from);
+        home.join(".cache").join("mastra-conform")
+    }
+
+    fn npm(&self, args: &[&str], dir: &Path) -> CommandSpec {
+        let mut c = CommandSpec::new("npm")
+            .args(args.iter().copied())
+            .dir(dir)
+            .timeout(self.install_timeout)
+            .cancel_on(self.cancel.clone());
+        // Installs must not pick up a user's npmrc scripts setting or a
+        // proxy that points elsewhere; the cache itself may be shared.
+        c = c
+            .env("npm_config_ignore_scripts", "true")
+            .env("npm_config_audit", "false")
+            .env("npm_config_fund", "false");
+        c
+    }
+
+    /// The published stable versions, ascending.
+    pub fn published(&self) -> Result<Vec<MastraVersion>, VersionError> {
+        let out = self
+            .npm(
+                &["view", "@mastra/core", "versions", "--json"],
+                &self.cache_dir()?,
+            )
+            .timeout(Duration::from_secs(60))
+            .run_capture()
+            .map_err(VersionError::Registry)?;
+        let list: Vec<String> = serde_json::from_slice(&out.stdout).map_err(|e| {
+            VersionError::Registry(ProcError::Output(format!(
+                "npm view printed something other than a JSON list: {e}"
+            )))
+        })?;
+        let mut versions: Vec<MastraVersion> = list
+            .iter()
+            .filter_map(|s| MastraVersion::parse(s))
+            .collect();
+        versions.sort();
+        Ok(versions)
+    }
+
+    fn cache_dir(&self) -> Result<PathBuf, VersionError> {
+        std::fs::create_dir_all(&self.cache).map_err(|cause| VersionError::Cache {
+            path: self.cache.clone(),
+            cause,
+        })?;
+        Ok(self.cache.clone())
+    }
+
+    /// The committed pin folder of a version, if it has one.
+    pub fn pin_dir(&self, v: MastraVersion) -> Option<PathBuf> {
+        let dir = self.probe_dir.join("pins").join(v.to_string());
+        dir.join("package.json").is_file().then_some(dir)
+    }
+
+    /// Where version `v` is (or would be) installed.
+    pub fn install_dir(&self, v: MastraVersion) -> PathBuf {
+        match self.pin_dir(v).and_then(|d| lock_digest(&d)) {
+            Some(digest) => self.cache.join("mastra").join(format!("{v}-lock-{digest}")),
+            None => self.cache.join("mastra").join(v.to_string()),
+        }
+    }
+
+    pub fn is_installed(&self, v: MastraVersion) -> bool {
+        self.install_dir(v).join(COMPLETE).is_file()
+    }
+
+    /// Install `v` unless it already is; return its folder. `published`
+    /// (when known) lets an unserved version be reported as unavailable
+    /// without a failed install.
+    pub fn ensure(
+        &self,
+        v: MastraVersion,
+        published: Option<&[MastraVersion]>,
+    ) -> Result<PathBuf, VersionError> {
+        let dir = self.install_dir(v);
+        if dir.join(COMPLETE).is_file() {
+            return Ok(dir);
+        }
+        if let Some(list) = published {
+            if !list.contains(&v) {
+                return Err(VersionError::Unavailable(v));
+            }
+        }
+        let pin = self.pin_dir(v);
+        let with_lock = pin
+            .as_ref()
+            .is_some_and(|d| d.join("package-lock.json").is_file());
+        self.install_atomically(&dir, &format!("@mastra/core@{v}"), |tmp| {
+            match &pin {
+                Some(p) => {
+                    copy(&p.join("package.json"), &tmp.join("package.json"))?;
+                    if with_lock {
+                        copy(&p.join("package-lock.json"), &tmp.join("package-lock.json"))?;
+                    }
+                }
+                None => write(&tmp.join("package.json"), &manifest(v))?,
+            }
+            let args: &[&str] = if with_lock {
+                &["ci", "--ignore-scripts"]
+            } else {
+                &["install", "--ignore-scripts"]
+            };
+            self.npm(args, tmp)
+                .run_capture()
+                .map(drop)
+                .map_err(|cause| {
+                    if cause.stderr_mentions(&["ETARGET", "E404", "No matching version"]) {
+                        return InstallFail::Unavailable;
+                    }
+                    InstallFail::Proc(cause)
+                })?;
+            write(&tmp.join("probe-entry.mjs"), ENTRY)?;
+            Ok(())
+        })
+        .map_err(|e| match e {
+            InstallFail::Unavailable => VersionError::Unavailable(v),
+            InstallFail::Proc(cause) => VersionError::Install {
+                what: format!("@mastra/core@{v}"),
+                cause,
+            },
+            InstallFail::Io(path, cause) => VersionError::Cache { path, cause },
+        })?;
+        Ok(dir)
+    }
+
+    /// Install into a fresh temporary folder beside `dir`, mark it complete,
+    /// rename it into place; all under `dir`'s lock, so that a run that
+    /// waited finds the finished install instead of making a second one.
+    fn install_atomically(
+        &self,
+        dir: &Path,
+        _what: &str,
+        fill: impl FnOnce(&Path) -> Result<(), InstallFail>,
+    ) -> Result<(), InstallFail> {
+        let parent = dir.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(parent).map_err(|e| InstallFail::Io(parent.to_path_buf(), e))?;
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let _lock = self.lock(dir)?;
+        if dir.join(COMPLETE).is_file() {
+            return Ok(());
+        }
+        // Holding the lock, no other run is filling a temporary folder of
+        // this install: any found is a killed run's, never to be finished.
+        // A folder under the final name without the marker was not made by
+        // a rename of ours; it is moved aside before it goes, so no reader
+        // ever sees it half deleted.
+        for entry in std::fs::read_dir(parent).into_iter().flatten().flatten() {
+            let file = entry.file_name().to_string_lossy().into_owned();
+            if file.starts_with(&format!(".tmp-{name}-")) {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+        if dir.exists() {
+            let aside = parent.join(format!(".tmp-{name}-stale-{}", std::process::id()));
+            std::fs::rename(dir, &aside).map_err(|e| InstallFail::Io(dir.to_path_buf(), e))?;
+            let _ = std::fs::remove_dir_all(&aside);
+        }
+        let tmp = tempfile::Builder::new()
+            .prefix(&format!(".tmp-{name}-"))
+            .tempdir_in(parent)
+            .map_err(|e| InstallFail::Io(parent.to_path_buf(), e))?;
+        fill(tmp.path())?;
+        write(&tmp.path().join(COMPLETE), "")?;
+        let tmp_path = tmp.keep();
+        std::fs::rename(&tmp_path, dir).map_err(|e| {
+            let _ = std::fs::remove_dir_all(&tmp_path);
+            InstallFail::Io(dir.to_path_buf(), e)
+        })
+    }
+
+    /// Take the lock of install folder `dir`, waiting for another run that
+    /// holds it (as long as an install may take, and not past a raised
+    /// stop flag). The lock goes with the returned file.
+    fn lock(&self, dir: &Path) -> Result<std::fs::File, InstallFail> {
+        let locks = self.cache.join("locks");
+        std::fs::create_dir_all(&locks).map_err(|e| InstallFail::Io(locks.clone(), e))?;
+        let kind = dir
+            .parent()
+            .and_then(Path::file_name)
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let name = dir.file_name().map(|n| n.to_string_lossy().into_owned());
+        let path = locks.join(format!("{kind}-{}.lock", name.unwrap_or_default()));
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(|e| InstallFail::Io(path.clone(), e))?;
+        let deadline = Instant::now().checked_add(self.install_timeout);
+        loop {
+            // SAFETY: flock(2) on a descriptor we own; touches no memory.
+            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+                return Ok(file);
+            }
+            let e = std::io::Error::last_os_error();
+            if e.raw_os_error() != Some(libc::EWOULDBLOCK) {
+                return Err(InstallFail::Io(path, e));
+            }
+            if self
+                .cancel
+                .as_ref()
+                .is_some_and(|c| c.load(std::sync::atomic::Ordering::SeqCst))
+            {
+                return Err(InstallFail::Proc(ProcError::Interrupted {
+                    program: "the wait for another run's install".into(),
+                }));
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                return Err(InstallFail::Io(
+                    path,
+                    std::io::Error::new(
+                        std::io::ErrorKind::TimedOut,
+                        "another run held this install's lock for the whole install timeout",
+                    ),
+                ));
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    /// A Node new enough for `@mastra/core` 1.x: the machine's when it fits,
+    /// else the pinned one from `node-probe/runtime/`, installed from the npm
+    /// registry into the cache. `MASTRA_CONFORM_NODE` overrides both.
+    pub fn node(&self) -> Result<NodeRuntime, VersionError> {
+        if let Some(p) = std::env::var_os("MASTRA_CONFORM_NODE") {
+            let path = PathBuf::from(p);
+            let version = node_version(&path).ok_or_else(|| {
+                VersionError::Node(format!(
+                    "MASTRA_CONFORM_NODE={} does not run",
+                    path.display()
+                ))
+            })?;
+            return Ok(NodeRuntime { path, version });
+        }
+        if let Some(version) = node_version(Path::new("node")) {
+            if version_at_least(&version, MIN_NODE) {
+                return Ok(NodeRuntime {
+                    path: PathBuf::from("node"),
+                    version,
+                });
+            }
+        }
+        let runtime = self.probe_dir.join("runtime");
+        let digest = lock_digest(&runtime).ok_or_else(|| {
+            VersionError::Node(format!("{} has no package-lock.json", runtime.display()))
+        })?;
+        let dir = self.cache.join("node").join(format!("lock-{digest}"));
+        if !dir.join(COMPLETE).is_file() {
+            self.install_atomically(&dir, "node", |tmp| {
+                copy(&runtime.join("package.json"), &tmp.join("package.json"))?;
+                copy(
+                    &runtime.join("package-lock.json"),
+                    &tmp.join("package-lock.json"),
+                )?;
+                self.npm(&["ci", "--ignore-scripts"], tmp)
+                    .run_capture()
+                    .map(drop)
+                    .map_err(InstallFail::Proc)
+            })
+            .map_err(|e| {
+                VersionError::Node(format!(
+                    "installing the pinned Node failed: {}",
+                    e.describe()
+                ))
+            })?;
+        }
+        let path = dir
+            .join("node_modules")
+            .join(format!(
+                "node-linux-{}",
+                std::env::consts::ARCH
+                    .replace("x86_64", "x64")
+                    .replace("aarch64", "arm64")
+            ))
+            .join("bin")
+            .join("node");
+        let version = node_version(&path).ok_or_else(|| {
+            VersionError::Node(format!(
+                "the pinned Node at {} does not run",
+                path.display()
+            ))
+        })?;
+        Ok(NodeRuntime { path, version })
+    }
+}
+
+enum InstallFail {
+    Unavailable,
+    Proc(ProcError),
+    Io(PathBuf, std::io::Error),
+}
+
+impl From<(PathBuf, std::io::Error)> for InstallFail {
+    fn from((p, e): (PathBuf, std::io::Error)) -> Self {
+        InstallFail::Io(p, e)
+    }
+}
+
+impl InstallFail {
+    fn describe(&self) -> String {
+        match self {
+            InstallFail::Unavailable => "not served by the registry".into(),
+            InstallFail::Proc(e) => e.to_string(),
+            InstallFail::Io(p, e) => format!("{}: {e}", p.display()),
+        }
+    }
+}
+
+fn copy(from: &Path, to: &Path) -> Result<(), InstallFail> {
+    std::fs::copy(from, to)
+        .map(drop)
+        .map_err(|e| InstallFail::Io(from.to_path_buf(), e))
+}
+
+fn write(path: &Path, text: &str) -> Result<(), InstallFail> {
+    std::fs::write(path, text).map_err(|e| InstallFail::Io(path.to_path_buf(), e))
+}
+
+/// The manifest of an on-demand install.
+fn manifest(v: MastraVersion) -> String {
+    format!(
+        "{{\n  \"name\": \"mastra-conform-install\",\n  \"private\": true,\n  \"dependencies\": {{\n    \"@mastra/core\": \"{v}\",\n    \"zod\": \"{ZOD}\"\n  }}\n}}\n"
+    )
+}
+
+/// A short digest of a pin folder's lockfile, so that a changed lock makes a
+/// fresh install instead of reusing a stale one.
+fn lock_digest(dir: &Path) -> Option<String> {
+    let bytes = std::fs::read(dir.join("package-lock.json")).ok()?;
+    // FNV-1a: a cache key, not a security check (npm ci verifies integrity).
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    Some(format!("{h:016x}")[..12].to_string())
+}
+
+fn node_version(path: &Path) -> Option<String> {
+    let out = CommandSpec::new(path)
+        .arg("--version")
+        .timeout(Duration::from_secs(20))
+        .run_capture()
+        .ok()?;
+    let v = String::from_utf8(out.stdout).ok()?.trim().to_string();
+    v.starts_with('v').then_some(v)
+}
+
+/// Whether `v22.13.0`-style `version` is at least `(major, minor)`.
+pub fn version_at_least(version: &str, (major, minor): (u32, u32)) -> bool {
+    let mut parts = version
+        .trim_start_matches('v')
+        .split('.')
+        .map(|p| p.parse::<u32>().unwrap_or(0));
+    let (ma, mi) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+    (ma, mi).cmp(&(major, minor)) != Ordering::Less
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn node_versions_compare_by_major_and_minor() {
+        assert!(version_at_least("v24.22.3", MIN_NODE));
+        assert!(version_at_least("v22.13.0", MIN_NODE));
+        assert!(!version_at_least("v22.12.9", MIN_NODE));
+        assert!(!version_at_least("v20.20.2", MIN_NODE));
+    }
+}
