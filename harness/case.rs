@@ -10,6 +10,9 @@ use crate::js::string::JsString;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+mod sources;
+pub use sources::{McpServer, MemorySource, Sources, MAX_MCP_TOOLS};
+
 /// A key a tools object is built with: any JavaScript string.
 pub type ToolKey = JsString;
 
@@ -24,6 +27,8 @@ pub struct Case {
     pub client_tools: Option<Vec<Tool>>,
     pub call: Call,
     pub replies: Vec<Reply>,
+    /// Sub-agents, workflows, MCP servers, memory, dynamic tools.
+    pub sources: Sources,
     /// The case as written, for the probe.
     pub raw: Json,
 }
@@ -163,19 +168,19 @@ impl Case {
 
     pub fn from_json(path: &Path, raw: Json) -> Result<Case, CaseError> {
         let v = Validator { file: path };
-        let top = v.object(
-            &raw,
-            "",
-            &[
-                "about",
-                "source",
-                "tools",
-                "toolsets",
-                "clientTools",
-                "call",
-                "replies",
-            ],
-        )?;
+        let known: Vec<&str> = [
+            "about",
+            "source",
+            "tools",
+            "toolsets",
+            "clientTools",
+            "call",
+            "replies",
+        ]
+        .into_iter()
+        .chain(sources::FIELDS.iter().copied())
+        .collect();
+        let top = v.object(&raw, "", &known)?;
         let about = v
             .text(top.get("about"), "about")?
             .ok_or_else(|| v.err("about", "is required"))?;
@@ -213,6 +218,7 @@ impl Case {
             None => vec![Reply::default_reply()],
             Some(r) => v.replies(r)?,
         };
+        let sources = v.sources(top)?;
         Ok(Case {
             path: path.to_path_buf(),
             about,
@@ -222,6 +228,7 @@ impl Case {
             client_tools,
             call,
             replies,
+            sources,
             raw,
         })
     }

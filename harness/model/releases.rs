@@ -62,6 +62,23 @@ pub const HISTORY_PER_STEP: MastraVersion = v(1, 16, 0);
 /// case 2866: `cases/found/stream-call-by-id-executes-after-call-by-key-on-1.71.0.json`).
 pub const EAGER_STREAM_TOOLS: MastraVersion = v(1, 71, 0);
 
+/// A sub-agent's tool output carries `subAgentToolResults` (the sub-agent's
+/// own tool results, `[]` for the probe's sub-agent) beside its text,
+/// thread and resource. First in 1.15.0 (sweep of issue 13: `agent-call`).
+pub const SUB_AGENT_TOOL_RESULTS: MastraVersion = v(1, 15, 0);
+
+/// A sub-agent's tool result is its text alone (`toModelOutput` on the
+/// agent tool, unless `delegation.includeSubAgentToolResultsInModelContext`).
+/// First in TBD (sweep of issue 13: `agent-call`).
+pub const SUB_AGENT_TEXT_ONLY: MastraVersion = v(1, 35, 0);
+
+/// The releases whose sub-agent tool input schema fails to compile
+/// ("schema is invalid: data/required must be array"), so that every call
+/// of a sub-agent is answered with a validation error and the sub-agent
+/// never runs: from the first to the last listed (sweep of issue 13:
+/// `agent-call`).
+pub const SUB_AGENT_SCHEMA_BROKEN: (MastraVersion, MastraVersion) = (v(1, 11, 0), v(1, 11, 0));
+
 /// The first release exporting each builtin of `@mastra/core/tools`
 /// (read from each swept version's exports).
 pub const BUILTINS_SINCE: &[(&str, MastraVersion)] = &[
@@ -100,6 +117,9 @@ pub struct Release {
     pub history_per_step: bool,
     pub eager_stream_tools: bool,
     pub retries: u32,
+    pub sub_agent_tool_results: bool,
+    pub sub_agent_text_only: bool,
+    pub sub_agent_schema_broken: bool,
 }
 
 impl Release {
@@ -114,6 +134,10 @@ impl Release {
             history_per_step: version >= HISTORY_PER_STEP,
             eager_stream_tools: version >= EAGER_STREAM_TOOLS,
             retries: if version >= NO_RETRIES { 0 } else { 2 },
+            sub_agent_tool_results: version >= SUB_AGENT_TOOL_RESULTS,
+            sub_agent_text_only: version >= SUB_AGENT_TEXT_ONLY,
+            sub_agent_schema_broken: (SUB_AGENT_SCHEMA_BROKEN.0..=SUB_AGENT_SCHEMA_BROKEN.1)
+                .contains(&version),
         }
     }
 

@@ -436,10 +436,15 @@ fn write(path: &Path, text: &str) -> Result<(), InstallFail> {
     std::fs::write(path, text).map_err(|e| InstallFail::Io(path.to_path_buf(), e))
 }
 
-/// The manifest of an on-demand install.
+/// The manifest of an on-demand install: `@mastra/core`, zod, and the
+/// packages every tool source needs (`extras`).
 fn manifest(v: MastraVersion) -> String {
+    let mut deps = format!("    \"@mastra/core\": \"{v}\",\n    \"zod\": \"{ZOD}\"");
+    for (name, version) in super::extras::extras(v) {
+        deps.push_str(&format!(",\n    \"{name}\": \"{version}\""));
+    }
     format!(
-        "{{\n  \"name\": \"mastra-conform-install\",\n  \"private\": true,\n  \"dependencies\": {{\n    \"@mastra/core\": \"{v}\",\n    \"zod\": \"{ZOD}\"\n  }}\n}}\n"
+        "{{\n  \"name\": \"mastra-conform-install\",\n  \"private\": true,\n  \"dependencies\": {{\n{deps}\n  }}\n}}\n"
     )
 }
 
@@ -447,13 +452,18 @@ fn manifest(v: MastraVersion) -> String {
 /// fresh install instead of reusing a stale one.
 fn lock_digest(dir: &Path) -> Option<String> {
     let bytes = std::fs::read(dir.join("package-lock.json")).ok()?;
-    // FNV-1a: a cache key, not a security check (npm ci verifies integrity).
+    Some(digest(&bytes))
+}
+
+/// FNV-1a, 12 hex digits: a cache key, not a security check (npm ci
+/// verifies integrity).
+fn digest(bytes: &[u8]) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
+    for &b in bytes {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
-    Some(format!("{h:016x}")[..12].to_string())
+    format!("{h:016x}")[..12].to_string()
 }
 
 fn node_version(path: &Path) -> Option<String> {

@@ -1,6 +1,8 @@
 //! `@mastra/core` versions: what they are (`spec`, pure: `MastraVersion`,
 //! the `--versions` grammar and its resolution) apart from getting them
-//! (`install`: the registry, the install cache and the Node runtime).
+//! (`install`: the registry, the install cache and the Node runtime), and
+//! the packages installed beside each core for every tool source (`extras`).
 
+pub mod extras;
 pub mod install;
 pub mod spec;
