@@ -22,10 +22,13 @@ const MCP_SERVER = path.join(HERE, 'mcp-server.mjs');
 /** The case fields this module serves. */
 export const SOURCE_FIELDS = ['agents', 'workflows', 'mcp', 'memory', 'dynamicTools'];
 
-const SOURCES_ENTRY = `export * as workflows from '@mastra/core/workflows';
-export const mcp = await import('@mastra/mcp').catch((e) => ({ missing: String(e?.message ?? e) }));
-export const memory = await import('@mastra/memory').catch((e) => ({ missing: String(e?.message ?? e) }));
-export const libsql = await import('@mastra/libsql').catch((e) => ({ missing: String(e?.message ?? e) }));
+// Each package is imported on first use only: @mastra/mcp, @mastra/memory
+// and @mastra/libsql together take seconds to load, and most cases need none.
+const SOURCES_ENTRY = `const load = (p) => p.catch((e) => ({ missing: String(e?.message ?? e) }));
+export const workflows = () => import('@mastra/core/workflows');
+export const mcp = () => load(import('@mastra/mcp'));
+export const memory = () => load(import('@mastra/memory'));
+export const libsql = () => load(import('@mastra/libsql'));
 `;
 
 const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -76,7 +79,8 @@ async function loadSources(lib) {
   return lib.sources;
 }
 
-function need(mod, pkg, fault) {
+async function need(load, pkg, fault) {
+  const mod = await load();
   if (mod.missing !== undefined) {
     throw fault(`the install has no usable ${pkg} (${mod.missing}); reinstall the version`);
   }
@@ -123,7 +127,8 @@ export async function prepareSources(lib, c, tools, model, fault) {
   };
 
   try {
-    const s = usesSources(c) ? await loadSources(lib) : null;
+    const needsPackages = ['workflows', 'mcp', 'memory'].some((f) => c[f] !== undefined);
+    const s = needsPackages ? await loadSources(lib) : null;
     let allTools = tools;
 
     if (c.agents !== undefined) {
@@ -138,7 +143,7 @@ export async function prepareSources(lib, c, tools, model, fault) {
     }
 
     if (c.workflows !== undefined) {
-      const { createWorkflow, createStep } = s.workflows;
+      const { createWorkflow, createStep } = await s.workflows();
       const z = lib.z;
       const makeWorkflow = () => {
         const step = createStep({
@@ -160,13 +165,16 @@ export async function prepareSources(lib, c, tools, model, fault) {
     }
 
     if (c.mcp !== undefined && Object.keys(c.mcp).length > 0) {
-      const { MCPClient } = need(s.mcp, '@mastra/mcp', fault);
-      const servers = {};
-      Object.entries(c.mcp).forEach(([server, names], i) => {
-        const namesFile = path.join(tmpDir(), `mcp-${i}.json`);
-        writeFileSync(namesFile, JSON.stringify(names));
-        servers[server] = { command: process.execPath, args: [MCP_SERVER, lib.dir, namesFile], env: {} };
-      });
+      const { MCPClient } = await need(s.mcp, '@mastra/mcp', fault);
+      // Object.fromEntries, as a literal builds it: every server name an own
+      // key, "__proto__" included.
+      const servers = Object.fromEntries(
+        Object.entries(c.mcp).map(([server, names], i) => {
+          const namesFile = path.join(tmpDir(), `mcp-${i}.json`);
+          writeFileSync(namesFile, JSON.stringify(names));
+          return [server, { command: process.execPath, args: [MCP_SERVER, lib.dir, namesFile], env: {} }];
+        }),
+      );
       // A unique id: MCPClient refuses two live instances with the same
       // configuration and no id.
       const mcp = new MCPClient({ id: `mastra-conform-${process.pid}-${++clientSeq}`, servers, timeout: 60000 });
@@ -183,8 +191,8 @@ export async function prepareSources(lib, c, tools, model, fault) {
     }
 
     if (c.memory !== undefined) {
-      const { Memory } = need(s.memory, '@mastra/memory', fault);
-      const { LibSQLStore } = need(s.libsql, '@mastra/libsql', fault);
+      const { Memory } = await need(s.memory, '@mastra/memory', fault);
+      const { LibSQLStore } = await need(s.libsql, '@mastra/libsql', fault);
       const storage = new LibSQLStore({ id: 'mastra-conform', url: `file:${path.join(tmpDir(), 'memory.db')}` });
       agentOptions.memory = new Memory({
         storage,

@@ -117,7 +117,9 @@ impl Validator<'_> {
                 let obj = self.object(v, "memory", &["workingMemory"])?;
                 let working_memory = match obj.get("workingMemory") {
                     Some(Json::Bool(b)) => *b,
-                    Some(other) => return Err(self.wrong("memory.workingMemory", "true or false", other)),
+                    Some(other) => {
+                        return Err(self.wrong("memory.workingMemory", "true or false", other))
+                    }
                     None => return Err(self.err("memory.workingMemory", "is required")),
                 };
                 Some(MemorySource { working_memory })
@@ -180,15 +182,42 @@ mod tests {
     #[test]
     fn bad_source_fields_name_the_field_and_value() {
         let cases = [
-            (r#"{"about":"a","agents":"x"}"#, "field `agents`: expected an array of KEY strings, got string \"x\""),
-            (r#"{"about":"a","workflows":[1]}"#, "field `workflows[0]`: expected a string, got number 1"),
-            (r#"{"about":"a","mcp":["x"]}"#, "field `mcp`: expected an object"),
-            (r#"{"about":"a","mcp":{"s":"t"}}"#, "field `mcp.s`: expected an array of tool name strings"),
-            (r#"{"about":"a","mcp":{"s":[null]}}"#, "field `mcp.s[0]`: expected a string, got null"),
-            (r#"{"about":"a","memory":{}}"#, "field `memory.workingMemory`: is required"),
-            (r#"{"about":"a","memory":{"workingMemory":1}}"#, "field `memory.workingMemory`: expected true or false, got number 1"),
-            (r#"{"about":"a","memory":{"lastMessages":1}}"#, "field `memory.lastMessages`: unknown field"),
-            (r#"{"about":"a","dynamicTools":"yes"}"#, "field `dynamicTools`: expected true or false, got string \"yes\""),
+            (
+                r#"{"about":"a","agents":"x"}"#,
+                "field `agents`: expected an array of KEY strings, got a string \"x\"",
+            ),
+            (
+                r#"{"about":"a","workflows":[1]}"#,
+                "field `workflows[0]`: expected a string, got a number 1",
+            ),
+            (
+                r#"{"about":"a","mcp":["x"]}"#,
+                "field `mcp`: expected an object",
+            ),
+            (
+                r#"{"about":"a","mcp":{"s":"t"}}"#,
+                "field `mcp.s`: expected an array of tool name strings",
+            ),
+            (
+                r#"{"about":"a","mcp":{"s":[null]}}"#,
+                "field `mcp.s[0]`: expected a string, got null",
+            ),
+            (
+                r#"{"about":"a","memory":{}}"#,
+                "field `memory.workingMemory`: is required",
+            ),
+            (
+                r#"{"about":"a","memory":{"workingMemory":1}}"#,
+                "field `memory.workingMemory`: expected true or false, got a number 1",
+            ),
+            (
+                r#"{"about":"a","memory":{"lastMessages":1}}"#,
+                "field `memory.lastMessages`: unknown field",
+            ),
+            (
+                r#"{"about":"a","dynamicTools":"yes"}"#,
+                "field `dynamicTools`: expected true or false, got a string \"yes\"",
+            ),
         ];
         for (text, want) in cases {
             let e = parse(text).unwrap_err().to_string();

@@ -134,8 +134,12 @@ fn merged_tools(case: &Case) -> Record<ToolValue> {
     all.spread_from(&sources::memory_tools(src.memory));
     all.spread_from(&toolset_tools);
     all.spread_from(&client_tools);
-    all.spread_from(&sources::agent_tools(src.agents.as_deref().unwrap_or_default()));
-    all.spread_from(&sources::workflow_tools(src.workflows.as_deref().unwrap_or_default()));
+    all.spread_from(&sources::agent_tools(
+        src.agents.as_deref().unwrap_or_default(),
+    ));
+    all.spread_from(&sources::workflow_tools(
+        src.workflows.as_deref().unwrap_or_default(),
+    ));
     all
 }
 
@@ -364,6 +368,52 @@ fn error_view(id: Option<&str>, message: JsString, cause: Option<&str>) -> Error
     }
 }
 
+/// What a call by some name reaches in a case's formatted record, whatever
+/// the version: the fuzzer fits each scripted call's arguments to it, and
+/// keeps out of its cases what the model does not cover.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallTarget {
+    /// No tool has that name or id.
+    Missing,
+    /// A tool without `execute` (a client tool, an `Object.prototype`
+    /// name): the loop stops for the client.
+    Stops,
+    /// A builtin: its `execute` is Mastra's own.
+    Builtin,
+    /// A case tool; arguments `{ city }`.
+    Ours,
+    /// An MCP server's tool; arguments `{ city }`.
+    Mcp,
+    /// A workflow; arguments `{ inputData: { city } }`.
+    Workflow,
+    /// A sub-agent; arguments `{ prompt }`, and its own request.
+    SubAgent,
+    /// `updateWorkingMemory`; arguments `{ memory }`.
+    WorkingMemory,
+}
+
+/// The target of a call by `name` in `case`, or `None` when the case's
+/// tools never reach a request (a collision, the empty key).
+pub fn call_target(case: &Case, name: &JsString) -> Option<CallTarget> {
+    let mut tools = merged_tools(case);
+    format_tools(&mut tools).ok()?;
+    let found = match tools.get(name) {
+        Lookup::Own(v) => Some(v.clone()),
+        Lookup::Inherited => return Some(CallTarget::Stops),
+        Lookup::Missing => tools.values().into_iter().find(|v| v.id == *name).cloned(),
+    };
+    Some(match found.map(|v| v.kind) {
+        None => CallTarget::Missing,
+        Some(Kind::Client) => CallTarget::Stops,
+        Some(Kind::Builtin(_)) => CallTarget::Builtin,
+        Some(Kind::Ours) => CallTarget::Ours,
+        Some(Kind::Mcp) => CallTarget::Mcp,
+        Some(Kind::Workflow) => CallTarget::Workflow,
+        Some(Kind::SubAgent(_)) => CallTarget::SubAgent,
+        Some(Kind::WorkingMemory) => CallTarget::WorkingMemory,
+    })
+}
+
 /// Predict what `case` does on `version`.
 pub fn predict(case: &Case, version: MastraVersion) -> Prediction {
     let rel = Release::of(version);
@@ -406,6 +456,14 @@ fn run(case: &Case, rel: &Release) -> Result<Projection, String> {
         Method::Generate => "AGENT_GENERATE_FAILED",
         Method::Stream => "AGENT_STREAM_FAILED",
     };
+    // listAgentTools runs before formatTools: on the releases where it
+    // throws for any sub-agent, that is the call's error.
+    let has_sub_agents = case.sources.agents.as_ref().is_some_and(|a| !a.is_empty());
+    if rel.sub_agents_throw && has_sub_agents {
+        let message = JsString::from(releases::SUB_AGENTS_THROW_MESSAGE);
+        p.error = Some(error_view(Some(failed_id), message, None));
+        return Ok(p);
+    }
     if let Err(e) = format_tools(&mut tools) {
         let cause = match e {
             FormatError::Collision { .. } => Some("AGENT_TOOL_NAME_COLLISION"),
@@ -515,10 +573,20 @@ fn run(case: &Case, rel: &Release) -> Result<Projection, String> {
         // history) that takes the next reply, made while the step executes.
         let sub_agents = resolved
             .iter()
-            .filter(|r| matches!(r, Resolved::Run { runs: Runs::SubAgent { .. }, .. }))
+            .filter(|r| {
+                matches!(
+                    r,
+                    Resolved::Run {
+                        runs: Runs::SubAgent { .. },
+                        ..
+                    }
+                )
+            })
             .count();
         if sub_agents > 1 {
-            return Err("several sub-agent calls in one step: their requests race for the replies".into());
+            return Err(
+                "several sub-agent calls in one step: their requests race for the replies".into(),
+            );
         }
         let mut sub_agent_text = None;
         if sub_agents == 1 {
@@ -529,7 +597,11 @@ fn run(case: &Case, rel: &Release) -> Result<Projection, String> {
             });
             match next_reply() {
                 Reply::Text(t) => sub_agent_text = Some(t),
-                _ => return Err("a sub-agent's request answered by something other than text".into()),
+                _ => {
+                    return Err(
+                        "a sub-agent's request answered by something other than text".into(),
+                    )
+                }
             }
         }
         let mut call_items = Vec::new();

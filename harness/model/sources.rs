@@ -144,7 +144,10 @@ pub fn sub_agent_result(rel: &Release, key: &JsString, text: &JsString) -> JsStr
     let mut members = vec![
         ("text", Json::String(text.clone())),
         ("subAgentThreadId", Json::str(UUID)),
-        ("subAgentResourceId", Json::String(JsString::from("probe-").concat(key))),
+        (
+            "subAgentResourceId",
+            Json::String(JsString::from("probe-").concat(key)),
+        ),
     ];
     if rel.sub_agent_tool_results {
         members.push(("subAgentToolResults", Json::Array(Vec::new())));
@@ -155,7 +158,11 @@ pub fn sub_agent_result(rel: &Release, key: &JsString, text: &JsString) -> JsStr
 /// On the releases whose sub-agent input schema is broken
 /// (`SUB_AGENT_SCHEMA_BROKEN`), every call of a sub-agent fails validation
 /// before it runs; this is the tool result it gets instead.
-pub fn sub_agent_schema_rejects(rel: &Release, name: &JsString, prompt: &JsString) -> Option<JsString> {
+pub fn sub_agent_schema_rejects(
+    rel: &Release,
+    name: &JsString,
+    prompt: &JsString,
+) -> Option<JsString> {
     if !rel.sub_agent_schema_broken {
         return None;
     }
@@ -193,7 +200,11 @@ mod tests {
     #[test]
     fn sub_agents_and_workflows_are_prefixed_in_key_order() {
         let r = agent_tools(&["b".into(), "1".into(), "my agent".into(), "0".into()]);
-        assert_eq!(keys(&r), ["agent-b", "agent-1", "agent-my agent", "agent-0"]);
+        // The agents object orders index-like keys first.
+        assert_eq!(
+            keys(&r),
+            ["agent-0", "agent-1", "agent-b", "agent-my agent"]
+        );
         let w = workflow_tools(&["x".into(), "2".into(), "x".into()]);
         // "2" sorts first in the workflows object; the repeated "x" is one key.
         assert_eq!(keys(&w), ["workflow-2", "workflow-x"]);
@@ -205,7 +216,9 @@ mod tests {
         let servers = [
             McpServer {
                 name: "s".into(),
-                tools: ["b", "1", "__proto__", "", "0", "a b"].map(JsString::from).to_vec(),
+                tools: ["b", "1", "__proto__", "", "0", "a b"]
+                    .map(JsString::from)
+                    .to_vec(),
             },
             McpServer {
                 name: "_".into(),
@@ -219,14 +232,22 @@ mod tests {
         // Measured on 1.0.4, 1.67.0 and 1.71.0 (sweep case mcp-odd-names):
         // "__proto__" and "" are never listed, "_" + "_" + "proto__" is the
         // key "__proto__" and is lost to the setter, server "2" comes first.
-        assert_eq!(keys(&mcp_tools(&servers)), ["2_x", "s_0", "s_1", "s_b", "s_a b"]);
+        assert_eq!(
+            keys(&mcp_tools(&servers)),
+            ["2_x", "s_0", "s_1", "s_b", "s_a b"]
+        );
     }
 
     #[test]
     fn working_memory_adds_one_tool_only_when_enabled() {
         assert!(memory_tools(None).is_empty());
-        assert!(memory_tools(Some(MemorySource { working_memory: false })).is_empty());
-        let r = memory_tools(Some(MemorySource { working_memory: true }));
+        assert!(memory_tools(Some(MemorySource {
+            working_memory: false
+        }))
+        .is_empty());
+        let r = memory_tools(Some(MemorySource {
+            working_memory: true,
+        }));
         assert_eq!(keys(&r), [WORKING_MEMORY_KEY]);
     }
 }

@@ -197,7 +197,8 @@ mod tests {
 
     #[test]
     fn the_measured_versions_get_the_packages_they_ran_with() {
-        let get = |c: MastraVersion, p: &str| extras(c).into_iter().find(|(n, _)| *n == p).unwrap().1;
+        let get =
+            |c: MastraVersion, p: &str| extras(c).into_iter().find(|(n, _)| *n == p).unwrap().1;
         assert_eq!(get(v(1, 0, 4), "@mastra/mcp"), "1.0.3");
         assert_eq!(get(v(1, 0, 4), "@mastra/memory"), "1.0.0");
         assert_eq!(get(v(1, 67, 0), "@mastra/mcp"), "1.18.0");
