@@ -58,7 +58,7 @@ answer({
     pid: process.pid,
     builtins: lib.builtins,
     // @mastra/mcp, the MCP SDK, @mastra/memory, @mastra/libsql as installed.
-    sources: lib.sourceVersions,
+    packages: lib.sourceVersions,
   },
 });
 

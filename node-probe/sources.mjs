@@ -89,12 +89,8 @@ async function need(load, pkg, fault) {
 
 /** Versions of the extra packages in the install, for the hello line. */
 export function sourceVersions(versionOf) {
-  return {
-    mcp: versionOf('@mastra/mcp'),
-    mcpSdk: versionOf('@modelcontextprotocol/sdk'),
-    memory: versionOf('@mastra/memory'),
-    libsql: versionOf('@mastra/libsql'),
-  };
+  const names = ['@mastra/mcp', '@modelcontextprotocol/sdk', '@mastra/memory', '@mastra/libsql'];
+  return Object.fromEntries(names.map((n) => [n, versionOf(n)]).filter(([, v]) => v !== null));
 }
 
 let clientSeq = 0;

@@ -4,6 +4,7 @@
 //! its JSON form, the `run` member of every report.
 
 use crate::js::json::Json;
+use crate::js::string::JsString;
 use crate::observation::Refused;
 use crate::observe::proc::CommandSpec;
 use crate::run::session::VersionStats;
@@ -19,7 +20,7 @@ pub struct RunInfo {
     pub node: String,
     pub versions: Vec<MastraVersion>,
     /// Per version: what the probe said it loaded (`@mastra/core`, zod).
-    pub resolved: BTreeMap<MastraVersion, (String, String)>,
+    pub resolved: BTreeMap<MastraVersion, (String, String, Vec<(String, String)>)>,
     pub seed: Option<u64>,
     pub command: String,
     pub interrupted: bool,
@@ -55,7 +56,8 @@ impl RunInfo {
 
     pub fn absorb(&mut self, stats: VersionStats) {
         if let (Some(v), Some(h)) = (stats.version, &stats.pool.hello) {
-            self.resolved.insert(v, (h.mastra.clone(), h.zod.clone()));
+            self.resolved
+                .insert(v, (h.mastra.clone(), h.zod.clone(), h.packages.clone()));
             if self.node.is_empty() {
                 self.node = h.node.clone();
             }
@@ -67,11 +69,15 @@ impl RunInfo {
         let resolved = Json::Object(
             self.resolved
                 .iter()
-                .map(|(v, (m, z))| {
-                    (
-                        v.to_string().into(),
-                        Json::object([("@mastra/core", Json::str(m)), ("zod", Json::str(z))]),
-                    )
+                .map(|(v, (m, z, packages))| {
+                    let mut loaded = vec![
+                        (JsString::from("@mastra/core"), Json::str(m)),
+                        (JsString::from("zod"), Json::str(z)),
+                    ];
+                    for (name, version) in packages {
+                        loaded.push((JsString::from(name.as_str()), Json::str(version)));
+                    }
+                    (v.to_string().into(), Json::Object(loaded))
                 })
                 .collect(),
         );
