@@ -3,18 +3,25 @@
 CARGO ?= cargo
 BIN := target/release/mastra-conform
 
-.PHONY: run test check bench sweep build nightly fuzz
+.PHONY: run test check setup bench sweep build nightly fuzz npm
 
 build:
 	$(CARGO) build --release
 
-# The main job: the corpus on the pinned versions, report in target/report.json.
+# The main job: the corpus on the pinned versions; every report format in
+# target/report/ and a headline (known issues per version, divergences, what
+# could not run, where the HTML report is).
 run: build
-	$(BIN) run --versions pinned --json target/report.json
+	$(BIN) run --versions pinned --out target/report
 
 # Format, lints, unit tests, and the end-to-end tests on real Node + Mastra.
-test: check
+test: setup check
 	$(CARGO) test
+
+# What the tests need beyond cargo and the npm registry: Debian's chromium,
+# for the test that opens the HTML report headless (installed once, as root).
+setup:
+	bash harness/tests/setup.sh
 
 check:
 	$(CARGO) fmt --check
@@ -26,7 +33,7 @@ bench: build
 
 # The nightly job, unsharded (.github/workflows/nightly.yml runs it in slices): the corpus, the
 # saved fuzz finds and a fuzz budget on the pinned versions and the latest.
-VERSIONS ?= pinned,latest
+VERSIONS ?= pinned,latest,next
 FUZZ_COUNT ?= 200
 SEED ?= 1
 nightly: build
@@ -43,3 +50,9 @@ fuzz: build
 # and the per-version costs in node-probe/costs.json).
 sweep: build
 	$(BIN) sweep --versions all
+
+# The npm packages (launcher + this machine's platform binary), packed into
+# target/npm/; .github/workflows/release.yml packs every platform.
+NPM_PLATFORM ?= $(shell node -p 'process.platform + "-" + process.arch')
+npm: build
+	node npm/pack.mjs --out target/npm --launcher --platform $(NPM_PLATFORM) --binary $(BIN)

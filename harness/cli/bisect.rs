@@ -16,39 +16,48 @@ pub fn bisect(
     good: MastraVersion,
     bad: MastraVersion,
     on: On,
+    prereleases: bool,
 ) -> Result<Exit, Failure> {
     let case = Case::load(case)?;
     let mut session = Session::new(config, stop_flag())?;
     let name = case.name();
     let what = on.name();
-    let found = search(&mut session, &case, good, bad, on, |step| match step {
-        Step::Start { between } => say!(
+    let found = search(
+        &mut session,
+        &case,
+        good,
+        bad,
+        on,
+        prereleases,
+        |step| match step {
+            Step::Start { between } => say!(
             "bisecting {name} on its {what}: {between} published versions after {good} up to {bad}"
         ),
-        Step::Reference(v) => say!("  {:>8}  good (the reference)", v.to_string()),
-        Step::Bad { version, differs } => say!(
-            "  {:>8}  {}",
-            version.to_string(),
-            if differs {
-                format!("differs from {good}")
-            } else {
-                format!("same as {good}")
-            }
-        ),
-        Step::Tested {
-            step,
-            version,
-            differs,
-        } => say!(
-            "  {:>8}  step {step}: {}",
-            version.to_string(),
-            match differs {
-                Ok(true) => format!("differs from {good}"),
-                Ok(false) => format!("same as {good}"),
-                Err(e) => format!("could not be run ({})", e.lines().next().unwrap_or("")),
-            }
-        ),
-    })?;
+            Step::Reference(v) => say!("  {:>8}  good (the reference)", v.to_string()),
+            Step::Bad { version, differs } => say!(
+                "  {:>8}  {}",
+                version.to_string(),
+                if differs {
+                    format!("differs from {good}")
+                } else {
+                    format!("same as {good}")
+                }
+            ),
+            Step::Tested {
+                step,
+                version,
+                differs,
+            } => say!(
+                "  {:>8}  step {step}: {}",
+                version.to_string(),
+                match differs {
+                    Ok(true) => format!("differs from {good}"),
+                    Ok(false) => format!("same as {good}"),
+                    Err(e) => format!("could not be run ({})", e.lines().next().unwrap_or("")),
+                }
+            ),
+        },
+    )?;
     match found {
         Bisection::NoChange => {
             say!("no change: {bad} gives the same {what} as {good}");

@@ -14,7 +14,7 @@ use crate::run::config::Config;
 use crate::run::info::RunInfo;
 use crate::run::session::Session;
 use crate::run::shard::Shard;
-use crate::versions::spec::VersionList;
+use crate::versions::spec::{Selection, VersionList};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
@@ -23,6 +23,7 @@ pub struct FuzzFlags {
     pub seed: u64,
     pub count: u64,
     pub versions: VersionList,
+    pub selection: Selection,
     pub found: Option<PathBuf>,
     pub ceiling: bool,
     pub json: Option<PathBuf>,
@@ -34,6 +35,7 @@ pub fn fuzz(config: Config, flags: FuzzFlags) -> Result<Exit, Failure> {
         seed,
         count,
         versions,
+        selection,
         found,
         ceiling,
         json,
@@ -51,7 +53,7 @@ pub fn fuzz(config: Config, flags: FuzzFlags) -> Result<Exit, Failure> {
     let strict = config.strict;
     let stop = stop_flag();
     let mut session = Session::new(config, stop.clone())?;
-    let versions = session.resolve(&versions.0)?;
+    let versions = session.resolve(&versions.0, selection)?;
     let generated = fuzz::generate_slice(seed, count, shard.unwrap_or_else(Shard::whole));
     let replay = saved_cases.clone();
     let plan = Plan::new(seed);

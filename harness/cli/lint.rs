@@ -1,11 +1,18 @@
 //! `lint KEY... [--file F]`: what each tool key becomes on the wire, and what
-//! breaks (`lint::lint`, the model's own rewrite).
+//! breaks (`lint::lint`, the model's own rewrite); `lint --project DIR`: the
+//! same for every agent of a Mastra project (`lint::load`, `lint::project`),
+//! on the terminal, as JSON, and as SARIF.
 
 use super::out::print_out;
 use crate::js::json::Json;
 use crate::js::string::JsString;
+use crate::lint::load::{load_project, LoadError, ProjectRequest};
+use crate::lint::project::lint_project as lint_project_model;
+use crate::lint::sarif::sarif;
 use crate::lint::{lint as run_lint, LintInput, Severity};
 use crate::outcome::{Exit, Failure};
+use crate::report::write_atomically;
+use crate::run::config::{repo_root, Config};
 use std::path::{Path, PathBuf};
 
 /// The `lint` flags.
@@ -16,6 +23,47 @@ pub struct LintFlags {
     pub active_tools: Vec<String>,
     pub prompt_names: Vec<String>,
     pub json: bool,
+    pub all: bool,
+}
+
+/// The `lint --project` flags.
+pub struct ProjectFlags {
+    pub dir: PathBuf,
+    pub entry: Option<PathBuf>,
+    pub sarif: Option<PathBuf>,
+    pub env_file: Option<PathBuf>,
+    pub json: bool,
+    pub all: bool,
+}
+
+pub fn lint_project(flags: ProjectFlags) -> Result<Exit, Failure> {
+    let request = ProjectRequest {
+        dir: flags.dir,
+        entry: flags.entry,
+        env_file: flags.env_file,
+    };
+    let config = Config::new(&repo_root());
+    let loaded = load_project(&config, &request).map_err(|e| match e {
+        LoadError::Project(what) => Failure::bad(what),
+        LoadError::Infra(what) => Failure::infra(what),
+    })?;
+    let linted = lint_project_model(loaded);
+    if let Some(path) = &flags.sarif {
+        let log = sarif(&linted, env!("CARGO_PKG_VERSION"));
+        write_atomically(path, &format!("{}\n", log.to_pretty())).map_err(|e| {
+            Failure::bad_because(format!("--sarif {}: cannot write", path.display()), e)
+        })?;
+    }
+    if flags.json {
+        print_out(&format!("{}\n", linted.to_json().to_pretty()));
+    } else {
+        print_out(&linted.to_text(flags.all));
+    }
+    Ok(if linted.worst() == Severity::Error {
+        Exit::Finding
+    } else {
+        Exit::Ok
+    })
 }
 
 pub fn lint(flags: LintFlags) -> Result<Exit, Failure> {
@@ -41,7 +89,7 @@ pub fn lint(flags: LintFlags) -> Result<Exit, Failure> {
     if flags.json {
         print_out(&format!("{}\n", report.to_json().to_pretty()));
     } else {
-        print_out(&report.to_text());
+        print_out(&report.to_text(flags.all));
     }
     Ok(if report.worst() == Severity::Error {
         Exit::Finding

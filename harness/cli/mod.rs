@@ -5,9 +5,11 @@
 //! and the functions here print them and map them to an `Exit`.
 
 mod bisect;
+mod diff;
 mod fuzz;
 mod lint;
 mod out;
+mod repro;
 mod runs;
 mod single;
 mod verify;
@@ -16,7 +18,7 @@ use crate::loops::bisect::On;
 use crate::outcome::{Exit, Failure};
 use crate::run::config::{repo_root, Config};
 use crate::run::shard::Shard;
-use crate::versions::spec::{MastraVersion, VersionList};
+use crate::versions::spec::{MastraVersion, Selection, VersionList, VersionSpec};
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -46,19 +48,45 @@ pub struct ProbeFlags {
     pub cache: Option<PathBuf>,
 }
 
+/// How ranges and `all` read the registry.
+#[derive(Debug, Args, Clone, Copy)]
+pub struct SelectFlags {
+    /// Ranges and `all` take prereleases too (by default they select
+    /// stable releases only).
+    #[arg(long)]
+    pub include_prereleases: bool,
+}
+
+impl SelectFlags {
+    fn selection(self) -> Selection {
+        Selection {
+            prereleases: self.include_prereleases,
+        }
+    }
+}
+
+/// Versions, in every command that takes them: exact (`1.67.0`), a
+/// prerelease (`1.67.0-alpha.4`), a dist-tag, `pinned`, `latest`, `next`,
+/// `all`, a range (`>=1.60.0 <1.70.0`), or a build: a packed tarball
+/// (`./mastra-core-1.72.0.tgz`) or a folder holding a built @mastra/core.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Print the model's projection of a case on a version.
+    /// Print the model's projection of a case on a version (a build is
+    /// predicted as the release its package.json names).
     Predict {
         case: PathBuf,
+        /// One version: exact, a prerelease, a dist-tag, or a build (a
+        /// packed tarball or a folder).
         #[arg(long = "mastra-version")]
-        mastra_version: MastraVersion,
+        mastra_version: VersionSpec,
     },
     /// Run a case on the real @mastra/core and print the observed projection.
     Observe {
         case: PathBuf,
+        /// One version: exact, a prerelease, a dist-tag, or a build (a
+        /// packed tarball or a folder).
         #[arg(long = "mastra-version")]
-        mastra_version: MastraVersion,
+        mastra_version: VersionSpec,
         #[command(flatten)]
         probe: ProbeFlags,
     },
@@ -67,7 +95,8 @@ pub enum Command {
         /// A case file or a folder of them (repeatable; default: cases/).
         #[arg(long = "cases")]
         cases: Vec<PathBuf>,
-        /// Versions: exact, `pinned`, `latest`, `all`, or a range, comma-separated.
+        /// Versions, comma-separated: exact, a prerelease, a dist-tag, `pinned`,
+        /// `latest`, `next`, `all`, a range, or a build (./x.tgz, ./folder).
         #[arg(long, default_value = "pinned")]
         versions: VersionList,
         /// Write the JSON report here.
@@ -90,6 +119,8 @@ pub enum Command {
         #[arg(long)]
         shard: Option<Shard>,
         #[command(flatten)]
+        select: SelectFlags,
+        #[command(flatten)]
         probe: ProbeFlags,
     },
     /// Show how a sharded run splits its work, and each slice's projected
@@ -100,6 +131,8 @@ pub enum Command {
         /// The number of shards (runners).
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
         shards: u32,
+        #[command(flatten)]
+        select: SelectFlags,
     },
     /// Combine the JSON reports of the slices of a sharded run into one.
     Merge {
@@ -125,13 +158,15 @@ pub enum Command {
         #[arg(long)]
         json: Option<PathBuf>,
         #[command(flatten)]
+        select: SelectFlags,
+        #[command(flatten)]
         probe: ProbeFlags,
     },
     /// Measure the harness end to end against the in-process ceiling.
     Bench {
         /// The version to measure on.
         #[arg(long = "mastra-version", default_value = "1.67.0")]
-        mastra_version: MastraVersion,
+        mastra_version: VersionSpec,
         /// How many times the corpus is repeated in the workload.
         #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=10_000))]
         repeat: u32,
@@ -153,7 +188,8 @@ pub enum Command {
         /// How many cases to generate.
         #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
         count: u64,
-        /// Versions: exact, `pinned`, `latest`, `all`, or a range, comma-separated.
+        /// Versions, comma-separated: exact, a prerelease, a dist-tag, `pinned`,
+        /// `latest`, `next`, `all`, a range, or a build (./x.tgz, ./folder).
         #[arg(long, default_value = "pinned")]
         versions: VersionList,
         /// Where findings are saved and replayed from (default: cases/found).
@@ -169,6 +205,8 @@ pub enum Command {
         /// Write the JSON report here.
         #[arg(long)]
         json: Option<PathBuf>,
+        #[command(flatten)]
+        select: SelectFlags,
         #[command(flatten)]
         probe: ProbeFlags,
     },
@@ -192,6 +230,24 @@ pub enum Command {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+        /// Print every key, not only the problems.
+        #[arg(long)]
+        all: bool,
+        /// Lint a Mastra project instead: load DIR with its own installed
+        /// @mastra/core and lint every agent's tools.
+        #[arg(long, value_name = "DIR", conflicts_with_all = ["keys", "file", "tool_choice", "active_tools", "prompt_names"])]
+        project: Option<PathBuf>,
+        /// The file that exports the Mastra instance, relative to DIR
+        /// (default: src/mastra/index.ts).
+        #[arg(long, value_name = "FILE", requires = "project")]
+        entry: Option<PathBuf>,
+        /// Also write the findings as SARIF 2.1.0 to FILE (for code scanning).
+        #[arg(long, value_name = "FILE", requires = "project")]
+        sarif: Option<PathBuf>,
+        /// Variables the project needs to load (credentials included): the
+        /// loader runs with no other environment than what Node needs.
+        #[arg(long = "env-file", value_name = "FILE", requires = "project")]
+        env_file: Option<PathBuf>,
     },
     /// Find the first published version whose result for a case differs
     /// from --good's.
@@ -205,6 +261,9 @@ pub enum Command {
         /// bodies (`body`).
         #[arg(long, default_value = "projection")]
         on: On,
+        /// Bisect over prereleases too, for a finer answer than releases give.
+        #[arg(long)]
+        include_prereleases: bool,
         #[command(flatten)]
         probe: ProbeFlags,
     },
@@ -213,12 +272,15 @@ pub enum Command {
     Verify {
         /// An issue id, or `all`.
         issue: String,
-        /// Versions: exact, `pinned`, `latest`, `all`, or a range, comma-separated.
+        /// Versions, comma-separated: exact, a prerelease, a dist-tag, `pinned`,
+        /// `latest`, `next`, `all`, a range, or a build (./x.tgz, ./folder).
         #[arg(long, default_value = "pinned,latest")]
         versions: VersionList,
         /// Write the per-version, per-case states here.
         #[arg(long)]
         json: Option<PathBuf>,
+        #[command(flatten)]
+        select: SelectFlags,
         #[command(flatten)]
         probe: ProbeFlags,
     },
@@ -229,7 +291,8 @@ pub enum Command {
         /// A case file or a folder of them (repeatable; default: cases/).
         #[arg(long = "cases")]
         cases: Vec<PathBuf>,
-        /// Versions: exact, `pinned`, `latest`, `all`, or a range, comma-separated.
+        /// Versions, comma-separated: exact, a prerelease, a dist-tag, `pinned`,
+        /// `latest`, `next`, `all`, a range, or a build (./x.tgz, ./folder).
         #[arg(long, default_value = "pinned,latest")]
         versions: VersionList,
         /// The folder for results.jsonl and the reports.
@@ -247,6 +310,56 @@ pub enum Command {
         /// Run only slice K of N (deterministic, weighed by measured cost).
         #[arg(long)]
         shard: Option<Shard>,
+        #[command(flatten)]
+        select: SelectFlags,
+        #[command(flatten)]
+        probe: ProbeFlags,
+    },
+    /// Every case observed on two builds, compared with each other (no
+    /// model): everything a patch changes on the wire.
+    Diff {
+        /// The build to compare from (any one version or build).
+        #[arg(long)]
+        from: VersionSpec,
+        /// The build to compare to.
+        #[arg(long)]
+        to: VersionSpec,
+        /// A case file or a folder of them (repeatable; default: cases/).
+        #[arg(long = "cases")]
+        cases: Vec<PathBuf>,
+        /// Generated cases to add, the same on both sides.
+        #[arg(long, default_value_t = 0, value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+        fuzz_count: u64,
+        /// The seed of the generated cases.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Write the JSON report here.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// Write the Markdown report here.
+        #[arg(long)]
+        markdown: Option<PathBuf>,
+        #[command(flatten)]
+        probe: ProbeFlags,
+    },
+    /// Print a standalone Node script (ES module) that reproduces the known
+    /// issue a case shows: plain Node beside an installed @mastra/core, its
+    /// own capture server; exits 1 while the issue shows, 0 when not.
+    Repro {
+        /// A case file that a known issue lists, or a known issue's id (its
+        /// smallest case).
+        case: PathBuf,
+        /// The version the script's install line names.
+        #[arg(long = "mastra-version", default_value = "1.67.0")]
+        mastra_version: MastraVersion,
+        /// The wire route (only `openai-compatible` until routes exist).
+        #[arg(long, default_value = "openai-compatible")]
+        route: String,
+        /// Print a draft upstream report in Markdown instead: the issue, the
+        /// smallest case, the wire body observed on --mastra-version, the
+        /// repro and the fixed behaviour.
+        #[arg(long)]
+        upstream_report: bool,
         #[command(flatten)]
         probe: ProbeFlags,
     },
@@ -308,12 +421,12 @@ fn execute(command: Command) -> Result<Exit, Failure> {
         Command::Predict {
             case,
             mastra_version,
-        } => single::predict(&case, mastra_version),
+        } => single::predict(&case, &mastra_version),
         Command::Observe {
             case,
             mastra_version,
             probe,
-        } => single::observe(probe.config(), &case, mastra_version),
+        } => single::observe(probe.config(), &case, &mastra_version),
         Command::Bench {
             mastra_version,
             repeat,
@@ -322,7 +435,7 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             probe,
         } => single::bench(
             probe.config(),
-            mastra_version,
+            &mastra_version,
             repeat,
             &case_paths(&cases),
             json.as_deref(),
@@ -335,13 +448,14 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             strict,
             bodies,
             shard,
+            select,
             probe,
         } => {
             let mut config = probe.config();
             config.strict = strict;
             runs::run(
                 config,
-                runs::plan("run", &cases, versions, bodies, shard),
+                runs::plan("run", &cases, versions, select.selection(), bodies, shard),
                 json.as_deref(),
                 out.as_deref(),
             )
@@ -354,11 +468,12 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             seed,
             strict,
             shard,
+            select,
             probe,
         } => {
             let mut config = probe.config();
             config.strict = strict;
-            let plan = runs::plan("matrix", &cases, versions, None, shard);
+            let plan = runs::plan("matrix", &cases, versions, select.selection(), None, shard);
             runs::matrix(config, plan, &out, fuzz_count, seed)
         }
         Command::Sweep {
@@ -366,14 +481,19 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             versions,
             out,
             json,
+            select,
             probe,
         } => runs::sweep(
             probe.config(),
-            runs::plan("sweep", &cases, versions, None, None),
+            runs::plan("sweep", &cases, versions, select.selection(), None, None),
             &out,
             json.as_deref(),
         ),
-        Command::Plan { versions, shards } => runs::plan_shards(versions, shards),
+        Command::Plan {
+            versions,
+            shards,
+            select,
+        } => runs::plan_shards(versions, select.selection(), shards),
         Command::Merge { reports, out } => runs::merge(&reports, &out),
         Command::Report { input, out } => runs::report(&input, &out),
         Command::Compare { old, new } => runs::compare(&old, &new),
@@ -385,6 +505,7 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             ceiling,
             shard,
             json,
+            select,
             probe,
         } => fuzz::fuzz(
             probe.config(),
@@ -392,6 +513,7 @@ fn execute(command: Command) -> Result<Exit, Failure> {
                 seed,
                 count,
                 versions,
+                selection: select.selection(),
                 found,
                 ceiling,
                 json,
@@ -405,26 +527,84 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             active_tools,
             prompt_names,
             json,
-        } => lint::lint(lint::LintFlags {
-            keys,
-            file,
-            tool_choice,
-            active_tools,
-            prompt_names,
-            json,
-        }),
+            all,
+            project,
+            entry,
+            sarif,
+            env_file,
+        } => match project {
+            Some(dir) => lint::lint_project(lint::ProjectFlags {
+                dir,
+                entry,
+                sarif,
+                env_file,
+                json,
+                all,
+            }),
+            None => lint::lint(lint::LintFlags {
+                keys,
+                file,
+                tool_choice,
+                active_tools,
+                prompt_names,
+                json,
+                all,
+            }),
+        },
         Command::Bisect {
             case,
             good,
             bad,
             on,
+            include_prereleases,
             probe,
-        } => bisect::bisect(probe.config(), &case, good, bad, on),
+        } => bisect::bisect(probe.config(), &case, good, bad, on, include_prereleases),
         Command::Verify {
             issue,
             versions,
             json,
+            select,
             probe,
-        } => verify::verify(probe.config(), &issue, versions, json.as_deref()),
+        } => verify::verify(
+            probe.config(),
+            &issue,
+            versions,
+            select.selection(),
+            json.as_deref(),
+        ),
+        Command::Diff {
+            from,
+            to,
+            cases,
+            fuzz_count,
+            seed,
+            json,
+            markdown,
+            probe,
+        } => diff::diff(
+            probe.config(),
+            diff::DiffFlags {
+                from,
+                to,
+                cases: case_paths(&cases),
+                fuzz_count,
+                seed,
+                json,
+                markdown,
+            },
+        ),
+        Command::Repro {
+            case,
+            mastra_version,
+            route,
+            upstream_report,
+            probe,
+        } => repro::repro(
+            probe.config(),
+            &case,
+            mastra_version,
+            &route,
+            upstream_report,
+        ),
     }
 }

@@ -7,14 +7,16 @@ use crate::judge::compare::Verdict;
 use crate::loops::matrix::{write_fuzz_cases, MatrixWriter};
 use crate::outcome::{Exit, Failure, RunEnd};
 use crate::report::doc::ReportDoc;
-use crate::report::{headline, report_json, summary, write_atomically, write_reports};
+use crate::report::{
+    headline, report_json, summary, versions_that_ran, write_atomically, write_reports,
+};
 use crate::report::{HTML, JSON, JSONL, JUNIT, MARKDOWN};
 use crate::run::config::{repo_root, Config};
 use crate::run::corpus::{collect_run, Both, RunOutcome, RunPlan};
 use crate::run::info::RunInfo;
 use crate::run::session::Session;
 use crate::run::shard::{costs_path, Costs, Shard};
-use crate::versions::spec::{MastraVersion, VersionList};
+use crate::versions::spec::{MastraVersion, Selection, VersionList};
 use std::path::{Path, PathBuf};
 
 /// A run plan from the flags every run-shaped command shares.
@@ -22,6 +24,7 @@ pub fn plan(
     command: &str,
     cases: &[PathBuf],
     versions: VersionList,
+    selection: Selection,
     bodies: Option<PathBuf>,
     shard: Option<Shard>,
 ) -> RunPlan {
@@ -29,6 +32,7 @@ pub fn plan(
         command: command.to_string(),
         cases: case_paths(cases),
         versions: versions.0,
+        selection,
         bodies,
         shard,
     }
@@ -165,16 +169,7 @@ pub fn sweep(
     record_costs(&root, &outcome.info);
     let RunOutcome { info, results, .. } = outcome;
     let changes = crate::loops::sweep::changes(&results);
-    let ran: Vec<MastraVersion> = info
-        .versions
-        .iter()
-        .copied()
-        .filter(|v| {
-            results
-                .iter()
-                .any(|r| r.version == *v && r.observed.projection().is_some())
-        })
-        .collect();
+    let ran = versions_that_ran(&info, &results);
     let skipped: Vec<(MastraVersion, String)> = info
         .versions
         .iter()
@@ -216,7 +211,10 @@ fn record_costs(root: &Path, info: &RunInfo) {
     let path = costs_path(root);
     let mut costs = Costs::load(&path);
     for s in &info.stats {
-        let Some(v) = s.version else { continue };
+        // A build is this machine's own: its cost means nothing to a plan.
+        let Some(v) = s.version.filter(|v| !v.is_build()) else {
+            continue;
+        };
         if s.cases > 0 {
             costs.run.insert(v, s.pool.busy.as_secs_f64());
         }
@@ -231,11 +229,15 @@ fn record_costs(root: &Path, info: &RunInfo) {
 
 /// `plan --shards N`: how a sharded run splits, and each slice's projected
 /// time from the recorded costs.
-pub fn plan_shards(versions: VersionList, shards: u32) -> Result<Exit, Failure> {
+pub fn plan_shards(
+    versions: VersionList,
+    selection: Selection,
+    shards: u32,
+) -> Result<Exit, Failure> {
     let config = Config::new(&repo_root());
     let costs = Costs::load(&costs_path(&config.root));
     let mut session = Session::new(config, stop_flag())?;
-    let versions = session.resolve(&versions.0)?;
+    let versions = session.resolve(&versions.0, selection)?;
     let loads = crate::run::shard::projected_loads(&versions, shards, &costs);
     let plan = crate::run::shard::plan(&versions, shards, &costs);
     let serial: f64 = versions.iter().map(|v| costs.version_cost(*v)).sum();

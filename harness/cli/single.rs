@@ -5,15 +5,47 @@ use crate::case::{Case, Reply};
 use crate::model::predict as model_predict;
 use crate::outcome::{Exit, Failure};
 use crate::report::write_atomically;
+use crate::run::config::repo_root;
 use crate::run::config::Config;
 use crate::run::corpus::load_cases;
 use crate::run::session::{CaseResult, Session};
-use crate::versions::spec::MastraVersion;
+use crate::versions::spec::{MastraVersion, Selection, VersionSpec};
 use std::path::{Path, PathBuf};
 
+/// Resolve a `--mastra-version` to exactly one version: a release, a
+/// prerelease, a dist-tag, or a build (hashed, named and kept in the cache).
+/// A version that is no release is said on stderr with the release the model
+/// predicts it as.
+pub fn one_version(session: &mut Session, spec: &VersionSpec) -> Result<MastraVersion, Failure> {
+    let found = session.resolve(std::slice::from_ref(spec), Selection::default())?;
+    match found.as_slice() {
+        [v] => {
+            if !v.is_release() {
+                let source = session
+                    .build_source(*v)
+                    .unwrap_or_else(|| "registry prerelease".into());
+                eprintln!("{v}: {source}, predicted as {}", v.release());
+            }
+            Ok(*v)
+        }
+        many => Err(Failure::bad(format!(
+            "--mastra-version {spec}: names {} versions; give one",
+            many.len()
+        ))),
+    }
+}
+
 /// `predict CASE --mastra-version V`: the model's projection.
-pub fn predict(case: &Path, version: MastraVersion) -> Result<Exit, Failure> {
+pub fn predict(case: &Path, spec: &VersionSpec) -> Result<Exit, Failure> {
     let case = Case::load(case)?;
+    let version = match spec {
+        VersionSpec::Exact(v) => *v,
+        // A tag or a build must be looked up first; the model never is.
+        other => {
+            let mut session = Session::new(Config::new(&repo_root()), stop_flag())?;
+            one_version(&mut session, other)?
+        }
+    };
     print_out(&format!(
         "{}\n",
         model_predict(&case, version).to_json().to_pretty()
@@ -22,9 +54,10 @@ pub fn predict(case: &Path, version: MastraVersion) -> Result<Exit, Failure> {
 }
 
 /// `observe CASE --mastra-version V`: the real projection.
-pub fn observe(config: Config, case: &Path, version: MastraVersion) -> Result<Exit, Failure> {
+pub fn observe(config: Config, case: &Path, spec: &VersionSpec) -> Result<Exit, Failure> {
     let case = Case::load(case)?;
     let mut session = Session::new(config, stop_flag())?;
+    let version = one_version(&mut session, spec)?;
     let mut got: Option<CaseResult> = None;
     session.run_version(version, std::slice::from_ref(&case), |r| got = Some(r));
     let r = got.ok_or_else(|| Failure::infra("interrupted before the case finished"))?;
@@ -46,7 +79,7 @@ pub fn observe(config: Config, case: &Path, version: MastraVersion) -> Result<Ex
 /// through the in-process ceiling.
 pub fn bench(
     config: Config,
-    version: MastraVersion,
+    spec: &VersionSpec,
     repeat: u32,
     paths: &[PathBuf],
     json: Option<&Path>,
@@ -67,6 +100,7 @@ pub fn bench(
         .collect();
     let workload: Vec<Case> = (0..repeat).flat_map(|_| corpus.iter().cloned()).collect();
     let mut session = Session::new(config, stop_flag())?;
+    let version = one_version(&mut session, spec)?;
     let result =
         crate::loops::bench::bench(&mut session, version, &workload).map_err(Failure::infra)?;
     print_out(&result.to_text());

@@ -16,6 +16,7 @@
 //!     "title": "a named toolChoice is not rewritten like the tools",
 //!     "wrong": "what is wrong, in a sentence or two",
 //!     "fixed": "what the fixed behaviour would be",
+//!     "fixedShows": { "toolChoiceSent": true },
 //!     "upstream": "https://github.com/mastra-ai/mastra/issues/N or null",
 //!     "seen": ">=1.0.4 <=1.71.0",
 //!     "cases": [ { "case": "cases/report/x.json", "shows": { "toolChoiceNotSent": true } } ]
@@ -23,11 +24,16 @@
 //! ```
 //!
 //! Case paths are relative to the file's folder; `seen` is a version set in
-//! `--versions` syntax. The symptoms:
+//! `--versions` syntax. `fixedShows` (optional) is the fixed behaviour as a
+//! symptom: `verify` calls a version fixed only when it shows it (a symptom
+//! gone some other way is a third behaviour, not the fix), `diff` files a
+//! difference under the issue whose fixed behaviour it shows, and `repro`
+//! prints it as what is expected. The symptoms:
 //!
 //! | `shows` | the issue is there when |
 //! |---|---|
 //! | `{"toolChoiceNotSent": true}` | a request's named `tool_choice` names no function of its `tools` |
+//! | `{"toolChoiceSent": true}` | a request has a named `tool_choice`, and every named one names a function of its `tools` |
 //! | `{"toolSent": NAME}` | a request's `tools` has NAME |
 //! | `{"toolNotSent": NAME}` | a request was sent, and the first one's `tools` lacks NAME |
 //! | `{"noTools": true}` | a request was sent, and the first one has no `tools` |
@@ -46,6 +52,7 @@ use std::path::{Path, PathBuf};
 #[derive(Debug, Clone, PartialEq)]
 pub enum Symptom {
     ToolChoiceNotSent,
+    ToolChoiceSent,
     ToolSent(JsString),
     ToolNotSent(JsString),
     NoTools,
@@ -64,6 +71,17 @@ impl Symptom {
                     .and_then(|c| c.get("function")?.get("name")?.as_str().cloned());
                 named.is_some_and(|n| !r.tools.iter().flatten().any(|t| *t == n))
             }),
+            Symptom::ToolChoiceSent => {
+                let named = |r: &crate::projection::RequestView| {
+                    r.tool_choice
+                        .as_ref()
+                        .and_then(|c| c.get("function")?.get("name")?.as_str().cloned())
+                };
+                p.requests.iter().any(|r| named(r).is_some())
+                    && p.requests
+                        .iter()
+                        .all(|r| named(r).is_none_or(|n| r.tools.iter().flatten().any(|t| *t == n)))
+            }
             Symptom::ToolSent(name) => p
                 .requests
                 .iter()
@@ -82,9 +100,11 @@ impl Symptom {
         }
     }
 
-    fn to_json(&self) -> Json {
+    /// The symptom as the ledger writes it.
+    pub fn to_json(&self) -> Json {
         let (k, v) = match self {
             Symptom::ToolChoiceNotSent => ("toolChoiceNotSent", Json::Bool(true)),
+            Symptom::ToolChoiceSent => ("toolChoiceSent", Json::Bool(true)),
             Symptom::ToolSent(n) => ("toolSent", Json::String(n.clone())),
             Symptom::ToolNotSent(n) => ("toolNotSent", Json::String(n.clone())),
             Symptom::NoTools => ("noTools", Json::Bool(true)),
@@ -122,6 +142,8 @@ pub struct KnownIssue {
     pub title: String,
     pub wrong: String,
     pub fixed: String,
+    /// The fixed behaviour, as a symptom that shows once it is there.
+    pub fixed_shows: Option<Symptom>,
     pub upstream: Option<String>,
     /// Where it was seen, in `--versions` syntax.
     pub seen: String,
@@ -286,7 +308,12 @@ impl KnownIssues {
                     "an issue needs at least one case that shows it".into(),
                 ));
             }
+            let fixed_shows = match item.get("fixedShows") {
+                None | Some(Json::Null) => None,
+                Some(f) => Some(symptom(f).map_err(|p| err(&at("fixedShows"), p))?),
+            };
             issues.push(KnownIssue {
+                fixed_shows,
                 id,
                 title: text("title")?,
                 wrong: text("wrong")?,
@@ -376,13 +403,14 @@ fn symptom(v: &Json) -> Result<Symptom, String> {
     };
     match k.to_lossy().as_str() {
         "toolChoiceNotSent" => flag(Symptom::ToolChoiceNotSent),
+        "toolChoiceSent" => flag(Symptom::ToolChoiceSent),
         "noTools" => flag(Symptom::NoTools),
         "toolSent" => text(Symptom::ToolSent),
         "toolNotSent" => text(Symptom::ToolNotSent),
         "errorCause" => text(Symptom::ErrorCause),
         "errorMessage" => text(Symptom::ErrorMessage),
         other => Err(format!(
-            "unknown symptom {other:?} (known: toolChoiceNotSent, toolSent, toolNotSent, noTools, errorCause, errorMessage)"
+            "unknown symptom {other:?} (known: toolChoiceNotSent, toolChoiceSent, toolSent, toolNotSent, noTools, errorCause, errorMessage)"
         )),
     }
 }

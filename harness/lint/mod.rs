@@ -6,6 +6,15 @@
 //! its severity and a proposed safe key. It runs the model's own rewrite
 //! (`model::rewrite`) and record semantics (`model::record`), continuing past
 //! a collision, where Mastra stops at the first.
+//!
+//! `lint --project` builds on it: `load` runs a user's Mastra project in a
+//! Node child process and reads each agent's tool record, `project` judges
+//! every agent with `lint` (a `ProjectLint`), and `sarif` renders that for
+//! code scanning.
+
+pub mod load;
+pub mod project;
+pub mod sarif;
 
 use crate::js::json::Json;
 use crate::js::string::JsString;
@@ -61,7 +70,7 @@ pub enum Reference {
 }
 
 impl Reference {
-    fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
             Reference::ToolChoice => "toolChoice",
             Reference::ActiveTools => "activeTools",
@@ -239,7 +248,8 @@ fn suggest(findings: &mut [KeyFinding]) {
     }
 }
 
-fn describe(f: &KeyFinding) -> String {
+/// What is wrong with a key, in one phrase.
+pub fn describe(f: &KeyFinding) -> String {
     match &f.problem {
         KeyProblem::None => "ok".into(),
         KeyProblem::Rewritten { cut: false } => "rewritten: characters outside a-zA-Z0-9_- or a bad first character".into(),
@@ -254,7 +264,7 @@ fn describe(f: &KeyFinding) -> String {
     }
 }
 
-fn severity_name(s: Severity) -> &'static str {
+pub fn severity_name(s: Severity) -> &'static str {
     match s {
         Severity::Ok => "ok",
         Severity::Warning => "warning",
@@ -263,9 +273,15 @@ fn severity_name(s: Severity) -> &'static str {
 }
 
 impl LintReport {
-    pub fn to_text(&self) -> String {
+    /// One line per problem (every key and name with `all`), then a
+    /// summary line.
+    pub fn to_text(&self, all: bool) -> String {
         let mut out = String::new();
-        for f in &self.keys {
+        for f in self
+            .keys
+            .iter()
+            .filter(|f| all || f.severity != Severity::Ok)
+        {
             let sent = f
                 .sent_as
                 .as_ref()
@@ -282,7 +298,11 @@ impl LintReport {
             }
             out.push('\n');
         }
-        for n in &self.names {
+        for n in self
+            .names
+            .iter()
+            .filter(|n| all || n.severity != Severity::Ok)
+        {
             if n.matches {
                 out.push_str(&format!(
                     "ok      {} {}: a tool is sent under this name\n",
@@ -307,27 +327,18 @@ impl LintReport {
             }
             out.push('\n');
         }
-        let errors = self
-            .keys
-            .iter()
-            .filter(|k| k.severity == Severity::Error)
-            .count()
-            + self
-                .names
-                .iter()
-                .filter(|n| n.severity == Severity::Error)
-                .count();
-        let warnings = self
-            .keys
-            .iter()
-            .filter(|k| k.severity == Severity::Warning)
-            .count()
-            + self
-                .names
-                .iter()
-                .filter(|n| n.severity == Severity::Warning)
-                .count();
-        out.push_str(&format!("{errors} errors, {warnings} warnings\n"));
+        let count = |s: Severity| {
+            self.keys.iter().filter(|k| k.severity == s).count()
+                + self.names.iter().filter(|n| n.severity == s).count()
+        };
+        out.push_str(&format!(
+            "{} keys, {} names: {} errors, {} warnings, {} ok\n",
+            self.keys.len(),
+            self.names.len(),
+            count(Severity::Error),
+            count(Severity::Warning),
+            count(Severity::Ok)
+        ));
         out
     }
 

@@ -221,13 +221,16 @@ pub enum Bisection {
 }
 
 /// Bisect `case` between `good` and `bad` (both published, `good` older);
-/// `on_step` hears each step as it happens.
+/// `on_step` hears each step as it happens. The versions in between are
+/// the stable releases, and the prereleases too with `prereleases` (a finer
+/// answer: the change may have landed in an alpha).
 pub fn bisect(
     session: &mut Session,
     case: &Case,
     good: MastraVersion,
     bad: MastraVersion,
     on: On,
+    prereleases: bool,
     mut on_step: impl FnMut(Step),
 ) -> Result<Bisection, Failure> {
     if good >= bad {
@@ -239,7 +242,7 @@ pub fn bisect(
     for (flag, v) in [("--good", good), ("--bad", bad)] {
         if !published.contains(&v) {
             return Err(Failure::bad(format!(
-                "{flag} {v}: not a published stable @mastra/core version"
+                "{flag} {v}: not a published @mastra/core version"
             )));
         }
     }
@@ -247,6 +250,7 @@ pub fn bisect(
         .iter()
         .copied()
         .filter(|v| *v > good && *v <= bad)
+        .filter(|v| prereleases || v.is_release() || *v == bad)
         .collect();
     on_step(Step::Start {
         between: between.len(),

@@ -24,8 +24,13 @@ pub enum Status {
     Present,
     /// Some cases show it, others are fixed.
     PartlyFixed,
-    /// No case shows it, and the model expects at least one to.
+    /// No case shows it, the model expects at least one to, and each case
+    /// where it is gone shows the fixed behaviour the ledger describes
+    /// (`fixedShows`, when the ledger gives one).
     Fixed,
+    /// No case shows it, but some case where it is gone does not show the
+    /// ledger's fixed behaviour: a third behaviour, not the fix.
+    Changed,
     /// No case shows it, and the model expects none to on this version.
     Absent,
     /// No case could be judged (infrastructure, not applicable, unmodelled).
@@ -41,6 +46,7 @@ impl Status {
             Status::Present => "present",
             Status::PartlyFixed => "partly fixed",
             Status::Fixed => "FIXED",
+            Status::Changed => "CHANGED (not the fixed behaviour)",
             Status::Absent => "absent (as modelled)",
             Status::Unknown => "unknown",
             Status::Unavailable => "not served",
@@ -70,6 +76,9 @@ pub struct Row {
     pub version: MastraVersion,
     pub status: Status,
     pub cases: Vec<(String, Option<IssueState>, Verdict, Option<String>)>,
+    /// Whether every case where the issue is gone shows the ledger's fixed
+    /// behaviour (`None`: no such case, or the ledger gives none).
+    pub as_described: Option<bool>,
 }
 
 /// Consecutive rows that agree, as `(first, last, count, status)`.
@@ -87,8 +96,18 @@ pub fn runs(rows: &[Row]) -> Vec<(MastraVersion, MastraVersion, usize, Status)> 
     out
 }
 
-fn row(version: MastraVersion, mut results: Vec<CaseResult>) -> Row {
+fn row(version: MastraVersion, issue: &KnownIssue, mut results: Vec<CaseResult>) -> Row {
     results.sort_by_key(|r| r.index);
+    // For each case where the issue is gone: is the new behaviour the one
+    // the ledger calls fixed?
+    let as_described = issue.fixed_shows.as_ref().and_then(|fixed| {
+        let checks: Vec<bool> = results
+            .iter()
+            .filter(|r| matches!(r.findings.known_issue, Some((_, IssueState::Fixed))))
+            .filter_map(|r| r.observed.projection().map(|p| fixed.shows(p)))
+            .collect();
+        (!checks.is_empty()).then(|| checks.iter().all(|c| *c))
+    });
     let cases: Vec<_> = results
         .into_iter()
         .map(|r| {
@@ -98,14 +117,16 @@ fn row(version: MastraVersion, mut results: Vec<CaseResult>) -> Row {
         .collect();
     let states: Vec<Option<IssueState>> = cases.iter().map(|c| c.1).collect();
     let unserved = !cases.is_empty() && cases.iter().all(|c| c.2 == Verdict::VersionUnavailable);
+    let status = match Status::of(&states) {
+        _ if unserved => Status::Unavailable,
+        Status::Fixed if as_described == Some(false) => Status::Changed,
+        s => s,
+    };
     Row {
         version,
-        status: if unserved {
-            Status::Unavailable
-        } else {
-            Status::of(&states)
-        },
+        status,
         cases,
+        as_described,
     }
 }
 
@@ -125,6 +146,10 @@ fn row_json(r: &Row) -> Json {
     Json::object([
         ("version", Json::str(&r.version.to_string())),
         ("status", Json::str(r.status.name())),
+        (
+            "fixedAsDescribed",
+            r.as_described.map_or(Json::Null, Json::Bool),
+        ),
         ("cases", Json::Array(cases)),
     ])
 }
@@ -143,14 +168,6 @@ pub struct Verification {
 }
 
 impl Verification {
-    /// Whether any issue is fixed or partly fixed on some version.
-    pub fn any_fixed(&self) -> bool {
-        self.rows
-            .iter()
-            .flatten()
-            .any(|r| matches!(r.status, Status::Fixed | Status::PartlyFixed))
-    }
-
     /// Whether some version could not say (an infrastructure outcome).
     pub fn any_unknown(&self) -> bool {
         self.rows
@@ -234,7 +251,7 @@ pub fn verify(
             .into_iter()
             .enumerate()
             .map(|(i, results)| {
-                let r = row(v, results);
+                let r = row(v, &issues[i], results);
                 let s = (issues[i].id.clone(), r.status);
                 rows[i].push(r);
                 s
@@ -276,6 +293,7 @@ mod tests {
             version: v(m),
             status,
             cases: Vec::new(),
+            as_described: None,
         };
         let rows = [
             row(0, Status::Absent),

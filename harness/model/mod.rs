@@ -414,8 +414,11 @@ pub fn call_target(case: &Case, name: &JsString) -> Option<CallTarget> {
     })
 }
 
-/// Predict what `case` does on `version`.
+/// Predict what `case` does on `version`. A prerelease or a build is
+/// predicted as the release it says it is (`MastraVersion::release`): the
+/// model knows releases, and a build's package.json is its only claim.
 pub fn predict(case: &Case, version: MastraVersion) -> Prediction {
+    let version = version.release();
     let rel = Release::of(version);
     if !rel.is_modelled() {
         return Prediction::Unmodelled(format!(

@@ -77,6 +77,8 @@ pub struct CommandSpec {
     scrub: bool,
     timeout: Duration,
     cancel: Option<Arc<AtomicBool>>,
+    /// The kernel kills the child when the harness dies (`spawn_piped`).
+    die_with_parent: bool,
 }
 
 /// Whether an environment variable may carry a credential or send traffic
@@ -124,6 +126,7 @@ impl CommandSpec {
             scrub: false,
             timeout: Duration::from_secs(600),
             cancel: None,
+            die_with_parent: false,
         }
     }
 
@@ -193,8 +196,31 @@ impl CommandSpec {
         // Its own process group: a signal to the group reaches everything it
         // started, and a Ctrl-C at the terminal reaches only the harness,
         // which then ends its children in order.
-        e.before_spawn(|cmd| {
+        let die_with_parent = self.die_with_parent;
+        e.before_spawn(move |cmd| {
             cmd.process_group(0);
+            if die_with_parent {
+                let parent = std::process::id() as libc::pid_t;
+                // SAFETY: the closure runs in the forked child before exec and
+                // calls only async-signal-safe functions (prctl, getppid,
+                // _exit).
+                unsafe {
+                    cmd.pre_exec(move || {
+                        // A harness killed with SIGKILL runs no cleanup: the
+                        // kernel then kills its probes. PDEATHSIG follows the
+                        // thread that forked, so long-lived children are
+                        // started from threads that live as long as the run
+                        // (the driver's). If the harness died before prctl
+                        // took effect, the parent is already someone else.
+                        if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0
+                            || libc::getppid() != parent
+                        {
+                            libc::_exit(70);
+                        }
+                        Ok(())
+                    });
+                }
+            }
             Ok(())
         })
     }
@@ -267,8 +293,18 @@ impl CommandSpec {
     }
 
     /// Start a long-lived child with piped stdin and stdout; stderr is kept,
-    /// capped, for diagnosis.
+    /// capped, for diagnosis. The child dies with the harness, even when the
+    /// harness is SIGKILLed (the parent-death signal): call this from a
+    /// thread that lives as long as the child should.
     pub fn spawn_piped(&self) -> Result<Child, ProcError> {
+        let spec = CommandSpec {
+            die_with_parent: true,
+            ..self.clone()
+        };
+        spec.spawn_piped_now()
+    }
+
+    fn spawn_piped_now(&self) -> Result<Child, ProcError> {
         let program = self.program_name();
         let spawn_err = |cause| ProcError::Spawn {
             program: program.clone(),

@@ -108,7 +108,25 @@ pub fn render(old: &ReportDoc, new: &ReportDoc) -> (String, bool) {
         Change::Changed,
         Change::Infrastructure,
     ];
+    // The versions (a new release, a prerelease, a build) NEW ran that OLD
+    // did not: the nightly's "what is new since last night".
+    let versions = |d: &ReportDoc| {
+        d.rows
+            .iter()
+            .map(|r| r.version.clone())
+            .collect::<std::collections::BTreeSet<String>>()
+    };
+    let (before, after) = (versions(old), versions(new));
+    let new_versions: Vec<&String> = after.difference(&before).collect();
     for kind in order {
+        if kind == Change::New && !new_versions.is_empty() {
+            let names: Vec<&str> = new_versions.iter().map(|v| v.as_str()).collect();
+            out.push_str(&format!(
+                "new versions ({}): {}\n",
+                names.len(),
+                names.join(", ")
+            ));
+        }
         let these: Vec<_> = all.iter().filter(|(c, _, _)| *c == kind).collect();
         if these.is_empty() {
             continue;
@@ -210,5 +228,20 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("gone (1):"), "{text}");
+        assert!(!text.contains("new versions"), "{text}");
+    }
+
+    #[test]
+    fn versions_new_since_the_old_report_are_named() {
+        let old = crate::report::doc::tests::sample();
+        let mut new = old.clone();
+        let mut row = new.rows[0].clone();
+        row.version = "1.72.0-alpha.1".into();
+        new.rows.push(row);
+        let (text, _) = render(&old, &new);
+        assert!(
+            text.contains("new versions (1): 1.72.0-alpha.1\n"),
+            "{text}"
+        );
     }
 }

@@ -179,3 +179,88 @@ pub fn merge(reports: &[ShardReport]) -> Result<Json, String> {
         ("results", Json::Array(results)),
     ]))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Slice `k` of `n` of one run, holding the given (case, version) rows.
+    fn slice(k: u32, n: u32, commit: &str, rows: &[(&str, &str)]) -> ShardReport {
+        let results = rows
+            .iter()
+            .map(|(case, version)| {
+                Json::object([
+                    ("case", Json::str(case)),
+                    ("version", Json::str(version)),
+                    ("verdict", Json::str("as-modelled")),
+                ])
+            })
+            .collect();
+        let run = Json::object([
+            ("commit", Json::str(commit)),
+            ("corpus", Json::str("c0ffee")),
+            ("seed", Json::Null),
+            ("shard", Json::str(&format!("{k}/{n}"))),
+            (
+                "versions",
+                Json::Array(rows.iter().map(|(_, v)| Json::str(v)).collect()),
+            ),
+            ("stats", Json::Array(Vec::new())),
+            ("interrupted", Json::Bool(k == 2)),
+        ]);
+        ShardReport {
+            path: PathBuf::from(format!("slice-{k}.json")),
+            run,
+            results,
+        }
+    }
+
+    #[test]
+    fn slices_merge_into_one_run_in_case_order() {
+        let merged = merge(&[
+            slice(2, 2, "abc", &[("cases/b.json", "1.67.0")]),
+            slice(1, 2, "abc", &[("cases/a.json", "1.0.4")]),
+        ])
+        .unwrap();
+        let results = merged.get("results").and_then(Json::as_array).unwrap();
+        let cases: Vec<String> = results.iter().map(|r| text(r, "case")).collect();
+        assert_eq!(cases, ["cases/a.json", "cases/b.json"]);
+        let run = merged.get("run").unwrap();
+        assert_eq!(
+            run.get("versions")
+                .and_then(Json::as_array)
+                .map(<[Json]>::len),
+            Some(2)
+        );
+        assert_eq!(
+            run.get("interrupted").and_then(Json::as_bool),
+            Some(true),
+            "one interrupted slice makes the whole run interrupted"
+        );
+        assert_eq!(field(run, "shard"), "merged from 2 slices");
+    }
+
+    #[test]
+    fn slices_of_different_runs_or_missing_slices_are_refused() {
+        let e = merge(&[
+            slice(1, 2, "abc", &[("cases/a.json", "1.0.4")]),
+            slice(2, 2, "def", &[("cases/b.json", "1.0.4")]),
+        ])
+        .unwrap_err();
+        assert!(e.contains("run.commit"), "{e}");
+        let e = merge(&[slice(1, 3, "abc", &[("cases/a.json", "1.0.4")])]).unwrap_err();
+        assert!(e.contains("slice 2/3 is missing"), "{e}");
+        let e = merge(&[
+            slice(1, 2, "abc", &[("cases/a.json", "1.0.4")]),
+            slice(1, 2, "abc", &[("cases/b.json", "1.0.4")]),
+        ])
+        .unwrap_err();
+        assert!(e.contains("given twice"), "{e}");
+        let e = merge(&[
+            slice(1, 2, "abc", &[("cases/a.json", "1.0.4")]),
+            slice(2, 2, "abc", &[("cases/a.json", "1.0.4")]),
+        ])
+        .unwrap_err();
+        assert!(e.contains("appears in two slices"), "{e}");
+    }
+}

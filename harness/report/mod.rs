@@ -11,6 +11,7 @@ pub mod html;
 pub mod junit;
 pub mod markdown;
 pub mod merge;
+pub mod repro;
 
 use crate::js::json::Json;
 use crate::judge::compare::{comparable, diff, Verdict};
@@ -118,7 +119,7 @@ pub fn tally(results: &[CaseResult]) -> BTreeMap<MastraVersion, BTreeMap<Verdict
 /// The terminal summary: one line per version, then every divergence with
 /// its diff and every infrastructure failure with its reason.
 pub fn summary(info: &RunInfo, results: &[CaseResult]) -> String {
-    let mut out = String::new();
+    let mut out = info.builds_text();
     for (version, counts) in tally(results) {
         let parts: Vec<String> = counts
             .iter()
@@ -138,7 +139,10 @@ pub fn summary(info: &RunInfo, results: &[CaseResult]) -> String {
             .unwrap_or_default();
         out.push_str(&format!("{version:>8}: {}{speed}\n", parts.join(", ")));
     }
-    let mut infra_shown = std::collections::BTreeSet::new();
+    // Infrastructure: one line per distinct failure of a version, naming the
+    // case only when it alone met it (a version the registry lacks is one
+    // line, not one arbitrary case of it).
+    let mut infra: BTreeMap<(MastraVersion, Verdict, String), Vec<&str>> = BTreeMap::new();
     for r in results {
         if r.verdict.is_divergence() {
             out.push_str(&format!(
@@ -152,21 +156,43 @@ pub fn summary(info: &RunInfo, results: &[CaseResult]) -> String {
             }
         } else if r.verdict.is_infrastructure() {
             let detail = r.observed.infra_detail().unwrap_or_default();
-            // One line per distinct failure of a version, not one per case.
-            if infra_shown.insert((r.version, r.verdict, detail.clone())) {
-                out.push_str(&format!(
-                    "\n{} on {}: {}: {detail}\n",
-                    r.case,
-                    r.version,
-                    r.verdict.name()
-                ));
-            }
+            infra
+                .entry((r.version, r.verdict, detail))
+                .or_default()
+                .push(r.case.as_str());
+        }
+    }
+    for ((version, verdict, detail), cases) in &infra {
+        match cases.as_slice() {
+            [one] => out.push_str(&format!(
+                "\n{one} on {version}: {}: {detail}\n",
+                verdict.name()
+            )),
+            many => out.push_str(&format!(
+                "\n{} cases on {version}: {}: {detail}\n",
+                many.len(),
+                verdict.name()
+            )),
         }
     }
     if info.interrupted {
         out.push_str("\ninterrupted: the report holds the results that finished\n");
     }
     out
+}
+
+/// The versions of a run on which at least one case ran (rather than meeting
+/// an infrastructure failure), in the run's order.
+pub fn versions_that_ran(info: &RunInfo, results: &[CaseResult]) -> Vec<MastraVersion> {
+    info.versions
+        .iter()
+        .copied()
+        .filter(|v| {
+            results
+                .iter()
+                .any(|r| r.version == *v && r.observed.projection().is_some())
+        })
+        .collect()
 }
 
 /// The few lines a person reads first, after a run that wrote its reports to
@@ -181,16 +207,7 @@ pub fn headline(
 ) -> String {
     use crate::judge::known::IssueState;
     let mut text = String::new();
-    let ran: Vec<MastraVersion> = info
-        .versions
-        .iter()
-        .copied()
-        .filter(|v| {
-            results
-                .iter()
-                .any(|r| r.version == *v && !r.verdict.is_infrastructure())
-        })
-        .collect();
+    let ran = versions_that_ran(info, results);
     let cases: std::collections::BTreeSet<&str> = results.iter().map(|r| r.case.as_str()).collect();
     text.push_str(&format!(
         "\n{} cases on {} of {} versions ({})\n",

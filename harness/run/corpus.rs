@@ -14,7 +14,7 @@ use crate::run::config::Config;
 use crate::run::info::RunInfo;
 use crate::run::session::{CaseResult, Session, VersionStats};
 use crate::run::shard::{costs_path, Costs, Shard};
-use crate::versions::spec::{MastraVersion, VersionSpec};
+use crate::versions::spec::{MastraVersion, Selection, VersionSpec};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -98,6 +98,8 @@ pub struct RunPlan {
     /// Case files and folders (the command layer defaults them to `cases/`).
     pub cases: Vec<PathBuf>,
     pub versions: Vec<VersionSpec>,
+    /// Whether ranges and `all` take prereleases.
+    pub selection: Selection,
     /// Write each case's snapshot text here.
     pub bodies: Option<PathBuf>,
     pub shard: Option<Shard>,
@@ -138,9 +140,10 @@ pub fn collect_run(
         });
     }
     let mut session = Session::new(config, stop.clone())?;
-    let versions = session.resolve(&plan.versions)?;
+    let versions = session.resolve(&plan.versions, plan.selection)?;
     let mut info = RunInfo::new(&plan.command, &root);
     info.versions = versions.clone();
+    info.note_builds(|v| session.build_source(v));
     info.corpus = crate::run::info::corpus_digest(&cases);
     info.shard = plan.shard.map(|s| s.to_string());
     let units = plan
@@ -192,6 +195,7 @@ pub fn collect_run(
     let version_rank =
         |v: MastraVersion| versions.iter().position(|x| *x == v).unwrap_or(usize::MAX);
     results.sort_by_key(|r| (r.index, version_rank(r.version)));
+    observer.finished(&info, &results)?;
     Ok(RunOutcome {
         info,
         results,

@@ -34,6 +34,10 @@ pub struct RunInfo {
     /// case, bad tokens, non-loopback peers, connections over the cap): a
     /// probe that sent somewhere unexpected shows here.
     pub refused: Refused,
+    /// Each version that is no stable release, and where it came from
+    /// (`tarball ./x.tgz`, `folder ../core`, `registry prerelease`): the
+    /// model predicts it as its release, and reports say so.
+    pub builds: Vec<(MastraVersion, String)>,
 }
 
 impl RunInfo {
@@ -52,6 +56,26 @@ impl RunInfo {
             command: command.to_string(),
             ..RunInfo::default()
         }
+    }
+
+    /// Record where each non-release version came from; `source` names a
+    /// build's origin (`None`: a prerelease from the registry).
+    pub fn note_builds(&mut self, source: impl Fn(MastraVersion) -> Option<String>) {
+        self.builds = self
+            .versions
+            .iter()
+            .filter(|v| !v.is_release())
+            .map(|&v| (v, source(v).unwrap_or_else(|| "registry prerelease".into())))
+            .collect();
+    }
+
+    /// One line per non-release version: what it is, and the release the
+    /// model predicts it as.
+    pub fn builds_text(&self) -> String {
+        self.builds
+            .iter()
+            .map(|(v, source)| format!("{v}: {source}, predicted as {}\n", v.release()))
+            .collect()
     }
 
     pub fn absorb(&mut self, stats: VersionStats) {
@@ -127,6 +151,21 @@ impl RunInfo {
                 ),
             ),
             ("resolved", resolved),
+            (
+                "builds",
+                Json::Array(
+                    self.builds
+                        .iter()
+                        .map(|(v, source)| {
+                            Json::object([
+                                ("name", Json::str(&v.to_string())),
+                                ("source", Json::str(source)),
+                                ("predictedAs", Json::str(&v.release().to_string())),
+                            ])
+                        })
+                        .collect(),
+                ),
+            ),
             (
                 "seed",
                 self.seed

@@ -15,7 +15,7 @@ use crate::observe::pool::{run_cases, PoolStats};
 use crate::outcome::{error_chain, Failure};
 use crate::run::config::Config;
 use crate::versions::install::{Installs, NodeRuntime, VersionError};
-use crate::versions::spec::{resolve, MastraVersion, VersionSpec};
+use crate::versions::spec::{resolve, Build, MastraVersion, Registry, Selection, VersionSpec};
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -62,7 +62,9 @@ pub struct Session {
     pub installs: Installs,
     pub listener: Listener,
     node: Option<Result<NodeRuntime, String>>,
-    published: Option<Result<Vec<MastraVersion>, String>>,
+    registry: Option<Result<Registry, String>>,
+    /// The builds this session was given, as `versions::install` named them.
+    pub builds: Vec<Build>,
     pub stop: Arc<AtomicBool>,
     /// Known issues and snapshots, loaded once.
     pub refiner: Arc<Refiner>,
@@ -86,31 +88,60 @@ impl Session {
             config,
             listener,
             node: None,
-            published: None,
+            registry: None,
+            builds: Vec::new(),
             stop,
             refiner,
         })
     }
 
-    /// The published stable versions (asked once per session).
-    pub fn published(&mut self) -> Result<Vec<MastraVersion>, String> {
-        if self.published.is_none() {
-            self.published = Some(self.installs.published().map_err(|e| error_chain(&e)));
+    /// What the registry serves (asked once per session).
+    pub fn registry(&mut self) -> Result<Registry, String> {
+        if self.registry.is_none() {
+            self.registry = Some(self.installs.registry().map_err(|e| error_chain(&e)));
         }
-        self.published
+        self.registry
             .clone()
             .unwrap_or_else(|| Err("unreachable".into()))
     }
 
-    /// Resolve `--versions`; the registry is asked only when a spec needs it.
-    pub fn resolve(&mut self, specs: &[VersionSpec]) -> Result<Vec<MastraVersion>, VersionError> {
-        let published = if specs.iter().any(VersionSpec::needs_registry) {
-            self.published()
+    /// Every published version, prereleases included, ascending.
+    pub fn published(&mut self) -> Result<Vec<MastraVersion>, String> {
+        self.registry().map(|r| r.versions)
+    }
+
+    /// Resolve `--versions`; the registry is asked only when a spec needs it,
+    /// and each build given as a path is hashed, named and kept in the cache
+    /// first (`Installs::prepare_build`).
+    pub fn resolve(
+        &mut self,
+        specs: &[VersionSpec],
+        selection: Selection,
+    ) -> Result<Vec<MastraVersion>, VersionError> {
+        let registry = if specs.iter().any(VersionSpec::needs_registry) {
+            self.registry()
                 .map_err(|e| VersionError::Registry(crate::observe::proc::ProcError::Output(e)))?
         } else {
-            Vec::new()
+            Registry::default()
         };
-        Ok(resolve(specs, &published)?)
+        for spec in specs {
+            if let VersionSpec::Build(path) = spec {
+                if !self.builds.iter().any(|b| &b.path == path) {
+                    let build = self.installs.prepare_build(path)?;
+                    self.builds.push(build);
+                }
+            }
+        }
+        Ok(resolve(specs, &registry, &self.builds, selection)?)
+    }
+
+    /// Where a build came from (`tarball ./x.tgz`), for reports; `None` for
+    /// a registry version.
+    pub fn build_source(&self, v: MastraVersion) -> Option<String> {
+        self.builds
+            .iter()
+            .find(|b| b.version == v)
+            .map(|b| format!("{} {}", b.kind, b.path.display()))
     }
 
     pub fn node(&mut self) -> Result<NodeRuntime, String> {

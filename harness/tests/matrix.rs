@@ -451,3 +451,85 @@ fn bad_bisect_input_is_exit_2() {
         assert_eq!(run(&args).status.code(), Some(2), "{args:?}");
     }
 }
+
+/// `COMMAND | head -1`: the reader goes away after one line, and the
+/// harness ends without a panic (issue 10). Each command's output is much
+/// longer than one line, so later writes meet a closed pipe.
+#[test]
+fn commands_survive_a_reader_that_leaves() {
+    let tries: &[&[&str]] = &[
+        &[
+            "bisect",
+            "cases/toolchoice/none.json",
+            "--good",
+            "1.18.0",
+            "--bad",
+            "1.20.0",
+        ],
+        &["verify", "all", "--versions", "1.67.0"],
+        &["run", "--versions", "1.67.0"],
+    ];
+    for args in tries {
+        let mut child = bin()
+            .args(*args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the harness runs");
+        let mut first = String::new();
+        {
+            use std::io::BufRead;
+            let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+            out.read_line(&mut first).unwrap();
+            // Dropping the reader closes the pipe, as `head -1` does.
+        }
+        let out = wait_with_deadline(child, Duration::from_secs(600));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!first.is_empty(), "{args:?} printed nothing: {err}");
+        assert!(
+            !err.contains("panicked") && out.status.code().is_some(),
+            "{args:?} after the reader left: {:?}\n{err}",
+            out.status
+        );
+    }
+}
+
+/// `make run`'s command: every report format in the folder, and a headline
+/// naming the known issues with their versions, the divergences, and the
+/// HTML report's path.
+#[test]
+fn run_with_out_writes_every_format_and_a_headline() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report");
+    let r = run(&[
+        "run",
+        "--versions",
+        "1.67.0",
+        "--cases",
+        "cases/report",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(r.status.code(), Some(0), "{}", text(&r));
+    for f in ["report.json", "report.xml", "report.md", "report.html"] {
+        assert!(out.join(f).is_file(), "{f} missing");
+    }
+    let text = stdout(&r);
+    assert!(
+        text.contains("known upstream issues:\n")
+            && text
+                .lines()
+                .any(|l| l.starts_with("  toolchoice-not-rewritten (")
+                    && l.ends_with("present on 1.67.0")),
+        "{text}"
+    );
+    assert!(text.contains("divergences: none"), "{text}");
+    assert!(
+        text.contains(&format!("reports: {}", out.join("report.html").display())),
+        "{text}"
+    );
+    let report = json(&out.join("report.json"));
+    let refused = &report["run"]["listenerRefused"];
+    assert_eq!(refused["unknownCase"], 0, "{refused}");
+    assert_eq!(refused["badToken"], 0, "{refused}");
+}

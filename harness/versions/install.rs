@@ -1,10 +1,17 @@
-//! `MastraVersion`, and `Installs`: resolving, installing and caching
-//! `@mastra/core` versions and the Node runtime that runs them.
+//! `Installs`: what the registry serves (`Registry`), builds made ready
+//! (`Build`), and installing and caching `@mastra/core` versions and the Node
+//! runtime that runs them.
 //!
-//! In: version names (`1.67.0`, `pinned`, `latest`, `>=1.60.0 <1.70.0`,
-//! `all`). Out: finished install folders, each holding `node_modules` and
+//! In: `MastraVersion`s (releases, prereleases, builds) and build paths.
+//! Out: finished install folders, each holding `node_modules` and
 //! `probe-entry.mjs` (`node-probe/PROTOCOL.md`), and a Node binary new enough
 //! for them.
+//!
+//! What is installed is one npm dependency (`install_source`): a registry
+//! version, or a build's tarball kept in `CACHE/builds/HASH.tgz` (a folder is
+//! packed into one first), so a build installs exactly as npm installs that
+//! tarball, its dependencies included. How it is installed is the same for
+//! all of them.
 //!
 //! Every install goes to a temporary folder beside its final one and is
 //! renamed into place only once complete (with a marker written last), so an
@@ -17,7 +24,7 @@
 //! committed lockfiles, which checks every package's integrity hash.
 
 use crate::observe::proc::{CommandSpec, ProcError};
-use crate::versions::spec::{MastraVersion, SpecError};
+use crate::versions::spec::{Build, Label, MastraVersion, Registry, SpecError, LABEL_MAX};
 use std::cmp::Ordering;
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
@@ -38,6 +45,10 @@ pub enum VersionError {
     Spec(#[from] SpecError),
     #[error("@mastra/core@{0} is not served by the registry")]
     Unavailable(MastraVersion),
+    #[error("build {0} is not in the cache: give its tarball or folder instead")]
+    BuildNotCached(MastraVersion),
+    #[error("build {}: {problem}", path.display())]
+    Build { path: PathBuf, problem: String },
     #[error("cannot list @mastra/core versions from the registry")]
     Registry(#[source] ProcError),
     #[error("installing {what} failed")]
@@ -59,7 +70,10 @@ impl VersionError {
     /// Whether this is the registry not having the version (a result to
     /// report), rather than the machine failing to get it.
     pub fn is_unavailable(&self) -> bool {
-        matches!(self, VersionError::Unavailable(_))
+        matches!(
+            self,
+            VersionError::Unavailable(_) | VersionError::BuildNotCached(_)
+        )
     }
 }
 
@@ -70,6 +84,7 @@ impl From<VersionError> for crate::outcome::Failure {
         use crate::outcome::Failure;
         match e {
             VersionError::Spec(s) => Failure::bad(format!("--versions: {s}")),
+            VersionError::Build { .. } => Failure::bad(e.to_string()),
             other => Failure::infra_because("a version could not be had", other),
         }
     }
@@ -131,27 +146,167 @@ impl Installs {
         c
     }
 
-    /// The published stable versions, ascending.
-    pub fn published(&self) -> Result<Vec<MastraVersion>, VersionError> {
+    /// What the registry serves of `@mastra/core`: every version,
+    /// prereleases included, ascending, and the dist-tags (one `npm view`).
+    pub fn registry(&self) -> Result<Registry, VersionError> {
         let out = self
             .npm(
-                &["view", "@mastra/core", "versions", "--json"],
+                &["view", "@mastra/core", "versions", "dist-tags", "--json"],
                 &self.cache_dir()?,
             )
             .timeout(Duration::from_secs(60))
             .run_capture()
             .map_err(VersionError::Registry)?;
-        let list: Vec<String> = serde_json::from_slice(&out.stdout).map_err(|e| {
+        let bad = |what: String| {
             VersionError::Registry(ProcError::Output(format!(
-                "npm view printed something other than a JSON list: {e}"
+                "npm view printed something other than versions and dist-tags: {what}"
             )))
-        })?;
+        };
+        let view: serde_json::Value =
+            serde_json::from_slice(&out.stdout).map_err(|e| bad(e.to_string()))?;
+        let list = view["versions"]
+            .as_array()
+            .ok_or_else(|| bad("no `versions` list".into()))?;
         let mut versions: Vec<MastraVersion> = list
             .iter()
-            .filter_map(|s| MastraVersion::parse(s))
+            .filter_map(|s| MastraVersion::parse(s.as_str()?))
             .collect();
         versions.sort();
-        Ok(versions)
+        let mut tags: Vec<(String, MastraVersion)> = view["dist-tags"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .filter_map(|(t, v)| Some((t.clone(), MastraVersion::parse(v.as_str()?)?)))
+            .collect();
+        tags.sort();
+        Ok(Registry { versions, tags })
+    }
+
+    /// What npm installs as `@mastra/core` for `v`: its name in the registry,
+    /// or, for a build, `file:` its tarball in the cache.
+    pub fn install_source(&self, v: MastraVersion) -> String {
+        match v.build {
+            Some(hash) => format!("file:{}", self.build_tarball(hash.as_str()).display()),
+            None => v.registry_name(),
+        }
+    }
+
+    /// Where prepared builds are kept: `CACHE/builds/HASH.tgz`, each the
+    /// tarball npm installs (a folder is packed first, as `npm pack` ships it).
+    fn build_tarball(&self, hash: &str) -> PathBuf {
+        self.cache.join("builds").join(format!("{hash}.tgz"))
+    }
+
+    /// Look at a build given as a path: a packed tarball or a folder whose
+    /// package.json names `@mastra/core`. Hash its content, name it by its
+    /// package.json version plus that hash, and keep its tarball in the
+    /// cache (packing a folder), so that its install is the install of
+    /// that tarball, cached by the hash: a rebuilt folder hashes anew and
+    /// installs again.
+    pub fn prepare_build(&self, given: &Path) -> Result<Build, VersionError> {
+        let bad = |problem: String| VersionError::Build {
+            path: given.to_path_buf(),
+            problem,
+        };
+        let meta = std::fs::metadata(given).map_err(|e| {
+            bad(format!(
+                "cannot read it ({e}); give a packed tarball or a folder"
+            ))
+        })?;
+        let (kind, hash, manifest) = if meta.is_dir() {
+            let text = std::fs::read_to_string(given.join("package.json"))
+                .map_err(|e| bad(format!("no readable package.json in the folder ({e})")))?;
+            (
+                "folder",
+                folder_digest(given).map_err(|e| bad(e.to_string()))?,
+                text,
+            )
+        } else {
+            let bytes = std::fs::read(given).map_err(|e| bad(e.to_string()))?;
+            let out = CommandSpec::new("tar")
+                .args(["-xzOf"])
+                .arg(given)
+                .arg("package/package.json")
+                .timeout(Duration::from_secs(60))
+                .run_capture()
+                .map_err(|e| {
+                    bad(format!(
+                        "not a packed npm tarball with package/package.json ({e})"
+                    ))
+                })?;
+            let text = String::from_utf8(out.stdout).map_err(|e| bad(e.to_string()))?;
+            ("tarball", fnv_hex(&bytes), text)
+        };
+        let pkg: serde_json::Value = serde_json::from_str(&manifest)
+            .map_err(|e| bad(format!("package.json is not JSON: {e}")))?;
+        if pkg["name"].as_str() != Some("@mastra/core") {
+            return Err(bad(format!(
+                "package.json names {}, not @mastra/core",
+                pkg["name"]
+            )));
+        }
+        let said = pkg["version"].as_str().unwrap_or_default();
+        let release = MastraVersion::parse(said).ok_or_else(|| {
+            bad(format!(
+                "package.json version {said:?} is not a version (MAJOR.MINOR.PATCH, with a prerelease label of at most {LABEL_MAX} characters)"
+            ))
+        })?;
+        let version = MastraVersion {
+            build: Label::new(&hash),
+            ..release
+        };
+        let tarball = self.build_tarball(&hash);
+        if !tarball.is_file() {
+            self.keep_build(given, kind == "folder", &tarball)
+                .map_err(|e| match e {
+                    InstallFail::Io(path, cause) => VersionError::Cache { path, cause },
+                    other => VersionError::Install {
+                        what: format!("the build {}", given.display()),
+                        cause: match other {
+                            InstallFail::Proc(p) => p,
+                            x => ProcError::Output(x.describe()),
+                        },
+                    },
+                })?;
+        }
+        Ok(Build {
+            path: given.to_path_buf(),
+            version,
+            kind,
+        })
+    }
+
+    /// Copy (or, for a folder, `npm pack`) a build into `tarball`, through a
+    /// temporary folder so that a half-written one is never taken.
+    fn keep_build(&self, given: &Path, folder: bool, tarball: &Path) -> Result<(), InstallFail> {
+        let dir = tarball.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir).map_err(|e| InstallFail::Io(dir.to_path_buf(), e))?;
+        let tmp = tempfile::Builder::new()
+            .prefix(".tmp-build-")
+            .tempdir_in(dir)
+            .map_err(|e| InstallFail::Io(dir.to_path_buf(), e))?;
+        let made = if folder {
+            let abs = std::fs::canonicalize(given).map_err(|e| InstallFail::Io(given.into(), e))?;
+            self.npm(&["pack", "--pack-destination"], tmp.path())
+                .arg(tmp.path())
+                .arg(&abs)
+                .run_capture()
+                .map_err(InstallFail::Proc)?;
+            // npm names the file for the package; it is the only one there.
+            std::fs::read_dir(tmp.path())
+                .map_err(|e| InstallFail::Io(tmp.path().to_path_buf(), e))?
+                .flatten()
+                .map(|e| e.path())
+                .find(|p| p.extension().is_some_and(|x| x == "tgz"))
+                .ok_or_else(|| {
+                    InstallFail::Proc(ProcError::Output("npm pack wrote no tarball".into()))
+                })?
+        } else {
+            let to = tmp.path().join("build.tgz");
+            copy(given, &to)?;
+            to
+        };
+        std::fs::rename(&made, tarball).map_err(|e| InstallFail::Io(tarball.to_path_buf(), e))
     }
 
     fn cache_dir(&self) -> Result<PathBuf, VersionError> {
@@ -192,10 +347,15 @@ impl Installs {
         if dir.join(COMPLETE).is_file() {
             return Ok(dir);
         }
-        if let Some(list) = published {
-            if !list.contains(&v) {
-                return Err(VersionError::Unavailable(v));
-            }
+        let source = self.install_source(v);
+        if v.build
+            .is_some_and(|h| !self.build_tarball(h.as_str()).is_file())
+        {
+            return Err(VersionError::BuildNotCached(v));
+        }
+        let served = published.map(|list| v.is_build() || list.contains(&v));
+        if served == Some(false) {
+            return Err(VersionError::Unavailable(v));
         }
         let pin = self.pin_dir(v);
         let with_lock = pin
@@ -209,7 +369,10 @@ impl Installs {
                         copy(&p.join("package-lock.json"), &tmp.join("package-lock.json"))?;
                     }
                 }
-                None => write(&tmp.join("package.json"), &manifest(v))?,
+                None => write(
+                    &tmp.join("package.json"),
+                    &manifest(&source, &super::extras::extras(v.release())),
+                )?,
             }
             let args: &[&str] = if with_lock {
                 &["ci", "--ignore-scripts"]
@@ -220,7 +383,12 @@ impl Installs {
                 .run_capture()
                 .map(drop)
                 .map_err(|cause| {
-                    if cause.stderr_mentions(&["ETARGET", "E404", "No matching version"]) {
+                    // Not found, for a version the registry lists (or a
+                    // build), is a dependency it does not serve: npm's words
+                    // name it, and the install failed.
+                    let not_found =
+                        cause.stderr_mentions(&["ETARGET", "E404", "No matching version"]);
+                    if not_found && served != Some(true) {
                         return InstallFail::Unavailable;
                     }
                     InstallFail::Proc(cause)
@@ -436,34 +604,88 @@ fn write(path: &Path, text: &str) -> Result<(), InstallFail> {
     std::fs::write(path, text).map_err(|e| InstallFail::Io(path.to_path_buf(), e))
 }
 
-/// The manifest of an on-demand install: `@mastra/core`, zod, and the
-/// packages every tool source needs (`extras`).
-fn manifest(v: MastraVersion) -> String {
-    let mut deps = format!("    \"@mastra/core\": \"{v}\",\n    \"zod\": \"{ZOD}\"");
-    for (name, version) in super::extras::extras(v) {
-        deps.push_str(&format!(",\n    \"{name}\": \"{version}\""));
+/// The manifest of an on-demand install: `@mastra/core` from `source`
+/// (a registry version, or `file:` a build's tarball), zod, and the
+/// packages every tool source needs (`extras`, for the release it is).
+fn manifest(source: &str, extras: &[(&str, &str)]) -> String {
+    let mut dependencies = serde_json::json!({ "@mastra/core": source, "zod": ZOD });
+    for (name, version) in extras {
+        dependencies[*name] = serde_json::json!(version);
     }
-    format!(
-        "{{\n  \"name\": \"mastra-conform-install\",\n  \"private\": true,\n  \"dependencies\": {{\n{deps}\n  }}\n}}\n"
-    )
+    let m = serde_json::json!({
+        "name": "mastra-conform-install",
+        "private": true,
+        "dependencies": dependencies,
+    });
+    format!("{m:#}\n")
+}
+
+/// FNV-1a, 64 bits, fed in pieces: a cache key for builds and lockfiles,
+/// not a security check.
+struct Fnv(u64);
+
+impl Fnv {
+    fn new() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+
+    fn feed(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 ^= u64::from(*b);
+            self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    fn hex(&self) -> String {
+        format!("{:016x}", self.0)
+    }
+}
+
+fn fnv_hex(bytes: &[u8]) -> String {
+    let mut h = Fnv::new();
+    h.feed(bytes);
+    h.hex()
+}
+
+/// The content hash of a build folder: every file's path and bytes, in
+/// sorted order, leaving out `node_modules` and `.git` (what npm never packs).
+fn folder_digest(root: &Path) -> std::io::Result<String> {
+    let mut files = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir)? {
+            let entry = entry?;
+            let name = entry.file_name();
+            if name == "node_modules" || name == ".git" {
+                continue;
+            }
+            let kind = entry.file_type()?;
+            if kind.is_dir() {
+                stack.push(entry.path());
+            } else if kind.is_file() {
+                files.push(entry.path());
+            }
+        }
+    }
+    files.sort();
+    let mut h = Fnv::new();
+    for f in files {
+        let rel = f.strip_prefix(root).unwrap_or(&f);
+        h.feed(rel.to_string_lossy().as_bytes());
+        h.feed(&[0]);
+        let bytes = std::fs::read(&f)?;
+        h.feed(&(bytes.len() as u64).to_le_bytes());
+        h.feed(&bytes);
+    }
+    Ok(h.hex())
 }
 
 /// A short digest of a pin folder's lockfile, so that a changed lock makes a
 /// fresh install instead of reusing a stale one.
 fn lock_digest(dir: &Path) -> Option<String> {
     let bytes = std::fs::read(dir.join("package-lock.json")).ok()?;
-    Some(digest(&bytes))
-}
-
-/// FNV-1a, 12 hex digits: a cache key, not a security check (npm ci
-/// verifies integrity).
-fn digest(bytes: &[u8]) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0100_0000_01b3);
-    }
-    format!("{h:016x}")[..12].to_string()
+    // A cache key, not a security check (npm ci verifies integrity).
+    Some(fnv_hex(&bytes)[..12].to_string())
 }
 
 fn node_version(path: &Path) -> Option<String> {
@@ -488,6 +710,56 @@ pub fn version_at_least(version: &str, (major, minor): (u32, u32)) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_build_folder_hashes_its_files_and_ignores_node_modules() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("dist")).unwrap();
+        std::fs::write(root.join("package.json"), "{}").unwrap();
+        std::fs::write(root.join("dist/a.js"), "a").unwrap();
+        let first = folder_digest(root).unwrap();
+        assert_eq!(first.len(), 16);
+        std::fs::create_dir_all(root.join("node_modules/x")).unwrap();
+        std::fs::write(root.join("node_modules/x/i.js"), "x").unwrap();
+        assert_eq!(
+            folder_digest(root).unwrap(),
+            first,
+            "node_modules is not the build"
+        );
+        std::fs::write(root.join("dist/a.js"), "b").unwrap();
+        let rebuilt = folder_digest(root).unwrap();
+        assert_ne!(rebuilt, first, "a rebuilt file is a new build");
+        std::fs::rename(root.join("dist/a.js"), root.join("dist/b.js")).unwrap();
+        assert_ne!(folder_digest(root).unwrap(), rebuilt, "names count too");
+    }
+
+    #[test]
+    fn a_build_installs_from_its_tarball_and_a_release_from_the_registry() {
+        let installs = Installs {
+            cache: PathBuf::from("/cache"),
+            probe_dir: PathBuf::from("/repo/node-probe"),
+            install_timeout: Duration::from_secs(1),
+            cancel: None,
+        };
+        let v = |s: &str| MastraVersion::parse(s).unwrap();
+        assert_eq!(installs.install_source(v("1.67.0")), "1.67.0");
+        assert_eq!(
+            installs.install_source(v("1.67.0-alpha.4")),
+            "1.67.0-alpha.4"
+        );
+        assert_eq!(
+            installs.install_source(v("1.67.0+8a28e80ae2e3747e")),
+            "file:/cache/builds/8a28e80ae2e3747e.tgz"
+        );
+        assert_eq!(
+            installs.install_dir(v("1.67.0+8a28e80ae2e3747e")),
+            PathBuf::from("/cache/mastra/1.67.0+8a28e80ae2e3747e")
+        );
+        let m: serde_json::Value = serde_json::from_str(&manifest("file:/x.tgz", &[])).unwrap();
+        assert_eq!(m["dependencies"]["@mastra/core"], "file:/x.tgz");
+        assert_eq!(m["dependencies"]["zod"], ZOD);
+    }
 
     #[test]
     fn node_versions_compare_by_major_and_minor() {

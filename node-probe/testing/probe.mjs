@@ -10,6 +10,9 @@
 //   hang              never answers
 //   hang-group FILE   ignores SIGTERM, starts a child that ignores it too,
 //                     writes "PROBE_PID CHILD_PID" to FILE, never answers
+//   deaf FILE         writes its pid to FILE, ignores SIGTERM and the end of
+//                     stdin, never answers: only the parent-death signal
+//                     ends it when the harness is SIGKILLed
 //   spin              blocks its event loop for good (it stops reading stdin)
 //   die               one request, then SIGKILLs itself
 //   die-once FILE     dies like `die` unless FILE exists (it creates it first)
@@ -83,6 +86,12 @@ async function run(seq, url, c) {
       writeFileSync(arg, `${process.pid} ${child.pid}`);
       return new Promise(() => {});
     }
+    case 'deaf':
+      process.on('SIGTERM', () => {});
+      process.stdin.removeAllListeners('end');
+      setInterval(() => {}, 1000);
+      writeFileSync(arg, `${process.pid}`);
+      return new Promise(() => {});
     case 'spin':
       process.on('SIGTERM', () => {});
       for (;;) {}

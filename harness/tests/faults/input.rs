@@ -22,6 +22,10 @@ pub fn scenarios() -> Vec<Scenario> {
             run: bad_flags,
         },
         Scenario {
+            name: "input/a-malformed-known-issues-ledger",
+            run: malformed_ledger,
+        },
+        Scenario {
             name: "input/flags-at-their-limits",
             run: flags_at_their_limits,
         },
@@ -419,8 +423,8 @@ fn bad_flags(t: &mut Tally) -> Check {
             "=>1.0.0",
         ),
         (
-            &["run", "--versions", "1.67.0-alpha.1", "--cases", case],
-            "1.67.0-alpha.1",
+            &["run", "--versions", "1.67.0-alpha..1", "--cases", case],
+            "1.67.0-alpha..1",
         ),
         (
             &["run", "--versions", "99999999999.0.0", "--cases", case],
@@ -458,8 +462,8 @@ fn bad_flags(t: &mut Tally) -> Check {
         ),
         (&["predict", case, "--mastra-version", "1.67"], r#""1.67""#),
         (
-            &["predict", case, "--mastra-version", "latest"],
-            r#""latest""#,
+            &["predict", case, "--mastra-version", "pinned"],
+            "--mastra-version pinned: names 3 versions; give one",
         ),
         (&["predict", case], "--mastra-version"),
         (
@@ -535,6 +539,48 @@ fn flags_at_their_limits(t: &mut Tally) -> Check {
             out.status.code(),
             text(&out)
         );
+    }
+    Ok(())
+}
+
+/// A `known-issues.json` that is not what the ledger must be is bad input
+/// (exit 2) naming the file and what is wrong, for every command that reads
+/// it; never "cannot start the capture listener" with exit 3.
+fn malformed_ledger(t: &mut Tally) -> Check {
+    let tries: &[(&str, &str)] = &[
+        ("{ not json", "not valid JSON"),
+        (r#"{"issues": 3}"#, "issues"),
+        (r#"{"issues": [{"id": 1}]}"#, "issues[0]"),
+    ];
+    for (text, mention) in tries {
+        // A repository of its own: the binary finds the ledger beside
+        // `node-probe/probe.mjs` in its working folder.
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("node-probe")).unwrap();
+        std::fs::write(dir.path().join("node-probe/probe.mjs"), "").unwrap();
+        let ledger = dir.path().join("known-issues.json");
+        std::fs::write(&ledger, text).unwrap();
+        for args in [
+            &["verify", "all", "--versions", "1.67.0"][..],
+            &["run", "--versions", "1.67.0", "--cases"][..],
+        ] {
+            t.bad_input();
+            let mut cmd = bin();
+            cmd.current_dir(dir.path()).args(args);
+            if args[0] == "run" {
+                cmd.arg(root().join("cases/report/rewrite-table.json"));
+            }
+            let out = cmd.output().unwrap();
+            no_panic(&out)?;
+            let err = String::from_utf8_lossy(&out.stderr);
+            check!(
+                out.status.code() == Some(2)
+                    && err.contains("known-issues.json")
+                    && err.contains(mention),
+                "{args:?} with a ledger of {text:?}: exit {:?}, expected the file and {mention:?} in:\n{err}",
+                out.status.code()
+            );
+        }
     }
     Ok(())
 }

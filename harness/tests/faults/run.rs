@@ -27,6 +27,10 @@ pub fn scenarios() -> Vec<Scenario> {
             run: sigterm_hung_group,
         },
         Scenario {
+            name: "run/sigkill-of-the-harness-ends-its-probes",
+            run: sigkill_ends_probes,
+        },
+        Scenario {
             name: "run/sigterm-while-a-probe-starts",
             run: sigterm_during_start,
         },
@@ -247,6 +251,10 @@ fn sigterm_hung_group(t: &mut Tally) -> Check {
     let hang = format!("hang-group {}", pids.display());
     let cases = case_dir(dir.path(), &["ok", hang.as_str(), "ok"]);
     let report = dir.path().join("report.json");
+    // `--bodies` writes each case's bodies the moment it finishes: the
+    // signal goes in once both neighbours are done, not after a guess at
+    // how long they take on a loaded machine.
+    let bodies = dir.path().join("bodies");
     let mut child = Spawned::start(
         bin()
             .envs(env)
@@ -260,14 +268,24 @@ fn sigterm_hung_group(t: &mut Tally) -> Check {
             ])
             .arg(&cases)
             .arg("--json")
-            .arg(&report),
+            .arg(&report)
+            .arg("--bodies")
+            .arg(&bodies),
         dir.path(),
     );
     check!(
         wait_for(Duration::from_secs(10), || pids.exists()),
         "the hanging case never started"
     );
-    std::thread::sleep(Duration::from_millis(500));
+    let finished = || {
+        std::fs::read_dir(&bodies)
+            .map(|d| d.flatten().count())
+            .unwrap_or(0)
+    };
+    check!(
+        wait_for(Duration::from_secs(20), || finished() >= 2),
+        "the two cases beside the hanging one never finished"
+    );
     t.inject(1);
     child.signal(libc::SIGTERM);
     let (code, _, stderr) = child.finish(Duration::from_secs(10))?;
@@ -298,6 +316,50 @@ fn sigterm_hung_group(t: &mut Tally) -> Check {
         .filter(|r| r.get("verdict").map(s).as_deref() == Some("as-modelled"))
         .count();
     t.lose(2usize.saturating_sub(finished) + damaged(&results));
+    Ok(())
+}
+
+/// SIGKILL of the harness itself, which runs no cleanup, while its probe
+/// hangs in a case and would ignore both SIGTERM and the end of its stdin:
+/// the kernel's parent-death signal ends the probe anyway.
+fn sigkill_ends_probes(t: &mut Tally) -> Check {
+    let dir = tempfile::tempdir().unwrap();
+    let env = fake_cache(dir.path(), None);
+    let pid_file = dir.path().join("probe.pid");
+    let deaf = format!("deaf {}", pid_file.display());
+    let cases = case_dir(dir.path(), &[deaf.as_str()]);
+    let mut child = Spawned::start(
+        bin()
+            .envs(env)
+            .args([
+                "run",
+                "--versions",
+                "1.67.0",
+                "--case-timeout",
+                "60",
+                "--cases",
+            ])
+            .arg(&cases),
+        dir.path(),
+    );
+    check!(
+        wait_for(Duration::from_secs(10), || pid_file.exists()),
+        "the deaf case never started"
+    );
+    let probe: u32 = std::fs::read_to_string(&pid_file)
+        .unwrap_or_default()
+        .trim()
+        .parse()
+        .map_err(|e| format!("the probe wrote no pid: {e}"))?;
+    check!(alive(probe), "the probe {probe} is not running");
+    t.inject(1);
+    child.signal(libc::SIGKILL);
+    let (code, _, _) = child.finish(Duration::from_secs(5))?;
+    check!(code.is_none(), "the harness was not killed: exit {code:?}");
+    check!(
+        wait_for(Duration::from_secs(5), || !alive(probe)),
+        "the probe {probe} outlived the SIGKILLed harness"
+    );
     Ok(())
 }
 

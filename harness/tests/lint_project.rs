@@ -1,0 +1,787 @@
+//! `lint --project` end to end: the fixture Mastra project
+//! (`harness/tests/fixtures/lint-project/`) copied into a temporary folder and
+//! installed there with `npm install --ignore-scripts` and a real
+//! `@mastra/core` (1.67.0, and the latest the registry serves), loaded by the
+//! real binary through real Node; and the npm packages, packed and installed
+//! from their tarballs into an empty folder, run through `npx`.
+
+mod common;
+
+use common::{bin, root, text};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+/// A copy of the fixture installed with `@mastra/core` at `core`.
+struct Installed {
+    dir: tempfile::TempDir,
+}
+
+impl Installed {
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        if entry.file_name() == "node_modules" {
+            continue;
+        }
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+fn install_fixture(core: &str) -> Installed {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(
+        &root().join("harness/tests/fixtures/lint-project"),
+        dir.path(),
+    );
+    let manifest = dir.path().join("package.json");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let pinned = "\"@mastra/core\": \"1.67.0\"";
+    assert!(
+        text.contains(pinned),
+        "the fixture's package.json pins 1.67.0"
+    );
+    std::fs::write(
+        &manifest,
+        text.replace(pinned, &format!("\"@mastra/core\": \"{core}\"")),
+    )
+    .unwrap();
+    npm(
+        dir.path(),
+        &["install", "--ignore-scripts", "--no-audit", "--no-fund"],
+    );
+    Installed { dir }
+}
+
+fn npm(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("npm")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("npm runs");
+    assert!(
+        out.status.success(),
+        "npm {} in {}: {}",
+        args.join(" "),
+        dir.display(),
+        text(&out)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn fixture_1_67() -> &'static Installed {
+    static ONCE: OnceLock<Installed> = OnceLock::new();
+    ONCE.get_or_init(|| install_fixture("1.67.0"))
+}
+
+/// The launcher and the linux-x64 package, packed from the test's binary the
+/// way `make npm` packs them, installed from the tarballs into an empty folder.
+fn npm_install() -> &'static (tempfile::TempDir, PathBuf) {
+    static ONCE: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        let work = tempfile::tempdir().unwrap();
+        let packed = work.path().join("npm");
+        let out = Command::new("node")
+            .arg(root().join("npm/pack.mjs"))
+            .args(["--out".as_ref(), packed.as_os_str()])
+            .args(["--launcher", "--platform", "linux-x64", "--binary"])
+            .arg(env!("CARGO_BIN_EXE_mastra-conform"))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "pack: {}", text(&out));
+        let tarballs: Vec<String> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(str::to_owned)
+            .collect();
+        assert_eq!(tarballs.len(), 2, "two tarballs: {tarballs:?}");
+        assert!(tarballs[0].ends_with("mastra-conform-0.1.0.tgz"));
+        assert!(tarballs[1].ends_with("mastra-conform-linux-x64-0.1.0.tgz"));
+        let empty = work.path().join("empty");
+        std::fs::create_dir(&empty).unwrap();
+        let mut args = vec!["install", "--no-audit", "--no-fund"];
+        args.extend(tarballs.iter().map(String::as_str));
+        npm(&empty, &args);
+        (work, empty)
+    })
+}
+
+fn npx(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new("npx")
+        .args(["--no", "mastra-conform"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("npx runs")
+}
+
+#[test]
+fn npm_tarballs_installed_together_run_lint_through_npx() {
+    let (_work, empty) = npm_install();
+    let launcher = empty.join("node_modules/mastra-conform/package.json");
+    let binary = empty.join("node_modules/@mastra-conform/linux-x64/bin/mastra-conform");
+    assert!(
+        launcher.is_file() && binary.is_file(),
+        "both packages installed"
+    );
+    let out = npx(empty, &["lint", "search.web", "search web", "ok_key"]);
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{shown}");
+    assert!(
+        shown.contains("\"search.web\" -> \"search_web\""),
+        "{shown}"
+    );
+    assert!(shown.contains("collision"), "{shown}");
+}
+
+fn fixture_latest() -> &'static Installed {
+    static ONCE: OnceLock<Installed> = OnceLock::new();
+    ONCE.get_or_init(|| install_fixture("latest"))
+}
+
+/// The version npm installed into a project.
+fn installed_core(dir: &Path) -> String {
+    let manifest =
+        std::fs::read_to_string(dir.join("node_modules/@mastra/core/package.json")).unwrap();
+    let v: serde_json::Value = serde_json::from_str(&manifest).unwrap();
+    v["version"].as_str().unwrap().to_string()
+}
+
+fn lint_project(dir: &Path, extra: &[&str]) -> std::process::Output {
+    bin()
+        .args(["lint", "--project"])
+        .arg(dir)
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+const SUPPORT: &str = "src/mastra/agents/support-agent.ts";
+const LONG_KEY: &str = "lookup_customer_order_history_and_recent_shipping_status_by_mail";
+
+/// Each of the fixture's problems, as the text report must show it: the
+/// severity, `file:line`, and what the line must say.
+fn expected_lines() -> Vec<(&'static str, String, &'static str)> {
+    vec![
+        (
+            "error",
+            format!("{SUPPORT}:12"),
+            "\"search web\" -> (not sent): collision",
+        ),
+        (
+            "error",
+            format!("{SUPPORT}:18"),
+            "toolChoice \"search.web\" names no tool that is sent",
+        ),
+        (
+            "warning",
+            format!("{SUPPORT}:11"),
+            "\"search.web\" -> \"search_web\": rewritten",
+        ),
+        (
+            "warning",
+            format!("{SUPPORT}:13"),
+            "\"1tool\" -> \"_1tool\": rewritten",
+        ),
+        ("warning", format!("{SUPPORT}:14"), "cut to 63 characters"),
+        (
+            "warning",
+            format!("{SUPPORT}:16"),
+            "\"agent-research.agent\" -> \"agent-research_agent\": rewritten",
+        ),
+    ]
+}
+
+fn assert_flags_every_key(dir: &Path) {
+    let out = lint_project(dir, &[]);
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{shown}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for (severity, at, says) in expected_lines() {
+        assert!(
+            stdout.lines().any(|l| l.trim_start().starts_with(severity)
+                && l.contains(&format!("{at}:"))
+                && l.contains(says)),
+            "no {severity} line at {at} saying {says:?}:\n{stdout}"
+        );
+    }
+    assert!(stdout.contains(LONG_KEY), "{stdout}");
+    assert!(
+        stdout.contains("register it in agents under the key \"research_agent\""),
+        "a sub-agent is fixed where it is registered: {stdout}"
+    );
+    // Grouped by agent, the one with errors first, its errors before its warnings.
+    let support = stdout
+        .find("agent supportAgent")
+        .expect("the support agent's group");
+    let research = stdout
+        .find("agent researchAgent")
+        .expect("the research agent's group");
+    assert!(support < research, "{stdout}");
+    let first_warning = stdout.find("  warning").unwrap();
+    assert!(stdout.rfind("  error").unwrap() < first_warning, "{stdout}");
+    let last = stdout.lines().last().unwrap();
+    let version = installed_core(dir);
+    assert!(
+        last.starts_with("2 agents, 7 tools: 2 errors, 4 warnings")
+            && last.contains(&format!("@mastra/core {version}")),
+        "summary line: {last}"
+    );
+}
+
+#[test]
+fn lint_project_flags_each_key_with_file_and_line_on_1_67_0() {
+    assert_flags_every_key(fixture_1_67().path());
+}
+
+#[test]
+fn lint_project_flags_each_key_with_file_and_line_on_the_latest() {
+    assert_flags_every_key(fixture_latest().path());
+}
+
+#[test]
+fn lint_project_json_carries_every_key_its_source_and_location() {
+    let dir = fixture_1_67().path();
+    let out = lint_project(dir, &["--json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["mastra"], "1.67.0");
+    assert_eq!(v["summary"]["errors"], 2);
+    let support = &v["agents"][0];
+    assert_eq!(support["registeredAs"], "supportAgent");
+    assert_eq!(support["route"]["provider"], "openai");
+    let tools = support["tools"].as_array().unwrap();
+    let column =
+        |k: &str| -> Vec<serde_json::Value> { tools.iter().map(|t| t[k].clone()).collect() };
+    assert_eq!(
+        column("key"),
+        [
+            "search.web",
+            "search web",
+            "1tool",
+            LONG_KEY,
+            "agent-research.agent"
+        ]
+    );
+    assert_eq!(column("source"), ["tool", "tool", "tool", "tool", "agent"]);
+    let lines: Vec<serde_json::Value> = tools.iter().map(|t| t["at"]["line"].clone()).collect();
+    assert_eq!(lines, [11, 12, 13, 14, 16]);
+    assert_eq!(tools[3]["sentAs"], &LONG_KEY[..63]);
+    assert_eq!(tools[1]["problem"], "collision");
+    let research = &v["agents"][1];
+    assert_eq!(research["route"]["kind"], "openai-compatible");
+    let keys: Vec<serde_json::Value> = research["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["key"].clone())
+        .collect();
+    assert_eq!(
+        keys,
+        ["notes", "workflow-digest"],
+        "the dynamic tools and the workflow"
+    );
+}
+
+/// The SARIF 2.1.0 schema, from a registry package that ships it
+/// (`@microsoft/jest-sarif`, pinned), unpacked into a temporary folder.
+fn sarif_schema() -> serde_json::Value {
+    let dir = tempfile::tempdir().unwrap();
+    let printed = npm(
+        dir.path(),
+        &[
+            "pack",
+            "@microsoft/jest-sarif@1.0.0-beta.0",
+            "--loglevel",
+            "error",
+        ],
+    );
+    let tarball = dir.path().join(printed.trim().lines().last().unwrap());
+    let out = Command::new("tar")
+        .arg("xzf")
+        .arg(&tarball)
+        .arg("-C")
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "tar: {}", text(&out));
+    let schema = dir
+        .path()
+        .join("package/lib/schemas/sarif-2.1.0-rtm.5.json");
+    let mut schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(schema).unwrap()).unwrap();
+    // The `language` patterns end in a lone `]`: a literal in ECMAScript
+    // regexes, an error to the Rust engine that checks patterns when the
+    // schema is compiled. Escaping it keeps their meaning exactly.
+    let escaped = escape_lone_brackets(&mut schema);
+    assert!(escaped >= 1, "the schema's language patterns were found");
+    schema
+}
+
+fn escape_lone_brackets(v: &mut serde_json::Value) -> usize {
+    const LONE: &str = "^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}]?$";
+    match v {
+        serde_json::Value::Object(members) => members
+            .iter_mut()
+            .map(|(k, v)| {
+                if k == "pattern" && v == LONE {
+                    *v = serde_json::json!(r"^[a-zA-Z]{2}|^[a-zA-Z]{2}-[a-zA-Z]{2}\]?$");
+                    1
+                } else {
+                    escape_lone_brackets(v)
+                }
+            })
+            .sum(),
+        serde_json::Value::Array(items) => items.iter_mut().map(escape_lone_brackets).sum(),
+        _ => 0,
+    }
+}
+
+#[test]
+fn sarif_validates_against_the_2_1_0_schema_and_places_each_problem() {
+    let dir = fixture_1_67().path();
+    let out_dir = tempfile::tempdir().unwrap();
+    let file = out_dir.path().join("lint.sarif");
+    let out = lint_project(dir, &["--sarif", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let log: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let schema = sarif_schema();
+    let validator = jsonschema::validator_for(&schema).expect("the SARIF schema compiles");
+    let errors: Vec<String> = validator
+        .iter_errors(&log)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "SARIF does not validate: {errors:#?}");
+    // And a broken log does not: the validation can fail.
+    let mut broken = log.clone();
+    broken["runs"][0]["results"][0]["level"] = serde_json::json!("fatal");
+    assert!(
+        !validator.is_valid(&broken),
+        "the schema rejects an unknown level"
+    );
+
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 6, "{results:#?}");
+    let placed: Vec<(String, String, u64)> = results
+        .iter()
+        .map(|r| {
+            let loc = &r["locations"][0]["physicalLocation"];
+            (
+                r["level"].as_str().unwrap().to_string(),
+                loc["artifactLocation"]["uri"].as_str().unwrap().to_string(),
+                loc["region"]["startLine"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    for (severity, at, _) in expected_lines() {
+        let (file, line) = at.rsplit_once(':').unwrap();
+        assert!(
+            placed
+                .iter()
+                .any(|(l, u, n)| l == severity && u == file && n.to_string() == line),
+            "no {severity} result at {at}: {placed:?}"
+        );
+    }
+}
+
+/// A copy of the fixture's sources sharing an installed `node_modules`,
+/// with `edit` applied to it.
+fn variant(installed: &Installed, edit: impl FnOnce(&Path)) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(
+        &root().join("harness/tests/fixtures/lint-project"),
+        dir.path(),
+    );
+    std::os::unix::fs::symlink(
+        installed.path().join("node_modules"),
+        dir.path().join("node_modules"),
+    )
+    .unwrap();
+    edit(dir.path());
+    dir
+}
+
+fn append(file: &Path, text: &str) {
+    let mut s = std::fs::read_to_string(file).unwrap();
+    s.push_str(text);
+    std::fs::write(file, s).unwrap();
+}
+
+/// One clear line on stderr, the exit status, and no panic.
+fn assert_one_error(out: &std::process::Output, status: i32, says: &str) {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(status), "{}", text(out));
+    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    assert_eq!(lines.len(), 1, "one line: {stderr}");
+    assert!(
+        lines[0].starts_with("error: ") && lines[0].contains(says),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn a_project_never_installed_is_one_error_with_exit_2() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(
+        &root().join("harness/tests/fixtures/lint-project"),
+        dir.path(),
+    );
+    assert_one_error(
+        &lint_project(dir.path(), &[]),
+        2,
+        "is not installed: no node_modules",
+    );
+}
+
+#[test]
+fn a_project_without_mastra_core_is_one_error_with_exit_2() {
+    let installed = fixture_1_67();
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(
+        &root().join("harness/tests/fixtures/lint-project"),
+        dir.path(),
+    );
+    std::fs::create_dir(dir.path().join("node_modules")).unwrap();
+    std::os::unix::fs::symlink(
+        installed.path().join("node_modules/zod"),
+        dir.path().join("node_modules/zod"),
+    )
+    .unwrap();
+    assert_one_error(
+        &lint_project(dir.path(), &[]),
+        2,
+        "@mastra/core is not installed",
+    );
+}
+
+#[test]
+fn a_mastra_core_older_than_1_0_is_one_error_with_exit_2() {
+    // A real 0.x release, installed as a user would have it.
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(
+        &root().join("harness/tests/fixtures/lint-project"),
+        dir.path(),
+    );
+    let manifest = dir.path().join("package.json");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(&manifest, text.replace("\"1.67.0\"", "\"0.24.9\"")).unwrap();
+    npm(
+        dir.path(),
+        &["install", "--ignore-scripts", "--no-audit", "--no-fund"],
+    );
+    assert_eq!(installed_core(dir.path()), "0.24.9");
+    assert_one_error(
+        &lint_project(dir.path(), &[]),
+        2,
+        "is @mastra/core 0.24.9; lint --project needs 1.0 or later",
+    );
+}
+
+#[test]
+fn an_entry_that_throws_is_one_error_with_exit_2() {
+    let dir = variant(fixture_1_67(), |d| {
+        append(
+            &d.join("src/mastra/index.ts"),
+            "\nthrow new Error('DATABASE_URL is not set');\n",
+        )
+    });
+    assert_one_error(
+        &lint_project(dir.path(), &[]),
+        2,
+        "src/mastra/index.ts threw while loading: DATABASE_URL is not set",
+    );
+}
+
+#[test]
+fn an_entry_without_a_mastra_instance_is_one_error_with_exit_2() {
+    let dir = variant(fixture_1_67(), |d| {
+        std::fs::write(
+            d.join("src/mastra/other.ts"),
+            "export const agents: string[] = [];\n",
+        )
+        .unwrap()
+    });
+    let out = lint_project(dir.path(), &["--entry", "src/mastra/other.ts"]);
+    assert_one_error(
+        &out,
+        2,
+        "src/mastra/other.ts exports no Mastra instance (exports: agents)",
+    );
+}
+
+#[test]
+fn an_agent_whose_tools_function_throws_is_one_error_with_exit_2() {
+    let dir = variant(fixture_1_67(), |d| {
+        let file = d.join("src/mastra/agents/research-agent.ts");
+        let s = std::fs::read_to_string(&file).unwrap();
+        let s = s
+            .replace(
+                "=> ({",
+                "=> { if (!requestContext.get('tenant')) throw new Error('no tenant in the request context'); return ({",
+            )
+            .replace("  }),\n  workflows", "  }); },\n  workflows");
+        assert!(s.contains("throw new Error") && s.contains("}); },"), "{s}");
+        std::fs::write(&file, s).unwrap();
+    });
+    assert_one_error(
+        &lint_project(dir.path(), &[]),
+        2,
+        "agent \"researchAgent\": its tools function threw: no tenant in the request context",
+    );
+}
+
+#[test]
+fn a_missing_entry_is_one_error_with_exit_2() {
+    let out = lint_project(fixture_1_67().path(), &["--entry", "src/nope.ts"]);
+    assert_one_error(&out, 2, "src/nope.ts: no such entry file");
+}
+
+/// Loading runs the project's code with no credentials and no way out: a
+/// planted API key is not seen, a request is refused and reported; a key the
+/// user passes with --env-file is seen.
+#[test]
+fn the_project_runs_isolated_unless_given_an_env_file() {
+    let dir = variant(fixture_1_67(), |d| {
+        append(
+            &d.join("src/mastra/index.ts"),
+            "\nawait fetch('https://api.openai.com/v1/models').catch(() => undefined);\n\
+             if (process.env.OPENAI_API_KEY) throw new Error('saw OPENAI_API_KEY');\n",
+        )
+    });
+    let out = bin()
+        .args(["lint", "--project"])
+        .arg(dir.path())
+        .env("OPENAI_API_KEY", "sk-planted")
+        .output()
+        .unwrap();
+    let shown = text(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "no credential seen, the lint ran: {shown}"
+    );
+    assert!(
+        shown
+            .contains("tried 1 outgoing request(s), all refused: https://api.openai.com/v1/models"),
+        "{shown}"
+    );
+    let env = dir.path().join(".env.lint");
+    std::fs::write(&env, "OPENAI_API_KEY=sk-from-the-user\n").unwrap();
+    let out = lint_project(dir.path(), &["--env-file", env.to_str().unwrap()]);
+    assert_one_error(&out, 2, "saw OPENAI_API_KEY");
+}
+
+#[test]
+fn npx_runs_lint_project_from_the_packed_tarballs() {
+    let (_work, empty) = npm_install();
+    let project = fixture_1_67().path().to_str().unwrap().to_string();
+    let out = npx(empty, &["lint", "--project", &project]);
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{shown}");
+    assert!(shown.contains(&format!("{SUPPORT}:12")), "{shown}");
+    assert!(
+        shown.contains("2 agents, 7 tools: 2 errors, 4 warnings"),
+        "{shown}"
+    );
+}
+
+/// A variant whose `node_modules` holds the installed fixture's packages
+/// (each a link) and, when `with_tsx`, a real tsx installed apart.
+fn variant_with_own_modules(with_tsx: bool, edit: impl FnOnce(&Path)) -> tempfile::TempDir {
+    let installed = fixture_1_67();
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(
+        &root().join("harness/tests/fixtures/lint-project"),
+        dir.path(),
+    );
+    let modules = dir.path().join("node_modules");
+    std::fs::create_dir(&modules).unwrap();
+    for entry in std::fs::read_dir(installed.path().join("node_modules")).unwrap() {
+        let entry = entry.unwrap();
+        std::os::unix::fs::symlink(entry.path(), modules.join(entry.file_name())).unwrap();
+    }
+    if with_tsx {
+        std::os::unix::fs::symlink(tsx().path().join("node_modules/tsx"), modules.join("tsx"))
+            .unwrap();
+    }
+    edit(dir.path());
+    dir
+}
+
+/// tsx installed on its own; linked into variants, it resolves its own
+/// dependencies from where it really is.
+fn tsx() -> &'static tempfile::TempDir {
+    static ONCE: OnceLock<tempfile::TempDir> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("package.json"), "{\"private\":true}\n").unwrap();
+        npm(
+            dir.path(),
+            &[
+                "install",
+                "--ignore-scripts",
+                "--no-audit",
+                "--no-fund",
+                "tsx@4.23.15",
+            ],
+        );
+        dir
+    })
+}
+
+/// An enum: TypeScript that Node's type stripping refuses.
+fn add_an_enum(dir: &Path) {
+    append(
+        &dir.join("src/mastra/agents/support-agent.ts"),
+        "\nexport enum Tier { Free, Paid }\n",
+    );
+}
+
+#[test]
+fn typescript_node_cannot_strip_loads_through_the_projects_own_tsx() {
+    let dir = variant_with_own_modules(true, add_an_enum);
+    let out = lint_project(dir.path(), &[]);
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{shown}");
+    assert!(shown.contains(&format!("{SUPPORT}:12")), "{shown}");
+    assert!(shown.contains("loaded with tsx)"), "{shown}");
+}
+
+#[test]
+fn typescript_node_cannot_strip_without_tsx_is_one_error_naming_what_is_missing() {
+    let dir = variant_with_own_modules(false, add_an_enum);
+    assert_one_error(
+        &lint_project(dir.path(), &[]),
+        2,
+        "ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX: TypeScript enum is not supported in strip-only mode); install tsx in the project (npm install -D tsx)",
+    );
+}
+
+#[test]
+fn plain_lint_prints_only_problems_unless_all_and_ends_with_a_summary() {
+    let run = |extra: &[&str]| {
+        let out = bin()
+            .args(["lint", "search.web", "weather", "forecast"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let problems = run(&[]);
+    assert_eq!(problems.lines().count(), 2, "{problems}");
+    assert!(
+        problems.starts_with("warning \"search.web\" -> \"search_web\""),
+        "{problems}"
+    );
+    assert!(!problems.contains("\"weather\""), "{problems}");
+    assert_eq!(
+        problems.lines().last(),
+        Some("3 keys, 0 names: 0 errors, 1 warnings, 2 ok")
+    );
+    let all = run(&["--all"]);
+    assert_eq!(all.lines().count(), 4, "{all}");
+    assert!(
+        all.contains("ok      \"weather\" -> \"weather\": ok"),
+        "{all}"
+    );
+}
+
+#[test]
+fn a_relative_project_path_and_entry_are_taken_from_where_the_user_is() {
+    let dir = fixture_1_67().path();
+    let out = bin()
+        .current_dir(dir.parent().unwrap())
+        .args(["lint", "--project"])
+        .arg(dir.file_name().unwrap())
+        .args(["--entry", "src/mastra/index.ts"])
+        .output()
+        .unwrap();
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{shown}");
+    assert!(shown.contains(&format!("{SUPPORT}:12")), "{shown}");
+}
+
+/// Memory tools reach the record (Mastra adds them only to a call with a
+/// thread or resource, which the loader names), and a default `activeTools`
+/// naming a registered key that is rewritten is an error at its line.
+#[test]
+fn memory_tools_and_default_active_tools_are_judged() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(
+        &root().join("harness/tests/fixtures/lint-project"),
+        dir.path(),
+    );
+    let manifest = dir.path().join("package.json");
+    let text_of = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(
+        &manifest,
+        text_of.replace(
+            "\"@mastra/core\": \"1.67.0\"",
+            "\"@mastra/core\": \"latest\", \"@mastra/memory\": \"latest\"",
+        ),
+    )
+    .unwrap();
+    let agent = dir.path().join("src/mastra/agents/research-agent.ts");
+    let source = std::fs::read_to_string(&agent)
+        .unwrap()
+        .replace(
+            "import { Agent } from '@mastra/core/agent';",
+            "import { Agent } from '@mastra/core/agent';\nimport { Memory } from '@mastra/memory';",
+        )
+        .replace(
+            "  workflows: { digest: digestWorkflow },",
+            "  workflows: { digest: digestWorkflow },\n  memory: new Memory({ options: { workingMemory: { enabled: true } } }),\n  defaultOptions: { activeTools: ['notes', 'search.web'] },",
+        );
+    std::fs::write(&agent, &source).unwrap();
+    let active_line = source
+        .lines()
+        .position(|l| l.contains("activeTools"))
+        .unwrap()
+        + 1;
+    npm(
+        dir.path(),
+        &["install", "--ignore-scripts", "--no-audit", "--no-fund"],
+    );
+    let out = lint_project(dir.path(), &["--json"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let research = &v["agents"][1];
+    let tools: Vec<(String, String)> = research["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["key"].as_str().unwrap().to_string(),
+                t["source"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert!(
+        tools.contains(&("updateWorkingMemory".into(), "memory".into())),
+        "{tools:?}"
+    );
+    let findings = research["findings"].as_array().unwrap();
+    assert!(
+        findings
+            .iter()
+            .any(|f| f["rule"] == "active-tools-names-no-tool-sent"
+                && f["subject"] == "search.web"
+                && f["at"]["line"] == active_line),
+        "{findings:#?}"
+    );
+}
