@@ -12,6 +12,10 @@ use crate::versions::spec::MastraVersion;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+/// What one version loaded: `@mastra/core`'s and zod's versions, then each
+/// package installed beside them for the other tool sources (name, version).
+pub type Loaded = (String, String, Vec<(String, String)>);
+
 /// What a run was: enough to reproduce it.
 #[derive(Debug, Clone, Default)]
 pub struct RunInfo {
@@ -20,7 +24,7 @@ pub struct RunInfo {
     pub node: String,
     pub versions: Vec<MastraVersion>,
     /// Per version: what the probe said it loaded (`@mastra/core`, zod).
-    pub resolved: BTreeMap<MastraVersion, (String, String, Vec<(String, String)>)>,
+    pub resolved: BTreeMap<MastraVersion, Loaded>,
     pub seed: Option<u64>,
     pub command: String,
     pub interrupted: bool,
