@@ -593,9 +593,13 @@ fn run(case: &Case, rel: &Release) -> Result<Projection, String> {
         }
         let mut sub_agent_text = None;
         if sub_agents == 1 {
+            // The sub-agent borrows the parent's memory (`__setMemory`) and
+            // is called with its thread and resource, so working memory's
+            // tool is its one tool (found by the fuzzer, seed 1 case 986).
+            let working_memory = case.sources.memory.is_some_and(|m| m.working_memory);
             p.requests.push(RequestView {
-                tools: None,
-                tool_choice: None,
+                tools: working_memory.then(|| vec![JsString::from(sources::WORKING_MEMORY_KEY)]),
+                tool_choice: working_memory.then(|| Json::str("auto")),
                 history: Vec::new(),
             });
             match next_reply() {
@@ -618,6 +622,7 @@ fn run(case: &Case, rel: &Release) -> Result<Projection, String> {
                     Runs::Fails(text) => text.clone(),
                     Runs::SubAgent { key, .. } => sources::sub_agent_result(
                         rel,
+                        matches!(r, Resolved::Run { by_name: true, .. }),
                         key,
                         sub_agent_text.as_ref().unwrap_or(&JsString::new()),
                     ),

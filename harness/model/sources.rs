@@ -136,9 +136,12 @@ pub const UUID: &str = "<uuid>";
 /// text, the sub-agent's thread id (a fresh UUID) and resource id
 /// (`${slugify(agent.id)}-${key}`, the probe's agent id being `probe`), plus
 /// the sub-agent's tool results from `SUB_AGENT_TOOL_RESULTS`; from it,
-/// `toModelOutput` sends the text alone.
-pub fn sub_agent_result(rel: &Release, key: &JsString, text: &JsString) -> JsString {
-    if rel.sub_agent_text_only {
+/// `toModelOutput` sends the text alone, but only for a call found under its
+/// own name: a call found by the tool's id (`agent-KEY` where the sent name
+/// is rewritten) still gets the whole output (found by the fuzzer, seed 1
+/// case 2186 on 1.67.0).
+pub fn sub_agent_result(rel: &Release, by_name: bool, key: &JsString, text: &JsString) -> JsString {
+    if rel.sub_agent_text_only && by_name {
         return text.clone();
     }
     let mut members = vec![
