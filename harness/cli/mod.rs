@@ -5,6 +5,7 @@
 //! and the functions here print them and map them to an `Exit`.
 
 mod bisect;
+mod cache;
 mod diff;
 mod fuzz;
 mod lint;
@@ -39,6 +40,11 @@ pub struct ProbeFlags {
     /// Cases in flight per probe (1 to 256).
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=256))]
     pub concurrency: u16,
+    /// Probes (Node processes) at once, shared by the versions of a run; a
+    /// version with many cases gets several, versions with few run side by
+    /// side (1 to 64; default: one per available core).
+    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub probes: Option<u16>,
     /// Seconds one case may take before its probe is ended (at least 1).
     #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..))]
     pub case_timeout: u64,
@@ -363,6 +369,15 @@ pub enum Command {
         #[command(flatten)]
         probe: ProbeFlags,
     },
+    /// What the version cache holds (`status`), or make it smaller (`prune`).
+    Cache {
+        #[command(subcommand)]
+        action: CacheAction,
+        /// The version cache (default: $MASTRA_CONFORM_CACHE, else
+        /// $XDG_CACHE_HOME/mastra-conform, else ~/.cache/mastra-conform).
+        #[arg(long, global = true)]
+        cache: Option<PathBuf>,
+    },
     /// Render JUnit, Markdown and HTML from a report.json or results.jsonl.
     Report {
         input: PathBuf,
@@ -373,11 +388,31 @@ pub enum Command {
     Compare { old: PathBuf, new: PathBuf },
 }
 
+#[derive(Debug, Subcommand)]
+pub enum CacheAction {
+    /// Every install (kind, last use, the bytes only it holds), the shared
+    /// store, the tools, and the total on disk (hard links counted once).
+    Status,
+    /// Remove installs, npm installs from before the store, and the store
+    /// files no install links any more. Pinned versions are always kept.
+    Prune {
+        /// Keep only the N most recently used registry versions.
+        #[arg(long)]
+        keep: Option<usize>,
+        /// Also remove builds (installs of tarballs and folders).
+        #[arg(long)]
+        drop_builds: bool,
+    },
+}
+
 impl ProbeFlags {
     /// The run's settings: defaults, then these flags.
     fn config(&self) -> Config {
         let mut c = Config::new(&repo_root());
         c.pool.concurrency = usize::from(self.concurrency);
+        if let Some(n) = self.probes {
+            c.pool.probes = usize::from(n);
+        }
         // A timeout beyond any real run is a timeout of "never": clamp it to
         // a day rather than overflow an `Instant` later.
         c.pool.case_timeout = Duration::from_secs(self.case_timeout.min(86_400));
@@ -496,6 +531,7 @@ fn execute(command: Command) -> Result<Exit, Failure> {
         } => runs::plan_shards(versions, select.selection(), shards),
         Command::Merge { reports, out } => runs::merge(&reports, &out),
         Command::Report { input, out } => runs::report(&input, &out),
+        Command::Cache { action, cache } => cache::cache(action, cache),
         Command::Compare { old, new } => runs::compare(&old, &new),
         Command::Fuzz {
             seed,

@@ -4,7 +4,8 @@
 //! `cases.mjs`, in one Node process against an in-process HTTP server, with
 //! no process boundary, no line protocol, no Rust listener, no model and no
 //! comparison. The harness runs the same workload through the whole pipeline
-//! (`Session::run_version`). Both rates exclude the one-off import of
+//! (`Session::run_version`), on 1, 2, .. `--probes` probes (the scaling
+//! with the cores); its rate is the last one's. Both rates exclude the one-off import of
 //! Mastra (the ceiling does not time it; for the harness it is subtracted and
 //! reported on its own), so the ratio measures what the pipeline costs per
 //! case.
@@ -22,6 +23,8 @@ pub struct BenchResult {
     pub version: MastraVersion,
     pub cases: usize,
     pub concurrency: usize,
+    /// Cases per second with 1, 2, .. `--probes` probes (start-up excluded).
+    pub scaling: Vec<(usize, f64)>,
     pub install: Duration,
     pub startup: Duration,
     pub harness_seconds: f64,
@@ -45,7 +48,7 @@ impl BenchResult {
              fixed costs: install {:.2}s (0 when cached), probe start (Node + import) {:.2}s\n\
              harness  {:>7.1} cases/s  ({:.2}s, whole pipeline: probe, listener, model, compare)\n\
              ceiling  {:>7.1} cases/s  (in-process Node loop, in-process server)\n\
-             ratio    {:>7.2}  (target >= 0.80)\n",
+             ratio    {:>7.2}  with {} probe(s) (target >= 1.6 on 2 cores)\n{}",
             self.version,
             self.cases,
             self.concurrency,
@@ -54,7 +57,15 @@ impl BenchResult {
             self.harness_rate,
             self.harness_seconds,
             self.ceiling_rate,
-            self.ratio()
+            self.ratio(),
+            self.scaling.last().map_or(1, |s| s.0),
+            self.scaling
+                .iter()
+                .map(|(n, rate)| format!(
+                    "probes {n:>2}  {rate:>7.1} cases/s  ratio {:.2}\n",
+                    rate / self.ceiling_rate.max(1e-9)
+                ))
+                .collect::<String>()
         )
     }
 
@@ -69,6 +80,21 @@ impl BenchResult {
             ("harnessCasesPerSecond", n(self.harness_rate)),
             ("ceilingCasesPerSecond", n(self.ceiling_rate)),
             ("ratio", n(self.ratio())),
+            (
+                "scaling",
+                Json::Array(
+                    self.scaling
+                        .iter()
+                        .map(|(p, rate)| {
+                            Json::object([
+                                ("probes", Json::int(*p as i64)),
+                                ("casesPerSecond", n(*rate)),
+                                ("ratio", n(rate / self.ceiling_rate.max(1e-9))),
+                            ])
+                        })
+                        .collect(),
+                ),
+            ),
             ("notAsModelled", Json::int(self.not_as_modelled as i64)),
         ])
     }
@@ -87,32 +113,49 @@ pub fn bench(
         .map_err(|o| o.infra_detail().unwrap_or_default())?;
     let install = began.elapsed();
 
+    // The same workload on 1, 2, .. `--probes` probes: how the harness
+    // scales with the cores (each rate without its probes' start-up).
+    let budget = session.config.pool.probes.max(1);
+    let mut scaling = Vec::new();
     let mut not_as_modelled = 0;
-    let t = Instant::now();
-    let stats = session.run_version(version, workload, |r| {
-        if !matches!(
-            r.verdict,
-            crate::judge::compare::Verdict::AsModelled | crate::judge::compare::Verdict::Unmodelled
-        ) {
-            not_as_modelled += 1;
+    let (mut harness_seconds, mut startup) = (0.0, Duration::ZERO);
+    for probes in 1..=budget {
+        session.config.pool.probes = probes;
+        let mut wrong = 0;
+        let t = Instant::now();
+        let stats = session.run_version(version, workload, |r| {
+            if !matches!(
+                r.verdict,
+                crate::judge::compare::Verdict::AsModelled
+                    | crate::judge::compare::Verdict::Unmodelled
+            ) {
+                wrong += 1;
+            }
+        });
+        let wall = t.elapsed();
+        if let Some(outcome) = stats.outcome {
+            session.config.pool.probes = budget;
+            return Err(outcome);
         }
-    });
-    let wall = t.elapsed();
-    if let Some(outcome) = stats.outcome {
-        return Err(outcome);
+        // Probes start side by side: the longest start is what the wall
+        // clock held, about the total over the probes that ran.
+        startup = stats.pool.startup_total / stats.pool.probes.max(1);
+        harness_seconds = wall.saturating_sub(startup).as_secs_f64();
+        scaling.push((probes, workload.len() as f64 / harness_seconds.max(1e-9)));
+        not_as_modelled = not_as_modelled.max(wrong);
     }
-    let startup = stats.pool.startup_total;
-    let harness_seconds = (wall.saturating_sub(startup)).as_secs_f64();
+    session.config.pool.probes = budget;
 
     let ceiling_rate = ceiling_rate(session, version, workload)?;
     Ok(BenchResult {
         version,
         cases: workload.len(),
         concurrency: session.config.pool.concurrency,
+        scaling: scaling.clone(),
         install,
         startup,
         harness_seconds,
-        harness_rate: workload.len() as f64 / harness_seconds.max(1e-9),
+        harness_rate: scaling.last().map_or(0.0, |s| s.1),
         ceiling_rate,
         not_as_modelled,
     })

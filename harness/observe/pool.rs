@@ -1,40 +1,41 @@
-//! Scheduling many cases over one version's probe: `run_cases`.
+//! Running many cases of one version over several probes: `run_cases`.
 //!
-//! In: cases, an installed version, the capture listener. Out: one
-//! `Observation` per case, handed to a callback the moment it completes (so a
-//! run that is interrupted keeps what finished).
+//! In: cases, an installed version, the capture listener, how many probes.
+//! Out: one `Observation` per case, handed to a callback the moment it
+//! completes (so a run that is interrupted keeps what finished).
 //!
-//! Up to `concurrency` cases are in flight in one Node process. A crash or a
-//! hang cannot be pinned on one case while several run (one case that
-//! blocks the event loop makes all of them late), so when the probe dies, or
-//! a case passes its deadline, with several in flight, the probe is ended as
-//! a whole process group and every case it was running becomes a suspect,
-//! run again alone on a fresh probe. A case alone past its deadline is the
-//! timeout; a case that kills the probe alone is retried once, and recorded
-//! as the crash the second time. Its neighbours get their real results. A
-//! probe that dies `MAX_FUTILE_DEATHS` times without a case finishing in
-//! between ends this version's run with an error instead of a restart loop.
-//! Every `ping_every` cases the probe's memory is read, and a probe over
-//! `recycle_rss` is replaced between cases.
+//! The cases wait in one queue (`Deal`) shared by the version's probes;
+//! each probe, on its own thread, takes what its `PoolMachine` has room for,
+//! so a probe slowed by a retry or a recycle takes less and none idles while
+//! cases wait. The rules (suspects, retries, timeouts, recycling, giving up)
+//! are the machine's (`machine.rs`, unit-tested without processes); this
+//! file only carries out its actions on real probes and the listener.
 //!
 //! A result is trusted only if every request the probe counted for the case
 //! reached the listener, and none went anywhere but the case's model URL;
 //! otherwise the case is a fault that says what went missing.
 
+use super::machine::{Action, Ending, Event, Limits, PoolMachine};
 use super::probe::{Answer, Hello, Probe, ProbeCommand, ProbeError};
 use crate::case::Case;
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::observation::Observation;
 use crate::observe::capture::Listener;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc;
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 #[derive(Debug, Clone)]
 pub struct PoolConfig {
+    /// Cases in flight per probe.
     pub concurrency: usize,
+    /// Probes this version's cases are dealt across (`run::schedule`
+    /// picks it from `--probes` and the version's case count).
+    pub probes: usize,
     pub case_timeout: Duration,
     pub ping_every: usize,
     pub recycle_rss: u64,
@@ -44,6 +45,7 @@ impl Default for PoolConfig {
     fn default() -> Self {
         PoolConfig {
             concurrency: 8,
+            probes: 1,
             case_timeout: Duration::from_secs(30),
             ping_every: 500,
             recycle_rss: 1536 << 20,
@@ -51,10 +53,30 @@ impl Default for PoolConfig {
     }
 }
 
+impl PoolConfig {
+    fn limits(&self) -> Limits {
+        Limits {
+            concurrency: self.concurrency,
+            case_timeout: self.case_timeout,
+            ping_every: self.ping_every,
+            recycle_rss: self.recycle_rss,
+            max_futile_deaths: super::machine::MAX_FUTILE_DEATHS,
+        }
+    }
+}
+
+/// The cores this process may use (its affinity mask and cgroup quota, as
+/// the standard library reads them), at least 1.
+pub fn available_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
+}
+
 /// What running the cases cost, for the report and `make bench`.
 #[derive(Debug, Clone, Default)]
 pub struct PoolStats {
     pub hello: Option<Hello>,
+    /// Probes that ran this version's cases side by side.
+    pub probes: u32,
     pub starts: u32,
     pub startup_total: Duration,
     pub restarts_after_crash: u32,
@@ -62,32 +84,61 @@ pub struct PoolStats {
     pub recycled: u32,
     pub garbage_lines: u64,
     pub max_rss: u64,
+    /// Wall time from the first probe's start to the last one's end.
     pub busy: Duration,
 }
 
-/// Sequence numbers are unique per harness process, so one listener can
-/// serve several pools and a retried case never sees an old capture.
-static NEXT_SEQ: AtomicU64 = AtomicU64::new(1);
-
-/// Probe deaths with no case finished in between, after which the version's
-/// run gives up: enough to pin two poison cases in a row (a shared crash,
-/// then two alone for each), few enough that a probe that dies whatever it
-/// runs costs seconds, not a restart per case.
-pub const MAX_FUTILE_DEATHS: u32 = 6;
-
-/// How long a case may run when its timeout would overflow the clock: a
-/// `--case-timeout` of `u64::MAX` seconds means "never", not a panic.
-const FOREVER: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
-
-struct InFlight {
-    index: usize,
-    deadline: Instant,
+impl PoolStats {
+    /// Fold in the figures of another probe of the same version.
+    fn absorb(&mut self, other: PoolStats) {
+        if self.hello.is_none() {
+            self.hello = other.hello;
+        }
+        self.probes += other.probes;
+        self.starts += other.starts;
+        self.startup_total += other.startup_total;
+        self.restarts_after_crash += other.restarts_after_crash;
+        self.restarts_after_timeout += other.restarts_after_timeout;
+        self.recycled += other.recycled;
+        self.garbage_lines += other.garbage_lines;
+        self.max_rss = self.max_rss.max(other.max_rss);
+    }
 }
 
-/// Run `cases` on the probe for `install`; call `emit(index, observation)` as
-/// each completes. Cases left when `stop` is raised are not run and not
-/// emitted. An error means no probe could be started (or kept alive); the
-/// cases not emitted then have no result, and the caller says why.
+/// Sequence numbers are unique per harness process, so one listener can
+/// serve every probe and a retried case never sees an old capture.
+static NEXT_SEQ: AtomicU64 = AtomicU64::new(1);
+
+fn next_seq() -> u64 {
+    NEXT_SEQ.fetch_add(1, Ordering::Relaxed)
+}
+
+/// The cases of one version not yet taken by a probe.
+struct Deal(Mutex<VecDeque<usize>>);
+
+impl Deal {
+    fn is_empty(&self) -> bool {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .is_empty()
+    }
+
+    fn take(&self, room: usize) -> Vec<usize> {
+        let mut q = self
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let n = room.min(q.len());
+        q.drain(..n).collect()
+    }
+}
+
+/// Run `cases` on `cfg.probes` probes of `install`; call `emit(index,
+/// observation)` as each completes. Cases left when `stop` is raised are
+/// not run and not emitted. An error means a probe could not be started (or
+/// kept alive); the cases not emitted then have no result, and the caller
+/// says why. Probes that did start keep running what is left.
 pub fn run_cases(
     cmd: &ProbeCommand,
     install: &Path,
@@ -97,166 +148,277 @@ pub fn run_cases(
     stop: &AtomicBool,
     mut emit: impl FnMut(usize, Observation),
 ) -> Result<PoolStats, ProbeError> {
-    let mut stats = PoolStats::default();
     let began = Instant::now();
-    let mut probe = start(cmd, install, stop, &mut stats)?;
-    let mut queue: VecDeque<usize> = (0..cases.len()).collect();
-    let mut suspects: VecDeque<usize> = VecDeque::new();
-    let mut crashes_seen: HashMap<usize, u32> = HashMap::new();
-    let mut in_flight: HashMap<u64, InFlight> = HashMap::new();
-    let mut since_ping = 0usize;
-    let mut recycle_wanted = false;
-    let mut futile_deaths = 0u32;
-    let case_timeout = cfg.case_timeout.min(FOREVER);
-
-    while !queue.is_empty() || !suspects.is_empty() || !in_flight.is_empty() {
-        if stop.load(Ordering::SeqCst) {
-            for (seq, _) in in_flight.drain() {
-                listener.take(seq);
-            }
-            break;
+    let deal = Deal(Mutex::new((0..cases.len()).collect()));
+    let probes = cfg.probes.clamp(1, cases.len().max(1));
+    let (tx, rx) = mpsc::channel::<(usize, Observation)>();
+    let mut emitted = 0usize;
+    let outcomes: Vec<Result<PoolStats, ProbeError>> = std::thread::scope(|s| {
+        let workers: Vec<_> = (0..probes)
+            .map(|_| {
+                let tx = tx.clone();
+                let deal = &deal;
+                s.spawn(move || drive(cmd, install, listener, cases, deal, cfg, stop, &tx))
+            })
+            .collect();
+        drop(tx);
+        // Results reach the caller on this thread, as they complete.
+        for (index, observation) in rx {
+            emitted += 1;
+            emit(index, observation);
         }
-        // Recycle only between cases: let the in-flight ones finish first.
-        if recycle_wanted && in_flight.is_empty() {
-            probe.shutdown();
-            stats.recycled += 1;
-            probe = start(cmd, install, stop, &mut stats)?;
-            recycle_wanted = false;
-        }
-        while !recycle_wanted && in_flight.len() < cfg.concurrency.max(1) {
-            // A suspect runs alone, so that a second crash is its own.
-            let next = if suspects.is_empty() {
-                queue.pop_front().map(|i| (i, false))
-            } else if in_flight.is_empty() {
-                suspects.pop_front().map(|i| (i, true))
-            } else {
-                None
-            };
-            let Some((index, alone)) = next else {
-                break;
-            };
-            let case = cases[index];
-            let seq = NEXT_SEQ.fetch_add(1, Ordering::Relaxed);
-            listener.register(seq, case.replies.clone());
-            if probe
-                .send_run(seq, &listener.url_for(seq), &case.raw)
-                .is_err()
-            {
-                // The pipe is gone: the probe died. Put the case back; the
-                // Closed answer that follows handles the restart.
-                listener.take(seq);
-                if alone {
-                    suspects.push_front(index);
-                } else {
-                    queue.push_front(index);
-                }
-                break;
-            }
-            in_flight.insert(
-                seq,
-                InFlight {
-                    index,
-                    deadline: Instant::now() + case_timeout,
-                },
-            );
-            since_ping += 1;
-        }
-        if since_ping >= cfg.ping_every {
-            since_ping = 0;
-            let _ = probe.send_ping(NEXT_SEQ.fetch_add(1, Ordering::Relaxed));
-        }
-
-        let next_deadline = in_flight.values().map(|f| f.deadline).min();
-        let wait = next_deadline.map_or(Duration::from_millis(200), |d| {
-            d.saturating_duration_since(Instant::now())
-                .min(Duration::from_millis(200))
-        });
-        match probe.recv(wait) {
-            Some(Answer::Result { seq, result }) => {
-                if let Some(f) = in_flight.remove(&seq) {
-                    let captured = listener.take(seq);
-                    futile_deaths = 0;
-                    match unreached(&result, captured.len()) {
-                        Some(why) => emit(f.index, Observation::Fault(why)),
-                        None => emit(f.index, Observation::Done { result, captured }),
-                    }
-                }
-            }
-            Some(Answer::Fault {
-                seq: Some(seq),
-                message,
-            }) if in_flight.contains_key(&seq) => {
-                let f = in_flight.remove(&seq).map(|f| f.index).unwrap_or_default();
-                listener.take(seq);
-                futile_deaths = 0;
-                emit(f, Observation::Fault(message));
-            }
-            Some(Answer::Pong { rss, .. }) => {
-                stats.max_rss = stats.max_rss.max(rss);
-                recycle_wanted = rss > cfg.recycle_rss;
-            }
-            Some(Answer::Fault { .. } | Answer::Hello(_)) => stats.garbage_lines += 1,
-            Some(Answer::Garbage(_)) => stats.garbage_lines += 1,
-            Some(Answer::Closed) => {
-                let stderr = probe.stderr_tail();
-                probe.kill();
-                stats.restarts_after_crash += 1;
-                futile_deaths += 1;
-                // Only a case that was alone is charged with the crash.
-                let alone = in_flight.len() == 1;
-                for (seq, f) in in_flight.drain() {
-                    listener.take(seq);
-                    let seen = crashes_seen.entry(f.index).or_insert(0);
-                    *seen += u32::from(alone);
-                    if *seen >= 2 {
-                        emit(f.index, Observation::Crash(stderr.clone()));
-                    } else {
-                        suspects.push_back(f.index);
-                    }
-                }
-                if queue.is_empty() && suspects.is_empty() {
-                    stats.busy = began.elapsed();
-                    return Ok(stats);
-                }
-                if futile_deaths >= MAX_FUTILE_DEATHS {
-                    return Err(ProbeError::Unstable {
-                        install: install.display().to_string(),
-                        restarts: futile_deaths,
-                        stderr,
-                    });
-                }
-                probe = start(cmd, install, stop, &mut stats)?;
-            }
-            None => {
-                let now = Instant::now();
-                if !in_flight.values().any(|f| f.deadline <= now) {
-                    continue;
-                }
-                probe.kill();
-                stats.restarts_after_timeout += 1;
-                if in_flight.len() == 1 {
-                    futile_deaths = 0;
-                    for (seq, f) in in_flight.drain() {
-                        listener.take(seq);
-                        emit(f.index, Observation::Timeout(cfg.case_timeout));
-                    }
-                } else {
-                    for (seq, f) in in_flight.drain() {
-                        listener.take(seq);
-                        suspects.push_back(f.index);
-                    }
-                }
-                if queue.is_empty() && suspects.is_empty() {
-                    stats.busy = began.elapsed();
-                    return Ok(stats);
-                }
-                probe = start(cmd, install, stop, &mut stats)?;
+        workers
+            .into_iter()
+            .map(|w| {
+                w.join().unwrap_or_else(|_| {
+                    Err(ProbeError::Write(std::io::Error::other(
+                        "a probe driver thread panicked",
+                    )))
+                })
+            })
+            .collect()
+    });
+    let mut stats = PoolStats::default();
+    let mut first_error = None;
+    for outcome in outcomes {
+        match outcome {
+            Ok(s) => stats.absorb(s),
+            Err(e) => {
+                first_error.get_or_insert(e);
             }
         }
     }
-    probe.shutdown();
     stats.busy = began.elapsed();
-    Ok(stats)
+    // A probe that failed while the others finished every case cost
+    // nothing: only cases left without a result make the failure the version's.
+    match first_error {
+        Some(e) if emitted < cases.len() && !stop.load(Ordering::SeqCst) => Err(e),
+        _ => Ok(stats),
+    }
+}
+
+/// One probe: take work from the deal while the machine has room, carry
+/// out the machine's actions, feed it what the probe says.
+#[allow(clippy::too_many_arguments)]
+fn drive(
+    cmd: &ProbeCommand,
+    install: &Path,
+    listener: &Listener,
+    cases: &[&Case],
+    deal: &Deal,
+    cfg: &PoolConfig,
+    stop: &AtomicBool,
+    out: &mpsc::Sender<(usize, Observation)>,
+) -> Result<PoolStats, ProbeError> {
+    let mut d = Driver {
+        cmd,
+        install,
+        listener,
+        cases,
+        cfg,
+        stop,
+        out,
+        probe: None,
+        stderr: String::new(),
+        stats: PoolStats {
+            probes: 1,
+            ..PoolStats::default()
+        },
+    };
+    let mut m = PoolMachine::new(cfg.limits(), Box::new(next_seq));
+    let result = d.run(&mut m, deal);
+    if let Some(p) = d.probe.take() {
+        p.shutdown();
+    }
+    for a in m.abandon() {
+        d.act(&mut m, a, None)?;
+    }
+    result.map(|()| d.stats)
+}
+
+struct Driver<'a> {
+    cmd: &'a ProbeCommand,
+    install: &'a Path,
+    listener: &'a Listener,
+    cases: &'a [&'a Case],
+    cfg: &'a PoolConfig,
+    stop: &'a AtomicBool,
+    out: &'a mpsc::Sender<(usize, Observation)>,
+    probe: Option<Probe>,
+    /// The end of the last dead probe's stderr, for crashes and giving up.
+    stderr: String,
+    stats: PoolStats,
+}
+
+/// What came with an answer, for the case it finishes.
+enum Payload {
+    Result(Json),
+    Fault(String),
+}
+
+impl Driver<'_> {
+    fn run(&mut self, m: &mut PoolMachine, deal: &Deal) -> Result<(), ProbeError> {
+        loop {
+            if self.stop.load(Ordering::SeqCst) {
+                return Ok(());
+            }
+            for index in deal.take(m.room()) {
+                m.give(index);
+            }
+            // Done when nothing is left here or in the deal (a machine with
+            // no room, waiting to recycle, is idle with cases still dealt out).
+            if m.is_idle() && deal.is_empty() {
+                return Ok(());
+            }
+            let plan = m.plan(Instant::now());
+            let restarted = plan
+                .iter()
+                .any(|a| matches!(a, Action::Start | Action::Recycle));
+            for a in plan {
+                self.act(m, a, None)?;
+            }
+            if restarted {
+                // A fresh probe has room: send before waiting.
+                continue;
+            }
+            let Some(probe) = self.probe.as_ref() else {
+                continue;
+            };
+            let now = Instant::now();
+            let wait = m
+                .next_deadline()
+                .map_or(Duration::from_millis(200), |d| {
+                    d.saturating_duration_since(now)
+                })
+                .min(Duration::from_millis(200));
+            let (event, payload) = match probe.recv(wait) {
+                Some(Answer::Result { seq, result }) => (
+                    Event::Answered { seq, fault: false },
+                    Some(Payload::Result(result)),
+                ),
+                Some(Answer::Fault {
+                    seq: Some(seq),
+                    message,
+                }) => (
+                    Event::Answered { seq, fault: true },
+                    Some(Payload::Fault(message)),
+                ),
+                Some(Answer::Pong { rss, .. }) => {
+                    self.stats.max_rss = self.stats.max_rss.max(rss);
+                    (Event::Rss(rss), None)
+                }
+                Some(Answer::Fault { seq: None, .. } | Answer::Hello(_) | Answer::Garbage(_)) => {
+                    self.stats.garbage_lines += 1;
+                    continue;
+                }
+                Some(Answer::Closed) => {
+                    self.stderr = probe.stderr_tail();
+                    (Event::Died, None)
+                }
+                None => (Event::Tick, None),
+            };
+            let fault = matches!(payload, Some(Payload::Fault(_)));
+            let actions = m.on(event, Instant::now());
+            if fault && actions.is_empty() {
+                // A fault for a request not in flight is not an answer.
+                self.stats.garbage_lines += 1;
+            }
+            let mut payload = payload;
+            for a in actions {
+                self.act(m, a, payload.take())?;
+            }
+        }
+    }
+
+    fn act(
+        &mut self,
+        m: &mut PoolMachine,
+        action: Action,
+        payload: Option<Payload>,
+    ) -> Result<(), ProbeError> {
+        match action {
+            Action::Start => self.start(m)?,
+            Action::Recycle => {
+                if let Some(p) = self.probe.take() {
+                    p.shutdown();
+                }
+                self.stats.recycled += 1;
+                self.start(m)?;
+            }
+            Action::Send { seq, index } => {
+                let case = self.cases[index];
+                self.listener.register(seq, case.replies.clone());
+                let sent = self.probe.as_mut().is_some_and(|p| {
+                    p.send_run(seq, &self.listener.url_for(seq), &case.raw)
+                        .is_ok()
+                });
+                if !sent {
+                    for a in m.on(Event::SendFailed { seq }, Instant::now()) {
+                        self.act(m, a, None)?;
+                    }
+                }
+            }
+            Action::Ping => {
+                if let Some(p) = self.probe.as_mut() {
+                    let _ = p.send_ping(next_seq());
+                }
+            }
+            Action::Kill { timeout } => {
+                if let Some(p) = self.probe.take() {
+                    p.kill();
+                }
+                if timeout {
+                    self.stats.restarts_after_timeout += 1;
+                } else {
+                    self.stats.restarts_after_crash += 1;
+                }
+            }
+            Action::Forget { seq } => {
+                self.listener.take(seq);
+            }
+            Action::Emit { index, ending } => {
+                let observation = match (ending, payload) {
+                    (Ending::Answered { seq, .. }, Some(Payload::Result(result))) => {
+                        let captured = self.listener.take(seq);
+                        match unreached(&result, captured.len()) {
+                            Some(why) => Observation::Fault(why),
+                            None => Observation::Done { result, captured },
+                        }
+                    }
+                    (Ending::Answered { seq, .. }, Some(Payload::Fault(message))) => {
+                        self.listener.take(seq);
+                        Observation::Fault(message)
+                    }
+                    (Ending::Answered { seq, .. }, None) => {
+                        self.listener.take(seq);
+                        Observation::Fault("the probe's answer was lost".into())
+                    }
+                    (Ending::Timeout, _) => Observation::Timeout(self.cfg.case_timeout),
+                    (Ending::Crash, _) => Observation::Crash(self.stderr.clone()),
+                };
+                // The receiver lives until every driver has ended.
+                let _ = self.out.send((index, observation));
+            }
+            Action::GiveUp { restarts } => {
+                return Err(ProbeError::Unstable {
+                    install: self.install.display().to_string(),
+                    restarts,
+                    stderr: self.stderr.clone(),
+                })
+            }
+        }
+        Ok(())
+    }
+
+    fn start(&mut self, m: &mut PoolMachine) -> Result<(), ProbeError> {
+        let probe = Probe::start(self.cmd, self.install, self.stop)?;
+        self.stats.starts += 1;
+        self.stats.startup_total += probe.hello.startup;
+        self.stats.hello.get_or_insert_with(|| probe.hello.clone());
+        self.probe = Some(probe);
+        m.on(Event::Started, Instant::now());
+        Ok(())
+    }
 }
 
 /// Why a result cannot be trusted, if it cannot: the probe counted more
@@ -288,17 +450,4 @@ fn unreached(result: &Json, captured: usize) -> Option<String> {
              a request was lost on the way"
         )
     })
-}
-
-fn start(
-    cmd: &ProbeCommand,
-    install: &Path,
-    stop: &AtomicBool,
-    stats: &mut PoolStats,
-) -> Result<Probe, ProbeError> {
-    let probe = Probe::start(cmd, install, stop)?;
-    stats.starts += 1;
-    stats.startup_total += probe.hello.startup;
-    stats.hello.get_or_insert_with(|| probe.hello.clone());
-    Ok(probe)
 }

@@ -2,7 +2,7 @@
 //! from the raw flags in `cli` (which nothing below the CLI sees).
 
 use crate::observe::capture::DEFAULT_BODY_LIMIT;
-use crate::observe::pool::PoolConfig;
+use crate::observe::pool::{available_cores, PoolConfig};
 use crate::observe::probe::ProbeCommand;
 use crate::versions::install::Installs;
 use std::path::{Path, PathBuf};
@@ -47,7 +47,11 @@ impl Config {
             probe_dir: std::env::var_os("MASTRA_CONFORM_PROBE_DIR")
                 .map_or_else(|| root.join("node-probe"), PathBuf::from),
             cache: Installs::default_cache(),
-            pool: PoolConfig::default(),
+            // One probe per core the process may use, as the budget of a run.
+            pool: PoolConfig {
+                probes: available_cores(),
+                ..PoolConfig::default()
+            },
             start_timeout: Duration::from_secs(60),
             install_timeout: Duration::from_secs(600),
             body_limit: DEFAULT_BODY_LIMIT,

@@ -12,7 +12,7 @@ use crate::observation::Observed;
 use crate::outcome::Failure;
 use crate::run::config::Config;
 use crate::run::info::RunInfo;
-use crate::run::session::{CaseResult, Session, VersionStats};
+use crate::run::session::{CaseResult, Job, Session, VersionStats};
 use crate::run::shard::{costs_path, Costs, Shard};
 use crate::versions::spec::{MastraVersion, Selection, VersionSpec};
 use std::path::{Path, PathBuf};
@@ -161,32 +161,52 @@ pub fn collect_run(
             .sum(),
     };
     observer.started(&mut info, pairs)?;
-    let mut results: Vec<CaseResult> = Vec::new();
+    // This slice's cases of each version (all of them without --shard).
+    let mut selected: Vec<(MastraVersion, Vec<usize>, Vec<Case>)> = Vec::new();
     for &v in &versions {
-        if stop.load(Ordering::SeqCst) {
-            break;
-        }
-        // This slice's cases of `v` (all of them without --shard).
-        let selected: Vec<usize> = (0..cases.len())
+        let chosen: Vec<usize> = (0..cases.len())
             .filter(|i| {
                 units
                     .as_ref()
                     .is_none_or(|us| us.iter().any(|u| u.version == v && u.holds(*i)))
             })
             .collect();
-        if selected.is_empty() {
-            continue;
+        if !chosen.is_empty() {
+            let subset = chosen.iter().map(|&i| cases[i].clone()).collect();
+            selected.push((v, chosen, subset));
         }
-        let subset: Vec<Case> = selected.iter().map(|&i| cases[i].clone()).collect();
-        let stats = session.run_version(v, &subset, |mut r| {
-            r.index = selected[r.index];
+    }
+    let jobs: Vec<Job> = selected
+        .iter()
+        .map(|(version, _, subset)| Job {
+            version: *version,
+            cases: subset,
+        })
+        .collect();
+    let mut results: Vec<CaseResult> = Vec::new();
+    let mut costs: Vec<VersionStats> = Vec::new();
+    // Versions run side by side (`Session::run_versions`), so results and
+    // finished versions arrive interleaved; both observers see them as they come.
+    let watcher = std::cell::RefCell::new(&mut *observer);
+    session.run_versions(
+        &jobs,
+        |job, mut r| {
+            r.index = selected[job].1[r.index];
+            let mut observer = watcher.borrow_mut();
             if let (Some(dir), Observed::Ran { bodies, .. }) = (&plan.bodies, &r.observed) {
-                write_bodies(dir, &r, bodies, observer);
+                write_bodies(dir, &r, bodies, &mut **observer);
             }
             observer.result(&r);
-            results.push(r)
-        });
-        observer.version_done(&stats);
+            results.push(r);
+        },
+        |stats| {
+            watcher.borrow_mut().version_done(stats);
+            costs.push(stats.clone());
+        },
+    );
+    // The report's per-version costs in version order, as before.
+    costs.sort_by_key(|c| c.version);
+    for stats in costs {
         info.absorb(stats);
     }
     info.interrupted = stop.load(Ordering::SeqCst);

@@ -1,7 +1,9 @@
 //! The pipeline and the run loop every command is built on.
 //!
-//! `session` is the pipeline for one version: install, probe, predict,
-//! judge, one `CaseResult` per case. `corpus` is the loop over case files and
+//! `session` is the pipeline: install, probe, predict, judge, one
+//! `CaseResult` per case, for one version or for many side by side
+//! (`schedule` says how many probes each gets from the `--probes`
+//! budget). `corpus` is the loop over case files and
 //! versions (`run`, `matrix`, `sweep` and `fuzz` use it); `shard` slices that
 //! loop across runners; `config` is the validated settings it all takes.
 
@@ -9,5 +11,6 @@ pub mod config;
 pub mod corpus;
 pub mod info;
 pub mod progress;
+pub mod schedule;
 pub mod session;
 pub mod shard;

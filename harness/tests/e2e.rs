@@ -4,6 +4,7 @@
 
 use mastra_conform::js::json::Json;
 use mastra_conform::js::string::JsString;
+use mastra_conform::versions::install::INSTALLS;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::Output;
@@ -265,7 +266,7 @@ fn observe_installs_a_version_never_installed() {
         field(req, "tools"),
         &Json::parse(r#"["search_web"]"#).unwrap()
     );
-    let installed: Vec<String> = std::fs::read_dir(cache.path().join("mastra"))
+    let installed: Vec<String> = std::fs::read_dir(cache.path().join(INSTALLS))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();

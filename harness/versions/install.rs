@@ -19,12 +19,27 @@
 //! cache through a lock file per install (`CACHE/locks/`, `flock`): the
 //! second waits for the first and then uses its install; a temporary folder
 //! found while holding the lock is a dead run's leftover and is removed. An
-//! interrupted run ends its `npm` at once. Package scripts never run
-//! (`--ignore-scripts`), and pinned versions install with `npm ci` from their
-//! committed lockfiles, which checks every package's integrity hash.
+//! interrupted run ends its installer at once.
+//!
+//! Versions install with pnpm (pinned in `node-probe/pnpm/`, itself from the
+//! npm registry with `npm ci`) into `CACHE/installs/`, every install
+//! hard-linked from one content-addressed store (`store`), so several can
+//! run at once and what versions share is fetched and written once.
+//! Package scripts never run (`--ignore-scripts`). Pinned versions install
+//! with `--frozen-lockfile` from their committed `pnpm-lock.yaml`, made by
+//! `pnpm import` from their `package-lock.json` (a test checks that every
+//! integrity hash agrees), and pnpm checks every tarball against it. `pnpm
+//! import` takes hashes from the registry, not from the npm lockfile
+//! (measured), so it never runs at install time: a pin with only an npm
+//! lockfile installs with `npm ci`, as before. The entry point is `ensure`;
+//! what goes into an install (`InstallPlan`: its manifest and lockfile) is
+//! apart from how it is made (`make`).
 
 use crate::observe::proc::{CommandSpec, ProcError};
 use crate::versions::spec::{Build, Label, MastraVersion, Registry, SpecError, LABEL_MAX};
+use crate::versions::store::{
+    binary_in, install_args, pnpm_command, strip_core, workspace_settings, Store,
+};
 use std::cmp::Ordering;
 use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
@@ -115,7 +130,11 @@ export * as tools from '@mastra/core/tools';\n\
 export { z } from 'zod';\n";
 
 /// A marker written last into an install before it is renamed into place.
-const COMPLETE: &str = ".mastra-conform-complete";
+pub const COMPLETE: &str = ".mastra-conform-complete";
+
+/// The folder of `@mastra/core` installs in the cache. (Before pnpm they
+/// were npm installs under `mastra/`; `cache prune` removes those.)
+pub const INSTALLS: &str = "installs";
 
 impl Installs {
     /// The default cache root: `$MASTRA_CONFORM_CACHE`, else
@@ -323,16 +342,49 @@ impl Installs {
         dir.join("package.json").is_file().then_some(dir)
     }
 
+    /// Where the installs live.
+    pub fn installs_dir(&self) -> PathBuf {
+        self.cache.join(INSTALLS)
+    }
+
     /// Where version `v` is (or would be) installed.
     pub fn install_dir(&self, v: MastraVersion) -> PathBuf {
         match self.pin_dir(v).and_then(|d| lock_digest(&d)) {
-            Some(digest) => self.cache.join("mastra").join(format!("{v}-lock-{digest}")),
-            None => self.cache.join("mastra").join(v.to_string()),
+            Some(digest) => self.installs_dir().join(format!("{v}-lock-{digest}")),
+            None => self.installs_dir().join(v.to_string()),
         }
     }
 
     pub fn is_installed(&self, v: MastraVersion) -> bool {
         self.install_dir(v).join(COMPLETE).is_file()
+    }
+
+    /// Remove the install at `dir` under its lock (a run that holds the
+    /// lock, making or using it, finishes first): moved aside, then deleted,
+    /// so no reader ever sees it half gone.
+    pub fn remove_install(&self, dir: &Path) -> std::io::Result<()> {
+        let _lock = self
+            .lock(dir)
+            .map_err(|e| std::io::Error::other(e.describe()))?;
+        let parent = dir.parent().unwrap_or(Path::new("."));
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let aside = parent.join(format!(".tmp-{name}-pruned-{}", std::process::id()));
+        std::fs::rename(dir, &aside)?;
+        std::fs::remove_dir_all(&aside)
+    }
+
+    /// The cache's one package store.
+    pub fn store(&self) -> Store {
+        Store::new(&self.cache)
+    }
+
+    /// Free the store files no install links any more (after installs,
+    /// which strip files, or a prune); skipped while another install runs.
+    pub fn sweep(&self) -> std::io::Result<u64> {
+        self.store().sweep(Duration::from_secs(2))
     }
 
     /// Install `v` unless it already is; return its folder. `published`
@@ -345,6 +397,7 @@ impl Installs {
     ) -> Result<PathBuf, VersionError> {
         let dir = self.install_dir(v);
         if dir.join(COMPLETE).is_file() {
+            mark_used(&dir);
             return Ok(dir);
         }
         let source = self.install_source(v);
@@ -357,54 +410,118 @@ impl Installs {
         if served == Some(false) {
             return Err(VersionError::Unavailable(v));
         }
-        let pin = self.pin_dir(v);
-        let with_lock = pin
-            .as_ref()
-            .is_some_and(|d| d.join("package-lock.json").is_file());
-        self.install_atomically(&dir, &format!("@mastra/core@{v}"), |tmp| {
-            match &pin {
-                Some(p) => {
-                    copy(&p.join("package.json"), &tmp.join("package.json"))?;
-                    if with_lock {
-                        copy(&p.join("package-lock.json"), &tmp.join("package-lock.json"))?;
-                    }
-                }
-                None => write(
-                    &tmp.join("package.json"),
-                    &manifest(&source, &super::extras::extras(v.release())),
-                )?,
-            }
-            let args: &[&str] = if with_lock {
-                &["ci", "--ignore-scripts"]
-            } else {
-                &["install", "--ignore-scripts"]
-            };
-            self.npm(args, tmp)
-                .run_capture()
-                .map(drop)
-                .map_err(|cause| {
-                    // Not found, for a version the registry lists (or a
-                    // build), is a dependency it does not serve: npm's words
-                    // name it, and the install failed.
-                    let not_found =
-                        cause.stderr_mentions(&["ETARGET", "E404", "No matching version"]);
-                    if not_found && served != Some(true) {
-                        return InstallFail::Unavailable;
-                    }
-                    InstallFail::Proc(cause)
-                })?;
-            write(&tmp.join("probe-entry.mjs"), ENTRY)?;
-            Ok(())
-        })
-        .map_err(|e| match e {
-            InstallFail::Unavailable => VersionError::Unavailable(v),
-            InstallFail::Proc(cause) => VersionError::Install {
-                what: format!("@mastra/core@{v}"),
-                cause,
+        let what = format!("@mastra/core@{v}");
+        let plan = match self.pin_dir(v) {
+            Some(pin) => InstallPlan {
+                manifest: Manifest::File(pin.join("package.json")),
+                lock: [pin.join("pnpm-lock.yaml"), pin.join("package-lock.json")]
+                    .into_iter()
+                    .find(|l| l.is_file()),
             },
+            None => InstallPlan {
+                manifest: Manifest::Text(manifest(&source, &super::extras::extras(v.release()))),
+                lock: None,
+            },
+        };
+        self.make(&dir, &plan).map_err(|e| match e {
+            InstallFail::Unavailable => VersionError::Unavailable(v),
+            InstallFail::Proc(cause) => {
+                // Not found, for a version the registry lists (or a build),
+                // is a dependency it does not serve: the installer's words
+                // name it, and the install failed.
+                let not_found = cause.stderr_mentions(&["ETARGET", "E404", "No matching version"]);
+                if not_found && served != Some(true) {
+                    VersionError::Unavailable(v)
+                } else {
+                    VersionError::Install { what, cause }
+                }
+            }
             InstallFail::Io(path, cause) => VersionError::Cache { path, cause },
         })?;
         Ok(dir)
+    }
+
+    /// Make the install `plan` describes at `dir` (atomically, under its
+    /// lock): the manifest, the lockfile, the store settings, `pnpm install`
+    /// (frozen to the lockfile when there is one), the never-loaded files of
+    /// `@mastra/core` removed, and the probe's entry module.
+    fn make(&self, dir: &Path, plan: &InstallPlan) -> Result<(), InstallFail> {
+        let pnpm = self.pnpm()?;
+        let store = self.store();
+        let home = self.cache.join("pnpm-home");
+        self.install_atomically(dir, |tmp| {
+            match &plan.manifest {
+                Manifest::File(p) => copy(p, &tmp.join("package.json"))?,
+                Manifest::Text(t) => write(&tmp.join("package.json"), t)?,
+            }
+            write(
+                &tmp.join("pnpm-workspace.yaml"),
+                &workspace_settings(&store.dir, &home.join("cache")),
+            )?;
+            let pnpm_run = |args: &[&str]| {
+                pnpm_command(&pnpm, tmp, &home, args)
+                    .timeout(self.install_timeout)
+                    .cancel_on(self.cancel.clone())
+                    .run_capture()
+                    .map(drop)
+                    .map_err(InstallFail::Proc)
+            };
+            if let Some(lock) = &plan.lock {
+                let name = lock.file_name().unwrap_or_default();
+                copy(lock, &tmp.join(name))?;
+                if name == "package-lock.json" {
+                    // npm's own check of its lockfile, in a folder of its own
+                    // (not linked to the store).
+                    self.npm(&["ci", "--ignore-scripts"], tmp)
+                        .run_capture()
+                        .map(drop)
+                        .map_err(InstallFail::Proc)?;
+                    write(&tmp.join("probe-entry.mjs"), ENTRY)?;
+                    return Ok(());
+                }
+            }
+            {
+                // Shared: installs run side by side; a sweep waits for none.
+                let _held = store
+                    .hold(false, self.install_timeout)
+                    .map_err(|e| InstallFail::Io(store.lock.clone(), e))?;
+                pnpm_run(&install_args(plan.lock.is_some()))?;
+                strip_core(tmp);
+            }
+            write(&tmp.join("probe-entry.mjs"), ENTRY)?;
+            Ok(())
+        })
+    }
+
+    /// The pnpm binary: `MASTRA_CONFORM_PNPM` when set (the fault suite's
+    /// stand-in), else the pinned one from `node-probe/pnpm/`, installed
+    /// from the npm registry into the cache with `npm ci`.
+    pub fn pnpm(&self) -> Result<PathBuf, InstallFail> {
+        if let Some(p) = std::env::var_os("MASTRA_CONFORM_PNPM") {
+            return Ok(PathBuf::from(p));
+        }
+        let tool = self.probe_dir.join("pnpm");
+        let digest = lock_digest(&tool).ok_or_else(|| {
+            InstallFail::Io(
+                tool.join("package-lock.json"),
+                std::io::Error::new(std::io::ErrorKind::NotFound, "no lockfile for pnpm"),
+            )
+        })?;
+        let dir = self.cache.join("tools").join(format!("pnpm-lock-{digest}"));
+        if !dir.join(COMPLETE).is_file() {
+            self.install_atomically(&dir, |tmp| {
+                copy(&tool.join("package.json"), &tmp.join("package.json"))?;
+                copy(
+                    &tool.join("package-lock.json"),
+                    &tmp.join("package-lock.json"),
+                )?;
+                self.npm(&["ci", "--ignore-scripts"], tmp)
+                    .run_capture()
+                    .map(drop)
+                    .map_err(InstallFail::Proc)
+            })?;
+        }
+        Ok(binary_in(&dir))
     }
 
     /// Install into a fresh temporary folder beside `dir`, mark it complete,
@@ -413,7 +530,6 @@ impl Installs {
     fn install_atomically(
         &self,
         dir: &Path,
-        _what: &str,
         fill: impl FnOnce(&Path) -> Result<(), InstallFail>,
     ) -> Result<(), InstallFail> {
         let parent = dir.parent().unwrap_or(Path::new("."));
@@ -534,7 +650,7 @@ impl Installs {
         })?;
         let dir = self.cache.join("node").join(format!("lock-{digest}"));
         if !dir.join(COMPLETE).is_file() {
-            self.install_atomically(&dir, "node", |tmp| {
+            self.install_atomically(&dir, |tmp| {
                 copy(&runtime.join("package.json"), &tmp.join("package.json"))?;
                 copy(
                     &runtime.join("package-lock.json"),
@@ -572,7 +688,23 @@ impl Installs {
     }
 }
 
-enum InstallFail {
+/// What goes into an install: its manifest and, for a pinned version, the
+/// lockfile it is frozen to. (Builds and extra packages extend this, not
+/// `make`.)
+pub struct InstallPlan {
+    pub manifest: Manifest,
+    /// `pnpm-lock.yaml`, or a `package-lock.json` (installed by `npm ci`).
+    pub lock: Option<PathBuf>,
+}
+
+pub enum Manifest {
+    /// A committed `package.json`.
+    File(PathBuf),
+    /// One written for this install.
+    Text(String),
+}
+
+pub enum InstallFail {
     Unavailable,
     Proc(ProcError),
     Io(PathBuf, std::io::Error),
@@ -680,11 +812,26 @@ fn folder_digest(root: &Path) -> std::io::Result<String> {
     Ok(h.hex())
 }
 
-/// A short digest of a pin folder's lockfile, so that a changed lock makes a
-/// fresh install instead of reusing a stale one.
+/// When an install was last used: its marker's time, set on every use
+/// (`cache prune --keep N` keeps the most recently used).
+fn mark_used(dir: &Path) {
+    if let Ok(f) = std::fs::File::options()
+        .write(true)
+        .open(dir.join(COMPLETE))
+    {
+        let _ = f.set_modified(std::time::SystemTime::now());
+    }
+}
+
+/// A short digest of a pin folder's lockfiles (npm's, and pnpm's when
+/// there is one), so that a changed lock makes a fresh install instead of
+/// reusing a stale one.
 fn lock_digest(dir: &Path) -> Option<String> {
-    let bytes = std::fs::read(dir.join("package-lock.json")).ok()?;
-    // A cache key, not a security check (npm ci verifies integrity).
+    let mut bytes = std::fs::read(dir.join("package-lock.json")).ok()?;
+    if let Ok(pnpm) = std::fs::read(dir.join("pnpm-lock.yaml")) {
+        bytes.extend(pnpm);
+    }
+    // A cache key, not a security check (the installers verify integrity).
     Some(fnv_hex(&bytes)[..12].to_string())
 }
 
@@ -710,6 +857,83 @@ pub fn version_at_least(version: &str, (major, minor): (u32, u32)) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `name@version` -> integrity, from an npm lockfile (aliases under
+    /// their real names).
+    fn npm_hashes(lock: &Path) -> Vec<(String, String)> {
+        let json: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(lock).unwrap()).unwrap();
+        let mut out = Vec::new();
+        for (key, entry) in json["packages"].as_object().unwrap() {
+            let Some(integrity) = entry["integrity"].as_str() else {
+                continue;
+            };
+            let name = entry["name"]
+                .as_str()
+                .map(str::to_string)
+                .unwrap_or_else(|| key.rsplit("node_modules/").next().unwrap().to_string());
+            let version = entry["version"].as_str().unwrap();
+            out.push((format!("{name}@{version}"), integrity.to_string()));
+        }
+        out
+    }
+
+    /// `name@version` -> integrity, from the `packages:` section of a pnpm
+    /// lockfile (v9: a key line, then its `resolution`).
+    fn pnpm_hashes(lock: &Path) -> Vec<(String, String)> {
+        let text = std::fs::read_to_string(lock).unwrap();
+        let section = text
+            .split("\npackages:\n")
+            .nth(1)
+            .and_then(|t| t.split("\nsnapshots:\n").next())
+            .unwrap();
+        let mut out = Vec::new();
+        let mut key = None;
+        for line in section.lines() {
+            if let Some(k) = line.strip_prefix("  ").filter(|k| !k.starts_with(' ')) {
+                key = Some(k.trim_end_matches(':').trim_matches('\'').to_string());
+            } else if let Some(rest) = line.trim().strip_prefix("resolution: {integrity: ") {
+                let hash = rest.trim_end_matches('}').to_string();
+                out.push((key.clone().unwrap(), hash));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn every_pinned_pnpm_lockfile_carries_the_npm_lockfiles_hashes() {
+        let pins = Path::new(env!("CARGO_MANIFEST_DIR")).join("node-probe/pins");
+        let mut checked = 0;
+        for pin in std::fs::read_dir(&pins).unwrap().flatten() {
+            let pnpm = pin.path().join("pnpm-lock.yaml");
+            let npm = pin.path().join("package-lock.json");
+            if !pnpm.is_file() {
+                continue;
+            }
+            assert!(
+                npm.is_file(),
+                "{} has no npm lockfile to check against",
+                pin.path().display()
+            );
+            let npm = npm_hashes(&npm);
+            let pnpm = pnpm_hashes(&pnpm);
+            assert!(
+                pnpm.len() > 100,
+                "{}: {} packages",
+                pin.path().display(),
+                pnpm.len()
+            );
+            for (package, hash) in &pnpm {
+                assert!(
+                    npm.iter().any(|(p, h)| p == package && h == hash),
+                    "{}: {package} {hash} is not what package-lock.json pins",
+                    pin.path().display()
+                );
+            }
+            checked += 1;
+        }
+        assert!(checked >= 2, "pins with pnpm lockfiles: {checked}");
+    }
 
     #[test]
     fn a_build_folder_hashes_its_files_and_ignores_node_modules() {
@@ -754,7 +978,7 @@ mod tests {
         );
         assert_eq!(
             installs.install_dir(v("1.67.0+8a28e80ae2e3747e")),
-            PathBuf::from("/cache/mastra/1.67.0+8a28e80ae2e3747e")
+            PathBuf::from("/cache/installs/1.67.0+8a28e80ae2e3747e")
         );
         let m: serde_json::Value = serde_json::from_str(&manifest("file:/x.tgz", &[])).unwrap();
         assert_eq!(m["dependencies"]["@mastra/core"], "file:/x.tgz");

@@ -9,6 +9,7 @@ use mastra_conform::js::json::Json;
 use mastra_conform::observation::Observation;
 use mastra_conform::observe::capture::Listener;
 use mastra_conform::observe::probe::{Answer, Probe, ProbeCommand};
+use mastra_conform::versions::install::INSTALLS;
 use mastra_conform::versions::install::{Installs, VersionError};
 use mastra_conform::versions::spec::MastraVersion;
 use std::net::{IpAddr, SocketAddr, TcpStream};
@@ -201,6 +202,12 @@ fn chain(e: &dyn std::error::Error) -> String {
 }
 
 fn installs(dir: &Path) -> Installs {
+    // The pinned pnpm the installs use, as the repository pins it.
+    let tool = dir.join("probe/pnpm");
+    std::fs::create_dir_all(&tool).unwrap();
+    for f in ["package.json", "package-lock.json"] {
+        std::fs::copy(root().join("node-probe/pnpm").join(f), tool.join(f)).unwrap();
+    }
     Installs {
         cache: dir.join("cache"),
         probe_dir: dir.join("probe"),
@@ -220,8 +227,8 @@ fn npm_in(dir: &Path, args: &[&str]) -> Result<std::process::Output, String> {
 }
 
 /// A pin whose own package.json and whose dependency both have install
-/// scripts that leave a mark: installed without a lock (`npm install`) and
-/// with one (`npm ci`), no mark appears. A plain `npm install` of the same
+/// scripts that leave a mark: installed without a lock (`pnpm install`) and
+/// with an npm one (`npm ci`), no mark appears. A plain `npm install` of the same
 /// pin shows the scripts would run.
 fn no_scripts(t: &mut Tally) -> Check {
     let dir = tempfile::tempdir().unwrap();
@@ -263,10 +270,10 @@ fn no_scripts(t: &mut Tally) -> Check {
     t.inject(1);
     installs(dir.path())
         .ensure(v, None)
-        .map_err(|e| format!("npm install path: {}", chain(&e)))?;
+        .map_err(|e| format!("pnpm install path: {}", chain(&e)))?;
     check!(
         marked() == 0,
-        "scripts ran on `npm install`: {} marks",
+        "scripts ran on `pnpm install`: {} marks",
         marked()
     );
 
@@ -311,7 +318,8 @@ fn no_scripts(t: &mut Tally) -> Check {
 }
 
 /// A pin whose lockfile carries the wrong integrity for a real package:
-/// `npm ci` refuses it, and nothing is left that a later run could take
+/// pnpm (frozen to a pnpm lockfile) and `npm ci` (an npm lockfile alone)
+/// each refuse it, and nothing is left that a later run could take
 /// for an install. Every lockfile the repository commits has an integrity
 /// hash for every package it fetches.
 fn integrity(t: &mut Tally) -> Check {
@@ -332,49 +340,63 @@ fn integrity(t: &mut Tally) -> Check {
         ),
     )
     .unwrap();
-    t.inject(1);
     // npm retries a tarball whose hash is wrong, with back-off, for over two
     // minutes before it gives up; one attempt shows the same refusal. (This
     // process's environment reaches npm: installs are not scrubbed.)
     std::env::set_var("npm_config_fetch_retries", "0");
     let installs = installs(dir.path());
     let v = MastraVersion::new(1, 67, 0);
-    match installs.ensure(v, None) {
-        Ok(d) => {
-            return Err(format!(
-                "a lockfile with a wrong hash was installed at {}",
-                d.display()
-            ))
-        }
-        Err(VersionError::Install { cause, .. }) => {
-            let why = cause.to_string();
-            let offline = [
-                "ENOTFOUND",
-                "EAI_AGAIN",
-                "ECONNREFUSED",
-                "ETIMEDOUT",
-                "ECONNRESET",
-            ]
-            .iter()
-            .any(|n| why.contains(n));
-            check!(
-                offline || why.contains("EINTEGRITY") || why.contains("integrity"),
-                "npm ci failed, but not on integrity: {why}"
-            );
-        }
-        Err(e) => return Err(format!("unexpected failure: {e}")),
-    }
-    let left: Vec<String> = std::fs::read_dir(installs.cache.join("mastra"))
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    check!(left.is_empty(), "left in the cache: {left:?}");
-    check!(
-        !installs.is_installed(v),
-        "the failed install counts as installed"
+    // First with a pnpm lockfile (pnpm --frozen-lockfile, the pins' path),
+    // then with the npm lockfile alone (npm ci).
+    let pnpm_lock = format!(
+        "lockfileVersion: '9.0'\n\nsettings:\n  autoInstallPeers: true\n  excludeLinksFromLockfile: false\n\n\
+         importers:\n\n  .:\n    dependencies:\n      is-number:\n        specifier: 7.0.0\n        version: 7.0.0\n\n\
+         packages:\n\n  is-number@7.0.0:\n    resolution: {{integrity: {wrong}}}\n    engines: {{node: '>=0.12.0'}}\n\n\
+         snapshots:\n\n  is-number@7.0.0: {{}}\n"
     );
+    std::fs::write(pin.join("pnpm-lock.yaml"), pnpm_lock).unwrap();
+    for variant in ["pnpm --frozen-lockfile", "npm ci"] {
+        if variant == "npm ci" {
+            std::fs::remove_file(pin.join("pnpm-lock.yaml")).unwrap();
+        }
+        t.inject(1);
+        match installs.ensure(v, None) {
+            Ok(d) => {
+                return Err(format!(
+                    "{variant}: a lockfile with a wrong hash was installed at {}",
+                    d.display()
+                ))
+            }
+            Err(VersionError::Install { cause, .. }) => {
+                let why = cause.to_string();
+                let offline = [
+                    "ENOTFOUND",
+                    "EAI_AGAIN",
+                    "ECONNREFUSED",
+                    "ETIMEDOUT",
+                    "ECONNRESET",
+                ]
+                .iter()
+                .any(|n| why.contains(n));
+                check!(
+                    offline || why.contains("EINTEGRITY") || why.contains("integrity"),
+                    "{variant} failed, but not on integrity: {why}"
+                );
+            }
+            Err(e) => return Err(format!("{variant}: unexpected failure: {e}")),
+        }
+        let left: Vec<String> = std::fs::read_dir(installs.cache.join(INSTALLS))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        check!(left.is_empty(), "{variant}: left in the cache: {left:?}");
+        check!(
+            !installs.is_installed(v),
+            "{variant}: the failed install counts as installed"
+        );
+    }
 
     let mut locks = vec![root().join("node-probe/runtime/package-lock.json")];
     for pin in std::fs::read_dir(root().join("node-probe/pins"))

@@ -7,6 +7,7 @@
 use crate::check;
 use crate::support::*;
 use mastra_conform::js::json::Json;
+use mastra_conform::versions::install::INSTALLS;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -102,7 +103,7 @@ fn ctrl_c_real(t: &mut Tally) -> Check {
     let (i104, _) = real_mastra("1.0.4")?;
     let dir = tempfile::tempdir().unwrap();
     let cache = linked_cache(dir.path(), &i67);
-    std::os::unix::fs::symlink(&i104, cache.join("mastra").join(i104.file_name().unwrap()))
+    std::os::unix::fs::symlink(&i104, cache.join(INSTALLS).join(i104.file_name().unwrap()))
         .unwrap();
     let report = dir.path().join("report.json");
     let bodies = dir.path().join("bodies");
@@ -186,7 +187,7 @@ fn kill_int_matrix(t: &mut Tally) -> Check {
     let (i104, _) = real_mastra("1.0.4")?;
     let dir = tempfile::tempdir().unwrap();
     let cache = linked_cache(dir.path(), &i67);
-    std::os::unix::fs::symlink(&i104, cache.join("mastra").join(i104.file_name().unwrap()))
+    std::os::unix::fs::symlink(&i104, cache.join(INSTALLS).join(i104.file_name().unwrap()))
         .unwrap();
     let out = dir.path().join("matrix");
     let mut child = Spawned::start(
@@ -552,6 +553,10 @@ fn fake_npm_env(dir: &Path, mode: &str) -> Vec<(String, String)> {
     );
     vec![
         ("PATH".into(), path),
+        (
+            "MASTRA_CONFORM_PNPM".into(),
+            testing_dir().join("bin").join("pnpm").display().to_string(),
+        ),
         ("FAKE_NPM_MODE".into(), mode.into()),
         (
             "FAKE_NPM_LOG".into(),
@@ -578,7 +583,7 @@ fn install_run(dir: &Path, mode: &str, cases: &Path, report: &str) -> Command {
 }
 
 fn installs_in(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir.join("cache").join("mastra"))
+    let mut names: Vec<String> = std::fs::read_dir(dir.join("cache").join(INSTALLS))
         .into_iter()
         .flatten()
         .flatten()

@@ -10,6 +10,7 @@ use mastra_conform::observe::capture::Listener;
 use mastra_conform::observe::pool::{run_cases, PoolConfig, PoolStats};
 use mastra_conform::observe::probe::{ProbeCommand, ProbeError};
 use mastra_conform::versions::install::Installs;
+use mastra_conform::versions::install::INSTALLS;
 use mastra_conform::versions::spec::MastraVersion;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
@@ -296,7 +297,7 @@ pub fn free_port() -> u16 {
 /// at the fake probe and the machine's `node`.
 pub fn fake_cache(dir: &Path, startup: Option<&str>) -> Vec<(String, String)> {
     let cache = dir.join("cache");
-    let install = cache.join("mastra").join("1.67.0");
+    let install = cache.join(INSTALLS).join("1.67.0");
     std::fs::create_dir_all(&install).unwrap();
     std::fs::write(install.join(".mastra-conform-complete"), "").unwrap();
     if let Some(s) = startup {
@@ -376,7 +377,7 @@ fn which(program: &Path) -> Option<PathBuf> {
 /// scenario are told apart by their command lines (they name the install).
 pub fn linked_cache(dir: &Path, install: &Path) -> PathBuf {
     let cache = dir.join("cache");
-    let mastra = cache.join("mastra");
+    let mastra = cache.join(INSTALLS);
     std::fs::create_dir_all(&mastra).unwrap();
     std::os::unix::fs::symlink(install, mastra.join(install.file_name().unwrap())).unwrap();
     cache
