@@ -11,6 +11,9 @@ use crate::route::Route;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+mod sources;
+pub use sources::{McpServer, MemorySource, Sources, MAX_MCP_TOOLS};
+
 /// A key a tools object is built with: any JavaScript string.
 pub type ToolKey = JsString;
 
@@ -28,6 +31,8 @@ pub struct Case {
     /// The wire route of the agent's model (`route`, default
     /// `openai-compatible`).
     pub route: Route,
+    /// Sub-agents, workflows, MCP servers, memory, dynamic tools.
+    pub sources: Sources,
     /// The case as written, for the probe.
     pub raw: Json,
 }
@@ -167,20 +172,20 @@ impl Case {
 
     pub fn from_json(path: &Path, raw: Json) -> Result<Case, CaseError> {
         let v = Validator { file: path };
-        let top = v.object(
-            &raw,
-            "",
-            &[
-                "about",
-                "source",
-                "tools",
-                "toolsets",
-                "clientTools",
-                "call",
-                "replies",
-                "route",
-            ],
-        )?;
+        let known: Vec<&str> = [
+            "about",
+            "source",
+            "tools",
+            "toolsets",
+            "clientTools",
+            "call",
+            "replies",
+            "route",
+        ]
+        .into_iter()
+        .chain(sources::FIELDS.iter().copied())
+        .collect();
+        let top = v.object(&raw, "", &known)?;
         let about = v
             .text(top.get("about"), "about")?
             .ok_or_else(|| v.err("about", "is required"))?;
@@ -230,6 +235,7 @@ impl Case {
                 )
             })?,
         };
+        let sources = v.sources(top)?;
         Ok(Case {
             path: path.to_path_buf(),
             about,
@@ -240,6 +246,7 @@ impl Case {
             call,
             replies,
             route,
+            sources,
             raw,
         })
     }

@@ -171,7 +171,7 @@ pub fn projection(case: &Case, result: &Json, captured: &[Captured]) -> Result<P
         let body = c
             .json()
             .map_err(|e| format!("request {} of the case: {e}", i + 1))?;
-        requests.push(RequestView::on(case.route, &body));
+        requests.push(RequestView::on(case.route, &body).with_uuids_redacted());
     }
     let error = match result.get("error") {
         None | Some(Json::Null) => None,

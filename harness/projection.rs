@@ -192,6 +192,22 @@ impl ErrorView {
 }
 
 impl RequestView {
+    /// The view with every UUID in its tool results replaced by `<uuid>`:
+    /// a workflow's run id and an old sub-agent's thread id are fresh on
+    /// every run, and nothing about tool naming hangs on them.
+    pub fn with_uuids_redacted(mut self) -> RequestView {
+        for item in &mut self.history {
+            if let HistoryItem::Result {
+                content: Json::String(text),
+                ..
+            } = item
+            {
+                *text = redact_uuids(text);
+            }
+        }
+        self
+    }
+
     pub fn to_json(&self) -> Json {
         let tools = self.tools.as_ref().map_or(Json::Null, |names| {
             Json::Array(names.iter().cloned().map(Json::String).collect())
@@ -321,9 +337,71 @@ impl RequestView {
     }
 }
 
+/// `text` with each UUID (8-4-4-4-12 hex digits, not inside a longer run
+/// of hex digits) replaced by `<uuid>`.
+pub fn redact_uuids(text: &JsString) -> JsString {
+    const GROUPS: [usize; 5] = [8, 4, 4, 4, 12];
+    const LEN: usize = 36;
+    let units = text.units();
+    let hex = |u: u16| matches!(u, 0x30..=0x39 | 0x41..=0x46 | 0x61..=0x66);
+    let is_uuid_at = |at: usize| {
+        if at + LEN > units.len() || (at > 0 && hex(units[at - 1])) {
+            return false;
+        }
+        if units.get(at + LEN).is_some_and(|&u| hex(u)) {
+            return false;
+        }
+        let mut i = at;
+        for (g, n) in GROUPS.iter().enumerate() {
+            if g > 0 {
+                if units[i] != u16::from(b'-') {
+                    return false;
+                }
+                i += 1;
+            }
+            if !units[i..i + n].iter().all(|&u| hex(u)) {
+                return false;
+            }
+            i += n;
+        }
+        true
+    };
+    let mut out = JsString::new();
+    let mut i = 0;
+    while i < units.len() {
+        if is_uuid_at(i) {
+            out.push_str("<uuid>");
+            i += LEN;
+        } else {
+            out.push_unit(units[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn uuids_in_tool_results_are_redacted_and_nothing_else() {
+        let t = |s: &str| redact_uuids(&JsString::from(s)).to_lossy();
+        assert_eq!(
+            t(r#"{"runId":"0bd1880c-cb4e-4389-a058-41a3e546c4b2"}"#),
+            r#"{"runId":"<uuid>"}"#
+        );
+        assert_eq!(t("a 0BD1880C-CB4E-4389-A058-41A3E546C4B2 b"), "a <uuid> b");
+        // Not a UUID: a longer hex run, a wrong group, too short.
+        for s in [
+            "f0bd1880c-cb4e-4389-a058-41a3e546c4b2",
+            "0bd1880c-cb4e-4389-a058-41a3e546c4b2f",
+            "0bd1880c-cb4e-4389-a058_41a3e546c4b2",
+            "0bd1880c-cb4e",
+        ] {
+            assert_eq!(t(s), s);
+        }
+    }
 
     #[test]
     fn the_format_example_round_trips() {

@@ -13,6 +13,7 @@ import { syncBuiltinESMExports } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { destination, modelFor, routeOf, setRouteEnvironment } from './routes.mjs';
+import { checkSources, prepareSources, sourceVersions } from './sources.mjs';
 
 /** A request the probe cannot turn into a case: answered as {"fault": ...}. */
 export class CaseFault extends Error {
@@ -173,6 +174,7 @@ export async function loadInstall(installDir) {
     z,
     mastraVersion: versionOf('@mastra/core'),
     zodVersion: versionOf('zod'),
+    sourceVersions: sourceVersions(versionOf),
     builtins,
   };
 }
@@ -219,6 +221,7 @@ function checkCase(c) {
   }
   if (c.replies !== undefined && !Array.isArray(c.replies)) throw new CaseFault('replies must be an array');
   if (routeOf(c) === null) throw new CaseFault(`route ${JSON.stringify(c.route)} is not a route of case-format.md`);
+  checkSources(c, (message) => new CaseFault(message));
   return method;
 }
 
@@ -306,19 +309,27 @@ async function runChecked(lib, c, url, method) {
   // Snapshot before the Agent exists: its constructor may already touch them.
   const before = watched.map(([name, obj]) => [name, obj, shapeOf(obj)]);
 
+  // Sub-agents, workflows, MCP servers, memory, dynamic tools (sources.mjs).
+  const model = modelFor(routeOf(c), url);
+  const sources = await prepareSources(lib, c, tools, model, (message) => new CaseFault(message));
+  Object.assign(options, sources.callOptions);
+
   let error = null;
   try {
     const agent = new lib.Agent({
       id: 'probe',
       name: 'probe',
       instructions: 'p',
-      model: modelFor(routeOf(c), url),
+      model,
       tools,
+      ...sources.agentOptions,
     });
     error = method === 'generate' ? await runGenerate(agent, options) : await runStream(agent, options);
   } catch (e) {
     // What the constructor, generate() or `await agent.stream()` threw.
     error = e;
+  } finally {
+    await sources.close();
   }
 
   const mutated = before.filter(([, obj, shape]) => !sameShape(shape, shapeOf(obj))).map(([name]) => name);

@@ -57,6 +57,8 @@ answer({
     zod: lib.zodVersion,
     pid: process.pid,
     builtins: lib.builtins,
+    // @mastra/mcp, the MCP SDK, @mastra/memory, @mastra/libsql as installed.
+    packages: lib.sourceVersions,
   },
 });
 

@@ -7,8 +7,8 @@
 //! (`cargo insta review` accepts changes); `run` uses `check` to flag a
 //! body that changed against its snapshot.
 //!
-//! Only volatile values are normalised: object keys are sorted and `id`
-//! values outside the scripted tool calls are redacted. Tool-call ids come
+//! Only volatile values are normalised: object keys are sorted, `id`
+//! values outside the scripted tool calls and UUIDs in strings are redacted. Tool-call ids come
 //! from the case's own replies and are part of the round trip, so they stay.
 
 use crate::js::json::Json;
@@ -41,6 +41,8 @@ fn redact(v: &Json, in_tool_calls: bool) -> Json {
                 .collect(),
         ),
         Json::Array(items) => Json::Array(items.iter().map(|i| redact(i, in_tool_calls)).collect()),
+        // Run and thread ids (workflows, sub-agents) are fresh UUIDs.
+        Json::String(text) => Json::String(crate::projection::redact_uuids(text)),
         other => other.clone(),
     }
 }

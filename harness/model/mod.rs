@@ -4,7 +4,9 @@
 //! 1. build the three tools objects the case describes (`Object.fromEntries`);
 //! 2. copy them the way Mastra does (`ensureToolProperties` assigns into `{}`,
 //!    `listToolsets` and `listClientTools` assign, `convertTools` spreads
-//!    agent tools, then toolsets, then client tools into one record);
+//!    agent tools, memory tools, toolsets, client tools, sub-agents and
+//!    workflows into one record; MCP tools join the agent's tools the way
+//!    users add them: `sources`);
 //! 3. run `formatTools` on that record (`rewrite`);
 //! 4. decide `tools` and `tool_choice` (`prepareToolsAndToolChoice`, then the
 //!    route's provider `prepareTools`, in `route`);
@@ -19,6 +21,7 @@ pub mod record;
 pub mod releases;
 pub mod rewrite;
 pub mod route;
+pub mod sources;
 
 use crate::case::{Case, Method, Reply, Tool, ToolCallReply, ToolChoice, STANDARD_ID};
 use crate::js::json::Json;
@@ -60,6 +63,14 @@ enum Kind {
     Builtin(String),
     /// Given as a client tool: Mastra strips `execute`.
     Client,
+    /// A sub-agent registered under this key (`agent-KEY`).
+    SubAgent(JsString),
+    /// A workflow (`workflow-KEY`).
+    Workflow,
+    /// A tool an MCP server lists (`SERVER_TOOL`): the server runs it.
+    Mcp,
+    /// Memory's `updateWorkingMemory`.
+    WorkingMemory,
 }
 
 fn value_of(tool: &Tool, client: bool) -> ToolValue {
@@ -83,10 +94,20 @@ fn entries(tools: &[Tool], client: bool) -> Record<ToolValue> {
 
 /// Mastra's request record, before `formatTools`.
 fn merged_tools(case: &Case) -> Record<ToolValue> {
+    let src = &case.sources;
+    // The agent's tools: the case's object, then (as users write it)
+    // `{ ...tools, ...(await mcp.listTools()) }`; given as is or returned by
+    // a function of the request context (`dynamicTools`): both go through
+    // the same `ensureToolProperties` (1.0.4 `listTools`, 1.67.0 and 1.71.0
+    // `resolveToolList`).
+    let mut given = entries(&case.tools, false);
+    if let Some(servers) = src.mcp.as_deref().filter(|s| !s.is_empty()) {
+        given.spread_from(&sources::mcp_tools(servers));
+    }
     // ensureToolProperties: `acc[key] = tool` over Object.keys — an own
     // "__proto__" key is lost to the setter here.
     let mut agent = Record::new();
-    for (k, v) in entries(&case.tools, false).entries() {
+    for (k, v) in given.entries() {
         agent.assign(k.clone(), v.clone());
     }
     // listToolsets: toolsets in Object.values order (the case's `toolsets`
@@ -105,11 +126,22 @@ fn merged_tools(case: &Case) -> Record<ToolValue> {
     for (k, v) in entries(case.client_tools.as_deref().unwrap_or_default(), true).entries() {
         client_tools.assign(k.clone(), v.clone());
     }
-    // convertTools: `{ ...assignedTools, ...toolsetTools, ...clientSideTools }`.
+    // convertTools: `{ ...assignedTools, ...memoryTools, ...toolsetTools,
+    // ...clientSideTools, ...agentTools, ...workflowTools }` on every 1.x
+    // (1.67.0 and 1.71.0 spread workspace, skill and browser tools after
+    // them, which a case never has). A later source replaces an equal key
+    // silently, keeping the first one's position.
     let mut all = Record::new();
     all.spread_from(&agent);
+    all.spread_from(&sources::memory_tools(src.memory));
     all.spread_from(&toolset_tools);
     all.spread_from(&client_tools);
+    all.spread_from(&sources::agent_tools(
+        src.agents.as_deref().unwrap_or_default(),
+    ));
+    all.spread_from(&sources::workflow_tools(
+        src.workflows.as_deref().unwrap_or_default(),
+    ));
     all
 }
 
@@ -149,6 +181,7 @@ enum Resolved {
         /// Found under its own name (`stepTools[name]`), not by its id:
         /// such a call can start while a stream is still arriving.
         by_name: bool,
+        runs: Runs,
     },
     /// A tool without `execute` (a client tool, or a property of
     /// `Object.prototype`): the loop stops for the client to act.
@@ -156,6 +189,71 @@ enum Resolved {
     NotFound {
         available: Vec<JsString>,
     },
+}
+
+/// What a found, executable call runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Runs {
+    /// A case tool's `execute`: listed in `executed`, answers `TOOL_RESULT`.
+    Ours,
+    /// A run whose result is fixed text (an MCP server's tool, a workflow,
+    /// working memory); not a case tool, so not listed in `executed`.
+    Fixed(&'static str),
+    /// A sub-agent: its own request takes the next reply.
+    SubAgent { key: JsString, prompt: JsString },
+    /// A run that fails before it starts; its tool result is this text.
+    Fails(JsString),
+}
+
+/// The only arguments a call of each kind is modelled with: the one shape
+/// its input schema accepts. Validation messages for other shapes differ
+/// between the zod and JSON Schema validators across releases; the fuzzer
+/// never sends them (`loops::fuzz::gen::fit_calls`).
+fn single_string_member(args: &Json, name: &str) -> Option<JsString> {
+    match args.members().as_deref() {
+        Some([(k, Json::String(v))]) if **k == JsString::from(name) => Some(v.clone()),
+        _ => None,
+    }
+}
+
+fn runs_of(rel: &Release, kind: &Kind, id: &JsString, args: &Json) -> Result<Runs, String> {
+    let shape_error = |shape: &str| {
+        format!("tool arguments other than {shape}: validation messages are not modelled")
+    };
+    match kind {
+        Kind::Ours => single_string_member(args, "city")
+            .map(|_| Runs::Ours)
+            .ok_or_else(|| shape_error("{ city: string }")),
+        Kind::Mcp => single_string_member(args, "city")
+            .map(|_| Runs::Fixed(sources::MCP_RESULT))
+            .ok_or_else(|| shape_error("{ city: string } for an MCP tool")),
+        Kind::Workflow => {
+            let inner = match args.members().as_deref() {
+                Some([(k, v)]) if **k == JsString::from("inputData") => {
+                    single_string_member(v, "city")
+                }
+                _ => None,
+            };
+            inner
+                .map(|_| Runs::Fixed(sources::WORKFLOW_RESULT))
+                .ok_or_else(|| shape_error("{ inputData: { city: string } } for a workflow"))
+        }
+        Kind::WorkingMemory => single_string_member(args, "memory")
+            .map(|_| Runs::Fixed(sources::WORKING_MEMORY_RESULT))
+            .ok_or_else(|| shape_error("{ memory: string } for updateWorkingMemory")),
+        Kind::SubAgent(key) => {
+            let prompt = single_string_member(args, "prompt")
+                .ok_or_else(|| shape_error("{ prompt: string } for a sub-agent"))?;
+            Ok(match sources::sub_agent_schema_rejects(rel, id, &prompt) {
+                Some(message) => Runs::Fails(message),
+                None => Runs::SubAgent {
+                    key: key.clone(),
+                    prompt,
+                },
+            })
+        }
+        Kind::Builtin(_) | Kind::Client => unreachable!("resolved before"),
+    }
 }
 
 fn resolve(
@@ -203,21 +301,12 @@ fn resolve(
         }) => Err(format!(
             "a call to the builtin {b}: its execute is Mastra's"
         )),
-        Some(ToolValue {
-            id,
-            kind: Kind::Ours,
-        }) => {
-            let valid = call.arguments.members().is_some_and(|m| {
-                m.len() == 1
-                    && *m[0].0 == JsString::from("city")
-                    && matches!(m[0].1, Json::String(_))
-            });
-            if !valid {
-                return Err("tool arguments other than { city: string }: validation messages are not modelled".into());
-            }
+        Some(ToolValue { id, kind }) => {
+            let runs = runs_of(rel, &kind, &id, &call.arguments)?;
             Ok(Resolved::Run {
                 id,
                 by_name: matches!(tools.get(name), Lookup::Own(_)),
+                runs,
             })
         }
     }
@@ -266,6 +355,52 @@ fn error_view(id: Option<&str>, message: JsString, cause: Option<&str>) -> Error
     }
 }
 
+/// What a call by some name reaches in a case's formatted record, whatever
+/// the version: the fuzzer fits each scripted call's arguments to it, and
+/// keeps out of its cases what the model does not cover.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallTarget {
+    /// No tool has that name or id.
+    Missing,
+    /// A tool without `execute` (a client tool, an `Object.prototype`
+    /// name): the loop stops for the client.
+    Stops,
+    /// A builtin: its `execute` is Mastra's own.
+    Builtin,
+    /// A case tool; arguments `{ city }`.
+    Ours,
+    /// An MCP server's tool; arguments `{ city }`.
+    Mcp,
+    /// A workflow; arguments `{ inputData: { city } }`.
+    Workflow,
+    /// A sub-agent; arguments `{ prompt }`, and its own request.
+    SubAgent,
+    /// `updateWorkingMemory`; arguments `{ memory }`.
+    WorkingMemory,
+}
+
+/// The target of a call by `name` in `case`, or `None` when the case's
+/// tools never reach a request (a collision, the empty key).
+pub fn call_target(case: &Case, name: &JsString) -> Option<CallTarget> {
+    let mut tools = merged_tools(case);
+    format_tools(&mut tools).ok()?;
+    let found = match tools.get(name) {
+        Lookup::Own(v) => Some(v.clone()),
+        Lookup::Inherited => return Some(CallTarget::Stops),
+        Lookup::Missing => tools.values().into_iter().find(|v| v.id == *name).cloned(),
+    };
+    Some(match found.map(|v| v.kind) {
+        None => CallTarget::Missing,
+        Some(Kind::Client) => CallTarget::Stops,
+        Some(Kind::Builtin(_)) => CallTarget::Builtin,
+        Some(Kind::Ours) => CallTarget::Ours,
+        Some(Kind::Mcp) => CallTarget::Mcp,
+        Some(Kind::Workflow) => CallTarget::Workflow,
+        Some(Kind::SubAgent(_)) => CallTarget::SubAgent,
+        Some(Kind::WorkingMemory) => CallTarget::WorkingMemory,
+    })
+}
+
 /// Predict what `case` does on `version`. A prerelease or a build is
 /// predicted as the release it says it is (`MastraVersion::release`): the
 /// model knows releases, and a build's package.json is its only claim.
@@ -311,6 +446,14 @@ fn run(case: &Case, rel: &Release) -> Result<Projection, String> {
         Method::Generate => "AGENT_GENERATE_FAILED",
         Method::Stream => "AGENT_STREAM_FAILED",
     };
+    // listAgentTools runs before formatTools: on the releases where it
+    // throws for any sub-agent, that is the call's error.
+    let has_sub_agents = case.sources.agents.as_ref().is_some_and(|a| !a.is_empty());
+    if rel.sub_agents_throw && has_sub_agents {
+        let message = JsString::from(releases::SUB_AGENTS_THROW_MESSAGE);
+        p.error = Some(error_view(Some(failed_id), message, None));
+        return Ok(p);
+    }
     if let Err(e) = format_tools(&mut tools) {
         let cause = match e {
             FormatError::Collision { .. } => Some("AGENT_TOOL_NAME_COLLISION"),
@@ -402,7 +545,11 @@ fn run(case: &Case, rel: &Release) -> Result<Projection, String> {
         // stream, in the step's foreach. History keeps the calls' order.
         let eager = rel.eager_stream_tools && case.call.method == Method::Stream;
         let runs = calls.iter().zip(&resolved).filter_map(|(call, r)| match r {
-            Resolved::Run { id, by_name } => Some((call, id, *by_name)),
+            Resolved::Run {
+                id,
+                by_name,
+                runs: Runs::Ours,
+            } => Some((call, id, *by_name)),
             _ => None,
         });
         let (first, later): (Vec<_>, Vec<_>) = runs.partition(|(_, _, by_name)| !eager || *by_name);
@@ -412,13 +559,62 @@ fn run(case: &Case, rel: &Release) -> Result<Projection, String> {
                 input: call.arguments.clone(),
             });
         }
+        // A sub-agent's run is its own agent call: one request (no tools, no
+        // history) that takes the next reply, made while the step executes.
+        let sub_agents = resolved
+            .iter()
+            .filter(|r| {
+                matches!(
+                    r,
+                    Resolved::Run {
+                        runs: Runs::SubAgent { .. },
+                        ..
+                    }
+                )
+            })
+            .count();
+        if sub_agents > 1 {
+            return Err(
+                "several sub-agent calls in one step: their requests race for the replies".into(),
+            );
+        }
+        let mut sub_agent_text = None;
+        if sub_agents == 1 {
+            // The sub-agent borrows the parent's memory (`__setMemory`) and
+            // is called with its thread and resource, so working memory's
+            // tool is its one tool (found by the fuzzer, seed 1 case 986).
+            let working_memory = case.sources.memory.is_some_and(|m| m.working_memory);
+            p.requests.push(RequestView {
+                tools: working_memory.then(|| vec![JsString::from(sources::WORKING_MEMORY_KEY)]),
+                tool_choice: working_memory.then(|| Json::str("auto")),
+                history: Vec::new(),
+            });
+            match next_reply() {
+                Reply::Text(t) => sub_agent_text = Some(t),
+                _ => {
+                    return Err(
+                        "a sub-agent's request answered by something other than text".into(),
+                    )
+                }
+            }
+        }
         let mut call_items = Vec::new();
         let mut result_items = Vec::new();
         for (i, (call, r)) in calls.iter().zip(&resolved).enumerate() {
             let name = history_name(rel, &call.name);
             call_items.push(route::call_on(case.route, rel, i, name.clone()));
             let content = match r {
-                Resolved::Run { .. } => ResultContent::Output(TOOL_RESULT),
+                Resolved::Run { runs, .. } => match runs {
+                    Runs::Ours => ResultContent::Output(TOOL_RESULT),
+                    Runs::Fixed(text) => ResultContent::Output(text),
+                    Runs::Fails(text) => ResultContent::Message(text.clone()),
+                    Runs::SubAgent { key, .. } => ResultContent::Message(sources::sub_agent_result(
+                        rel,
+                        matches!(r, Resolved::Run { by_name: true, .. }),
+                        key,
+                        sub_agent_text.as_ref().unwrap_or(&JsString::new()),
+                    )),
+                },
                 Resolved::NotFound { available } => {
                     ResultContent::Message(not_found_message(&call.name, available))
                 }

@@ -87,6 +87,37 @@ pub const RESPONSES_CALLS_BY_NAME: MastraVersion = v(1, 51, 0);
 /// 1.25.0 `dist/chunk-3RIGZMZ5.js:4568` (the mapping) and `:11169` (the
 /// choice), none in 1.24.1.
 pub const RESPONSES_NAME_MAPPING: MastraVersion = v(1, 25, 0);
+/// A sub-agent's tool output carries `subAgentToolResults` (the sub-agent's
+/// own tool results, `[]` for the probe's sub-agent) beside its text,
+/// thread and resource. First seen in 1.13.2 (issue 13 sweep, case
+/// `cases/sources/sub-agent-call-runs-the-sub-agent.json`: 1.10.0 has the
+/// three fields, 1.11.0 and 1.12.0 run no sub-agent at all, below).
+pub const SUB_AGENT_TOOL_RESULTS: MastraVersion = v(1, 13, 2);
+
+/// A sub-agent's tool result is its text alone (`toModelOutput` on the
+/// agent tool, unless `delegation.includeSubAgentToolResultsInModelContext`;
+/// 1.67.0 `dist/agent-Dk0N0Nlg.js`, `listAgentTools`). First in 1.31.0
+/// (same sweep case, 1.30.0 → 1.31.0).
+pub const SUB_AGENT_TEXT_ONLY: MastraVersion = v(1, 31, 0);
+
+/// The releases whose sub-agent tool input schema fails to compile, so that
+/// every call of a sub-agent is answered with the validation error "schema
+/// is invalid: data/required must be array" (naming the tool by its id,
+/// `agent-KEY`) and the sub-agent never runs: 1.11.0 only (same sweep case,
+/// 1.10.0 → 1.11.0 → 1.12.0).
+pub const SUB_AGENT_SCHEMA_BROKEN: (MastraVersion, MastraVersion) = (v(1, 11, 0), v(1, 11, 0));
+
+/// The releases on which an agent with any sub-agent fails every call
+/// before its first request: `listAgentTools` converts the sub-agent
+/// schema with `z.toJSONSchema`, which zod 3.25.76 lacks ("z.toJSONSchema is
+/// not available. Ensure zod >= 3.25.0 is installed.", as
+/// AGENT_GENERATE_FAILED / AGENT_STREAM_FAILED): 1.12.0 only (issue 13
+/// sweep: every case with `agents`, 1.11.0 → 1.12.0 → 1.13.2).
+pub const SUB_AGENTS_THROW: (MastraVersion, MastraVersion) = (v(1, 12, 0), v(1, 12, 0));
+
+/// The message of that failure.
+pub const SUB_AGENTS_THROW_MESSAGE: &str =
+    "z.toJSONSchema is not available. Ensure zod >= 3.25.0 is installed.";
 
 /// The first release exporting each builtin of `@mastra/core/tools`
 /// (read from each swept version's exports).
@@ -130,6 +161,10 @@ pub struct Release {
     pub responses_item_references: bool,
     /// `openai` route: names go through a plain-object lookup.
     pub responses_name_mapping: bool,
+    pub sub_agent_tool_results: bool,
+    pub sub_agent_text_only: bool,
+    pub sub_agent_schema_broken: bool,
+    pub sub_agents_throw: bool,
 }
 
 impl Release {
@@ -146,6 +181,11 @@ impl Release {
             retries: if version >= NO_RETRIES { 0 } else { 2 },
             responses_item_references: version < RESPONSES_CALLS_BY_NAME,
             responses_name_mapping: version >= RESPONSES_NAME_MAPPING,
+            sub_agent_tool_results: version >= SUB_AGENT_TOOL_RESULTS,
+            sub_agent_text_only: version >= SUB_AGENT_TEXT_ONLY,
+            sub_agent_schema_broken: (SUB_AGENT_SCHEMA_BROKEN.0..=SUB_AGENT_SCHEMA_BROKEN.1)
+                .contains(&version),
+            sub_agents_throw: (SUB_AGENTS_THROW.0..=SUB_AGENTS_THROW.1).contains(&version),
         }
     }
 

@@ -30,6 +30,10 @@ pub struct Hello {
     pub node: String,
     pub mastra: String,
     pub zod: String,
+    /// The packages installed beside it for the other tool sources
+    /// (`@mastra/mcp`, the MCP SDK, `@mastra/memory`, `@mastra/libsql`):
+    /// name and version, as the install holds them.
+    pub packages: Vec<(String, String)>,
     pub builtins: Vec<String>,
     /// From spawn to hello: Node start plus Mastra import.
     pub startup: Duration,
@@ -184,10 +188,18 @@ impl Probe {
                         .iter()
                         .filter_map(|b| b.as_str().map(JsString::to_lossy))
                         .collect();
+                    let packages = h
+                        .get("packages")
+                        .and_then(Json::members)
+                        .unwrap_or_default()
+                        .into_iter()
+                        .filter_map(|(k, v)| Some((k.to_lossy(), v.as_str()?.to_lossy())))
+                        .collect();
                     let hello = Hello {
                         node: s("node"),
                         mastra: s("mastra"),
                         zod: s("zod"),
+                        packages,
                         builtins,
                         startup: started.elapsed(),
                     };

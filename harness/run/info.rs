@@ -4,6 +4,7 @@
 //! its JSON form, the `run` member of every report.
 
 use crate::js::json::Json;
+use crate::js::string::JsString;
 use crate::observation::Refused;
 use crate::observe::proc::CommandSpec;
 use crate::route::Route;
@@ -11,6 +12,10 @@ use crate::run::session::VersionStats;
 use crate::versions::spec::MastraVersion;
 use std::collections::BTreeMap;
 use std::path::Path;
+
+/// What one version loaded: `@mastra/core`'s and zod's versions, then each
+/// package installed beside them for the other tool sources (name, version).
+pub type Loaded = (String, String, Vec<(String, String)>);
 
 /// What a run was: enough to reproduce it.
 #[derive(Debug, Clone, Default)]
@@ -22,7 +27,7 @@ pub struct RunInfo {
     /// The wire routes the cases ran on.
     pub routes: Vec<Route>,
     /// Per version: what the probe said it loaded (`@mastra/core`, zod).
-    pub resolved: BTreeMap<MastraVersion, (String, String)>,
+    pub resolved: BTreeMap<MastraVersion, Loaded>,
     pub seed: Option<u64>,
     pub command: String,
     pub interrupted: bool,
@@ -82,7 +87,8 @@ impl RunInfo {
 
     pub fn absorb(&mut self, stats: VersionStats) {
         if let (Some(v), Some(h)) = (stats.version, &stats.pool.hello) {
-            self.resolved.insert(v, (h.mastra.clone(), h.zod.clone()));
+            self.resolved
+                .insert(v, (h.mastra.clone(), h.zod.clone(), h.packages.clone()));
             if self.node.is_empty() {
                 self.node = h.node.clone();
             }
@@ -94,11 +100,15 @@ impl RunInfo {
         let resolved = Json::Object(
             self.resolved
                 .iter()
-                .map(|(v, (m, z))| {
-                    (
-                        v.to_string().into(),
-                        Json::object([("@mastra/core", Json::str(m)), ("zod", Json::str(z))]),
-                    )
+                .map(|(v, (m, z, packages))| {
+                    let mut loaded = vec![
+                        (JsString::from("@mastra/core"), Json::str(m)),
+                        (JsString::from("zod"), Json::str(z)),
+                    ];
+                    for (name, version) in packages {
+                        loaded.push((JsString::from(name.as_str()), Json::str(version)));
+                    }
+                    (v.to_string().into(), Json::Object(loaded))
                 })
                 .collect(),
         );

@@ -148,6 +148,40 @@ fn the_report_records_what_was_resolved() {
         "1.67.0"
     );
     assert_eq!(s(field(field(resolved, "1.0.4"), "zod")), "3.25.76");
+    // The MCP client each version ran its MCP cases through (issue 13).
+    assert_eq!(s(field(field(resolved, "1.67.0"), "@mastra/mcp")), "1.18.0");
+    assert_eq!(s(field(field(resolved, "1.0.4"), "@mastra/mcp")), "1.0.3");
+}
+
+/// Issue 13: a real MCP server listing a thousand tools and more runs in
+/// `make test`: Twilio's 1,409 tool names, served over stdio by
+/// `node-probe/mcp-server.mjs` and reached through `@mastra/mcp`, all sent,
+/// 36 of them cut to 63 characters, and a call of a cut name executes.
+#[test]
+fn a_thousand_tool_mcp_server_runs_through_mcpclient() {
+    let results = field(&corpus_run().report, "results").as_array().unwrap();
+    let mut seen = 0;
+    for r in results {
+        if !s(field(r, "case")).ends_with("cases/real/twilio-1409-tools-36-cut-at-63.json")
+            || s(field(r, "version")) == "1.0.0"
+        {
+            continue;
+        }
+        seen += 1;
+        assert_eq!(s(field(r, "verdict")), "as-modelled", "{r:?}");
+        let requests = field(field(r, "observed"), "requests").as_array().unwrap();
+        let tools = field(&requests[0], "tools").as_array().unwrap();
+        assert_eq!(tools.len(), 1409);
+        let cut = tools
+            .iter()
+            .filter(|t| s(t).len() == 63 && s(t).starts_with("twilio_"))
+            .count();
+        assert!(cut >= 36, "{cut} names of 63");
+        // The call of a cut name was found and answered by the server.
+        let history = field(&requests[1], "history").to_compact();
+        assert!(history.contains("tempC"), "{history}");
+    }
+    assert_eq!(seen, 2, "the case ran on 1.0.4 and 1.67.0");
 }
 
 /// The report's central claim, observed on both pinned versions: the tools

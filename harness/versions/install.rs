@@ -419,7 +419,7 @@ impl Installs {
                     .find(|l| l.is_file()),
             },
             None => InstallPlan {
-                manifest: Manifest::Text(manifest(&source)),
+                manifest: Manifest::Text(manifest(&source, &super::extras::extras(v.release()))),
                 lock: None,
             },
         };
@@ -737,9 +737,13 @@ fn write(path: &Path, text: &str) -> Result<(), InstallFail> {
 }
 
 /// The manifest of an on-demand install: `@mastra/core` from `source`
-/// (a registry version, or `file:` a build's tarball), and zod.
-fn manifest(source: &str) -> String {
-    let dependencies = serde_json::json!({ "@mastra/core": source, "zod": ZOD });
+/// (a registry version, or `file:` a build's tarball), zod, and the
+/// packages every tool source needs (`extras`, for the release it is).
+fn manifest(source: &str, extras: &[(&str, &str)]) -> String {
+    let mut dependencies = serde_json::json!({ "@mastra/core": source, "zod": ZOD });
+    for (name, version) in extras {
+        dependencies[*name] = serde_json::json!(version);
+    }
     let m = serde_json::json!({
         "name": "mastra-conform-install",
         "private": true,
@@ -976,7 +980,7 @@ mod tests {
             installs.install_dir(v("1.67.0+8a28e80ae2e3747e")),
             PathBuf::from("/cache/installs/1.67.0+8a28e80ae2e3747e")
         );
-        let m: serde_json::Value = serde_json::from_str(&manifest("file:/x.tgz")).unwrap();
+        let m: serde_json::Value = serde_json::from_str(&manifest("file:/x.tgz", &[])).unwrap();
         assert_eq!(m["dependencies"]["@mastra/core"], "file:/x.tgz");
         assert_eq!(m["dependencies"]["zod"], ZOD);
     }

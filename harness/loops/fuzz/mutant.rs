@@ -13,7 +13,7 @@
 //! checks the copy against the model itself.
 
 use super::gen::Draft;
-use super::{fuzz_version, generate, Finding, Oracle, Plan};
+use super::{fuzz_version, Finding, Generated, Oracle, Plan};
 use crate::case::{Case, Method, Tool};
 use crate::js::json::Json;
 use crate::js::string::JsString;
@@ -301,6 +301,26 @@ const V1_67: MastraVersion = MastraVersion::new(1, 67, 0);
 /// The budget the power tests allow: a few hundred generated cases, and
 /// the ordinary shrink budget.
 const CASES: u64 = 400;
+
+/// Cases `0..count` of `seed` without their other tool sources: the copy
+/// covers the three tools objects, where the planted defects live.
+fn generate(seed: u64, count: u64) -> Vec<Generated> {
+    super::generate(seed, count)
+        .into_iter()
+        .map(|mut g| {
+            g.draft.sources = Default::default();
+            g.case = g
+                .draft
+                .to_case(
+                    &g.case.path,
+                    &g.case.about,
+                    g.case.source.as_deref().unwrap_or(""),
+                )
+                .expect("a generated case without sources is still valid");
+            g
+        })
+        .collect()
+}
 
 fn fuzz(defect: Defect, seed: u64) -> Vec<Finding> {
     let generated = generate(seed, CASES);

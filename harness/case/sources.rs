@@ -1,0 +1,236 @@
+//! `Sources`: the tool sources of a case beyond `tools`, `toolsets` and
+//! `clientTools` — sub-agents, workflows, MCP servers, working memory and
+//! dynamic tools (`shared/case-format.md`).
+//!
+//! In: the case's top-level JSON object. Out: `Sources`, or the `CaseError`
+//! naming the file, field and value. Pure data; `model::sources` decides
+//! what each source adds to Mastra's tool record.
+
+use super::{CaseError, ToolKey, Validator};
+use crate::js::json::Json;
+use crate::js::string::JsString;
+
+/// The case fields this module reads.
+pub const FIELDS: &[&str] = &["agents", "workflows", "mcp", "memory", "dynamicTools"];
+
+/// The most tools one MCP server of a case may list: Twilio's 1,409 fit
+/// with room to spare; a runaway generator does not.
+pub const MAX_MCP_TOOLS: usize = 5000;
+
+/// Every tool source of a case other than the three tools objects.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Sources {
+    /// `agents`: sub-agents registered under these keys (tools `agent-KEY`).
+    pub agents: Option<Vec<ToolKey>>,
+    /// `workflows`: workflows registered under these keys (`workflow-KEY`).
+    pub workflows: Option<Vec<ToolKey>>,
+    /// `mcp`: MCP servers in the order of the case's object (as written;
+    /// JavaScript's key order is the model's business).
+    pub mcp: Option<Vec<McpServer>>,
+    /// `memory`: a `Memory` on a real store, and the call's thread.
+    pub memory: Option<MemorySource>,
+    /// `dynamicTools`: `tools` given as a function of the request context.
+    pub dynamic_tools: bool,
+}
+
+/// One MCP server of a case: its name in `MCPClient({ servers })` and the
+/// tool names it lists, in listing order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpServer {
+    pub name: JsString,
+    pub tools: Vec<JsString>,
+}
+
+/// `memory: { "workingMemory": BOOL }`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemorySource {
+    pub working_memory: bool,
+}
+
+impl Sources {
+    /// Whether the case uses none of these sources.
+    pub fn is_empty(&self) -> bool {
+        *self == Sources::default()
+    }
+
+    /// How many tool names the case's MCP servers list in all.
+    pub fn mcp_tool_count(&self) -> usize {
+        self.mcp.iter().flatten().map(|s| s.tools.len()).sum()
+    }
+}
+
+impl Validator<'_> {
+    /// The source fields of the case object `top` (already checked to be an
+    /// object with known fields only).
+    pub(super) fn sources(&self, top: &Json) -> Result<Sources, CaseError> {
+        let keys = |field: &str| -> Result<Option<Vec<ToolKey>>, CaseError> {
+            let Some(v) = top.get(field) else {
+                return Ok(None);
+            };
+            let items = v
+                .as_array()
+                .ok_or_else(|| self.wrong(field, "an array of KEY strings", v))?;
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, k)| self.js(Some(k), &format!("{field}[{i}]")))
+                .collect::<Result<Vec<_>, _>>()
+                .map(Some)
+        };
+        let agents = keys("agents")?;
+        let workflows = keys("workflows")?;
+        let mcp = match top.get("mcp") {
+            None => None,
+            Some(v) => {
+                let obj = self.object(v, "mcp", &[])?;
+                let mut servers = Vec::new();
+                for (name, list) in obj.members().unwrap_or_default() {
+                    let field = format!("mcp.{}", name.to_lossy());
+                    let items = list
+                        .as_array()
+                        .ok_or_else(|| self.wrong(&field, "an array of tool name strings", list))?;
+                    if items.len() > MAX_MCP_TOOLS {
+                        return Err(self.err(
+                            &field,
+                            format!(
+                                "{} tools; at most {MAX_MCP_TOOLS} fit one server",
+                                items.len()
+                            ),
+                        ));
+                    }
+                    let tools = items
+                        .iter()
+                        .enumerate()
+                        .map(|(i, n)| self.js(Some(n), &format!("{field}[{i}]")))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    servers.push(McpServer {
+                        name: name.clone(),
+                        tools,
+                    });
+                }
+                Some(servers)
+            }
+        };
+        let memory = match top.get("memory") {
+            None => None,
+            Some(v) => {
+                let obj = self.object(v, "memory", &["workingMemory"])?;
+                let working_memory = match obj.get("workingMemory") {
+                    Some(Json::Bool(b)) => *b,
+                    Some(other) => {
+                        return Err(self.wrong("memory.workingMemory", "true or false", other))
+                    }
+                    None => return Err(self.err("memory.workingMemory", "is required")),
+                };
+                Some(MemorySource { working_memory })
+            }
+        };
+        let dynamic_tools = match top.get("dynamicTools") {
+            None => false,
+            Some(Json::Bool(b)) => *b,
+            Some(other) => return Err(self.wrong("dynamicTools", "true or false", other)),
+        };
+        Ok(Sources {
+            agents,
+            workflows,
+            mcp,
+            memory,
+            dynamic_tools,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::case::Case;
+    use std::path::Path;
+
+    fn parse(text: &str) -> Result<Case, CaseError> {
+        Case::parse(Path::new("cases/x.json"), text)
+    }
+
+    #[test]
+    fn every_source_field_is_read() {
+        let c = parse(
+            r#"{"about":"a","agents":["my agent"],"workflows":["wf"],
+                "mcp":{"github.com":["get.issue","list"]},"memory":{"workingMemory":true},
+                "dynamicTools":true}"#,
+        )
+        .unwrap();
+        let s = &c.sources;
+        assert_eq!(s.agents, Some(vec![JsString::from("my agent")]));
+        assert_eq!(s.workflows, Some(vec![JsString::from("wf")]));
+        assert_eq!(
+            s.mcp,
+            Some(vec![McpServer {
+                name: "github.com".into(),
+                tools: vec!["get.issue".into(), "list".into()]
+            }])
+        );
+        assert_eq!(
+            s.memory,
+            Some(MemorySource {
+                working_memory: true
+            })
+        );
+        assert!(s.dynamic_tools);
+        assert_eq!(s.mcp_tool_count(), 2);
+        assert!(parse(r#"{"about":"a"}"#).unwrap().sources.is_empty());
+    }
+
+    #[test]
+    fn bad_source_fields_name_the_field_and_value() {
+        let cases = [
+            (
+                r#"{"about":"a","agents":"x"}"#,
+                "field `agents`: expected an array of KEY strings, got a string \"x\"",
+            ),
+            (
+                r#"{"about":"a","workflows":[1]}"#,
+                "field `workflows[0]`: expected a string, got a number 1",
+            ),
+            (
+                r#"{"about":"a","mcp":["x"]}"#,
+                "field `mcp`: expected an object",
+            ),
+            (
+                r#"{"about":"a","mcp":{"s":"t"}}"#,
+                "field `mcp.s`: expected an array of tool name strings",
+            ),
+            (
+                r#"{"about":"a","mcp":{"s":[null]}}"#,
+                "field `mcp.s[0]`: expected a string, got null",
+            ),
+            (
+                r#"{"about":"a","memory":{}}"#,
+                "field `memory.workingMemory`: is required",
+            ),
+            (
+                r#"{"about":"a","memory":{"workingMemory":1}}"#,
+                "field `memory.workingMemory`: expected true or false, got a number 1",
+            ),
+            (
+                r#"{"about":"a","memory":{"lastMessages":1}}"#,
+                "field `memory.lastMessages`: unknown field",
+            ),
+            (
+                r#"{"about":"a","dynamicTools":"yes"}"#,
+                "field `dynamicTools`: expected true or false, got a string \"yes\"",
+            ),
+        ];
+        for (text, want) in cases {
+            let e = parse(text).unwrap_err().to_string();
+            assert!(e.starts_with("cases/x.json: "), "{e}");
+            assert!(e.contains(want), "{text}: {e}");
+        }
+    }
+
+    #[test]
+    fn a_server_listing_too_many_tools_is_refused() {
+        let names: Vec<String> = (0..=MAX_MCP_TOOLS).map(|i| format!("\"t{i}\"")).collect();
+        let text = format!(r#"{{"about":"a","mcp":{{"s":[{}]}}}}"#, names.join(","));
+        let e = parse(&text).unwrap_err().to_string();
+        assert!(e.contains("field `mcp.s`: 5001 tools"), "{e}");
+    }
+}

@@ -1,0 +1,256 @@
+//! The tool sources beyond `tools`, `toolsets` and `clientTools`: what each
+//! adds to Mastra's record before `formatTools`, and what a call of one of
+//! their tools sends back.
+//!
+//! In: a case's `Sources` (`case::sources`). Out: `Record<ToolValue>`s that
+//! `merged_tools` (in `mod.rs`) spreads in Mastra's order, and the tool
+//! result a call of each kind carries into history. Measured on every served
+//! 1.x with `@mastra/mcp`, `@mastra/memory` and `@mastra/libsql` at the
+//! versions `versions::extras` picks (the boundaries are in `releases`).
+//!
+//! Where the keys come from:
+//! - sub-agents: `listAgentTools` assigns `convertedAgentTools[`agent-${key}`]`
+//!   over `Object.entries(agents)`, the tool's id being that same string;
+//! - workflows: `listWorkflowTools`, `workflow-${key}` likewise;
+//! - MCP servers: `@mastra/mcp`'s `MCPClient.listTools()` assigns each
+//!   server's listing into `toolsRes[tool.name]` (skipping an empty name,
+//!   so `"__proto__"` is lost to the setter and index-like names sort first),
+//!   then `connectedTools[`${server}_${name}`]` over the servers in
+//!   `Object.keys` order; the tool's id is the same string. Users spread the
+//!   result after their own tools (`{ ...tools, ...(await mcp.listTools()) }`),
+//!   so an MCP key replaces an equal key of `tools` in its place;
+//! - working memory: `Memory.listTools()` gives `updateWorkingMemory` (id
+//!   `update-working-memory`) when `workingMemory.enabled`, and the agent
+//!   asks for memory tools only when the call names a thread or resource
+//!   (the probe always does).
+
+use super::releases::Release;
+use super::{Kind, ToolValue};
+use crate::case::{McpServer, MemorySource};
+use crate::js::json::Json;
+use crate::js::string::JsString;
+use crate::model::record::Record;
+
+/// The key and id of memory's working-memory tool.
+pub const WORKING_MEMORY_KEY: &str = "updateWorkingMemory";
+pub const WORKING_MEMORY_ID: &str = "update-working-memory";
+
+/// What every MCP tool of a case answers (`node-probe/mcp-server.mjs`), as
+/// Mastra writes the `CallToolResult` into the tool message.
+pub const MCP_RESULT: &str = "{\"content\":[{\"type\":\"text\",\"text\":\"{\\\"tempC\\\":20}\"}]}";
+
+/// What a workflow call returns: the workflow's output and its run id,
+/// whose UUID the projection redacts (`projection::redact_uuids`).
+pub const WORKFLOW_RESULT: &str = "{\"result\":{\"tempC\":20},\"runId\":\"<uuid>\"}";
+
+/// What `updateWorkingMemory` returns.
+pub const WORKING_MEMORY_RESULT: &str = "{\"success\":true}";
+
+fn prefixed(prefix: &str, key: &JsString) -> JsString {
+    JsString::from(prefix).concat(key)
+}
+
+/// `listAgentTools`: `agent-KEY` for each sub-agent, in `Object.entries`
+/// order of the `agents` object (built by `Object.fromEntries`).
+pub(super) fn agent_tools(keys: &[JsString]) -> Record<ToolValue> {
+    let agents = Record::from_entries(keys.iter().map(|k| (k.clone(), ())));
+    let mut out = Record::new();
+    for (key, ()) in agents.entries() {
+        let name = prefixed("agent-", key);
+        out.assign(
+            name.clone(),
+            ToolValue {
+                id: name,
+                kind: Kind::SubAgent(key.clone()),
+            },
+        );
+    }
+    out
+}
+
+/// `listWorkflowTools`: `workflow-KEY` for each workflow.
+pub(super) fn workflow_tools(keys: &[JsString]) -> Record<ToolValue> {
+    let workflows = Record::from_entries(keys.iter().map(|k| (k.clone(), ())));
+    let mut out = Record::new();
+    for (key, ()) in workflows.entries() {
+        let name = prefixed("workflow-", key);
+        out.assign(
+            name.clone(),
+            ToolValue {
+                id: name,
+                kind: Kind::Workflow,
+            },
+        );
+    }
+    out
+}
+
+/// `MCPClient.listTools()` over the case's servers.
+pub(super) fn mcp_tools(servers: &[McpServer]) -> Record<ToolValue> {
+    // The servers object is built with Object.fromEntries by the probe, as a
+    // literal would be: own keys, index-like names first.
+    let configs = Record::from_entries(servers.iter().map(|s| (s.name.clone(), s.tools.clone())));
+    let mut connected = Record::new();
+    for (server, names) in configs.entries() {
+        let mut listed: Record<()> = Record::new();
+        for name in names.iter().filter(|n| !n.is_empty()) {
+            listed.assign(name.clone(), ());
+        }
+        for (name, ()) in listed.entries() {
+            let mut key = server.clone();
+            key.push_str("_");
+            let key = key.concat(name);
+            connected.assign(
+                key.clone(),
+                ToolValue {
+                    id: key,
+                    kind: Kind::Mcp,
+                },
+            );
+        }
+    }
+    connected
+}
+
+/// `Memory.listTools()`: the working-memory tool when it is enabled.
+pub(super) fn memory_tools(memory: Option<MemorySource>) -> Record<ToolValue> {
+    let mut out = Record::new();
+    if memory.is_some_and(|m| m.working_memory) {
+        out.assign(
+            JsString::from(WORKING_MEMORY_KEY),
+            ToolValue {
+                id: JsString::from(WORKING_MEMORY_ID),
+                kind: Kind::WorkingMemory,
+            },
+        );
+    }
+    out
+}
+
+/// The placeholder `projection::redact_uuids` puts where a run id or thread
+/// id stood.
+pub const UUID: &str = "<uuid>";
+
+/// The tool result of a sub-agent whose one request was answered `text`.
+/// Before `SUB_AGENT_TEXT_ONLY` it is the JSON of the tool's output: the
+/// text, the sub-agent's thread id (a fresh UUID) and resource id
+/// (`${slugify(agent.id)}-${key}`, the probe's agent id being `probe`), plus
+/// the sub-agent's tool results from `SUB_AGENT_TOOL_RESULTS`; from it,
+/// `toModelOutput` sends the text alone, but only for a call found under its
+/// own name: a call found by the tool's id (`agent-KEY` where the sent name
+/// is rewritten) still gets the whole output (found by the fuzzer, seed 1
+/// case 2186 on 1.67.0).
+pub fn sub_agent_result(rel: &Release, by_name: bool, key: &JsString, text: &JsString) -> JsString {
+    if rel.sub_agent_text_only && by_name {
+        return text.clone();
+    }
+    let mut members = vec![
+        ("text", Json::String(text.clone())),
+        ("subAgentThreadId", Json::str(UUID)),
+        (
+            "subAgentResourceId",
+            Json::String(JsString::from("probe-").concat(key)),
+        ),
+    ];
+    if rel.sub_agent_tool_results {
+        members.push(("subAgentToolResults", Json::Array(Vec::new())));
+    }
+    JsString::from(Json::object(members).to_compact().as_str())
+}
+
+/// On the releases whose sub-agent input schema is broken
+/// (`SUB_AGENT_SCHEMA_BROKEN`), every call of a sub-agent fails validation
+/// before it runs; this is the tool result it gets instead.
+pub fn sub_agent_schema_rejects(
+    rel: &Release,
+    name: &JsString,
+    prompt: &JsString,
+) -> Option<JsString> {
+    if !rel.sub_agent_schema_broken {
+        return None;
+    }
+    const PROBLEM: &str = "Schema validation error: schema is invalid: data/required must be array";
+    // "Provided arguments: " + JSON.stringify(args, null, 2), for { prompt }.
+    let mut message = JsString::from("Tool input validation failed for ");
+    message = message.concat(name);
+    message.push_str(". Please fix the following errors and try again:\n- root: ");
+    message.push_str(PROBLEM);
+    message.push_str("\n\nProvided arguments: {\n  \"prompt\": ");
+    message.push_str(&Json::String(prompt.clone()).to_compact());
+    message.push_str("\n}");
+    let result = Json::object([
+        ("error", Json::Bool(true)),
+        ("message", Json::String(message)),
+        (
+            "validationErrors",
+            Json::object([
+                ("errors", Json::Array(vec![Json::str(PROBLEM)])),
+                ("fields", Json::object(Vec::<(&str, Json)>::new())),
+            ]),
+        ),
+    ]);
+    Some(JsString::from(result.to_compact().as_str()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(r: &Record<ToolValue>) -> Vec<String> {
+        r.keys().iter().map(JsString::to_lossy).collect()
+    }
+
+    #[test]
+    fn sub_agents_and_workflows_are_prefixed_in_key_order() {
+        let r = agent_tools(&["b".into(), "1".into(), "my agent".into(), "0".into()]);
+        // The agents object orders index-like keys first.
+        assert_eq!(
+            keys(&r),
+            ["agent-0", "agent-1", "agent-b", "agent-my agent"]
+        );
+        let w = workflow_tools(&["x".into(), "2".into(), "x".into()]);
+        // "2" sorts first in the workflows object; the repeated "x" is one key.
+        assert_eq!(keys(&w), ["workflow-2", "workflow-x"]);
+        assert_eq!(w.values()[0].id, JsString::from("workflow-2"));
+    }
+
+    #[test]
+    fn mcp_keys_are_server_underscore_tool_with_javascript_object_order() {
+        let servers = [
+            McpServer {
+                name: "s".into(),
+                tools: ["b", "1", "__proto__", "", "0", "a b"]
+                    .map(JsString::from)
+                    .to_vec(),
+            },
+            McpServer {
+                name: "_".into(),
+                tools: vec!["proto__".into()],
+            },
+            McpServer {
+                name: "2".into(),
+                tools: vec!["x".into()],
+            },
+        ];
+        // Measured on 1.0.4, 1.67.0 and 1.71.0 (sweep case mcp-odd-names):
+        // "__proto__" and "" are never listed, "_" + "_" + "proto__" is the
+        // key "__proto__" and is lost to the setter, server "2" comes first.
+        assert_eq!(
+            keys(&mcp_tools(&servers)),
+            ["2_x", "s_0", "s_1", "s_b", "s_a b"]
+        );
+    }
+
+    #[test]
+    fn working_memory_adds_one_tool_only_when_enabled() {
+        assert!(memory_tools(None).is_empty());
+        assert!(memory_tools(Some(MemorySource {
+            working_memory: false
+        }))
+        .is_empty());
+        let r = memory_tools(Some(MemorySource {
+            working_memory: true,
+        }));
+        assert_eq!(keys(&r), [WORKING_MEMORY_KEY]);
+    }
+}

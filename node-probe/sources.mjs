@@ -1,0 +1,213 @@
+// The tool sources of a case beyond `tools`, `toolsets` and `clientTools`
+// (shared/case-format.md): sub-agents, workflows, MCP servers, working
+// memory and dynamic tools. cases.mjs calls `prepareSources` before it builds
+// the Agent and `close` when the case is over; everything source-specific
+// lives here, so the routes work in cases.mjs and this stay apart.
+//
+// The extra packages (@mastra/mcp, @mastra/memory, @mastra/libsql and the
+// MCP SDK) are installed beside @mastra/core, at the versions whose peer
+// ranges accept it (harness: versions/sources.rs). They are imported through
+// `probe-sources.mjs` inside the install, written here once, so that each
+// bare specifier resolves from the install and `@mastra/core` imported by
+// @mastra/mcp is the very copy the Agent comes from (one ESM instance).
+
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const MCP_SERVER = path.join(HERE, 'mcp-server.mjs');
+
+/** The case fields this module serves. */
+export const SOURCE_FIELDS = ['agents', 'workflows', 'mcp', 'memory', 'dynamicTools'];
+
+// Each package is imported on first use only: @mastra/mcp, @mastra/memory
+// and @mastra/libsql together take seconds to load, and most cases need none.
+const SOURCES_ENTRY = `const load = (p) => p.catch((e) => ({ missing: String(e?.message ?? e) }));
+export const workflows = () => import('@mastra/core/workflows');
+export const mcp = () => load(import('@mastra/mcp'));
+export const memory = () => load(import('@mastra/memory'));
+export const libsql = () => load(import('@mastra/libsql'));
+`;
+
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** Whether the case uses any source of this module. */
+export function usesSources(c) {
+  return SOURCE_FIELDS.some((f) => c[f] !== undefined);
+}
+
+/**
+ * Check the source fields; `fault(message)` makes the error the caller
+ * throws (cases.mjs's CaseFault), so a bad field is a fault line.
+ */
+export function checkSources(c, fault) {
+  const keyList = (field) => {
+    const v = c[field];
+    if (v === undefined) return;
+    if (!Array.isArray(v) || !v.every((k) => typeof k === 'string')) throw fault(`${field} must be an array of KEY strings`);
+  };
+  keyList('agents');
+  keyList('workflows');
+  if (c.mcp !== undefined) {
+    if (!isObject(c.mcp)) throw fault('mcp must be an object { SERVER: [TOOL name, ...] }');
+    for (const [server, names] of Object.entries(c.mcp)) {
+      if (!Array.isArray(names) || !names.every((n) => typeof n === 'string')) {
+        throw fault(`mcp[${JSON.stringify(server)}] must be an array of tool name strings`);
+      }
+    }
+  }
+  if (c.memory !== undefined) {
+    if (!isObject(c.memory)) throw fault('memory must be an object { "workingMemory": true|false }');
+    if (typeof c.memory.workingMemory !== 'boolean') throw fault('memory.workingMemory must be true or false');
+  }
+  if (c.dynamicTools !== undefined && typeof c.dynamicTools !== 'boolean') throw fault('dynamicTools must be true or false');
+}
+
+/** The install's extra packages, imported once per probe. */
+async function loadSources(lib) {
+  if (lib.sources) return lib.sources;
+  const entry = path.join(lib.dir, 'probe-sources.mjs');
+  if (!existsSync(entry) || readFileSync(entry, 'utf8') !== SOURCES_ENTRY) {
+    // Several probes may share one install: write beside, rename into place.
+    const tmp = `${entry}.${process.pid}.tmp`;
+    writeFileSync(tmp, SOURCES_ENTRY);
+    renameSync(tmp, entry);
+  }
+  lib.sources = await import(pathToFileURL(entry).href);
+  return lib.sources;
+}
+
+async function need(load, pkg, fault) {
+  const mod = await load();
+  if (mod.missing !== undefined) {
+    throw fault(`the install has no usable ${pkg} (${mod.missing}); reinstall the version`);
+  }
+  return mod;
+}
+
+/** Versions of the extra packages in the install, for the hello line. */
+export function sourceVersions(versionOf) {
+  const names = ['@mastra/mcp', '@modelcontextprotocol/sdk', '@mastra/memory', '@mastra/libsql'];
+  return Object.fromEntries(names.map((n) => [n, versionOf(n)]).filter(([, v]) => v !== null));
+}
+
+let clientSeq = 0;
+
+/**
+ * Build what the case's sources add to the Agent: resolves to
+ *   { agentOptions, tools, callOptions, close }
+ * where `tools` replaces the case's tools object (MCP tools spread after it,
+ * the way users write `{ ...tools, ...(await mcp.listTools()) }`; a function
+ * of the request context for `dynamicTools`), `agentOptions` go into
+ * `new Agent({...})`, `callOptions` into generate()/stream(), and `close()`
+ * ends MCP servers and removes the case's temporary folder. Throws `fault`
+ * errors when the sources cannot be set up (not an observation of Mastra).
+ */
+export async function prepareSources(lib, c, tools, model, fault) {
+  const agentOptions = {};
+  const callOptions = {};
+  const cleanups = [];
+  let tmp = null;
+  const tmpDir = () => (tmp ??= mkdtempSync(path.join(os.tmpdir(), 'mastra-conform-case-')));
+  cleanups.push(() => tmp && rmSync(tmp, { recursive: true, force: true }));
+  const close = async () => {
+    for (const f of cleanups.reverse()) {
+      try {
+        await f();
+      } catch (e) {
+        console.error('[probe] source cleanup failed:', e);
+      }
+    }
+  };
+
+  try {
+    const needsPackages = ['workflows', 'mcp', 'memory'].some((f) => c[f] !== undefined);
+    const s = needsPackages ? await loadSources(lib) : null;
+    let allTools = tools;
+
+    if (c.agents !== undefined) {
+      // Each sub-agent is a fresh Agent on the probe's own model: its own
+      // requests reach the listener too (case-format.md).
+      agentOptions.agents = Object.fromEntries(
+        c.agents.map((key) => [
+          key,
+          new lib.Agent({ id: 'sub', name: 'sub', description: 'a sub-agent', instructions: 's', model }),
+        ]),
+      );
+    }
+
+    if (c.workflows !== undefined) {
+      const { createWorkflow, createStep } = await s.workflows();
+      const z = lib.z;
+      const makeWorkflow = () => {
+        const step = createStep({
+          id: 'weather',
+          inputSchema: z.object({ city: z.string() }),
+          outputSchema: z.object({ tempC: z.number() }),
+          execute: async () => ({ tempC: 20 }),
+        });
+        return createWorkflow({
+          id: 'wf',
+          description: 'a workflow',
+          inputSchema: z.object({ city: z.string() }),
+          outputSchema: z.object({ tempC: z.number() }),
+        })
+          .then(step)
+          .commit();
+      };
+      agentOptions.workflows = Object.fromEntries(c.workflows.map((key) => [key, makeWorkflow()]));
+    }
+
+    if (c.mcp !== undefined && Object.keys(c.mcp).length > 0) {
+      const { MCPClient } = await need(s.mcp, '@mastra/mcp', fault);
+      // Object.fromEntries, as a literal builds it: every server name an own
+      // key, "__proto__" included.
+      const servers = Object.fromEntries(
+        Object.entries(c.mcp).map(([server, names], i) => {
+          const namesFile = path.join(tmpDir(), `mcp-${i}.json`);
+          writeFileSync(namesFile, JSON.stringify(names));
+          return [server, { command: process.execPath, args: [MCP_SERVER, lib.dir, namesFile], env: {} }];
+        }),
+      );
+      // A unique id: MCPClient refuses two live instances with the same
+      // configuration and no id.
+      const mcp = new MCPClient({ id: `mastra-conform-${process.pid}-${++clientSeq}`, servers, timeout: 60000 });
+      cleanups.push(() => mcp.disconnect());
+      const listed =
+        typeof mcp.listToolsWithErrors === 'function'
+          ? await mcp.listToolsWithErrors()
+          : { tools: await mcp.listTools(), errors: {} };
+      const failed = Object.entries(listed.errors ?? {});
+      if (failed.length > 0) {
+        throw fault(`MCP server ${JSON.stringify(failed[0][0])} failed to list its tools: ${failed[0][1]}`);
+      }
+      allTools = { ...tools, ...listed.tools };
+    }
+
+    if (c.memory !== undefined) {
+      const { Memory } = await need(s.memory, '@mastra/memory', fault);
+      const { LibSQLStore } = await need(s.libsql, '@mastra/libsql', fault);
+      const storage = new LibSQLStore({ id: 'mastra-conform', url: `file:${path.join(tmpDir(), 'memory.db')}` });
+      agentOptions.memory = new Memory({
+        storage,
+        options: { workingMemory: { enabled: c.memory.workingMemory } },
+      });
+      // Memory tools join only when the call names a thread or resource.
+      callOptions.memory = { thread: 'mastra-conform-thread', resource: 'mastra-conform' };
+    }
+
+    if (c.dynamicTools === true) {
+      const resolved = allTools;
+      agentOptions.tools = () => resolved;
+    } else {
+      agentOptions.tools = allTools;
+    }
+    return { agentOptions, callOptions, close };
+  } catch (e) {
+    await close();
+    if (e?.name === 'CaseFault') throw e;
+    throw fault(`setting up the case's sources failed: ${e?.message ?? e}`);
+  }
+}
