@@ -13,6 +13,8 @@ use super::{describe, lint, severity_name, KeyFinding, KeyProblem, LintInput, Li
 use super::{NameFinding, Reference, Severity};
 use crate::js::json::Json;
 use crate::js::string::JsString;
+use crate::judge::provider::NamePattern;
+use crate::route::Route;
 use crate::versions::spec::MastraVersion;
 
 /// Where a key or name is written in the project (relative path, 1-based).
@@ -314,11 +316,28 @@ fn parse_route(v: Option<&Json>) -> ModelRoute {
 // ---------------------------------------------------------------------------
 // Judging
 
-/// The provider's rule for a function name, on the agent's route. The one
-/// place a provider is asked: until per-provider rules land (issue 11), every
-/// route is judged by the OpenAI-compatible rule, `^[a-zA-Z0-9_-]{1,64}$`.
-pub fn provider_accepts(_route: &ModelRoute, name: &JsString) -> bool {
-    crate::judge::provider::valid_name(name)
+/// The provider's rule for a function name, on the agent's route: the same
+/// per-provider patterns the judge applies to captured bodies
+/// (`judge::provider::NamePattern`, each rule cited there). A model the
+/// loader could not place, or an AI SDK provider the harness has no route
+/// for, is judged by the OpenAI-compatible rule, `^[a-zA-Z0-9_-]{1,64}$`.
+pub fn provider_accepts(route: &ModelRoute, name: &JsString) -> bool {
+    NamePattern::of(route.wire_route()).accepts(name)
+}
+
+impl ModelRoute {
+    /// The harness's route for this model (`openai-compatible` when unknown).
+    pub fn wire_route(&self) -> Route {
+        match self {
+            ModelRoute::Router { provider, .. } | ModelRoute::Sdk { provider, .. } => {
+                // AI SDK providers name themselves `openai.responses`,
+                // `anthropic.messages`, `google.generative-ai`, ...
+                let family = provider.split('.').next().unwrap_or(provider);
+                Route::parse(family).unwrap_or(Route::OpenAiCompatible)
+            }
+            ModelRoute::OpenAiCompatible { .. } | ModelRoute::Unknown => Route::OpenAiCompatible,
+        }
+    }
 }
 
 /// One problem, ready for any rendering.
@@ -884,5 +903,34 @@ mod tests {
         assert!(parse_loaded(&Json::parse("{}").unwrap())
             .unwrap_err()
             .is_err());
+    }
+}
+
+#[cfg(test)]
+mod provider_rule_tests {
+    use super::*;
+
+    fn router(provider: &str) -> ModelRoute {
+        ModelRoute::Router {
+            provider: provider.into(),
+            model: "m".into(),
+        }
+    }
+
+    #[test]
+    fn each_agent_is_judged_by_its_own_providers_name_rule() {
+        let long = JsString::from("a".repeat(100).as_str());
+        let dotted = JsString::from("search.web");
+        assert!(provider_accepts(&router("anthropic"), &long));
+        assert!(!provider_accepts(&router("openai"), &long));
+        assert!(provider_accepts(&router("google"), &dotted));
+        assert!(!provider_accepts(&router("mistral"), &dotted));
+        let sdk = ModelRoute::Sdk {
+            provider: "anthropic.messages".into(),
+            model: "m".into(),
+        };
+        assert_eq!(sdk.wire_route(), Route::Anthropic);
+        assert_eq!(router("no-such").wire_route(), Route::OpenAiCompatible);
+        assert!(!provider_accepts(&ModelRoute::Unknown, &long));
     }
 }

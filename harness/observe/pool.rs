@@ -347,7 +347,8 @@ impl Driver<'_> {
             }
             Action::Send { seq, index } => {
                 let case = self.cases[index];
-                self.listener.register_on(seq, case.route, case.replies.clone());
+                self.listener
+                    .register_on(seq, case.route, case.replies.clone());
                 let sent = self.probe.as_mut().is_some_and(|p| {
                     p.send_run(seq, &self.listener.url_for(seq), &case.raw)
                         .is_ok()
