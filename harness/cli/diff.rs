@@ -9,8 +9,9 @@ use super::single::one_version;
 use crate::loops::diff::diff as observe_both;
 use crate::loops::fuzz;
 use crate::outcome::{Exit, Failure};
+use crate::route::RouteSet;
 use crate::run::config::Config;
-use crate::run::corpus::load_cases;
+use crate::run::corpus::{load_cases, on_routes};
 use crate::run::session::Session;
 use crate::versions::spec::VersionSpec;
 use std::path::PathBuf;
@@ -24,6 +25,8 @@ pub struct DiffFlags {
     pub seed: u64,
     pub json: Option<PathBuf>,
     pub markdown: Option<PathBuf>,
+    /// `--route`: the routes of every case that does not name its own.
+    pub routes: Option<RouteSet>,
 }
 
 pub fn diff(config: Config, flags: DiffFlags) -> Result<Exit, Failure> {
@@ -42,6 +45,8 @@ pub fn diff(config: Config, flags: DiffFlags) -> Result<Exit, Failure> {
             .into_iter()
             .map(|g| g.case),
     );
+    // Each case on the routes asked for, as `run` does.
+    let cases = on_routes(cases, flags.routes.as_ref());
     let mut session = Session::new(config, stop_flag())?;
     let from = one_version(&mut session, &flags.from)?;
     let to = one_version(&mut session, &flags.to)?;

@@ -379,6 +379,10 @@ pub enum Command {
         /// Write the Markdown report here.
         #[arg(long)]
         markdown: Option<PathBuf>,
+        /// The routes of every case that does not name its own: one, a
+        /// comma-separated list, or `all`.
+        #[arg(long)]
+        route: Option<RouteSet>,
         #[command(flatten)]
         probe: ProbeFlags,
     },
@@ -694,6 +698,7 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             seed,
             json,
             markdown,
+            route,
             probe,
         } => diff::diff(
             probe.config(),
@@ -705,6 +710,7 @@ fn execute(command: Command) -> Result<Exit, Failure> {
                 seed,
                 json,
                 markdown,
+                routes: route,
             },
         ),
         Command::Repro {

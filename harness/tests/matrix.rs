@@ -533,3 +533,41 @@ fn run_with_out_writes_every_format_and_a_headline() {
     assert_eq!(refused["unknownCase"], 0, "{refused}");
     assert_eq!(refused["badToken"], 0, "{refused}");
 }
+
+/// `diff --route`: every case runs on each route asked for, on both sides,
+/// and the report names each case with its route.
+#[test]
+fn diff_takes_routes_like_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let j = dir.path().join("diff.json");
+    let r = run(&[
+        "diff",
+        "--from",
+        "1.67.0",
+        "--to",
+        "1.71.0",
+        "--cases",
+        "cases/report/search-web-is-sent-as-search_web.json",
+        "--route",
+        "anthropic,mistral",
+        "--json",
+        j.to_str().unwrap(),
+    ]);
+    assert!(matches!(r.status.code(), Some(0 | 1)), "{}", text(&r));
+    let report = json(&j);
+    let mut names: Vec<String> = report["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["case"].as_str().unwrap().to_string())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "cases/report/search-web-is-sent-as-search_web.json@anthropic",
+            "cases/report/search-web-is-sent-as-search_web.json@mistral"
+        ],
+        "{report}"
+    );
+}
