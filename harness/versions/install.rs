@@ -509,19 +509,26 @@ impl Installs {
         })?;
         let dir = self.cache.join("tools").join(format!("pnpm-lock-{digest}"));
         if !dir.join(COMPLETE).is_file() {
-            self.install_atomically(&dir, |tmp| {
-                copy(&tool.join("package.json"), &tmp.join("package.json"))?;
-                copy(
-                    &tool.join("package-lock.json"),
-                    &tmp.join("package-lock.json"),
-                )?;
-                self.npm(&["ci", "--ignore-scripts"], tmp)
-                    .run_capture()
-                    .map(drop)
-                    .map_err(InstallFail::Proc)
-            })?;
+            self.install_npm_locked(&tool, &dir)?;
         }
         Ok(binary_in(&dir))
+    }
+
+    /// Install a tool folder of `node-probe/` (the pinned Node, pnpm) into
+    /// `dir` with `npm ci` from its committed lockfile, which checks every
+    /// package's integrity.
+    fn install_npm_locked(&self, src: &Path, dir: &Path) -> Result<(), InstallFail> {
+        self.install_atomically(dir, |tmp| {
+            copy(&src.join("package.json"), &tmp.join("package.json"))?;
+            copy(
+                &src.join("package-lock.json"),
+                &tmp.join("package-lock.json"),
+            )?;
+            self.npm(&["ci", "--ignore-scripts"], tmp)
+                .run_capture()
+                .map(drop)
+                .map_err(InstallFail::Proc)
+        })
     }
 
     /// Install into a fresh temporary folder beside `dir`, mark it complete,
@@ -650,18 +657,7 @@ impl Installs {
         })?;
         let dir = self.cache.join("node").join(format!("lock-{digest}"));
         if !dir.join(COMPLETE).is_file() {
-            self.install_atomically(&dir, |tmp| {
-                copy(&runtime.join("package.json"), &tmp.join("package.json"))?;
-                copy(
-                    &runtime.join("package-lock.json"),
-                    &tmp.join("package-lock.json"),
-                )?;
-                self.npm(&["ci", "--ignore-scripts"], tmp)
-                    .run_capture()
-                    .map(drop)
-                    .map_err(InstallFail::Proc)
-            })
-            .map_err(|e| {
+            self.install_npm_locked(&runtime, &dir).map_err(|e| {
                 VersionError::Node(format!(
                     "installing the pinned Node failed: {}",
                     e.describe()
