@@ -186,7 +186,7 @@ fn the_html_grid_shows_the_verdicts_in_headless_chromium() {
         "{panel}"
     );
     assert!(
-        panel.contains("tool_choice names \"search.web\""),
+        panel.contains("the tool choice names \"search.web\", which is not among the tools sent"),
         "{panel}"
     );
 
