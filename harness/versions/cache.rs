@@ -77,7 +77,8 @@ pub fn choose(entries: &[Entry], keep: Keep) -> Vec<usize> {
                 .cmp(&a.last_used)
                 .then_with(|| b.version.cmp(&a.version))
         });
-        out.extend(registry.into_iter().skip(n));
+        // Past the N most recent: what the prune removes.
+        out.extend_from_slice(registry.get(n..).unwrap_or(&[]));
     }
     out.sort_unstable();
     out
