@@ -355,8 +355,37 @@ impl Installs {
         }
     }
 
+    /// Whether `v` is installed, from what it would be installed from
+    /// today: an install made from another manifest (an older harness's,
+    /// without today's extras) is not.
     pub fn is_installed(&self, v: MastraVersion) -> bool {
-        self.install_dir(v).join(COMPLETE).is_file()
+        marked(&self.install_dir(v), &self.plan(v).key())
+    }
+
+    /// The marker a complete install of `v` carries (for a stand-in
+    /// install a test makes by hand).
+    pub fn complete_marker(&self, v: MastraVersion) -> (PathBuf, String) {
+        (self.install_dir(v).join(COMPLETE), self.plan(v).key())
+    }
+
+    /// What `v` is installed from: its pin folder's manifest and lockfile,
+    /// or a manifest naming it and the extras of its release.
+    fn plan(&self, v: MastraVersion) -> InstallPlan {
+        match self.pin_dir(v) {
+            Some(pin) => InstallPlan {
+                manifest: Manifest::File(pin.join("package.json")),
+                lock: [pin.join("pnpm-lock.yaml"), pin.join("package-lock.json")]
+                    .into_iter()
+                    .find(|l| l.is_file()),
+            },
+            None => InstallPlan {
+                manifest: Manifest::Text(manifest(
+                    &self.install_source(v),
+                    &super::extras::extras(v.release()),
+                )),
+                lock: None,
+            },
+        }
     }
 
     /// Remove the install at `dir` under its lock (a run that holds the
@@ -396,11 +425,12 @@ impl Installs {
         published: Option<&[MastraVersion]>,
     ) -> Result<PathBuf, VersionError> {
         let dir = self.install_dir(v);
-        if dir.join(COMPLETE).is_file() {
+        let plan = self.plan(v);
+        let key = plan.key();
+        if marked(&dir, &key) {
             mark_used(&dir);
             return Ok(dir);
         }
-        let source = self.install_source(v);
         if v.build
             .is_some_and(|h| !self.build_tarball(h.as_str()).is_file())
         {
@@ -411,19 +441,7 @@ impl Installs {
             return Err(VersionError::Unavailable(v));
         }
         let what = format!("@mastra/core@{v}");
-        let plan = match self.pin_dir(v) {
-            Some(pin) => InstallPlan {
-                manifest: Manifest::File(pin.join("package.json")),
-                lock: [pin.join("pnpm-lock.yaml"), pin.join("package-lock.json")]
-                    .into_iter()
-                    .find(|l| l.is_file()),
-            },
-            None => InstallPlan {
-                manifest: Manifest::Text(manifest(&source, &super::extras::extras(v.release()))),
-                lock: None,
-            },
-        };
-        self.make(&dir, &plan).map_err(|e| match e {
+        self.make(&dir, &plan, &key).map_err(|e| match e {
             InstallFail::Unavailable => VersionError::Unavailable(v),
             InstallFail::Proc(cause) => {
                 // Not found, for a version the registry lists (or a build),
@@ -445,11 +463,11 @@ impl Installs {
     /// lock): the manifest, the lockfile, the store settings, `pnpm install`
     /// (frozen to the lockfile when there is one), the never-loaded files of
     /// `@mastra/core` removed, and the probe's entry module.
-    fn make(&self, dir: &Path, plan: &InstallPlan) -> Result<(), InstallFail> {
+    fn make(&self, dir: &Path, plan: &InstallPlan, key: &str) -> Result<(), InstallFail> {
         let pnpm = self.pnpm()?;
         let store = self.store();
         let home = self.cache.join("pnpm-home");
-        self.install_atomically(dir, |tmp| {
+        self.install_atomically(dir, key, |tmp| {
             match &plan.manifest {
                 Manifest::File(p) => copy(p, &tmp.join("package.json"))?,
                 Manifest::Text(t) => write(&tmp.join("package.json"), t)?,
@@ -518,7 +536,7 @@ impl Installs {
     /// `dir` with `npm ci` from its committed lockfile, which checks every
     /// package's integrity.
     fn install_npm_locked(&self, src: &Path, dir: &Path) -> Result<(), InstallFail> {
-        self.install_atomically(dir, |tmp| {
+        self.install_atomically(dir, "", |tmp| {
             copy(&src.join("package.json"), &tmp.join("package.json"))?;
             copy(
                 &src.join("package-lock.json"),
@@ -537,6 +555,7 @@ impl Installs {
     fn install_atomically(
         &self,
         dir: &Path,
+        key: &str,
         fill: impl FnOnce(&Path) -> Result<(), InstallFail>,
     ) -> Result<(), InstallFail> {
         let parent = dir.parent().unwrap_or(Path::new("."));
@@ -546,7 +565,7 @@ impl Installs {
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let _lock = self.lock(dir)?;
-        if dir.join(COMPLETE).is_file() {
+        if marked(dir, key) {
             return Ok(());
         }
         // Holding the lock, no other run is filling a temporary folder of
@@ -570,7 +589,7 @@ impl Installs {
             .tempdir_in(parent)
             .map_err(|e| InstallFail::Io(parent.to_path_buf(), e))?;
         fill(tmp.path())?;
-        write(&tmp.path().join(COMPLETE), "")?;
+        write(&tmp.path().join(COMPLETE), key)?;
         let tmp_path = tmp.keep();
         std::fs::rename(&tmp_path, dir).map_err(|e| {
             let _ = std::fs::remove_dir_all(&tmp_path);
@@ -691,6 +710,25 @@ pub struct InstallPlan {
     pub manifest: Manifest,
     /// `pnpm-lock.yaml`, or a `package-lock.json` (installed by `npm ci`).
     pub lock: Option<PathBuf>,
+}
+
+impl InstallPlan {
+    /// What an install's marker records of the plan it was made from: a
+    /// digest of its manifest (the lockfile's is in a pinned install's
+    /// folder name).
+    fn key(&self) -> String {
+        let bytes = match &self.manifest {
+            Manifest::File(p) => std::fs::read(p).unwrap_or_default(),
+            Manifest::Text(t) => t.clone().into_bytes(),
+        };
+        format!("manifest {}", &fnv_hex(&bytes)[..12])
+    }
+}
+
+/// Whether the install at `dir` is complete and was made from the plan
+/// whose key is `key`.
+fn marked(dir: &Path, key: &str) -> bool {
+    std::fs::read_to_string(dir.join(COMPLETE)).is_ok_and(|k| k.trim() == key)
 }
 
 pub enum Manifest {
@@ -979,6 +1017,31 @@ mod tests {
         let m: serde_json::Value = serde_json::from_str(&manifest("file:/x.tgz", &[])).unwrap();
         assert_eq!(m["dependencies"]["@mastra/core"], "file:/x.tgz");
         assert_eq!(m["dependencies"]["zod"], ZOD);
+    }
+
+    #[test]
+    fn an_install_made_from_another_manifest_is_not_installed() {
+        // The CI failure of 2026-11-30: a cache kept an install of
+        // 1.1.0-alpha.2 made before the extras (no @mastra/mcp), and every
+        // MCP case on it was a probe fault.
+        let tmp = tempfile::tempdir().unwrap();
+        let installs = Installs {
+            cache: tmp.path().join("cache"),
+            probe_dir: tmp.path().join("probe"),
+            install_timeout: Duration::from_secs(1),
+            cancel: None,
+        };
+        let v = MastraVersion::parse("1.1.0-alpha.2").unwrap();
+        let dir = installs.install_dir(v);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join(COMPLETE), "").unwrap();
+        assert!(!installs.is_installed(v), "an older harness's install");
+        let (marker, key) = installs.complete_marker(v);
+        assert_eq!(marker, dir.join(COMPLETE));
+        std::fs::write(&marker, &key).unwrap();
+        assert!(installs.is_installed(v));
+        let other = installs.complete_marker(MastraVersion::parse("1.68.0").unwrap());
+        assert_ne!(other.1, key, "another release has other extras");
     }
 
     #[test]

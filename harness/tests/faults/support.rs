@@ -299,7 +299,16 @@ pub fn fake_cache(dir: &Path, startup: Option<&str>) -> Vec<(String, String)> {
     let cache = dir.join("cache");
     let install = cache.join(INSTALLS).join("1.67.0");
     std::fs::create_dir_all(&install).unwrap();
-    std::fs::write(install.join(".mastra-conform-complete"), "").unwrap();
+    let installs = Installs {
+        cache: cache.clone(),
+        probe_dir: testing_dir(),
+        install_timeout: Duration::from_secs(1),
+        cancel: None,
+    };
+    let v = MastraVersion::parse("1.67.0").unwrap();
+    let (marker, key) = installs.complete_marker(v);
+    assert_eq!(marker.parent(), Some(install.as_path()));
+    std::fs::write(marker, key).unwrap();
     if let Some(s) = startup {
         std::fs::write(install.join("fake-probe.json"), s).unwrap();
     }
