@@ -6,19 +6,28 @@
 //   node repro.mjs
 //
 // It starts its own capture server on 127.0.0.1 (nothing leaves the machine),
-// points the agent's OpenAI-compatible model at it, runs the case once,
-// prints every request body's tools and tool_choice, and exits 1 when the
+// points the agent's model at it on the case's wire route, runs the case once,
+// prints every request body's tools and tool choice, and exits 1 when the
 // known issue shows, 0 when it does not, 2 when it could not run.
+//
+// On a route other than openai-compatible the agent names its model with a
+// router string ("mistral/mistral-small-latest"), as most Mastra users do;
+// Mastra then sends through the provider code it bundles. The provider's
+// base-URL variable names a sentinel host, and this script's fetch sends
+// that host's requests (and those to the provider's real host, for the
+// releases that ignore the variable) to its capture server; any other
+// request is refused before it leaves the process.
 
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import { Agent } from '@mastra/core/agent';
-import { createTool } from '@mastra/core/tools';
-import * as mastraTools from '@mastra/core/tools';
-import { z } from 'zod';
 
 const REPRO = __REPRO_JSON__;
+const ROUTE = REPRO.route;
 
+// --- the routes and the provider wire formats (mastra-conform's own) --------
+
+__ROUTES_MJS__
+__WIRE_MJS__
 // --- the capture server: records each body, answers the case's replies -----
 
 const requests = [];
@@ -30,38 +39,34 @@ const server = http.createServer((req, res) => {
     const body = JSON.parse(text);
     const reply = replies[requests.length] ?? { status: 400 };
     requests.push(body);
-    answer(res, reply, body.stream === true);
+    const stream = ROUTE === 'google' ? req.url.includes(':streamGenerateContent') : body.stream === true;
+    const out = answerOn(ROUTE, reply, stream);
+    res.writeHead(out.status, { 'content-type': out.contentType });
+    res.end(out.body);
   });
 });
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const url = `http://127.0.0.1:${server.address().port}/v1`;
 
-function answer(res, reply, stream) {
-  if (!reply.toolCalls && reply.text === undefined) {
-    res.writeHead(reply.status ?? 400, { 'content-type': 'application/json' });
-    return res.end(JSON.stringify(reply.body ?? { error: { message: 'captured' } }));
+// Before Mastra loads: fake keys, sentinel base URLs, and a fetch that sends
+// the route's requests to the capture server and refuses every other one.
+setRouteEnvironment();
+const refusedUrls = [];
+const realFetch = globalThis.fetch;
+globalThis.fetch = (input, init) => {
+  const requested = typeof input === 'string' ? input : input instanceof URL ? input.href : String(input?.url ?? input);
+  const to = destination(ROUTE, url, requested);
+  if (to === null) {
+    refusedUrls.push(requested);
+    return Promise.reject(new TypeError(`fetch failed: the repro refused a request to ${requested} (not this case's route)`));
   }
-  const calls = (reply.toolCalls ?? []).map((c, index) => ({
-    index, id: c.id, type: 'function',
-    function: { name: c.name, arguments: typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments ?? {}) },
-  }));
-  const finish = calls.length ? 'tool_calls' : 'stop';
-  const usage = { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 };
-  const head = { id: 'chatcmpl-1', created: 1700000000, model: 'gpt-4o-mini' };
-  if (!stream) {
-    const message = { role: 'assistant', content: calls.length ? null : String(reply.text) };
-    if (calls.length) message.tool_calls = calls.map(({ index, ...c }) => c);
-    res.writeHead(200, { 'content-type': 'application/json' });
-    return res.end(JSON.stringify({ ...head, object: 'chat.completion', choices: [{ index: 0, message, finish_reason: finish }], usage }));
-  }
-  const chunk = (delta, finish_reason = null, extra = {}) =>
-    `data: ${JSON.stringify({ ...head, object: 'chat.completion.chunk', choices: delta ? [{ index: 0, delta, finish_reason }] : [], ...extra })}\n\n`;
-  let out = chunk({ role: 'assistant', content: '' });
-  out += calls.length ? calls.map((tc) => chunk({ tool_calls: [tc] })).join('') : chunk({ content: String(reply.text) });
-  out += chunk({}, finish) + chunk(null, null, { usage }) + 'data: [DONE]\n\n';
-  res.writeHead(200, { 'content-type': 'text/event-stream' });
-  res.end(out);
-}
+  if (to === requested) return realFetch(input, init);
+  return typeof input === 'string' || input instanceof URL ? realFetch(to, init) : realFetch(new Request(to, input), init);
+};
+const { Agent } = await import('@mastra/core/agent');
+const mastraTools = await import('@mastra/core/tools');
+const { createTool } = mastraTools;
+const { z } = await import('zod');
 
 // --- the case: tools built as Object.fromEntries builds them -----------------
 
@@ -82,7 +87,7 @@ let error = null;
 try {
   const agent = new Agent({
     id: 'probe', name: 'probe', instructions: 'p',
-    model: { id: 'openai/gpt-4o-mini', url, apiKey: 'sk-fake' },
+    model: modelFor(ROUTE, url),
     tools: build(c.tools ?? []),
   });
   if (call.method === 'stream') {
@@ -98,10 +103,23 @@ server.close();
 
 // --- what was sent, what was expected, and whether the issue shows ----------
 
-const sent = requests.map((b) => ({
-  tools: Array.isArray(b.tools) ? b.tools.map((t) => t.function?.name ?? t.name) : null,
-  tool_choice: b.tool_choice ?? null,
-}));
+// Each provider API writes the tools and the choice in its own place.
+const names = (list, name) => (Array.isArray(list) ? list.map((t) => name(t) ?? '') : null);
+function view(b) {
+  switch (ROUTE) {
+    case 'openai':
+    case 'anthropic':
+      return { tools: names(b.tools, (t) => t.name), tool_choice: b.tool_choice ?? null };
+    case 'google': {
+      const objects = b.tools == null ? null : Array.isArray(b.tools) ? b.tools : [b.tools];
+      const tools = objects && objects.flatMap((t) => (t.functionDeclarations ?? []).map((d) => d.name ?? ''));
+      return { tools, tool_choice: b.toolConfig ?? null };
+    }
+    default:
+      return { tools: names(b.tools, (t) => t.function?.name), tool_choice: b.tool_choice ?? null };
+  }
+}
+const sent = requests.map(view);
 // An error from the scripted error reply is the capture working, not a result.
 const status = (e) => e?.statusCode ?? e?.lastError?.statusCode ?? e?.cause?.statusCode;
 const failure = error && status(error) === undefined
@@ -110,7 +128,14 @@ const failure = error && status(error) === undefined
 
 function shows(symptom) {
   const [[kind, arg]] = Object.entries(symptom);
-  const named = (r) => r.tool_choice?.function?.name;
+  // The function a choice forces, in each route's shape.
+  const named = (r) => {
+    const c = r.tool_choice;
+    if (c === null || typeof c !== 'object') return undefined;
+    if (c.function) return c.function.name;
+    if (c.type === 'function' || c.type === 'tool') return typeof c.name === 'string' ? c.name : '';
+    return c.functionCallingConfig?.allowedFunctionNames?.[0];
+  };
   const has = (r, n) => (r.tools ?? []).includes(n);
   switch (kind) {
     case 'toolChoiceNotSent': return sent.some((r) => named(r) !== undefined && !has(r, named(r)));
@@ -118,6 +143,7 @@ function shows(symptom) {
     case 'toolSent': return sent.some((r) => has(r, arg));
     case 'toolNotSent': return sent.length > 0 && !has(sent[0], arg);
     case 'noTools': return sent.length > 0 && sent[0].tools === null;
+    case 'emptyTools': return sent.length > 0 && Array.isArray(sent[0].tools) && sent[0].tools.length === 0;
     case 'errorCause': return failure?.causeCode === arg;
     case 'errorMessage': return failure !== null && failure.message.includes(arg);
     default:
@@ -141,10 +167,11 @@ function installedVersion() {
 
 const show = (v) => JSON.stringify(v);
 console.log(`${REPRO.issue.id}: ${REPRO.issue.title}`);
-console.log(`case: ${REPRO.casePath} (${c.about})`);
+console.log(`case: ${REPRO.casePath} (${c.about}), on the ${ROUTE} route`);
 console.log(`@mastra/core ${installedVersion()} (the report was made on ${REPRO.madeOn})`);
 for (const [i, r] of sent.entries()) console.log(`sent #${i + 1}: tools ${show(r.tools)}, tool_choice ${show(r.tool_choice)}`);
 if (sent.length === 0) console.log('sent: no request reached the capture server');
+if (refusedUrls.length) console.log(`refused (not this route's provider): ${show(refusedUrls)}`);
 console.log(`error: ${show(failure)}`);
 console.log(`the issue shows when: ${show(REPRO.symptom)}`);
 console.log(`expected (fixed): ${REPRO.issue.fixed}`);

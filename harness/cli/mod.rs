@@ -396,9 +396,10 @@ pub enum Command {
         /// The version the script's install line names.
         #[arg(long = "mastra-version", default_value = "1.67.0")]
         mastra_version: MastraVersion,
-        /// The wire route (only `openai-compatible` until routes exist).
+        /// The wire route the script's agent takes (a case that names its
+        /// own route keeps it).
         #[arg(long, default_value = "openai-compatible")]
-        route: String,
+        route: Route,
         /// Print a draft upstream report in Markdown instead: the issue, the
         /// smallest case, the wire body observed on --mastra-version, the
         /// repro and the fixed behaviour.
@@ -723,7 +724,7 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             probe.config(),
             &case,
             mastra_version,
-            &route,
+            route,
             upstream_report,
         ),
     }

@@ -10,26 +10,19 @@ use crate::judge::snapshot;
 use crate::observation::Observed;
 use crate::outcome::{Exit, Failure};
 use crate::report::repro::Repro;
+use crate::route::Route;
 use crate::run::config::Config;
 use crate::run::session::Session;
 use crate::versions::spec::MastraVersion;
 use std::path::Path;
 
-/// The one route the script's capture server speaks (until routes land).
-const ROUTE: &str = "openai-compatible";
-
 pub fn repro(
     config: Config,
     case: &Path,
     version: MastraVersion,
-    route: &str,
+    route: Route,
     upstream_report: bool,
 ) -> Result<Exit, Failure> {
-    if route != ROUTE {
-        return Err(Failure::bad(format!(
-            "--route {route}: the repro's capture server speaks {ROUTE} only"
-        )));
-    }
     let known = KnownIssues::load(&config.known_issues).map_err(|e| Failure::bad(e.to_string()))?;
     // An issue id instead of a case: its smallest case (fewest characters
     // of case JSON), the one an upstream report is best made from.
@@ -47,6 +40,11 @@ pub fn repro(
             cases.remove(0)
         }
         None => Case::load(case)?,
+    };
+    let case = if case.names_its_route() {
+        case
+    } else {
+        case.on_route(route)
     };
     let Some((issue, symptom)) = known.for_case(&case.path, case.route) else {
         let listed: Vec<&str> = known
@@ -66,6 +64,7 @@ pub fn repro(
         issue,
         symptom,
         made_on: version.to_string(),
+        route: case.route,
     };
     if !upstream_report {
         print_out(&repro.script());

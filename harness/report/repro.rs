@@ -11,9 +11,23 @@
 use crate::case::Case;
 use crate::js::json::Json;
 use crate::judge::known::{KnownIssue, Symptom};
+use crate::route::Route;
 
 /// The script's text, with `__REPRO_JSON__` where the data goes.
 const TEMPLATE: &str = include_str!("../../node-probe/repro.template.mjs");
+/// The routes (how a model is named, where its requests go) and the
+/// provider wire formats, inlined into the script as the probe uses them.
+const ROUTES_MJS: &str = include_str!("../../node-probe/routes.mjs");
+const WIRE_MJS: &str = include_str!("../../node-probe/wire.mjs");
+
+/// A module's text as plain statements of the script: its `export`s dropped.
+fn inlined(module: &str) -> String {
+    module
+        .lines()
+        .map(|l| l.strip_prefix("export ").unwrap_or(l))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
 
 /// One known issue, shown by one case.
 #[derive(Debug, Clone)]
@@ -24,6 +38,8 @@ pub struct Repro<'a> {
     pub symptom: &'a Symptom,
     /// The version (or build) the script is made for: the install line names it.
     pub made_on: String,
+    /// The wire route the script's agent takes.
+    pub route: Route,
 }
 
 impl Repro<'_> {
@@ -43,6 +59,7 @@ impl Repro<'_> {
             ),
             ("case", self.case.raw.clone()),
             ("casePath", Json::str(&self.case.name())),
+            ("route", Json::str(self.route.name())),
             ("madeOn", Json::str(&self.made_on)),
             ("symptom", self.symptom.to_json()),
             (
@@ -64,6 +81,8 @@ impl Repro<'_> {
                 "@mastra/core@VERSION",
                 &format!("@mastra/core@{}", self.install_spec()),
             )
+            .replace("__ROUTES_MJS__", &inlined(ROUTES_MJS))
+            .replace("__WIRE_MJS__", &inlined(WIRE_MJS))
             .replace("__REPRO_JSON__", &self.data().to_pretty())
     }
 
@@ -98,10 +117,12 @@ impl Repro<'_> {
             self.case.raw.to_pretty()
         ));
         md.push_str(&format!(
-            "## What is sent (on {}, to an OpenAI-compatible model)\n\nEach request body, keys \
+            "## What is sent (on {}, on the `{}` route: {})\n\nEach request body, keys \
              sorted, volatile ids redacted:\n\n```\n{}\n```\n\n\
              The issue shows as `{}`.\n\n",
             self.made_on,
+            self.route.name(),
+            self.route.provider(),
             body.trim_end(),
             self.symptom
         ));
@@ -144,6 +165,7 @@ mod tests {
     fn the_script_checks_every_symptom_the_ledger_can_name() {
         let every = [
             Symptom::ToolChoiceNotSent,
+            Symptom::EmptyTools,
             Symptom::ToolChoiceSent,
             Symptom::ToolSent("a".into()),
             Symptom::ToolNotSent("a".into()),
@@ -152,6 +174,18 @@ mod tests {
             Symptom::ErrorMessage("a".into()),
         ];
         for s in every {
+            // A symptom added to the ledger fails to compile here until it
+            // is in the list above (and so checked in the template).
+            match s {
+                Symptom::ToolChoiceNotSent
+                | Symptom::EmptyTools
+                | Symptom::ToolChoiceSent
+                | Symptom::ToolSent(_)
+                | Symptom::ToolNotSent(_)
+                | Symptom::NoTools
+                | Symptom::ErrorCause(_)
+                | Symptom::ErrorMessage(_) => {}
+            }
             let json = s.to_json();
             let kind = json.members().unwrap()[0].0.to_lossy();
             assert!(
@@ -174,6 +208,7 @@ mod tests {
             issue: &issue,
             symptom: &Symptom::ToolChoiceNotSent,
             made_on: "1.67.0".into(),
+            route: Route::OpenAiCompatible,
         };
         let script = repro.script();
         assert!(!script.contains("__REPRO_JSON__"));

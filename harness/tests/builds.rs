@@ -384,8 +384,39 @@ fn the_repro_fails_on_1_67_0_and_passes_on_the_fixed_build_with_plain_node() {
             .unwrap();
         (out, dir)
     };
-    let (on_release, _a) = run_in("@mastra/core@1.67.0");
+    let (on_release, a) = run_in("@mastra/core@1.67.0");
     assert_eq!(on_release.status.code(), Some(1), "{}", text(&on_release));
+    // On a provider's own route: the mistral issue (its case names no
+    // route; --route puts it on mistral's), in the same install, by plain
+    // Node with no harness and no network.
+    let out = bin()
+        .args([
+            "repro",
+            "--route",
+            "mistral",
+            "mistral-named-choice-drops-tools",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    std::fs::write(a.path().join("mistral.mjs"), &out.stdout).unwrap();
+    let on_mistral = Command::new(&node)
+        .arg("mistral.mjs")
+        .current_dir(a.path())
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .output()
+        .unwrap();
+    let shown = text(&on_mistral);
+    assert_eq!(on_mistral.status.code(), Some(1), "{shown}");
+    assert!(
+        shown.contains(r#"sent #1: tools [], tool_choice "any""#),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("KNOWN ISSUE SHOWS: mistral-named-choice-drops-tools"),
+        "{shown}"
+    );
     let shown = text(&on_release);
     assert!(
         shown.contains(r#"tool_choice {"type":"function","function":{"name":"search.web"}}"#),
