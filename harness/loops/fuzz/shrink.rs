@@ -11,7 +11,7 @@
 //! it; it is done when no candidate does.
 
 use super::gen::Draft;
-use crate::case::{Method, Reply, Tool, ToolCallReply, ToolChoice};
+use crate::case::{McpServer, MemorySource, Method, Reply, Tool, ToolCallReply, ToolChoice};
 use crate::js::json::Json;
 use crate::js::string::{is_surrogate, JsString};
 use crate::model::rewrite::wire_name;
@@ -272,6 +272,22 @@ fn drop_parts(d: &Draft, out: &mut Vec<Draft>) {
     if d.call.method != Method::Generate {
         push(&|c| c.call.method = Method::Generate);
     }
+    let src = &d.sources;
+    if src.agents.is_some() {
+        push(&|c| c.sources.agents = None);
+    }
+    if src.workflows.is_some() {
+        push(&|c| c.sources.workflows = None);
+    }
+    if src.mcp.is_some() {
+        push(&|c| c.sources.mcp = None);
+    }
+    if src.memory.is_some() {
+        push(&|c| c.sources.memory = None);
+    }
+    if src.dynamic_tools {
+        push(&|c| c.sources.dynamic_tools = false);
+    }
 }
 
 /// Each candidate drops one element of one list.
@@ -321,6 +337,7 @@ fn drop_items(d: &Draft, out: &mut Vec<Draft>) {
             }
         }
     }
+    drop_source_items(d, out);
     if let Some(active) = &d.call.active_tools {
         for i in 0..active.len() {
             let mut c = d.clone();
@@ -329,6 +346,35 @@ fn drop_items(d: &Draft, out: &mut Vec<Draft>) {
                 .as_mut()
                 .expect("has activeTools")
                 .remove(i);
+            out.push(c);
+        }
+    }
+}
+
+/// Each candidate drops one sub-agent, workflow, MCP server or MCP tool.
+fn drop_source_items(d: &Draft, out: &mut Vec<Draft>) {
+    let src = &d.sources;
+    for i in 0..src.agents.as_ref().map_or(0, Vec::len) {
+        let mut c = d.clone();
+        c.sources.agents.as_mut().expect("has agents").remove(i);
+        out.push(c);
+    }
+    for i in 0..src.workflows.as_ref().map_or(0, Vec::len) {
+        let mut c = d.clone();
+        c.sources
+            .workflows
+            .as_mut()
+            .expect("has workflows")
+            .remove(i);
+        out.push(c);
+    }
+    for (s, server) in src.mcp.iter().flatten().enumerate() {
+        let mut c = d.clone();
+        c.sources.mcp.as_mut().expect("has mcp").remove(s);
+        out.push(c);
+        for i in 0..server.tools.len() {
+            let mut c = d.clone();
+            c.sources.mcp.as_mut().expect("has mcp")[s].tools.remove(i);
             out.push(c);
         }
     }
@@ -350,6 +396,13 @@ fn plainer_forms(d: &Draft, out: &mut Vec<Draft>) {
     if matches!(d.call.tool_choice, Some(ToolChoice::Tool(_))) {
         let mut c = d.clone();
         c.call.tool_choice = Some(ToolChoice::Auto);
+        out.push(c);
+    }
+    if d.sources.memory.is_some_and(|m| m.working_memory) {
+        let mut c = d.clone();
+        c.sources.memory = Some(MemorySource {
+            working_memory: false,
+        });
         out.push(c);
     }
     if let Some(n) = d.call.max_steps {
@@ -436,6 +489,16 @@ fn strings(d: &Draft) -> Vec<JsString> {
             }
         }
     }
+    let src = &d.sources;
+    for k in src.agents.iter().chain(src.workflows.iter()).flatten() {
+        add(k);
+    }
+    for server in src.mcp.iter().flatten() {
+        add(&server.name);
+        for t in &server.tools {
+            add(t);
+        }
+    }
     out.sort_by_key(|s| std::cmp::Reverse(s.len()));
     out
 }
@@ -502,6 +565,18 @@ fn map_strings(d: &Draft, map: &dyn Fn(&JsString) -> JsString) -> Draft {
             }
         }
     }
+    let keys = |ks: &Option<Vec<JsString>>| ks.as_ref().map(|ks| ks.iter().map(map).collect());
+    c.sources.agents = keys(&d.sources.agents);
+    c.sources.workflows = keys(&d.sources.workflows);
+    c.sources.mcp = d.sources.mcp.as_ref().map(|servers| {
+        servers
+            .iter()
+            .map(|s| McpServer {
+                name: map(&s.name),
+                tools: s.tools.iter().map(map).collect(),
+            })
+            .collect()
+    });
     c
 }
 
@@ -805,6 +880,63 @@ mod tests {
             panic!()
         };
         assert_eq!(calls[0].name, js("_"));
+    }
+
+    #[test]
+    fn the_sources_shrink_too() {
+        use crate::case::Sources;
+        let d = Draft {
+            tools: vec![Tool::Standard(js("t"))],
+            sources: Sources {
+                agents: Some(vec![js("a.b"), js("c")]),
+                workflows: Some(vec![js("w")]),
+                mcp: Some(vec![McpServer {
+                    name: js("srv"),
+                    tools: vec![js("x.y"), js("z")],
+                }]),
+                memory: Some(MemorySource {
+                    working_memory: true,
+                }),
+                dynamic_tools: true,
+            },
+            ..Draft::default()
+        };
+        let cs = candidates(&d);
+        let has = |f: &dyn Fn(&Sources) -> bool| cs.iter().any(|c| f(&c.sources));
+        assert!(has(&|s| s.agents.is_none()), "sub-agents dropped");
+        assert!(has(&|s| s.workflows.is_none()), "workflows dropped");
+        assert!(has(&|s| s.mcp.is_none()), "MCP servers dropped");
+        assert!(has(&|s| s.memory.is_none()), "memory dropped");
+        assert!(has(&|s| !s.dynamic_tools), "plain tools object");
+        assert!(
+            has(&|s| s.agents.as_deref() == Some(&[js("c")][..])),
+            "one sub-agent dropped"
+        );
+        assert!(
+            has(&|s| s
+                .mcp
+                .as_ref()
+                .and_then(|m| m.first())
+                .is_some_and(|m| m.tools == [js("z")])),
+            "one MCP tool dropped"
+        );
+        assert!(
+            has(&|s| s.memory.is_some_and(|m| !m.working_memory)),
+            "working memory off"
+        );
+        assert!(
+            has(&|s| s
+                .mcp
+                .iter()
+                .flatten()
+                .flat_map(|m| m.tools.first())
+                .any(|t| *t == js("x"))),
+            "an MCP tool's name shortened"
+        );
+        assert!(
+            has(&|s| s.agents.iter().flatten().any(|a| *a == js("a"))),
+            "a sub-agent's key shortened"
+        );
     }
 
     #[test]
