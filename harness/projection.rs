@@ -197,12 +197,8 @@ impl RequestView {
     /// every run, and nothing about tool naming hangs on them.
     pub fn with_uuids_redacted(mut self) -> RequestView {
         for item in &mut self.history {
-            if let HistoryItem::Result {
-                content: Json::String(text),
-                ..
-            } = item
-            {
-                *text = redact_uuids(text);
+            if let HistoryItem::Result { content, .. } = item {
+                redact_uuids_within(content);
             }
         }
         self
@@ -339,6 +335,20 @@ impl RequestView {
 
 /// `text` with each UUID (8-4-4-4-12 hex digits, not inside a longer run
 /// of hex digits) replaced by `<uuid>`.
+/// Every string within `v` with its UUIDs redacted: a result is text on
+/// most routes but an object on Gemini's (`functionResponse.response`),
+/// where a workflow's `runId` is one string deep.
+pub fn redact_uuids_within(v: &mut Json) {
+    match v {
+        Json::String(text) => *text = redact_uuids(text),
+        Json::Array(items) => items.iter_mut().for_each(redact_uuids_within),
+        Json::Object(members) => members
+            .iter_mut()
+            .for_each(|(_, item)| redact_uuids_within(item)),
+        _ => {}
+    }
+}
+
 pub fn redact_uuids(text: &JsString) -> JsString {
     const GROUPS: [usize; 5] = [8, 4, 4, 4, 12];
     const LEN: usize = 36;
@@ -383,6 +393,20 @@ pub fn redact_uuids(text: &JsString) -> JsString {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn uuids_are_redacted_in_results_of_any_shape() {
+        let uuid = "64c2ac4a-b3c4-47e8-a632-b6b09dd6fd6b";
+        let mut v = Json::parse(&format!(
+            r#"{{"result":{{"tempC":20}},"runId":"{uuid}","steps":["x {uuid}"]}}"#
+        ))
+        .unwrap();
+        redact_uuids_within(&mut v);
+        assert_eq!(
+            v.to_compact(),
+            r#"{"result":{"tempC":20},"runId":"<uuid>","steps":["x <uuid>"]}"#
+        );
+    }
 
     #[test]
     fn uuids_in_tool_results_are_redacted_and_nothing_else() {

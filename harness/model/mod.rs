@@ -608,14 +608,12 @@ fn run(case: &Case, rel: &Release) -> Result<Projection, String> {
                     Runs::Ours => ResultContent::Output(TOOL_RESULT),
                     Runs::Fixed(text) => ResultContent::Output(text),
                     Runs::Fails(text) => ResultContent::Message(text.clone()),
-                    Runs::SubAgent { key, .. } => {
-                        ResultContent::Message(sources::sub_agent_result(
-                            rel,
-                            matches!(r, Resolved::Run { by_name: true, .. }),
-                            key,
-                            sub_agent_text.as_ref().unwrap_or(&JsString::new()),
-                        ))
-                    }
+                    Runs::SubAgent { key, .. } => sources::sub_agent_result(
+                        rel,
+                        matches!(r, Resolved::Run { by_name: true, .. }),
+                        key,
+                        sub_agent_text.as_ref().unwrap_or(&JsString::new()),
+                    ),
                 },
                 Resolved::NotFound { available } => {
                     ResultContent::Message(not_found_message(&call.name, available))

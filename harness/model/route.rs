@@ -179,6 +179,8 @@ pub fn call_on(route: Route, rel: &Release, index: usize, name: JsString) -> His
 pub enum ResultContent {
     /// The execute result, as JSON text (`{"tempC":20}`).
     Output(&'static str),
+    /// An output built for the case (a sub-agent's), as JSON text.
+    OutputOf(JsString),
     Message(JsString),
 }
 
@@ -196,6 +198,9 @@ pub fn result_on(
         // output as the object itself.
         let content = match content {
             ResultContent::Output(text) => Json::parse(text).unwrap_or(Json::str(text)),
+            ResultContent::OutputOf(text) => {
+                Json::parse(&text.to_lossy()).unwrap_or(Json::String(text))
+            }
             ResultContent::Message(m) => Json::String(m),
         };
         return HistoryItem::Result {
@@ -205,7 +210,7 @@ pub fn result_on(
     }
     let content = match content {
         ResultContent::Output(text) => Json::str(text),
-        ResultContent::Message(m) => Json::String(m),
+        ResultContent::OutputOf(text) | ResultContent::Message(text) => Json::String(text),
     };
     HistoryItem::Result {
         id: call_id.clone(),

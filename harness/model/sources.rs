@@ -25,6 +25,7 @@
 //!   (the probe always does).
 
 use super::releases::Release;
+use super::route::ResultContent;
 use super::{Kind, ToolValue};
 use crate::case::{McpServer, MemorySource};
 use crate::js::json::Json;
@@ -140,9 +141,18 @@ pub const UUID: &str = "<uuid>";
 /// own name: a call found by the tool's id (`agent-KEY` where the sent name
 /// is rewritten) still gets the whole output (found by the fuzzer, seed 1
 /// case 2186 on 1.67.0).
-pub fn sub_agent_result(rel: &Release, by_name: bool, key: &JsString, text: &JsString) -> JsString {
+///
+/// The whole output is an object, which `@ai-sdk/google` sends as the object
+/// itself (`route::result_on`; seen on 1.0.4, where every sub-agent result
+/// is the whole output); the text alone is a string on every route.
+pub fn sub_agent_result(
+    rel: &Release,
+    by_name: bool,
+    key: &JsString,
+    text: &JsString,
+) -> ResultContent {
     if rel.sub_agent_text_only && by_name {
-        return text.clone();
+        return ResultContent::Message(text.clone());
     }
     let mut members = vec![
         ("text", Json::String(text.clone())),
@@ -155,7 +165,7 @@ pub fn sub_agent_result(rel: &Release, by_name: bool, key: &JsString, text: &JsS
     if rel.sub_agent_tool_results {
         members.push(("subAgentToolResults", Json::Array(Vec::new())));
     }
-    JsString::from(Json::object(members).to_compact().as_str())
+    ResultContent::OutputOf(JsString::from(Json::object(members).to_compact().as_str()))
 }
 
 /// On the releases whose sub-agent input schema is broken
