@@ -583,10 +583,23 @@ fn run(case: &Case, rel: &Release) -> Result<Projection, String> {
             // The sub-agent borrows the parent's memory (`__setMemory`) and
             // is called with its thread and resource, so working memory's
             // tool is its one tool (found by the fuzzer, seed 1 case 986).
+            // Its request is on the parent's route, so the tool and the
+            // (default) choice are written as that route writes them
+            // (`{"type":"auto"}` on anthropic: seed 1 case 3392 on 1.0.4).
             let working_memory = case.sources.memory.is_some_and(|m| m.working_memory);
+            let (tools, tool_choice) = if working_memory {
+                route::offer_on(
+                    case.route,
+                    rel,
+                    vec![JsString::from(sources::WORKING_MEMORY_KEY)],
+                    &None,
+                )
+            } else {
+                (None, None)
+            };
             p.requests.push(RequestView {
-                tools: working_memory.then(|| vec![JsString::from(sources::WORKING_MEMORY_KEY)]),
-                tool_choice: working_memory.then(|| Json::str("auto")),
+                tools,
+                tool_choice,
                 history: Vec::new(),
             });
             match next_reply() {
