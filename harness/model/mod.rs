@@ -216,7 +216,13 @@ fn single_string_member(args: &Json, name: &str) -> Option<JsString> {
     }
 }
 
-fn runs_of(rel: &Release, kind: &Kind, id: &JsString, args: &Json) -> Result<Runs, String> {
+fn runs_of(
+    rel: &Release,
+    kind: &Kind,
+    id: &JsString,
+    args: &Json,
+    memory: bool,
+) -> Result<Runs, String> {
     let shape_error = |shape: &str| {
         format!("tool arguments other than {shape}: validation messages are not modelled")
     };
@@ -244,13 +250,15 @@ fn runs_of(rel: &Release, kind: &Kind, id: &JsString, args: &Json) -> Result<Run
         Kind::SubAgent(key) => {
             let prompt = single_string_member(args, "prompt")
                 .ok_or_else(|| shape_error("{ prompt: string } for a sub-agent"))?;
-            Ok(match sources::sub_agent_schema_rejects(rel, id, &prompt) {
-                Some(message) => Runs::Fails(message),
-                None => Runs::SubAgent {
-                    key: key.clone(),
-                    prompt,
+            Ok(
+                match sources::sub_agent_schema_rejects(rel, id, &prompt, memory) {
+                    Some(message) => Runs::Fails(message),
+                    None => Runs::SubAgent {
+                        key: key.clone(),
+                        prompt,
+                    },
                 },
-            })
+            )
         }
         Kind::Builtin(_) | Kind::Client => unreachable!("resolved before"),
     }
@@ -302,7 +310,8 @@ fn resolve(
             "a call to the builtin {b}: its execute is Mastra's"
         )),
         Some(ToolValue { id, kind }) => {
-            let runs = runs_of(rel, &kind, &id, &call.arguments)?;
+            let memory = case.sources.memory.is_some();
+            let runs = runs_of(rel, &kind, &id, &call.arguments, memory)?;
             Ok(Resolved::Run {
                 id,
                 by_name: matches!(tools.get(name), Lookup::Own(_)),
@@ -559,8 +568,9 @@ fn run(case: &Case, rel: &Release) -> Result<Projection, String> {
                 input: call.arguments.clone(),
             });
         }
-        // A sub-agent's run is its own agent call: one request (no tools, no
-        // history) that takes the next reply, made while the step executes.
+        // A sub-agent's run is its own agent call: one request (no tools but
+        // memory's, no history but the parent's on some releases) that
+        // takes the next reply, made while the step executes.
         let sub_agents = resolved
             .iter()
             .filter(|r| {
@@ -584,10 +594,21 @@ fn run(case: &Case, rel: &Release) -> Result<Projection, String> {
             // is called with its thread and resource, so working memory's
             // tool is its one tool (found by the fuzzer, seed 1 case 986).
             let working_memory = case.sources.memory.is_some_and(|m| m.working_memory);
+            // On the releases that hand it the parent's messages, those are
+            // the steps before this one, as this step's request carried
+            // them (merged or per step, names sanitised or not): calls of
+            // this same step, executed or not, are not among them
+            // (measured on 1.8.0 and 1.9.0 with a call beside the
+            // sub-agent's).
+            let history = if rel.sub_agent_parent_history {
+                request.history.clone()
+            } else {
+                Vec::new()
+            };
             p.requests.push(RequestView {
                 tools: working_memory.then(|| vec![JsString::from(sources::WORKING_MEMORY_KEY)]),
                 tool_choice: working_memory.then(|| Json::str("auto")),
-                history: Vec::new(),
+                history,
             });
             match next_reply() {
                 Reply::Text(t) => sub_agent_text = Some(t),
@@ -614,6 +635,7 @@ fn run(case: &Case, rel: &Release) -> Result<Projection, String> {
                             matches!(r, Resolved::Run { by_name: true, .. }),
                             key,
                             sub_agent_text.as_ref().unwrap_or(&JsString::new()),
+                            case.sources.memory.is_some(),
                         ))
                     }
                 },

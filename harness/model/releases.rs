@@ -100,6 +100,40 @@ pub const SUB_AGENT_TOOL_RESULTS: MastraVersion = v(1, 13, 2);
 /// (same sweep case, 1.30.0 → 1.31.0).
 pub const SUB_AGENT_TEXT_ONLY: MastraVersion = v(1, 31, 0);
 
+/// A sub-agent's request carries the parent's history so far: the agent
+/// loop hands an `agent-*` tool every message of the run
+/// (`messages: isAgentTool ? messageList.get.all.aiV5.model() : ...`, 1.8.0
+/// `dist/chunk-VBPU6CLZ.js:13349`), and the tool sends them ahead of its
+/// prompt (`messagesForSubAgent = [...contextMessages, { role: "user", ...
+/// }]`, `:20381`, `:20545`, passed to `agent.generate` / `agent.stream` at
+/// `:20564` / `:20642`); 1.7.0 sent the prompt alone
+/// (`dist/chunk-QSHV7GPT.js:19980`). The messages are those of the steps
+/// before the current one, written as the parent writes them. From 1.11.0
+/// `stripParentToolParts` removes tool calls and tool messages from them
+/// (1.11.0 `dist/chunk-S5BMBKUR.js:40376`, applied at `:40453`; in every
+/// later release), so the sub-agent's history is empty again. 1.11.0 and
+/// 1.12.0 run no sub-agent at all (below), so the end is read from the
+/// dist; 1.13.2 measures it. Found by the full matrix on 1.8.0 to 1.10.0
+/// (`cases/found/seed1-case2212-1.67.0-requests-history.json`, request 3).
+pub const SUB_AGENT_PARENT_HISTORY: (MastraVersion, MastraVersion) = (v(1, 8, 0), v(1, 10, 0));
+
+/// A sub-agent call is given the parent call's thread and resource: the
+/// agent loop sets `args.threadId` and `args.resourceId` from the call's
+/// memory options on every `agent-*` call whose arguments have `prompt`
+/// (1.8.0 `dist/chunk-VBPU6CLZ.js:13479`-`13482`, `args.threadId ||
+/// _internal?.threadId`; from 1.11.0 assigned outright,
+/// `dist/chunk-S5BMBKUR.js:33764`-`33767`; 1.67.0
+/// `dist/agent-Dk0N0Nlg.js:27417`-`27420`), and the sub-agent's ids derive
+/// from them: thread `${threadId}-${randomUUID()}`, resource
+/// `${resourceId}-${key}` (1.8.0 `:20404`, `:20409`; 1.71.0
+/// `dist/agent-BOxKOk3n.js:38914`, `:38920`). Without memory options both
+/// are `undefined` and the ids are as before (a fresh UUID, `probe-KEY`);
+/// 1.7.0 had neither the assignment nor the derived ids. On 1.11.0 the
+/// injected ids also show in the validation error's "Provided arguments".
+/// Found by the full matrix on 1.8.0 to 1.30.0
+/// (`cases/found/seed1-case3372-1.67.0-requests-tools+requests-toolChoice.json`).
+pub const SUB_AGENT_PARENT_MEMORY_IDS: MastraVersion = v(1, 8, 0);
+
 /// The releases whose sub-agent tool input schema fails to compile, so that
 /// every call of a sub-agent is answered with the validation error "schema
 /// is invalid: data/required must be array" (naming the tool by its id,
@@ -165,6 +199,8 @@ pub struct Release {
     pub sub_agent_text_only: bool,
     pub sub_agent_schema_broken: bool,
     pub sub_agents_throw: bool,
+    pub sub_agent_parent_history: bool,
+    pub sub_agent_parent_memory_ids: bool,
 }
 
 impl Release {
@@ -186,6 +222,9 @@ impl Release {
             sub_agent_schema_broken: (SUB_AGENT_SCHEMA_BROKEN.0..=SUB_AGENT_SCHEMA_BROKEN.1)
                 .contains(&version),
             sub_agents_throw: (SUB_AGENTS_THROW.0..=SUB_AGENTS_THROW.1).contains(&version),
+            sub_agent_parent_history: (SUB_AGENT_PARENT_HISTORY.0..=SUB_AGENT_PARENT_HISTORY.1)
+                .contains(&version),
+            sub_agent_parent_memory_ids: version >= SUB_AGENT_PARENT_MEMORY_IDS,
         }
     }
 
