@@ -441,7 +441,80 @@ pub fn predict(case: &Case, version: MastraVersion) -> Prediction {
     }
 }
 
+/// A call whose tool failed (`output-error` in Mastra's message list): the
+/// step it was made in, the call, and the error text its result carries.
+struct FailedCall {
+    step: usize,
+    call: ToolCallReply,
+    error: JsString,
+}
+
 fn run(case: &Case, rel: &Release) -> Result<Projection, String> {
+    let mut failed = Vec::new();
+    let mut p = run_steps(case, rel, &mut failed)?;
+    if rel.tool_error_ends_memory_calls && case.sources.memory.is_some() {
+        if let Some(first) = failed.first() {
+            p.error = Some(tool_invocation_error(case, rel, first)?);
+        }
+    }
+    Ok(p)
+}
+
+/// The error a call with memory options ends in on the releases where a
+/// failed tool call breaks the AI SDK v4 view of the message list
+/// (`TOOL_ERROR_ENDS_MEMORY_CALLS`): the first failed call, in step and
+/// call order, as `convertToCoreMessages` finds it without a result.
+fn tool_invocation_error(
+    case: &Case,
+    rel: &Release,
+    first: &FailedCall,
+) -> Result<ErrorView, String> {
+    if case.route.wire() == crate::route::Wire::GenerateContent {
+        // The invocation names its call id, which on google is the AI SDK's
+        // own, random (measured on 1.57.0: "7jsCLftK4XJpsghT").
+        return Err("a failed tool call with memory on google on 1.57.0: the error names the AI SDK's random call id".into());
+    }
+    let ids: Vec<&JsString> = case
+        .replies
+        .iter()
+        .filter_map(|r| match r {
+            Reply::ToolCalls(calls) => Some(calls.iter().map(|c| &c.id)),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    if ids.iter().enumerate().any(|(i, id)| ids[..i].contains(id)) {
+        // `step` is found by the first part with the call's id, and the
+        // list updates invocations by id: repeated ids are not modelled.
+        return Err("repeated tool call ids with a failed call and memory on 1.57.0".into());
+    }
+    // `{ step, ...toolInvocation }`: one `step-start` part precedes each
+    // step after the first in the response's one assistant message, and
+    // the count starts at -1, so the first step has no `step`.
+    let mut members = Vec::new();
+    if first.step > 0 {
+        members.push(("step", Json::int(first.step as i64 - 1)));
+    }
+    members.extend([
+        ("state", Json::str("output-error")),
+        ("toolCallId", Json::String(first.call.id.clone())),
+        (
+            "toolName",
+            Json::String(history_name(rel, &first.call.name)),
+        ),
+        ("args", first.call.arguments.clone()),
+        ("errorText", Json::String(first.error.clone())),
+    ]);
+    let mut message = JsString::from("ToolInvocation must have a result: ");
+    message.push_str(&Json::object(members).to_compact());
+    Ok(error_view(None, message, None))
+}
+
+fn run_steps(
+    case: &Case,
+    rel: &Release,
+    failed: &mut Vec<FailedCall>,
+) -> Result<Projection, String> {
     let mut p = Projection {
         applicable: true,
         reason: None,
@@ -478,7 +551,7 @@ fn run(case: &Case, rel: &Release) -> Result<Projection, String> {
     // Steps so far: each is the calls the model made and their results.
     let mut steps: Vec<(Vec<HistoryItem>, Vec<HistoryItem>)> = Vec::new();
 
-    for _step in 0..max_steps {
+    for step in 0..max_steps as usize {
         let history = if rel.history_per_step {
             steps
                 .iter()
@@ -640,7 +713,13 @@ fn run(case: &Case, rel: &Release) -> Result<Projection, String> {
                     }
                 },
                 Resolved::NotFound { available } => {
-                    ResultContent::Message(not_found_message(&call.name, available))
+                    let message = not_found_message(&call.name, available);
+                    failed.push(FailedCall {
+                        step,
+                        call: call.clone(),
+                        error: message.clone(),
+                    });
+                    ResultContent::Message(message)
                 }
                 // Not reached: a step with a stop returned above.
                 Resolved::Stop => continue,

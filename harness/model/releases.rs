@@ -153,6 +153,27 @@ pub const SUB_AGENTS_THROW: (MastraVersion, MastraVersion) = (v(1, 12, 0), v(1, 
 pub const SUB_AGENTS_THROW_MESSAGE: &str =
     "z.toJSONSchema is not available. Ensure zod >= 3.25.0 is installed.";
 
+/// The releases on which a tool call that failed (here: a call naming no
+/// tool, answered "Tool \"X\" not found. ...") makes a call with memory
+/// options end in an error once the loop is over: "ToolInvocation must have
+/// a result: " + `JSON.stringify` of the failed call's invocation. The
+/// agent records a failed call in the message list as a tool invocation in
+/// state `output-error` (1.57.0 `dist/agent-Dj30gJa3.js:24441`-`24450`;
+/// 1.55.0 records no such state), and the AI SDK v4 view of the list
+/// (`toAIV4UIMessages`, `dist/message-list-mC29laJJ.js:686`-`711`) passes
+/// it on without a `result`, so `convertToCoreMessages` throws
+/// (`dist/dist-_kmO6lmF.js:3858`-`3863`). The invocation is written
+/// `{ step?, state, toolCallId, toolName, args, errorText }`, `step` being
+/// the count of `step-start` parts before it less one (absent for the
+/// first step). 1.58.0 turns `output-error` into a result there
+/// (`dist/message-list-CTjNC4HJ.js:689`-`695`). Only calls with memory
+/// options end so (measured: the same replies without `memory` end
+/// normally on 1.57.0); 1.56.x is not served, so 1.57.0 is the first
+/// release measured. Found by the full matrix on 1.57.0
+/// (`cases/found/seed1-case3372-1.67.0-requests-tools+requests-toolChoice.json`,
+/// whose third step calls a name nothing has).
+pub const TOOL_ERROR_ENDS_MEMORY_CALLS: (MastraVersion, MastraVersion) = (v(1, 57, 0), v(1, 57, 0));
+
 /// The first release exporting each builtin of `@mastra/core/tools`
 /// (read from each swept version's exports).
 pub const BUILTINS_SINCE: &[(&str, MastraVersion)] = &[
@@ -201,6 +222,7 @@ pub struct Release {
     pub sub_agents_throw: bool,
     pub sub_agent_parent_history: bool,
     pub sub_agent_parent_memory_ids: bool,
+    pub tool_error_ends_memory_calls: bool,
 }
 
 impl Release {
@@ -225,6 +247,9 @@ impl Release {
             sub_agent_parent_history: (SUB_AGENT_PARENT_HISTORY.0..=SUB_AGENT_PARENT_HISTORY.1)
                 .contains(&version),
             sub_agent_parent_memory_ids: version >= SUB_AGENT_PARENT_MEMORY_IDS,
+            tool_error_ends_memory_calls: (TOOL_ERROR_ENDS_MEMORY_CALLS.0
+                ..=TOOL_ERROR_ENDS_MEMORY_CALLS.1)
+                .contains(&version),
         }
     }
 

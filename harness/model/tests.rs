@@ -570,3 +570,97 @@ fn sub_agent_validation_error_quotes_the_parents_memory_on_1_11_0() {
     let without = provided(&projection(&c(""), "1.11.0"));
     assert_eq!(without, Json::object([("prompt", Json::str("Paris"))]));
 }
+
+/// Issue 13, full matrix: on 1.57.0 a call with memory options whose loop
+/// had a failed tool call (a name nothing has) ends in the AI SDK's
+/// "ToolInvocation must have a result" error, naming the first failed
+/// invocation; the requests are sent as on other releases. Not without
+/// memory, not on 1.55.0 or 1.58.0.
+#[test]
+fn failed_call_ends_a_memory_call_on_1_57_0() {
+    let c = |memory: &str, route: &str| {
+        case(&format!(
+            r#"{{"about":"a","tools":["ok"]{memory},"route":"{route}","replies":[
+                {{"toolCalls":[{{"id":"call_1","name":"ok","arguments":{{"city":"Paris"}}}}]}},
+                {{"toolCalls":[{{"id":"call_2","name":"ok","arguments":{{"city":"Paris"}}}},
+                              {{"id":"call_3","name":"search.web","arguments":{{"city":"Paris"}}}},
+                              {{"id":"call_4","name":"nope","arguments":{{"city":"Paris"}}}}]}},
+                {{"toolCalls":[{{"id":"call_5","name":"nope","arguments":{{"city":"Paris"}}}}]}},
+                {{"text":"done"}}]}}"#
+        ))
+    };
+    let memory = r#","memory":{"workingMemory":false}"#;
+    let with = projection(&c(memory, "openai-compatible"), "1.57.0");
+    let error = with.error.as_ref().expect("the call ends in an error");
+    assert_eq!(error.id, None);
+    assert_eq!(error.cause_code, None);
+    let message = error.message.to_lossy();
+    let invocation = message
+        .strip_prefix("ToolInvocation must have a result: ")
+        .unwrap();
+    let invocation = Json::parse(invocation).unwrap();
+    // The first failed call, in the second step (`step` 0), its name as
+    // history writes it, its error text as its result carries it.
+    assert_eq!(
+        invocation
+            .members()
+            .unwrap()
+            .iter()
+            .map(|(k, _)| k.to_lossy())
+            .collect::<Vec<_>>(),
+        [
+            "step",
+            "state",
+            "toolCallId",
+            "toolName",
+            "args",
+            "errorText"
+        ]
+    );
+    assert_eq!(invocation.get("step"), Some(&Json::int(0)));
+    assert_eq!(invocation.get("toolCallId"), Some(&Json::str("call_3")));
+    assert_eq!(invocation.get("toolName"), Some(&Json::str("unknown_tool")));
+    assert_eq!(
+        invocation
+            .get("errorText")
+            .and_then(Json::as_str)
+            .map(JsString::to_lossy),
+        Some(result_text(&with, 2, "call_3"))
+    );
+    // Everything else as on the releases around it.
+    let before = projection(&c(memory, "openai-compatible"), "1.55.0");
+    let after = projection(&c(memory, "openai-compatible"), "1.58.0");
+    assert_eq!(before.error, None);
+    assert_eq!(after.error, None);
+    assert_eq!(with.requests, after.requests);
+    assert_eq!(with.executed, after.executed);
+    assert_eq!(
+        projection(&c("", "openai-compatible"), "1.57.0").error,
+        None
+    );
+    // A failure in the first step has no `step`.
+    let first = case(&format!(
+        r#"{{"about":"a","tools":["ok"]{memory},"replies":[
+            {{"toolCalls":[{{"id":"c","name":"nope","arguments":{{"city":"Paris"}}}}]}}]}}"#
+    ));
+    let message = projection(&first, "1.57.0")
+        .error
+        .unwrap()
+        .message
+        .to_lossy();
+    assert!(
+        message.starts_with(
+            r#"ToolInvocation must have a result: {"state":"output-error","toolCallId":"c","#
+        ),
+        "{message}"
+    );
+    // On google the invocation names the AI SDK's random call id.
+    assert!(matches!(
+        predict(&c(memory, "google"), v("1.57.0")),
+        Prediction::Unmodelled(_)
+    ));
+    assert!(matches!(
+        predict(&c(memory, "google"), v("1.58.0")),
+        Prediction::Projection(_)
+    ));
+}
