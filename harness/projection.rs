@@ -195,14 +195,13 @@ impl RequestView {
     /// The view with every UUID in its tool results replaced by `<uuid>`:
     /// a workflow's run id and an old sub-agent's thread id are fresh on
     /// every run, and nothing about tool naming hangs on them.
+    ///
+    /// A result's content is text on most routes, and on google the
+    /// output object itself, so every string inside it is redacted.
     pub fn with_uuids_redacted(mut self) -> RequestView {
         for item in &mut self.history {
-            if let HistoryItem::Result {
-                content: Json::String(text),
-                ..
-            } = item
-            {
-                *text = redact_uuids(text);
+            if let HistoryItem::Result { content, .. } = item {
+                redact_uuids_within(content);
             }
         }
         self
@@ -337,6 +336,16 @@ impl RequestView {
     }
 }
 
+/// `redact_uuids` on every string in `value`, object keys aside.
+fn redact_uuids_within(value: &mut Json) {
+    match value {
+        Json::String(text) => *text = redact_uuids(text),
+        Json::Array(items) => items.iter_mut().for_each(redact_uuids_within),
+        Json::Object(members) => members.iter_mut().for_each(|(_, v)| redact_uuids_within(v)),
+        _ => {}
+    }
+}
+
 /// `text` with each UUID (8-4-4-4-12 hex digits, not inside a longer run
 /// of hex digits) replaced by `<uuid>`.
 pub fn redact_uuids(text: &JsString) -> JsString {
@@ -401,6 +410,35 @@ mod tests {
         ] {
             assert_eq!(t(s), s);
         }
+    }
+
+    #[test]
+    fn uuids_inside_an_output_object_are_redacted() {
+        // google sends a tool's output as the object itself.
+        let uuid = "0bd1880c-cb4e-4389-a058-41a3e546c4b2";
+        let content = |thread: &str| {
+            Json::object([
+                ("text", Json::str("sub done")),
+                ("subAgentThreadId", Json::str(thread)),
+                ("ids", Json::Array(vec![Json::str(thread), Json::int(1)])),
+            ])
+        };
+        let view = RequestView {
+            tools: None,
+            tool_choice: None,
+            history: vec![HistoryItem::Result {
+                id: "agent-s".into(),
+                content: content(&format!("t-{uuid}")),
+            }],
+        };
+        let redacted = view.with_uuids_redacted();
+        assert_eq!(
+            redacted.history[0],
+            HistoryItem::Result {
+                id: "agent-s".into(),
+                content: content("t-<uuid>"),
+            }
+        );
     }
 
     #[test]

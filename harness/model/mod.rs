@@ -192,7 +192,7 @@ enum Resolved {
 }
 
 /// What a found, executable call runs.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 enum Runs {
     /// A case tool's `execute`: listed in `executed`, answers `TOOL_RESULT`.
     Ours,
@@ -201,8 +201,8 @@ enum Runs {
     Fixed(&'static str),
     /// A sub-agent: its own request takes the next reply.
     SubAgent { key: JsString, prompt: JsString },
-    /// A run that fails before it starts; its tool result is this text.
-    Fails(JsString),
+    /// A run that fails before it starts; its tool result is this report.
+    Fails(Json),
 }
 
 /// The only arguments a call of each kind is modelled with: the one shape
@@ -701,16 +701,14 @@ fn run_steps(
                 Resolved::Run { runs, .. } => match runs {
                     Runs::Ours => ResultContent::Output(TOOL_RESULT),
                     Runs::Fixed(text) => ResultContent::Output(text),
-                    Runs::Fails(text) => ResultContent::Message(text.clone()),
-                    Runs::SubAgent { key, .. } => {
-                        ResultContent::Message(sources::sub_agent_result(
-                            rel,
-                            matches!(r, Resolved::Run { by_name: true, .. }),
-                            key,
-                            sub_agent_text.as_ref().unwrap_or(&JsString::new()),
-                            case.sources.memory.is_some(),
-                        ))
-                    }
+                    Runs::Fails(report) => ResultContent::Object(report.clone()),
+                    Runs::SubAgent { key, .. } => sources::sub_agent_result(
+                        rel,
+                        matches!(r, Resolved::Run { by_name: true, .. }),
+                        key,
+                        sub_agent_text.as_ref().unwrap_or(&JsString::new()),
+                        case.sources.memory.is_some(),
+                    ),
                 },
                 Resolved::NotFound { available } => {
                     let message = not_found_message(&call.name, available);

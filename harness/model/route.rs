@@ -179,6 +179,9 @@ pub fn call_on(route: Route, rel: &Release, index: usize, name: JsString) -> His
 pub enum ResultContent {
     /// The execute result, as JSON text (`{"tempC":20}`).
     Output(&'static str),
+    /// An output object built for the case (a sub-agent's output, a failed
+    /// validation's report): its JSON text, or on google the object.
+    Object(Json),
     Message(JsString),
 }
 
@@ -196,6 +199,7 @@ pub fn result_on(
         // output as the object itself.
         let content = match content {
             ResultContent::Output(text) => Json::parse(text).unwrap_or(Json::str(text)),
+            ResultContent::Object(value) => value,
             ResultContent::Message(m) => Json::String(m),
         };
         return HistoryItem::Result {
@@ -205,6 +209,7 @@ pub fn result_on(
     }
     let content = match content {
         ResultContent::Output(text) => Json::str(text),
+        ResultContent::Object(value) => Json::String(JsString::from(value.to_compact().as_str())),
         ResultContent::Message(m) => Json::String(m),
     };
     HistoryItem::Result {

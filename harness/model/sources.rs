@@ -25,6 +25,7 @@
 //!   (the probe always does).
 
 use super::releases::Release;
+use super::route::ResultContent;
 use super::{Kind, ToolValue};
 use crate::case::{McpServer, MemorySource};
 use crate::js::json::Json;
@@ -163,9 +164,9 @@ pub fn sub_agent_result(
     key: &JsString,
     text: &JsString,
     memory: bool,
-) -> JsString {
+) -> ResultContent {
     if rel.sub_agent_text_only && by_name {
-        return text.clone();
+        return ResultContent::Message(text.clone());
     }
     let (thread, resource) = if parent_memory_ids(rel, memory) {
         (
@@ -186,7 +187,7 @@ pub fn sub_agent_result(
     if rel.sub_agent_tool_results {
         members.push(("subAgentToolResults", Json::Array(Vec::new())));
     }
-    JsString::from(Json::object(members).to_compact().as_str())
+    ResultContent::Object(Json::object(members))
 }
 
 /// The longest "Provided arguments" text a validation error carries before
@@ -206,7 +207,7 @@ pub fn sub_agent_schema_rejects(
     name: &JsString,
     prompt: &JsString,
     memory: bool,
-) -> Option<JsString> {
+) -> Option<Json> {
     if !rel.sub_agent_schema_broken {
         return None;
     }
@@ -240,7 +241,7 @@ pub fn sub_agent_schema_rejects(
             ]),
         ),
     ]);
-    Some(JsString::from(result.to_compact().as_str()))
+    Some(result)
 }
 
 #[cfg(test)]
@@ -311,7 +312,6 @@ mod tests {
         let name = JsString::from("agent-s");
         let message = |prompt: &JsString| {
             let result = sub_agent_schema_rejects(&rel, &name, prompt, false).unwrap();
-            let result = Json::parse(&result.to_lossy()).unwrap();
             let message = result.get("message").and_then(Json::as_str).unwrap();
             let message = message.to_lossy();
             let (_, quoted) = message.split_once("Provided arguments: ").unwrap();

@@ -664,3 +664,49 @@ fn failed_call_ends_a_memory_call_on_1_57_0() {
         Prediction::Projection(_)
     ));
 }
+
+/// On google a tool's output goes back as the object itself: a sub-agent's
+/// whole output and 1.11.0's validation report too; the text alone (a call
+/// by name from 1.31.0) and the not-found message stay strings.
+#[test]
+fn routes_google_sends_sub_agent_outputs_as_objects() {
+    let c = |name: &str| {
+        case(&format!(
+            r#"{{"about":"a","agents":["a.b"],"route":"google","replies":[
+                {{"toolCalls":[{{"id":"call_1","name":"{name}","arguments":{{"prompt":"Paris"}}}}]}},
+                {{"text":"sub done"}},{{"text":"done"}}]}}"#
+        ))
+    };
+    let content = |c: &Case, ver: &str, request: usize| match &projection(c, ver).requests[request]
+        .history[1]
+    {
+        HistoryItem::Result { content, .. } => content.clone(),
+        other => panic!("{ver}: not a result: {other:?}"),
+    };
+    let whole = content(&c("agent-a_b"), "1.30.0", 2);
+    assert_eq!(whole.get("text"), Some(&Json::str("sub done")));
+    assert_eq!(
+        whole.get("subAgentResourceId"),
+        Some(&Json::str("probe-a.b"))
+    );
+    assert_eq!(content(&c("agent-a_b"), "1.31.0", 2), Json::str("sub done"));
+    assert_eq!(
+        content(&c("agent-a.b"), "1.67.0", 2).get("text"),
+        Some(&Json::str("sub done"))
+    );
+    let report = content(&c("agent-a_b"), "1.11.0", 1);
+    assert_eq!(report.get("error"), Some(&Json::Bool(true)));
+    // The same outputs on a Chat Completions route are their JSON text.
+    let text = case(
+        r#"{"about":"a","agents":["a.b"],"replies":[
+            {"toolCalls":[{"id":"call_1","name":"agent-a_b","arguments":{"prompt":"Paris"}}]},
+            {"text":"sub done"},{"text":"done"}]}"#,
+    );
+    assert_eq!(
+        projection(&text, "1.30.0").requests[2].history[1],
+        HistoryItem::Result {
+            id: "call_1".into(),
+            content: Json::String(JsString::from(whole.to_compact().as_str())),
+        }
+    );
+}
