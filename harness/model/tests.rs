@@ -710,3 +710,31 @@ fn routes_google_sends_sub_agent_outputs_as_objects() {
         }
     );
 }
+
+/// A call id used twice in one run is merged by Mastra's message list
+/// (measured on 1.0.4 to 1.71.0): not modelled, except on google, whose
+/// calls carry the AI SDK's own ids.
+#[test]
+fn a_repeated_call_id_is_unmodelled_except_on_google() {
+    let c = |route: &str, second: &str| {
+        case(&format!(
+            r#"{{"about":"a","tools":["ok","b"],"route":"{route}","replies":[
+                {{"toolCalls":[{{"id":"call_1","name":"ok","arguments":{{"city":"Paris"}}}}]}},
+                {{"toolCalls":[{{"id":"{second}","name":"b","arguments":{{"city":"Lyon"}}}}]}},
+                {{"text":"done"}}]}}"#
+        ))
+    };
+    for ver in ["1.0.4", "1.16.0", "1.71.0"] {
+        assert!(
+            matches!(predict(&c("openai-compatible", "call_1"), v(ver)), Prediction::Unmodelled(r) if r.contains("used twice")),
+            "{ver}"
+        );
+        assert_eq!(
+            projection(&c("openai-compatible", "call_2"), ver)
+                .requests
+                .len(),
+            3
+        );
+        assert_eq!(projection(&c("google", "call_1"), ver).requests.len(), 3);
+    }
+}
