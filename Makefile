@@ -27,9 +27,13 @@ check:
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
 
-# The harness end to end against the in-process ceiling (one run; quote its ratio).
+# The harness end to end against the in-process ceiling (one run; quote its
+# ratio): scaling from 1 to N probes, each route's rate, and the matrix on
+# BENCH_RANGE from an empty cache and then warm, with each version's install
+# time and disk.
+BENCH_RANGE ?= >=1.60.0 <1.70.0
 bench: build
-	$(BIN) bench --mastra-version 1.67.0 --repeat 10 --route all --json target/bench.json
+	$(BIN) bench --mastra-version 1.67.0 --repeat 10 --route all --matrix-versions "$(BENCH_RANGE)" --json target/bench.json
 
 # The nightly job, unsharded (.github/workflows/nightly.yml runs it in slices): the corpus, the
 # saved fuzz finds and a fuzz budget on the pinned versions and the latest.

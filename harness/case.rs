@@ -251,6 +251,15 @@ impl Case {
         })
     }
 
+    /// Whether a reply is an error Mastra retries with back-off (the AI
+    /// SDK retries 408, 409, 429 and 5xx): the case then spends seconds
+    /// asleep, whatever the machine.
+    pub fn waits_on_retries(&self) -> bool {
+        self.replies
+            .iter()
+            .any(|r| matches!(r, Reply::Error { status, .. } if *status >= 408))
+    }
+
     /// Whether the case file names its own route.
     pub fn names_its_route(&self) -> bool {
         self.raw.get("route").is_some()

@@ -171,6 +171,11 @@ pub enum Command {
         /// The Markdown record.
         #[arg(long, default_value = "SWEEP.md")]
         out: PathBuf,
+        /// Run nothing: sweep the results of a report already written (a
+        /// `matrix` or `run` JSON report, or its results.jsonl), each
+        /// observation judged again by today's model.
+        #[arg(long, conflicts_with_all = ["cases", "versions", "route"])]
+        from: Option<PathBuf>,
         /// Also write the JSON report here.
         #[arg(long)]
         json: Option<PathBuf>,
@@ -201,6 +206,11 @@ pub enum Command {
         /// comma-separated list, or `all` (default: each case's own).
         #[arg(long)]
         route: Option<RouteSet>,
+        /// Also run the matrix (these cases, these routes) on these versions
+        /// from an empty cache, then warm: both times, each version's
+        /// install time and disk.
+        #[arg(long = "matrix-versions")]
+        matrix_versions: Option<VersionList>,
         #[command(flatten)]
         probe: ProbeFlags,
     },
@@ -509,6 +519,7 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             cases,
             json,
             route,
+            matrix_versions,
             probe,
         } => single::bench(
             probe.config(),
@@ -517,6 +528,7 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             &case_paths(&cases),
             json.as_deref(),
             route,
+            matrix_versions,
         ),
         Command::Run {
             cases,
@@ -573,6 +585,11 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             runs::matrix(config, plan, &out, fuzz_count, seed)
         }
         Command::Sweep {
+            from: Some(from),
+            out,
+            ..
+        } => runs::sweep_from(&from, &out),
+        Command::Sweep {
             cases,
             versions,
             out,
@@ -580,6 +597,7 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             select,
             route,
             probe,
+            from: None,
         } => runs::sweep(
             probe.config(),
             runs::plan(

@@ -5,6 +5,7 @@ use super::case_paths;
 use super::out::{check_writable, print_out, save_report, say, stop_flag, Watcher};
 use crate::judge::compare::Verdict;
 use crate::loops::matrix::{write_fuzz_cases, MatrixWriter};
+use crate::loops::sweep::Sample;
 use crate::outcome::{Exit, Failure, RunEnd};
 use crate::report::doc::ReportDoc;
 use crate::report::{
@@ -176,7 +177,8 @@ pub fn sweep(
     let outcome = collect_run(config, stop_flag(), &plan, &mut Watcher::new())?;
     record_costs(&root, &outcome.info);
     let RunOutcome { info, results, .. } = outcome;
-    let changes = crate::loops::sweep::changes(&results);
+    let samples: Vec<Sample> = results.iter().map(Sample::of).collect();
+    let changes = crate::loops::sweep::changes(&samples);
     let ran = versions_that_ran(&info, &results);
     let skipped: Vec<(MastraVersion, String)> = info
         .versions
@@ -211,6 +213,106 @@ pub fn sweep(
         finding: results.iter().any(|r| r.verdict.is_divergence()),
         ..RunEnd::default()
     }))
+}
+
+/// `sweep --from REPORT`: the changes between neighbouring versions in a
+/// report already written, judged by today's model; nothing runs.
+pub fn sweep_from(from: &Path, out: &Path) -> Result<Exit, Failure> {
+    check_writable("--out", out)?;
+    let (run, results) = read_results(from)?;
+    let root = repo_root();
+    let (versions, samples) = crate::loops::sweep::from_report(&run, &results, &root)
+        .map_err(|e| Failure::bad(format!("{}: {e}", from.display())))?;
+    let ran: Vec<MastraVersion> = versions
+        .iter()
+        .copied()
+        .filter(|v| {
+            samples
+                .iter()
+                .any(|s| s.version == *v && s.observed.is_some())
+        })
+        .collect();
+    let skipped: Vec<(MastraVersion, String)> = versions
+        .iter()
+        .filter(|v| !ran.contains(v))
+        .map(|v| (*v, "no case ran on it in the report".to_string()))
+        .collect();
+    let changes = crate::loops::sweep::changes(&samples);
+    let routes = run
+        .get("routes")
+        .and_then(crate::js::json::Json::as_array)
+        .map(|rs| {
+            rs.iter()
+                .filter_map(|r| r.as_str().map(crate::js::string::JsString::to_lossy))
+                .collect::<Vec<_>>()
+                .join(",")
+        })
+        .unwrap_or_default();
+    let command = format!("mastra-conform sweep --from {}", from.display());
+    let observed_by = run
+        .get("command")
+        .and_then(crate::js::json::Json::as_str)
+        .map(crate::js::string::JsString::to_lossy)
+        .unwrap_or_default();
+    let md = crate::loops::sweep::markdown(&ran, &skipped, &changes, &command).replacen(
+        "## Versions",
+        &format!(
+            "The observations are a `{observed_by}` run's (routes: {routes}); the model that \
+             judges them, and says whether each change is modelled, is this commit's.\n\n## Versions"
+        ),
+        1,
+    );
+    write_atomically(out, &md)
+        .map_err(|e| Failure::infra_because(format!("cannot write {}", out.display()), e))?;
+    let untaught = changes.iter().filter(|c| !c.modelled).count();
+    let divergent = samples.iter().filter(|s| s.divergent).count();
+    say!(
+        "{} versions in the report; {} changes between neighbours ({untaught} not modelled); {divergent} result(s) the model does not predict; written to {}",
+        ran.len(),
+        changes.len(),
+        out.display()
+    );
+    Ok(if divergent > 0 || untaught > 0 {
+        Exit::Finding
+    } else {
+        Exit::Ok
+    })
+}
+
+/// A report's `run` and `results`: a JSON report, or a results.jsonl (its
+/// first line `{"run": ...}`, then one result per line; an interrupted
+/// run's file reads as far as it got).
+fn read_results(
+    path: &Path,
+) -> Result<(crate::js::json::Json, Vec<crate::js::json::Json>), Failure> {
+    use crate::js::json::Json;
+    if path.extension().is_some_and(|e| e == "jsonl") {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Failure::bad(format!("{}: cannot read: {e}", path.display())))?;
+        let mut run = None;
+        let mut results = Vec::new();
+        for (n, line) in text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+        {
+            let v = Json::parse(line).map_err(|e| {
+                Failure::bad(format!(
+                    "{}: line {}: not valid JSON: {e}",
+                    path.display(),
+                    n + 1
+                ))
+            })?;
+            match v.get("run") {
+                Some(r) if run.is_none() => run = Some(r.clone()),
+                _ => results.push(v),
+            }
+        }
+        let run = run.ok_or_else(|| Failure::bad(format!("{}: no `run` line", path.display())))?;
+        return Ok((run, results));
+    }
+    let report = crate::report::merge::read(path).map_err(Failure::bad)?;
+    Ok((report.run, report.results))
 }
 
 /// Fold what this run measured into `node-probe/costs.json`: run seconds for

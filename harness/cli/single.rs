@@ -1,7 +1,7 @@
 //! Commands on one case or one version: `predict`, `observe`, `bench`.
 
 use super::out::{print_out, stop_flag};
-use crate::case::{Case, Reply};
+use crate::case::Case;
 use crate::js::json::Json;
 use crate::model::predict as model_predict;
 use crate::outcome::{Exit, Failure};
@@ -9,9 +9,9 @@ use crate::report::write_atomically;
 use crate::route::{Route, RouteSet};
 use crate::run::config::repo_root;
 use crate::run::config::Config;
-use crate::run::corpus::load_cases;
+use crate::run::corpus::{load_cases, RunPlan};
 use crate::run::session::{CaseResult, Session};
-use crate::versions::spec::{MastraVersion, Selection, VersionSpec};
+use crate::versions::spec::{MastraVersion, Selection, VersionList, VersionSpec};
 use std::path::{Path, PathBuf};
 
 /// The case at `path`, on `--route` unless it names its own route.
@@ -100,6 +100,7 @@ pub fn bench(
     paths: &[PathBuf],
     json: Option<&Path>,
     routes: Option<RouteSet>,
+    matrix_versions: Option<VersionList>,
 ) -> Result<Exit, Failure> {
     let (corpus, errors) = load_cases(paths);
     if let Some(e) = errors.into_iter().next() {
@@ -109,20 +110,17 @@ pub fn bench(
     // the workload leaves them out.
     let corpus: Vec<Case> = corpus
         .into_iter()
-        .filter(|c| {
-            !c.replies.iter().any(
-                |r| matches!(r, Reply::Error { status, .. } if *status >= 408 && *status != 400),
-            )
-        })
+        .filter(|c| !c.waits_on_retries())
         .collect();
     let workload: Vec<Case> = (0..repeat).flat_map(|_| corpus.iter().cloned()).collect();
+    let matrix_config = config.clone();
     let mut session = Session::new(config, stop_flag())?;
     let version = one_version(&mut session, spec)?;
     let result =
         crate::loops::bench::bench(&mut session, version, &workload).map_err(Failure::infra)?;
     print_out(&result.to_text());
     let mut report = result.to_json();
-    if let Some(set) = routes {
+    if let Some(set) = &routes {
         let rates =
             crate::loops::bench::route_rates(&mut session, version, &workload, set.routes())
                 .map_err(Failure::infra)?;
@@ -132,6 +130,24 @@ pub fn bench(
                 "routes".into(),
                 crate::loops::bench::route_rates_json(&rates),
             ));
+        }
+    }
+    if let Some(versions) = matrix_versions {
+        // The session above holds its listener and probes; they go first.
+        drop(session);
+        let plan = RunPlan {
+            command: "bench --matrix-versions".into(),
+            cases: paths.to_vec(),
+            versions: versions.0,
+            selection: Selection::default(),
+            bodies: None,
+            shard: None,
+            routes,
+        };
+        let times = crate::loops::cold_warm::cold_warm(&matrix_config, &plan, stop_flag())?;
+        print_out(&times.to_text());
+        if let Json::Object(members) = &mut report {
+            members.push(("matrix".into(), times.to_json()));
         }
     }
     if let Some(path) = json {

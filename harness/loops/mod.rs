@@ -5,6 +5,7 @@
 
 pub mod bench;
 pub mod bisect;
+pub mod cold_warm;
 pub mod diff;
 pub mod fuzz;
 pub mod matrix;

@@ -1,16 +1,46 @@
 //! `sweep`: the corpus over a version list, and every place where what
 //! Mastra does changes between neighbouring releases.
 //!
-//! In: `CaseResult`s of many versions (ascending). Out: `Change`s (case,
-//! the last version before, the first version after, the diff of the
-//! observed projections) and `SWEEP.md`, the record of where each release
-//! the model knows about came from (`model::releases`).
+//! In: `Sample`s of many versions: a live run's `CaseResult`s, or the
+//! results of a JSON report already written (a matrix's), judged again by
+//! today's model (`from_report`). Out: `Change`s (case, the last version
+//! before, the first version after, the diff of the observed projections)
+//! and `SWEEP.md`, the record of where each release the model knows about
+//! came from (`model::releases`).
 
+use crate::case::Case;
 use crate::js::json::Json;
+use crate::js::string::JsString;
 use crate::judge::compare::comparable;
+use crate::model::{predict, Prediction};
+use crate::projection::Projection;
+use crate::route::Route;
 use crate::run::session::CaseResult;
 use crate::versions::spec::MastraVersion;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+/// What the sweep needs of one case on one version.
+#[derive(Debug, Clone)]
+pub struct Sample {
+    pub case: String,
+    pub version: MastraVersion,
+    /// The observed projection as compared (`None`: the case did not run).
+    pub observed: Option<Json>,
+    /// The model did not predict it.
+    pub divergent: bool,
+}
+
+impl Sample {
+    pub fn of(r: &CaseResult) -> Sample {
+        Sample {
+            case: r.case.clone(),
+            version: r.version,
+            observed: r.observed.projection().map(comparable),
+            divergent: r.verdict.is_divergence(),
+        }
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct Change {
@@ -22,48 +52,109 @@ pub struct Change {
     pub modelled: bool,
 }
 
-/// What a result says about Mastra, as compared between versions: the
-/// observed projection, or the verdict when there is none.
-fn observed_form(r: &CaseResult) -> Json {
-    match r.observed.projection() {
-        Some(p) => comparable(p),
-        None => Json::object([("infrastructure", Json::str(r.verdict.name()))]),
-    }
-}
-
 /// Every change between neighbouring versions, per case, in version order.
 /// Versions where a case did not run (infrastructure) are skipped over, so a
 /// change is reported between the two nearest versions that ran.
-pub fn changes(results: &[CaseResult]) -> Vec<Change> {
-    let mut by_case: BTreeMap<&str, Vec<&CaseResult>> = BTreeMap::new();
-    for r in results {
-        by_case.entry(r.case.as_str()).or_default().push(r);
+pub fn changes(samples: &[Sample]) -> Vec<Change> {
+    let mut by_case: BTreeMap<&str, Vec<&Sample>> = BTreeMap::new();
+    for s in samples {
+        by_case.entry(s.case.as_str()).or_default().push(s);
     }
     let mut out = Vec::new();
-    for (case, mut rs) in by_case {
-        rs.sort_by_key(|r| r.version);
-        let ran: Vec<&&CaseResult> = rs
+    for (case, mut ss) in by_case {
+        ss.sort_by_key(|s| s.version);
+        let ran: Vec<(&Sample, &Json)> = ss
             .iter()
-            .filter(|r| r.observed.projection().is_some())
+            .filter_map(|s| s.observed.as_ref().map(|o| (*s, o)))
             .collect();
         for pair in ran.windows(2) {
-            let (a, b) = (pair[0], pair[1]);
-            let (fa, fb) = (observed_form(a), observed_form(b));
+            let ((a, fa), (b, fb)) = (pair[0], pair[1]);
             if fa != fb {
                 out.push(Change {
                     case: case.to_string(),
                     before: a.version,
                     after: b.version,
-                    diff: crate::judge::compare::diff(&fa, &fb)
+                    diff: crate::judge::compare::diff(fa, fb)
                         .replace("--- predicted", "--- before")
                         .replace("+++ observed", "+++ after"),
-                    modelled: !a.verdict.is_divergence() && !b.verdict.is_divergence(),
+                    modelled: !a.divergent && !b.divergent,
                 });
             }
         }
     }
     out.sort_by(|x, y| (x.after, &x.case).cmp(&(y.after, &y.case)));
     out
+}
+
+/// The versions and samples of a report already written (`run`'s or
+/// `matrix`'s JSON report, or a merged one), each observation judged again
+/// by today's model: the case files are read from `root` (by the name the
+/// report gives, `PATH` or `PATH@ROUTE`), so a sweep can follow a model
+/// change without running Mastra again. A result whose case file is gone
+/// or no longer parses is an error naming it.
+pub fn from_report(
+    run: &Json,
+    results: &[Json],
+    root: &Path,
+) -> Result<(Vec<MastraVersion>, Vec<Sample>), String> {
+    let text = |v: &Json, k: &str| v.get(k).and_then(Json::as_str).map(JsString::to_lossy);
+    let versions = run
+        .get("versions")
+        .and_then(Json::as_array)
+        .unwrap_or_default()
+        .iter()
+        .map(|v| {
+            let t = v.as_str().map(JsString::to_lossy).unwrap_or_default();
+            MastraVersion::parse(&t).ok_or_else(|| format!("run.versions: {t:?} is not a version"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut cases: HashMap<(String, Route), Case> = HashMap::new();
+    let mut out = Vec::new();
+    for (i, r) in results.iter().enumerate() {
+        let at = |field: &str| format!("results[{i}].{field}");
+        let name = text(r, "case").ok_or_else(|| format!("{}: missing", at("case")))?;
+        let route_name = text(r, "route").unwrap_or_else(|| Route::default().name().into());
+        let route = Route::parse(&route_name)
+            .ok_or_else(|| format!("{}: {route_name:?} is not a route", at("route")))?;
+        let version_text = text(r, "version").unwrap_or_default();
+        let version = MastraVersion::parse(&version_text)
+            .ok_or_else(|| format!("{}: {version_text:?} is not a version", at("version")))?;
+        let observed = match r.get("observed") {
+            Some(o) if o.get("applicable").is_some() => {
+                Some(Projection::from_json(o).map_err(|e| format!("{}: {e}", at("observed")))?)
+            }
+            _ => None,
+        };
+        let path = name
+            .strip_suffix(&format!("@{route_name}"))
+            .unwrap_or(&name)
+            .to_string();
+        let key = (path.clone(), route);
+        if !cases.contains_key(&key) {
+            let case = Case::load(&root.join(&path)).map_err(|e| format!("{}: {e}", at("case")))?;
+            let case = if case.names_its_route() {
+                case
+            } else {
+                case.on_route(route)
+            };
+            cases.insert(key.clone(), case);
+        }
+        let divergent = match (&observed, predict(&cases[&key], version)) {
+            (Some(o), Prediction::Projection(p)) => match (p.applicable, o.applicable) {
+                (false, false) => false,
+                (true, true) => comparable(&p) != comparable(o),
+                _ => true,
+            },
+            _ => false,
+        };
+        out.push(Sample {
+            case: name,
+            version,
+            observed: observed.as_ref().map(comparable),
+            divergent,
+        });
+    }
+    Ok((versions, out))
 }
 
 /// `SWEEP.md`: the versions swept, and each change with its diff.
@@ -175,7 +266,8 @@ mod tests {
         let mut gap = result("c", (1, 2, 5), &[]);
         gap.observed = Observed::Timeout(std::time::Duration::from_secs(1));
         rs.push(gap);
-        let cs = changes(&rs);
+        let samples: Vec<Sample> = rs.iter().map(Sample::of).collect();
+        let cs = changes(&samples);
         assert_eq!(cs.len(), 1);
         assert_eq!(
             (cs[0].before, cs[0].after),
@@ -184,5 +276,56 @@ mod tests {
         assert!(cs[0].diff.contains("+    \"tools\""), "{}", cs[0].diff);
         let md = markdown(&[MastraVersion::new(1, 0, 4)], &[], &cs, "x");
         assert!(md.contains("| 1.2.0 | 1.3.0 | `c` | yes |"), "{md}");
+    }
+
+    #[test]
+    fn a_written_report_is_judged_again_by_todays_model() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let path = "cases/report/search-web-is-sent-as-search_web.json";
+        let case = Case::load(&root.join(path))
+            .unwrap()
+            .on_route(Route::Mistral);
+        let (old, new) = (MastraVersion::new(1, 0, 4), MastraVersion::new(1, 67, 0));
+        let projection = |v| match predict(&case, v) {
+            Prediction::Projection(p) => p.to_json(),
+            Prediction::Unmodelled(why) => panic!("unmodelled: {why}"),
+        };
+        let result = |v: MastraVersion, observed: Json| {
+            Json::object([
+                ("case", Json::str(&format!("{path}@mistral"))),
+                ("route", Json::str("mistral")),
+                ("version", Json::str(&v.to_string())),
+                ("verdict", Json::str("as-modelled")),
+                ("observed", observed),
+            ])
+        };
+        // 1.67.0 as the model predicts it; 1.0.4 with a tool renamed, which
+        // no model predicts.
+        let mut wrong = projection(old).to_compact();
+        wrong = wrong.replacen("search_web", "search_wob", 1);
+        let results = [
+            result(old, Json::parse(&wrong).unwrap()),
+            result(new, projection(new)),
+        ];
+        let run = Json::object([(
+            "versions",
+            Json::Array(vec![Json::str("1.0.4"), Json::str("1.67.0")]),
+        )]);
+        let (versions, samples) = from_report(&run, &results, root).unwrap();
+        assert_eq!(versions, [old, new]);
+        assert!(samples[0].divergent, "the renamed tool is not predicted");
+        assert!(!samples[1].divergent);
+        let cs = changes(&samples);
+        assert_eq!(cs.len(), 1);
+        assert!(!cs[0].modelled);
+        assert!(cs[0].diff.contains("search_wob"), "{}", cs[0].diff);
+
+        let gone = [Json::object([
+            ("case", Json::str("cases/no-such-case.json")),
+            ("version", Json::str("1.0.4")),
+        ])];
+        let err = from_report(&run, &gone, root).unwrap_err();
+        assert!(err.contains("results[0].case"), "{err}");
+        assert!(err.contains("no-such-case.json"), "{err}");
     }
 }

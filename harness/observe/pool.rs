@@ -134,6 +134,17 @@ impl Deal {
     }
 }
 
+/// The order cases are dealt in: those that sleep through retry back-off
+/// first, so their seconds asleep overlap the other cases' work instead of
+/// holding the version's probes (and the next version) at its end; the rest
+/// as given. Results carry their index, so the order run is not the order
+/// reported.
+fn deal_order(cases: &[&Case]) -> VecDeque<usize> {
+    let mut order: Vec<usize> = (0..cases.len()).collect();
+    order.sort_by_key(|&i| !cases[i].waits_on_retries());
+    order.into()
+}
+
 /// Run `cases` on `cfg.probes` probes of `install`; call `emit(index,
 /// observation)` as each completes. Cases left when `stop` is raised are
 /// not run and not emitted. An error means a probe could not be started (or
@@ -149,7 +160,7 @@ pub fn run_cases(
     mut emit: impl FnMut(usize, Observation),
 ) -> Result<PoolStats, ProbeError> {
     let began = Instant::now();
-    let deal = Deal(Mutex::new((0..cases.len()).collect()));
+    let deal = Deal(Mutex::new(deal_order(cases)));
     let probes = cfg.probes.clamp(1, cases.len().max(1));
     let (tx, rx) = mpsc::channel::<(usize, Observation)>();
     let mut emitted = 0usize;
@@ -451,4 +462,20 @@ fn unreached(result: &Json, captured: usize) -> Option<String> {
              a request was lost on the way"
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cases_asleep_in_retries_are_dealt_first() {
+        let case = |text: &str| Case::parse(Path::new("c.json"), text).unwrap();
+        let plain = case(r#"{"about":"p","tools":["a"]}"#);
+        let retried =
+            case(r#"{"about":"r","tools":["a"],"replies":[{"status":503},{"text":"ok"}]}"#);
+        let rejected = case(r#"{"about":"x","tools":["a"],"replies":[{"status":400}]}"#);
+        let cases = [&plain, &rejected, &retried, &plain, &retried];
+        assert_eq!(Vec::from(deal_order(&cases)), [2, 4, 0, 1, 3]);
+    }
 }

@@ -751,7 +751,7 @@ impl From<(PathBuf, std::io::Error)> for InstallFail {
 }
 
 impl InstallFail {
-    fn describe(&self) -> String {
+    pub fn describe(&self) -> String {
         match self {
             InstallFail::Unavailable => "not served by the registry".into(),
             InstallFail::Proc(e) => e.to_string(),
