@@ -195,9 +195,6 @@ impl RequestView {
     /// The view with every UUID in its tool results replaced by `<uuid>`:
     /// a workflow's run id and an old sub-agent's thread id are fresh on
     /// every run, and nothing about tool naming hangs on them.
-    ///
-    /// A result's content is text on most routes, and on google the
-    /// output object itself, so every string inside it is redacted.
     pub fn with_uuids_redacted(mut self) -> RequestView {
         for item in &mut self.history {
             if let HistoryItem::Result { content, .. } = item {
@@ -336,12 +333,16 @@ impl RequestView {
     }
 }
 
-/// `redact_uuids` on every string in `value`, object keys aside.
-fn redact_uuids_within(value: &mut Json) {
-    match value {
+/// Every string within `v` with its UUIDs redacted: a result is text on
+/// most routes but an object on Gemini's (`functionResponse.response`),
+/// where a workflow's `runId` is one string deep.
+pub fn redact_uuids_within(v: &mut Json) {
+    match v {
         Json::String(text) => *text = redact_uuids(text),
         Json::Array(items) => items.iter_mut().for_each(redact_uuids_within),
-        Json::Object(members) => members.iter_mut().for_each(|(_, v)| redact_uuids_within(v)),
+        Json::Object(members) => members
+            .iter_mut()
+            .for_each(|(_, item)| redact_uuids_within(item)),
         _ => {}
     }
 }
@@ -394,6 +395,20 @@ mod tests {
     use super::*;
 
     #[test]
+    fn uuids_are_redacted_in_results_of_any_shape() {
+        let uuid = "64c2ac4a-b3c4-47e8-a632-b6b09dd6fd6b";
+        let mut v = Json::parse(&format!(
+            r#"{{"result":{{"tempC":20}},"runId":"{uuid}","steps":["x {uuid}"]}}"#
+        ))
+        .unwrap();
+        redact_uuids_within(&mut v);
+        assert_eq!(
+            v.to_compact(),
+            r#"{"result":{"tempC":20},"runId":"<uuid>","steps":["x <uuid>"]}"#
+        );
+    }
+
+    #[test]
     fn uuids_in_tool_results_are_redacted_and_nothing_else() {
         let t = |s: &str| redact_uuids(&JsString::from(s)).to_lossy();
         assert_eq!(
@@ -410,35 +425,6 @@ mod tests {
         ] {
             assert_eq!(t(s), s);
         }
-    }
-
-    #[test]
-    fn uuids_inside_an_output_object_are_redacted() {
-        // google sends a tool's output as the object itself.
-        let uuid = "0bd1880c-cb4e-4389-a058-41a3e546c4b2";
-        let content = |thread: &str| {
-            Json::object([
-                ("text", Json::str("sub done")),
-                ("subAgentThreadId", Json::str(thread)),
-                ("ids", Json::Array(vec![Json::str(thread), Json::int(1)])),
-            ])
-        };
-        let view = RequestView {
-            tools: None,
-            tool_choice: None,
-            history: vec![HistoryItem::Result {
-                id: "agent-s".into(),
-                content: content(&format!("t-{uuid}")),
-            }],
-        };
-        let redacted = view.with_uuids_redacted();
-        assert_eq!(
-            redacted.history[0],
-            HistoryItem::Result {
-                id: "agent-s".into(),
-                content: content("t-<uuid>"),
-            }
-        );
     }
 
     #[test]

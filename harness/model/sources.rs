@@ -158,6 +158,10 @@ fn parent_memory_ids(rel: &Release, memory: bool) -> bool {
 /// `SUB_AGENT_PARENT_MEMORY_IDS`), `${thread}-${uuid}` and
 /// `${resource}-${key}`; otherwise a fresh UUID and
 /// `${slugify(agent.id)}-${key}`, the probe's agent id being `probe`.
+///
+/// The whole output is an object, which `@ai-sdk/google` sends as the object
+/// itself (`route::result_on`; seen on 1.0.4, where every sub-agent result
+/// is the whole output); the text alone is a string on every route.
 pub fn sub_agent_result(
     rel: &Release,
     by_name: bool,

@@ -192,6 +192,14 @@ pub fn status(installs: &Installs) -> CacheStatus {
 
 /// A version, and its kind, from an install folder's name.
 fn kind_of(name: &str) -> (Option<MastraVersion>, Kind) {
+    // First: `1.67.0-lock-b173c6546b01` also parses as a version (a
+    // prerelease tagged `lock-…`), which would file a pin as a registry
+    // install that `prune --keep` may remove.
+    if let Some((v, _)) = name.split_once("-lock-") {
+        if let Some(v) = MastraVersion::parse(v) {
+            return (Some(v), Kind::Pinned);
+        }
+    }
     if let Some(v) = MastraVersion::parse(name) {
         let kind = if v.is_build() {
             Kind::Build
@@ -199,11 +207,6 @@ fn kind_of(name: &str) -> (Option<MastraVersion>, Kind) {
             Kind::Registry
         };
         return (Some(v), kind);
-    }
-    if let Some((v, _)) = name.split_once("-lock-") {
-        if let Some(v) = MastraVersion::parse(v) {
-            return (Some(v), Kind::Pinned);
-        }
     }
     (None, Kind::Build)
 }
@@ -280,6 +283,24 @@ mod tests {
             own_bytes: 1,
             complete,
         }
+    }
+
+    #[test]
+    fn install_folders_are_told_apart_by_name() {
+        let v = |s: &str| MastraVersion::parse(s);
+        assert_eq!(
+            kind_of("1.67.0-lock-b173c6546b01"),
+            (v("1.67.0"), Kind::Pinned)
+        );
+        assert_eq!(kind_of("1.67.0"), (v("1.67.0"), Kind::Registry));
+        assert_eq!(
+            kind_of("1.67.0-alpha.4"),
+            (v("1.67.0-alpha.4"), Kind::Registry)
+        );
+        assert_eq!(
+            kind_of("1.67.0+8a28e80ae2e3747e"),
+            (v("1.67.0+8a28e80ae2e3747e"), Kind::Build)
+        );
     }
 
     #[test]

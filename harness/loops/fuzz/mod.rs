@@ -188,10 +188,7 @@ pub fn generate_slice_on(
         .filter(|index| index % u64::from(shard.count) == u64::from(shard.index - 1))
         .map(|index| {
             let mut draft = gen::generate(seed, index);
-            // Sub-agents, workflows, MCP, memory and dynamic tools were
-            // measured on the openai-compatible route only (issue 13): a
-            // draft with any of them stays there, whatever route is drawn.
-            if let Some(set) = routes.filter(|_| draft.sources.is_empty()) {
+            if let Some(set) = routes {
                 draft.route = gen::route_for(seed, index, set.routes());
             }
             let case = draft
