@@ -333,8 +333,6 @@ impl RequestView {
     }
 }
 
-/// `text` with each UUID (8-4-4-4-12 hex digits, not inside a longer run
-/// of hex digits) replaced by `<uuid>`.
 /// Every string within `v` with its UUIDs redacted: a result is text on
 /// most routes but an object on Gemini's (`functionResponse.response`),
 /// where a workflow's `runId` is one string deep.
@@ -349,6 +347,8 @@ pub fn redact_uuids_within(v: &mut Json) {
     }
 }
 
+/// `text` with each UUID (8-4-4-4-12 hex digits, not inside a longer run
+/// of hex digits) replaced by `<uuid>`.
 pub fn redact_uuids(text: &JsString) -> JsString {
     const GROUPS: [usize; 5] = [8, 4, 4, 4, 12];
     const LEN: usize = 36;

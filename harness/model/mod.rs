@@ -192,7 +192,7 @@ enum Resolved {
 }
 
 /// What a found, executable call runs.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 enum Runs {
     /// A case tool's `execute`: listed in `executed`, answers `TOOL_RESULT`.
     Ours,
@@ -201,8 +201,8 @@ enum Runs {
     Fixed(&'static str),
     /// A sub-agent: its own request takes the next reply.
     SubAgent { key: JsString, prompt: JsString },
-    /// A run that fails before it starts; its tool result is this text.
-    Fails(JsString),
+    /// A run that fails before it starts; its tool result is this report.
+    Fails(Json),
 }
 
 /// The only arguments a call of each kind is modelled with: the one shape
@@ -216,7 +216,13 @@ fn single_string_member(args: &Json, name: &str) -> Option<JsString> {
     }
 }
 
-fn runs_of(rel: &Release, kind: &Kind, id: &JsString, args: &Json) -> Result<Runs, String> {
+fn runs_of(
+    rel: &Release,
+    kind: &Kind,
+    id: &JsString,
+    args: &Json,
+    memory: bool,
+) -> Result<Runs, String> {
     let shape_error = |shape: &str| {
         format!("tool arguments other than {shape}: validation messages are not modelled")
     };
@@ -244,13 +250,15 @@ fn runs_of(rel: &Release, kind: &Kind, id: &JsString, args: &Json) -> Result<Run
         Kind::SubAgent(key) => {
             let prompt = single_string_member(args, "prompt")
                 .ok_or_else(|| shape_error("{ prompt: string } for a sub-agent"))?;
-            Ok(match sources::sub_agent_schema_rejects(rel, id, &prompt) {
-                Some(message) => Runs::Fails(message),
-                None => Runs::SubAgent {
-                    key: key.clone(),
-                    prompt,
+            Ok(
+                match sources::sub_agent_schema_rejects(rel, id, &prompt, memory) {
+                    Some(message) => Runs::Fails(message),
+                    None => Runs::SubAgent {
+                        key: key.clone(),
+                        prompt,
+                    },
                 },
-            })
+            )
         }
         Kind::Builtin(_) | Kind::Client => unreachable!("resolved before"),
     }
@@ -302,7 +310,8 @@ fn resolve(
             "a call to the builtin {b}: its execute is Mastra's"
         )),
         Some(ToolValue { id, kind }) => {
-            let runs = runs_of(rel, &kind, &id, &call.arguments)?;
+            let memory = case.sources.memory.is_some();
+            let runs = runs_of(rel, &kind, &id, &call.arguments, memory)?;
             Ok(Resolved::Run {
                 id,
                 by_name: matches!(tools.get(name), Lookup::Own(_)),
@@ -432,7 +441,67 @@ pub fn predict(case: &Case, version: MastraVersion) -> Prediction {
     }
 }
 
+/// A call whose tool failed (`output-error` in Mastra's message list): the
+/// step it was made in, the call, and the error text its result carries.
+struct FailedCall {
+    step: usize,
+    call: ToolCallReply,
+    error: JsString,
+}
+
 fn run(case: &Case, rel: &Release) -> Result<Projection, String> {
+    let mut failed = Vec::new();
+    let mut p = run_steps(case, rel, &mut failed)?;
+    if rel.tool_error_ends_memory_calls && case.sources.memory.is_some() {
+        if let Some(first) = failed.first() {
+            p.error = Some(tool_invocation_error(case, rel, first)?);
+        }
+    }
+    Ok(p)
+}
+
+/// The error a call with memory options ends in on the releases where a
+/// failed tool call breaks the AI SDK v4 view of the message list
+/// (`TOOL_ERROR_ENDS_MEMORY_CALLS`): the first failed call, in step and
+/// call order, as `convertToCoreMessages` finds it without a result.
+fn tool_invocation_error(
+    case: &Case,
+    rel: &Release,
+    first: &FailedCall,
+) -> Result<ErrorView, String> {
+    if case.route.wire() == crate::route::Wire::GenerateContent {
+        // The invocation names its call id, which on google is the AI SDK's
+        // own, random (measured on 1.57.0: "7jsCLftK4XJpsghT").
+        return Err("a failed tool call with memory on google on 1.57.0: the error names the AI SDK's random call id".into());
+    }
+    // (Call ids are unique here: a repeated one is unmodelled in the loop.)
+    // `{ step, ...toolInvocation }`: one `step-start` part precedes each
+    // step after the first in the response's one assistant message, and
+    // the count starts at -1, so the first step has no `step`.
+    let mut members = Vec::new();
+    if first.step > 0 {
+        members.push(("step", Json::int(first.step as i64 - 1)));
+    }
+    members.extend([
+        ("state", Json::str("output-error")),
+        ("toolCallId", Json::String(first.call.id.clone())),
+        (
+            "toolName",
+            Json::String(history_name(rel, &first.call.name)),
+        ),
+        ("args", first.call.arguments.clone()),
+        ("errorText", Json::String(first.error.clone())),
+    ]);
+    let mut message = JsString::from("ToolInvocation must have a result: ");
+    message.push_str(&Json::object(members).to_compact());
+    Ok(error_view(None, message, None))
+}
+
+fn run_steps(
+    case: &Case,
+    rel: &Release,
+    failed: &mut Vec<FailedCall>,
+) -> Result<Projection, String> {
     let mut p = Projection {
         applicable: true,
         reason: None,
@@ -469,7 +538,8 @@ fn run(case: &Case, rel: &Release) -> Result<Projection, String> {
     // Steps so far: each is the calls the model made and their results.
     let mut steps: Vec<(Vec<HistoryItem>, Vec<HistoryItem>)> = Vec::new();
 
-    for _step in 0..max_steps {
+    let mut call_ids: Vec<JsString> = Vec::new();
+    for step in 0..max_steps as usize {
         let history = if rel.history_per_step {
             steps
                 .iter()
@@ -511,6 +581,22 @@ fn run(case: &Case, rel: &Release) -> Result<Projection, String> {
             // Not reached: error replies left the attempt loop without a reply.
             Reply::Error { .. } => return Ok(p),
         };
+        // Mastra's message list keeps one tool invocation per call id: a
+        // call whose id an earlier call of the run (or of this step) had
+        // replaces it in history (measured on every release from 1.0.4 to
+        // 1.71.0: the earlier call's name and the later result before
+        // 1.16.0, the later call and result from it). Not on google, whose
+        // calls carry the AI SDK's own ids. The fuzzer numbers its calls
+        // across the whole case, so it never repeats one.
+        let ids_are_the_cases = case.route.wire() != crate::route::Wire::GenerateContent;
+        for call in calls.iter().filter(|_| ids_are_the_cases) {
+            if call_ids.contains(&call.id) {
+                return Err(
+                    "a tool call id used twice in one run: the message list merges them".into(),
+                );
+            }
+            call_ids.push(call.id.clone());
+        }
         let resolved = calls
             .iter()
             .map(|c| resolve(case, rel, &tools, c))
@@ -559,8 +645,9 @@ fn run(case: &Case, rel: &Release) -> Result<Projection, String> {
                 input: call.arguments.clone(),
             });
         }
-        // A sub-agent's run is its own agent call: one request (no tools, no
-        // history) that takes the next reply, made while the step executes.
+        // A sub-agent's run is its own agent call: one request (no tools but
+        // memory's, no history but the parent's on some releases) that
+        // takes the next reply, made while the step executes.
         let sub_agents = resolved
             .iter()
             .filter(|r| {
@@ -597,10 +684,21 @@ fn run(case: &Case, rel: &Release) -> Result<Projection, String> {
             } else {
                 (None, None)
             };
+            // On the releases that hand it the parent's messages, those are
+            // the steps before this one, as this step's request carried
+            // them (merged or per step, names sanitised or not): calls of
+            // this same step, executed or not, are not among them
+            // (measured on 1.8.0 and 1.9.0 with a call beside the
+            // sub-agent's).
+            let history = if rel.sub_agent_parent_history {
+                request.history.clone()
+            } else {
+                Vec::new()
+            };
             p.requests.push(RequestView {
                 tools,
                 tool_choice,
-                history: Vec::new(),
+                history,
             });
             match next_reply() {
                 Reply::Text(t) => sub_agent_text = Some(t),
@@ -620,16 +718,23 @@ fn run(case: &Case, rel: &Release) -> Result<Projection, String> {
                 Resolved::Run { runs, .. } => match runs {
                     Runs::Ours => ResultContent::Output(TOOL_RESULT),
                     Runs::Fixed(text) => ResultContent::Output(text),
-                    Runs::Fails(text) => ResultContent::Message(text.clone()),
+                    Runs::Fails(report) => ResultContent::Object(report.clone()),
                     Runs::SubAgent { key, .. } => sources::sub_agent_result(
                         rel,
                         matches!(r, Resolved::Run { by_name: true, .. }),
                         key,
                         sub_agent_text.as_ref().unwrap_or(&JsString::new()),
+                        case.sources.memory.is_some(),
                     ),
                 },
                 Resolved::NotFound { available } => {
-                    ResultContent::Message(not_found_message(&call.name, available))
+                    let message = not_found_message(&call.name, available);
+                    failed.push(FailedCall {
+                        step,
+                        call: call.clone(),
+                        error: message.clone(),
+                    });
+                    ResultContent::Message(message)
                 }
                 // Not reached: a step with a stop returned above.
                 Resolved::Stop => continue,

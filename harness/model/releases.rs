@@ -100,6 +100,40 @@ pub const SUB_AGENT_TOOL_RESULTS: MastraVersion = v(1, 13, 2);
 /// (same sweep case, 1.30.0 → 1.31.0).
 pub const SUB_AGENT_TEXT_ONLY: MastraVersion = v(1, 31, 0);
 
+/// A sub-agent's request carries the parent's history so far: the agent
+/// loop hands an `agent-*` tool every message of the run
+/// (`messages: isAgentTool ? messageList.get.all.aiV5.model() : ...`, 1.8.0
+/// `dist/chunk-VBPU6CLZ.js:13349`), and the tool sends them ahead of its
+/// prompt (`messagesForSubAgent = [...contextMessages, { role: "user", ...
+/// }]`, `:20381`, `:20545`, passed to `agent.generate` / `agent.stream` at
+/// `:20564` / `:20642`); 1.7.0 sent the prompt alone
+/// (`dist/chunk-QSHV7GPT.js:19980`). The messages are those of the steps
+/// before the current one, written as the parent writes them. From 1.11.0
+/// `stripParentToolParts` removes tool calls and tool messages from them
+/// (1.11.0 `dist/chunk-S5BMBKUR.js:40376`, applied at `:40453`; in every
+/// later release), so the sub-agent's history is empty again. 1.11.0 and
+/// 1.12.0 run no sub-agent at all (below), so the end is read from the
+/// dist; 1.13.2 measures it. Found by the full matrix on 1.8.0 to 1.10.0
+/// (`cases/found/seed1-case2212-1.67.0-requests-history.json`, request 3).
+pub const SUB_AGENT_PARENT_HISTORY: (MastraVersion, MastraVersion) = (v(1, 8, 0), v(1, 10, 0));
+
+/// A sub-agent call is given the parent call's thread and resource: the
+/// agent loop sets `args.threadId` and `args.resourceId` from the call's
+/// memory options on every `agent-*` call whose arguments have `prompt`
+/// (1.8.0 `dist/chunk-VBPU6CLZ.js:13479`-`13482`, `args.threadId ||
+/// _internal?.threadId`; from 1.11.0 assigned outright,
+/// `dist/chunk-S5BMBKUR.js:33764`-`33767`; 1.67.0
+/// `dist/agent-Dk0N0Nlg.js:27417`-`27420`), and the sub-agent's ids derive
+/// from them: thread `${threadId}-${randomUUID()}`, resource
+/// `${resourceId}-${key}` (1.8.0 `:20404`, `:20409`; 1.71.0
+/// `dist/agent-BOxKOk3n.js:38914`, `:38920`). Without memory options both
+/// are `undefined` and the ids are as before (a fresh UUID, `probe-KEY`);
+/// 1.7.0 had neither the assignment nor the derived ids. On 1.11.0 the
+/// injected ids also show in the validation error's "Provided arguments".
+/// Found by the full matrix on 1.8.0 to 1.30.0
+/// (`cases/found/seed1-case3372-1.67.0-requests-tools+requests-toolChoice.json`).
+pub const SUB_AGENT_PARENT_MEMORY_IDS: MastraVersion = v(1, 8, 0);
+
 /// The releases whose sub-agent tool input schema fails to compile, so that
 /// every call of a sub-agent is answered with the validation error "schema
 /// is invalid: data/required must be array" (naming the tool by its id,
@@ -118,6 +152,27 @@ pub const SUB_AGENTS_THROW: (MastraVersion, MastraVersion) = (v(1, 12, 0), v(1, 
 /// The message of that failure.
 pub const SUB_AGENTS_THROW_MESSAGE: &str =
     "z.toJSONSchema is not available. Ensure zod >= 3.25.0 is installed.";
+
+/// The releases on which a tool call that failed (here: a call naming no
+/// tool, answered "Tool \"X\" not found. ...") makes a call with memory
+/// options end in an error once the loop is over: "ToolInvocation must have
+/// a result: " + `JSON.stringify` of the failed call's invocation. The
+/// agent records a failed call in the message list as a tool invocation in
+/// state `output-error` (1.57.0 `dist/agent-Dj30gJa3.js:24441`-`24450`;
+/// 1.55.0 records no such state), and the AI SDK v4 view of the list
+/// (`toAIV4UIMessages`, `dist/message-list-mC29laJJ.js:686`-`711`) passes
+/// it on without a `result`, so `convertToCoreMessages` throws
+/// (`dist/dist-_kmO6lmF.js:3858`-`3863`). The invocation is written
+/// `{ step?, state, toolCallId, toolName, args, errorText }`, `step` being
+/// the count of `step-start` parts before it less one (absent for the
+/// first step). 1.58.0 turns `output-error` into a result there
+/// (`dist/message-list-CTjNC4HJ.js:689`-`695`). Only calls with memory
+/// options end so (measured: the same replies without `memory` end
+/// normally on 1.57.0); 1.56.x is not served, so 1.57.0 is the first
+/// release measured. Found by the full matrix on 1.57.0
+/// (`cases/found/seed1-case3372-1.67.0-requests-tools+requests-toolChoice.json`,
+/// whose third step calls a name nothing has).
+pub const TOOL_ERROR_ENDS_MEMORY_CALLS: (MastraVersion, MastraVersion) = (v(1, 57, 0), v(1, 57, 0));
 
 /// The first release exporting each builtin of `@mastra/core/tools`
 /// (read from each swept version's exports).
@@ -165,6 +220,9 @@ pub struct Release {
     pub sub_agent_text_only: bool,
     pub sub_agent_schema_broken: bool,
     pub sub_agents_throw: bool,
+    pub sub_agent_parent_history: bool,
+    pub sub_agent_parent_memory_ids: bool,
+    pub tool_error_ends_memory_calls: bool,
 }
 
 impl Release {
@@ -186,6 +244,12 @@ impl Release {
             sub_agent_schema_broken: (SUB_AGENT_SCHEMA_BROKEN.0..=SUB_AGENT_SCHEMA_BROKEN.1)
                 .contains(&version),
             sub_agents_throw: (SUB_AGENTS_THROW.0..=SUB_AGENTS_THROW.1).contains(&version),
+            sub_agent_parent_history: (SUB_AGENT_PARENT_HISTORY.0..=SUB_AGENT_PARENT_HISTORY.1)
+                .contains(&version),
+            sub_agent_parent_memory_ids: version >= SUB_AGENT_PARENT_MEMORY_IDS,
+            tool_error_ends_memory_calls: (TOOL_ERROR_ENDS_MEMORY_CALLS.0
+                ..=TOOL_ERROR_ENDS_MEMORY_CALLS.1)
+                .contains(&version),
         }
     }
 

@@ -179,8 +179,9 @@ pub fn call_on(route: Route, rel: &Release, index: usize, name: JsString) -> His
 pub enum ResultContent {
     /// The execute result, as JSON text (`{"tempC":20}`).
     Output(&'static str),
-    /// An output built for the case (a sub-agent's), as JSON text.
-    OutputOf(JsString),
+    /// An output object built for the case (a sub-agent's output, a failed
+    /// validation's report): its JSON text, or on google the object.
+    Object(Json),
     Message(JsString),
 }
 
@@ -198,9 +199,7 @@ pub fn result_on(
         // output as the object itself.
         let content = match content {
             ResultContent::Output(text) => Json::parse(text).unwrap_or(Json::str(text)),
-            ResultContent::OutputOf(text) => {
-                Json::parse(&text.to_lossy()).unwrap_or(Json::String(text))
-            }
+            ResultContent::Object(value) => value,
             ResultContent::Message(m) => Json::String(m),
         };
         return HistoryItem::Result {
@@ -210,7 +209,8 @@ pub fn result_on(
     }
     let content = match content {
         ResultContent::Output(text) => Json::str(text),
-        ResultContent::OutputOf(text) | ResultContent::Message(text) => Json::String(text),
+        ResultContent::Object(value) => Json::String(JsString::from(value.to_compact().as_str())),
+        ResultContent::Message(m) => Json::String(m),
     };
     HistoryItem::Result {
         id: call_id.clone(),

@@ -132,15 +132,32 @@ pub(super) fn memory_tools(memory: Option<MemorySource>) -> Record<ToolValue> {
 /// id stood.
 pub const UUID: &str = "<uuid>";
 
+/// The thread and resource the probe's call names when a case has `memory`
+/// (`callOptions.memory` in `node-probe/sources.mjs`), whatever
+/// `workingMemory` says.
+pub const PROBE_THREAD: &str = "mastra-conform-thread";
+pub const PROBE_RESOURCE: &str = "mastra-conform";
+
+/// Whether a sub-agent call is given the parent's thread and resource: the
+/// case has memory options, on a release that passes them on
+/// (`SUB_AGENT_PARENT_MEMORY_IDS`).
+fn parent_memory_ids(rel: &Release, memory: bool) -> bool {
+    rel.sub_agent_parent_memory_ids && memory
+}
+
 /// The tool result of a sub-agent whose one request was answered `text`.
 /// Before `SUB_AGENT_TEXT_ONLY` it is the JSON of the tool's output: the
-/// text, the sub-agent's thread id (a fresh UUID) and resource id
-/// (`${slugify(agent.id)}-${key}`, the probe's agent id being `probe`), plus
-/// the sub-agent's tool results from `SUB_AGENT_TOOL_RESULTS`; from it,
-/// `toModelOutput` sends the text alone, but only for a call found under its
-/// own name: a call found by the tool's id (`agent-KEY` where the sent name
-/// is rewritten) still gets the whole output (found by the fuzzer, seed 1
+/// text, the sub-agent's thread id and resource id, plus the sub-agent's
+/// tool results from `SUB_AGENT_TOOL_RESULTS`; from it, `toModelOutput`
+/// sends the text alone, but only for a call found under its own name: a
+/// call found by the tool's id (`agent-KEY` where the sent name is
+/// rewritten) still gets the whole output (found by the fuzzer, seed 1
 /// case 2186 on 1.67.0).
+///
+/// The ids: given the parent's thread and resource (`memory`, from
+/// `SUB_AGENT_PARENT_MEMORY_IDS`), `${thread}-${uuid}` and
+/// `${resource}-${key}`; otherwise a fresh UUID and
+/// `${slugify(agent.id)}-${key}`, the probe's agent id being `probe`.
 ///
 /// The whole output is an object, which `@ai-sdk/google` sends as the object
 /// itself (`route::result_on`; seen on 1.0.4, where every sub-agent result
@@ -150,44 +167,73 @@ pub fn sub_agent_result(
     by_name: bool,
     key: &JsString,
     text: &JsString,
+    memory: bool,
 ) -> ResultContent {
     if rel.sub_agent_text_only && by_name {
         return ResultContent::Message(text.clone());
     }
+    let (thread, resource) = if parent_memory_ids(rel, memory) {
+        (
+            format!("{PROBE_THREAD}-{UUID}"),
+            format!("{PROBE_RESOURCE}-"),
+        )
+    } else {
+        (UUID.to_string(), "probe-".to_string())
+    };
     let mut members = vec![
         ("text", Json::String(text.clone())),
-        ("subAgentThreadId", Json::str(UUID)),
+        ("subAgentThreadId", Json::str(&thread)),
         (
             "subAgentResourceId",
-            Json::String(JsString::from("probe-").concat(key)),
+            Json::String(JsString::from(resource.as_str()).concat(key)),
         ),
     ];
     if rel.sub_agent_tool_results {
         members.push(("subAgentToolResults", Json::Array(Vec::new())));
     }
-    ResultContent::OutputOf(JsString::from(Json::object(members).to_compact().as_str()))
+    ResultContent::Object(Json::object(members))
 }
+
+/// The longest "Provided arguments" text a validation error carries before
+/// it is cut (`truncateForLogging(data, maxLength = 200)`, 1.11.0
+/// `dist/chunk-7UM6FE6A.js:56`), in UTF-16 code units as `slice` counts.
+const PROVIDED_ARGUMENTS_MAX: usize = 200;
 
 /// On the releases whose sub-agent input schema is broken
 /// (`SUB_AGENT_SCHEMA_BROKEN`), every call of a sub-agent fails validation
-/// before it runs; this is the tool result it gets instead.
+/// before it runs; this is the tool result it gets instead. The arguments
+/// it quotes are the call's `{ prompt }` plus, with memory options, the
+/// `threadId` and `resourceId` the agent loop set on them before the tool
+/// validated them (without, both are `undefined`, which `JSON.stringify`
+/// leaves out).
 pub fn sub_agent_schema_rejects(
     rel: &Release,
     name: &JsString,
     prompt: &JsString,
-) -> Option<JsString> {
+    memory: bool,
+) -> Option<Json> {
     if !rel.sub_agent_schema_broken {
         return None;
     }
     const PROBLEM: &str = "Schema validation error: schema is invalid: data/required must be array";
-    // "Provided arguments: " + JSON.stringify(args, null, 2), for { prompt }.
+    let mut args = vec![("prompt", Json::String(prompt.clone()))];
+    if parent_memory_ids(rel, memory) {
+        args.push(("threadId", Json::str(PROBE_THREAD)));
+        args.push(("resourceId", Json::str(PROBE_RESOURCE)));
+    }
+    // "Provided arguments: " + truncateForLogging(args):
+    // JSON.stringify(args, null, 2), cut at 200 code units.
+    let mut provided = JsString::from(Json::object(args).to_pretty().as_str());
+    if provided.len() > PROVIDED_ARGUMENTS_MAX {
+        provided = provided.slice(0, PROVIDED_ARGUMENTS_MAX);
+        provided.push_str("... (truncated)");
+    }
     let mut message = JsString::from("Tool input validation failed for ");
     message = message.concat(name);
     message.push_str(". Please fix the following errors and try again:\n- root: ");
     message.push_str(PROBLEM);
-    message.push_str("\n\nProvided arguments: {\n  \"prompt\": ");
-    message.push_str(&Json::String(prompt.clone()).to_compact());
-    message.push_str("\n}");
+    message.push_str("\n\nProvided arguments: ");
+    message = message.concat(&provided);
     let result = Json::object([
         ("error", Json::Bool(true)),
         ("message", Json::String(message)),
@@ -199,7 +245,7 @@ pub fn sub_agent_schema_rejects(
             ]),
         ),
     ]);
-    Some(JsString::from(result.to_compact().as_str()))
+    Some(result)
 }
 
 #[cfg(test)]
@@ -262,5 +308,36 @@ mod tests {
             working_memory: true,
         }));
         assert_eq!(keys(&r), [WORKING_MEMORY_KEY]);
+    }
+
+    #[test]
+    fn validation_error_cuts_the_quoted_arguments_at_200_code_units() {
+        let rel = Release::of(crate::versions::spec::MastraVersion::new(1, 11, 0));
+        let name = JsString::from("agent-s");
+        let message = |prompt: &JsString| {
+            let result = sub_agent_schema_rejects(&rel, &name, prompt, false).unwrap();
+            let message = result.get("message").and_then(Json::as_str).unwrap();
+            let message = message.to_lossy();
+            let (_, quoted) = message.split_once("Provided arguments: ").unwrap();
+            quoted.to_string()
+        };
+        // `{\n  "prompt": "` is 15 units and `"\n}` 3: a prompt of 182
+        // units is quoted whole (200), one of 183 is cut after 200 units,
+        // before the closing brace.
+        let x = |n: usize| "x".repeat(n);
+        let whole = message(&JsString::from(x(182).as_str()));
+        assert_eq!(whole, format!("{{\n  \"prompt\": \"{}\"\n}}", x(182)));
+        assert_eq!(whole.encode_utf16().count(), 200);
+        let cut = message(&JsString::from(x(183).as_str()));
+        assert_eq!(
+            cut,
+            format!("{{\n  \"prompt\": \"{}\"\n... (truncated)", x(183))
+        );
+        // Not on a release whose schema compiles.
+        let fine = Release::of(crate::versions::spec::MastraVersion::new(1, 13, 2));
+        assert_eq!(
+            sub_agent_schema_rejects(&fine, &name, &"p".into(), true),
+            None
+        );
     }
 }

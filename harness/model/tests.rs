@@ -421,3 +421,320 @@ fn routes_history_is_written_in_each_providers_terms() {
         history(&with("groq"), "1.0.4")
     );
 }
+
+/// The content of the result a request carries for `call_id`, as text.
+fn result_text(p: &Projection, request: usize, call_id: &str) -> String {
+    p.requests[request]
+        .history
+        .iter()
+        .find_map(|h| match h {
+            HistoryItem::Result { id, content } if id.to_lossy() == call_id => {
+                content.as_str().map(JsString::to_lossy)
+            }
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no result for {call_id} in request {request}"))
+}
+
+/// Issue 13, full matrix: from 1.8.0 to 1.10.0 a sub-agent's own request
+/// carries the parent's history of the steps before the current one,
+/// exactly as the parent's request for this step carried it; not the calls
+/// of its own step. Before (1.7.0) and after (1.13.2, tool parts stripped)
+/// it carries none.
+#[test]
+fn sub_agent_request_carries_parent_history_on_1_8_0_to_1_10_0() {
+    // Step 1 calls a name nothing has (a result, sanitised in history from
+    // 1.9.0), step 2 a case tool beside the sub-agent; request 2 is the
+    // sub-agent's.
+    let c = case(
+        r#"{"about":"a","tools":["search.web","ok"],"agents":["s"],"replies":[
+            {"toolCalls":[{"id":"call_1","name":"search.web","arguments":{"city":"Paris"}}]},
+            {"toolCalls":[{"id":"call_2","name":"ok","arguments":{"city":"Paris"}},
+                          {"id":"call_3","name":"agent-s","arguments":{"prompt":"Paris"}}]},
+            {"text":"sub done"},{"text":"done"}]}"#,
+    );
+    for ver in ["1.8.0", "1.9.0", "1.10.0"] {
+        let p = projection(&c, ver);
+        assert_eq!(p.requests.len(), 4, "{ver}");
+        assert_eq!(
+            p.requests[2].tools, None,
+            "{ver}: the sub-agent has no tools"
+        );
+        assert_eq!(p.requests[2].history.len(), 2, "{ver}");
+        assert_eq!(p.requests[2].history, p.requests[1].history, "{ver}");
+        assert!(
+            !p.requests[2]
+                .history
+                .contains(&HistoryItem::Call("ok".into())),
+            "{ver}: the call beside the sub-agent's is not in its history"
+        );
+    }
+    // The parent's names as this release writes them.
+    assert_eq!(
+        projection(&c, "1.8.0").requests[2].history[0],
+        HistoryItem::Call("search.web".into())
+    );
+    assert_eq!(
+        projection(&c, "1.9.0").requests[2].history[0],
+        HistoryItem::Call("unknown_tool".into())
+    );
+    for ver in ["1.7.0", "1.13.2", "1.16.0", "1.67.0"] {
+        let p = projection(&c, ver);
+        assert!(!p.requests[1].history.is_empty(), "{ver}");
+        assert!(p.requests[2].history.is_empty(), "{ver}");
+    }
+    // 1.11.0 rejects the sub-agent call and 1.12.0 throws: no sub-agent
+    // request to carry anything.
+    assert_eq!(projection(&c, "1.11.0").requests.len(), 3);
+    assert_eq!(projection(&c, "1.12.0").requests.len(), 0);
+}
+
+/// Issue 13, full matrix: from 1.8.0, with memory options on the call, a
+/// sub-agent is given the parent's thread and resource, and its ids derive
+/// from them; without, they are a fresh UUID and `probe-KEY` as before.
+#[test]
+fn sub_agent_ids_derive_from_the_parents_memory_from_1_8_0() {
+    let c = |memory: &str, name: &str| {
+        case(&format!(
+            r#"{{"about":"a","agents":["a.b"]{memory},"replies":[
+                {{"toolCalls":[{{"id":"call_1","name":"{name}","arguments":{{"prompt":"Paris"}}}}]}},
+                {{"text":"sub done"}},{{"text":"done"}}]}}"#
+        ))
+    };
+    let memory = r#","memory":{"workingMemory":false}"#;
+    let ids = |p: &Projection| {
+        let output = Json::parse(&result_text(p, 2, "call_1")).unwrap();
+        let field = |k: &str| output.get(k).and_then(Json::as_str).unwrap().to_lossy();
+        (field("subAgentThreadId"), field("subAgentResourceId"))
+    };
+    let fresh = ("<uuid>".to_string(), "probe-a.b".to_string());
+    let parents = (
+        "mastra-conform-thread-<uuid>".to_string(),
+        "mastra-conform-a.b".to_string(),
+    );
+    assert_eq!(ids(&projection(&c(memory, "agent-a_b"), "1.7.0")), fresh);
+    assert_eq!(ids(&projection(&c("", "agent-a_b"), "1.8.0")), fresh);
+    for ver in ["1.8.0", "1.10.0", "1.13.2", "1.30.0"] {
+        assert_eq!(
+            ids(&projection(&c(memory, "agent-a_b"), ver)),
+            parents,
+            "{ver}"
+        );
+    }
+    // From 1.31.0 a call by name gets the text alone; a call by the tool's
+    // id still gets the whole output, with the same ids.
+    assert_eq!(
+        result_text(&projection(&c(memory, "agent-a_b"), "1.31.0"), 2, "call_1"),
+        "sub done"
+    );
+    assert_eq!(ids(&projection(&c(memory, "agent-a.b"), "1.67.0")), parents);
+    assert_eq!(ids(&projection(&c("", "agent-a.b"), "1.67.0")), fresh);
+}
+
+/// On 1.11.0 the sub-agent call fails validation, and the arguments it
+/// quotes are those the agent loop set: with memory options, the parent's
+/// thread and resource after the prompt.
+#[test]
+fn sub_agent_validation_error_quotes_the_parents_memory_on_1_11_0() {
+    let c = |memory: &str| {
+        case(&format!(
+            r#"{{"about":"a","agents":["s"]{memory},"replies":[
+                {{"toolCalls":[{{"id":"call_1","name":"agent-s","arguments":{{"prompt":"Paris"}}}}]}},
+                {{"text":"done"}}]}}"#
+        ))
+    };
+    let provided = |p: &Projection| {
+        let result = Json::parse(&result_text(p, 1, "call_1")).unwrap();
+        let message = result.get("message").and_then(Json::as_str).unwrap();
+        let message = message.to_lossy();
+        let (_, quoted) = message.split_once("Provided arguments: ").unwrap();
+        Json::parse(quoted).unwrap()
+    };
+    let with = provided(&projection(
+        &c(r#","memory":{"workingMemory":true}"#),
+        "1.11.0",
+    ));
+    assert_eq!(
+        with.members()
+            .unwrap()
+            .iter()
+            .map(|(k, _)| k.to_lossy())
+            .collect::<Vec<_>>(),
+        ["prompt", "threadId", "resourceId"]
+    );
+    assert_eq!(
+        with.get("threadId"),
+        Some(&Json::str("mastra-conform-thread"))
+    );
+    assert_eq!(with.get("resourceId"), Some(&Json::str("mastra-conform")));
+    let without = provided(&projection(&c(""), "1.11.0"));
+    assert_eq!(without, Json::object([("prompt", Json::str("Paris"))]));
+}
+
+/// Issue 13, full matrix: on 1.57.0 a call with memory options whose loop
+/// had a failed tool call (a name nothing has) ends in the AI SDK's
+/// "ToolInvocation must have a result" error, naming the first failed
+/// invocation; the requests are sent as on other releases. Not without
+/// memory, not on 1.55.0 or 1.58.0.
+#[test]
+fn failed_call_ends_a_memory_call_on_1_57_0() {
+    let c = |memory: &str, route: &str| {
+        case(&format!(
+            r#"{{"about":"a","tools":["ok"]{memory},"route":"{route}","replies":[
+                {{"toolCalls":[{{"id":"call_1","name":"ok","arguments":{{"city":"Paris"}}}}]}},
+                {{"toolCalls":[{{"id":"call_2","name":"ok","arguments":{{"city":"Paris"}}}},
+                              {{"id":"call_3","name":"search.web","arguments":{{"city":"Paris"}}}},
+                              {{"id":"call_4","name":"nope","arguments":{{"city":"Paris"}}}}]}},
+                {{"toolCalls":[{{"id":"call_5","name":"nope","arguments":{{"city":"Paris"}}}}]}},
+                {{"text":"done"}}]}}"#
+        ))
+    };
+    let memory = r#","memory":{"workingMemory":false}"#;
+    let with = projection(&c(memory, "openai-compatible"), "1.57.0");
+    let error = with.error.as_ref().expect("the call ends in an error");
+    assert_eq!(error.id, None);
+    assert_eq!(error.cause_code, None);
+    let message = error.message.to_lossy();
+    let invocation = message
+        .strip_prefix("ToolInvocation must have a result: ")
+        .unwrap();
+    let invocation = Json::parse(invocation).unwrap();
+    // The first failed call, in the second step (`step` 0), its name as
+    // history writes it, its error text as its result carries it.
+    assert_eq!(
+        invocation
+            .members()
+            .unwrap()
+            .iter()
+            .map(|(k, _)| k.to_lossy())
+            .collect::<Vec<_>>(),
+        [
+            "step",
+            "state",
+            "toolCallId",
+            "toolName",
+            "args",
+            "errorText"
+        ]
+    );
+    assert_eq!(invocation.get("step"), Some(&Json::int(0)));
+    assert_eq!(invocation.get("toolCallId"), Some(&Json::str("call_3")));
+    assert_eq!(invocation.get("toolName"), Some(&Json::str("unknown_tool")));
+    assert_eq!(
+        invocation
+            .get("errorText")
+            .and_then(Json::as_str)
+            .map(JsString::to_lossy),
+        Some(result_text(&with, 2, "call_3"))
+    );
+    // Everything else as on the releases around it.
+    let before = projection(&c(memory, "openai-compatible"), "1.55.0");
+    let after = projection(&c(memory, "openai-compatible"), "1.58.0");
+    assert_eq!(before.error, None);
+    assert_eq!(after.error, None);
+    assert_eq!(with.requests, after.requests);
+    assert_eq!(with.executed, after.executed);
+    assert_eq!(
+        projection(&c("", "openai-compatible"), "1.57.0").error,
+        None
+    );
+    // A failure in the first step has no `step`.
+    let first = case(&format!(
+        r#"{{"about":"a","tools":["ok"]{memory},"replies":[
+            {{"toolCalls":[{{"id":"c","name":"nope","arguments":{{"city":"Paris"}}}}]}}]}}"#
+    ));
+    let message = projection(&first, "1.57.0")
+        .error
+        .unwrap()
+        .message
+        .to_lossy();
+    assert!(
+        message.starts_with(
+            r#"ToolInvocation must have a result: {"state":"output-error","toolCallId":"c","#
+        ),
+        "{message}"
+    );
+    // On google the invocation names the AI SDK's random call id.
+    assert!(matches!(
+        predict(&c(memory, "google"), v("1.57.0")),
+        Prediction::Unmodelled(_)
+    ));
+    assert!(matches!(
+        predict(&c(memory, "google"), v("1.58.0")),
+        Prediction::Projection(_)
+    ));
+}
+
+/// On google a tool's output goes back as the object itself: a sub-agent's
+/// whole output and 1.11.0's validation report too; the text alone (a call
+/// by name from 1.31.0) and the not-found message stay strings.
+#[test]
+fn routes_google_sends_sub_agent_outputs_as_objects() {
+    let c = |name: &str| {
+        case(&format!(
+            r#"{{"about":"a","agents":["a.b"],"route":"google","replies":[
+                {{"toolCalls":[{{"id":"call_1","name":"{name}","arguments":{{"prompt":"Paris"}}}}]}},
+                {{"text":"sub done"}},{{"text":"done"}}]}}"#
+        ))
+    };
+    let content = |c: &Case, ver: &str, request: usize| match &projection(c, ver).requests[request]
+        .history[1]
+    {
+        HistoryItem::Result { content, .. } => content.clone(),
+        other => panic!("{ver}: not a result: {other:?}"),
+    };
+    let whole = content(&c("agent-a_b"), "1.30.0", 2);
+    assert_eq!(whole.get("text"), Some(&Json::str("sub done")));
+    assert_eq!(
+        whole.get("subAgentResourceId"),
+        Some(&Json::str("probe-a.b"))
+    );
+    assert_eq!(content(&c("agent-a_b"), "1.31.0", 2), Json::str("sub done"));
+    assert_eq!(
+        content(&c("agent-a.b"), "1.67.0", 2).get("text"),
+        Some(&Json::str("sub done"))
+    );
+    let report = content(&c("agent-a_b"), "1.11.0", 1);
+    assert_eq!(report.get("error"), Some(&Json::Bool(true)));
+    // The same outputs on a Chat Completions route are their JSON text.
+    let text = case(
+        r#"{"about":"a","agents":["a.b"],"replies":[
+            {"toolCalls":[{"id":"call_1","name":"agent-a_b","arguments":{"prompt":"Paris"}}]},
+            {"text":"sub done"},{"text":"done"}]}"#,
+    );
+    assert_eq!(
+        projection(&text, "1.30.0").requests[2].history[1],
+        HistoryItem::Result {
+            id: "call_1".into(),
+            content: Json::String(JsString::from(whole.to_compact().as_str())),
+        }
+    );
+}
+
+/// A call id used twice in one run is merged by Mastra's message list
+/// (measured on 1.0.4 to 1.71.0): not modelled, except on google, whose
+/// calls carry the AI SDK's own ids.
+#[test]
+fn a_repeated_call_id_is_unmodelled_except_on_google() {
+    let c = |route: &str, second: &str| {
+        case(&format!(
+            r#"{{"about":"a","tools":["ok","b"],"route":"{route}","replies":[
+                {{"toolCalls":[{{"id":"call_1","name":"ok","arguments":{{"city":"Paris"}}}}]}},
+                {{"toolCalls":[{{"id":"{second}","name":"b","arguments":{{"city":"Lyon"}}}}]}},
+                {{"text":"done"}}]}}"#
+        ))
+    };
+    for ver in ["1.0.4", "1.16.0", "1.71.0"] {
+        assert!(
+            matches!(predict(&c("openai-compatible", "call_1"), v(ver)), Prediction::Unmodelled(r) if r.contains("used twice")),
+            "{ver}"
+        );
+        assert_eq!(
+            projection(&c("openai-compatible", "call_2"), ver)
+                .requests
+                .len(),
+            3
+        );
+        assert_eq!(projection(&c("google", "call_1"), ver).requests.len(), 3);
+    }
+}

@@ -189,7 +189,8 @@ pub fn generate_slice_on(
         .map(|index| {
             let mut draft = gen::generate(seed, index);
             if let Some(set) = routes {
-                draft.route = gen::route_for(seed, index, set.routes());
+                let drawn = gen::route_for(seed, index, set.routes());
+                draft.route = gen::modelled_route(&draft, drawn);
             }
             let case = draft
                 .to_case(
@@ -609,6 +610,27 @@ mod tests {
         }
         seen.sort();
         assert_eq!(seen, all);
+    }
+
+    /// Issue 13: with routes drawn (sources included), no generated case is
+    /// unmodelled on the releases whose behaviour depends on the route
+    /// drawn (1.57.0: a failed call with memory on google).
+    #[test]
+    fn no_case_is_unmodelled_on_the_route_drawn() {
+        use crate::model::{predict, Prediction};
+        use crate::route::RouteSet;
+        use crate::run::shard::Shard;
+        let versions = [(1, 8, 0), (1, 11, 0), (1, 57, 0), (1, 71, 0)]
+            .map(|(a, b, c)| MastraVersion::new(a, b, c));
+        let all = RouteSet::all();
+        let cases = super::generate_slice_on(3, 1500, Shard::whole(), Some(&all));
+        for g in &cases {
+            for v in versions {
+                if let Prediction::Unmodelled(why) = predict(&g.case, v) {
+                    panic!("case {} on {v} ({:?}): {why}", g.index, g.case.route);
+                }
+            }
+        }
     }
 
     use super::*;

@@ -414,6 +414,15 @@ fn plainer_forms(d: &Draft, out: &mut Vec<Draft>) {
             }
         }
     }
+    // Call ids numbered across the whole case, never per reply: an id used
+    // twice in one run is one Mastra's message list merges, which the model
+    // leaves unmodelled, so a shrink must not make one.
+    let numbered = numbered_calls(&d.replies);
+    if numbered != d.replies {
+        let mut c = d.clone();
+        c.replies = numbered;
+        out.push(c);
+    }
     let paris = Json::object([("city", Json::str("Paris"))]);
     for (i, r) in d.replies.iter().enumerate() {
         let plainer = match r {
@@ -425,9 +434,8 @@ fn plainer_forms(d: &Draft, out: &mut Vec<Draft>) {
             Reply::ToolCalls(calls) => Reply::ToolCalls(
                 calls
                     .iter()
-                    .enumerate()
-                    .map(|(j, c)| ToolCallReply {
-                        id: JsString::from(format!("call_{}", j + 1)),
+                    .map(|c| ToolCallReply {
+                        id: c.id.clone(),
                         name: c.name.clone(),
                         arguments: paris.clone(),
                     })
@@ -441,6 +449,30 @@ fn plainer_forms(d: &Draft, out: &mut Vec<Draft>) {
             out.push(c);
         }
     }
+}
+
+/// `replies` with their calls' ids `call_1`, `call_2`, ... in order across
+/// every reply, as the generator writes them.
+fn numbered_calls(replies: &[Reply]) -> Vec<Reply> {
+    let mut n = 0;
+    replies
+        .iter()
+        .map(|r| match r {
+            Reply::ToolCalls(calls) => Reply::ToolCalls(
+                calls
+                    .iter()
+                    .map(|c| {
+                        n += 1;
+                        ToolCallReply {
+                            id: JsString::from(format!("call_{n}")),
+                            ..c.clone()
+                        }
+                    })
+                    .collect(),
+            ),
+            other => other.clone(),
+        })
+        .collect()
 }
 
 /// The lengths of the draft's tool lists, in a fixed order.
@@ -852,6 +884,41 @@ mod tests {
     fn chunks_never_split_a_surrogate_pair() {
         for s in smaller_strings(&js("😀a😀")) {
             assert!(s.to_rust().is_some(), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn call_ids_stay_distinct_across_replies() {
+        let call = |id: &str| ToolCallReply {
+            id: js(id),
+            name: js("t"),
+            arguments: Json::Object(Vec::new()),
+        };
+        let d = Draft {
+            tools: vec![Tool::Standard(js("t"))],
+            replies: vec![
+                Reply::ToolCalls(vec![call("a"), call("call_9")]),
+                Reply::Text(js("x")),
+                Reply::ToolCalls(vec![call("b")]),
+            ],
+            ..Draft::default()
+        };
+        let ids = |c: &Draft| -> Vec<String> {
+            c.replies
+                .iter()
+                .filter_map(|r| match r {
+                    Reply::ToolCalls(calls) => Some(calls.iter().map(|c| c.id.to_lossy())),
+                    _ => None,
+                })
+                .flatten()
+                .collect()
+        };
+        let all = candidates(&d);
+        assert!(all.iter().any(|c| ids(c) == ["call_1", "call_2", "call_3"]));
+        for c in &all {
+            let ids = ids(c);
+            let distinct: std::collections::BTreeSet<_> = ids.iter().collect();
+            assert_eq!(distinct.len(), ids.len(), "{ids:?}");
         }
     }
 
