@@ -249,15 +249,17 @@ pub fn sweep_from(from: &Path, out: &Path) -> Result<Exit, Failure> {
         })
         .unwrap_or_default();
     let command = format!("mastra-conform sweep --from {}", from.display());
-    let observed_by = run
-        .get("command")
-        .and_then(crate::js::json::Json::as_str)
-        .map(crate::js::string::JsString::to_lossy)
-        .unwrap_or_default();
+    let field = |k: &str| {
+        run.get(k)
+            .and_then(crate::js::json::Json::as_str)
+            .map(crate::js::string::JsString::to_lossy)
+            .unwrap_or_default()
+    };
+    let (command_run, commit) = (field("command"), field("commit"));
     let md = crate::loops::sweep::markdown(&ran, &skipped, &changes, &command).replacen(
         "## Versions",
         &format!(
-            "The observations are a `{observed_by}` run's (routes: {routes}); the model that \
+            "The observations are those of a `{command_run}` run at commit `{commit}` (routes: {routes}); the model that \
              judges them, and says whether each change is modelled, is this commit's.\n\n## Versions"
         ),
         1,
