@@ -37,8 +37,9 @@ pub struct ColdWarm {
     /// The store and every install, hard links counted once.
     pub disk_bytes: u64,
     pub store_bytes: u64,
-    /// Results that were not as modelled, known or provider-rejected, in
-    /// either run (a bench of a broken pipeline is no bench).
+    /// Results that diverged or could not run, in either run (a bench of a
+    /// broken pipeline is no bench); what the model leaves unmodelled is
+    /// expected.
     pub not_as_expected: usize,
 }
 
@@ -59,6 +60,7 @@ impl RunObserver for Costs {
                 | Verdict::KnownIssue
                 | Verdict::ProviderRejects
                 | Verdict::NotApplicable
+                | Verdict::Unmodelled
         ) {
             self.wrong += 1;
         }
