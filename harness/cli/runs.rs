@@ -219,9 +219,9 @@ pub fn sweep(
 /// report already written, judged by today's model; nothing runs.
 pub fn sweep_from(from: &Path, out: &Path) -> Result<Exit, Failure> {
     check_writable("--out", out)?;
-    let (run, results) = read_results(from)?;
-    let root = repo_root();
-    let (versions, samples) = crate::loops::sweep::from_report(&run, &results, &root)
+    let doc = ReportDoc::load(from).map_err(Failure::bad)?;
+    let run = &doc.run;
+    let (versions, samples) = crate::loops::sweep::from_report(&doc, &repo_root())
         .map_err(|e| Failure::bad(format!("{}: {e}", from.display())))?;
     let ran: Vec<MastraVersion> = versions
         .iter()
@@ -279,42 +279,6 @@ pub fn sweep_from(from: &Path, out: &Path) -> Result<Exit, Failure> {
     } else {
         Exit::Ok
     })
-}
-
-/// A report's `run` and `results`: a JSON report, or a results.jsonl (its
-/// first line `{"run": ...}`, then one result per line; an interrupted
-/// run's file reads as far as it got).
-fn read_results(
-    path: &Path,
-) -> Result<(crate::js::json::Json, Vec<crate::js::json::Json>), Failure> {
-    use crate::js::json::Json;
-    if path.extension().is_some_and(|e| e == "jsonl") {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| Failure::bad(format!("{}: cannot read: {e}", path.display())))?;
-        let mut run = None;
-        let mut results = Vec::new();
-        for (n, line) in text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-        {
-            let v = Json::parse(line).map_err(|e| {
-                Failure::bad(format!(
-                    "{}: line {}: not valid JSON: {e}",
-                    path.display(),
-                    n + 1
-                ))
-            })?;
-            match v.get("run") {
-                Some(r) if run.is_none() => run = Some(r.clone()),
-                _ => results.push(v),
-            }
-        }
-        let run = run.ok_or_else(|| Failure::bad(format!("{}: no `run` line", path.display())))?;
-        return Ok((run, results));
-    }
-    let report = crate::report::merge::read(path).map_err(Failure::bad)?;
-    Ok((report.run, report.results))
 }
 
 /// Fold what this run measured into `node-probe/costs.json`: run seconds for

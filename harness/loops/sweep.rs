@@ -10,10 +10,10 @@
 
 use crate::case::Case;
 use crate::js::json::Json;
-use crate::js::string::JsString;
 use crate::judge::compare::comparable;
 use crate::model::{predict, Prediction};
 use crate::projection::Projection;
+use crate::report::doc::ReportDoc;
 use crate::route::Route;
 use crate::run::session::CaseResult;
 use crate::versions::spec::MastraVersion;
@@ -87,48 +87,44 @@ pub fn changes(samples: &[Sample]) -> Vec<Change> {
 }
 
 /// The versions and samples of a report already written (`run`'s or
-/// `matrix`'s JSON report, or a merged one), each observation judged again
-/// by today's model: the case files are read from `root` (by the name the
-/// report gives, `PATH` or `PATH@ROUTE`), so a sweep can follow a model
-/// change without running Mastra again. A result whose case file is gone
-/// or no longer parses is an error naming it.
+/// `matrix`'s JSON report or results.jsonl, or a merged one), each
+/// observation judged again by today's model: the case files are read from
+/// `root` (by the name the report gives, `PATH` or `PATH@ROUTE`), so a sweep
+/// can follow a model change without running Mastra again. A result whose
+/// case file is gone or no longer parses is an error naming it.
 pub fn from_report(
-    run: &Json,
-    results: &[Json],
+    doc: &ReportDoc,
     root: &Path,
 ) -> Result<(Vec<MastraVersion>, Vec<Sample>), String> {
-    let text = |v: &Json, k: &str| v.get(k).and_then(Json::as_str).map(JsString::to_lossy);
-    let versions = run
-        .get("versions")
-        .and_then(Json::as_array)
-        .unwrap_or_default()
+    let versions = doc
+        .versions()
         .iter()
-        .map(|v| {
-            let t = v.as_str().map(JsString::to_lossy).unwrap_or_default();
-            MastraVersion::parse(&t).ok_or_else(|| format!("run.versions: {t:?} is not a version"))
+        .map(|t| {
+            MastraVersion::parse(t).ok_or_else(|| format!("run.versions: {t:?} is not a version"))
         })
         .collect::<Result<Vec<_>, _>>()?;
     let mut cases: HashMap<(String, Route), Case> = HashMap::new();
     let mut out = Vec::new();
-    for (i, r) in results.iter().enumerate() {
+    for (i, row) in doc.rows.iter().enumerate() {
         let at = |field: &str| format!("results[{i}].{field}");
-        let name = text(r, "case").ok_or_else(|| format!("{}: missing", at("case")))?;
-        let route_name = text(r, "route").unwrap_or_else(|| Route::default().name().into());
-        let route = Route::parse(&route_name)
-            .ok_or_else(|| format!("{}: {route_name:?} is not a route", at("route")))?;
-        let version_text = text(r, "version").unwrap_or_default();
-        let version = MastraVersion::parse(&version_text)
-            .ok_or_else(|| format!("{}: {version_text:?} is not a version", at("version")))?;
-        let observed = match r.get("observed") {
-            Some(o) if o.get("applicable").is_some() => {
-                Some(Projection::from_json(o).map_err(|e| format!("{}: {e}", at("observed")))?)
-            }
-            _ => None,
+        let version = MastraVersion::parse(&row.version)
+            .ok_or_else(|| format!("{}: {:?} is not a version", at("version"), row.version))?;
+        // A result on a route other than the default is named PATH@ROUTE.
+        let (path, route) = Route::ALL
+            .iter()
+            .find_map(|r| {
+                row.case
+                    .strip_suffix(&format!("@{}", r.name()))
+                    .map(|p| (p.to_string(), *r))
+            })
+            .unwrap_or_else(|| (row.case.clone(), Route::default()));
+        let observed = match row.observed.get("applicable") {
+            Some(_) => Some(
+                Projection::from_json(&row.observed)
+                    .map_err(|e| format!("{}: {e}", at("observed")))?,
+            ),
+            None => None,
         };
-        let path = name
-            .strip_suffix(&format!("@{route_name}"))
-            .unwrap_or(&name)
-            .to_string();
         let key = (path.clone(), route);
         if !cases.contains_key(&key) {
             let case = Case::load(&root.join(&path)).map_err(|e| format!("{}: {e}", at("case")))?;
@@ -148,7 +144,7 @@ pub fn from_report(
             _ => false,
         };
         out.push(Sample {
-            case: name,
+            case: row.case.clone(),
             version,
             observed: observed.as_ref().map(comparable),
             divergent,
@@ -307,11 +303,20 @@ mod tests {
             result(old, Json::parse(&wrong).unwrap()),
             result(new, projection(new)),
         ];
-        let run = Json::object([(
-            "versions",
-            Json::Array(vec![Json::str("1.0.4"), Json::str("1.67.0")]),
-        )]);
-        let (versions, samples) = from_report(&run, &results, root).unwrap();
+        let doc = |results: Vec<Json>| {
+            let report = Json::object([
+                (
+                    "run",
+                    Json::object([(
+                        "versions",
+                        Json::Array(vec![Json::str("1.0.4"), Json::str("1.67.0")]),
+                    )]),
+                ),
+                ("results", Json::Array(results)),
+            ]);
+            ReportDoc::parse(&report.to_compact()).unwrap()
+        };
+        let (versions, samples) = from_report(&doc(results.to_vec()), root).unwrap();
         assert_eq!(versions, [old, new]);
         assert!(samples[0].divergent, "the renamed tool is not predicted");
         assert!(!samples[1].divergent);
@@ -320,11 +325,12 @@ mod tests {
         assert!(!cs[0].modelled);
         assert!(cs[0].diff.contains("search_wob"), "{}", cs[0].diff);
 
-        let gone = [Json::object([
+        let gone = vec![Json::object([
             ("case", Json::str("cases/no-such-case.json")),
             ("version", Json::str("1.0.4")),
+            ("verdict", Json::str("as-modelled")),
         ])];
-        let err = from_report(&run, &gone, root).unwrap_err();
+        let err = from_report(&doc(gone), root).unwrap_err();
         assert!(err.contains("results[0].case"), "{err}");
         assert!(err.contains("no-such-case.json"), "{err}");
     }
