@@ -1,4 +1,4 @@
-//! Builds end to end (issue 12): prereleases from the registry, a packed
+//! Builds end to end: prereleases from the registry, a packed
 //! tarball and a folder holding a built `@mastra/core`, `verify` and `diff`
 //! on a build, and the standalone repro run with plain Node.
 //!

@@ -148,12 +148,12 @@ fn the_report_records_what_was_resolved() {
         "1.67.0"
     );
     assert_eq!(s(field(field(resolved, "1.0.4"), "zod")), "3.25.76");
-    // The MCP client each version ran its MCP cases through (issue 13).
+    // The MCP client each version ran its MCP cases through.
     assert_eq!(s(field(field(resolved, "1.67.0"), "@mastra/mcp")), "1.18.0");
     assert_eq!(s(field(field(resolved, "1.0.4"), "@mastra/mcp")), "1.0.3");
 }
 
-/// Issue 13: a real MCP server listing a thousand tools and more runs in
+/// A real MCP server listing a thousand tools and more runs in
 /// `make test`: Twilio's 1,409 tool names, served over stdio by
 /// `node-probe/mcp-server.mjs` and reached through `@mastra/mcp`, all sent,
 /// 36 of them cut to 63 characters, and a call of a cut name executes.
@@ -476,7 +476,7 @@ fn lone_surrogates_survive_the_round_trip() {
 }
 
 /// Three slices of a run, merged, equal the unsharded run verdict for
-/// verdict (issue 7).
+/// verdict.
 #[test]
 fn three_shards_merged_equal_the_whole_run() {
     let dir = tempfile::tempdir().unwrap();

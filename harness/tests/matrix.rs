@@ -394,7 +394,7 @@ fn bisect_on_body_finds_where_the_temperature_left() {
     );
 }
 
-/// The acceptance runs of issue 5, over the full range (installs up to a
+/// The matrix's acceptance runs, over the full range (installs up to a
 /// dozen versions on a fresh machine: a few minutes, well inside CI's time).
 #[test]
 fn acceptance_bisects_from_1_0_4_to_1_67_0() {
@@ -453,7 +453,7 @@ fn bad_bisect_input_is_exit_2() {
 }
 
 /// `COMMAND | head -1`: the reader goes away after one line, and the
-/// harness ends without a panic (issue 10). Each command's output is much
+/// harness ends without a panic. Each command's output is much
 /// longer than one line, so later writes meet a closed pipe.
 #[test]
 fn commands_survive_a_reader_that_leaves() {

@@ -1,4 +1,4 @@
-//! The tree draws the pipeline, and two rules keep it honest (issue 10):
+//! The tree draws the pipeline, and two rules keep it honest:
 //! no module imports another in a cycle, and the pure stages (the model and
 //! the judges, and the data types they read) import nothing that starts a
 //! process, listens or installs. Checked on the source itself, so a change

@@ -512,8 +512,8 @@ fn bad_flags(t: &mut Tally) -> Check {
     Ok(())
 }
 
-/// Values a flag accepts, at its edge: the largest case timeout (it used to
-/// overflow the clock and panic) and the most cases in flight.
+/// Values a flag accepts, at its edge: the largest case timeout (which
+/// must not overflow the clock) and the most cases in flight.
 fn flags_at_their_limits(t: &mut Tally) -> Check {
     let dir = tempfile::tempdir().unwrap();
     let env = fake_cache(dir.path(), None);

@@ -1,5 +1,5 @@
 //! Run faults, through the binary: Ctrl-C and SIGTERM mid-run (on the real
-//! Mastra, the acceptance test of issue 6, and on a probe group that ignores
+//! Mastra, the suite's acceptance test, and on a probe group that ignores
 //! SIGTERM), an interrupt while a probe starts, a report folder that is
 //! missing, a file, or gone by the end, a full disk, an install interrupted
 //! (politely and with SIGKILL), and two runs sharing one cache.
@@ -178,7 +178,7 @@ fn ctrl_c_real(t: &mut Tally) -> Check {
     Ok(())
 }
 
-/// The acceptance test of issue 6 as written: `kill -INT` to a `matrix` on
+/// The acceptance test as written: `kill -INT` to a `matrix` on
 /// two real versions. Its `results.jsonl` grows as cases finish (which shows
 /// when it is under way); afterwards `report.json` is readable, says it was
 /// interrupted, and holds every result the JSONL has; no node is left.
