@@ -59,6 +59,7 @@ struct ToolValue {
     origin: ToolOrigin,
 }
 
+/// Where a converted tool comes from, which decides what a call of it runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum ToolOrigin {
     /// The standard tool or a custom one: same schema, same `execute`.

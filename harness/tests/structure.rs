@@ -47,7 +47,7 @@ fn harness() -> PathBuf {
 // Reading Rust: tokens, without comments, with each literal as one token
 
 #[derive(Debug, Clone, PartialEq)]
-enum Kind {
+enum TokenKind {
     Ident,
     /// `::` or a single punctuation character.
     Punct,
@@ -58,14 +58,14 @@ enum Kind {
 
 #[derive(Debug, Clone)]
 struct Token {
-    kind: Kind,
+    kind: TokenKind,
     text: String,
     line: usize,
 }
 
 impl Token {
     fn is(&self, text: &str) -> bool {
-        self.kind != Kind::Literal && self.text == text
+        self.kind != TokenKind::Literal && self.text == text
     }
 }
 
@@ -93,7 +93,7 @@ fn lex(src: &str) -> Vec<Token> {
     while i < chars.len() {
         let c = chars[i];
         let first_line = line;
-        let mut push = |kind: Kind, text: String| {
+        let mut push = |kind: TokenKind, text: String| {
             out.push(Token {
                 kind,
                 text,
@@ -155,30 +155,30 @@ fn lex(src: &str) -> Vec<Token> {
                 }
                 j += 1;
             }
-            push(Kind::Literal, String::new());
+            push(TokenKind::Literal, String::new());
             i = j;
         } else if matches!(c, 'b' | 'c') && at(i + 1) == '"' {
             i = close(i + 2, '"', true, &mut line);
-            push(Kind::Literal, String::new());
+            push(TokenKind::Literal, String::new());
         } else if c == '"' {
             i = close(i + 1, '"', true, &mut line);
-            push(Kind::Literal, String::new());
+            push(TokenKind::Literal, String::new());
         } else if c == 'b' && at(i + 1) == '\'' {
             i = close(i + 2, '\'', true, &mut line);
-            push(Kind::Literal, String::new());
+            push(TokenKind::Literal, String::new());
         } else if c == '\'' {
             if at(i + 1) == '\\' {
                 i = close(i + 3, '\'', false, &mut line);
-                push(Kind::Literal, String::new());
+                push(TokenKind::Literal, String::new());
             } else if at(i + 2) == '\'' {
                 i += 3;
-                push(Kind::Literal, String::new());
+                push(TokenKind::Literal, String::new());
             } else {
                 let mut j = i + 1;
                 while ident_char(at(j)) {
                     j += 1;
                 }
-                push(Kind::Lifetime, chars[i..j].iter().collect());
+                push(TokenKind::Lifetime, chars[i..j].iter().collect());
                 i = j;
             }
         } else if c.is_ascii_digit() {
@@ -186,7 +186,7 @@ fn lex(src: &str) -> Vec<Token> {
             while ident_char(at(j)) || (at(j) == '.' && at(j + 1).is_ascii_digit()) {
                 j += 1;
             }
-            push(Kind::Literal, String::new());
+            push(TokenKind::Literal, String::new());
             i = j;
         } else if ident_start(c) || (c == 'r' && at(i + 1) == '#' && ident_start(at(i + 2))) {
             let from = if c == 'r' && at(i + 1) == '#' {
@@ -198,13 +198,13 @@ fn lex(src: &str) -> Vec<Token> {
             while ident_char(at(j)) {
                 j += 1;
             }
-            push(Kind::Ident, chars[from..j].iter().collect());
+            push(TokenKind::Ident, chars[from..j].iter().collect());
             i = j;
         } else if c == ':' && at(i + 1) == ':' {
-            push(Kind::Punct, "::".into());
+            push(TokenKind::Punct, "::".into());
             i += 2;
         } else {
-            push(Kind::Punct, c.to_string());
+            push(TokenKind::Punct, c.to_string());
             i += 1;
         }
     }
@@ -226,7 +226,7 @@ fn past_group(tokens: &[Token], i: usize) -> usize {
     let mut depth = 0;
     for (k, t) in tokens.iter().enumerate().skip(i) {
         match t.text.as_str() {
-            _ if t.kind != Kind::Punct => {}
+            _ if t.kind != TokenKind::Punct => {}
             "(" | "[" | "{" => depth += 1,
             ")" | "]" | "}" => {
                 depth -= 1;
@@ -261,7 +261,7 @@ fn item_end(tokens: &[Token], i: usize) -> usize {
     let words: Vec<&str> = tokens[head..]
         .iter()
         .take(3)
-        .take_while(|t| t.kind == Kind::Ident)
+        .take_while(|t| t.kind == TokenKind::Ident)
         .map(|t| t.text.as_str())
         .collect();
     let with_body = ["fn", "mod", "impl", "trait", "struct", "enum", "union"];
@@ -277,7 +277,7 @@ fn item_end(tokens: &[Token], i: usize) -> usize {
     };
     let mut depth = 0usize;
     for (k, t) in tokens.iter().enumerate().skip(i) {
-        if t.kind != Kind::Punct {
+        if t.kind != TokenKind::Punct {
             continue;
         }
         match t.text.as_str() {
@@ -303,7 +303,7 @@ fn item_end(tokens: &[Token], i: usize) -> usize {
 fn declared_module(item: &[Token]) -> Option<String> {
     let head = past_visibility(item, 0);
     match &item[head..] {
-        [m, name, semi] if m.is("mod") && name.kind == Kind::Ident && semi.is(";") => {
+        [m, name, semi] if m.is("mod") && name.kind == TokenKind::Ident && semi.is(";") => {
             Some(name.text.clone())
         }
         _ => None,
@@ -448,7 +448,7 @@ fn use_tree(
             }
             return j + 1;
         }
-        if t.kind != Kind::Ident {
+        if t.kind != TokenKind::Ident {
             out.push(prefix);
             return j + usize::from(t.is("*"));
         }
@@ -476,7 +476,7 @@ fn imports_of(name: &str, module: &Module, mods: &BTreeMap<String, Module>) -> V
     let mut found = Vec::new();
     for i in 0..code.len() {
         let head = &code[i];
-        let starts_path = head.kind == Kind::Ident
+        let starts_path = head.kind == TokenKind::Ident
             && code.get(i + 1).is_some_and(|t| t.is("::"))
             && !(i > 0 && code[i - 1].is("::"));
         if !starts_path {
