@@ -57,15 +57,25 @@ pub struct Executed {
 }
 
 impl Projection {
+    /// A case that runs, before anything happened: no error, no request,
+    /// nothing executed or changed.
+    pub fn empty() -> Projection {
+        Projection {
+            applicable: true,
+            reason: None,
+            error: None,
+            requests: Vec::new(),
+            executed: Vec::new(),
+            mutated: Vec::new(),
+        }
+    }
+
     /// The projection of a case that cannot run on a version.
     pub fn not_applicable(reason: String) -> Projection {
         Projection {
             applicable: false,
             reason: Some(reason),
-            error: None,
-            requests: Vec::new(),
-            executed: Vec::new(),
-            mutated: Vec::new(),
+            ..Projection::empty()
         }
     }
 

@@ -496,12 +496,8 @@ mod tests {
 
     fn projection(requests: Vec<RequestView>) -> Projection {
         Projection {
-            applicable: true,
-            reason: None,
-            error: None,
             requests,
-            executed: Vec::new(),
-            mutated: Vec::new(),
+            ..Projection::empty()
         }
     }
 

@@ -13,7 +13,7 @@
 //! a timeout, and inside it every outgoing request is refused. The only way
 //! in for credentials is the user's own `--env-file`, read by Node itself.
 
-use super::project::{parse_loaded, LoadedProject};
+use super::project::{parse_loaded, DecodeError, LoadedProject};
 use crate::js::json::Json;
 use crate::observe::proc::CommandSpec;
 use crate::run::config::Config;
@@ -115,9 +115,11 @@ pub fn load_project(config: &Config, req: &ProjectRequest) -> Result<LoadedProje
         ))
     })?;
     parse_loaded(&doc).map_err(|e| match e {
-        Ok(failure) if failure.status == 2 => LoadError::Project(failure.message),
-        Ok(failure) => LoadError::Infra(failure.message),
-        Err(malformed) => LoadError::Infra(format!("{}: {malformed}", script.display())),
+        DecodeError::Reported(failure) if failure.status == 2 => {
+            LoadError::Project(failure.message)
+        }
+        DecodeError::Reported(failure) => LoadError::Infra(failure.message),
+        malformed => LoadError::Infra(format!("{}: {malformed}", script.display())),
     })
 }
 

@@ -8,9 +8,9 @@
 //! a collision, where Mastra stops at the first.
 //!
 //! `lint --project` builds on it: `load` runs a user's Mastra project in a
-//! Node child process and reads each agent's tool record, `project` judges
-//! every agent with `lint` (a `ProjectLint`), and `sarif` renders that for
-//! code scanning.
+//! Node child process, `project` decodes the document it prints, judges
+//! every agent with `lint` (a `ProjectLint`) and renders that for the
+//! terminal and as JSON, and `sarif` renders it for code scanning.
 
 pub mod load;
 pub mod project;

@@ -89,7 +89,7 @@ pub const RESPONSES_CALLS_BY_NAME: MastraVersion = v(1, 51, 0);
 pub const RESPONSES_NAME_MAPPING: MastraVersion = v(1, 25, 0);
 /// A sub-agent's tool output carries `subAgentToolResults` (the sub-agent's
 /// own tool results, `[]` for the probe's sub-agent) beside its text,
-/// thread and resource. First seen in 1.13.2 (issue 13 sweep, case
+/// thread and resource. First seen in 1.13.2 (sweep, case
 /// `cases/sources/sub-agent-call-runs-the-sub-agent.json`: 1.10.0 has the
 /// three fields, 1.11.0 and 1.12.0 run no sub-agent at all, below).
 pub const SUB_AGENT_TOOL_RESULTS: MastraVersion = v(1, 13, 2);
@@ -127,7 +127,7 @@ pub const SUB_AGENT_PARENT_HISTORY: (MastraVersion, MastraVersion) = (v(1, 8, 0)
 /// from them: thread `${threadId}-${randomUUID()}`, resource
 /// `${resourceId}-${key}` (1.8.0 `:20404`, `:20409`; 1.71.0
 /// `dist/agent-BOxKOk3n.js:38914`, `:38920`). Without memory options both
-/// are `undefined` and the ids are as before (a fresh UUID, `probe-KEY`);
+/// are `undefined` and the ids are not derived (a fresh UUID, `probe-KEY`);
 /// 1.7.0 had neither the assignment nor the derived ids. On 1.11.0 the
 /// injected ids also show in the validation error's "Provided arguments".
 /// Found by the full matrix on 1.8.0 to 1.30.0
@@ -145,8 +145,8 @@ pub const SUB_AGENT_SCHEMA_BROKEN: (MastraVersion, MastraVersion) = (v(1, 11, 0)
 /// before its first request: `listAgentTools` converts the sub-agent
 /// schema with `z.toJSONSchema`, which zod 3.25.76 lacks ("z.toJSONSchema is
 /// not available. Ensure zod >= 3.25.0 is installed.", as
-/// AGENT_GENERATE_FAILED / AGENT_STREAM_FAILED): 1.12.0 only (issue 13
-/// sweep: every case with `agents`, 1.11.0 → 1.12.0 → 1.13.2).
+/// AGENT_GENERATE_FAILED / AGENT_STREAM_FAILED): 1.12.0 only (sweep:
+/// every case with `agents`, 1.11.0 → 1.12.0 → 1.13.2).
 pub const SUB_AGENTS_THROW: (MastraVersion, MastraVersion) = (v(1, 12, 0), v(1, 12, 0));
 
 /// The message of that failure.
@@ -241,15 +241,11 @@ impl Release {
             responses_name_mapping: version >= RESPONSES_NAME_MAPPING,
             sub_agent_tool_results: version >= SUB_AGENT_TOOL_RESULTS,
             sub_agent_text_only: version >= SUB_AGENT_TEXT_ONLY,
-            sub_agent_schema_broken: (SUB_AGENT_SCHEMA_BROKEN.0..=SUB_AGENT_SCHEMA_BROKEN.1)
-                .contains(&version),
-            sub_agents_throw: (SUB_AGENTS_THROW.0..=SUB_AGENTS_THROW.1).contains(&version),
-            sub_agent_parent_history: (SUB_AGENT_PARENT_HISTORY.0..=SUB_AGENT_PARENT_HISTORY.1)
-                .contains(&version),
+            sub_agent_schema_broken: within(SUB_AGENT_SCHEMA_BROKEN, version),
+            sub_agents_throw: within(SUB_AGENTS_THROW, version),
+            sub_agent_parent_history: within(SUB_AGENT_PARENT_HISTORY, version),
             sub_agent_parent_memory_ids: version >= SUB_AGENT_PARENT_MEMORY_IDS,
-            tool_error_ends_memory_calls: (TOOL_ERROR_ENDS_MEMORY_CALLS.0
-                ..=TOOL_ERROR_ENDS_MEMORY_CALLS.1)
-                .contains(&version),
+            tool_error_ends_memory_calls: within(TOOL_ERROR_ENDS_MEMORY_CALLS, version),
         }
     }
 
@@ -263,6 +259,11 @@ impl Release {
     pub fn is_modelled(&self) -> bool {
         self.version.major == 1
     }
+}
+
+/// Whether `version` is in the releases `(first, last)`, both included.
+fn within((first, last): (MastraVersion, MastraVersion), version: MastraVersion) -> bool {
+    (first..=last).contains(&version)
 }
 
 pub fn builtin_id(name: &str) -> Option<&'static str> {

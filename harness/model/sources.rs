@@ -26,7 +26,7 @@
 
 use super::releases::Release;
 use super::route::ResultContent;
-use super::{Kind, ToolValue};
+use super::{ToolOrigin, ToolValue};
 use crate::case::{McpServer, MemorySource};
 use crate::js::json::Json;
 use crate::js::string::JsString;
@@ -47,39 +47,33 @@ pub const WORKFLOW_RESULT: &str = "{\"result\":{\"tempC\":20},\"runId\":\"<uuid>
 /// What `updateWorkingMemory` returns.
 pub const WORKING_MEMORY_RESULT: &str = "{\"success\":true}";
 
-fn prefixed(prefix: &str, key: &JsString) -> JsString {
-    JsString::from(prefix).concat(key)
-}
-
 /// `listAgentTools`: `agent-KEY` for each sub-agent, in `Object.entries`
 /// order of the `agents` object (built by `Object.fromEntries`).
 pub(super) fn agent_tools(keys: &[JsString]) -> Record<ToolValue> {
-    let agents = Record::from_entries(keys.iter().map(|k| (k.clone(), ())));
-    let mut out = Record::new();
-    for (key, ()) in agents.entries() {
-        let name = prefixed("agent-", key);
-        out.assign(
-            name.clone(),
-            ToolValue {
-                id: name,
-                kind: Kind::SubAgent(key.clone()),
-            },
-        );
-    }
-    out
+    registered_tools("agent-", keys, |key| ToolOrigin::SubAgent(key.clone()))
 }
 
-/// `listWorkflowTools`: `workflow-KEY` for each workflow.
+/// `listWorkflowTools`: `workflow-KEY` for each workflow, the same way.
 pub(super) fn workflow_tools(keys: &[JsString]) -> Record<ToolValue> {
-    let workflows = Record::from_entries(keys.iter().map(|k| (k.clone(), ())));
+    registered_tools("workflow-", keys, |_| ToolOrigin::Workflow)
+}
+
+/// One tool per key of a registration object, named and identified
+/// `PREFIX` + key.
+fn registered_tools(
+    prefix: &str,
+    keys: &[JsString],
+    origin: impl Fn(&JsString) -> ToolOrigin,
+) -> Record<ToolValue> {
+    let registered = Record::from_entries(keys.iter().map(|k| (k.clone(), ())));
     let mut out = Record::new();
-    for (key, ()) in workflows.entries() {
-        let name = prefixed("workflow-", key);
+    for (key, ()) in registered.entries() {
+        let name = JsString::from(prefix).concat(key);
         out.assign(
             name.clone(),
             ToolValue {
                 id: name,
-                kind: Kind::Workflow,
+                origin: origin(key),
             },
         );
     }
@@ -105,7 +99,7 @@ pub(super) fn mcp_tools(servers: &[McpServer]) -> Record<ToolValue> {
                 key.clone(),
                 ToolValue {
                     id: key,
-                    kind: Kind::Mcp,
+                    origin: ToolOrigin::Mcp,
                 },
             );
         }
@@ -121,7 +115,7 @@ pub(super) fn memory_tools(memory: Option<MemorySource>) -> Record<ToolValue> {
             JsString::from(WORKING_MEMORY_KEY),
             ToolValue {
                 id: JsString::from(WORKING_MEMORY_ID),
-                kind: Kind::WorkingMemory,
+                origin: ToolOrigin::WorkingMemory,
             },
         );
     }

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::case::Case;
+use crate::projection::{Executed, HistoryItem};
 use proptest::prelude::*;
 use std::path::Path;
 
@@ -367,7 +368,7 @@ fn eager_stream_execution_from_1_71_0() {
     );
 }
 
-/// Issue 11, the routes: a named choice for a rewritten key keeps every
+/// The routes: a named choice for a rewritten key keeps every
 /// tool on every route but mistral, where the provider filters them by the
 /// key and keeps none.
 #[test]
@@ -436,7 +437,7 @@ fn result_text(p: &Projection, request: usize, call_id: &str) -> String {
         .unwrap_or_else(|| panic!("no result for {call_id} in request {request}"))
 }
 
-/// Issue 13, full matrix: from 1.8.0 to 1.10.0 a sub-agent's own request
+/// Found by the full matrix: from 1.8.0 to 1.10.0 a sub-agent's own request
 /// carries the parent's history of the steps before the current one,
 /// exactly as the parent's request for this step carried it; not the calls
 /// of its own step. Before (1.7.0) and after (1.13.2, tool parts stripped)
@@ -489,9 +490,9 @@ fn sub_agent_request_carries_parent_history_on_1_8_0_to_1_10_0() {
     assert_eq!(projection(&c, "1.12.0").requests.len(), 0);
 }
 
-/// Issue 13, full matrix: from 1.8.0, with memory options on the call, a
-/// sub-agent is given the parent's thread and resource, and its ids derive
-/// from them; without, they are a fresh UUID and `probe-KEY` as before.
+/// Found by the full matrix: from 1.8.0, with memory options on the call,
+/// a sub-agent is given the parent's thread and resource, and its ids
+/// derive from them; without, they are a fresh UUID and `probe-KEY`.
 #[test]
 fn sub_agent_ids_derive_from_the_parents_memory_from_1_8_0() {
     let c = |memory: &str, name: &str| {
@@ -571,7 +572,7 @@ fn sub_agent_validation_error_quotes_the_parents_memory_on_1_11_0() {
     assert_eq!(without, Json::object([("prompt", Json::str("Paris"))]));
 }
 
-/// Issue 13, full matrix: on 1.57.0 a call with memory options whose loop
+/// Found by the full matrix: on 1.57.0 a call with memory options whose loop
 /// had a failed tool call (a name nothing has) ends in the AI SDK's
 /// "ToolInvocation must have a result" error, naming the first failed
 /// invocation; the requests are sent as on other releases. Not without

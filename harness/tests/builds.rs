@@ -1,4 +1,4 @@
-//! Builds end to end (issue 12): prereleases from the registry, a packed
+//! Builds end to end: prereleases from the registry, a packed
 //! tarball and a folder holding a built `@mastra/core`, `verify` and `diff`
 //! on a build, and the standalone repro run with plain Node.
 //!
@@ -16,7 +16,7 @@ use std::sync::OnceLock;
 
 mod common;
 
-use common::{bin, root, text};
+use common::{bin, root, run_on, text};
 
 struct FixedBuild {
     tgz: PathBuf,
@@ -241,9 +241,7 @@ fn a_prerelease_whose_dependency_is_not_served_is_an_install_failure_naming_it()
     let dir = tempfile::tempdir().unwrap();
     let json = dir.path().join("report.json");
     let case = root().join("cases/report/search-web-is-sent-as-search_web.json");
-    let out = bin()
-        .args(["run", "--versions", "1.67.0-alpha.4", "--cases"])
-        .arg(&case)
+    let out = run_on("1.67.0-alpha.4", &case)
         .arg("--json")
         .arg(&json)
         .output()
@@ -278,11 +276,7 @@ fn a_folder_build_runs_and_a_rebuilt_folder_installs_again() {
     assert!(cp.success());
     let case = root().join("cases/report/toolchoice-by-key-not-rewritten.json");
     let run = |json: &Path| {
-        let out = bin()
-            .args(["run", "--versions"])
-            .arg(&folder)
-            .arg("--cases")
-            .arg(&case)
+        let out = run_on(&folder, &case)
             .arg("--json")
             .arg(json)
             .output()
@@ -450,11 +444,7 @@ fn bad_builds_and_tags_are_one_clear_error_with_exit_2() {
         (folder.as_str(), "names \"not-mastra\", not @mastra/core"),
         ("no-such-tag", "no dist-tag \"no-such-tag\""),
     ] {
-        let out = bin()
-            .args(["run", "--versions", spec, "--cases"])
-            .arg(&case)
-            .output()
-            .unwrap();
+        let out = run_on(spec, &case).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{spec}: {}", text(&out));
         assert!(text(&out).contains(says), "{spec}: {}", text(&out));
     }

@@ -12,7 +12,7 @@ use std::sync::OnceLock;
 
 mod common;
 
-use common::{bin, root, text};
+use common::{bin, root, run_on, text};
 
 struct CorpusRun {
     out: Output,
@@ -148,12 +148,12 @@ fn the_report_records_what_was_resolved() {
         "1.67.0"
     );
     assert_eq!(s(field(field(resolved, "1.0.4"), "zod")), "3.25.76");
-    // The MCP client each version ran its MCP cases through (issue 13).
+    // The MCP client each version ran its MCP cases through.
     assert_eq!(s(field(field(resolved, "1.67.0"), "@mastra/mcp")), "1.18.0");
     assert_eq!(s(field(field(resolved, "1.0.4"), "@mastra/mcp")), "1.0.3");
 }
 
-/// Issue 13: a real MCP server listing a thousand tools and more runs in
+/// A real MCP server listing a thousand tools and more runs in
 /// `make test`: Twilio's 1,409 tool names, served over stdio by
 /// `node-probe/mcp-server.mjs` and reached through `@mastra/mcp`, all sent,
 /// 36 of them cut to 63 characters, and a call of a cut name executes.
@@ -333,11 +333,7 @@ fn captured_bodies_match_their_snapshots() {
 #[test]
 fn strict_makes_an_unavailable_version_an_infrastructure_failure() {
     let case = root().join("cases/report/search-web-is-sent-as-search_web.json");
-    let out = bin()
-        .args(["run", "--strict", "--versions", "1.0.0", "--cases"])
-        .arg(&case)
-        .output()
-        .unwrap();
+    let out = run_on("1.0.0", &case).arg("--strict").output().unwrap();
     assert_eq!(out.status.code(), Some(3), "{}", text(&out));
     assert!(
         text(&out).contains("@mastra/core@1.0.0 is not served by the registry"),
@@ -436,11 +432,14 @@ fn a_bad_case_is_one_clear_error_with_exit_2() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.json");
     std::fs::write(&bad, r#"{"about":"x","call":{"toolChoice":"always"}}"#).unwrap();
-    let out = bin()
-        .args(["predict", "--mastra-version", "1.67.0"])
-        .arg(&bad)
-        .output()
-        .unwrap();
+    let predict = |version: &str| {
+        bin()
+            .args(["predict", "--mastra-version", version])
+            .arg(&bad)
+            .output()
+            .unwrap()
+    };
+    let out = predict("1.67.0");
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
@@ -448,12 +447,7 @@ fn a_bad_case_is_one_clear_error_with_exit_2() {
         "{err}"
     );
     assert!(!err.contains("panicked"), "{err}");
-    let out = bin()
-        .args(["predict", "--mastra-version", "1.67"])
-        .arg(&bad)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(predict("1.67").status.code(), Some(2));
 }
 
 /// A key the harness must carry exactly: a lone surrogate, from the case
@@ -476,15 +470,13 @@ fn lone_surrogates_survive_the_round_trip() {
 }
 
 /// Three slices of a run, merged, equal the unsharded run verdict for
-/// verdict (issue 7).
+/// verdict.
 #[test]
 fn three_shards_merged_equal_the_whole_run() {
     let dir = tempfile::tempdir().unwrap();
     let cases = root().join("cases/report");
     let run = |extra: &[&str], out: &std::path::Path| {
-        let o = bin()
-            .args(["run", "--versions", "1.0.4,1.67.0", "--cases"])
-            .arg(&cases)
+        let o = run_on("1.0.4,1.67.0", &cases)
             .arg("--json")
             .arg(out)
             .args(extra)

@@ -1,5 +1,5 @@
 //! The fault suite: faults injected into the probe, the capture listener, the
-//! input and the run, and the isolation promises checked (issue 6).
+//! input and the run, and the isolation promises checked.
 //!
 //! Each scenario injects its faults, then checks that the harness said what
 //! broke, carried on with the rest, and lost no result. The suite counts as

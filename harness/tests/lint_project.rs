@@ -39,28 +39,42 @@ fn copy_tree(from: &Path, to: &Path) {
     }
 }
 
-fn install_fixture(core: &str) -> Installed {
+/// A copy of the fixture's sources (without `node_modules`) in a folder of
+/// its own.
+fn fixture_copy() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     copy_tree(
         &root().join("harness/tests/fixtures/lint-project"),
         dir.path(),
     );
-    let manifest = dir.path().join("package.json");
+    dir
+}
+
+/// `npm install` in `dir` as a user would, running no package script.
+fn install_project(dir: &Path) {
+    npm(
+        dir,
+        &["install", "--ignore-scripts", "--no-audit", "--no-fund"],
+    );
+}
+
+/// Replace `from` with `to` in the package.json of the project in `dir`.
+fn edit_manifest(dir: &Path, from: &str, to: &str) {
+    let manifest = dir.join("package.json");
     let text = std::fs::read_to_string(&manifest).unwrap();
+    std::fs::write(&manifest, text.replace(from, to)).unwrap();
+}
+
+fn install_fixture(core: &str) -> Installed {
+    let dir = fixture_copy();
+    let text = std::fs::read_to_string(dir.path().join("package.json")).unwrap();
     let pinned = "\"@mastra/core\": \"1.67.0\"";
     assert!(
         text.contains(pinned),
         "the fixture's package.json pins 1.67.0"
     );
-    std::fs::write(
-        &manifest,
-        text.replace(pinned, &format!("\"@mastra/core\": \"{core}\"")),
-    )
-    .unwrap();
-    npm(
-        dir.path(),
-        &["install", "--ignore-scripts", "--no-audit", "--no-fund"],
-    );
+    edit_manifest(dir.path(), pinned, &format!("\"@mastra/core\": \"{core}\""));
+    install_project(dir.path());
     Installed { dir }
 }
 
@@ -399,11 +413,7 @@ fn sarif_validates_against_the_2_1_0_schema_and_places_each_problem() {
 /// A copy of the fixture's sources sharing an installed `node_modules`,
 /// with `edit` applied to it.
 fn variant(installed: &Installed, edit: impl FnOnce(&Path)) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    copy_tree(
-        &root().join("harness/tests/fixtures/lint-project"),
-        dir.path(),
-    );
+    let dir = fixture_copy();
     std::os::unix::fs::symlink(
         installed.path().join("node_modules"),
         dir.path().join("node_modules"),
@@ -434,11 +444,7 @@ fn assert_one_error(out: &std::process::Output, status: i32, says: &str) {
 
 #[test]
 fn a_project_never_installed_is_one_error_with_exit_2() {
-    let dir = tempfile::tempdir().unwrap();
-    copy_tree(
-        &root().join("harness/tests/fixtures/lint-project"),
-        dir.path(),
-    );
+    let dir = fixture_copy();
     assert_one_error(
         &lint_project(dir.path(), &[]),
         2,
@@ -449,11 +455,7 @@ fn a_project_never_installed_is_one_error_with_exit_2() {
 #[test]
 fn a_project_without_mastra_core_is_one_error_with_exit_2() {
     let installed = fixture_1_67();
-    let dir = tempfile::tempdir().unwrap();
-    copy_tree(
-        &root().join("harness/tests/fixtures/lint-project"),
-        dir.path(),
-    );
+    let dir = fixture_copy();
     std::fs::create_dir(dir.path().join("node_modules")).unwrap();
     std::os::unix::fs::symlink(
         installed.path().join("node_modules/zod"),
@@ -470,18 +472,9 @@ fn a_project_without_mastra_core_is_one_error_with_exit_2() {
 #[test]
 fn a_mastra_core_older_than_1_0_is_one_error_with_exit_2() {
     // A real 0.x release, installed as a user would have it.
-    let dir = tempfile::tempdir().unwrap();
-    copy_tree(
-        &root().join("harness/tests/fixtures/lint-project"),
-        dir.path(),
-    );
-    let manifest = dir.path().join("package.json");
-    let text = std::fs::read_to_string(&manifest).unwrap();
-    std::fs::write(&manifest, text.replace("\"1.67.0\"", "\"0.24.9\"")).unwrap();
-    npm(
-        dir.path(),
-        &["install", "--ignore-scripts", "--no-audit", "--no-fund"],
-    );
+    let dir = fixture_copy();
+    edit_manifest(dir.path(), "\"1.67.0\"", "\"0.24.9\"");
+    install_project(dir.path());
     assert_eq!(installed_core(dir.path()), "0.24.9");
     assert_one_error(
         &lint_project(dir.path(), &[]),
@@ -602,11 +595,7 @@ fn npx_runs_lint_project_from_the_packed_tarballs() {
 /// (each a link) and, when `with_tsx`, a real tsx installed apart.
 fn variant_with_own_modules(with_tsx: bool, edit: impl FnOnce(&Path)) -> tempfile::TempDir {
     let installed = fixture_1_67();
-    let dir = tempfile::tempdir().unwrap();
-    copy_tree(
-        &root().join("harness/tests/fixtures/lint-project"),
-        dir.path(),
-    );
+    let dir = fixture_copy();
     let modules = dir.path().join("node_modules");
     std::fs::create_dir(&modules).unwrap();
     for entry in std::fs::read_dir(installed.path().join("node_modules")).unwrap() {
@@ -720,21 +709,12 @@ fn a_relative_project_path_and_entry_are_taken_from_where_the_user_is() {
 /// naming a registered key that is rewritten is an error at its line.
 #[test]
 fn memory_tools_and_default_active_tools_are_judged() {
-    let dir = tempfile::tempdir().unwrap();
-    copy_tree(
-        &root().join("harness/tests/fixtures/lint-project"),
+    let dir = fixture_copy();
+    edit_manifest(
         dir.path(),
+        "\"@mastra/core\": \"1.67.0\"",
+        "\"@mastra/core\": \"latest\", \"@mastra/memory\": \"latest\"",
     );
-    let manifest = dir.path().join("package.json");
-    let text_of = std::fs::read_to_string(&manifest).unwrap();
-    std::fs::write(
-        &manifest,
-        text_of.replace(
-            "\"@mastra/core\": \"1.67.0\"",
-            "\"@mastra/core\": \"latest\", \"@mastra/memory\": \"latest\"",
-        ),
-    )
-    .unwrap();
     let agent = dir.path().join("src/mastra/agents/research-agent.ts");
     let source = std::fs::read_to_string(&agent)
         .unwrap()
@@ -752,10 +732,7 @@ fn memory_tools_and_default_active_tools_are_judged() {
         .position(|l| l.contains("activeTools"))
         .unwrap()
         + 1;
-    npm(
-        dir.path(),
-        &["install", "--ignore-scripts", "--no-audit", "--no-fund"],
-    );
+    install_project(dir.path());
     let out = lint_project(dir.path(), &["--json"]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

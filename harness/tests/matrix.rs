@@ -330,6 +330,13 @@ fn verify_says_the_toolchoice_issue_is_present() {
     assert_eq!(r.status.code(), Some(2));
 }
 
+/// `bisect CASE --good GOOD --bad BAD MORE...`.
+fn bisect(case: &str, good: &str, bad: &str, more: &[&str]) -> Output {
+    let mut args = vec!["bisect", case, "--good", good, "--bad", bad];
+    args.extend(more);
+    run(&args)
+}
+
 fn first_changed(out: &Output) -> String {
     let text = stdout(out);
     let line = text
@@ -346,14 +353,7 @@ fn first_changed(out: &Output) -> String {
 /// toolChoice "none" stopped sending tools in 1.19.0 (narrow range).
 #[test]
 fn bisect_finds_where_toolchoice_none_changed() {
-    let r = run(&[
-        "bisect",
-        "cases/toolchoice/none.json",
-        "--good",
-        "1.18.0",
-        "--bad",
-        "1.20.0",
-    ]);
+    let r = bisect("cases/toolchoice/none.json", "1.18.0", "1.20.0", &[]);
     assert_eq!(r.status.code(), Some(0));
     assert_eq!(first_changed(&r), "1.19.0");
     assert!(
@@ -361,30 +361,19 @@ fn bisect_finds_where_toolchoice_none_changed() {
         "{}",
         stdout(&r)
     );
-    let r = run(&[
-        "bisect",
-        "cases/toolchoice/none.json",
-        "--good",
-        "1.19.0",
-        "--bad",
-        "1.20.0",
-    ]);
+    let r = bisect("cases/toolchoice/none.json", "1.19.0", "1.20.0", &[]);
     assert_eq!(r.status.code(), Some(1), "no change in range");
 }
 
 /// The default temperature left the body in 1.29.1 (narrow range).
 #[test]
 fn bisect_on_body_finds_where_the_temperature_left() {
-    let r = run(&[
-        "bisect",
+    let r = bisect(
         "cases/report/search-web-is-sent-as-search_web.json",
-        "--good",
         "1.28.0",
-        "--bad",
         "1.30.0",
-        "--on",
-        "body",
-    ]);
+        &["--on", "body"],
+    );
     assert_eq!(r.status.code(), Some(0));
     assert_eq!(first_changed(&r), "1.29.1");
     assert!(
@@ -394,66 +383,38 @@ fn bisect_on_body_finds_where_the_temperature_left() {
     );
 }
 
-/// The acceptance runs of issue 5, over the full range (installs up to a
+/// The matrix's acceptance runs, over the full range (installs up to a
 /// dozen versions on a fresh machine: a few minutes, well inside CI's time).
 #[test]
 fn acceptance_bisects_from_1_0_4_to_1_67_0() {
-    let r = run(&[
-        "bisect",
-        "cases/toolchoice/none.json",
-        "--good",
-        "1.0.4",
-        "--bad",
-        "1.67.0",
-    ]);
+    let r = bisect("cases/toolchoice/none.json", "1.0.4", "1.67.0", &[]);
     assert_eq!(first_changed(&r), "1.19.0");
-    let r = run(&[
-        "bisect",
+    let r = bisect(
         "cases/report/search-web-is-sent-as-search_web.json",
-        "--good",
         "1.0.4",
-        "--bad",
         "1.67.0",
-        "--on",
-        "body",
-    ]);
+        &["--on", "body"],
+    );
     assert_eq!(first_changed(&r), "1.29.1");
 }
 
 #[test]
 fn bad_bisect_input_is_exit_2() {
-    for args in [
-        [
-            "bisect",
-            "cases/toolchoice/none.json",
-            "--good",
-            "1.20.0",
-            "--bad",
-            "1.19.0",
-        ],
-        [
-            "bisect",
-            "cases/toolchoice/none.json",
-            "--good",
-            "1.x",
-            "--bad",
-            "1.19.0",
-        ],
-        [
-            "bisect",
-            "cases/no-such-case.json",
-            "--good",
-            "1.18.0",
-            "--bad",
-            "1.19.0",
-        ],
+    for (case, good, bad) in [
+        ("cases/toolchoice/none.json", "1.20.0", "1.19.0"),
+        ("cases/toolchoice/none.json", "1.x", "1.19.0"),
+        ("cases/no-such-case.json", "1.18.0", "1.19.0"),
     ] {
-        assert_eq!(run(&args).status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            bisect(case, good, bad, &[]).status.code(),
+            Some(2),
+            "{case} --good {good} --bad {bad}"
+        );
     }
 }
 
 /// `COMMAND | head -1`: the reader goes away after one line, and the
-/// harness ends without a panic (issue 10). Each command's output is much
+/// harness ends without a panic. Each command's output is much
 /// longer than one line, so later writes meet a closed pipe.
 #[test]
 fn commands_survive_a_reader_that_leaves() {

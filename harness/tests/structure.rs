@@ -1,8 +1,16 @@
-//! The tree draws the pipeline, and two rules keep it honest (issue 10):
-//! no module imports another in a cycle, and the pure stages (the model and
-//! the judges, and the data types they read) import nothing that starts a
+//! The tree draws the pipeline, and two rules keep it honest: no module
+//! imports another in a cycle, and the pure stages (the model and the
+//! judges, and the data types they read) import nothing that starts a
 //! process, listens or installs. Checked on the source itself, so a change
 //! that breaks a rule fails `make test` with the import that broke it.
+//!
+//! Every file of the library is read whole, as Rust tokens (comments and
+//! string literals are not code): the items under `#[cfg(test)]` are cut
+//! out, each with exactly the item the attribute applies to (a `mod tests
+//! { ... }` block, a `mod NAME;` whose file is then test code too, a single
+//! `fn` or `use`), and every path that starts with `crate::`, `super::` or
+//! `self::` in the rest is resolved to the module it names, use-tree groups
+//! (`use crate::{a, b::c}`) included.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -35,9 +43,312 @@ fn harness() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("harness")
 }
 
-/// Every module of the library (`a::b`) and its source, test modules cut off.
-fn modules() -> BTreeMap<String, String> {
-    fn walk(dir: &Path, root: &Path, out: &mut BTreeMap<String, String>) {
+// ---------------------------------------------------------------------------
+// Reading Rust: tokens, without comments, with each literal as one token
+
+#[derive(Debug, Clone, PartialEq)]
+enum TokenKind {
+    Ident,
+    /// `::` or a single punctuation character.
+    Punct,
+    /// A string, character or number literal (its text is not kept).
+    Literal,
+    Lifetime,
+}
+
+#[derive(Debug, Clone)]
+struct Token {
+    kind: TokenKind,
+    text: String,
+    line: usize,
+}
+
+impl Token {
+    fn is(&self, text: &str) -> bool {
+        self.kind != TokenKind::Literal && self.text == text
+    }
+}
+
+fn lex(src: &str) -> Vec<Token> {
+    let chars: Vec<char> = src.chars().collect();
+    let at = |j: usize| chars.get(j).copied().unwrap_or('\0');
+    let ident_start = |c: char| c.is_alphabetic() || c == '_';
+    let ident_char = |c: char| c.is_alphanumeric() || c == '_';
+    let mut out = Vec::new();
+    let (mut i, mut line) = (0, 1);
+    // Skip from `j` to past the quote closing a literal opened before `j`,
+    // counting lines; `escapes`: a backslash escapes the next character.
+    let close = |mut j: usize, quote: char, escapes: bool, line: &mut usize| {
+        while j < chars.len() {
+            match chars[j] {
+                '\\' if escapes => j += 1,
+                '\n' => *line += 1,
+                c if c == quote => return j + 1,
+                _ => {}
+            }
+            j += 1;
+        }
+        j
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        let first_line = line;
+        let mut push = |kind: TokenKind, text: String| {
+            out.push(Token {
+                kind,
+                text,
+                line: first_line,
+            })
+        };
+        if c == '\n' {
+            line += 1;
+            i += 1;
+        } else if c.is_whitespace() {
+            i += 1;
+        } else if c == '/' && at(i + 1) == '/' {
+            while i < chars.len() && chars[i] != '\n' {
+                i += 1;
+            }
+        } else if c == '/' && at(i + 1) == '*' {
+            let mut depth = 0;
+            while i < chars.len() {
+                if chars[i] == '/' && at(i + 1) == '*' {
+                    depth += 1;
+                    i += 2;
+                } else if chars[i] == '*' && at(i + 1) == '/' {
+                    depth -= 1;
+                    i += 2;
+                    if depth == 0 {
+                        break;
+                    }
+                } else {
+                    if chars[i] == '\n' {
+                        line += 1;
+                    }
+                    i += 1;
+                }
+            }
+        } else if let Some(hashes_at) = match (c, at(i + 1), at(i + 2)) {
+            ('r', '"' | '#', _) => Some(i + 1),
+            ('b' | 'c', 'r', '"' | '#') => Some(i + 2),
+            _ => None,
+        }
+        .filter(|&j| {
+            let quote = (j..).find(|&k| at(k) != '#').unwrap_or(j);
+            at(quote) == '"'
+        }) {
+            // A raw string: r"..", r#".."#, br"..", cr"..".
+            let mut j = hashes_at;
+            let mut hashes = 0;
+            while at(j) == '#' {
+                hashes += 1;
+                j += 1;
+            }
+            j += 1;
+            while j < chars.len() {
+                if chars[j] == '"' && (1..=hashes).all(|k| at(j + k) == '#') {
+                    j += 1 + hashes;
+                    break;
+                }
+                if chars[j] == '\n' {
+                    line += 1;
+                }
+                j += 1;
+            }
+            push(TokenKind::Literal, String::new());
+            i = j;
+        } else if matches!(c, 'b' | 'c') && at(i + 1) == '"' {
+            i = close(i + 2, '"', true, &mut line);
+            push(TokenKind::Literal, String::new());
+        } else if c == '"' {
+            i = close(i + 1, '"', true, &mut line);
+            push(TokenKind::Literal, String::new());
+        } else if c == 'b' && at(i + 1) == '\'' {
+            i = close(i + 2, '\'', true, &mut line);
+            push(TokenKind::Literal, String::new());
+        } else if c == '\'' {
+            if at(i + 1) == '\\' {
+                i = close(i + 3, '\'', false, &mut line);
+                push(TokenKind::Literal, String::new());
+            } else if at(i + 2) == '\'' {
+                i += 3;
+                push(TokenKind::Literal, String::new());
+            } else {
+                let mut j = i + 1;
+                while ident_char(at(j)) {
+                    j += 1;
+                }
+                push(TokenKind::Lifetime, chars[i..j].iter().collect());
+                i = j;
+            }
+        } else if c.is_ascii_digit() {
+            let mut j = i;
+            while ident_char(at(j)) || (at(j) == '.' && at(j + 1).is_ascii_digit()) {
+                j += 1;
+            }
+            push(TokenKind::Literal, String::new());
+            i = j;
+        } else if ident_start(c) || (c == 'r' && at(i + 1) == '#' && ident_start(at(i + 2))) {
+            let from = if c == 'r' && at(i + 1) == '#' {
+                i + 2
+            } else {
+                i
+            };
+            let mut j = from;
+            while ident_char(at(j)) {
+                j += 1;
+            }
+            push(TokenKind::Ident, chars[from..j].iter().collect());
+            i = j;
+        } else if c == ':' && at(i + 1) == ':' {
+            push(TokenKind::Punct, "::".into());
+            i += 2;
+        } else {
+            push(TokenKind::Punct, c.to_string());
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Whether `tokens[i..]` starts with the tokens of `text` (`#[cfg(test)]`).
+fn starts_with(tokens: &[Token], i: usize, text: &[&str]) -> bool {
+    text.iter()
+        .enumerate()
+        .all(|(k, t)| tokens.get(i + k).is_some_and(|tok| tok.is(t)))
+}
+
+const CFG_TEST: &[&str] = &["#", "[", "cfg", "(", "test", ")", "]"];
+const CFG_TEST_INNER: &[&str] = &["#", "!", "[", "cfg", "(", "test", ")", "]"];
+
+/// The index past the bracket group opening at `i`.
+fn past_group(tokens: &[Token], i: usize) -> usize {
+    let mut depth = 0;
+    for (k, t) in tokens.iter().enumerate().skip(i) {
+        match t.text.as_str() {
+            _ if t.kind != TokenKind::Punct => {}
+            "(" | "[" | "{" => depth += 1,
+            ")" | "]" | "}" => {
+                depth -= 1;
+                if depth == 0 {
+                    return k + 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    tokens.len()
+}
+
+/// Past the visibility of an item starting at `i` (`pub`, `pub(crate)`).
+fn past_visibility(tokens: &[Token], i: usize) -> usize {
+    if !tokens.get(i).is_some_and(|t| t.is("pub")) {
+        return i;
+    }
+    if tokens.get(i + 1).is_some_and(|t| t.is("(")) {
+        past_group(tokens, i + 1)
+    } else {
+        i + 1
+    }
+}
+
+/// The index past the item (or statement, or field) that starts at `i`:
+/// a `;` or, for an item with a body, the `}` closing it; for anything that
+/// is not an item (a field, an expression), also a `,`; and never past the
+/// bracket that closes the block around it.
+fn item_end(tokens: &[Token], i: usize) -> usize {
+    let head = past_visibility(tokens, i);
+    let words: Vec<&str> = tokens[head..]
+        .iter()
+        .take(3)
+        .take_while(|t| t.kind == TokenKind::Ident)
+        .map(|t| t.text.as_str())
+        .collect();
+    let with_body = ["fn", "mod", "impl", "trait", "struct", "enum", "union"];
+    let (ends_at_semicolon_only, is_item) = if words.iter().any(|w| with_body.contains(w)) {
+        (false, true)
+    } else {
+        match words.first() {
+            Some(&"extern") => (tokens.get(head + 1).is_some_and(|t| t.is("crate")), true),
+            Some(&("use" | "const" | "static" | "type" | "let")) => (true, true),
+            Some(&"macro_rules") => (false, true),
+            _ => (false, false),
+        }
+    };
+    let mut depth = 0usize;
+    for (k, t) in tokens.iter().enumerate().skip(i) {
+        if t.kind != TokenKind::Punct {
+            continue;
+        }
+        match t.text.as_str() {
+            "(" | "[" | "{" => depth += 1,
+            ")" | "]" | "}" => {
+                if depth == 0 {
+                    return k;
+                }
+                depth -= 1;
+                if depth == 0 && t.text == "}" && !ends_at_semicolon_only {
+                    return k + 1;
+                }
+            }
+            ";" if depth == 0 => return k + 1,
+            "," if depth == 0 && !is_item => return k + 1,
+            _ => {}
+        }
+    }
+    tokens.len()
+}
+
+/// `mod NAME;` (with any visibility): NAME.
+fn declared_module(item: &[Token]) -> Option<String> {
+    let head = past_visibility(item, 0);
+    match &item[head..] {
+        [m, name, semi] if m.is("mod") && name.kind == TokenKind::Ident && semi.is(";") => {
+            Some(name.text.clone())
+        }
+        _ => None,
+    }
+}
+
+/// The tokens of a file without its `#[cfg(test)]` items, and the names of
+/// the modules it declares `#[cfg(test)] mod NAME;` (test code, file and
+/// all). A file with `#![cfg(test)]` is test code as a whole.
+fn without_test_items(tokens: &[Token]) -> (Vec<Token>, Vec<String>) {
+    let mut code = Vec::new();
+    let mut test_modules = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        if starts_with(tokens, i, CFG_TEST_INNER) {
+            return (Vec::new(), Vec::new());
+        }
+        if !starts_with(tokens, i, CFG_TEST) {
+            code.push(tokens[i].clone());
+            i += 1;
+            continue;
+        }
+        let mut item = i + CFG_TEST.len();
+        while starts_with(tokens, item, &["#", "["]) {
+            item = past_group(tokens, item + 1);
+        }
+        let end = item_end(tokens, item);
+        test_modules.extend(declared_module(&tokens[item..end]));
+        i = end;
+    }
+    (code, test_modules)
+}
+
+// ---------------------------------------------------------------------------
+// The modules and what each imports
+
+/// One module's code with its test items cut out, and its file.
+struct Module {
+    file: String,
+    code: Vec<Token>,
+}
+
+/// Every module of the library (`a::b`) as `(file, text)`, read from the tree.
+fn sources() -> BTreeMap<String, (String, String)> {
+    fn walk(dir: &Path, root: &Path, out: &mut BTreeMap<String, (String, String)>) {
         let mut entries: Vec<_> = std::fs::read_dir(dir).unwrap().flatten().collect();
         entries.sort_by_key(|e| e.path());
         for e in entries {
@@ -61,8 +372,8 @@ fn modules() -> BTreeMap<String, String> {
                     continue;
                 }
                 let text = std::fs::read_to_string(&p).unwrap();
-                let body = text.split("#[cfg(test)]").next().unwrap_or("").to_string();
-                out.insert(parts.join("::"), body);
+                let file = Path::new("harness").join(rel).display().to_string();
+                out.insert(parts.join("::"), (file, text));
             }
         }
     }
@@ -72,89 +383,239 @@ fn modules() -> BTreeMap<String, String> {
     out
 }
 
-/// The modules each module names through `crate::` (the longest known
-/// prefix of each path).
-fn imports(mods: &BTreeMap<String, String>) -> BTreeMap<String, BTreeSet<String>> {
-    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for (m, text) in mods {
-        let mut rest = text.as_str();
-        while let Some(at) = rest.find("crate::") {
-            rest = &rest[at + "crate::".len()..];
-            let path: String = rest
-                .chars()
-                .take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == ':')
-                .collect();
-            let parts: Vec<&str> = path.split("::").filter(|p| !p.is_empty()).collect();
-            let target = (1..=parts.len())
-                .rev()
-                .map(|i| parts[..i].join("::"))
-                .find(|c| mods.contains_key(c));
-            if let Some(t) = target {
-                if &t != m && !t.starts_with(&format!("{m}::")) && !m.starts_with(&format!("{t}::"))
-                {
-                    edges.entry(m.clone()).or_default().insert(t);
-                }
-            }
-        }
-    }
-    edges
-}
-
 fn under(module: &str, prefix: &str) -> bool {
     module == prefix || module.starts_with(&format!("{prefix}::"))
 }
 
-#[test]
-fn no_module_imports_another_in_a_cycle() {
-    let edges = imports(&modules());
-    // Depth-first search for a back edge; report the cycle it closes.
-    fn visit(
-        m: &str,
-        edges: &BTreeMap<String, BTreeSet<String>>,
-        path: &mut Vec<String>,
-        done: &mut BTreeSet<String>,
-    ) -> Option<Vec<String>> {
-        if let Some(i) = path.iter().position(|p| p == m) {
-            let mut cycle = path[i..].to_vec();
-            cycle.push(m.to_string());
-            return Some(cycle);
+/// The modules' code, test items cut out; the modules a `#[cfg(test)] mod`
+/// declares are left out whole.
+fn modules(sources: &BTreeMap<String, (String, String)>) -> BTreeMap<String, Module> {
+    let mut out = BTreeMap::new();
+    let mut test_only = Vec::new();
+    for (name, (file, text)) in sources {
+        let (code, test_modules) = without_test_items(&lex(text));
+        test_only.extend(test_modules.into_iter().map(|m| format!("{name}::{m}")));
+        let file = file.clone();
+        out.insert(name.clone(), Module { file, code });
+    }
+    out.retain(|name, _| !test_only.iter().any(|t| under(name, t)));
+    out
+}
+
+/// One path in a module's code that names another module.
+#[derive(Debug, Clone)]
+struct Import {
+    from: String,
+    to: String,
+    file: String,
+    line: usize,
+    /// The path as written (`crate::cli`, `super::{a, b}`).
+    written: String,
+}
+
+impl std::fmt::Display for Import {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} imports {} ({}:{}: {})",
+            self.from, self.to, self.file, self.line, self.written
+        )
+    }
+}
+
+/// Read the use tree at `j` below `prefix` (segments of the crate): each
+/// path it names goes to `out`. Returns the index past it.
+fn use_tree(
+    code: &[Token],
+    mut j: usize,
+    mut prefix: Vec<String>,
+    out: &mut Vec<Vec<String>>,
+) -> usize {
+    loop {
+        let Some(t) = code.get(j) else {
+            out.push(prefix);
+            return j;
+        };
+        if t.is("{") {
+            j += 1;
+            while j < code.len() && !code[j].is("}") {
+                j = use_tree(code, j, prefix.clone(), out);
+                if code.get(j).is_some_and(|t| t.is(",")) {
+                    j += 1;
+                } else {
+                    break;
+                }
+            }
+            return j + 1;
+        }
+        if t.kind != TokenKind::Ident {
+            out.push(prefix);
+            return j + usize::from(t.is("*"));
+        }
+        match t.text.as_str() {
+            "self" => {}
+            "super" => {
+                prefix.pop();
+            }
+            segment => prefix.push(segment.to_string()),
+        }
+        j += 1;
+        if !code.get(j).is_some_and(|t| t.is("::")) {
+            out.push(prefix);
+            return j;
+        }
+        j += 1;
+    }
+}
+
+/// Every path in `module`'s code that names another module of `mods`
+/// (the longest known prefix of the path it resolves to).
+fn imports_of(name: &str, module: &Module, mods: &BTreeMap<String, Module>) -> Vec<Import> {
+    let code = &module.code;
+    let own: Vec<String> = name.split("::").map(str::to_string).collect();
+    let mut found = Vec::new();
+    for i in 0..code.len() {
+        let head = &code[i];
+        let starts_path = head.kind == TokenKind::Ident
+            && code.get(i + 1).is_some_and(|t| t.is("::"))
+            && !(i > 0 && code[i - 1].is("::"));
+        if !starts_path {
+            continue;
+        }
+        let base = match head.text.as_str() {
+            "crate" => Vec::new(),
+            "self" => own.clone(),
+            "super" => own[..own.len().saturating_sub(1)].to_vec(),
+            _ => continue,
+        };
+        let mut paths = Vec::new();
+        let end = use_tree(code, i + 2, base, &mut paths);
+        let written: String = code[i..end.min(code.len())]
+            .iter()
+            .map(|t| match t.text.as_str() {
+                "," => ", ",
+                text => text,
+            })
+            .collect();
+        for path in paths {
+            let target = (1..=path.len())
+                .rev()
+                .map(|k| path[..k].join("::"))
+                .find(|c| mods.contains_key(c));
+            if let Some(to) = target {
+                if !under(&to, name) && !under(name, &to) {
+                    found.push(Import {
+                        from: name.to_string(),
+                        to,
+                        file: module.file.clone(),
+                        line: head.line,
+                        written: written.clone(),
+                    });
+                }
+            }
+        }
+    }
+    found
+}
+
+fn imports(mods: &BTreeMap<String, Module>) -> Vec<Import> {
+    mods.iter()
+        .flat_map(|(name, m)| imports_of(name, m, mods))
+        .collect()
+}
+
+// ---------------------------------------------------------------------------
+// The rules, each giving what breaks it
+
+/// A chain of imports that comes back to where it started, if any.
+fn a_cycle(imports: &[Import]) -> Option<Vec<Import>> {
+    let mut edges: BTreeMap<&str, BTreeMap<&str, &Import>> = BTreeMap::new();
+    for i in imports {
+        edges
+            .entry(i.from.as_str())
+            .or_default()
+            .entry(i.to.as_str())
+            .or_insert(i);
+    }
+    // Depth-first search for a back edge; the cycle it closes.
+    fn visit<'a>(
+        m: &'a str,
+        edges: &BTreeMap<&'a str, BTreeMap<&'a str, &'a Import>>,
+        path: &mut Vec<&'a Import>,
+        done: &mut BTreeSet<&'a str>,
+    ) -> Option<Vec<Import>> {
+        if let Some(i) = path.iter().position(|p| p.from == m) {
+            return Some(path[i..].iter().map(|&p| p.clone()).collect());
         }
         if done.contains(m) {
             return None;
         }
-        path.push(m.to_string());
-        for next in edges.get(m).into_iter().flatten() {
+        for (&next, &import) in edges.get(m).into_iter().flatten() {
+            path.push(import);
             if let Some(c) = visit(next, edges, path, done) {
                 return Some(c);
             }
+            path.pop();
         }
-        path.pop();
-        done.insert(m.to_string());
+        done.insert(m);
         None
     }
     let mut done = BTreeSet::new();
-    for m in edges.keys() {
-        if let Some(cycle) = visit(m, &edges, &mut Vec::new(), &mut done) {
-            panic!("an import cycle: {}", cycle.join(" -> "));
+    edges
+        .keys()
+        .find_map(|&m| visit(m, &edges, &mut Vec::new(), &mut done))
+}
+
+/// Imports of I/O modules by pure ones.
+fn io_in_pure_modules(imports: &[Import]) -> Vec<String> {
+    imports
+        .iter()
+        .filter(|i| PURE.iter().any(|p| under(&i.from, p)))
+        .filter(|i| IMPURE.iter().any(|p| under(&i.to, p)))
+        .map(Import::to_string)
+        .collect()
+}
+
+/// Imports of the command layer from outside it.
+fn command_layer_imports(imports: &[Import]) -> Vec<String> {
+    imports
+        .iter()
+        .filter(|i| !under(&i.from, "cli") && under(&i.to, "cli"))
+        .map(Import::to_string)
+        .collect()
+}
+
+/// `println!` and `print!` outside the command layer.
+fn printing_outside_cli(mods: &BTreeMap<String, Module>) -> Vec<String> {
+    let mut found = Vec::new();
+    for (name, m) in mods.iter().filter(|(name, _)| !under(name, "cli")) {
+        for w in m.code.windows(2) {
+            if (w[0].is("println") || w[0].is("print")) && w[1].is("!") {
+                found.push(format!("{name} ({}:{}: {}!)", m.file, w[0].line, w[0].text));
+            }
         }
     }
-    assert!(edges.len() > 20, "the check saw too few modules: {edges:?}");
+    found
+}
+
+#[test]
+fn no_module_imports_another_in_a_cycle() {
+    let mods = modules(&sources());
+    let imports = imports(&mods);
+    if let Some(cycle) = a_cycle(&imports) {
+        let shown: Vec<String> = cycle.iter().map(Import::to_string).collect();
+        panic!("an import cycle:\n{}", shown.join("\n"));
+    }
+    let importing: BTreeSet<&str> = imports.iter().map(|i| i.from.as_str()).collect();
+    assert!(
+        importing.len() > 20,
+        "the check saw too few modules: {importing:?}"
+    );
 }
 
 #[test]
 fn the_model_and_the_judges_import_nothing_that_does_io() {
-    let edges = imports(&modules());
-    let mut bad = Vec::new();
-    for (m, targets) in &edges {
-        if !PURE.iter().any(|p| under(m, p)) {
-            continue;
-        }
-        for t in targets {
-            if IMPURE.iter().any(|i| under(t, i)) {
-                bad.push(format!("{m} imports {t}"));
-            }
-        }
-    }
+    let bad = io_in_pure_modules(&imports(&modules(&sources())));
     assert!(
         bad.is_empty(),
         "pure modules importing I/O:\n{}",
@@ -164,31 +625,103 @@ fn the_model_and_the_judges_import_nothing_that_does_io() {
 
 #[test]
 fn nothing_imports_the_command_layer() {
-    let edges = imports(&modules());
-    let bad: Vec<String> = edges
-        .iter()
-        .filter(|(m, _)| !under(m, "cli"))
-        .flat_map(|(m, ts)| {
-            ts.iter()
-                .filter(|t| under(t, "cli"))
-                .map(move |t| format!("{m} imports {t}"))
-        })
-        .collect();
+    let bad = command_layer_imports(&imports(&modules(&sources())));
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
 #[test]
 fn printing_happens_only_in_the_command_layer() {
-    let mods = modules();
-    let bad: Vec<&String> = mods
-        .iter()
-        .filter(|(m, text)| {
-            !under(m, "cli") && (text.contains("println!(") || text.contains(" print!("))
-        })
-        .map(|(m, _)| m)
-        .collect();
+    let bad = printing_outside_cli(&modules(&sources()));
     assert!(
         bad.is_empty(),
-        "stdout is written outside cli/ (unsafe under `| head`): {bad:?}"
+        "stdout is written outside cli/ (unsafe under `| head`):\n{}",
+        bad.join("\n")
+    );
+}
+
+// ---------------------------------------------------------------------------
+// The check itself, on copies of the tree with something planted
+
+/// The tree's sources with `planted` put after the first line of `module`
+/// that is `after`, or at its end.
+fn planted(module: &str, after: Option<&str>, planted: &str) -> BTreeMap<String, (String, String)> {
+    let mut sources = sources();
+    let (_, text) = sources.get_mut(module).expect("the module is in the tree");
+    let mut lines: Vec<&str> = text.lines().collect();
+    let at = match after {
+        Some(after) => lines
+            .iter()
+            .position(|l| l.trim() == after)
+            .unwrap_or_else(|| panic!("{module} has no line {after:?}")),
+        None => lines.len() - 1,
+    };
+    lines.insert(at + 1, planted);
+    *text = lines.join("\n");
+    sources
+}
+
+#[test]
+fn an_import_of_the_command_layer_after_a_test_module_is_found() {
+    let sources = planted("loops::fuzz", Some("mod mutant;"), "use crate::cli;");
+    let bad = command_layer_imports(&imports(&modules(&sources)));
+    println!("{}", bad.join("\n"));
+    assert_eq!(
+        bad.len(),
+        1,
+        "the planted import, and only it, is reported: {bad:?}"
+    );
+    assert!(
+        bad[0].starts_with("loops::fuzz imports cli (harness/loops/fuzz/mod.rs:")
+            && bad[0].ends_with(": crate::cli)"),
+        "{}",
+        bad[0]
+    );
+}
+
+#[test]
+fn super_self_and_grouped_imports_are_resolved() {
+    for (plant, written) in [
+        ("use super::super::cli::Exit;", "super::super::cli::Exit"),
+        ("use self::super::super::cli;", "self::super::super::cli"),
+        ("use crate::{js, cli::Exit};", "crate::{js, cli::Exit}"),
+        ("fn f() { crate::cli::run(); }", "crate::cli::run"),
+    ] {
+        let sources = planted("loops::fuzz", None, plant);
+        let bad = command_layer_imports(&imports(&modules(&sources)));
+        assert!(
+            bad.len() == 1 && bad[0].ends_with(&format!(": {written})")),
+            "{plant}: {bad:?}"
+        );
+    }
+}
+
+#[test]
+fn only_the_test_items_are_cut() {
+    for plant in [
+        "#[cfg(test)]\nmod more_tests {\n    use crate::cli;\n}",
+        "#[cfg(test)]\nuse crate::cli;",
+        "#[cfg(test)]\n#[allow(dead_code)]\nfn helper() -> u8 {\n    crate::cli::answer()\n}",
+        "// use crate::cli;\nconst NOTE: &str = \"crate::cli\";",
+    ] {
+        let sources = planted("loops::fuzz", None, plant);
+        let bad = command_layer_imports(&imports(&modules(&sources)));
+        assert!(bad.is_empty(), "{plant}: {bad:?}");
+    }
+    // The item after a test item is code again.
+    let sources = planted(
+        "loops::fuzz",
+        None,
+        "#[cfg(test)]\nfn helper() {}\nuse crate::cli;",
+    );
+    assert_eq!(command_layer_imports(&imports(&modules(&sources))).len(), 1);
+}
+
+#[test]
+fn printing_is_found_past_the_first_test_item() {
+    let sources = planted("loops::fuzz", None, "fn shout() { println!(\"x\"); }");
+    let bad = printing_outside_cli(&modules(&sources));
+    assert!(
+        bad.len() == 1 && bad[0].starts_with("loops::fuzz (harness/loops/fuzz/mod.rs:"),
+        "{bad:?}"
     );
 }

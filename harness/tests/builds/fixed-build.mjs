@@ -1,4 +1,4 @@
-// Build a "fixed" @mastra/core of our own, for the builds tests (issue 12):
+// Build a "fixed" @mastra/core of our own, for the builds tests:
 // the published 1.67.0, with its dist patched so that a named toolChoice is
 // rewritten the way Agent.formatTools() rewrites tool keys, repacked.
 //

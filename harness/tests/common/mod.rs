@@ -1,7 +1,8 @@
 //! What every end-to-end test needs: the repository, the real binary run
 //! from it, and a finished command's output for assertion messages.
 
-use std::path::PathBuf;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 pub fn root() -> PathBuf {
@@ -12,6 +13,19 @@ pub fn root() -> PathBuf {
 pub fn bin() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_mastra-conform"));
     c.current_dir(root());
+    c
+}
+
+/// `run --versions VERSIONS --cases CASES`, for the test to add its flags
+/// to. (Not every test crate runs cases.)
+#[allow(dead_code)]
+pub fn run_on(versions: impl AsRef<OsStr>, cases: &Path) -> Command {
+    let mut c = bin();
+    c.arg("run")
+        .arg("--versions")
+        .arg(versions)
+        .arg("--cases")
+        .arg(cases);
     c
 }
 

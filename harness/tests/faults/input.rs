@@ -345,9 +345,7 @@ fn corpus_still_runs(t: &mut Tally) -> Check {
     t.bad_input();
     t.inject(1);
     let report = dir.path().join("report.json");
-    let out = bin()
-        .args(["run", "--versions", "1.67.0", "--cases"])
-        .arg(&cases)
+    let out = run_on("1.67.0", &cases)
         .arg("--json")
         .arg(&report)
         .output()
@@ -512,8 +510,8 @@ fn bad_flags(t: &mut Tally) -> Check {
     Ok(())
 }
 
-/// Values a flag accepts, at its edge: the largest case timeout (it used to
-/// overflow the clock and panic) and the most cases in flight.
+/// Values a flag accepts, at its edge: the largest case timeout (which
+/// must not overflow the clock) and the most cases in flight.
 fn flags_at_their_limits(t: &mut Tally) -> Check {
     let dir = tempfile::tempdir().unwrap();
     let env = fake_cache(dir.path(), None);
@@ -525,13 +523,7 @@ fn flags_at_their_limits(t: &mut Tally) -> Check {
     ];
     for flags in edges {
         t.bad_input();
-        let out = bin()
-            .envs(env.clone())
-            .args(["run", "--versions", "1.67.0", "--cases"])
-            .arg(&cases)
-            .args(*flags)
-            .output()
-            .unwrap();
+        let out = run_fake_cases(&env, &cases).args(*flags).output().unwrap();
         no_panic(&out)?;
         check!(
             out.status.code() == Some(0),

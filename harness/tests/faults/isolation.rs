@@ -109,12 +109,8 @@ fn no_credentials(t: &mut Tally) -> Check {
         "NODE_EXTRA_CA_CERTS",
         "OPENAI_BASE_URL",
     ];
-    let mut cmd = bin();
-    cmd.envs(env)
-        .args(["run", "--versions", "1.67.0", "--cases"])
-        .arg(&cases)
-        .arg("--json")
-        .arg(&report);
+    let mut cmd = run_fake_cases(&env, &cases);
+    cmd.arg("--json").arg(&report);
     for name in secrets {
         t.inject(1);
         cmd.env(name, "leaked");
@@ -145,12 +141,7 @@ fn request_lost(t: &mut Tally) -> Check {
     let elsewhere = format!("elsewhere {}", free_port());
     let cases = vec![case("lose"), case("ok"), case(&elsewhere)];
     t.inject(2);
-    let run = run_pool(
-        &fake_probe(),
-        &install,
-        &cases,
-        &pool(3, Duration::from_secs(10)),
-    );
+    let run = run_fake(&install, &cases, 3, Duration::from_secs(10));
     run.stats()?;
     check!(
         matches!(run.of(0)?, Observation::Fault(m) if m.contains("made 2 request(s)") && m.contains("listener received 1")),

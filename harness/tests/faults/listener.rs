@@ -108,6 +108,16 @@ impl Bench {
         Ok(())
     }
 
+    /// Case `id` captured one request, with a problem `expected` accepts.
+    fn captured_once(&self, id: u64, what: &str, expected: fn(&BodyProblem) -> bool) -> Check {
+        let got = self.listener.take(id);
+        check!(
+            got.len() == 1 && got[0].problem.as_ref().is_some_and(expected),
+            "{what} was captured as {got:?}"
+        );
+        Ok(())
+    }
+
     /// The good case's captures are all there, byte-exact: how many are not.
     fn good_lost(&self) -> usize {
         let captured = self.listener.take(self.good);
@@ -202,11 +212,9 @@ fn malformed_http(t: &mut Tally) -> Check {
     );
     exchange(bench.addr(), chunked.as_bytes(), Duration::from_secs(3))
         .map_err(|e| e.to_string())?;
-    let got = bench.listener.take(broken);
-    check!(
-        got.len() == 1 && matches!(got[0].problem, Some(BodyProblem::Cut(_))),
-        "the broken chunked body was captured as {got:?}"
-    );
+    bench.captured_once(broken, "the broken chunked body", |p| {
+        matches!(p, BodyProblem::Cut(_))
+    })?;
     bench.good_request()?;
     t.lose(bench.good_lost());
     Ok(())
@@ -317,16 +325,12 @@ fn slow_body(t: &mut Tally) -> Check {
         String::from_utf8_lossy(&response)
     );
     // By now (a body timeout later) the hung-up request is long recorded.
-    let cut = bench.listener.take(dropped);
-    check!(
-        cut.len() == 1 && matches!(cut[0].problem, Some(BodyProblem::Cut(_))),
-        "the hung-up body was captured as {cut:?}"
-    );
-    let got = bench.listener.take(held);
-    check!(
-        got.len() == 1 && matches!(got[0].problem, Some(BodyProblem::TooSlow(_))),
-        "the stalled body was captured as {got:?}"
-    );
+    bench.captured_once(dropped, "the hung-up body", |p| {
+        matches!(p, BodyProblem::Cut(_))
+    })?;
+    bench.captured_once(held, "the stalled body", |p| {
+        matches!(p, BodyProblem::TooSlow(_))
+    })?;
     bench.good_request()?;
     t.lose(bench.good_lost());
     Ok(())
@@ -469,12 +473,7 @@ fn odd_bodies_from_a_probe(t: &mut Tally) -> Check {
         case("body lone-surrogate"),
     ];
     t.inject(3);
-    let mut run = run_pool(
-        &fake_probe(),
-        &install,
-        &cases,
-        &pool(4, Duration::from_secs(10)),
-    );
+    let mut run = run_fake(&install, &cases, 4, Duration::from_secs(10));
     run.stats()?;
     t.lose(run.lost_of(&[1, 3], 1));
     for i in [0, 2] {

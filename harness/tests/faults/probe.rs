@@ -63,12 +63,7 @@ fn killed_mid_case(t: &mut Tally) -> Check {
     let abouts = ["ok", "ok", "die", "ok", once.as_str(), "ok", "ok", "ok"];
     let cases: Vec<_> = abouts.iter().map(|a| case(a)).collect();
     t.inject(3); // `die` kills twice (run alone, then retried), `die-once` once
-    let run = run_pool(
-        &fake_probe(),
-        &install,
-        &cases,
-        &pool(8, Duration::from_secs(10)),
-    );
+    let run = run_fake(&install, &cases, 8, Duration::from_secs(10));
     let stats = run.stats()?;
     check!(
         matches!(run.of(2)?, Observation::Crash(_)),
@@ -102,7 +97,7 @@ fn hung_group_ended(t: &mut Tally) -> Check {
     let cases = vec![case("ok"), case(&hang), case("ok"), case("ok")];
     t.inject(1);
     let timeout = Duration::from_secs(2);
-    let run = run_pool(&fake_probe(), &install, &cases, &pool(4, timeout));
+    let run = run_fake(&install, &cases, 4, timeout);
     run.stats()?;
     check!(
         matches!(run.of(1)?, Observation::Timeout(_)),
@@ -110,16 +105,11 @@ fn hung_group_ended(t: &mut Tally) -> Check {
         run.of(1)?
     );
     t.lose(run.lost_of(&[0, 2, 3], 1));
-    let text = std::fs::read_to_string(&pids).map_err(|e| format!("no pid file: {e}"))?;
-    for pid in text
-        .split_whitespace()
-        .filter_map(|p| p.parse::<u32>().ok())
-    {
-        check!(
-            !alive(pid),
-            "process {pid} of the hung probe's group is alive"
-        );
-    }
+    let group = alive_in(&pids)?;
+    check!(
+        group.is_empty(),
+        "processes {group:?} of the hung probe's group are alive"
+    );
     // Timeout, then SIGTERM and the grace (which the group ignores), then
     // SIGKILL.
     let least = timeout + mastra_conform::observe::proc::GRACE;
@@ -146,12 +136,7 @@ fn blocked_event_loop(t: &mut Tally) -> Check {
         case_with("ok", &big),
     ];
     t.inject(1);
-    let run = run_pool(
-        &fake_probe(),
-        &install,
-        &cases,
-        &pool(4, Duration::from_secs(2)),
-    );
+    let run = run_fake(&install, &cases, 4, Duration::from_secs(2));
     run.stats()?;
     check!(
         matches!(run.of(0)?, Observation::Timeout(_)),
@@ -171,12 +156,7 @@ fn garbage(t: &mut Tally) -> Check {
     let install = fake_install(dir.path(), None);
     let cases = vec![case("garbage"), case("ok"), case("garbage"), case("ok")];
     t.inject(2);
-    let run = run_pool(
-        &fake_probe(),
-        &install,
-        &cases,
-        &pool(4, Duration::from_secs(10)),
-    );
+    let run = run_fake(&install, &cases, 4, Duration::from_secs(10));
     let stats = run.stats()?;
     t.lose(run.lost_of(&[0, 1, 2, 3], 1));
     check!(
@@ -271,12 +251,7 @@ fn exits_at_start(t: &mut Tally) -> Check {
     let dir = tempfile::tempdir().unwrap();
     let install = fake_install(dir.path(), Some(r#"{"startup":"exit"}"#));
     t.inject(1);
-    let run = run_pool(
-        &fake_probe(),
-        &install,
-        &[case("ok")],
-        &pool(1, Duration::from_secs(5)),
-    );
+    let run = run_fake(&install, &[case("ok")], 1, Duration::from_secs(5));
     check!(
         matches!(run.result, Err(ProbeError::LoadFailed { .. })),
         "not a LoadFailed: {:?}",
@@ -294,12 +269,7 @@ fn dies_whatever_it_runs(t: &mut Tally) -> Check {
     let install = fake_install(dir.path(), Some(r#"{"startup":"exit-after-hello"}"#));
     let cases: Vec<_> = (0..20).map(|_| case("hang")).collect();
     t.inject(1);
-    let run = run_pool(
-        &fake_probe(),
-        &install,
-        &cases,
-        &pool(4, Duration::from_secs(10)),
-    );
+    let run = run_fake(&install, &cases, 4, Duration::from_secs(10));
     check!(
         matches!(run.result, Err(ProbeError::Unstable { .. })),
         "not Unstable: {:?}",
@@ -318,12 +288,7 @@ fn garbage_before_hello(t: &mut Tally) -> Check {
     let dir = tempfile::tempdir().unwrap();
     let install = fake_install(dir.path(), Some(r#"{"startup":"garbage-first"}"#));
     t.inject(1);
-    let run = run_pool(
-        &fake_probe(),
-        &install,
-        &[case("ok")],
-        &pool(1, Duration::from_secs(5)),
-    );
+    let run = run_fake(&install, &[case("ok")], 1, Duration::from_secs(5));
     run.stats()?;
     t.lose(run.lost_of(&[0], 1));
     Ok(())

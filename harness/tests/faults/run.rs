@@ -1,5 +1,5 @@
 //! Run faults, through the binary: Ctrl-C and SIGTERM mid-run (on the real
-//! Mastra, the acceptance test of issue 6, and on a probe group that ignores
+//! Mastra, the suite's acceptance test, and on a probe group that ignores
 //! SIGTERM), an interrupt while a probe starts, a report folder that is
 //! missing, a file, or gone by the end, a full disk, an install interrupted
 //! (politely and with SIGKILL), and two runs sharing one cache.
@@ -73,12 +73,38 @@ const VERDICTS_OF_A_FINISHED_CASE: &[&str] = &[
     "diverged",
 ];
 
-fn interrupted(report: &Json) -> bool {
-    report
+/// The report at `path`, which must say the run was interrupted.
+fn interrupted_report(path: &Path) -> Result<Json, String> {
+    let report = read_json(path)?;
+    let interrupted = report
         .get("run")
         .and_then(|r| r.get("interrupted"))
-        .and_then(Json::as_bool)
-        == Some(true)
+        .and_then(Json::as_bool);
+    check!(
+        interrupted == Some(true),
+        "the report does not say it was interrupted"
+    );
+    Ok(report)
+}
+
+/// A cache of this scenario's own linking to the real 1.67.0 and 1.0.4, and
+/// the Node that runs them.
+fn real_cache(dir: &Path) -> Result<(PathBuf, PathBuf), String> {
+    let (i67, node) = real_mastra("1.67.0")?;
+    let (i104, _) = real_mastra("1.0.4")?;
+    Ok((linked_cache(dir, &[&i67, &i104]), node))
+}
+
+/// The results of an interrupted run over the real corpus on both versions:
+/// fewer than all of them.
+fn results_of_a_cut_run(report: &Json) -> Result<Vec<Json>, String> {
+    let results = results(report);
+    check!(
+        results.len() < 66 * 2,
+        "{} results: the run was not interrupted",
+        results.len()
+    );
+    Ok(results)
 }
 
 /// Results of cases that finished but carry an infrastructure verdict (a
@@ -99,12 +125,8 @@ fn damaged(results: &[Json]) -> usize {
 /// finishes, which shows when the run is under way, and afterwards which
 /// results the report must hold.
 fn ctrl_c_real(t: &mut Tally) -> Check {
-    let (i67, node) = real_mastra("1.67.0")?;
-    let (i104, _) = real_mastra("1.0.4")?;
     let dir = tempfile::tempdir().unwrap();
-    let cache = linked_cache(dir.path(), &i67);
-    std::os::unix::fs::symlink(&i104, cache.join(INSTALLS).join(i104.file_name().unwrap()))
-        .unwrap();
+    let (cache, node) = real_cache(dir.path())?;
     let report = dir.path().join("report.json");
     let bodies = dir.path().join("bodies");
     let mut child = Spawned::start(
@@ -130,23 +152,10 @@ fn ctrl_c_real(t: &mut Tally) -> Check {
         "no case finished"
     );
     t.inject(1);
-    child.signal(libc::SIGINT);
-    let (code, stdout, stderr) = child.finish(Duration::from_secs(20))?;
-    check!(code == Some(3), "exit {code:?}:\n{stdout}{stderr}");
+    let (stdout, _) = child.interrupt(libc::SIGINT, Duration::from_secs(20))?;
     // Probes name their install, which is under this scenario's cache.
-    let left = processes_mentioning(&cache.display().to_string());
-    check!(left.is_empty(), "left running: {left:?}");
-    let report = read_json(&report)?;
-    check!(
-        interrupted(&report),
-        "the report does not say it was interrupted"
-    );
-    let results = results(&report);
-    check!(
-        results.len() < 66 * 2,
-        "{} results: the run was not interrupted",
-        results.len()
-    );
+    no_probe_left(&cache.display().to_string())?;
+    let results = results_of_a_cut_run(&interrupted_report(&report)?)?;
     let reported: std::collections::BTreeSet<String> = results
         .iter()
         .map(|r| {
@@ -178,17 +187,13 @@ fn ctrl_c_real(t: &mut Tally) -> Check {
     Ok(())
 }
 
-/// The acceptance test of issue 6 as written: `kill -INT` to a `matrix` on
+/// The acceptance test as written: `kill -INT` to a `matrix` on
 /// two real versions. Its `results.jsonl` grows as cases finish (which shows
 /// when it is under way); afterwards `report.json` is readable, says it was
 /// interrupted, and holds every result the JSONL has; no node is left.
 fn kill_int_matrix(t: &mut Tally) -> Check {
-    let (i67, node) = real_mastra("1.67.0")?;
-    let (i104, _) = real_mastra("1.0.4")?;
     let dir = tempfile::tempdir().unwrap();
-    let cache = linked_cache(dir.path(), &i67);
-    std::os::unix::fs::symlink(&i104, cache.join(INSTALLS).join(i104.file_name().unwrap()))
-        .unwrap();
+    let (cache, node) = real_cache(dir.path())?;
     let out = dir.path().join("matrix");
     let mut child = Spawned::start(
         bin()
@@ -210,22 +215,9 @@ fn kill_int_matrix(t: &mut Tally) -> Check {
         "no case finished"
     );
     t.inject(1);
-    child.signal(libc::SIGINT);
-    let (code, stdout, stderr) = child.finish(Duration::from_secs(20))?;
-    check!(code == Some(3), "exit {code:?}:\n{stdout}{stderr}");
-    let left = processes_mentioning(&cache.display().to_string());
-    check!(left.is_empty(), "left running: {left:?}");
-    let report = read_json(&out.join("report.json"))?;
-    check!(
-        interrupted(&report),
-        "the report does not say it was interrupted"
-    );
-    let results = results(&report);
-    check!(
-        results.len() < 66 * 2,
-        "{} results: not interrupted",
-        results.len()
-    );
+    child.interrupt(libc::SIGINT, Duration::from_secs(20))?;
+    no_probe_left(&cache.display().to_string())?;
+    let results = results_of_a_cut_run(&interrupted_report(&out.join("report.json"))?)?;
     let key = |r: &Json| (r.get("case").map(s), r.get("version").map(s));
     let reported: std::collections::BTreeSet<_> = results.iter().map(key).collect();
     let written: Vec<Json> = std::fs::read_to_string(&jsonl)
@@ -257,18 +249,8 @@ fn sigterm_hung_group(t: &mut Tally) -> Check {
     // how long they take on a loaded machine.
     let bodies = dir.path().join("bodies");
     let mut child = Spawned::start(
-        bin()
-            .envs(env)
-            .args([
-                "run",
-                "--versions",
-                "1.67.0",
-                "--case-timeout",
-                "60",
-                "--cases",
-            ])
-            .arg(&cases)
-            .arg("--json")
+        run_fake_cases(&env, &cases)
+            .args(["--case-timeout", "60", "--json"])
             .arg(&report)
             .arg("--bodies")
             .arg(&bodies),
@@ -288,30 +270,14 @@ fn sigterm_hung_group(t: &mut Tally) -> Check {
         "the two cases beside the hanging one never finished"
     );
     t.inject(1);
-    child.signal(libc::SIGTERM);
-    let (code, _, stderr) = child.finish(Duration::from_secs(10))?;
-    check!(code == Some(3), "exit {code:?}: {stderr}");
-    for pid in std::fs::read_to_string(&pids)
-        .unwrap_or_default()
-        .split_whitespace()
-        .filter_map(|p| p.parse::<u32>().ok())
-    {
-        check!(
-            !alive(pid),
-            "process {pid} of the hung probe's group is alive"
-        );
-    }
-    let needle = dir.path().join("cache").display().to_string();
+    child.interrupt(libc::SIGTERM, Duration::from_secs(10))?;
+    let group = alive_in(&pids).unwrap_or_default();
     check!(
-        processes_mentioning(&needle).is_empty(),
-        "a probe was left running"
+        group.is_empty(),
+        "processes {group:?} of the hung probe's group are alive"
     );
-    let report = read_json(&report)?;
-    check!(
-        interrupted(&report),
-        "the report does not say it was interrupted"
-    );
-    let results = results(&report);
+    no_probe_left(&dir.path().join("cache").display().to_string())?;
+    let results = results(&interrupted_report(&report)?);
     let finished = results
         .iter()
         .filter(|r| r.get("verdict").map(s).as_deref() == Some("as-modelled"))
@@ -330,17 +296,7 @@ fn sigkill_ends_probes(t: &mut Tally) -> Check {
     let deaf = format!("deaf {}", pid_file.display());
     let cases = case_dir(dir.path(), &[deaf.as_str()]);
     let mut child = Spawned::start(
-        bin()
-            .envs(env)
-            .args([
-                "run",
-                "--versions",
-                "1.67.0",
-                "--case-timeout",
-                "60",
-                "--cases",
-            ])
-            .arg(&cases),
+        run_fake_cases(&env, &cases).args(["--case-timeout", "60"]),
         dir.path(),
     );
     check!(
@@ -373,33 +329,15 @@ fn sigterm_during_start(t: &mut Tally) -> Check {
     let cases = case_dir(dir.path(), &["ok", "ok"]);
     let report = dir.path().join("report.json");
     let mut child = Spawned::start(
-        bin()
-            .envs(env)
-            .args(["run", "--versions", "1.67.0", "--cases"])
-            .arg(&cases)
-            .arg("--json")
-            .arg(&report),
+        run_fake_cases(&env, &cases).arg("--json").arg(&report),
         dir.path(),
     );
     let needle = dir.path().join("cache").display().to_string();
-    check!(
-        wait_for(Duration::from_secs(10), || !processes_mentioning(&needle)
-            .is_empty()),
-        "no probe started"
-    );
+    a_probe_starts(&needle)?;
     t.inject(1);
-    child.signal(libc::SIGTERM);
-    let (code, _, stderr) = child.finish(Duration::from_secs(6))?;
-    check!(code == Some(3), "exit {code:?}: {stderr}");
-    check!(
-        processes_mentioning(&needle).is_empty(),
-        "a probe was left running"
-    );
-    let report = read_json(&report)?;
-    check!(
-        interrupted(&report),
-        "the report does not say it was interrupted"
-    );
+    child.interrupt(libc::SIGTERM, Duration::from_secs(6))?;
+    no_probe_left(&needle)?;
+    let report = interrupted_report(&report)?;
     check!(
         results(&report).is_empty(),
         "cases that never ran are in the report: {:?}",
@@ -419,10 +357,7 @@ fn report_unwritable(t: &mut Tally) -> Check {
     for place in places {
         t.inject(1);
         let began = std::time::Instant::now();
-        let out = bin()
-            .envs(env.clone())
-            .args(["run", "--versions", "1.67.0", "--cases"])
-            .arg(&cases)
+        let out = run_fake_cases(&env, &cases)
             .arg("--json")
             .arg(&place)
             .output()
@@ -455,28 +390,13 @@ fn report_folder_gone(t: &mut Tally) -> Check {
     let tmp = dir.path().join("tmp");
     std::fs::create_dir_all(&tmp).unwrap();
     let mut child = Spawned::start(
-        bin()
-            .envs(env)
+        run_fake_cases(&env, &cases)
             .env("TMPDIR", &tmp)
-            .args([
-                "run",
-                "--versions",
-                "1.67.0",
-                "--case-timeout",
-                "2",
-                "--cases",
-            ])
-            .arg(&cases)
-            .arg("--json")
+            .args(["--case-timeout", "2", "--json"])
             .arg(folder.join("report.json")),
         dir.path(),
     );
-    let needle = dir.path().join("cache").display().to_string();
-    check!(
-        wait_for(Duration::from_secs(10), || !processes_mentioning(&needle)
-            .is_empty()),
-        "no probe started"
-    );
+    a_probe_starts(&dir.path().join("cache").display().to_string())?;
     t.inject(1);
     std::fs::remove_dir_all(&folder).unwrap();
     let (code, _, err) = child.finish(Duration::from_secs(20))?;
@@ -503,11 +423,8 @@ fn disk_full(t: &mut Tally) -> Check {
     let dir = tempfile::tempdir().unwrap();
     let env = fake_cache(dir.path(), None);
     let cases = case_dir(dir.path(), &["ok", "ok", "ok"]);
-    let mut cmd = bin();
-    cmd.envs(env)
-        .env("TMPDIR", dir.path())
-        .args(["run", "--versions", "1.67.0", "--cases"])
-        .arg(&cases)
+    let mut cmd = run_fake_cases(&env, &cases);
+    cmd.env("TMPDIR", dir.path())
         .arg("--json")
         .arg(dir.path().join("report.json"));
     // SAFETY: between fork and exec, only async-signal-safe calls: signal(2)
@@ -572,11 +489,8 @@ fn fake_npm_env(dir: &Path, mode: &str) -> Vec<(String, String)> {
 /// `run` on an empty cache with the fake npm, so the version is installed
 /// first.
 fn install_run(dir: &Path, mode: &str, cases: &Path, report: &str) -> Command {
-    let mut c = bin();
-    c.envs(fake_env(&dir.join("cache")))
-        .envs(fake_npm_env(dir, mode))
-        .args(["run", "--versions", "1.67.0", "--cases"])
-        .arg(cases)
+    let mut c = run_fake_cases(&fake_env(&dir.join("cache")), cases);
+    c.envs(fake_npm_env(dir, mode))
         .arg("--json")
         .arg(dir.join(report));
     c
@@ -612,23 +526,43 @@ fn npm_pid(dir: &Path) -> Option<u32> {
         .ok()
 }
 
+/// `run` on an empty cache whose (fake) npm hangs, once npm has started.
+fn start_a_hanging_install(dir: &Path, cases: &Path) -> Result<Spawned, String> {
+    let child = Spawned::start(&mut install_run(dir, "hang", cases, "report.json"), dir);
+    check!(
+        wait_for(Duration::from_secs(10), || npm_pid(dir).is_some()),
+        "npm never started"
+    );
+    Ok(child)
+}
+
+/// After an install that did not finish, the next run installs afresh (npm
+/// runs a second time), leaves only the finished install, and has its
+/// result.
+fn the_next_run_installs_afresh(t: &mut Tally, dir: &Path, cases: &Path) -> Check {
+    let out = install_run(dir, "ok", cases, "report.json")
+        .output()
+        .unwrap();
+    check!(out.status.code() == Some(0), "the next run: {}", text(&out));
+    check!(
+        npm_installs(dir).len() == 2,
+        "npm ran {:?}",
+        npm_installs(dir)
+    );
+    check!(installs_in(dir) == ["1.67.0"], "{:?}", installs_in(dir));
+    let results = results(&read_json(&dir.join("report.json"))?);
+    t.lose(1usize.saturating_sub(results.len()));
+    Ok(())
+}
+
 /// Ctrl-C while npm installs: npm is ended at once, nothing half-made is
 /// left under the install's name, and the next run installs afresh.
 fn install_interrupted(t: &mut Tally) -> Check {
     let dir = tempfile::tempdir().unwrap();
     let cases = case_dir(dir.path(), &["ok"]);
-    let mut child = Spawned::start(
-        &mut install_run(dir.path(), "hang", &cases, "report.json"),
-        dir.path(),
-    );
-    check!(
-        wait_for(Duration::from_secs(10), || npm_pid(dir.path()).is_some()),
-        "npm never started"
-    );
+    let mut child = start_a_hanging_install(dir.path(), &cases)?;
     t.inject(1);
-    child.signal(libc::SIGINT);
-    let (code, _, stderr) = child.finish(Duration::from_secs(6))?;
-    check!(code == Some(3), "exit {code:?}: {stderr}");
+    child.interrupt(libc::SIGINT, Duration::from_secs(6))?;
     let npm = npm_pid(dir.path()).unwrap_or(0);
     check!(!alive(npm), "npm ({npm}) was left running");
     check!(
@@ -640,23 +574,7 @@ fn install_interrupted(t: &mut Tally) -> Check {
         results(&read_json(&dir.path().join("report.json"))?).is_empty(),
         "an install that was interrupted is reported as failed cases"
     );
-    let out = install_run(dir.path(), "ok", &cases, "report.json")
-        .output()
-        .unwrap();
-    check!(out.status.code() == Some(0), "the next run: {}", text(&out));
-    check!(
-        npm_installs(dir.path()).len() == 2,
-        "npm ran {:?}",
-        npm_installs(dir.path())
-    );
-    check!(
-        installs_in(dir.path()) == ["1.67.0"],
-        "{:?}",
-        installs_in(dir.path())
-    );
-    let results = results(&read_json(&dir.path().join("report.json"))?);
-    t.lose(1usize.saturating_sub(results.len()));
-    Ok(())
+    the_next_run_installs_afresh(t, dir.path(), &cases)
 }
 
 /// SIGKILL while npm installs: the harness cannot clean up, so a temporary
@@ -665,14 +583,7 @@ fn install_interrupted(t: &mut Tally) -> Check {
 fn install_killed(t: &mut Tally) -> Check {
     let dir = tempfile::tempdir().unwrap();
     let cases = case_dir(dir.path(), &["ok"]);
-    let mut child = Spawned::start(
-        &mut install_run(dir.path(), "hang", &cases, "report.json"),
-        dir.path(),
-    );
-    check!(
-        wait_for(Duration::from_secs(10), || npm_pid(dir.path()).is_some()),
-        "npm never started"
-    );
+    let mut child = start_a_hanging_install(dir.path(), &cases)?;
     t.inject(1);
     child.signal(libc::SIGKILL);
     let _ = child.finish(Duration::from_secs(5));
@@ -686,23 +597,7 @@ fn install_killed(t: &mut Tally) -> Check {
         left.len() == 1 && left[0].starts_with(".tmp-1.67.0-"),
         "after the kill the cache holds {left:?}"
     );
-    let out = install_run(dir.path(), "ok", &cases, "report.json")
-        .output()
-        .unwrap();
-    check!(out.status.code() == Some(0), "the next run: {}", text(&out));
-    check!(
-        installs_in(dir.path()) == ["1.67.0"],
-        "{:?}",
-        installs_in(dir.path())
-    );
-    check!(
-        npm_installs(dir.path()).len() == 2,
-        "npm ran {:?}",
-        npm_installs(dir.path())
-    );
-    let results = results(&read_json(&dir.path().join("report.json"))?);
-    t.lose(1usize.saturating_sub(results.len()));
-    Ok(())
+    the_next_run_installs_afresh(t, dir.path(), &cases)
 }
 
 /// Two runs start at once on an empty cache and the same version: one

@@ -1,7 +1,7 @@
 //! What the scenarios share: the tally, fake probes and installs, running the
 //! pool and the binary, and looking for processes left behind.
 
-pub use crate::common::{bin, root, text};
+pub use crate::common::{bin, root, run_on, text};
 use mastra_conform::case::Case;
 use mastra_conform::js::json::Json;
 use mastra_conform::js::string::JsString;
@@ -131,6 +131,22 @@ impl PoolRun {
     }
 }
 
+/// Run `cases` on the fake probe for `install`, `concurrency` at a time,
+/// each given `case_timeout`.
+pub fn run_fake(
+    install: &Path,
+    cases: &[Case],
+    concurrency: usize,
+    case_timeout: Duration,
+) -> PoolRun {
+    run_pool(
+        &fake_probe(),
+        install,
+        cases,
+        &pool(concurrency, case_timeout),
+    )
+}
+
 /// Run `cases` on `cmd` for `install` against a fresh listener.
 pub fn run_pool(cmd: &ProbeCommand, install: &Path, cases: &[Case], cfg: &PoolConfig) -> PoolRun {
     let listener = Listener::start(1 << 20).unwrap();
@@ -191,6 +207,35 @@ pub fn processes_mentioning(needle: &str) -> Vec<(u32, String)> {
         }
     }
     found
+}
+
+/// The pids in `file` (a fake probe writes its group's there) that are
+/// still alive.
+pub fn alive_in(file: &Path) -> Result<Vec<u32>, String> {
+    let text = std::fs::read_to_string(file).map_err(|e| format!("no pid file: {e}"))?;
+    Ok(text
+        .split_whitespace()
+        .filter_map(|p| p.parse::<u32>().ok())
+        .filter(|&pid| alive(pid))
+        .collect())
+}
+
+/// A scenario's probes all name its folder `needle` (their install is in
+/// it): wait for one to start.
+pub fn a_probe_starts(needle: &str) -> Check {
+    check!(
+        wait_for(Duration::from_secs(10), || !processes_mentioning(needle)
+            .is_empty()),
+        "no probe started"
+    );
+    Ok(())
+}
+
+/// None of a scenario's probes (they name `needle`) is left running.
+pub fn no_probe_left(needle: &str) -> Check {
+    let left = processes_mentioning(needle);
+    check!(left.is_empty(), "left running: {left:?}");
+    Ok(())
 }
 
 /// Wait up to `within` for `f` to hold.
@@ -259,6 +304,17 @@ impl Spawned {
     }
 }
 
+impl Spawned {
+    /// Interrupt it with `sig`: within `within` it must exit as an
+    /// interrupted run does (3). What it printed.
+    pub fn interrupt(&mut self, sig: i32, within: Duration) -> Result<(String, String), String> {
+        self.signal(sig);
+        let (code, stdout, stderr) = self.finish(within)?;
+        check!(code == Some(3), "exit {code:?}:\n{stdout}{stderr}");
+        Ok((stdout, stderr))
+    }
+}
+
 impl Drop for Spawned {
     fn drop(&mut self) {
         if let Some(mut c) = self.child.take() {
@@ -313,6 +369,13 @@ pub fn fake_cache(dir: &Path, startup: Option<&str>) -> Vec<(String, String)> {
         std::fs::write(install.join("fake-probe.json"), s).unwrap();
     }
     fake_env(&cache)
+}
+
+/// `run --versions 1.67.0 --cases CASES` with `env` (`fake_cache`'s).
+pub fn run_fake_cases(env: &[(String, String)], cases: &Path) -> Command {
+    let mut c = run_on("1.67.0", cases);
+    c.envs(env.iter().cloned());
+    c
 }
 
 pub fn fake_env(cache: &Path) -> Vec<(String, String)> {
@@ -384,10 +447,12 @@ fn which(program: &Path) -> Option<PathBuf> {
 
 /// A private cache that links to the real installs, so that the probes of a
 /// scenario are told apart by their command lines (they name the install).
-pub fn linked_cache(dir: &Path, install: &Path) -> PathBuf {
+pub fn linked_cache(dir: &Path, installs: &[&Path]) -> PathBuf {
     let cache = dir.join("cache");
     let mastra = cache.join(INSTALLS);
     std::fs::create_dir_all(&mastra).unwrap();
-    std::os::unix::fs::symlink(install, mastra.join(install.file_name().unwrap())).unwrap();
+    for install in installs {
+        std::os::unix::fs::symlink(install, mastra.join(install.file_name().unwrap())).unwrap();
+    }
     cache
 }

@@ -1,0 +1,191 @@
+//! `parse_loaded`: the document `node-probe/project.mjs` prints, read into a
+//! `LoadedProject`.
+//!
+//! In: the loader's last line, parsed as `Json`. Out: the `LoadedProject`,
+//! or a `DecodeError`: either the failure the loader itself reported (with
+//! the exit status it deserves), or a document that is not what the loader
+//! writes (a harness bug, named by the field that is missing).
+
+use super::{LoadedProject, Location, ModelRoute, NameUse, ProjectAgent, ProjectTool, ToolSource};
+use crate::js::json::Json;
+use crate::js::string::JsString;
+use crate::versions::spec::MastraVersion;
+
+/// What the loader document says went wrong, with the exit status it deserves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadFailure {
+    pub kind: String,
+    pub message: String,
+    /// 2 when the project is at fault, 3 when the harness is.
+    pub status: u8,
+}
+
+/// Why the loader's document gave no `LoadedProject`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeError {
+    /// The loader stopped and said why (`{"error": {...}}`).
+    #[error("{}", .0.message)]
+    Reported(LoadFailure),
+    #[error("the loader's document has no string `{0}`")]
+    NoText(&'static str),
+    #[error("the loader's document has no `mastra`")]
+    NoMastra,
+    #[error("@mastra/core {0} is not a version lint knows")]
+    UnknownVersion(String),
+    #[error("the loader's document has no `agents` array")]
+    NoAgents,
+    #[error("an agent has no `registeredAs`")]
+    NoRegisteredAs,
+    #[error("an agent has no `tools` array")]
+    NoTools,
+    #[error("a tool has no `key`")]
+    NoToolKey,
+    #[error("a tool has no known `source`")]
+    NoToolSource,
+}
+
+/// Read the loader's document (`node-probe/project.mjs`).
+pub fn parse_loaded(doc: &Json) -> Result<LoadedProject, DecodeError> {
+    if let Some(e) = doc.get("error") {
+        return Err(DecodeError::Reported(parse_failure(e)));
+    }
+    let version_text = doc
+        .get("mastra")
+        .map(|m| text(m, "version"))
+        .transpose()?
+        .ok_or(DecodeError::NoMastra)?;
+    let mastra = MastraVersion::parse(&version_text)
+        .ok_or_else(|| DecodeError::UnknownVersion(version_text.clone()))?;
+    let agents = doc
+        .get("agents")
+        .and_then(Json::as_array)
+        .ok_or(DecodeError::NoAgents)?
+        .iter()
+        .map(parse_agent)
+        .collect::<Result<Vec<_>, _>>()?;
+    let blocked = doc
+        .get("blocked")
+        .and_then(Json::as_array)
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(|b| b.as_str().map(JsString::to_lossy))
+        .collect();
+    Ok(LoadedProject {
+        dir: text(doc, "project")?,
+        entry: text(doc, "entry")?,
+        node: text(doc, "node")?,
+        mastra,
+        loader: text(doc, "loader")?,
+        agents,
+        blocked,
+    })
+}
+
+/// `{ kind, message, status }`; a status other than 2 is the harness's fault.
+fn parse_failure(e: &Json) -> LoadFailure {
+    let s = |k: &str| e.get(k).and_then(Json::as_str).map(JsString::to_lossy);
+    let status = match e.get("status").and_then(Json::as_f64) {
+        Some(2.0) => 2,
+        _ => 3,
+    };
+    LoadFailure {
+        kind: s("kind").unwrap_or_default(),
+        message: s("message").unwrap_or_else(|| "the loader failed".into()),
+        status,
+    }
+}
+
+fn text(v: &Json, key: &'static str) -> Result<String, DecodeError> {
+    v.get(key)
+        .and_then(Json::as_str)
+        .map(JsString::to_lossy)
+        .ok_or(DecodeError::NoText(key))
+}
+
+fn parse_location(v: Option<&Json>) -> Option<Location> {
+    let v = v?;
+    Some(Location {
+        file: v.get("file")?.as_str()?.to_lossy(),
+        line: v.get("line")?.as_f64()? as u64,
+        column: v.get("column")?.as_f64()? as u64,
+    })
+}
+
+fn parse_agent(v: &Json) -> Result<ProjectAgent, DecodeError> {
+    let string = |k: &str| v.get(k).and_then(Json::as_str).cloned();
+    let registered_as = string("registeredAs").ok_or(DecodeError::NoRegisteredAs)?;
+    let tools = v
+        .get("tools")
+        .and_then(Json::as_array)
+        .ok_or(DecodeError::NoTools)?
+        .iter()
+        .map(parse_tool)
+        .collect::<Result<Vec<_>, _>>()?;
+    let tool_choice = v.get("toolChoice").and_then(|c| {
+        Some(NameUse {
+            name: c.get("tool")?.as_str()?.clone(),
+            at: parse_location(c.get("at")),
+        })
+    });
+    let active_tools = v.get("activeTools").and_then(Json::as_array).map(|names| {
+        names
+            .iter()
+            .filter_map(|n| {
+                Some(NameUse {
+                    name: n.get("name")?.as_str()?.clone(),
+                    at: parse_location(n.get("at")),
+                })
+            })
+            .collect()
+    });
+    Ok(ProjectAgent {
+        registered_as,
+        id: string("id"),
+        route: parse_route(v.get("route")),
+        tools,
+        tool_choice,
+        active_tools,
+    })
+}
+
+fn parse_tool(t: &Json) -> Result<ProjectTool, DecodeError> {
+    let key = t
+        .get("key")
+        .and_then(Json::as_str)
+        .cloned()
+        .ok_or(DecodeError::NoToolKey)?;
+    let source = t
+        .get("source")
+        .and_then(Json::as_str)
+        .map(JsString::to_lossy)
+        .and_then(|s| ToolSource::ALL.into_iter().find(|t| t.name() == s))
+        .ok_or(DecodeError::NoToolSource)?;
+    Ok(ProjectTool {
+        key,
+        source,
+        at: parse_location(t.get("at")),
+    })
+}
+
+fn parse_route(v: Option<&Json>) -> ModelRoute {
+    let s = |k: &str| {
+        v.and_then(|v| v.get(k))
+            .and_then(Json::as_str)
+            .map(JsString::to_lossy)
+    };
+    match s("kind").as_deref() {
+        Some("openai-compatible") => ModelRoute::OpenAiCompatible {
+            id: s("id").unwrap_or_default(),
+            url: s("url").unwrap_or_default(),
+        },
+        Some("router") => ModelRoute::Router {
+            provider: s("provider").unwrap_or_default(),
+            model: s("model").unwrap_or_default(),
+        },
+        Some("sdk") => ModelRoute::Sdk {
+            provider: s("provider").unwrap_or_default(),
+            model: s("model").unwrap_or_default(),
+        },
+        _ => ModelRoute::Unknown,
+    }
+}

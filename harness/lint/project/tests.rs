@@ -1,0 +1,173 @@
+//! The three parts together, on a small loader document.
+
+use super::*;
+use crate::js::json::Json;
+use crate::lint::Severity;
+use crate::route::Route;
+
+fn js(s: &str) -> JsString {
+    JsString::from(s)
+}
+
+/// What `project.mjs` prints for a small project (lone surrogate included).
+fn doc(version: &str) -> Json {
+    Json::parse(&format!(
+        r#"{{"project":"/p","entry":"src/mastra/index.ts","node":"v24.22.3",
+        "mastra":{{"version":"{version}","dir":"/p/node_modules/@mastra/core"}},"loader":"node",
+        "agents":[{{"registeredAs":"a","id":"a-id","route":{{"kind":"router","provider":"openai","model":"openai/gpt-4o-mini"}},
+          "tools":[
+            {{"key":"search.web","source":"tool","at":{{"file":"src/a.ts","line":3,"column":5}}}},
+            {{"key":"search web","source":"tool","at":{{"file":"src/a.ts","line":4,"column":5}}}},
+            {{"key":"\ud800x","source":"mcp","at":null}},
+            {{"key":"agent-r.b","source":"agent","at":{{"file":"src/a.ts","line":6,"column":9}}}}],
+          "toolChoice":{{"tool":"search.web","at":{{"file":"src/a.ts","line":8,"column":40}}}},
+          "activeTools":[{{"name":"search_web","at":null}},{{"name":"gone","at":{{"file":"src/a.ts","line":9,"column":3}}}}]}}],
+        "blocked":["https://example.com/"]}}"#
+    ))
+    .unwrap()
+}
+
+fn load(version: &str) -> LoadedProject {
+    parse_loaded(&doc(version)).unwrap()
+}
+
+#[test]
+fn the_loader_document_is_read_exactly() {
+    let p = load("1.67.0");
+    assert_eq!(p.mastra, MastraVersion::new(1, 67, 0));
+    assert_eq!(p.blocked, ["https://example.com/"]);
+    let a = &p.agents[0];
+    assert_eq!(
+        a.tools[2].key,
+        JsString::from_units(vec![0xD800, u16::from(b'x')])
+    );
+    assert_eq!(a.tools[2].source, ToolSource::Mcp);
+    assert_eq!(a.tools[3].at.as_ref().unwrap().line, 6);
+    assert_eq!(
+        a.route,
+        ModelRoute::Router {
+            provider: "openai".into(),
+            model: "openai/gpt-4o-mini".into()
+        }
+    );
+    assert_eq!(a.tool_choice.as_ref().unwrap().name, js("search.web"));
+}
+
+#[test]
+fn every_problem_is_a_finding_at_its_line_errors_first() {
+    let l = lint_project(load("1.67.0"));
+    let found: Vec<(Rule, Option<u64>)> = l.agents[0]
+        .findings
+        .iter()
+        .map(|f| (f.rule, f.at.as_ref().map(|a| a.line)))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (Rule::Collision, Some(4)),
+            (Rule::ToolChoiceNotSent, Some(8)),
+            (Rule::ActiveToolsNotSent, Some(9)),
+            (Rule::Rewritten, Some(3)),
+            (Rule::Rewritten, None),
+            (Rule::Rewritten, Some(6)),
+        ]
+    );
+    assert_eq!(l.worst(), Severity::Error);
+    let c = l.counts();
+    assert_eq!((c.agents, c.tools, c.errors, c.warnings), (1, 4, 3, 3));
+    let text = l.to_text(false);
+    assert!(
+        text.contains("error   src/a.ts:4: \"search web\" -> (not sent): collision"),
+        "{text}"
+    );
+    assert!(
+        text.contains("(no literal in the source): \"\\ud800x\" -> \"_x\""),
+        "{text}"
+    );
+    assert!(text.ends_with("1 agents, 4 tools: 3 errors, 3 warnings (@mastra/core 1.67.0, Node v24.22.3, loaded with node)\n"), "{text}");
+}
+
+#[test]
+fn active_tools_before_1_1_0_break_nothing() {
+    let l = lint_project(load("1.0.4"));
+    let a = &l.agents[0];
+    assert!(a
+        .findings
+        .iter()
+        .all(|f| f.rule != Rule::ActiveToolsNotSent));
+    assert!(a
+        .note
+        .as_deref()
+        .unwrap()
+        .contains("ignored by @mastra/core 1.0.4"));
+}
+
+#[test]
+fn mastras_names_pass_the_openai_compatible_rule() {
+    // Every name Mastra sends matches ^[a-zA-Z0-9_-]{1,64}$; the rule is
+    // still asked, and a name outside it is rejected.
+    let route = ModelRoute::Unknown;
+    assert!(provider_accepts(&route, &js("_1tool")));
+    assert!(!provider_accepts(&route, &js("search.web")));
+    assert!(!provider_accepts(&route, &js(&"k".repeat(65))));
+}
+
+#[test]
+fn a_loader_error_keeps_its_status() {
+    let e = Json::parse(
+        r#"{"error":{"kind":"no-mastra","message":"x exports no Mastra instance","status":2}}"#,
+    )
+    .unwrap();
+    let DecodeError::Reported(failure) = parse_loaded(&e).unwrap_err() else {
+        panic!("a reported failure");
+    };
+    assert_eq!((failure.kind.as_str(), failure.status), ("no-mastra", 2));
+    let e = Json::parse(r#"{"error":{"kind":"loader","message":"bug"}}"#).unwrap();
+    assert!(matches!(
+        parse_loaded(&e).unwrap_err(),
+        DecodeError::Reported(LoadFailure { status: 3, .. })
+    ));
+    assert_eq!(
+        parse_loaded(&Json::parse("{}").unwrap()).unwrap_err(),
+        DecodeError::NoMastra
+    );
+}
+
+fn router(provider: &str) -> ModelRoute {
+    ModelRoute::Router {
+        provider: provider.into(),
+        model: "m".into(),
+    }
+}
+
+#[test]
+fn each_agent_is_judged_by_its_own_providers_name_rule() {
+    let long = JsString::from("a".repeat(100).as_str());
+    let dotted = JsString::from("search.web");
+    assert!(provider_accepts(&router("anthropic"), &long));
+    assert!(!provider_accepts(&router("openai"), &long));
+    assert!(provider_accepts(&router("google"), &dotted));
+    assert!(!provider_accepts(&router("mistral"), &dotted));
+    let sdk = ModelRoute::Sdk {
+        provider: "anthropic.messages".into(),
+        model: "m".into(),
+    };
+    assert_eq!(sdk.wire_route(), Route::Anthropic);
+    assert_eq!(router("no-such").wire_route(), Route::OpenAiCompatible);
+    assert!(!provider_accepts(&ModelRoute::Unknown, &long));
+}
+
+#[test]
+fn a_document_the_loader_does_not_write_names_what_is_missing() {
+    let mut text = doc("1.67.0").to_compact();
+    text = text.replacen(r#""source":"mcp""#, r#""source":"plugin""#, 1);
+    let e = parse_loaded(&Json::parse(&text).unwrap()).unwrap_err();
+    assert_eq!(e, DecodeError::NoToolSource);
+    assert_eq!(e.to_string(), "a tool has no known `source`");
+    let text = doc("latest").to_compact();
+    let e = parse_loaded(&Json::parse(&text).unwrap()).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "@mastra/core latest is not a version lint knows"
+    );
+}
