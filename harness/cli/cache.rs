@@ -1,25 +1,49 @@
 //! `cache status` and `cache prune`: the version cache as a table, and
 //! making it smaller (`versions::cache` decides and removes; this prints).
 
+use super::args::CacheDirArgs;
 use super::out::print_out;
 use crate::outcome::{Exit, Failure};
-use crate::run::config::{repo_root, Config};
 use crate::versions::cache::{prune, status, Keep, Kind};
-use std::path::PathBuf;
+use clap::{Args, Subcommand};
 use std::time::SystemTime;
 
-pub fn cache(action: super::CacheAction, cache: Option<PathBuf>) -> Result<Exit, Failure> {
-    let mut config = Config::new(&repo_root());
-    if let Some(c) = cache {
-        config.cache = c;
-    }
-    let installs = config.installs();
-    match action {
-        super::CacheAction::Status => {
+#[derive(Debug, Args, Clone, PartialEq, Eq)]
+pub struct CacheArgs {
+    #[command(subcommand)]
+    pub action: CacheAction,
+    #[command(flatten)]
+    pub dir: CacheDirArgs,
+}
+
+#[derive(Debug, Subcommand, Clone, PartialEq, Eq)]
+pub enum CacheAction {
+    /// Every install (kind, last use, the bytes only it holds), the shared
+    /// store, the tools, and the total on disk (hard links counted once).
+    Status,
+    /// Remove installs, npm installs from before the store, and the store
+    /// files no install links any more. Pinned versions are always kept.
+    Prune(PruneArgs),
+}
+
+#[derive(Debug, Args, Clone, Copy, PartialEq, Eq)]
+pub struct PruneArgs {
+    /// Keep only the N most recently used registry versions.
+    #[arg(long)]
+    pub keep: Option<usize>,
+    /// Also remove builds (installs of tarballs and folders).
+    #[arg(long)]
+    pub drop_builds: bool,
+}
+
+pub fn cache(args: CacheArgs) -> Result<Exit, Failure> {
+    let installs = args.dir.config().installs();
+    match args.action {
+        CacheAction::Status => {
             print_out(&status_text(&installs));
             Ok(Exit::Ok)
         }
-        super::CacheAction::Prune { keep, drop_builds } => {
+        CacheAction::Prune(PruneArgs { keep, drop_builds }) => {
             let pruned = prune(
                 &installs,
                 Keep {

@@ -4,52 +4,60 @@
 //! when nothing differs, 1 when something does, 3 when a case could not be
 //! compared on a side.
 
+use super::args::{CasesArgs, GeneratedArgs, JsonReportArgs, ProbeArgs, RoutesArgs};
 use super::out::{check_writable, print_out, save_report, stop_flag};
-use super::single::one_version;
+use super::version::announced;
 use crate::loops::diff::diff as observe_both;
 use crate::loops::fuzz;
 use crate::outcome::{Exit, Failure};
-use crate::route::RouteSet;
-use crate::run::config::Config;
 use crate::run::corpus::{load_cases, on_routes};
 use crate::run::session::Session;
 use crate::versions::spec::VersionSpec;
+use clap::Args;
 use std::path::PathBuf;
 
-/// The `diff` flags.
-pub struct DiffFlags {
+#[derive(Debug, Args, Clone, PartialEq, Eq)]
+pub struct DiffArgs {
+    /// The build to compare from (any one version or build).
+    #[arg(long)]
     pub from: VersionSpec,
+    /// The build to compare to.
+    #[arg(long)]
     pub to: VersionSpec,
-    pub cases: Vec<PathBuf>,
-    pub fuzz_count: u64,
-    pub seed: u64,
-    pub json: Option<PathBuf>,
+    #[command(flatten)]
+    pub cases: CasesArgs,
+    #[command(flatten)]
+    pub generated: GeneratedArgs,
+    #[command(flatten)]
+    pub report: JsonReportArgs,
+    /// Write the Markdown report here.
+    #[arg(long)]
     pub markdown: Option<PathBuf>,
-    /// `--route`: the routes of every case that does not name its own.
-    pub routes: Option<RouteSet>,
+    #[command(flatten)]
+    pub routes: RoutesArgs,
+    #[command(flatten)]
+    pub probe: ProbeArgs,
 }
 
-pub fn diff(config: Config, flags: DiffFlags) -> Result<Exit, Failure> {
-    for (flag, path) in [("--json", &flags.json), ("--markdown", &flags.markdown)] {
+pub fn diff(args: DiffArgs) -> Result<Exit, Failure> {
+    let (json, markdown) = (&args.report.json, &args.markdown);
+    for (flag, path) in [("--json", json), ("--markdown", markdown)] {
         if let Some(p) = path {
             check_writable(flag, p)?;
         }
     }
-    let (mut cases, errors) = load_cases(&flags.cases);
+    let (mut cases, errors) = load_cases(&args.cases.paths());
     if let Some(e) = errors.into_iter().next() {
         return Err(e.into());
     }
     // Generated cases: the same ones on both sides, from the seed.
-    cases.extend(
-        fuzz::generate(flags.seed, flags.fuzz_count)
-            .into_iter()
-            .map(|g| g.case),
-    );
+    let GeneratedArgs { fuzz_count, seed } = args.generated;
+    cases.extend(fuzz::generate(seed, fuzz_count).into_iter().map(|g| g.case));
     // Each case on the routes asked for, as `run` does.
-    let cases = on_routes(cases, flags.routes.as_ref());
-    let mut session = Session::new(config, stop_flag())?;
-    let from = one_version(&mut session, &flags.from)?;
-    let to = one_version(&mut session, &flags.to)?;
+    let cases = on_routes(cases, args.routes.route.as_ref());
+    let mut session = Session::new(args.probe.config(), stop_flag())?;
+    let from = announced(&mut session, "--from", &args.from)?;
+    let to = announced(&mut session, "--to", &args.to)?;
     if from == to {
         return Err(Failure::bad(format!(
             "--from and --to are the same build ({from})"
@@ -60,10 +68,10 @@ pub fn diff(config: Config, flags: DiffFlags) -> Result<Exit, Failure> {
         return Err(Failure::infra("interrupted: the diff is incomplete"));
     }
     print_out(&found.summary());
-    if let Some(p) = &flags.json {
+    if let Some(p) = json {
         save_report(p, &found.to_json().to_pretty())?;
     }
-    if let Some(p) = &flags.markdown {
+    if let Some(p) = markdown {
         save_report(p, &found.markdown())?;
     }
     Ok(if found.not_compared().next().is_some() {

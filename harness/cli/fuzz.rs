@@ -3,6 +3,7 @@
 //! (`loops::fuzz`). Exit 1 when a divergence (new or replayed) is left, 3
 //! when interrupted or the machine failed.
 
+use super::args::{DefaultPinned, JsonReportArgs, ProbeArgs, RoutesArgs, VersionsArgs};
 use super::out::{bar, check_writable, print_out, save_report, stop_flag};
 use crate::case::Case;
 use crate::js::json::Json;
@@ -10,41 +11,53 @@ use crate::judge::compare::Verdict;
 use crate::loops::fuzz::{self, found::Saved, Plan, SessionOracle};
 use crate::outcome::{Exit, Failure, RunEnd};
 use crate::report::report_json;
-use crate::route::RouteSet;
-use crate::run::config::Config;
 use crate::run::info::RunInfo;
 use crate::run::session::Session;
 use crate::run::shard::Shard;
-use crate::versions::spec::{Selection, VersionList};
+use clap::Args;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
-/// The `fuzz` flags.
-pub struct FuzzFlags {
+#[derive(Debug, Args, Clone, PartialEq, Eq)]
+pub struct FuzzArgs {
+    /// The same seed gives the same cases on every machine.
+    #[arg(long)]
     pub seed: u64,
+    /// How many cases to generate.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..=100_000_000))]
     pub count: u64,
-    pub versions: VersionList,
-    pub selection: Selection,
+    #[command(flatten)]
+    pub versions: VersionsArgs<DefaultPinned>,
+    /// Where findings are saved and replayed from (default: cases/found).
+    #[arg(long)]
     pub found: Option<PathBuf>,
+    /// Also run the in-process ceiling on the same cases, for the ratio.
+    #[arg(long)]
     pub ceiling: bool,
-    pub json: Option<PathBuf>,
+    /// Run only slice K of N of the generated cases (case indices K-1
+    /// modulo N: disjoint streams, each reproducible alone).
+    #[arg(long)]
     pub shard: Option<Shard>,
-    /// `--route`: each generated case draws its route from these.
-    pub routes: Option<RouteSet>,
+    #[command(flatten)]
+    pub report: JsonReportArgs,
+    // Each generated case draws its route from these.
+    #[command(flatten)]
+    pub routes: RoutesArgs,
+    #[command(flatten)]
+    pub probe: ProbeArgs,
 }
 
-pub fn fuzz(config: Config, flags: FuzzFlags) -> Result<Exit, Failure> {
-    let FuzzFlags {
+pub fn fuzz(args: FuzzArgs) -> Result<Exit, Failure> {
+    let config = args.probe.config();
+    let FuzzArgs {
         seed,
         count,
-        versions,
-        selection,
         found,
         ceiling,
-        json,
         shard,
-        routes,
-    } = flags;
+        ..
+    } = args;
+    let (json, routes) = (args.report.json, args.routes.route);
     let root = config.root.clone();
     let found_dir = found.unwrap_or_else(|| fuzz::default_found_dir(&root));
     if let Some(j) = &json {
@@ -57,7 +70,7 @@ pub fn fuzz(config: Config, flags: FuzzFlags) -> Result<Exit, Failure> {
     let strict = config.strict;
     let stop = stop_flag();
     let mut session = Session::new(config, stop.clone())?;
-    let versions = session.resolve(&versions.0, selection)?;
+    let versions = session.resolve(args.versions.specs(), args.versions.selection())?;
     let generated = fuzz::generate_slice_on(
         seed,
         count,
@@ -65,7 +78,7 @@ pub fn fuzz(config: Config, flags: FuzzFlags) -> Result<Exit, Failure> {
         routes.as_ref(),
     );
     let replay = saved_cases.clone();
-    let plan = Plan::new(seed);
+    let shrinking = Plan::new(seed);
     let mut info = RunInfo::new("fuzz", &root);
     info.versions = versions.clone();
     info.seed = Some(seed);
@@ -86,7 +99,7 @@ pub fn fuzz(config: Config, flags: FuzzFlags) -> Result<Exit, Failure> {
                 session: &mut session,
             },
             v,
-            &plan,
+            &shrinking,
             &replay,
             &generated,
             json.is_some(),

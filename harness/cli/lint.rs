@@ -13,89 +13,164 @@ use crate::lint::{lint as run_lint, LintInput, Severity};
 use crate::outcome::{Exit, Failure};
 use crate::report::write_atomically;
 use crate::run::config::{repo_root, Config};
+use clap::Args;
 use std::path::{Path, PathBuf};
 
-/// The `lint` flags.
-pub struct LintFlags {
+#[derive(Debug, Args, Clone, PartialEq, Eq)]
+pub struct LintArgs {
+    #[command(flatten)]
+    pub keys: KeysArgs,
+    #[command(flatten)]
+    pub output: LintOutputArgs,
+    #[command(flatten)]
+    pub project: ProjectArgs,
+}
+
+/// The keys to lint, and how a request uses them.
+#[derive(Debug, Args, Clone, PartialEq, Eq)]
+pub struct KeysArgs {
+    /// Tool keys, in registration order.
     pub keys: Vec<String>,
+    /// A JSON file: an array of keys, or { "keys": [...], "toolChoice":
+    /// NAME, "activeTools": [...], "prompt": [...] } (lone surrogates allowed).
+    #[arg(long)]
     pub file: Option<PathBuf>,
+    /// The name a named toolChoice uses.
+    #[arg(long = "tool-choice")]
     pub tool_choice: Option<String>,
+    /// A name activeTools uses (repeatable).
+    #[arg(long = "active-tool")]
     pub active_tools: Vec<String>,
+    /// A tool name a prompt mentions (repeatable).
+    #[arg(long = "prompt-name")]
     pub prompt_names: Vec<String>,
+}
+
+/// How the findings are printed.
+#[derive(Debug, Args, Clone, Copy, PartialEq, Eq)]
+pub struct LintOutputArgs {
+    /// Print JSON.
+    #[arg(long)]
     pub json: bool,
+    /// Print every key, not only the problems.
+    #[arg(long)]
     pub all: bool,
 }
 
-/// The `lint --project` flags.
-pub struct ProjectFlags {
-    pub dir: PathBuf,
+/// A Mastra project to lint instead of keys.
+#[derive(Debug, Args, Clone, PartialEq, Eq)]
+pub struct ProjectArgs {
+    /// Lint a Mastra project instead: load DIR with its own installed
+    /// @mastra/core and lint every agent's tools.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["keys", "file", "tool_choice", "active_tools", "prompt_names"])]
+    pub project: Option<PathBuf>,
+    /// The file that exports the Mastra instance, relative to DIR
+    /// (default: src/mastra/index.ts).
+    #[arg(long, value_name = "FILE", requires = "project")]
     pub entry: Option<PathBuf>,
+    /// Also write the findings as SARIF 2.1.0 to FILE (for code scanning).
+    #[arg(long, value_name = "FILE", requires = "project")]
     pub sarif: Option<PathBuf>,
+    /// Variables the project needs to load (credentials included): the
+    /// loader runs with no other environment than what Node needs.
+    #[arg(long = "env-file", value_name = "FILE", requires = "project")]
     pub env_file: Option<PathBuf>,
-    pub json: bool,
-    pub all: bool,
 }
 
-pub fn lint_project(flags: ProjectFlags) -> Result<Exit, Failure> {
-    let request = ProjectRequest {
-        dir: flags.dir,
-        entry: flags.entry,
-        env_file: flags.env_file,
-    };
+impl LintOutputArgs {
+    /// Print the findings as asked; a finding that breaks a request is
+    /// exit 1.
+    fn finish(
+        self,
+        worst: Severity,
+        json: impl FnOnce() -> Json,
+        text: impl FnOnce(bool) -> String,
+    ) -> Exit {
+        if self.json {
+            print_out(&format!("{}\n", json().to_pretty()));
+        } else {
+            print_out(&text(self.all));
+        }
+        if worst == Severity::Error {
+            Exit::Finding
+        } else {
+            Exit::Ok
+        }
+    }
+}
+
+/// `lint KEY...` or `lint --project DIR`.
+pub fn lint(args: LintArgs) -> Result<Exit, Failure> {
+    match args.project.project {
+        Some(dir) => lint_project(
+            ProjectRequest {
+                dir,
+                entry: args.project.entry,
+                env_file: args.project.env_file,
+            },
+            args.project.sarif.as_deref(),
+            args.output,
+        ),
+        None => lint_keys(args.keys.input()?, args.output),
+    }
+}
+
+fn lint_project(
+    request: ProjectRequest,
+    sarif_to: Option<&Path>,
+    output: LintOutputArgs,
+) -> Result<Exit, Failure> {
     let config = Config::new(&repo_root());
     let loaded = load_project(&config, &request).map_err(|e| match e {
         LoadError::Project(what) => Failure::bad(what),
         LoadError::Infra(what) => Failure::infra(what),
     })?;
     let linted = lint_project_model(loaded);
-    if let Some(path) = &flags.sarif {
+    if let Some(path) = sarif_to {
         let log = sarif(&linted, env!("CARGO_PKG_VERSION"));
         write_atomically(path, &format!("{}\n", log.to_pretty())).map_err(|e| {
             Failure::bad_because(format!("--sarif {}: cannot write", path.display()), e)
         })?;
     }
-    if flags.json {
-        print_out(&format!("{}\n", linted.to_json().to_pretty()));
-    } else {
-        print_out(&linted.to_text(flags.all));
-    }
-    Ok(if linted.worst() == Severity::Error {
-        Exit::Finding
-    } else {
-        Exit::Ok
-    })
+    Ok(output.finish(
+        linted.worst(),
+        || linted.to_json(),
+        |all| linted.to_text(all),
+    ))
 }
 
-pub fn lint(flags: LintFlags) -> Result<Exit, Failure> {
-    let mut input = LintInput {
-        keys: flags
-            .keys
-            .iter()
-            .map(|k| JsString::from(k.as_str()))
-            .collect(),
-        tool_choice: flags.tool_choice.map(JsString::from),
-        active_tools: flags.active_tools.into_iter().map(JsString::from).collect(),
-        prompt_names: flags.prompt_names.into_iter().map(JsString::from).collect(),
-    };
-    if let Some(path) = &flags.file {
-        read_lint_file(path, &mut input)?;
-    }
+fn lint_keys(input: LintInput, output: LintOutputArgs) -> Result<Exit, Failure> {
     if input.keys.is_empty() {
         return Err(Failure::bad(
             "lint: give tool keys as arguments or with --file",
         ));
     }
     let report = run_lint(&input);
-    if flags.json {
-        print_out(&format!("{}\n", report.to_json().to_pretty()));
-    } else {
-        print_out(&report.to_text(flags.all));
+    Ok(output.finish(
+        report.worst(),
+        || report.to_json(),
+        |all| report.to_text(all),
+    ))
+}
+
+impl KeysArgs {
+    /// The keys and their uses, from the flags and then `--file`.
+    fn input(self) -> Result<LintInput, Failure> {
+        let mut input = LintInput {
+            keys: self
+                .keys
+                .iter()
+                .map(|k| JsString::from(k.as_str()))
+                .collect(),
+            tool_choice: self.tool_choice.map(JsString::from),
+            active_tools: self.active_tools.into_iter().map(JsString::from).collect(),
+            prompt_names: self.prompt_names.into_iter().map(JsString::from).collect(),
+        };
+        if let Some(path) = &self.file {
+            read_lint_file(path, &mut input)?;
+        }
+        Ok(input)
     }
-    Ok(if report.worst() == Severity::Error {
-        Exit::Finding
-    } else {
-        Exit::Ok
-    })
 }
 
 fn read_lint_file(path: &Path, input: &mut LintInput) -> Result<(), Failure> {

@@ -3,7 +3,9 @@
 //! (`report::repro`), or as a draft upstream report in Markdown with the
 //! wire body observed on V. Given an issue id, the issue's smallest case.
 
+use super::args::ProbeArgs;
 use super::out::{print_out, stop_flag};
+use super::version::exactly_one;
 use crate::case::Case;
 use crate::judge::known::KnownIssues;
 use crate::judge::snapshot;
@@ -11,18 +13,36 @@ use crate::observation::Observed;
 use crate::outcome::{Exit, Failure};
 use crate::report::repro::Repro;
 use crate::route::Route;
-use crate::run::config::Config;
 use crate::run::session::Session;
-use crate::versions::spec::MastraVersion;
-use std::path::Path;
+use crate::versions::spec::VersionSpec;
+use clap::Args;
+use std::path::PathBuf;
 
-pub fn repro(
-    config: Config,
-    case: &Path,
-    version: MastraVersion,
-    route: Route,
-    upstream_report: bool,
-) -> Result<Exit, Failure> {
+#[derive(Debug, Args, Clone, PartialEq, Eq)]
+pub struct ReproArgs {
+    /// A case file that a known issue lists, or a known issue's id (its
+    /// smallest case).
+    pub case: PathBuf,
+    /// The version the script's install line names: exact, a prerelease, a
+    /// dist-tag, or a build (a packed tarball or a folder).
+    #[arg(long = "mastra-version", default_value = "1.67.0")]
+    pub mastra_version: VersionSpec,
+    /// The wire route the script's agent takes (a case that names its
+    /// own route keeps it).
+    #[arg(long, default_value = "openai-compatible")]
+    pub route: Route,
+    /// Print a draft upstream report in Markdown instead: the issue, the
+    /// smallest case, the wire body observed on --mastra-version, the
+    /// repro and the fixed behaviour.
+    #[arg(long)]
+    pub upstream_report: bool,
+    #[command(flatten)]
+    pub probe: ProbeArgs,
+}
+
+pub fn repro(args: ReproArgs) -> Result<Exit, Failure> {
+    let config = args.probe.config();
+    let (case, route) = (args.case.as_path(), args.route);
     let known = KnownIssues::load(&config.known_issues).map_err(|e| Failure::bad(e.to_string()))?;
     // An issue id instead of a case: its smallest case (fewest characters
     // of case JSON), the one an upstream report is best made from.
@@ -59,6 +79,17 @@ pub fn repro(
             listed.join(", ")
         )));
     };
+    // An exact version needs no session unless the report observes it; a
+    // dist-tag or a build is resolved as every version flag is.
+    let mut session = None;
+    let version = match &args.mastra_version {
+        VersionSpec::Exact(v) => *v,
+        spec => exactly_one(
+            session.insert(Session::new(config.clone(), stop_flag())?),
+            "--mastra-version",
+            spec,
+        )?,
+    };
     let repro = Repro {
         case: &case,
         issue,
@@ -66,12 +97,15 @@ pub fn repro(
         made_on: version.to_string(),
         route: case.route,
     };
-    if !upstream_report {
+    if !args.upstream_report {
         print_out(&repro.script());
         return Ok(Exit::Ok);
     }
     // The report quotes what the case really sent on `version`.
-    let mut session = Session::new(config, stop_flag())?;
+    let mut session = match session {
+        Some(s) => s,
+        None => Session::new(config, stop_flag())?,
+    };
     let mut observed = None;
     session.run_version(version, std::slice::from_ref(&case), |r| {
         observed = Some(r.observed)

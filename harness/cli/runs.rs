@@ -1,7 +1,10 @@
 //! The commands built on the run loop (`run`, `matrix`, `sweep`), the ones
 //! that only read reports (`report`, `merge`, `compare`), and `plan`.
 
-use super::case_paths;
+use super::args::{
+    DefaultAll, DefaultPinned, DefaultPinnedLatest, GeneratedArgs, JsonReportArgs, ProbeArgs,
+    ScopeArgs, ShardArgs, StrictArgs, VersionsArgs,
+};
 use super::out::{check_writable, print_out, save_report, say, stop_flag, Watcher};
 use crate::judge::compare::Verdict;
 use crate::loops::matrix::{write_fuzz_cases, MatrixWriter};
@@ -12,35 +15,14 @@ use crate::report::{
     headline, report_json, summary, versions_that_ran, write_atomically, write_reports,
 };
 use crate::report::{HTML, JSON, JSONL, JUNIT, MARKDOWN};
-use crate::route::RouteSet;
 use crate::run::config::{repo_root, Config};
-use crate::run::corpus::{collect_run, Both, RunOutcome, RunPlan};
+use crate::run::corpus::{collect_run, Both, RunOutcome};
 use crate::run::info::RunInfo;
 use crate::run::session::Session;
-use crate::run::shard::{costs_path, Costs, Shard};
-use crate::versions::spec::{MastraVersion, Selection, VersionList};
+use crate::run::shard::{costs_path, Costs};
+use crate::versions::spec::MastraVersion;
+use clap::Args;
 use std::path::{Path, PathBuf};
-
-/// A run plan from the flags every run-shaped command shares.
-pub fn plan(
-    command: &str,
-    cases: &[PathBuf],
-    versions: VersionList,
-    selection: Selection,
-    bodies: Option<PathBuf>,
-    shard: Option<Shard>,
-    routes: Option<RouteSet>,
-) -> RunPlan {
-    RunPlan {
-        command: command.to_string(),
-        cases: case_paths(cases),
-        versions: versions.0,
-        selection,
-        bodies,
-        shard,
-        routes,
-    }
-}
 
 /// How a run ends: infrastructure (an unavailable version only under
 /// `--strict`) or an interruption, else a divergence, else a bad case file.
@@ -55,13 +37,33 @@ fn run_end(strict: bool, outcome: &RunOutcome) -> RunEnd {
     }
 }
 
+#[derive(Debug, Args, Clone, PartialEq, Eq)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub scope: ScopeArgs<DefaultPinned>,
+    #[command(flatten)]
+    pub report: JsonReportArgs,
+    /// Write every report format (report.json, report.xml, report.md,
+    /// report.html) into this folder, and end with a headline: known
+    /// issues per version, divergences, what could not run, where the
+    /// reports are.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub strict: StrictArgs,
+    /// Write each case's normalised request bodies (the snapshot text) to
+    /// DIR/VERSION__CASE.txt.
+    #[arg(long)]
+    pub bodies: Option<PathBuf>,
+    #[command(flatten)]
+    pub shard: ShardArgs,
+    #[command(flatten)]
+    pub probe: ProbeArgs,
+}
+
 /// `run`: the summary, the reports asked for, the exit status.
-pub fn run(
-    config: Config,
-    plan: RunPlan,
-    json: Option<&Path>,
-    out: Option<&Path>,
-) -> Result<Exit, Failure> {
+pub fn run(args: RunArgs) -> Result<Exit, Failure> {
+    let (json, out) = (args.report.json.as_deref(), args.out.as_deref());
     if let Some(j) = json {
         check_writable("--json", j)?;
     }
@@ -71,8 +73,15 @@ pub fn run(
         })?;
         check_writable("--out", &dir.join(JSON))?;
     }
-    let strict = config.strict;
-    let outcome = collect_run(config, stop_flag(), &plan, &mut Watcher::new())?;
+    let strict = args.strict.strict;
+    let config = Config {
+        strict,
+        ..args.probe.config()
+    };
+    let mut scope = args.scope.run_plan("run");
+    scope.bodies = args.bodies;
+    scope.shard = args.shard.shard;
+    let outcome = collect_run(config, stop_flag(), &scope, &mut Watcher::new())?;
     print_out(&summary(&outcome.info, &outcome.results));
     let report = report_json(&outcome.info, &outcome.results).to_pretty();
     if let Some(path) = json {
@@ -92,15 +101,30 @@ pub fn run(
     Ok(Exit::of_run(run_end(strict, &outcome)))
 }
 
+#[derive(Debug, Args, Clone, PartialEq, Eq)]
+pub struct MatrixArgs {
+    #[command(flatten)]
+    pub scope: ScopeArgs<DefaultPinnedLatest>,
+    /// The folder for results.jsonl and the reports.
+    #[arg(long, default_value = "target/matrix")]
+    pub out: PathBuf,
+    #[command(flatten)]
+    pub generated: GeneratedArgs,
+    #[command(flatten)]
+    pub strict: StrictArgs,
+    #[command(flatten)]
+    pub shard: ShardArgs,
+    #[command(flatten)]
+    pub probe: ProbeArgs,
+}
+
 /// `matrix`: the corpus and a fuzz budget, each result written as it
 /// completes, then every report format, and the headline.
-pub fn matrix(
-    config: Config,
-    mut plan: RunPlan,
-    out: &Path,
-    fuzz_count: u32,
-    seed: u64,
-) -> Result<Exit, Failure> {
+pub fn matrix(args: MatrixArgs) -> Result<Exit, Failure> {
+    let out = args.out.as_path();
+    let GeneratedArgs { fuzz_count, seed } = args.generated;
+    let mut scope = args.scope.run_plan("matrix");
+    scope.shard = args.shard.shard;
     std::fs::create_dir_all(out)
         .map_err(|e| Failure::infra_because(format!("cannot create {}", out.display()), e))?;
     let fuzz_dir = out.join("fuzz-cases");
@@ -113,16 +137,20 @@ pub fn matrix(
                 "matrix: {n} fuzz cases from seed {seed} in {}",
                 fuzz_dir.display()
             );
-            plan.cases.push(fuzz_dir);
+            scope.cases.push(fuzz_dir);
         }
     }
-    let strict = config.strict;
+    let strict = args.strict.strict;
+    let config = Config {
+        strict,
+        ..args.probe.config()
+    };
     let mut writer = MatrixWriter::new(out, ran_seed);
     let mut watcher = Watcher::announcing("matrix");
     let outcome = collect_run(
         config,
         stop_flag(),
-        &plan,
+        &scope,
         &mut Both(&mut watcher, &mut writer),
     )?;
     save_report(
@@ -150,31 +178,56 @@ fn session_ledger() -> Result<crate::judge::known::KnownIssues, Failure> {
     )?)
 }
 
+#[derive(Debug, Args, Clone, PartialEq, Eq)]
+pub struct SweepArgs {
+    #[command(flatten)]
+    pub scope: ScopeArgs<DefaultAll>,
+    /// The Markdown record.
+    #[arg(long, default_value = "SWEEP.md")]
+    pub out: PathBuf,
+    /// Run nothing: sweep the results of a report already written (a
+    /// `matrix` or `run` JSON report, or its results.jsonl), each
+    /// observation judged again by today's model.
+    #[arg(long, conflicts_with_all = ["cases", "versions", "route"])]
+    pub from: Option<PathBuf>,
+    #[command(flatten)]
+    pub report: JsonReportArgs,
+    #[command(flatten)]
+    pub probe: ProbeArgs,
+}
+
+/// `sweep`, or `sweep --from REPORT`.
+pub fn sweep(args: SweepArgs) -> Result<Exit, Failure> {
+    match &args.from {
+        Some(from) => sweep_from(from, &args.out),
+        None => sweep_run(args),
+    }
+}
+
 /// `sweep`: the corpus over many versions; every change between
 /// neighbouring releases into the Markdown record, and the measured costs
 /// into `node-probe/costs.json`.
-pub fn sweep(
-    config: Config,
-    plan: RunPlan,
-    out: &Path,
-    json: Option<&Path>,
-) -> Result<Exit, Failure> {
+fn sweep_run(args: SweepArgs) -> Result<Exit, Failure> {
+    let (out, json) = (args.out.as_path(), args.report.json.as_deref());
     check_writable("--out", out)?;
+    let config = args.probe.config();
+    let scope = args.scope.run_plan("sweep");
     let root = config.root.clone();
-    let routes = plan
+    let routes = scope
         .routes
         .as_ref()
         .map(|r| format!(" --route {}", r.names().join(",")))
         .unwrap_or_default();
     let command = format!(
         "mastra-conform sweep --versions '{}'{routes}",
-        plan.versions
+        scope
+            .versions
             .iter()
             .map(ToString::to_string)
             .collect::<Vec<_>>()
             .join(",")
     );
-    let outcome = collect_run(config, stop_flag(), &plan, &mut Watcher::new())?;
+    let outcome = collect_run(config, stop_flag(), &scope, &mut Watcher::new())?;
     record_costs(&root, &outcome.info);
     let RunOutcome { info, results, .. } = outcome;
     let samples: Vec<Sample> = results.iter().map(Sample::of).collect();
@@ -217,7 +270,7 @@ pub fn sweep(
 
 /// `sweep --from REPORT`: the changes between neighbouring versions in a
 /// report already written, judged by today's model; nothing runs.
-pub fn sweep_from(from: &Path, out: &Path) -> Result<Exit, Failure> {
+fn sweep_from(from: &Path, out: &Path) -> Result<Exit, Failure> {
     check_writable("--out", out)?;
     let doc = ReportDoc::load(from).map_err(Failure::bad)?;
     let run = &doc.run;
@@ -282,7 +335,7 @@ pub fn sweep_from(from: &Path, out: &Path) -> Result<Exit, Failure> {
 }
 
 /// Fold what this run measured into `node-probe/costs.json`: run seconds for
-/// every version that ran, install seconds where an install happened now.
+/// every version that ran, install seconds where this run installed it.
 fn record_costs(root: &Path, info: &RunInfo) {
     let path = costs_path(root);
     let mut costs = Costs::load(&path);
@@ -303,19 +356,25 @@ fn record_costs(root: &Path, info: &RunInfo) {
     }
 }
 
+#[derive(Debug, Args, Clone, PartialEq, Eq)]
+pub struct ShardSplitArgs {
+    #[command(flatten)]
+    pub versions: VersionsArgs<DefaultAll>,
+    /// The number of shards (runners).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub shards: u32,
+}
+
 /// `plan --shards N`: how a sharded run splits, and each slice's projected
 /// time from the recorded costs.
-pub fn plan_shards(
-    versions: VersionList,
-    selection: Selection,
-    shards: u32,
-) -> Result<Exit, Failure> {
+pub fn shard_split(args: ShardSplitArgs) -> Result<Exit, Failure> {
+    let shards = args.shards;
     let config = Config::new(&repo_root());
     let costs = Costs::load(&costs_path(&config.root));
     let mut session = Session::new(config, stop_flag())?;
-    let versions = session.resolve(&versions.0, selection)?;
+    let versions = session.resolve(args.versions.specs(), args.versions.selection())?;
     let loads = crate::run::shard::projected_loads(&versions, shards, &costs);
-    let plan = crate::run::shard::plan(&versions, shards, &costs);
+    let assignment = crate::run::shard::plan(&versions, shards, &costs);
     let serial: f64 = versions.iter().map(|v| costs.version_cost(*v)).sum();
     say!(
         "{} versions; one runner, nothing cached: {:.0}s ({:.1} min)",
@@ -324,7 +383,7 @@ pub fn plan_shards(
         serial / 60.0
     );
     for (k, load) in loads.iter().enumerate() {
-        let units: Vec<String> = plan
+        let units: Vec<String> = assignment
             .iter()
             .filter(|(_, s)| *s as usize == k + 1)
             .map(|(u, _)| {
@@ -351,10 +410,23 @@ pub fn plan_shards(
     Ok(Exit::Ok)
 }
 
+#[derive(Debug, Args, Clone, PartialEq, Eq)]
+pub struct MergeArgs {
+    /// The shard reports.
+    #[arg(required = true)]
+    pub reports: Vec<PathBuf>,
+    /// The folder for the merged report.json, report.xml, report.md and
+    /// report.html.
+    #[arg(long, default_value = "target/merged")]
+    pub out: PathBuf,
+}
+
 /// `merge REPORT... --out DIR`: DIR/report.json and every other format.
-pub fn merge(paths: &[PathBuf], out: &Path) -> Result<Exit, Failure> {
+pub fn merge(args: MergeArgs) -> Result<Exit, Failure> {
     use crate::report::merge::{merge, read};
-    let reports = paths
+    let out = args.out.as_path();
+    let reports = args
+        .reports
         .iter()
         .map(|p| read(p))
         .collect::<Result<Vec<_>, _>>()
@@ -391,10 +463,18 @@ pub fn merge(paths: &[PathBuf], out: &Path) -> Result<Exit, Failure> {
     }))
 }
 
+#[derive(Debug, Args, Clone, PartialEq, Eq)]
+pub struct RenderArgs {
+    pub input: PathBuf,
+    #[arg(long, default_value = "target/matrix")]
+    pub out: PathBuf,
+}
+
 /// `report FILE --out DIR`: render the reports of a `report.json` or a
 /// `results.jsonl` (from an interrupted matrix, say).
-pub fn report(input: &Path, out: &Path) -> Result<Exit, Failure> {
-    let doc = ReportDoc::load(input).map_err(Failure::bad)?;
+pub fn report(args: RenderArgs) -> Result<Exit, Failure> {
+    let out = args.out.as_path();
+    let doc = ReportDoc::load(&args.input).map_err(Failure::bad)?;
     std::fs::create_dir_all(out)
         .map_err(|e| Failure::infra_because(format!("cannot create {}", out.display()), e))?;
     write_reports(&doc, out)?;
@@ -406,10 +486,16 @@ pub fn report(input: &Path, out: &Path) -> Result<Exit, Failure> {
     Ok(Exit::Ok)
 }
 
+#[derive(Debug, Args, Clone, PartialEq, Eq)]
+pub struct CompareArgs {
+    pub old: PathBuf,
+    pub new: PathBuf,
+}
+
 /// `compare OLD NEW`: what regressed (exit 1), was fixed, is new, is gone.
-pub fn compare(old: &Path, new: &Path) -> Result<Exit, Failure> {
+pub fn compare(args: CompareArgs) -> Result<Exit, Failure> {
     let load = |p: &Path| ReportDoc::load(p).map_err(Failure::bad);
-    let (text, regressed) = crate::report::changes::render(&load(old)?, &load(new)?);
+    let (text, regressed) = crate::report::changes::render(&load(&args.old)?, &load(&args.new)?);
     print_out(&text);
     Ok(if regressed { Exit::Finding } else { Exit::Ok })
 }

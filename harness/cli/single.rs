@@ -1,60 +1,38 @@
 //! Commands on one case or one version: `predict`, `observe`, `bench`.
 
+use super::args::{CaseRouteArgs, CasesArgs, OneVersionArgs, ProbeArgs, RoutesArgs};
 use super::out::{print_out, stop_flag};
+use super::version::announced;
 use crate::case::Case;
 use crate::js::json::Json;
 use crate::model::predict as model_predict;
 use crate::outcome::{Exit, Failure};
 use crate::report::write_atomically;
-use crate::route::{Route, RouteSet};
-use crate::run::config::repo_root;
-use crate::run::config::Config;
+use crate::run::config::{repo_root, Config};
 use crate::run::corpus::{load_cases, RunPlan};
 use crate::run::session::{CaseResult, Session};
-use crate::versions::spec::{MastraVersion, Selection, VersionList, VersionSpec};
-use std::path::{Path, PathBuf};
+use crate::versions::spec::{Selection, VersionList, VersionSpec};
+use clap::Args;
+use std::path::PathBuf;
 
-/// The case at `path`, on `--route` unless it names its own route.
-pub fn load_on(path: &Path, route: Option<Route>) -> Result<Case, Failure> {
-    let case = Case::load(path)?;
-    Ok(match route {
-        Some(r) if !case.names_its_route() => case.on_route(r),
-        _ => case,
-    })
-}
-
-/// Resolve a `--mastra-version` to exactly one version: a release, a
-/// prerelease, a dist-tag, or a build (hashed, named and kept in the cache).
-/// A version that is no release is said on stderr with the release the model
-/// predicts it as.
-pub fn one_version(session: &mut Session, spec: &VersionSpec) -> Result<MastraVersion, Failure> {
-    let found = session.resolve(std::slice::from_ref(spec), Selection::default())?;
-    match found.as_slice() {
-        [v] => {
-            if !v.is_release() {
-                let source = session
-                    .build_source(*v)
-                    .unwrap_or_else(|| "registry prerelease".into());
-                eprintln!("{v}: {source}, predicted as {}", v.release());
-            }
-            Ok(*v)
-        }
-        many => Err(Failure::bad(format!(
-            "--mastra-version {spec}: names {} versions; give one",
-            many.len()
-        ))),
-    }
+#[derive(Debug, Args, Clone, PartialEq, Eq)]
+pub struct PredictArgs {
+    pub case: PathBuf,
+    #[command(flatten)]
+    pub version: OneVersionArgs,
+    #[command(flatten)]
+    pub route: CaseRouteArgs,
 }
 
 /// `predict CASE --mastra-version V [--route R]`: the model's projection.
-pub fn predict(case: &Path, spec: &VersionSpec, route: Option<Route>) -> Result<Exit, Failure> {
-    let case = load_on(case, route)?;
-    let version = match spec {
+pub fn predict(args: PredictArgs) -> Result<Exit, Failure> {
+    let case = args.route.load(&args.case)?;
+    let version = match &args.version.mastra_version {
         VersionSpec::Exact(v) => *v,
         // A tag or a build must be looked up first; the model never is.
         other => {
             let mut session = Session::new(Config::new(&repo_root()), stop_flag())?;
-            one_version(&mut session, other)?
+            announced(&mut session, "--mastra-version", other)?
         }
     };
     print_out(&format!(
@@ -64,16 +42,26 @@ pub fn predict(case: &Path, spec: &VersionSpec, route: Option<Route>) -> Result<
     Ok(Exit::Ok)
 }
 
+#[derive(Debug, Args, Clone, PartialEq, Eq)]
+pub struct ObserveArgs {
+    pub case: PathBuf,
+    #[command(flatten)]
+    pub version: OneVersionArgs,
+    #[command(flatten)]
+    pub route: CaseRouteArgs,
+    #[command(flatten)]
+    pub probe: ProbeArgs,
+}
+
 /// `observe CASE --mastra-version V [--route R]`: the real projection.
-pub fn observe(
-    config: Config,
-    case: &Path,
-    spec: &VersionSpec,
-    route: Option<Route>,
-) -> Result<Exit, Failure> {
-    let case = load_on(case, route)?;
-    let mut session = Session::new(config, stop_flag())?;
-    let version = one_version(&mut session, spec)?;
+pub fn observe(args: ObserveArgs) -> Result<Exit, Failure> {
+    let case = args.route.load(&args.case)?;
+    let mut session = Session::new(args.probe.config(), stop_flag())?;
+    let version = announced(
+        &mut session,
+        "--mastra-version",
+        &args.version.mastra_version,
+    )?;
     let mut got: Option<CaseResult> = None;
     session.run_version(version, std::slice::from_ref(&case), |r| got = Some(r));
     let r = got.ok_or_else(|| Failure::infra("interrupted before the case finished"))?;
@@ -91,18 +79,35 @@ pub fn observe(
     }
 }
 
-/// `bench`: the corpus repeated `repeat` times through the harness, then
+#[derive(Debug, Args, Clone, PartialEq, Eq)]
+pub struct BenchArgs {
+    /// The version to measure on.
+    #[arg(long = "mastra-version", default_value = "1.67.0")]
+    pub mastra_version: VersionSpec,
+    /// How many times the corpus is repeated in the workload.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub repeat: u32,
+    #[command(flatten)]
+    pub cases: CasesArgs,
+    /// Also write the figures as JSON here.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    #[command(flatten)]
+    pub routes: RoutesArgs,
+    /// Also run the matrix (these cases, these routes) on these versions
+    /// from an empty cache, then warm: both times, each version's install
+    /// time and disk.
+    #[arg(long = "matrix-versions")]
+    pub matrix_versions: Option<VersionList>,
+    #[command(flatten)]
+    pub probe: ProbeArgs,
+}
+
+/// `bench`: the corpus repeated `--repeat` times through the harness, then
 /// through the in-process ceiling.
-pub fn bench(
-    config: Config,
-    spec: &VersionSpec,
-    repeat: u32,
-    paths: &[PathBuf],
-    json: Option<&Path>,
-    routes: Option<RouteSet>,
-    matrix_versions: Option<VersionList>,
-) -> Result<Exit, Failure> {
-    let (corpus, errors) = load_cases(paths);
+pub fn bench(args: BenchArgs) -> Result<Exit, Failure> {
+    let paths = args.cases.paths();
+    let (corpus, errors) = load_cases(&paths);
     if let Some(e) = errors.into_iter().next() {
         return Err(e.into());
     }
@@ -112,14 +117,18 @@ pub fn bench(
         .into_iter()
         .filter(|c| !c.waits_on_retries())
         .collect();
-    let workload: Vec<Case> = (0..repeat).flat_map(|_| corpus.iter().cloned()).collect();
+    let workload: Vec<Case> = (0..args.repeat)
+        .flat_map(|_| corpus.iter().cloned())
+        .collect();
+    let config = args.probe.config();
     let matrix_config = config.clone();
     let mut session = Session::new(config, stop_flag())?;
-    let version = one_version(&mut session, spec)?;
+    let version = announced(&mut session, "--mastra-version", &args.mastra_version)?;
     let result =
         crate::loops::bench::bench(&mut session, version, &workload).map_err(Failure::infra)?;
     print_out(&result.to_text());
     let mut report = result.to_json();
+    let routes = args.routes.route;
     if let Some(set) = &routes {
         let rates =
             crate::loops::bench::route_rates(&mut session, version, &workload, set.routes())
@@ -132,25 +141,25 @@ pub fn bench(
             ));
         }
     }
-    if let Some(versions) = matrix_versions {
+    if let Some(versions) = args.matrix_versions {
         // The session above holds its listener and probes; they go first.
         drop(session);
-        let plan = RunPlan {
+        let matrix_run = RunPlan {
             command: "bench --matrix-versions".into(),
-            cases: paths.to_vec(),
+            cases: paths,
             versions: versions.0,
             selection: Selection::default(),
             bodies: None,
             shard: None,
             routes,
         };
-        let times = crate::loops::cold_warm::cold_warm(&matrix_config, &plan, stop_flag())?;
+        let times = crate::loops::cold_warm::cold_warm(&matrix_config, &matrix_run, stop_flag())?;
         print_out(&times.to_text());
         if let Json::Object(members) = &mut report {
             members.push(("matrix".into(), times.to_json()));
         }
     }
-    if let Some(path) = json {
+    if let Some(path) = &args.json {
         write_atomically(path, &report.to_pretty())
             .map_err(|e| Failure::infra_because(format!("cannot write {}", path.display()), e))?;
     }

@@ -2,33 +2,38 @@
 //! present or fixed? The runs (`loops::verify`), printed as runs of versions
 //! that agree.
 
+use super::args::{DefaultPinnedLatest, ProbeArgs, RoutesArgs, VersionsArgs};
 use super::out::{say, stop_flag};
+use super::version::predicted_as;
 use crate::judge::known::IssueState;
 use crate::loops::verify::{runs, select, verify as run_verify, Status};
 use crate::outcome::{Exit, Failure, RunEnd};
 use crate::report::write_atomically;
-use crate::route::RouteSet;
-use crate::run::config::Config;
 use crate::run::session::Session;
-use crate::versions::spec::{Selection, VersionList};
-use std::path::Path;
+use clap::Args;
+use std::path::PathBuf;
 
-pub fn verify(
-    config: Config,
-    issue: &str,
-    versions: VersionList,
-    selection: Selection,
-    json: Option<&Path>,
-    routes: Option<RouteSet>,
-) -> Result<Exit, Failure> {
-    let mut session = Session::new(config, stop_flag())?;
-    let issues = select(&session.refiner.known, issue)?;
-    let versions = session.resolve(&versions.0, selection)?;
+#[derive(Debug, Args, Clone, PartialEq, Eq)]
+pub struct VerifyArgs {
+    /// An issue id, or `all`.
+    pub issue: String,
+    #[command(flatten)]
+    pub versions: VersionsArgs<DefaultPinnedLatest>,
+    /// Write the per-version, per-case states here.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    #[command(flatten)]
+    pub routes: RoutesArgs,
+    #[command(flatten)]
+    pub probe: ProbeArgs,
+}
+
+pub fn verify(args: VerifyArgs) -> Result<Exit, Failure> {
+    let mut session = Session::new(args.probe.config(), stop_flag())?;
+    let issues = select(&session.refiner.known, &args.issue)?;
+    let versions = session.resolve(args.versions.specs(), args.versions.selection())?;
     for v in versions.iter().filter(|v| !v.is_release()) {
-        let source = session
-            .build_source(*v)
-            .unwrap_or_else(|| "registry prerelease".into());
-        say!("{v}: {source}, predicted as {}", v.release());
+        say!("{}", predicted_as(&session, *v));
     }
     let total = versions.len();
     let mut n = 0;
@@ -36,7 +41,7 @@ pub fn verify(
         &mut session,
         issues,
         &versions,
-        routes.as_ref(),
+        args.routes.route.as_ref(),
         |v, line| {
             n += 1;
             let line: Vec<String> = line
@@ -117,7 +122,7 @@ pub fn verify(
             count(Status::Unavailable)
         );
     }
-    if let Some(path) = json {
+    if let Some(path) = &args.json {
         write_atomically(path, &done.to_json().to_pretty())
             .map_err(|e| Failure::infra_because(format!("cannot write {}", path.display()), e))?;
     }

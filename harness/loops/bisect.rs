@@ -88,28 +88,28 @@ pub fn least_satisfying<T>(items: &[T], mut pred: impl FnMut(&T) -> Satisfies) -
 
 /// What is compared between versions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum On {
+pub enum Compared {
     /// The projection (`shared/case-format.md`), without the prose reason.
     Projection,
     /// Every captured request body, in normal form.
     Body,
 }
 
-impl On {
+impl Compared {
     pub fn name(self) -> &'static str {
         match self {
-            On::Projection => "projection",
-            On::Body => "normalised bodies",
+            Compared::Projection => "projection",
+            Compared::Body => "normalised bodies",
         }
     }
 }
 
-impl std::str::FromStr for On {
+impl std::str::FromStr for Compared {
     type Err = String;
-    fn from_str(text: &str) -> Result<On, String> {
+    fn from_str(text: &str) -> Result<Compared, String> {
         match text {
-            "projection" => Ok(On::Projection),
-            "body" => Ok(On::Body),
+            "projection" => Ok(Compared::Projection),
+            "body" => Ok(Compared::Body),
             other => Err(format!(
                 "bad value {other:?}: expected `projection` or `body`"
             )),
@@ -145,10 +145,10 @@ pub fn normal_body(v: &Json) -> Json {
 
 /// What one version did with the case, as compared; `Err` when it did not
 /// run (an infrastructure outcome, with its detail).
-pub fn outcome(r: &CaseResult, on: On) -> Result<Json, String> {
+pub fn outcome(r: &CaseResult, on: Compared) -> Result<Json, String> {
     match (&r.observed, on) {
-        (Observed::Ran { projection, .. }, On::Projection) => Ok(comparable(projection)),
-        (Observed::Ran { bodies, .. }, On::Body) => bodies
+        (Observed::Ran { projection, .. }, Compared::Projection) => Ok(comparable(projection)),
+        (Observed::Ran { bodies, .. }, Compared::Body) => bodies
             .iter()
             .map(|b| b.json().map(|j| normal_body(&j)))
             .collect::<Result<Vec<_>, _>>()
@@ -161,7 +161,12 @@ pub fn outcome(r: &CaseResult, on: On) -> Result<Json, String> {
     }
 }
 
-fn run_one(session: &mut Session, case: &Case, v: MastraVersion, on: On) -> Result<Json, String> {
+fn run_one(
+    session: &mut Session,
+    case: &Case,
+    v: MastraVersion,
+    on: Compared,
+) -> Result<Json, String> {
     let mut got = None;
     session.run_version(v, std::slice::from_ref(case), |r| got = Some(r));
     let r = got.ok_or_else(|| "interrupted".to_string())?;
@@ -229,7 +234,7 @@ pub fn bisect(
     case: &Case,
     good: MastraVersion,
     bad: MastraVersion,
-    on: On,
+    on: Compared,
     prereleases: bool,
     mut on_step: impl FnMut(Step),
 ) -> Result<Bisection, Failure> {

@@ -479,3 +479,74 @@ fn bisect_over_prereleases_finds_the_alpha_where_active_tools_arrived() {
         text(&finer)
     );
 }
+
+/// `bisect --good/--bad` and `repro --mastra-version` take what every
+/// version flag takes, resolved the same way: `latest` and ranges through
+/// the registry, a build packed and hashed. An end of a bisection must be
+/// one published version: a build, or a spec naming several, is one error
+/// naming the flag, with exit 2.
+#[test]
+fn bisect_and_repro_take_every_version_spec() {
+    let b = fixed_build();
+    let tgz = b.tgz.to_string_lossy().into_owned();
+    let bisect = |case: &str, good: &str, bad: &str| {
+        bin()
+            .args(["bisect", case, "--good", good, "--bad", bad])
+            .output()
+            .unwrap()
+    };
+    let case = "cases/report/toolchoice-by-key-not-rewritten.json";
+    // `latest` is resolved before the search starts: the refusal names the
+    // release it resolved to.
+    let out = bisect(case, "latest", "1.0.4");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let said = text(&out);
+    let latest = said
+        .split("--good ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .unwrap_or_else(|| panic!("{said}"))
+        .to_string();
+    assert!(
+        latest.starts_with("1.") && said.contains("must be older than --bad 1.0.4"),
+        "{said}"
+    );
+    for (good, bad, says) in [
+        ("1.0.4", tgz.as_str(), "is no published version"),
+        (
+            "pinned",
+            "1.67.0",
+            "--good pinned: names 3 versions; give one",
+        ),
+    ] {
+        let out = bisect(case, good, bad);
+        assert_eq!(out.status.code(), Some(2), "{good} {bad}: {}", text(&out));
+        assert!(text(&out).contains(says), "{good} {bad}: {}", text(&out));
+    }
+    // A range that names one release is an end like any other.
+    let out = bisect("cases/toolchoice/none.json", "=1.18.0", "1.20.0");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        text(&out).contains("first changed version: 1.19.0 "),
+        "{}",
+        text(&out)
+    );
+    let repro = |version: &str| {
+        let out = bin()
+            .args(["repro", case, "--mastra-version", version])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{version}: {}", text(&out));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let on_latest = repro("latest");
+    assert!(
+        on_latest.contains(&format!("@mastra/core@{latest}")),
+        "the install line names the release `latest` resolved to:\n{on_latest}"
+    );
+    let on_build = repro(&tgz);
+    assert!(
+        on_build.contains("@mastra/core@1.67.0  # or the build itself"),
+        "{on_build}"
+    );
+}

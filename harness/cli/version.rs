@@ -1,0 +1,55 @@
+//! One version from a version flag (`--mastra-version`, `--from`, `--to`,
+//! `--good`, `--bad`). Every such flag takes a `VersionSpec` and resolves it
+//! through `Session::resolve`, as `--versions` does: a dist-tag through the
+//! registry, a build hashed, named and kept in the cache.
+
+use crate::outcome::Failure;
+use crate::run::session::Session;
+use crate::versions::install::VersionError;
+use crate::versions::spec::{MastraVersion, Selection, VersionSpec};
+
+/// The one version `spec` names; `flag` names it in the error when it names
+/// none or several.
+pub fn exactly_one(
+    session: &mut Session,
+    flag: &str,
+    spec: &VersionSpec,
+) -> Result<MastraVersion, Failure> {
+    let found = session
+        .resolve(std::slice::from_ref(spec), Selection::default())
+        .map_err(|e| match e {
+            // The spec is wrong, not `--versions`: name the flag given.
+            VersionError::Spec(why) => Failure::bad(format!("{flag} {spec}: {why}")),
+            other => other.into(),
+        })?;
+    match found.as_slice() {
+        [v] => Ok(*v),
+        many => Err(Failure::bad(format!(
+            "{flag} {spec}: names {} versions; give one",
+            many.len()
+        ))),
+    }
+}
+
+/// `exactly_one`, and a version that is no release said on stderr with the
+/// release the model predicts it as.
+pub fn announced(
+    session: &mut Session,
+    flag: &str,
+    spec: &VersionSpec,
+) -> Result<MastraVersion, Failure> {
+    let v = exactly_one(session, flag, spec)?;
+    if !v.is_release() {
+        eprintln!("{}", predicted_as(session, v));
+    }
+    Ok(v)
+}
+
+/// What a version that is no release is, and the release the model
+/// predicts it as: `1.67.0+8a28…: tarball ./x.tgz, predicted as 1.67.0`.
+pub fn predicted_as(session: &Session, v: MastraVersion) -> String {
+    let source = session
+        .build_source(v)
+        .unwrap_or_else(|| "registry prerelease".into());
+    format!("{v}: {source}, predicted as {}", v.release())
+}
