@@ -4,7 +4,7 @@
 use super::out::print_out;
 use crate::outcome::{Exit, Failure};
 use crate::run::config::{repo_root, Config};
-use crate::versions::cache::{prune, status, Keep, Kind};
+use crate::versions::cache::{prune, status, InstallKind, Keep};
 use std::path::PathBuf;
 use std::time::SystemTime;
 
@@ -59,9 +59,9 @@ fn status_text(installs: &crate::versions::install::Installs) -> String {
     let now = SystemTime::now();
     for e in &s.installs {
         let kind = match e.kind {
-            Kind::Registry => "registry",
-            Kind::Pinned => "pinned",
-            Kind::Build => "build",
+            InstallKind::Registry => "registry",
+            InstallKind::Pinned => "pinned",
+            InstallKind::Build => "build",
         };
         let age = now.duration_since(e.last_used).map_or_else(
             |_| "now".to_string(),

@@ -12,10 +12,10 @@ use crate::report::{
     headline, report_json, summary, versions_that_ran, write_atomically, write_reports,
 };
 use crate::report::{HTML, JSON, JSONL, JUNIT, MARKDOWN};
+use crate::results::info::RunInfo;
 use crate::route::RouteSet;
 use crate::run::config::{repo_root, Config};
-use crate::run::corpus::{collect_run, Both, RunOutcome, RunPlan};
-use crate::run::info::RunInfo;
+use crate::run::corpus::{collect_run, ObserverPair, RunOutcome, RunRequest};
 use crate::run::session::Session;
 use crate::run::shard::{costs_path, Costs, Shard};
 use crate::versions::spec::{MastraVersion, Selection, VersionList};
@@ -30,8 +30,8 @@ pub fn plan(
     bodies: Option<PathBuf>,
     shard: Option<Shard>,
     routes: Option<RouteSet>,
-) -> RunPlan {
-    RunPlan {
+) -> RunRequest {
+    RunRequest {
         command: command.to_string(),
         cases: case_paths(cases),
         versions: versions.0,
@@ -58,7 +58,7 @@ fn run_end(strict: bool, outcome: &RunOutcome) -> RunEnd {
 /// `run`: the summary, the reports asked for, the exit status.
 pub fn run(
     config: Config,
-    plan: RunPlan,
+    plan: RunRequest,
     json: Option<&Path>,
     out: Option<&Path>,
 ) -> Result<Exit, Failure> {
@@ -96,7 +96,7 @@ pub fn run(
 /// completes, then every report format, and the headline.
 pub fn matrix(
     config: Config,
-    mut plan: RunPlan,
+    mut plan: RunRequest,
     out: &Path,
     fuzz_count: u32,
     seed: u64,
@@ -123,7 +123,7 @@ pub fn matrix(
         config,
         stop_flag(),
         &plan,
-        &mut Both(&mut watcher, &mut writer),
+        &mut ObserverPair(&mut watcher, &mut writer),
     )?;
     save_report(
         &out.join(JSON),
@@ -155,7 +155,7 @@ fn session_ledger() -> Result<crate::judge::known::KnownIssues, Failure> {
 /// into `node-probe/costs.json`.
 pub fn sweep(
     config: Config,
-    plan: RunPlan,
+    plan: RunRequest,
     out: &Path,
     json: Option<&Path>,
 ) -> Result<Exit, Failure> {
@@ -315,7 +315,7 @@ pub fn plan_shards(
     let mut session = Session::new(config, stop_flag())?;
     let versions = session.resolve(&versions.0, selection)?;
     let loads = crate::run::shard::projected_loads(&versions, shards, &costs);
-    let plan = crate::run::shard::plan(&versions, shards, &costs);
+    let plan = crate::run::shard::assign(&versions, shards, &costs);
     let serial: f64 = versions.iter().map(|v| costs.version_cost(*v)).sum();
     say!(
         "{} versions; one runner, nothing cached: {:.0}s ({:.1} min)",

@@ -6,11 +6,12 @@ use crate::js::json::Json;
 use crate::model::predict as model_predict;
 use crate::outcome::{Exit, Failure};
 use crate::report::write_atomically;
+use crate::results::CaseResult;
 use crate::route::{Route, RouteSet};
 use crate::run::config::repo_root;
 use crate::run::config::Config;
-use crate::run::corpus::{load_cases, RunPlan};
-use crate::run::session::{CaseResult, Session};
+use crate::run::corpus::{load_cases, RunRequest};
+use crate::run::session::Session;
 use crate::versions::spec::{MastraVersion, Selection, VersionList, VersionSpec};
 use std::path::{Path, PathBuf};
 
@@ -135,7 +136,7 @@ pub fn bench(
     if let Some(versions) = matrix_versions {
         // The session above holds its listener and probes; they go first.
         drop(session);
-        let plan = RunPlan {
+        let plan = RunRequest {
             command: "bench --matrix-versions".into(),
             cases: paths.to_vec(),
             versions: versions.0,

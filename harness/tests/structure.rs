@@ -11,7 +11,15 @@ use std::path::{Path, PathBuf};
 /// loops, the reports (files), the command line.
 const IMPURE: &[&str] = &[
     "observe",
+    "versions::registry",
+    "versions::build",
+    "versions::layout",
+    "versions::lock",
+    "versions::manager",
+    "versions::store",
     "versions::install",
+    "versions::node",
+    "versions::cache",
     "run",
     "loops",
     "report",
@@ -26,7 +34,9 @@ const PURE: &[&str] = &[
     "case",
     "projection",
     "observation",
+    "results",
     "versions::spec",
+    "versions::extras",
     "js",
     "outcome",
 ];
