@@ -423,7 +423,13 @@ mod tests {
         m.start();
         assert_eq!(
             installed(&mut m, 0),
-            vec![Install { version: 4 }, Run { version: 0, probes: 1 }]
+            vec![
+                Install { version: 4 },
+                Run {
+                    version: 0,
+                    probes: 1
+                }
+            ]
         );
         assert!(m.on(Stop).is_empty());
         assert!(!m.is_finished(), "a version runs, four install");

@@ -390,3 +390,58 @@ impl Session {
         stats
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::observe::proc::ProcError;
+    use crate::versions::install::InstallError;
+
+    #[test]
+    fn an_unserved_version_is_unavailable_and_a_failed_install_keeps_its_causes() {
+        let v = MastraVersion::new(1, 67, 0);
+        assert!(matches!(
+            not_installed(&VersionError::Unavailable(v)),
+            Observed::Unavailable(m) if m == "@mastra/core@1.67.0 is not served by the registry"
+        ));
+        let failed = VersionError::Install {
+            what: "@mastra/core@1.67.0".into(),
+            cause: InstallError::Proc(ProcError::Failed {
+                program: "pnpm".into(),
+                status: "exit status: 1".into(),
+                stderr: "ERR_PNPM_FETCH_404 boom".into(),
+            }),
+        };
+        match not_installed(&failed) {
+            Observed::InstallFailed(m) => {
+                assert!(
+                    m.starts_with(
+                        "installing @mastra/core@1.67.0 failed\n  caused by: pnpm exited"
+                    ),
+                    "{m}"
+                );
+                assert!(m.contains("ERR_PNPM_FETCH_404 boom"), "{m}");
+            }
+            other => panic!("not an install failure: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_failure_is_asked_once_and_kept_as_the_source() {
+        let mut slot = None;
+        let mut asked = 0;
+        for _ in 0..3 {
+            let got: Result<u8, Arc<RegistryError>> = once(&mut slot, || {
+                asked += 1;
+                Err(RegistryError::NoVersions)
+            });
+            assert!(got.is_err());
+        }
+        assert_eq!(asked, 1);
+        let e = VersionError::Registry(once(&mut slot, || Ok(1)).unwrap_err());
+        assert_eq!(
+            error_chain(&e),
+            "cannot list @mastra/core versions from the registry\n  caused by: npm view printed no `versions` list"
+        );
+    }
+}
