@@ -217,12 +217,7 @@ mod tests {
     #[test]
     fn a_folder_that_is_no_core_build_is_refused_naming_what_it_is() {
         let dir = tempfile::tempdir().unwrap();
-        let installs = Installs {
-            cache: dir.path().join("cache"),
-            probe_dir: dir.path().join("probe"),
-            install_timeout: Duration::from_secs(1),
-            cancel: None,
-        };
+        let installs = Installs::scratch(dir.path());
         let folder = dir.path().join("b");
         std::fs::create_dir_all(&folder).unwrap();
         let e = installs.prepare_build(&folder).unwrap_err();

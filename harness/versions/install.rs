@@ -187,6 +187,18 @@ pub enum Manifest {
 }
 
 impl Installs {
+    /// Installs in `ROOT/cache` from the pins of `ROOT/probe`, for the unit
+    /// tests of this folder.
+    #[cfg(test)]
+    pub(crate) fn scratch(root: &Path) -> Installs {
+        Installs {
+            cache: root.join("cache"),
+            probe_dir: root.join("probe"),
+            install_timeout: Duration::from_secs(1),
+            cancel: None,
+        }
+    }
+
     /// What npm installs as `@mastra/core` for `v`: its name in the registry,
     /// or, for a build, `file:` its tarball in the cache.
     pub fn install_source(&self, v: MastraVersion) -> String {
@@ -507,12 +519,7 @@ mod tests {
 
     #[test]
     fn a_build_installs_from_its_tarball_and_a_release_from_the_registry() {
-        let installs = Installs {
-            cache: PathBuf::from("/cache"),
-            probe_dir: PathBuf::from("/repo/node-probe"),
-            install_timeout: Duration::from_secs(1),
-            cancel: None,
-        };
+        let installs = Installs::scratch(Path::new("/x"));
         let v = |s: &str| MastraVersion::parse(s).unwrap();
         assert_eq!(installs.install_source(v("1.67.0")), "1.67.0");
         assert_eq!(
@@ -521,11 +528,11 @@ mod tests {
         );
         assert_eq!(
             installs.install_source(v("1.67.0+8a28e80ae2e3747e")),
-            "file:/cache/builds/8a28e80ae2e3747e.tgz"
+            "file:/x/cache/builds/8a28e80ae2e3747e.tgz"
         );
         assert_eq!(
             installs.install_dir(v("1.67.0+8a28e80ae2e3747e")),
-            PathBuf::from("/cache/installs/1.67.0+8a28e80ae2e3747e")
+            PathBuf::from("/x/cache/installs/1.67.0+8a28e80ae2e3747e")
         );
         let m: serde_json::Value = serde_json::from_str(&manifest("file:/x.tgz", &[])).unwrap();
         assert_eq!(m["dependencies"]["@mastra/core"], "file:/x.tgz");
@@ -538,12 +545,7 @@ mod tests {
         // @mastra/mcp, say); taken as installed, every MCP case on it would
         // be a probe fault.
         let tmp = tempfile::tempdir().unwrap();
-        let installs = Installs {
-            cache: tmp.path().join("cache"),
-            probe_dir: tmp.path().join("probe"),
-            install_timeout: Duration::from_secs(1),
-            cancel: None,
-        };
+        let installs = Installs::scratch(tmp.path());
         let v = MastraVersion::parse("1.1.0-alpha.2").unwrap();
         let dir = installs.install_dir(v);
         std::fs::create_dir_all(&dir).unwrap();

@@ -132,21 +132,11 @@ pub fn lock_digest(dir: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
-
-    fn installs(root: &Path) -> Installs {
-        Installs {
-            cache: root.join("cache"),
-            probe_dir: root.join("probe"),
-            install_timeout: Duration::from_secs(1),
-            cancel: None,
-        }
-    }
 
     #[test]
     fn a_pinned_version_is_named_by_its_lockfiles_and_a_changed_lock_moves_it() {
         let tmp = tempfile::tempdir().unwrap();
-        let installs = installs(tmp.path());
+        let installs = Installs::scratch(tmp.path());
         let v = MastraVersion::new(1, 67, 0);
         assert_eq!(
             installs.install_dir(v),

@@ -361,9 +361,11 @@ pub fn real_mastra(v: &str) -> Result<(PathBuf, PathBuf), String> {
     let version = MastraVersion::parse(v).ok_or("bad version")?;
     let r = installs
         .ensure(version, None)
-        .map_err(|e| e.to_string())
+        .map_err(|e| mastra_conform::outcome::error_chain(&e))
         .and_then(|dir| {
-            let node = installs.node().map_err(|e| e.to_string())?;
+            let node = installs
+                .node()
+                .map_err(|e| mastra_conform::outcome::error_chain(&e))?;
             let node = if node.path.is_absolute() {
                 node.path
             } else {
