@@ -43,7 +43,7 @@ pub fn cache(action: super::CacheAction, cache: Option<PathBuf>) -> Result<Exit,
     }
 }
 
-fn status_text(installs: &crate::versions::install::Installs) -> String {
+fn status_text(installs: &crate::versions::layout::Installs) -> String {
     let s = status(installs);
     let mut out = format!(
         "cache {}: {} on disk (hard links counted once)\n  store  {:>9}  pnpm's content-addressed store, beyond the installs' own bytes\n  tools  {:>9}  the pinned Node and pnpm\n",

@@ -13,6 +13,7 @@ use crate::js::string::JsString;
 use crate::observation::Refused;
 use crate::results::VersionStats;
 use crate::route::Route;
+use crate::versions::digest::digest_hex;
 use crate::versions::spec::{versions_json, MastraVersion};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -204,8 +205,5 @@ pub fn corpus_digest(cases: &[Case]) -> String {
         h.update(c.raw.to_compact().as_bytes());
         h.update([0]);
     }
-    h.finalize()[..8]
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    digest_hex(h, 16)
 }

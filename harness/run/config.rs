@@ -5,8 +5,7 @@ use crate::observe::capture::DEFAULT_BODY_LIMIT;
 use crate::observe::pool::{available_cores, PoolConfig};
 use crate::observe::probe::ProbeCommand;
 use crate::observe::proc::CommandSpec;
-use crate::versions::install::Installs;
-use crate::versions::layout::default_cache;
+use crate::versions::layout::{default_cache, Installs};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 

@@ -21,7 +21,8 @@ use crate::outcome::{error_chain, Failure};
 use crate::results::{judge, CaseResult, PoolStats, VersionStats};
 use crate::run::config::Config;
 use crate::run::schedule::{SessionAction, SessionEvent, SessionMachine};
-use crate::versions::install::{Installs, VersionError};
+use crate::versions::install::VersionError;
+use crate::versions::layout::Installs;
 use crate::versions::node::{NodeError, NodeRuntime};
 use crate::versions::registry::RegistryError;
 use crate::versions::spec::{resolve, Build, MastraVersion, Registry, Selection, VersionSpec};
@@ -395,7 +396,7 @@ impl Session {
 mod tests {
     use super::*;
     use crate::observe::proc::ProcError;
-    use crate::versions::install::InstallError;
+    use crate::versions::layout::InstallError;
 
     #[test]
     fn an_unserved_version_is_unavailable_and_a_failed_install_keeps_its_causes() {

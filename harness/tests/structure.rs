@@ -37,6 +37,7 @@ const PURE: &[&str] = &[
     "results",
     "versions::spec",
     "versions::extras",
+    "versions::digest",
     "js",
     "outcome",
 ];

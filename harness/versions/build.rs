@@ -1,18 +1,15 @@
 //! Builds: a `@mastra/core` given as a packed tarball or a folder, made
-//! ready to install (`Installs::prepare_build`), and the content digests
-//! the cache names things by.
+//! ready to install (`Installs::prepare_build`).
 //!
 //! In: a path. Out: a `Build` named by its `package.json` version plus a
 //! hash of its content (`1.67.0+3fa2…`), its tarball kept in
 //! `CACHE/builds/HASH.tgz` (a folder packed first with `npm pack`, as npm
 //! would ship it), so its install is the install of that tarball, cached by
-//! the hash: a rebuilt folder hashes anew and installs again.
-//!
-//! Digests are SHA-256, cut to the digits a name needs: a cache key, not a
-//! security check (npm and pnpm check every package's integrity).
+//! the hash: a rebuilt folder hashes anew and installs again (`digest`).
 
 use crate::observe::proc::{CommandSpec, ProcError};
-use crate::versions::install::{FsError, Installs};
+use crate::versions::digest::{bytes_digest, digest_hex};
+use crate::versions::layout::{FsError, Installs};
 use crate::versions::spec::{Build, Label, MastraVersion, LABEL_MAX};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
@@ -135,17 +132,6 @@ impl Installs {
     }
 }
 
-/// The first `digits` hex digits of a finished hash.
-pub fn digest_hex(h: Sha256, digits: usize) -> String {
-    let hex: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
-    hex[..digits.min(hex.len())].to_string()
-}
-
-/// The first `digits` hex digits of the SHA-256 of `bytes`.
-pub fn bytes_digest(bytes: &[u8], digits: usize) -> String {
-    digest_hex(Sha256::new().chain_update(bytes), digits)
-}
-
 /// The content hash of a build folder: every file's path and bytes, in
 /// sorted order, leaving out `node_modules` and `.git` (what npm never packs).
 fn folder_digest(root: &Path) -> std::io::Result<String> {
@@ -204,14 +190,6 @@ mod tests {
         assert_ne!(rebuilt, first, "a rebuilt file is a new build");
         std::fs::rename(root.join("dist/a.js"), root.join("dist/b.js")).unwrap();
         assert_ne!(folder_digest(root).unwrap(), rebuilt, "names count too");
-    }
-
-    #[test]
-    fn digests_are_sha256_cut_to_the_digits_asked() {
-        // SHA-256 of "abc" (FIPS 180-2, appendix B.1).
-        assert_eq!(bytes_digest(b"abc", 16), "ba7816bf8f01cfea");
-        assert_eq!(bytes_digest(b"abc", 12), "ba7816bf8f01");
-        assert_eq!(bytes_digest(b"abc", 99).len(), 64);
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! `Installs`: installing `@mastra/core` versions into the cache, the entry
-//! point (`ensure`) every run takes, and `VersionError`, why a version (or
+//! `Installs::ensure`: installing `@mastra/core` versions into the cache,
+//! the entry point every run takes, and `VersionError`, why a version (or
 //! the Node to run it) could not be had.
 //!
 //! In: `MastraVersion`s (releases, prereleases, builds). Out: finished
@@ -11,17 +11,12 @@
 //! installs exactly as npm installs that tarball, its dependencies included.
 //! What goes into an install (`InstallInputs`: its manifest and lockfile)
 //! is apart from how it is made (`make`); the subjects around it have their
-//! own modules: the registry's list (`registry`), builds and digests
-//! (`build`), where the cache keeps things (`layout`), locks (`lock`), the
-//! package managers (`manager`), the store (`store`), Node (`node`).
+//! own modules (`versions`).
 //!
-//! Every install goes to a temporary folder beside its final one and is
-//! renamed into place only once complete (with a marker written last), so an
-//! interrupted install is never taken for a good one. Two runs share the
-//! cache through a lock per install: the second waits for the first and
-//! then uses its install; a temporary folder found while holding the lock
-//! is a dead run's leftover and is removed. An interrupted run ends its
-//! installer at once.
+//! Every install is made whole or not at all, under its lock
+//! (`layout::Installs::install_atomically`): two runs share the cache, the
+//! second waits for the first and then uses its install, and an interrupted
+//! run ends its installer at once.
 //!
 //! Versions install with pnpm into `CACHE/installs/`. Package scripts never
 //! run. Pinned versions install with `--frozen-lockfile` from their
@@ -31,17 +26,18 @@
 //! registry, not from the npm lockfile (measured), so it never runs at
 //! install time: a pin with only an npm lockfile installs with `npm ci`.
 
-use crate::observe::proc::ProcError;
-use crate::versions::build::{bytes_digest, BuildError};
-use crate::versions::layout::{lock_file, mark_used, marked, COMPLETE};
-use crate::versions::lock::{self, Hold, LockError};
+use crate::versions::build::BuildError;
+use crate::versions::digest::bytes_digest;
+use crate::versions::layout::{
+    copy_file, mark_used, marked, write_file, InstallError, Installs, COMPLETE,
+};
+use crate::versions::lock::Hold;
 use crate::versions::manager::{install_args, pnpm_command, workspace_settings};
 use crate::versions::node::NodeError;
 use crate::versions::registry::RegistryError;
 use crate::versions::spec::{MastraVersion, SpecError};
 use crate::versions::store::{strip_core, Store};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -105,53 +101,6 @@ impl From<VersionError> for crate::outcome::Failure {
     }
 }
 
-/// Why an install (of a version or of a tool) was not made.
-#[derive(Debug, thiserror::Error)]
-pub enum InstallError {
-    /// A package manager failed (its last words are in the error).
-    #[error(transparent)]
-    Proc(#[from] ProcError),
-    #[error(transparent)]
-    Fs(#[from] FsError),
-    #[error(transparent)]
-    Lock(#[from] LockError),
-    #[error("{} is missing: the pinned tool cannot be installed", .0.display())]
-    NoLockfile(PathBuf),
-}
-
-/// A file or folder the installer could not read, write or move.
-#[derive(Debug, thiserror::Error)]
-#[error("cannot {doing} {}", path.display())]
-pub struct FsError {
-    doing: &'static str,
-    path: PathBuf,
-    #[source]
-    cause: std::io::Error,
-}
-
-impl FsError {
-    pub fn new(doing: &'static str, path: &Path, cause: std::io::Error) -> FsError {
-        FsError {
-            doing,
-            path: path.to_path_buf(),
-            cause,
-        }
-    }
-}
-
-/// Where installs live, and how to make them.
-#[derive(Debug, Clone)]
-pub struct Installs {
-    /// The cache root (outside the repository).
-    pub cache: PathBuf,
-    /// `node-probe/` of the repository: pinned manifests and lockfiles.
-    pub probe_dir: PathBuf,
-    pub install_timeout: Duration,
-    /// The run's stop flag: an install (or the wait for another run's)
-    /// ends as soon as it is raised.
-    pub cancel: Option<Arc<AtomicBool>>,
-}
-
 /// The module every install gives the probe to import.
 const ENTRY: &str = "export * as agent from '@mastra/core/agent';\n\
 export * as tools from '@mastra/core/tools';\n\
@@ -187,18 +136,6 @@ pub enum Manifest {
 }
 
 impl Installs {
-    /// Installs in `ROOT/cache` from the pins of `ROOT/probe`, for the unit
-    /// tests of this folder.
-    #[cfg(test)]
-    pub(crate) fn scratch(root: &Path) -> Installs {
-        Installs {
-            cache: root.join("cache"),
-            probe_dir: root.join("probe"),
-            install_timeout: Duration::from_secs(1),
-            cancel: None,
-        }
-    }
-
     /// What npm installs as `@mastra/core` for `v`: its name in the registry,
     /// or, for a build, `file:` its tarball in the cache.
     pub fn install_source(&self, v: MastraVersion) -> String {
@@ -319,21 +256,21 @@ impl Installs {
         let home = self.pnpm_home();
         self.install_atomically(dir, key, |tmp| {
             match &inputs.manifest {
-                Manifest::File(p) => copy(p, &tmp.join("package.json"))?,
-                Manifest::Text(t) => write(&tmp.join("package.json"), t)?,
+                Manifest::File(p) => copy_file(p, &tmp.join("package.json"))?,
+                Manifest::Text(t) => write_file(&tmp.join("package.json"), t)?,
             }
-            write(
+            write_file(
                 &tmp.join("pnpm-workspace.yaml"),
                 &workspace_settings(&store.dir, &home.join("cache")),
             )?;
             if let Some(lock) = &inputs.lock {
                 let name = lock.file_name().unwrap_or_default();
-                copy(lock, &tmp.join(name))?;
+                copy_file(lock, &tmp.join(name))?;
                 if name == "package-lock.json" {
                     // npm's own check of its lockfile, in a folder of its own
                     // (not linked to the store).
                     self.npm(&["ci", "--ignore-scripts"], tmp).run_capture()?;
-                    write(&tmp.join("probe-entry.mjs"), ENTRY)?;
+                    write_file(&tmp.join("probe-entry.mjs"), ENTRY)?;
                     return Ok(());
                 }
             }
@@ -346,78 +283,10 @@ impl Installs {
                     .run_capture()?;
                 strip_core(tmp);
             }
-            write(&tmp.join("probe-entry.mjs"), ENTRY)?;
+            write_file(&tmp.join("probe-entry.mjs"), ENTRY)?;
             Ok(())
         })
     }
-
-    /// Install into a fresh temporary folder beside `dir`, mark it complete,
-    /// rename it into place; all under `dir`'s lock, so that a run that
-    /// waited finds the finished install instead of making a second one.
-    pub(super) fn install_atomically(
-        &self,
-        dir: &Path,
-        key: &str,
-        fill: impl FnOnce(&Path) -> Result<(), InstallError>,
-    ) -> Result<(), InstallError> {
-        let parent = dir.parent().unwrap_or(Path::new("."));
-        std::fs::create_dir_all(parent).map_err(|e| FsError::new("create", parent, e))?;
-        let name = dir
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let _lock = self.lock(dir)?;
-        if marked(dir, key) {
-            return Ok(());
-        }
-        // Holding the lock, no other run is filling a temporary folder of
-        // this install: any found is a killed run's, never to be finished.
-        // A folder under the final name without the marker was not made by
-        // a rename of ours; it is moved aside before it goes, so no reader
-        // ever sees it half deleted.
-        for entry in std::fs::read_dir(parent).into_iter().flatten().flatten() {
-            let file = entry.file_name().to_string_lossy().into_owned();
-            if file.starts_with(&format!(".tmp-{name}-")) {
-                let _ = std::fs::remove_dir_all(entry.path());
-            }
-        }
-        if dir.exists() {
-            let aside = parent.join(format!(".tmp-{name}-stale-{}", std::process::id()));
-            std::fs::rename(dir, &aside).map_err(|e| FsError::new("move aside", dir, e))?;
-            let _ = std::fs::remove_dir_all(&aside);
-        }
-        let tmp = tempfile::Builder::new()
-            .prefix(&format!(".tmp-{name}-"))
-            .tempdir_in(parent)
-            .map_err(|e| FsError::new("create a folder in", parent, e))?;
-        fill(tmp.path())?;
-        write(&tmp.path().join(COMPLETE), key)?;
-        let tmp_path = tmp.keep();
-        std::fs::rename(&tmp_path, dir).map_err(|e| {
-            let _ = std::fs::remove_dir_all(&tmp_path);
-            FsError::new("move into place", dir, e).into()
-        })
-    }
-
-    /// Take the lock of install folder `dir`, waiting for another run that
-    /// holds it. The lock goes with the returned file.
-    fn lock(&self, dir: &Path) -> Result<std::fs::File, LockError> {
-        lock::take_install(
-            &lock_file(&self.cache, dir),
-            self.install_timeout,
-            self.cancel.as_deref(),
-        )
-    }
-}
-
-fn copy(from: &Path, to: &Path) -> Result<(), FsError> {
-    std::fs::copy(from, to)
-        .map(drop)
-        .map_err(|e| FsError::new("copy", from, e))
-}
-
-fn write(path: &Path, text: &str) -> Result<(), FsError> {
-    std::fs::write(path, text).map_err(|e| FsError::new("write", path, e))
 }
 
 /// The manifest of an on-demand install: `@mastra/core` from `source`

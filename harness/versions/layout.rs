@@ -14,12 +14,22 @@
 //! In: a version, a pin folder, an install folder. Out: paths, lockfile
 //! digests, and the marker (`COMPLETE`) that an install's last step writes,
 //! holding the key of what it was made from.
+//!
+//! Every install (a version's or a tool's) is filled in a temporary folder
+//! beside its final one and renamed into place only once complete, the
+//! marker written last (`Installs::install_atomically`), under the folder's
+//! lock, so an interrupted install is never taken for a good one and a run
+//! that waited for another finds its install instead of making a second.
 
-use crate::versions::build::digest_hex;
-use crate::versions::install::Installs;
+use crate::observe::proc::ProcError;
+use crate::versions::digest::digest_hex;
+use crate::versions::lock::{self, LockError};
 use crate::versions::spec::MastraVersion;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::Duration;
 
 /// A marker written last into an install before it is renamed into place.
 pub const COMPLETE: &str = ".mastra-conform-complete";
@@ -30,6 +40,53 @@ pub const INSTALLS: &str = "installs";
 /// The folder of npm installs an older harness made, before the store;
 /// `cache prune` removes them.
 pub const LEGACY_INSTALLS: &str = "mastra";
+
+/// Why an install (of a version or of a tool) was not made.
+#[derive(Debug, thiserror::Error)]
+pub enum InstallError {
+    /// A package manager failed (its last words are in the error).
+    #[error(transparent)]
+    Proc(#[from] ProcError),
+    #[error(transparent)]
+    Fs(#[from] FsError),
+    #[error(transparent)]
+    Lock(#[from] LockError),
+    #[error("{} is missing: the pinned tool cannot be installed", .0.display())]
+    NoLockfile(PathBuf),
+}
+
+/// A file or folder the installer could not read, write or move.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot {doing} {}", path.display())]
+pub struct FsError {
+    doing: &'static str,
+    path: PathBuf,
+    #[source]
+    cause: std::io::Error,
+}
+
+impl FsError {
+    pub fn new(doing: &'static str, path: &Path, cause: std::io::Error) -> FsError {
+        FsError {
+            doing,
+            path: path.to_path_buf(),
+            cause,
+        }
+    }
+}
+
+/// Where installs live, and how to make them.
+#[derive(Debug, Clone)]
+pub struct Installs {
+    /// The cache root (outside the repository).
+    pub cache: PathBuf,
+    /// `node-probe/` of the repository: pinned manifests and lockfiles.
+    pub probe_dir: PathBuf,
+    pub install_timeout: Duration,
+    /// The run's stop flag: an install (or the wait for another run's)
+    /// ends as soon as it is raised.
+    pub cancel: Option<Arc<AtomicBool>>,
+}
 
 /// The default cache root: `$MASTRA_CONFORM_CACHE`, else
 /// `$XDG_CACHE_HOME/mastra-conform`, else `~/.cache/mastra-conform`.
@@ -86,6 +143,78 @@ impl Installs {
     }
 }
 
+impl Installs {
+    /// Install into a fresh temporary folder beside `dir`, mark it complete,
+    /// rename it into place; all under `dir`'s lock, so that a run that
+    /// waited finds the finished install instead of making a second one.
+    pub fn install_atomically(
+        &self,
+        dir: &Path,
+        key: &str,
+        fill: impl FnOnce(&Path) -> Result<(), InstallError>,
+    ) -> Result<(), InstallError> {
+        let parent = dir.parent().unwrap_or(Path::new("."));
+        std::fs::create_dir_all(parent).map_err(|e| FsError::new("create", parent, e))?;
+        let name = dir
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let _lock = self.lock(dir)?;
+        if marked(dir, key) {
+            return Ok(());
+        }
+        // Holding the lock, no other run is filling a temporary folder of
+        // this install: any found is a killed run's, never to be finished.
+        // A folder under the final name without the marker was not made by
+        // a rename of ours; it is moved aside before it goes, so no reader
+        // ever sees it half deleted.
+        for entry in std::fs::read_dir(parent).into_iter().flatten().flatten() {
+            let file = entry.file_name().to_string_lossy().into_owned();
+            if file.starts_with(&format!(".tmp-{name}-")) {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+        if dir.exists() {
+            let aside = parent.join(format!(".tmp-{name}-stale-{}", std::process::id()));
+            std::fs::rename(dir, &aside).map_err(|e| FsError::new("move aside", dir, e))?;
+            let _ = std::fs::remove_dir_all(&aside);
+        }
+        let tmp = tempfile::Builder::new()
+            .prefix(&format!(".tmp-{name}-"))
+            .tempdir_in(parent)
+            .map_err(|e| FsError::new("create a folder in", parent, e))?;
+        fill(tmp.path())?;
+        write_file(&tmp.path().join(COMPLETE), key)?;
+        let tmp_path = tmp.keep();
+        std::fs::rename(&tmp_path, dir).map_err(|e| {
+            let _ = std::fs::remove_dir_all(&tmp_path);
+            FsError::new("move into place", dir, e).into()
+        })
+    }
+
+    /// Take the lock of install folder `dir`, waiting for another run that
+    /// holds it. The lock goes with the returned file.
+    pub fn lock(&self, dir: &Path) -> Result<std::fs::File, LockError> {
+        lock::take_install(
+            &lock_file(&self.cache, dir),
+            self.install_timeout,
+            self.cancel.as_deref(),
+        )
+    }
+}
+
+/// Copy a file, naming it when that fails.
+pub fn copy_file(from: &Path, to: &Path) -> Result<(), FsError> {
+    std::fs::copy(from, to)
+        .map(drop)
+        .map_err(|e| FsError::new("copy", from, e))
+}
+
+/// Write a file, naming it when that fails.
+pub fn write_file(path: &Path, text: &str) -> Result<(), FsError> {
+    std::fs::write(path, text).map_err(|e| FsError::new("write", path, e))
+}
+
 /// The harness's own tools, each pinned in a folder of `node-probe/`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tool {
@@ -127,6 +256,20 @@ pub fn lock_digest(dir: &Path) -> Option<String> {
         h.update(pnpm);
     }
     Some(digest_hex(h, 12))
+}
+
+/// Installs in `ROOT/cache` from the pins of `ROOT/probe`, for the unit
+/// tests of this folder.
+#[cfg(test)]
+impl Installs {
+    pub(crate) fn scratch(root: &Path) -> Installs {
+        Installs {
+            cache: root.join("cache"),
+            probe_dir: root.join("probe"),
+            install_timeout: Duration::from_secs(1),
+            cancel: None,
+        }
+    }
 }
 
 #[cfg(test)]

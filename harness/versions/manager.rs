@@ -11,9 +11,7 @@
 //! timeout or when the run is stopped.
 
 use crate::observe::proc::CommandSpec;
-use crate::versions::install::{FsError, InstallError, Installs};
-use crate::versions::layout::{lock_digest, Tool, COMPLETE};
-use crate::versions::node::npm_arch;
+use crate::versions::layout::{lock_digest, FsError, InstallError, Installs, Tool, COMPLETE};
 use std::path::{Path, PathBuf};
 
 impl Installs {
@@ -85,6 +83,14 @@ pub fn workspace_settings(store: &Path, metadata: &Path) -> String {
 fn yaml_str(p: &Path) -> String {
     let s = p.display().to_string();
     format!("'{}'", s.replace('\'', "''"))
+}
+
+/// The CPU as npm's platform packages name it (`x64`, `arm64`): the pinned
+/// Node and pnpm are such packages.
+pub fn npm_arch() -> String {
+    std::env::consts::ARCH
+        .replace("x86_64", "x64")
+        .replace("aarch64", "arm64")
 }
 
 /// The pnpm binary inside the pinned tool install.

@@ -7,8 +7,8 @@
 //! and the version it reports.
 
 use crate::observe::proc::CommandSpec;
-use crate::versions::install::{InstallError, Installs};
-use crate::versions::layout::{lock_digest, Tool, COMPLETE};
+use crate::versions::layout::{lock_digest, InstallError, Installs, Tool, COMPLETE};
+use crate::versions::manager::npm_arch;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -70,13 +70,6 @@ impl Installs {
             node_version(&path).ok_or_else(|| NodeError::PinnedDoesNotRun(path.clone()))?;
         Ok(NodeRuntime { path, version })
     }
-}
-
-/// The CPU as npm's platform packages name it (`x64`, `arm64`).
-pub fn npm_arch() -> String {
-    std::env::consts::ARCH
-        .replace("x86_64", "x64")
-        .replace("aarch64", "arm64")
 }
 
 /// What `path --version` says, when it runs and says a version.

@@ -7,7 +7,7 @@
 //! an unserved version from a failed install.
 
 use crate::observe::proc::ProcError;
-use crate::versions::install::Installs;
+use crate::versions::layout::Installs;
 use crate::versions::spec::{MastraVersion, Registry};
 use std::time::Duration;
 
