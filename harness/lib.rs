@@ -7,6 +7,7 @@
 //! cases/*.json --case--> Case --model (pure)------------------> Prediction --+
 //!                             \--observe (Node, Mastra, listener) --> Observed --+--judge (pure)--> Verdict
 //!                                                                                     |
+//!              results: CaseResult, VersionStats, RunInfo (pure) <-------------------|
 //!              run: the pipeline for one version (session), the loop over versions   |
 //!              loops: matrix, fuzz, bisect, verify, sweep, bench: loops around run   |
 //!              report: terminal, JSON, JUnit, Markdown, HTML  <-----------------------+
@@ -15,9 +16,10 @@
 //!
 //! Two rules hold the flow: types live below the code that does I/O (the
 //! model and the judges read `case`, `projection`, `observation` and
-//! `versions::spec`, pure data, and import nothing that starts a process,
-//! listens or installs), and nothing imports upward (only `cli` turns a
-//! domain value into output and an exit status).
+//! `versions::spec`, the reports read `results`, pure data, and none of
+//! them imports anything that starts a process, listens or installs), and
+//! nothing imports upward (only `cli` turns a domain value into output and
+//! an exit status).
 //!
 //! Modules in reading order, bottom first:
 
@@ -40,6 +42,9 @@ pub mod versions;
 pub mod model;
 /// Compare, known issues, snapshots, provider validity -> Verdict (pure).
 pub mod judge;
+/// What a run produced: one `CaseResult` per case and version, each
+/// version's costs, and what the run was (pure).
+pub mod results;
 /// Child processes, probes, the capture listener.
 pub mod observe;
 /// The pipeline for one version and the run loop over versions.

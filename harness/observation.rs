@@ -92,12 +92,14 @@ pub enum Observed {
     },
     /// The registry does not serve the version.
     Unavailable(String),
-    /// The version could not be installed, or Node could not be had.
+    /// The version could not be installed, or Node could not be had (the
+    /// error and its causes, one per line).
     InstallFailed(String),
     Timeout(Duration),
     Crash(String),
-    /// The probe could not build the case, or its answer or a captured body
-    /// was unreadable.
+    /// The probe could not build the case, its answer or a captured body
+    /// was unreadable, or no probe could start (or stay up) to run it: then
+    /// the probe's error, with the end of its stderr.
     ProbeFault(String),
 }
 

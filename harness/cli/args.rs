@@ -2,13 +2,13 @@
 //! written once here and flattened into the commands' own argument structs
 //! (`RunArgs`, `FuzzArgs`, ...). Each group also says what its flags mean
 //! once validated: a `Config`, the case paths, the version specs and how
-//! ranges select, a case on its route, a `RunPlan`.
+//! ranges select, a case on its route, a `RunRequest`.
 
 use crate::case::Case;
 use crate::outcome::Failure;
 use crate::route::{Route, RouteSet};
 use crate::run::config::{repo_root, Config};
-use crate::run::corpus::RunPlan;
+use crate::run::corpus::RunRequest;
 use crate::run::shard::Shard;
 use crate::versions::spec::{Selection, VersionList, VersionSpec};
 use clap::Args;
@@ -194,8 +194,8 @@ pub struct ScopeArgs<D: DefaultVersions> {
 impl<D: DefaultVersions> ScopeArgs<D> {
     /// The run these flags ask for, named `command` in its report, whole
     /// (no shard) and writing no bodies.
-    pub fn run_plan(&self, command: &str) -> RunPlan {
-        RunPlan {
+    pub fn run_plan(&self, command: &str) -> RunRequest {
+        RunRequest {
             command: command.to_string(),
             cases: self.cases.paths(),
             versions: self.versions.specs().to_vec(),

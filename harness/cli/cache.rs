@@ -4,7 +4,7 @@
 use super::args::CacheDirArgs;
 use super::out::print_out;
 use crate::outcome::{Exit, Failure};
-use crate::versions::cache::{prune, status, Keep, Kind};
+use crate::versions::cache::{prune, status, InstallKind, Keep};
 use clap::{Args, Subcommand};
 use std::time::SystemTime;
 
@@ -67,7 +67,7 @@ pub fn cache(args: CacheArgs) -> Result<Exit, Failure> {
     }
 }
 
-fn status_text(installs: &crate::versions::install::Installs) -> String {
+fn status_text(installs: &crate::versions::layout::Installs) -> String {
     let s = status(installs);
     let mut out = format!(
         "cache {}: {} on disk (hard links counted once)\n  store  {:>9}  pnpm's content-addressed store, beyond the installs' own bytes\n  tools  {:>9}  the pinned Node and pnpm\n",
@@ -83,9 +83,9 @@ fn status_text(installs: &crate::versions::install::Installs) -> String {
     let now = SystemTime::now();
     for e in &s.installs {
         let kind = match e.kind {
-            Kind::Registry => "registry",
-            Kind::Pinned => "pinned",
-            Kind::Build => "build",
+            InstallKind::Registry => "registry",
+            InstallKind::Pinned => "pinned",
+            InstallKind::Build => "build",
         };
         let age = now.duration_since(e.last_used).map_or_else(
             |_| "now".to_string(),

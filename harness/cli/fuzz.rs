@@ -11,7 +11,7 @@ use crate::judge::compare::Verdict;
 use crate::loops::fuzz::{self, found::Saved, Plan, SessionOracle};
 use crate::outcome::{Exit, Failure, RunEnd};
 use crate::report::report_json;
-use crate::run::info::RunInfo;
+use crate::results::info::RunInfo;
 use crate::run::session::Session;
 use crate::run::shard::Shard;
 use clap::Args;
@@ -79,7 +79,7 @@ pub fn fuzz(args: FuzzArgs) -> Result<Exit, Failure> {
     );
     let replay = saved_cases.clone();
     let shrinking = Plan::new(seed);
-    let mut info = RunInfo::new("fuzz", &root);
+    let mut info = RunInfo::new("fuzz", &crate::run::config::commit(&root));
     info.versions = versions.clone();
     info.seed = Some(seed);
     info.routes = routes.as_ref().map_or_else(
@@ -167,7 +167,7 @@ pub fn fuzz(args: FuzzArgs) -> Result<Exit, Failure> {
 fn write_report(
     path: &Path,
     info: &RunInfo,
-    results: &[crate::run::session::CaseResult],
+    results: &[crate::results::CaseResult],
     findings: Vec<Json>,
 ) -> Result<(), Failure> {
     let mut report = report_json(info, results);

@@ -5,10 +5,10 @@
 use crate::case::CaseError;
 use crate::outcome::Failure;
 use crate::report::write_atomically;
+use crate::results::info::RunInfo;
+use crate::results::{CaseResult, VersionStats};
 use crate::run::corpus::RunObserver;
-use crate::run::info::RunInfo;
 use crate::run::progress::Progress;
-use crate::run::session::{CaseResult, VersionStats};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::io::Write;
 use std::path::Path;

@@ -15,9 +15,9 @@ use crate::report::{
     headline, report_json, summary, versions_that_ran, write_atomically, write_reports,
 };
 use crate::report::{HTML, JSON, JSONL, JUNIT, MARKDOWN};
+use crate::results::info::RunInfo;
 use crate::run::config::{repo_root, Config};
-use crate::run::corpus::{collect_run, Both, RunOutcome};
-use crate::run::info::RunInfo;
+use crate::run::corpus::{collect_run, ObserverPair, RunOutcome};
 use crate::run::session::Session;
 use crate::run::shard::{costs_path, Costs};
 use crate::versions::spec::MastraVersion;
@@ -151,7 +151,7 @@ pub fn matrix(args: MatrixArgs) -> Result<Exit, Failure> {
         config,
         stop_flag(),
         &scope,
-        &mut Both(&mut watcher, &mut writer),
+        &mut ObserverPair(&mut watcher, &mut writer),
     )?;
     save_report(
         &out.join(JSON),
@@ -374,7 +374,7 @@ pub fn shard_split(args: ShardSplitArgs) -> Result<Exit, Failure> {
     let mut session = Session::new(config, stop_flag())?;
     let versions = session.resolve(args.versions.specs(), args.versions.selection())?;
     let loads = crate::run::shard::projected_loads(&versions, shards, &costs);
-    let assignment = crate::run::shard::plan(&versions, shards, &costs);
+    let assignment = crate::run::shard::assign(&versions, shards, &costs);
     let serial: f64 = versions.iter().map(|v| costs.version_cost(*v)).sum();
     say!(
         "{} versions; one runner, nothing cached: {:.0}s ({:.1} min)",

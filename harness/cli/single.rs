@@ -8,9 +8,10 @@ use crate::js::json::Json;
 use crate::model::predict as model_predict;
 use crate::outcome::{Exit, Failure};
 use crate::report::write_atomically;
+use crate::results::CaseResult;
 use crate::run::config::{repo_root, Config};
-use crate::run::corpus::{load_cases, RunPlan};
-use crate::run::session::{CaseResult, Session};
+use crate::run::corpus::{load_cases, RunRequest};
+use crate::run::session::Session;
 use crate::versions::spec::{Selection, VersionList, VersionSpec};
 use clap::Args;
 use std::path::PathBuf;
@@ -144,7 +145,7 @@ pub fn bench(args: BenchArgs) -> Result<Exit, Failure> {
     if let Some(versions) = args.matrix_versions {
         // The session above holds its listener and probes; they go first.
         drop(session);
-        let matrix_run = RunPlan {
+        let matrix_run = RunRequest {
             command: "bench --matrix-versions".into(),
             cases: paths,
             versions: versions.0,

@@ -77,10 +77,12 @@ pub fn load_project(config: &Config, req: &ProjectRequest) -> Result<LoadedProje
             )));
         }
     }
-    let node = config
-        .installs()
-        .node()
-        .map_err(|e| LoadError::Infra(format!("no Node to load the project with: {e}")))?;
+    let node = config.installs().node().map_err(|e| {
+        LoadError::Infra(format!(
+            "no Node to load the project with: {}",
+            crate::outcome::error_line(&e)
+        ))
+    })?;
     let script = config.probe_dir.join("project.mjs");
     let mut cmd = CommandSpec::new(&node.path);
     if let Some(f) = &req.env_file {

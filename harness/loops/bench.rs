@@ -275,7 +275,9 @@ pub fn ceiling_rate(
     let dir = session
         .install(version)
         .map_err(|o| o.infra_detail().unwrap_or_default())?;
-    let node = session.node()?;
+    let node = session
+        .node()
+        .map_err(|e| crate::outcome::error_chain(&e))?;
     let mut jsonl = tempfile::NamedTempFile::new().map_err(|e| e.to_string())?;
     for c in cases {
         writeln!(jsonl, "{}", c.raw.to_compact()).map_err(|e| e.to_string())?;

@@ -20,7 +20,8 @@ use crate::js::json::Json;
 use crate::judge::compare::comparable;
 use crate::observation::Observed;
 use crate::outcome::Failure;
-use crate::run::session::{CaseResult, Session};
+use crate::results::CaseResult;
+use crate::run::session::Session;
 use crate::versions::spec::MastraVersion;
 
 /// What the predicate says of one item.
@@ -243,7 +244,7 @@ pub fn bisect(
             "--good {good} must be older than --bad {bad}"
         )));
     }
-    let published = session.published().map_err(Failure::infra)?;
+    let published = session.published()?;
     for (flag, v) in [("--good", good), ("--bad", bad)] {
         if !published.contains(&v) {
             return Err(Failure::bad(format!(

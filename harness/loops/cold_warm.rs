@@ -8,9 +8,9 @@
 
 use crate::js::json::Json;
 use crate::outcome::Failure;
+use crate::results::VersionStats;
 use crate::run::config::Config;
-use crate::run::corpus::{collect_run, RunObserver, RunPlan};
-use crate::run::session::VersionStats;
+use crate::run::corpus::{collect_run, RunObserver, RunRequest};
 use crate::versions::cache;
 use crate::versions::spec::MastraVersion;
 use std::path::Path;
@@ -51,7 +51,7 @@ struct Costs {
 }
 
 impl RunObserver for Costs {
-    fn result(&mut self, r: &crate::run::session::CaseResult) {
+    fn result(&mut self, r: &crate::results::CaseResult) {
         use crate::judge::compare::Verdict;
         self.results += 1;
         if !matches!(
@@ -73,7 +73,7 @@ impl RunObserver for Costs {
 /// Run `plan` cold (an empty cache of its own), then warm (the same cache).
 pub fn cold_warm(
     config: &Config,
-    plan: &RunPlan,
+    plan: &RunRequest,
     stop: Arc<AtomicBool>,
 ) -> Result<ColdWarm, Failure> {
     let parent = config.cache.parent().unwrap_or(Path::new("."));
@@ -94,7 +94,7 @@ pub fn cold_warm(
     config
         .installs()
         .pnpm()
-        .map_err(|e| Failure::infra(format!("the pinned pnpm: {}", e.describe())))?;
+        .map_err(|e| Failure::infra_because("the pinned pnpm", e))?;
     for shared in ["node", "tools"] {
         let from = config.cache.join(shared);
         if from.is_dir() {

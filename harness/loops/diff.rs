@@ -20,7 +20,8 @@ use crate::judge::known::{KnownIssue, KnownIssues};
 use crate::judge::snapshot;
 use crate::observation::Observed;
 use crate::projection::Projection;
-use crate::run::session::{CaseResult, Session};
+use crate::results::CaseResult;
+use crate::run::session::Session;
 use crate::versions::spec::MastraVersion;
 use std::collections::BTreeMap;
 

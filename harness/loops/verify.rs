@@ -13,9 +13,10 @@ use crate::js::json::Json;
 use crate::judge::compare::Verdict;
 use crate::judge::known::{IssueState, KnownIssue, KnownIssues};
 use crate::outcome::Failure;
+use crate::results::CaseResult;
 use crate::route::RouteSet;
-use crate::run::session::{CaseResult, Session};
-use crate::versions::spec::MastraVersion;
+use crate::run::session::Session;
+use crate::versions::spec::{versions_json, MastraVersion};
 use std::sync::atomic::Ordering;
 
 /// An issue on one version, over all its cases.
@@ -180,15 +181,7 @@ impl Verification {
     /// The JSON record: per issue, per version, per case.
     pub fn to_json(&self) -> Json {
         Json::object([
-            (
-                "versions",
-                Json::Array(
-                    self.versions
-                        .iter()
-                        .map(|v| Json::str(&v.to_string()))
-                        .collect(),
-                ),
-            ),
+            ("versions", versions_json(&self.versions)),
             ("interrupted", Json::Bool(self.interrupted)),
             (
                 "issues",

@@ -194,7 +194,7 @@ impl PoolMachine {
     }
 
     /// What to do now: start or recycle the probe, send what fits.
-    pub fn plan(&mut self, now: Instant) -> Vec<Action> {
+    pub fn next_actions(&mut self, now: Instant) -> Vec<Action> {
         let mut out = Vec::new();
         if self.gave_up {
             return out;
@@ -388,10 +388,13 @@ mod tests {
 
     /// Start the probe and return the first sends.
     fn up(m: &mut PoolMachine, now: Instant) -> Vec<Action> {
-        assert_eq!(m.plan(now), vec![Action::Start]);
-        assert!(m.plan(now).is_empty(), "nothing is sent while starting");
+        assert_eq!(m.next_actions(now), vec![Action::Start]);
+        assert!(
+            m.next_actions(now).is_empty(),
+            "nothing is sent while starting"
+        );
         assert!(m.on(Event::Started, now).is_empty());
-        m.plan(now)
+        m.next_actions(now)
     }
 
     fn sends(actions: &[Action]) -> Vec<(u64, usize)> {
@@ -417,7 +420,7 @@ mod tests {
     #[test]
     fn no_work_no_probe() {
         let mut m = machine(8);
-        assert!(m.plan(Instant::now()).is_empty());
+        assert!(m.next_actions(Instant::now()).is_empty());
         assert!(m.is_idle());
     }
 
@@ -445,7 +448,7 @@ mod tests {
                 }
             )]
         );
-        assert_eq!(sends(&m.plan(now)), vec![(4, 3)]);
+        assert_eq!(sends(&m.next_actions(now)), vec![(4, 3)]);
         // An answer to a request not in flight (late, or garbage) changes nothing.
         assert!(m
             .on(
@@ -486,12 +489,15 @@ mod tests {
             "nobody is charged with a shared crash"
         );
         assert_eq!(m.room(), 0, "suspects first: no new work is taken");
-        assert_eq!(m.plan(now), vec![Action::Start]);
+        assert_eq!(m.next_actions(now), vec![Action::Start]);
         m.on(Event::Started, now);
         // Suspects go one at a time.
-        let s = sends(&m.plan(now));
+        let s = sends(&m.next_actions(now));
         assert_eq!(s, vec![(4, 0)]);
-        assert!(sends(&m.plan(now)).is_empty(), "a suspect runs alone");
+        assert!(
+            sends(&m.next_actions(now)).is_empty(),
+            "a suspect runs alone"
+        );
         m.on(
             Event::Answered {
                 seq: 4,
@@ -499,7 +505,7 @@ mod tests {
             },
             now,
         );
-        assert_eq!(sends(&m.plan(now)), vec![(5, 1)]);
+        assert_eq!(sends(&m.next_actions(now)), vec![(5, 1)]);
     }
 
     #[test]
@@ -508,11 +514,11 @@ mod tests {
         let mut m = dealt(2, 3);
         up(&mut m, now);
         m.on(Event::Died, now);
-        m.plan(now);
+        m.next_actions(now);
         m.on(Event::Started, now);
         let mut order = Vec::new();
         while !m.is_idle() {
-            let s = sends(&m.plan(now));
+            let s = sends(&m.next_actions(now));
             assert_eq!(s.len(), 1, "suspects and what follows them one at a time");
             order.push(s[0].1);
             m.on(
@@ -528,7 +534,7 @@ mod tests {
         }
         assert_eq!(order, vec![0, 1]);
         assert_eq!(m.room(), 1, "the suspects cleared, work is taken again");
-        assert_eq!(sends(&m.plan(now)), vec![(5, 2)]);
+        assert_eq!(sends(&m.next_actions(now)), vec![(5, 2)]);
     }
 
     #[test]
@@ -537,15 +543,15 @@ mod tests {
         let mut m = dealt(2, 2);
         up(&mut m, now);
         m.on(Event::Died, now); // both suspects, nobody charged
-        m.plan(now);
+        m.next_actions(now);
         m.on(Event::Started, now);
-        assert_eq!(sends(&m.plan(now)), vec![(3, 0)]);
+        assert_eq!(sends(&m.next_actions(now)), vec![(3, 0)]);
         let a = m.on(Event::Died, now); // case 0 alone: first charge, retried
         assert!(emitted(&a).is_empty());
-        m.plan(now);
+        m.next_actions(now);
         m.on(Event::Started, now);
         // The neighbour waiting as a suspect goes first; the retried case after it.
-        assert_eq!(sends(&m.plan(now)), vec![(4, 1)]);
+        assert_eq!(sends(&m.next_actions(now)), vec![(4, 1)]);
         m.on(
             Event::Answered {
                 seq: 4,
@@ -553,11 +559,14 @@ mod tests {
             },
             now,
         );
-        assert_eq!(sends(&m.plan(now)), vec![(5, 0)]);
+        assert_eq!(sends(&m.next_actions(now)), vec![(5, 0)]);
         let a = m.on(Event::Died, now);
         assert_eq!(emitted(&a), vec![(0, Ending::Crash)]);
         assert!(m.is_idle());
-        assert!(m.plan(now).is_empty(), "no probe is started for no work");
+        assert!(
+            m.next_actions(now).is_empty(),
+            "no probe is started for no work"
+        );
     }
 
     #[test]
@@ -573,7 +582,7 @@ mod tests {
         let a = m.on(Event::Tick, now + T);
         assert_eq!(a[0], Action::Kill { timeout: true });
         assert_eq!(emitted(&a), vec![(0, Ending::Timeout)]);
-        assert_eq!(m.plan(now + T), vec![Action::Start]);
+        assert_eq!(m.next_actions(now + T), vec![Action::Start]);
     }
 
     #[test]
@@ -584,9 +593,9 @@ mod tests {
         let a = m.on(Event::Tick, now + T);
         assert_eq!(a[0], Action::Kill { timeout: true });
         assert!(emitted(&a).is_empty());
-        m.plan(now + T);
+        m.next_actions(now + T);
         m.on(Event::Started, now + T);
-        assert_eq!(sends(&m.plan(now + T)).len(), 1);
+        assert_eq!(sends(&m.next_actions(now + T)).len(), 1);
     }
 
     #[test]
@@ -599,14 +608,17 @@ mod tests {
         m.on(Event::Rss(2000), now);
         m.give(6);
         assert_eq!(m.room(), 0, "no new work while a recycle is pending");
-        assert!(m.plan(now).is_empty(), "cases in flight finish first");
+        assert!(
+            m.next_actions(now).is_empty(),
+            "cases in flight finish first"
+        );
         for seq in 1..=6 {
             m.on(Event::Answered { seq, fault: false }, now);
         }
-        assert_eq!(m.plan(now), vec![Action::Recycle]);
-        assert!(m.plan(now).is_empty());
+        assert_eq!(m.next_actions(now), vec![Action::Recycle]);
+        assert!(m.next_actions(now).is_empty());
         m.on(Event::Started, now);
-        assert_eq!(sends(&m.plan(now)), vec![(7, 6)]);
+        assert_eq!(sends(&m.next_actions(now)), vec![(7, 6)]);
     }
 
     #[test]
@@ -622,7 +634,7 @@ mod tests {
             },
             now,
         );
-        assert_eq!(sends(&m.plan(now)), vec![(2, 1)]);
+        assert_eq!(sends(&m.next_actions(now)), vec![(2, 1)]);
     }
 
     #[test]
@@ -634,7 +646,7 @@ mod tests {
         loop {
             m.on(Event::Died, now);
             deaths += 1;
-            let a = m.plan(now);
+            let a = m.next_actions(now);
             if a.iter().any(|x| matches!(x, Action::GiveUp { .. })) {
                 assert_eq!(
                     a,
@@ -646,11 +658,11 @@ mod tests {
             }
             assert_eq!(a, vec![Action::Start]);
             m.on(Event::Started, now);
-            m.plan(now);
+            m.next_actions(now);
             assert!(deaths < 100, "never gave up");
         }
         assert_eq!(deaths, MAX_FUTILE_DEATHS);
-        assert!(m.plan(now).is_empty());
+        assert!(m.next_actions(now).is_empty());
         assert_eq!(m.room(), 0);
     }
 
@@ -663,12 +675,12 @@ mod tests {
         for _ in 0..3 {
             for _ in 0..MAX_FUTILE_DEATHS - 1 {
                 m.on(Event::Died, now);
-                assert_eq!(m.plan(now), vec![Action::Start]);
+                assert_eq!(m.next_actions(now), vec![Action::Start]);
                 m.on(Event::Started, now);
-                seq = sends(&m.plan(now))[0].0;
+                seq = sends(&m.next_actions(now))[0].0;
             }
             m.on(Event::Answered { seq, fault: false }, now);
-            seq = sends(&m.plan(now))[0].0;
+            seq = sends(&m.next_actions(now))[0].0;
         }
         assert!(!m.is_idle());
     }
@@ -682,10 +694,10 @@ mod tests {
         assert_eq!(a, vec![Action::Forget { seq: 2 }]);
         let a = m.on(Event::Died, now);
         assert!(emitted(&a).is_empty());
-        assert_eq!(m.plan(now), vec![Action::Start]);
+        assert_eq!(m.next_actions(now), vec![Action::Start]);
         m.on(Event::Started, now);
         // Case 0 was in flight alone at the death: a suspect, then case 1.
-        assert_eq!(sends(&m.plan(now)), vec![(3, 0)]);
+        assert_eq!(sends(&m.next_actions(now)), vec![(3, 0)]);
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! Out: one `Observation` per case, handed to a callback the moment it
 //! completes (so a run that is interrupted keeps what finished).
 //!
-//! The cases wait in one queue (`Deal`) shared by the version's probes;
+//! The cases wait in one queue (`CaseQueue`) shared by the version's probes;
 //! each probe, on its own thread, takes what its `PoolMachine` has room for,
 //! so a probe slowed by a retry or a recycle takes less and none idles while
 //! cases wait. The rules (suspects, retries, timeouts, recycling, giving up)
@@ -16,12 +16,13 @@
 //! otherwise the case is a fault that says what went missing.
 
 use super::machine::{Action, Ending, Event, Limits, PoolMachine};
-use super::probe::{Answer, Hello, Probe, ProbeCommand, ProbeError};
+use super::probe::{Answer, Probe, ProbeCommand, ProbeError};
 use crate::case::Case;
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::observation::Observation;
 use crate::observe::capture::Listener;
+use crate::results::PoolStats;
 use std::collections::VecDeque;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -71,40 +72,6 @@ pub fn available_cores() -> usize {
     std::thread::available_parallelism().map_or(1, usize::from)
 }
 
-/// What running the cases cost, for the report and `make bench`.
-#[derive(Debug, Clone, Default)]
-pub struct PoolStats {
-    pub hello: Option<Hello>,
-    /// Probes that ran this version's cases side by side.
-    pub probes: u32,
-    pub starts: u32,
-    pub startup_total: Duration,
-    pub restarts_after_crash: u32,
-    pub restarts_after_timeout: u32,
-    pub recycled: u32,
-    pub garbage_lines: u64,
-    pub max_rss: u64,
-    /// Wall time from the first probe's start to the last one's end.
-    pub busy: Duration,
-}
-
-impl PoolStats {
-    /// Fold in the figures of another probe of the same version.
-    fn absorb(&mut self, other: PoolStats) {
-        if self.hello.is_none() {
-            self.hello = other.hello;
-        }
-        self.probes += other.probes;
-        self.starts += other.starts;
-        self.startup_total += other.startup_total;
-        self.restarts_after_crash += other.restarts_after_crash;
-        self.restarts_after_timeout += other.restarts_after_timeout;
-        self.recycled += other.recycled;
-        self.garbage_lines += other.garbage_lines;
-        self.max_rss = self.max_rss.max(other.max_rss);
-    }
-}
-
 /// Sequence numbers are unique per harness process, so one listener can
 /// serve every probe and a retried case never sees an old capture.
 static NEXT_SEQ: AtomicU64 = AtomicU64::new(1);
@@ -114,9 +81,9 @@ fn next_seq() -> u64 {
 }
 
 /// The cases of one version not yet taken by a probe.
-struct Deal(Mutex<VecDeque<usize>>);
+struct CaseQueue(Mutex<VecDeque<usize>>);
 
-impl Deal {
+impl CaseQueue {
     fn is_empty(&self) -> bool {
         self.0
             .lock()
@@ -160,7 +127,7 @@ pub fn run_cases(
     mut emit: impl FnMut(usize, Observation),
 ) -> Result<PoolStats, ProbeError> {
     let began = Instant::now();
-    let deal = Deal(Mutex::new(deal_order(cases)));
+    let queue = CaseQueue(Mutex::new(deal_order(cases)));
     let probes = cfg.probes.clamp(1, cases.len().max(1));
     let (tx, rx) = mpsc::channel::<(usize, Observation)>();
     let mut emitted = 0usize;
@@ -168,8 +135,8 @@ pub fn run_cases(
         let workers: Vec<_> = (0..probes)
             .map(|_| {
                 let tx = tx.clone();
-                let deal = &deal;
-                s.spawn(move || drive(cmd, install, listener, cases, deal, cfg, stop, &tx))
+                let queue = &queue;
+                s.spawn(move || drive(cmd, install, listener, cases, queue, cfg, stop, &tx))
             })
             .collect();
         drop(tx);
@@ -180,13 +147,7 @@ pub fn run_cases(
         }
         workers
             .into_iter()
-            .map(|w| {
-                w.join().unwrap_or_else(|_| {
-                    Err(ProbeError::Write(std::io::Error::other(
-                        "a probe driver thread panicked",
-                    )))
-                })
-            })
+            .map(|w| w.join().unwrap_or(Err(ProbeError::DriverPanicked)))
             .collect()
     });
     let mut stats = PoolStats::default();
@@ -208,7 +169,7 @@ pub fn run_cases(
     }
 }
 
-/// One probe: take work from the deal while the machine has room, carry
+/// One probe: take work from the queue while the machine has room, carry
 /// out the machine's actions, feed it what the probe says.
 #[allow(clippy::too_many_arguments)]
 fn drive(
@@ -216,7 +177,7 @@ fn drive(
     install: &Path,
     listener: &Listener,
     cases: &[&Case],
-    deal: &Deal,
+    queue: &CaseQueue,
     cfg: &PoolConfig,
     stop: &AtomicBool,
     out: &mpsc::Sender<(usize, Observation)>,
@@ -237,7 +198,7 @@ fn drive(
         },
     };
     let mut m = PoolMachine::new(cfg.limits(), Box::new(next_seq));
-    let result = d.run(&mut m, deal);
+    let result = d.run(&mut m, queue);
     if let Some(p) = d.probe.take() {
         p.shutdown();
     }
@@ -262,30 +223,30 @@ struct Driver<'a> {
 }
 
 /// What came with an answer, for the case it finishes.
-enum Payload {
+enum CaseAnswer {
     Result(Json),
     Fault(String),
 }
 
 impl Driver<'_> {
-    fn run(&mut self, m: &mut PoolMachine, deal: &Deal) -> Result<(), ProbeError> {
+    fn run(&mut self, m: &mut PoolMachine, queue: &CaseQueue) -> Result<(), ProbeError> {
         loop {
             if self.stop.load(Ordering::SeqCst) {
                 return Ok(());
             }
-            for index in deal.take(m.room()) {
+            for index in queue.take(m.room()) {
                 m.give(index);
             }
-            // Done when nothing is left here or in the deal (a machine with
-            // no room, waiting to recycle, is idle with cases still dealt out).
-            if m.is_idle() && deal.is_empty() {
+            // Done when nothing is left here or in the queue (a machine with
+            // no room, waiting to recycle, is idle with cases still queued).
+            if m.is_idle() && queue.is_empty() {
                 return Ok(());
             }
-            let plan = m.plan(Instant::now());
-            let restarted = plan
+            let actions = m.next_actions(Instant::now());
+            let restarted = actions
                 .iter()
                 .any(|a| matches!(a, Action::Start | Action::Recycle));
-            for a in plan {
+            for a in actions {
                 self.act(m, a, None)?;
             }
             if restarted {
@@ -302,17 +263,17 @@ impl Driver<'_> {
                     d.saturating_duration_since(now)
                 })
                 .min(Duration::from_millis(200));
-            let (event, payload) = match probe.recv(wait) {
+            let (event, answer) = match probe.recv(wait) {
                 Some(Answer::Result { seq, result }) => (
                     Event::Answered { seq, fault: false },
-                    Some(Payload::Result(result)),
+                    Some(CaseAnswer::Result(result)),
                 ),
                 Some(Answer::Fault {
                     seq: Some(seq),
                     message,
                 }) => (
                     Event::Answered { seq, fault: true },
-                    Some(Payload::Fault(message)),
+                    Some(CaseAnswer::Fault(message)),
                 ),
                 Some(Answer::Pong { rss, .. }) => {
                     self.stats.max_rss = self.stats.max_rss.max(rss);
@@ -328,15 +289,15 @@ impl Driver<'_> {
                 }
                 None => (Event::Tick, None),
             };
-            let fault = matches!(payload, Some(Payload::Fault(_)));
+            let fault = matches!(answer, Some(CaseAnswer::Fault(_)));
             let actions = m.on(event, Instant::now());
             if fault && actions.is_empty() {
                 // A fault for a request not in flight is not an answer.
                 self.stats.garbage_lines += 1;
             }
-            let mut payload = payload;
+            let mut answer = answer;
             for a in actions {
-                self.act(m, a, payload.take())?;
+                self.act(m, a, answer.take())?;
             }
         }
     }
@@ -345,7 +306,7 @@ impl Driver<'_> {
         &mut self,
         m: &mut PoolMachine,
         action: Action,
-        payload: Option<Payload>,
+        answer: Option<CaseAnswer>,
     ) -> Result<(), ProbeError> {
         match action {
             Action::Start => self.start(m)?,
@@ -389,15 +350,15 @@ impl Driver<'_> {
                 self.listener.take(seq);
             }
             Action::Emit { index, ending } => {
-                let observation = match (ending, payload) {
-                    (Ending::Answered { seq, .. }, Some(Payload::Result(result))) => {
+                let observation = match (ending, answer) {
+                    (Ending::Answered { seq, .. }, Some(CaseAnswer::Result(result))) => {
                         let captured = self.listener.take(seq);
                         match unreached(&result, captured.len()) {
                             Some(why) => Observation::Fault(why),
                             None => Observation::Done { result, captured },
                         }
                     }
-                    (Ending::Answered { seq, .. }, Some(Payload::Fault(message))) => {
+                    (Ending::Answered { seq, .. }, Some(CaseAnswer::Fault(message))) => {
                         self.listener.take(seq);
                         Observation::Fault(message)
                     }

@@ -13,6 +13,7 @@
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::observe::proc::{Child, CommandSpec, ProcError};
+use crate::results::Hello;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,21 +24,6 @@ use std::time::{Duration, Instant};
 /// writes more than this without a newline is writing garbage, and holding
 /// it would let a broken probe grow the harness without bound.
 pub const MAX_LINE: usize = 4 << 20;
-
-/// What a probe said of itself once Mastra was imported.
-#[derive(Debug, Clone)]
-pub struct Hello {
-    pub node: String,
-    pub mastra: String,
-    pub zod: String,
-    /// The packages installed beside it for the other tool sources
-    /// (`@mastra/mcp`, the MCP SDK, `@mastra/memory`, `@mastra/libsql`):
-    /// name and version, as the install holds them.
-    pub packages: Vec<(String, String)>,
-    pub builtins: Vec<String>,
-    /// From spawn to hello: Node start plus Mastra import.
-    pub startup: Duration,
-}
 
 #[derive(Debug)]
 pub enum Answer {
@@ -72,8 +58,8 @@ pub enum ProbeError {
     },
     #[error("the probe for {install} could not load it: {message}")]
     LoadFailed { install: String, message: String },
-    #[error("writing to the probe failed: {0}")]
-    Write(std::io::Error),
+    #[error("writing to the probe failed")]
+    Write(#[source] std::io::Error),
     #[error("the probe for {install} was not started: the run was interrupted")]
     Interrupted { install: String },
     #[error("the probe for {install} died {restarts} times without a case finishing in between{}", tail(.stderr))]
@@ -82,6 +68,8 @@ pub enum ProbeError {
         restarts: u32,
         stderr: String,
     },
+    #[error("a probe driver thread panicked")]
+    DriverPanicked,
 }
 
 fn tail(stderr: &str) -> String {

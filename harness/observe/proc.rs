@@ -42,8 +42,6 @@ pub enum ProcError {
     },
     #[error("{program} was ended because the run was interrupted")]
     Interrupted { program: String },
-    #[error("{0}")]
-    Output(String),
 }
 
 fn tail(stderr: &str) -> String {

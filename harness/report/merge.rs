@@ -78,7 +78,7 @@ pub fn merge(reports: &[ShardReport]) -> Result<Json, String> {
     let mut shards: Vec<(Shard, &Path)> = Vec::new();
     for r in reports {
         let s = field(&r.run, "shard");
-        let shard = Shard::parse(&s).map_err(|_| {
+        let shard = s.parse::<Shard>().map_err(|_| {
             format!(
                 "{}: field `run.shard`: {s:?} is not a slice K/N (was it run with --shard?)",
                 r.path.display()

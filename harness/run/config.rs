@@ -4,7 +4,8 @@
 use crate::observe::capture::DEFAULT_BODY_LIMIT;
 use crate::observe::pool::{available_cores, PoolConfig};
 use crate::observe::probe::ProbeCommand;
-use crate::versions::install::Installs;
+use crate::observe::proc::CommandSpec;
+use crate::versions::layout::{default_cache, Installs};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -40,13 +41,26 @@ pub fn repo_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The commit the repository at `root` is at (`git rev-parse HEAD`), or
+/// `unknown` outside a git checkout: the harness a report was made with.
+pub fn commit(root: &Path) -> String {
+    CommandSpec::new("git")
+        .args(["rev-parse", "HEAD"])
+        .dir(root)
+        .timeout(Duration::from_secs(10))
+        .run_capture()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".into())
+}
+
 impl Config {
     pub fn new(root: &Path) -> Config {
         Config {
             root: root.to_path_buf(),
             probe_dir: std::env::var_os("MASTRA_CONFORM_PROBE_DIR")
                 .map_or_else(|| root.join("node-probe"), PathBuf::from),
-            cache: Installs::default_cache(),
+            cache: default_cache(),
             // One probe per core the process may use, as the budget of a run.
             pool: PoolConfig {
                 probes: available_cores(),

@@ -2,7 +2,7 @@
 //! every case run on every version (of this slice) through one `Session`;
 //! the results come back in case order, then version order.
 //!
-//! In: a `RunPlan` (case paths, version specs, slice) and a `RunObserver`
+//! In: a `RunRequest` (case paths, version specs, slice) and a `RunObserver`
 //! that sees each result the moment it exists (the matrix writes it to disk,
 //! the command layer draws progress). Out: a `RunOutcome`. `run`, `matrix`,
 //! `sweep` and `diff` are this loop with different observers and reports.
@@ -10,11 +10,12 @@
 use crate::case::{discover, Case, CaseError};
 use crate::observation::Observed;
 use crate::outcome::Failure;
+use crate::results::info::{corpus_digest, RunInfo};
+use crate::results::{CaseResult, VersionStats};
 use crate::route::{Route, RouteSet};
-use crate::run::config::Config;
-use crate::run::info::RunInfo;
-use crate::run::session::{CaseResult, Job, Session, VersionStats};
-use crate::run::shard::{costs_path, Costs, Shard};
+use crate::run::config::{commit, Config};
+use crate::run::session::{Session, VersionCases};
+use crate::run::shard::{costs_path, units_of, Costs, Shard};
 use crate::versions::spec::{MastraVersion, Selection, VersionSpec};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -66,9 +67,9 @@ pub trait RunObserver {
 impl RunObserver for () {}
 
 /// Two observers, each told everything, `A` first.
-pub struct Both<'a, A: ?Sized, B: ?Sized>(pub &'a mut A, pub &'a mut B);
+pub struct ObserverPair<'a, A: ?Sized, B: ?Sized>(pub &'a mut A, pub &'a mut B);
 
-impl<A: RunObserver + ?Sized, B: RunObserver + ?Sized> RunObserver for Both<'_, A, B> {
+impl<A: RunObserver + ?Sized, B: RunObserver + ?Sized> RunObserver for ObserverPair<'_, A, B> {
     fn started(&mut self, info: &mut RunInfo, pairs: usize) -> Result<(), Failure> {
         self.0.started(info, pairs)?;
         self.1.started(info, pairs)
@@ -91,9 +92,9 @@ impl<A: RunObserver + ?Sized, B: RunObserver + ?Sized> RunObserver for Both<'_, 
     }
 }
 
-/// What to run.
+/// What to run: the cases, the versions, the slice, where bodies go.
 #[derive(Debug, Clone)]
-pub struct RunPlan {
+pub struct RunRequest {
     /// The command, as the report names it.
     pub command: String,
     /// Case files and folders (the command layer defaults them to `cases/`).
@@ -131,16 +132,16 @@ pub struct RunOutcome {
     pub case_errors: Vec<CaseError>,
 }
 
-/// Run `plan` through one `Session` (which owns the stop flag): bad case
+/// Run `request` through one `Session` (which owns the stop flag): bad case
 /// files are reported to `observer` and left out, the rest runs.
 pub fn collect_run(
     config: Config,
     stop: Arc<AtomicBool>,
-    plan: &RunPlan,
+    request: &RunRequest,
     observer: &mut dyn RunObserver,
 ) -> Result<RunOutcome, Failure> {
     let root = config.root.clone();
-    if let Some(dir) = &plan.bodies {
+    if let Some(dir) = &request.bodies {
         std::fs::create_dir_all(dir).map_err(|e| {
             Failure::infra_because(
                 format!("cannot create --bodies folder {}", dir.display()),
@@ -148,8 +149,8 @@ pub fn collect_run(
             )
         })?;
     }
-    let (cases, case_errors) = load_cases(&plan.cases);
-    let cases = on_routes(cases, plan.routes.as_ref());
+    let (cases, case_errors) = load_cases(&request.cases);
+    let cases = on_routes(cases, request.routes.as_ref());
     for e in &case_errors {
         observer.bad_case(e);
     }
@@ -160,8 +161,8 @@ pub fn collect_run(
         });
     }
     let mut session = Session::new(config, stop.clone())?;
-    let versions = session.resolve(&plan.versions, plan.selection)?;
-    let mut info = RunInfo::new(&plan.command, &root);
+    let versions = session.resolve(&request.versions, request.selection)?;
+    let mut info = RunInfo::new(&request.command, &commit(&root));
     info.versions = versions.clone();
     info.routes = {
         let mut routes: Vec<Route> = cases.iter().map(|c| c.route).collect();
@@ -170,23 +171,11 @@ pub fn collect_run(
         routes
     };
     info.note_builds(|v| session.build_source(v));
-    info.corpus = crate::run::info::corpus_digest(&cases);
-    info.shard = plan.shard.map(|s| s.to_string());
-    let units = plan
+    info.corpus = corpus_digest(&cases);
+    info.shard = request.shard.map(|s| s.to_string());
+    let units = request
         .shard
-        .map(|s| crate::run::shard::units_of(&versions, s, &Costs::load(&costs_path(&root))));
-    let pairs = match &units {
-        None => cases.len() * versions.len(),
-        Some(us) => versions
-            .iter()
-            .map(|&v| {
-                (0..cases.len())
-                    .filter(|i| us.iter().any(|u| u.version == v && u.holds(*i)))
-                    .count()
-            })
-            .sum(),
-    };
-    observer.started(&mut info, pairs)?;
+        .map(|s| units_of(&versions, s, &Costs::load(&costs_path(&root))));
     // This slice's cases of each version (all of them without --shard).
     let mut selected: Vec<(MastraVersion, Vec<usize>, Vec<Case>)> = Vec::new();
     for &v in &versions {
@@ -202,9 +191,11 @@ pub fn collect_run(
             selected.push((v, chosen, subset));
         }
     }
-    let jobs: Vec<Job> = selected
+    let pairs = selected.iter().map(|(_, chosen, _)| chosen.len()).sum();
+    observer.started(&mut info, pairs)?;
+    let by_version: Vec<VersionCases> = selected
         .iter()
-        .map(|(version, _, subset)| Job {
+        .map(|(version, _, subset)| VersionCases {
             version: *version,
             cases: subset,
         })
@@ -215,11 +206,11 @@ pub fn collect_run(
     // finished versions arrive interleaved; both observers see them as they come.
     let watcher = std::cell::RefCell::new(&mut *observer);
     session.run_versions(
-        &jobs,
-        |job, mut r| {
-            r.index = selected[job].1[r.index];
+        &by_version,
+        |version, mut r| {
+            r.index = selected[version].1[r.index];
             let mut observer = watcher.borrow_mut();
-            if let (Some(dir), Observed::Ran { bodies, .. }) = (&plan.bodies, &r.observed) {
+            if let (Some(dir), Observed::Ran { bodies, .. }) = (&request.bodies, &r.observed) {
                 write_bodies(dir, &r, bodies, &mut **observer);
             }
             observer.result(&r);
@@ -230,7 +221,8 @@ pub fn collect_run(
             costs.push(stats.clone());
         },
     );
-    // The report's per-version costs in version order, as before.
+    // The report's per-version costs in version order, whatever order the
+    // versions finished in.
     costs.sort_by_key(|c| c.version);
     for stats in costs {
         info.absorb(stats);

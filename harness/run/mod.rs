@@ -1,15 +1,15 @@
 //! The pipeline and the run loop every command is built on.
 //!
 //! `session` is the pipeline: install, probe, predict, judge, one
-//! `CaseResult` per case, for one version or for many side by side
-//! (`schedule` says how many probes each gets from the `--probes`
-//! budget). `corpus` is the loop over case files and
-//! versions (`run`, `matrix`, `sweep` and `fuzz` use it); `shard` slices that
-//! loop across runners; `config` is the validated settings it all takes.
+//! `CaseResult` per case, for one version or for many side by side, as the
+//! pure `schedule::SessionMachine` decides (which version installs next,
+//! when it runs and on how many of the `--probes` budget). `corpus` is the
+//! loop over case files and versions (`run`, `matrix`, `sweep` and `fuzz`
+//! use it); `shard` slices that loop across runners; `config` is the
+//! validated settings it all takes.
 
 pub mod config;
 pub mod corpus;
-pub mod info;
 pub mod progress;
 pub mod schedule;
 pub mod session;

@@ -1,16 +1,35 @@
-//! `probes_for` and `Slots`: how many probes a version gets, and the
-//! machine-wide budget of probes that versions running side by side share.
+//! `SessionMachine`: the decisions of a session that runs several versions
+//! side by side (which version installs next, when a version's cases are
+//! dealt to probes and to how many, what an install that fails or probes
+//! that cannot run mean for its cases, what a stop ends) as a pure state
+//! machine. No thread, process, channel or clock is touched here: the
+//! driver (`session::Session::run_versions`) feeds it `SessionEvent`s and
+//! carries out the `SessionAction`s it returns, so every rule is
+//! unit-tested without installing or starting anything.
 //!
-//! In: a version's case count, the `--probes` budget. Out: a probe count per
-//! version; slots taken and given back as versions start and end.
+//! In: each version's case count, the `--probes` budget, events (an install
+//! ended, a case has its observation, a version's probes ended, stop).
+//! Out: actions (install a version, run it on N probes, judge its cases
+//! left without a result by the failure that kept them from running, the
+//! version is done).
 //!
-//! A probe costs a Node start and an import of Mastra (0.4 to 1.8 s, more
-//! on a busy machine), which is worth about `CASES_PER_PROBE` cases of work
-//! (40 to 140 cases/s per probe); a version with fewer
-//! cases than that per extra probe runs on fewer probes, and the probes it
-//! leaves free run the next versions at the same time.
+//! The rules. Installs run ahead, `INSTALLS_AT_ONCE` at a time, in the
+//! order the versions were given. Versions start in that order too, each
+//! as soon as it is installed and the budget has its probes free: a version
+//! gets `probes_for` probes, so one with few cases takes one probe and
+//! leaves the rest to the next versions at the same time. A probe costs a
+//! Node start and an import of Mastra (0.4 to 1.8 s, more on a busy
+//! machine), worth about `CASES_PER_PROBE` cases of work (40 to 140 cases/s
+//! per probe). A version whose install failed has every case judged by that
+//! failure; one whose probes could not run its cases has those left judged
+//! by the probes' failure. A stop starts nothing more, and a failure that
+//! the stop caused is not reported: those cases were never attempted.
+//! Every version that ran, or failed on its own, is done exactly once,
+//! after all its results.
 
-use std::sync::{Condvar, Mutex, PoisonError};
+/// Installs made side by side: network-bound (pnpm fetches), so more than
+/// the cores, few enough to leave the registry and the disk some room.
+pub const INSTALLS_AT_ONCE: usize = 4;
 
 /// Cases one more probe must have to be worth its start.
 pub const CASES_PER_PROBE: usize = 128;
@@ -20,41 +39,223 @@ pub fn probes_for(cases: usize, budget: usize) -> usize {
     cases.div_ceil(CASES_PER_PROBE).clamp(1, budget.max(1))
 }
 
-/// A counting semaphore of probe slots.
-pub struct Slots {
-    free: Mutex<usize>,
-    freed: Condvar,
+/// What happened, as the driver saw it. Versions are named by their
+/// position in the list the machine was made with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionEvent {
+    /// A version's install ended: `ok`, it can run; else its failure is
+    /// with the driver.
+    InstallEnded { version: usize, ok: bool },
+    /// Case `index` of a version has its observation (and its result).
+    CaseObserved { version: usize, index: usize },
+    /// A version's probes ended: `ok`, they ran every case (or were
+    /// stopped); else no probe could run the cases left, and the driver
+    /// holds why.
+    ProbesEnded { version: usize, ok: bool },
+    /// The run is to stop (raised once; later ones change nothing).
+    Stop,
 }
 
-impl Slots {
-    pub fn new(n: usize) -> Slots {
-        Slots {
-            free: Mutex::new(n.max(1)),
-            freed: Condvar::new(),
+/// What the driver must do, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionAction {
+    /// Install a version (in the background; `InstallEnded` follows).
+    Install { version: usize },
+    /// Deal a version's cases to `probes` probes (`CaseObserved` for each
+    /// case, then `ProbesEnded`).
+    Run { version: usize, probes: usize },
+    /// Judge these cases of a version, in this order, by the failure that
+    /// kept them from running (its install's, or its probes').
+    Fail { version: usize, cases: Vec<usize> },
+    /// A version is done: its costs are final.
+    Done { version: usize },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    /// Not yet installing.
+    Waiting,
+    Installing,
+    /// Installed, waiting for its turn and its probes.
+    Installed,
+    /// On `probes` probes.
+    Running {
+        probes: usize,
+    },
+    /// Done, failed, or left out by a stop.
+    Over,
+}
+
+#[derive(Debug, Clone)]
+struct VersionState {
+    stage: Stage,
+    /// Which cases have their observation.
+    observed: Vec<bool>,
+}
+
+/// The scheduling state of one session's versions.
+#[derive(Debug, Clone)]
+pub struct SessionMachine {
+    versions: Vec<VersionState>,
+    budget: usize,
+    /// Probes not taken by a running version.
+    free: usize,
+    /// The next version to install, and the next to start, in order.
+    next_install: usize,
+    next_run: usize,
+    stopping: bool,
+}
+
+impl SessionMachine {
+    /// A machine for versions with these case counts, under a budget of
+    /// `budget` probes (at least one).
+    pub fn new(case_counts: &[usize], budget: usize) -> SessionMachine {
+        let budget = budget.max(1);
+        SessionMachine {
+            versions: case_counts
+                .iter()
+                .map(|&n| VersionState {
+                    stage: Stage::Waiting,
+                    observed: vec![false; n],
+                })
+                .collect(),
+            budget,
+            free: budget,
+            next_install: 0,
+            next_run: 0,
+            stopping: false,
         }
     }
 
-    /// Wait for `n` free slots and take them.
-    pub fn take(&self, n: usize) {
-        let mut free = self.free.lock().unwrap_or_else(PoisonError::into_inner);
-        while *free < n {
-            free = self
-                .freed
-                .wait(free)
-                .unwrap_or_else(PoisonError::into_inner);
-        }
-        *free -= n;
+    /// The first actions: the installs that may start at once.
+    pub fn start(&mut self) -> Vec<SessionAction> {
+        let mut out = Vec::new();
+        self.advance(&mut out);
+        out
     }
 
-    pub fn give(&self, n: usize) {
-        *self.free.lock().unwrap_or_else(PoisonError::into_inner) += n;
-        self.freed.notify_all();
+    /// React to what happened.
+    pub fn on(&mut self, event: SessionEvent) -> Vec<SessionAction> {
+        let mut out = Vec::new();
+        match event {
+            SessionEvent::Stop => self.stopping = true,
+            SessionEvent::InstallEnded { version, ok } => {
+                if self.stage(version) != Some(Stage::Installing) {
+                    return out;
+                }
+                if ok {
+                    self.versions[version].stage = Stage::Installed;
+                } else {
+                    self.versions[version].stage = Stage::Over;
+                    if !self.stopping {
+                        out.push(SessionAction::Fail {
+                            version,
+                            cases: self.unobserved(version),
+                        });
+                        out.push(SessionAction::Done { version });
+                    }
+                }
+            }
+            SessionEvent::CaseObserved { version, index } => {
+                if let Some(seen) = self
+                    .versions
+                    .get_mut(version)
+                    .and_then(|v| v.observed.get_mut(index))
+                {
+                    *seen = true;
+                }
+            }
+            SessionEvent::ProbesEnded { version, ok } => {
+                let Some(Stage::Running { probes }) = self.stage(version) else {
+                    return out;
+                };
+                self.free += probes;
+                self.versions[version].stage = Stage::Over;
+                if !ok && !self.stopping {
+                    out.push(SessionAction::Fail {
+                        version,
+                        cases: self.unobserved(version),
+                    });
+                }
+                out.push(SessionAction::Done { version });
+            }
+        }
+        self.advance(&mut out);
+        out
+    }
+
+    /// Nothing is running or installing, and nothing more will start.
+    pub fn is_finished(&self) -> bool {
+        let busy = self
+            .versions
+            .iter()
+            .any(|v| matches!(v.stage, Stage::Installing | Stage::Running { .. }));
+        !busy && (self.stopping || self.versions.iter().all(|v| v.stage == Stage::Over))
+    }
+
+    pub fn is_stopping(&self) -> bool {
+        self.stopping
+    }
+
+    fn stage(&self, version: usize) -> Option<Stage> {
+        self.versions.get(version).map(|v| v.stage)
+    }
+
+    fn unobserved(&self, version: usize) -> Vec<usize> {
+        let observed = &self.versions[version].observed;
+        (0..observed.len()).filter(|&i| !observed[i]).collect()
+    }
+
+    /// Start what may start: installs while fewer than `INSTALLS_AT_ONCE`
+    /// run, then versions in order while the next one is installed and its
+    /// probes are free.
+    fn advance(&mut self, out: &mut Vec<SessionAction>) {
+        if self.stopping {
+            return;
+        }
+        let installing = |m: &SessionMachine| {
+            m.versions
+                .iter()
+                .filter(|v| v.stage == Stage::Installing)
+                .count()
+        };
+        while self.next_install < self.versions.len() && installing(self) < INSTALLS_AT_ONCE {
+            let version = self.next_install;
+            self.versions[version].stage = Stage::Installing;
+            self.next_install += 1;
+            out.push(SessionAction::Install { version });
+        }
+        while let Some(state) = self.versions.get(self.next_run) {
+            match state.stage {
+                // Failed or done: the next one's turn.
+                Stage::Over => self.next_run += 1,
+                Stage::Installed => {
+                    let probes = probes_for(state.observed.len(), self.budget);
+                    if self.free < probes {
+                        return;
+                    }
+                    self.free -= probes;
+                    let version = self.next_run;
+                    self.versions[version].stage = Stage::Running { probes };
+                    self.next_run += 1;
+                    out.push(SessionAction::Run { version, probes });
+                }
+                Stage::Waiting | Stage::Installing | Stage::Running { .. } => return,
+            }
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+    use SessionAction::{Done, Fail, Install, Run};
+    use SessionEvent::{CaseObserved, InstallEnded, ProbesEnded, Stop};
+
+    fn installed(m: &mut SessionMachine, version: usize) -> Vec<SessionAction> {
+        m.on(InstallEnded { version, ok: true })
+    }
 
     #[test]
     fn a_version_with_few_cases_takes_one_probe_and_many_take_the_budget() {
@@ -74,17 +275,350 @@ mod tests {
     }
 
     #[test]
-    fn slots_block_until_given_back() {
-        let slots = std::sync::Arc::new(Slots::new(2));
-        slots.take(2);
-        let s = slots.clone();
-        let waiter = std::thread::spawn(move || {
-            s.take(1);
-            true
+    fn installs_run_ahead_four_at_a_time_in_order() {
+        let mut m = SessionMachine::new(&[1; 6], 2);
+        assert_eq!(
+            m.start(),
+            vec![
+                Install { version: 0 },
+                Install { version: 1 },
+                Install { version: 2 },
+                Install { version: 3 }
+            ]
+        );
+        // The third finishing first frees a place for the fifth; it cannot
+        // run before the first and second.
+        assert_eq!(installed(&mut m, 2), vec![Install { version: 4 }]);
+        assert_eq!(
+            installed(&mut m, 0),
+            vec![
+                Install { version: 5 },
+                Run {
+                    version: 0,
+                    probes: 1
+                }
+            ]
+        );
+        assert_eq!(
+            installed(&mut m, 1),
+            vec![Run {
+                version: 1,
+                probes: 1
+            }]
+        );
+        assert!(installed(&mut m, 3).is_empty(), "two probes, both taken");
+    }
+
+    #[test]
+    fn versions_start_in_order_when_their_probes_are_free() {
+        // 300 cases want three probes of a budget of four; 10 cases want one.
+        let mut m = SessionMachine::new(&[300, 300, 10], 4);
+        m.start();
+        assert_eq!(
+            installed(&mut m, 0),
+            vec![Run {
+                version: 0,
+                probes: 3
+            }]
+        );
+        assert!(
+            installed(&mut m, 2).is_empty(),
+            "the third waits for the second, though a probe is free"
+        );
+        assert!(installed(&mut m, 1).is_empty(), "three probes are not free");
+        assert_eq!(
+            m.on(ProbesEnded {
+                version: 0,
+                ok: true
+            }),
+            vec![
+                Done { version: 0 },
+                Run {
+                    version: 1,
+                    probes: 3
+                },
+                Run {
+                    version: 2,
+                    probes: 1
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn a_failed_install_judges_every_case_by_it_and_the_next_version_goes_on() {
+        let mut m = SessionMachine::new(&[3, 2], 1);
+        m.start();
+        assert_eq!(
+            m.on(InstallEnded {
+                version: 0,
+                ok: false
+            }),
+            vec![
+                Fail {
+                    version: 0,
+                    cases: vec![0, 1, 2]
+                },
+                Done { version: 0 }
+            ]
+        );
+        assert_eq!(
+            installed(&mut m, 1),
+            vec![Run {
+                version: 1,
+                probes: 1
+            }]
+        );
+        m.on(CaseObserved {
+            version: 1,
+            index: 0,
         });
-        std::thread::sleep(std::time::Duration::from_millis(50));
-        assert!(!waiter.is_finished(), "no slot is free");
-        slots.give(1);
-        assert!(waiter.join().unwrap());
+        m.on(CaseObserved {
+            version: 1,
+            index: 1,
+        });
+        assert!(!m.is_finished());
+        assert_eq!(
+            m.on(ProbesEnded {
+                version: 1,
+                ok: true
+            }),
+            vec![Done { version: 1 }]
+        );
+        assert!(m.is_finished());
+    }
+
+    #[test]
+    fn probes_that_cannot_run_judge_only_the_cases_left_and_free_their_slots() {
+        let mut m = SessionMachine::new(&[4, 1], 1);
+        m.start();
+        installed(&mut m, 0);
+        assert!(installed(&mut m, 1).is_empty(), "the one probe is taken");
+        m.on(CaseObserved {
+            version: 0,
+            index: 2,
+        });
+        assert_eq!(
+            m.on(ProbesEnded {
+                version: 0,
+                ok: false
+            }),
+            vec![
+                Fail {
+                    version: 0,
+                    cases: vec![0, 1, 3]
+                },
+                Done { version: 0 },
+                Run {
+                    version: 1,
+                    probes: 1
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn a_stop_starts_nothing_and_reports_no_failure_it_caused() {
+        let mut m = SessionMachine::new(&[2, 2, 2, 2, 2, 2], 1);
+        m.start();
+        assert_eq!(
+            installed(&mut m, 0),
+            vec![
+                Install { version: 4 },
+                Run {
+                    version: 0,
+                    probes: 1
+                }
+            ]
+        );
+        assert!(m.on(Stop).is_empty());
+        assert!(!m.is_finished(), "a version runs, four install");
+        assert!(installed(&mut m, 1).is_empty(), "nothing starts");
+        assert!(m
+            .on(InstallEnded {
+                version: 2,
+                ok: false
+            })
+            .is_empty());
+        m.on(InstallEnded {
+            version: 3,
+            ok: false,
+        });
+        assert!(installed(&mut m, 4).is_empty(), "the sixth never installs");
+        assert!(!m.is_finished(), "the running version is not done yet");
+        assert_eq!(
+            m.on(ProbesEnded {
+                version: 0,
+                ok: false
+            }),
+            vec![Done { version: 0 }],
+            "its cases were cut off by the stop, not failed"
+        );
+        assert!(m.is_finished());
+        assert!(m.on(Stop).is_empty());
+    }
+
+    #[test]
+    fn events_for_no_such_version_or_twice_change_nothing() {
+        let mut m = SessionMachine::new(&[1], 1);
+        m.start();
+        assert!(m
+            .on(ProbesEnded {
+                version: 0,
+                ok: true
+            })
+            .is_empty());
+        assert!(m
+            .on(InstallEnded {
+                version: 7,
+                ok: true
+            })
+            .is_empty());
+        m.on(CaseObserved {
+            version: 7,
+            index: 0,
+        });
+        assert_eq!(
+            installed(&mut m, 0),
+            vec![Run {
+                version: 0,
+                probes: 1
+            }]
+        );
+        assert!(installed(&mut m, 0).is_empty());
+        assert_eq!(
+            m.on(ProbesEnded {
+                version: 0,
+                ok: true
+            }),
+            vec![Done { version: 0 }]
+        );
+        assert!(m
+            .on(ProbesEnded {
+                version: 0,
+                ok: true
+            })
+            .is_empty());
+        assert!(m.is_finished());
+    }
+
+    #[test]
+    fn no_versions_is_finished_at_once() {
+        let mut m = SessionMachine::new(&[], 4);
+        assert!(m.start().is_empty());
+        assert!(m.is_finished());
+    }
+
+    /// What an event can be, for the property test: a choice of kind and a
+    /// version, applied only where it makes sense (a driver never reports
+    /// an install it did not start).
+    /// Returns every action, and whether a stop was sent.
+    fn drive(
+        counts: &[usize],
+        budget: usize,
+        picks: &[(u8, usize, bool)],
+    ) -> (Vec<SessionAction>, bool) {
+        let mut m = SessionMachine::new(counts, budget);
+        let mut all = m.start();
+        let mut installing: Vec<usize> = Vec::new();
+        let mut running: Vec<usize> = Vec::new();
+        let note = |a: &[SessionAction], installing: &mut Vec<usize>, running: &mut Vec<usize>| {
+            for x in a {
+                match x {
+                    Install { version } => installing.push(*version),
+                    Run { version, .. } => running.push(*version),
+                    _ => {}
+                }
+            }
+        };
+        note(&all, &mut installing, &mut running);
+        // The picks once, then every install and run ends well, in order.
+        let mut picks = picks.iter();
+        let mut stopped = false;
+        let mut steps = 0;
+        while !m.is_finished() && steps < 10_000 {
+            steps += 1;
+            let &(kind, at, ok) = picks.next().unwrap_or(&(9, 0, true));
+            let event = match kind {
+                0 if !installing.is_empty() => {
+                    let v = installing.remove(at % installing.len());
+                    InstallEnded { version: v, ok }
+                }
+                1 if !running.is_empty() => {
+                    let v = running[at % running.len()];
+                    CaseObserved {
+                        version: v,
+                        index: at % counts[v].max(1),
+                    }
+                }
+                2 if !running.is_empty() => {
+                    let v = running.remove(at % running.len());
+                    ProbesEnded { version: v, ok }
+                }
+                3 if at % 17 == 0 => {
+                    stopped = true;
+                    Stop
+                }
+                _ if !installing.is_empty() => InstallEnded {
+                    version: installing.remove(0),
+                    ok: true,
+                },
+                _ if !running.is_empty() => ProbesEnded {
+                    version: running.remove(0),
+                    ok: true,
+                },
+                _ => panic!("not finished with nothing in flight: {all:?}"),
+            };
+            let a = m.on(event);
+            note(&a, &mut installing, &mut running);
+            all.extend(a);
+        }
+        assert!(m.is_finished(), "the machine never finished: {all:?}");
+        (all, stopped)
+    }
+
+    proptest! {
+        /// Whatever happens: probes in use never exceed the budget, installs
+        /// and starts keep the given order, a version is done at most once
+        /// and after its failures, and without a stop every version is done.
+        #[test]
+        fn the_rules_hold_in_any_order_of_events(
+            counts in prop::collection::vec(0usize..400, 0..9),
+            budget in 0usize..6,
+            picks in prop::collection::vec((0u8..4, 0usize..50, prop::bool::weighted(0.8)), 1..60),
+        ) {
+            let (all, stopped) = drive(&counts, budget, &picks);
+            let (mut installs, mut runs, mut done) = (Vec::new(), Vec::new(), Vec::new());
+            let mut in_use: i64 = 0;
+            let mut held = vec![0usize; counts.len()];
+            for a in &all {
+                match a {
+                    Install { version } => installs.push(*version),
+                    Run { version, probes } => {
+                        prop_assert_eq!(*probes, probes_for(counts[*version], budget));
+                        in_use += *probes as i64;
+                        held[*version] = *probes;
+                        prop_assert!(in_use <= budget.max(1) as i64, "{:?}", all);
+                        runs.push(*version);
+                    }
+                    Done { version } => {
+                        in_use -= held[*version] as i64;
+                        held[*version] = 0;
+                        prop_assert!(!done.contains(version), "done twice: {:?}", all);
+                        done.push(*version);
+                    }
+                    Fail { version, cases } => {
+                        prop_assert!(!done.contains(version), "failed after done: {:?}", all);
+                        prop_assert!(cases.windows(2).all(|w| w[0] < w[1]));
+                        prop_assert!(cases.iter().all(|c| *c < counts[*version]));
+                    }
+                }
+            }
+            prop_assert!(installs.windows(2).all(|w| w[0] < w[1]), "installs out of order");
+            prop_assert!(runs.windows(2).all(|w| w[0] < w[1]), "starts out of order");
+            if !stopped {
+                prop_assert_eq!(done.len(), counts.len(), "{:?}", all);
+            }
+        }
     }
 }

@@ -4,106 +4,91 @@
 //! projection; `compare` gives a `Verdict`; the caller receives each
 //! `CaseResult` the moment it exists. `run`, `matrix`, `fuzz`, `verify` and
 //! `bisect` differ only in which cases and versions they feed it.
+//!
+//! `run_versions` carries out the decisions of `schedule::SessionMachine`
+//! (which version installs next, when one runs and on how many probes,
+//! what a failure or a stop means): installs and each version's probes run
+//! on threads of their own, and what they produce comes back to the
+//! calling thread, which judges it and tells the machine.
 
 use crate::case::Case;
-use crate::judge::compare::{compare, Verdict};
-use crate::judge::refine::{Findings, Refiner};
-use crate::model::{predict, Prediction};
+use crate::judge::refine::Refiner;
 use crate::observation::Observed;
 use crate::observe::capture::Listener;
-use crate::observe::pool::{run_cases, PoolConfig, PoolStats};
+use crate::observe::pool::{run_cases, PoolConfig};
+use crate::observe::probe::ProbeError;
 use crate::outcome::{error_chain, Failure};
-use crate::route::Route;
+use crate::results::{judge, CaseResult, PoolStats, VersionStats};
 use crate::run::config::Config;
-use crate::run::schedule::{probes_for, Slots};
-use crate::versions::install::{Installs, NodeRuntime, VersionError};
+use crate::run::schedule::{SessionAction, SessionEvent, SessionMachine};
+use crate::versions::install::VersionError;
+use crate::versions::layout::Installs;
+use crate::versions::node::{NodeError, NodeRuntime};
+use crate::versions::registry::RegistryError;
 use crate::versions::spec::{resolve, Build, MastraVersion, Registry, Selection, VersionSpec};
+use std::collections::VecDeque;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// One case on one version.
-#[derive(Debug, Clone)]
-pub struct CaseResult {
-    /// Index into the cases given to `run_version`.
-    pub index: usize,
-    pub case: String,
-    /// The route it ran on (its name carries it too, as `PATH@ROUTE`).
-    pub route: Route,
-    pub version: MastraVersion,
-    pub verdict: Verdict,
-    pub predicted: Prediction,
-    pub observed: Observed,
-    /// Known issue, snapshot and provider findings (`refine`).
-    pub findings: Findings,
-}
-
-/// What one version cost.
-#[derive(Debug, Clone, Default)]
-pub struct VersionStats {
-    pub version: Option<MastraVersion>,
-    pub install: Duration,
-    pub installed_now: bool,
-    pub pool: PoolStats,
-    pub cases: usize,
-    pub outcome: Option<String>,
-}
-
-impl VersionStats {
-    /// Cases per second while the probe ran (start-up included).
-    pub fn cases_per_second(&self) -> f64 {
-        let secs = self.pool.busy.as_secs_f64();
-        if secs > 0.0 {
-            self.cases as f64 / secs
-        } else {
-            0.0
-        }
-    }
-}
-
 /// One version's share of a run: its cases.
-pub struct Job<'a> {
+pub struct VersionCases<'a> {
     pub version: MastraVersion,
     pub cases: &'a [Case],
 }
 
-/// What the threads of `run_versions` tell the calling thread.
-enum Msg {
-    /// Job `job`'s install ended (`Err`: every case gets this observation).
-    Installed {
-        job: usize,
+/// What the threads of `run_versions` hand the calling thread.
+enum Produced {
+    /// A version's install ended.
+    Install {
+        version: usize,
         took: Duration,
         fresh: bool,
-        failed: Option<Observed>,
+        got: Result<PathBuf, VersionError>,
     },
+    /// A case's observation.
     Case {
-        job: usize,
+        version: usize,
         index: usize,
         observed: Observed,
     },
-    Ran {
-        job: usize,
-        run: Result<PoolStats, String>,
+    /// A version's probes ended.
+    Probes {
+        version: usize,
+        ran: Result<PoolStats, ProbeError>,
     },
 }
-
-/// Installs made side by side: network-bound (pnpm fetches), so more than
-/// the cores, few enough to leave the registry and the disk some room.
-pub const INSTALLS_AT_ONCE: usize = 4;
 
 pub struct Session {
     pub config: Config,
     pub installs: Installs,
     pub listener: Listener,
-    node: Option<Result<NodeRuntime, String>>,
-    registry: Option<Result<Registry, String>>,
-    /// The builds this session was given, as `versions::install` named them.
+    node: Option<Result<NodeRuntime, Arc<NodeError>>>,
+    registry: Option<Result<Registry, Arc<RegistryError>>>,
+    /// The builds this session was given, as `versions::build` named them.
     pub builds: Vec<Build>,
     pub stop: Arc<AtomicBool>,
     /// Known issues and snapshots, loaded once.
     pub refiner: Arc<Refiner>,
+}
+
+/// Asked once: the first answer, a failure included, is every later one.
+fn once<T: Clone, E>(
+    slot: &mut Option<Result<T, Arc<E>>>,
+    ask: impl FnOnce() -> Result<T, E>,
+) -> Result<T, Arc<E>> {
+    slot.get_or_insert_with(|| ask().map_err(Arc::new)).clone()
+}
+
+/// What every case of a version that could not be installed observes.
+fn not_installed(e: &VersionError) -> Observed {
+    if e.is_unavailable() {
+        Observed::Unavailable(e.to_string())
+    } else {
+        Observed::InstallFailed(error_chain(e))
+    }
 }
 
 impl Session {
@@ -132,18 +117,20 @@ impl Session {
     }
 
     /// What the registry serves (asked once per session).
-    pub fn registry(&mut self) -> Result<Registry, String> {
-        if self.registry.is_none() {
-            self.registry = Some(self.installs.registry().map_err(|e| error_chain(&e)));
-        }
-        self.registry
-            .clone()
-            .unwrap_or_else(|| Err("unreachable".into()))
+    pub fn registry(&mut self) -> Result<Registry, VersionError> {
+        let installs = &self.installs;
+        once(&mut self.registry, || installs.registry()).map_err(VersionError::Registry)
     }
 
     /// Every published version, prereleases included, ascending.
-    pub fn published(&mut self) -> Result<Vec<MastraVersion>, String> {
+    pub fn published(&mut self) -> Result<Vec<MastraVersion>, VersionError> {
         self.registry().map(|r| r.versions)
+    }
+
+    /// The Node that runs the probes (found, or installed, once per session).
+    pub fn node(&mut self) -> Result<NodeRuntime, VersionError> {
+        let installs = &self.installs;
+        once(&mut self.node, || installs.node()).map_err(VersionError::Node)
     }
 
     /// Resolve `--versions`; the registry is asked only when a spec needs it,
@@ -155,15 +142,20 @@ impl Session {
         selection: Selection,
     ) -> Result<Vec<MastraVersion>, VersionError> {
         let registry = if specs.iter().any(VersionSpec::needs_registry) {
-            self.registry()
-                .map_err(|e| VersionError::Registry(crate::observe::proc::ProcError::Output(e)))?
+            self.registry()?
         } else {
             Registry::default()
         };
         for spec in specs {
             if let VersionSpec::Build(path) = spec {
                 if !self.builds.iter().any(|b| &b.path == path) {
-                    let build = self.installs.prepare_build(path)?;
+                    let build =
+                        self.installs
+                            .prepare_build(path)
+                            .map_err(|cause| VersionError::Build {
+                                path: path.clone(),
+                                cause,
+                            })?;
                     self.builds.push(build);
                 }
             }
@@ -180,20 +172,11 @@ impl Session {
             .map(|b| format!("{} {}", b.kind, b.path.display()))
     }
 
-    pub fn node(&mut self) -> Result<NodeRuntime, String> {
-        if self.node.is_none() {
-            self.node = Some(self.installs.node().map_err(|e| error_chain(&e)));
-        }
-        self.node
-            .clone()
-            .unwrap_or_else(|| Err("unreachable".into()))
-    }
-
     /// Make sure `version` is installed. `Err` carries the observation every
     /// case of that version gets instead of running (by value, once per
     /// version: boxing it would buy nothing).
     #[allow(clippy::result_large_err)]
-    pub fn install(&mut self, version: MastraVersion) -> Result<std::path::PathBuf, Observed> {
+    pub fn install(&mut self, version: MastraVersion) -> Result<PathBuf, Observed> {
         if self.installs.is_installed(version) {
             return Ok(self.installs.install_dir(version));
         }
@@ -202,13 +185,7 @@ impl Session {
         let published = self.published().ok();
         self.installs
             .ensure(version, published.as_deref())
-            .map_err(|e| {
-                if e.is_unavailable() {
-                    Observed::Unavailable(e.to_string())
-                } else {
-                    Observed::InstallFailed(error_chain(&e))
-                }
-            })
+            .map_err(|e| not_installed(&e))
     }
 
     /// Run `cases` on `version`; `on_result` gets each result as it is made.
@@ -218,217 +195,193 @@ impl Session {
         cases: &[Case],
         mut on_result: impl FnMut(CaseResult),
     ) -> VersionStats {
-        let jobs = [Job { version, cases }];
-        self.run_versions(&jobs, |_, r| on_result(r), |_| {})
+        let versions = [VersionCases { version, cases }];
+        self.run_versions(&versions, |_, r| on_result(r), |_| {})
             .pop()
             .unwrap_or_default()
     }
 
-    /// Run every job: installs run ahead, `INSTALLS_AT_ONCE` at a time, in
-    /// job order; each installed version runs on `probes_for` probes, and
-    /// versions run side by side while the `--probes` budget has room, so
-    /// a version with few cases does not leave cores idle. `on_result` gets
-    /// each result on this thread the moment it exists; `on_version` each
-    /// version's costs when it is done. Returns the costs in job order.
+    /// Run every version's cases, side by side as `SessionMachine` decides.
+    /// `on_result` gets each result on this thread the moment it exists
+    /// (with the position of its version in `versions`); `on_version` each
+    /// version's costs when it is done. Returns the costs in the order given.
     pub fn run_versions(
         &mut self,
-        jobs: &[Job<'_>],
+        versions: &[VersionCases<'_>],
         mut on_result: impl FnMut(usize, CaseResult),
         mut on_version: impl FnMut(&VersionStats),
     ) -> Vec<VersionStats> {
-        let mut stats: Vec<VersionStats> = jobs
+        let mut stats: Vec<VersionStats> = versions
             .iter()
             .map(|j| VersionStats {
                 version: Some(j.version),
                 ..VersionStats::default()
             })
             .collect();
-        if jobs.is_empty() {
+        if versions.is_empty() {
             return stats;
         }
         // Asked once, before any thread needs them.
         let node = self.node();
-        let published = if jobs.iter().any(|j| !self.installs.is_installed(j.version)) {
+        let published = if versions
+            .iter()
+            .any(|j| !self.installs.is_installed(j.version))
+        {
             self.published().ok()
         } else {
             None
         };
-        let installs = &self.installs;
-        let listener = &self.listener;
-        let stop: &AtomicBool = &self.stop;
-        let pool = &self.config.pool;
-        let cmd = node
+        let probe_command = node
             .as_ref()
             .ok()
             .map(|n| self.config.probe_command(&n.path));
-        let slots = Slots::new(pool.probes);
+        let (installs, listener, pool) = (&self.installs, &self.listener, &self.config.pool);
+        let stop: &AtomicBool = &self.stop;
         let refiner = self.refiner.clone();
-        let mut marks: Vec<Vec<bool>> = jobs.iter().map(|j| vec![false; j.cases.len()]).collect();
+        let counts: Vec<usize> = versions.iter().map(|j| j.cases.len()).collect();
+        let mut machine = SessionMachine::new(&counts, pool.probes);
+        // Per version: its install folder once installed, and the
+        // observation its cases get when they cannot run.
+        let mut dirs: Vec<Option<PathBuf>> = vec![None; versions.len()];
+        let mut failures: Vec<Option<Observed>> = vec![None; versions.len()];
         let mut installs_made = false;
+        let judged = |version: usize, index: usize, observed: Observed| {
+            let VersionCases { version: v, cases } = &versions[version];
+            judge(&refiner, &cases[index], index, *v, observed)
+        };
 
-        // Each job's install, handed from the installers to the dispatcher.
-        let (ready_tx, ready_rx): (Vec<_>, Vec<_>) = jobs
-            .iter()
-            .map(|_| mpsc::channel::<Result<PathBuf, Observed>>())
-            .unzip();
-        let next = AtomicUsize::new(0);
         std::thread::scope(|s| {
-            let (tx, rx) = mpsc::channel::<Msg>();
-            for _ in 0..INSTALLS_AT_ONCE.min(jobs.len()) {
-                let (tx, ready_tx, next, published) = (tx.clone(), &ready_tx, &next, &published);
-                s.spawn(move || loop {
-                    let job = next.fetch_add(1, Ordering::SeqCst);
-                    if job >= jobs.len() || stop.load(Ordering::SeqCst) {
-                        return;
-                    }
-                    let v = jobs[job].version;
-                    let began = Instant::now();
-                    let fresh = !installs.is_installed(v);
-                    let got = installs.ensure(v, published.as_deref()).map_err(|e| {
-                        if e.is_unavailable() {
-                            Observed::Unavailable(e.to_string())
-                        } else {
-                            Observed::InstallFailed(error_chain(&e))
-                        }
-                    });
-                    let _ = tx.send(Msg::Installed {
-                        job,
-                        took: began.elapsed(),
-                        fresh: fresh && got.is_ok(),
-                        failed: got.as_ref().err().cloned(),
-                    });
-                    let _ = ready_tx[job].send(got);
-                });
-            }
-            // The dispatcher: versions start in job order as they are
-            // installed and probe slots are free.
-            {
-                let (tx, slots, cmd, node) = (tx.clone(), &slots, &cmd, &node);
-                s.spawn(move || {
-                    for (job, ready) in ready_rx.into_iter().enumerate() {
-                        let dir = loop {
-                            match ready.recv_timeout(Duration::from_millis(200)) {
-                                Ok(got) => break got,
-                                Err(_) if stop.load(Ordering::SeqCst) => return,
-                                Err(mpsc::RecvTimeoutError::Timeout) => continue,
-                                Err(mpsc::RecvTimeoutError::Disconnected) => return,
-                            }
-                        };
-                        // Not installed: the collector reports it.
-                        let Ok(dir) = dir else {
-                            continue;
-                        };
-                        if stop.load(Ordering::SeqCst) {
-                            return;
-                        }
-                        let Some(cmd) = cmd.as_ref() else {
-                            let why = node.as_ref().err().cloned().unwrap_or_default();
-                            let _ = tx.send(Msg::Ran { job, run: Err(why) });
-                            continue;
-                        };
-                        let cases = jobs[job].cases;
-                        let probes = probes_for(cases.len(), pool.probes);
-                        slots.take(probes);
-                        let tx = tx.clone();
-                        let pool = PoolConfig {
-                            probes,
-                            ..pool.clone()
-                        };
-                        s.spawn(move || {
-                            let refs: Vec<&Case> = cases.iter().collect();
-                            let run =
-                                run_cases(cmd, &dir, listener, &refs, &pool, stop, |index, obs| {
-                                    let observed = Observed::from_observation(&cases[index], obs);
-                                    let _ = tx.send(Msg::Case {
-                                        job,
-                                        index,
-                                        observed,
-                                    });
+            let (tx, rx) = mpsc::channel::<Produced>();
+            let mut todo: VecDeque<SessionAction> = machine.start().into();
+            loop {
+                while let Some(action) = todo.pop_front() {
+                    match action {
+                        SessionAction::Install { version } => {
+                            let (tx, published) = (tx.clone(), &published);
+                            let v = versions[version].version;
+                            s.spawn(move || {
+                                let began = Instant::now();
+                                let fresh = !installs.is_installed(v);
+                                let got = installs.ensure(v, published.as_deref());
+                                let _ = tx.send(Produced::Install {
+                                    version,
+                                    took: began.elapsed(),
+                                    fresh,
+                                    got,
                                 });
-                            slots.give(probes);
-                            let _ = tx.send(Msg::Ran {
-                                job,
-                                run: run.map_err(|e| error_chain(&e)),
                             });
-                        });
+                        }
+                        SessionAction::Run { version, probes } => {
+                            let (Some(cmd), Some(dir)) =
+                                (probe_command.as_ref(), dirs[version].clone())
+                            else {
+                                // No Node: no probe can start, and every
+                                // case gets the reason.
+                                let why = node.as_ref().err().map_or_else(
+                                    || "no install folder".to_string(),
+                                    |e| error_chain(e),
+                                );
+                                failures[version] = Some(Observed::InstallFailed(why));
+                                todo.extend(
+                                    machine.on(SessionEvent::ProbesEnded { version, ok: false }),
+                                );
+                                continue;
+                            };
+                            let tx = tx.clone();
+                            let cases = versions[version].cases;
+                            let pool = PoolConfig {
+                                probes,
+                                ..pool.clone()
+                            };
+                            s.spawn(move || {
+                                let refs: Vec<&Case> = cases.iter().collect();
+                                let ran = run_cases(
+                                    cmd,
+                                    &dir,
+                                    listener,
+                                    &refs,
+                                    &pool,
+                                    stop,
+                                    |index, obs| {
+                                        let observed =
+                                            Observed::from_observation(&cases[index], obs);
+                                        let _ = tx.send(Produced::Case {
+                                            version,
+                                            index,
+                                            observed,
+                                        });
+                                    },
+                                );
+                                let _ = tx.send(Produced::Probes { version, ran });
+                            });
+                        }
+                        SessionAction::Fail { version, cases } => {
+                            let failure = failures[version].clone().unwrap_or_else(|| {
+                                Observed::InstallFailed("the version could not run".into())
+                            });
+                            stats[version].outcome = failure.infra_detail();
+                            for index in cases {
+                                on_result(version, judged(version, index, failure.clone()));
+                            }
+                        }
+                        SessionAction::Done { version } => on_version(&stats[version]),
                     }
-                });
-            }
-            drop(tx);
-            let judge = |job: usize, index: usize, observed: Observed| {
-                let (v, case) = (jobs[job].version, &jobs[job].cases[index]);
-                let predicted = predict(case, v);
-                let (verdict, findings) = refiner.refine(
-                    case,
-                    v,
-                    &predicted,
-                    &observed,
-                    compare(&predicted, &observed),
-                );
-                CaseResult {
-                    index,
-                    case: case.name(),
-                    route: case.route,
-                    version: v,
-                    verdict,
-                    predicted,
-                    observed,
-                    findings,
                 }
-            };
-            for msg in rx {
-                match msg {
-                    Msg::Installed {
-                        job,
+                if machine.is_finished() {
+                    break;
+                }
+                // This thread holds a sender: the wait ends by a message or
+                // the timeout, never by a disconnection.
+                let produced = rx.recv_timeout(Duration::from_millis(200)).ok();
+                // A failure seen after the stop may be the stop's doing: the
+                // machine hears of the stop first.
+                if stop.load(Ordering::SeqCst) && !machine.is_stopping() {
+                    todo.extend(machine.on(SessionEvent::Stop));
+                }
+                let Some(produced) = produced else {
+                    continue;
+                };
+                let event = match produced {
+                    Produced::Install {
+                        version,
                         took,
                         fresh,
-                        failed,
+                        got,
                     } => {
-                        stats[job].install = took;
-                        stats[job].installed_now = fresh;
-                        installs_made |= fresh;
-                        if let Some(observed) = failed {
-                            // Interrupted while installing: the cases were not
-                            // attempted, and must not be reported as failed.
-                            if stop.load(Ordering::SeqCst) {
-                                continue;
-                            }
-                            stats[job].outcome = observed.infra_detail();
-                            for index in 0..jobs[job].cases.len() {
-                                on_result(job, judge(job, index, observed.clone()));
-                            }
-                            on_version(&stats[job]);
+                        stats[version].install = took;
+                        stats[version].installed_now = fresh && got.is_ok();
+                        installs_made |= stats[version].installed_now;
+                        let ok = got.is_ok();
+                        match got {
+                            Ok(dir) => dirs[version] = Some(dir),
+                            Err(e) => failures[version] = Some(not_installed(&e)),
                         }
+                        SessionEvent::InstallEnded { version, ok }
                     }
-                    Msg::Case {
-                        job,
+                    Produced::Case {
+                        version,
                         index,
                         observed,
                     } => {
-                        marks[job][index] = true;
-                        stats[job].cases += 1;
-                        on_result(job, judge(job, index, observed));
+                        stats[version].cases += 1;
+                        on_result(version, judged(version, index, observed));
+                        SessionEvent::CaseObserved { version, index }
                     }
-                    Msg::Ran { job, run } => {
-                        match run {
-                            Ok(p) => stats[job].pool = p,
-                            Err(_) if stop.load(Ordering::SeqCst) => {}
-                            Err(why) => {
-                                // No probe could run these cases: each gets
-                                // the reason, as an infrastructure result.
-                                stats[job].outcome = Some(why.clone());
-                                let left: Vec<usize> = (0..jobs[job].cases.len())
-                                    .filter(|i| !marks[job][*i])
-                                    .collect();
-                                for index in left {
-                                    let observed = Observed::InstallFailed(why.clone());
-                                    on_result(job, judge(job, index, observed));
-                                }
+                    Produced::Probes { version, ran } => {
+                        let ok = ran.is_ok();
+                        match ran {
+                            Ok(p) => stats[version].pool = p,
+                            // The probes could not run the cases left: a
+                            // fault of the probe (its stderr is in the
+                            // error), not of the install.
+                            Err(e) => {
+                                failures[version] = Some(Observed::ProbeFault(error_chain(&e)))
                             }
                         }
-                        on_version(&stats[job]);
+                        SessionEvent::ProbesEnded { version, ok }
                     }
-                }
+                };
+                todo.extend(machine.on(event));
             }
         });
         if installs_made {
@@ -436,5 +389,60 @@ impl Session {
             let _ = self.installs.sweep();
         }
         stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::observe::proc::ProcError;
+    use crate::versions::layout::InstallError;
+
+    #[test]
+    fn an_unserved_version_is_unavailable_and_a_failed_install_keeps_its_causes() {
+        let v = MastraVersion::new(1, 67, 0);
+        assert!(matches!(
+            not_installed(&VersionError::Unavailable(v)),
+            Observed::Unavailable(m) if m == "@mastra/core@1.67.0 is not served by the registry"
+        ));
+        let failed = VersionError::Install {
+            what: "@mastra/core@1.67.0".into(),
+            cause: InstallError::Proc(ProcError::Failed {
+                program: "pnpm".into(),
+                status: "exit status: 1".into(),
+                stderr: "ERR_PNPM_FETCH_404 boom".into(),
+            }),
+        };
+        match not_installed(&failed) {
+            Observed::InstallFailed(m) => {
+                assert!(
+                    m.starts_with(
+                        "installing @mastra/core@1.67.0 failed\n  caused by: pnpm exited"
+                    ),
+                    "{m}"
+                );
+                assert!(m.contains("ERR_PNPM_FETCH_404 boom"), "{m}");
+            }
+            other => panic!("not an install failure: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_failure_is_asked_once_and_kept_as_the_source() {
+        let mut slot = None;
+        let mut asked = 0;
+        for _ in 0..3 {
+            let got: Result<u8, Arc<RegistryError>> = once(&mut slot, || {
+                asked += 1;
+                Err(RegistryError::NoVersions)
+            });
+            assert!(got.is_err());
+        }
+        assert_eq!(asked, 1);
+        let e = VersionError::Registry(once(&mut slot, || Ok(1)).unwrap_err());
+        assert_eq!(
+            error_chain(&e),
+            "cannot list @mastra/core versions from the registry\n  caused by: npm view printed no `versions` list"
+        );
     }
 }

@@ -25,7 +25,14 @@ pub struct Shard {
 }
 
 impl Shard {
-    pub fn parse(text: &str) -> Result<Shard, String> {
+    pub fn whole() -> Shard {
+        Shard { index: 1, count: 1 }
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+    fn from_str(text: &str) -> Result<Shard, String> {
         let bad = || format!("bad value {text:?}: expected K/N with 1 <= K <= N, like 2/3");
         let (k, n) = text.split_once('/').ok_or_else(bad)?;
         let (index, count): (u32, u32) = (
@@ -36,17 +43,6 @@ impl Shard {
             return Err(bad());
         }
         Ok(Shard { index, count })
-    }
-
-    pub fn whole() -> Shard {
-        Shard { index: 1, count: 1 }
-    }
-}
-
-impl std::str::FromStr for Shard {
-    type Err = String;
-    fn from_str(text: &str) -> Result<Shard, String> {
-        Shard::parse(text)
     }
 }
 
@@ -156,8 +152,8 @@ impl Costs {
     }
 }
 
-/// The units of work, and which shard each belongs to.
-pub fn plan(versions: &[MastraVersion], count: u32, costs: &Costs) -> Vec<(Unit, u32)> {
+/// The units of work, each with the shard (1-based) it is assigned to.
+pub fn assign(versions: &[MastraVersion], count: u32, costs: &Costs) -> Vec<(Unit, u32)> {
     let n = versions.len().max(1) as u32;
     let chunks = count.div_ceil(n).max(1);
     let mut units: Vec<(Unit, f64)> = Vec::new();
@@ -182,7 +178,7 @@ pub fn plan(versions: &[MastraVersion], count: u32, costs: &Costs) -> Vec<(Unit,
             ));
         }
     }
-    // Longest first; ties by unit order, so the plan is the same everywhere.
+    // Longest first; ties by unit order, so every machine assigns alike.
     units.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
     let mut load = vec![0.0f64; count as usize];
     let mut out = Vec::with_capacity(units.len());
@@ -201,18 +197,18 @@ pub fn plan(versions: &[MastraVersion], count: u32, costs: &Costs) -> Vec<(Unit,
 
 /// The units of one shard.
 pub fn units_of(versions: &[MastraVersion], shard: Shard, costs: &Costs) -> Vec<Unit> {
-    plan(versions, shard.count, costs)
+    assign(versions, shard.count, costs)
         .into_iter()
         .filter(|(_, s)| *s == shard.index)
         .map(|(u, _)| u)
         .collect()
 }
 
-/// The expected wall time of each shard under a plan.
+/// The expected wall time of each shard, as `assign` shares the work out.
 pub fn projected_loads(versions: &[MastraVersion], count: u32, costs: &Costs) -> Vec<f64> {
     let chunks = count.div_ceil(versions.len().max(1) as u32).max(1);
     let mut load = vec![0.0; count as usize];
-    for (unit, shard) in plan(versions, count, costs) {
+    for (unit, shard) in assign(versions, count, costs) {
         let install = costs
             .install
             .get(&unit.version)
@@ -240,9 +236,9 @@ mod tests {
 
     #[test]
     fn shard_flags_parse_strictly() {
-        assert_eq!(Shard::parse("2/3"), Ok(Shard { index: 2, count: 3 }));
+        assert_eq!("2/3".parse(), Ok(Shard { index: 2, count: 3 }));
         for bad in ["0/3", "4/3", "1/0", "x/2", "3", "", "1/2/3"] {
-            assert!(Shard::parse(bad).is_err(), "{bad}");
+            assert!(bad.parse::<Shard>().is_err(), "{bad}");
         }
     }
 
@@ -254,7 +250,7 @@ mod tests {
         costs.run.insert(vs[1], 100.0);
         costs.run.insert(vs[2], 1.0);
         costs.run.insert(vs[3], 1.0);
-        let p = plan(&vs, 2, &costs);
+        let p = assign(&vs, 2, &costs);
         let shard_of = |v: MastraVersion| p.iter().find(|(u, _)| u.version == v).unwrap().1;
         assert_ne!(
             shard_of(vs[0]),

@@ -4,7 +4,7 @@
 
 use mastra_conform::js::json::Json;
 use mastra_conform::js::string::JsString;
-use mastra_conform::versions::install::INSTALLS;
+use mastra_conform::versions::layout::INSTALLS;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::Output;

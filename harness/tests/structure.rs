@@ -19,7 +19,15 @@ use std::path::{Path, PathBuf};
 /// loops, the reports (files), the command line.
 const IMPURE: &[&str] = &[
     "observe",
+    "versions::registry",
+    "versions::build",
+    "versions::layout",
+    "versions::lock",
+    "versions::manager",
+    "versions::store",
     "versions::install",
+    "versions::node",
+    "versions::cache",
     "run",
     "loops",
     "report",
@@ -34,7 +42,10 @@ const PURE: &[&str] = &[
     "case",
     "projection",
     "observation",
+    "results",
     "versions::spec",
+    "versions::extras",
+    "versions::digest",
     "js",
     "outcome",
 ];

@@ -12,7 +12,7 @@
 //! unit-tested); removal takes each install's lock, so a run using an
 //! install never sees it vanish half way.
 
-use crate::versions::install::{Installs, COMPLETE};
+use crate::versions::layout::{Installs, COMPLETE, LEGACY_INSTALLS};
 use crate::versions::spec::MastraVersion;
 use std::collections::HashSet;
 use std::os::unix::fs::MetadataExt;
@@ -21,7 +21,7 @@ use std::time::SystemTime;
 
 /// What kind of install a folder under `installs/` is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Kind {
+pub enum InstallKind {
     /// A published version from the registry.
     Registry,
     /// A pinned version, installed from its committed lockfile.
@@ -34,7 +34,7 @@ pub enum Kind {
 pub struct Entry {
     pub name: String,
     pub path: PathBuf,
-    pub kind: Kind,
+    pub kind: InstallKind,
     pub version: Option<MastraVersion>,
     pub last_used: SystemTime,
     /// Bytes of files no other install and no store entry links.
@@ -63,10 +63,10 @@ pub fn choose(entries: &[Entry], keep: Keep) -> Vec<usize> {
             continue;
         }
         match e.kind {
-            Kind::Pinned => {}
-            Kind::Build if !keep.builds => out.push(i),
-            Kind::Build => {}
-            Kind::Registry => registry.push(i),
+            InstallKind::Pinned => {}
+            InstallKind::Build if !keep.builds => out.push(i),
+            InstallKind::Build => {}
+            InstallKind::Registry => registry.push(i),
         }
     }
     if let Some(n) = keep.recent {
@@ -157,7 +157,7 @@ pub fn status(installs: &Installs) -> CacheStatus {
         });
     }
     entries.sort_by(|a, b| a.version.cmp(&b.version).then_with(|| a.name.cmp(&b.name)));
-    let legacy: Vec<PathBuf> = std::fs::read_dir(root.join("mastra"))
+    let legacy: Vec<PathBuf> = std::fs::read_dir(root.join(LEGACY_INSTALLS))
         .into_iter()
         .flatten()
         .flatten()
@@ -168,17 +168,17 @@ pub fn status(installs: &Installs) -> CacheStatus {
     for l in &legacy {
         legacy_bytes += disk_bytes(l, &mut seen);
     }
+    // The installs' files first, so the store counts only what no install
+    // links.
     let mut seen = HashSet::new();
-    let mut installs_bytes = 0;
     for e in &entries {
-        installs_bytes += disk_bytes(&e.path, &mut seen);
+        disk_bytes(&e.path, &mut seen);
     }
     let store_bytes = disk_bytes(&installs.store().dir, &mut seen);
     let tools_bytes =
         disk_bytes(&root.join("node"), &mut seen) + disk_bytes(&root.join("tools"), &mut seen);
     let mut all = HashSet::new();
     let total_bytes = disk_bytes(&root, &mut all);
-    let _ = installs_bytes;
     CacheStatus {
         root,
         total_bytes,
@@ -191,24 +191,24 @@ pub fn status(installs: &Installs) -> CacheStatus {
 }
 
 /// A version, and its kind, from an install folder's name.
-fn kind_of(name: &str) -> (Option<MastraVersion>, Kind) {
+fn kind_of(name: &str) -> (Option<MastraVersion>, InstallKind) {
     // First: `1.67.0-lock-b173c6546b01` also parses as a version (a
     // prerelease tagged `lock-…`), which would file a pin as a registry
     // install that `prune --keep` may remove.
     if let Some((v, _)) = name.split_once("-lock-") {
         if let Some(v) = MastraVersion::parse(v) {
-            return (Some(v), Kind::Pinned);
+            return (Some(v), InstallKind::Pinned);
         }
     }
     if let Some(v) = MastraVersion::parse(name) {
         let kind = if v.is_build() {
-            Kind::Build
+            InstallKind::Build
         } else {
-            Kind::Registry
+            InstallKind::Registry
         };
         return (Some(v), kind);
     }
-    (None, Kind::Build)
+    (None, InstallKind::Build)
 }
 
 /// Bytes removing the install at `path` would free: files no other install
@@ -260,7 +260,7 @@ pub fn prune(installs: &Installs, keep: Keep) -> std::io::Result<Pruned> {
         pruned.removed.push(name);
     }
     if before.legacy.iter().all(|l| !l.exists()) {
-        let _ = std::fs::remove_dir(before.root.join("mastra"));
+        let _ = std::fs::remove_dir(before.root.join(LEGACY_INSTALLS));
     }
     installs.store().sweep(std::time::Duration::from_secs(60))?;
     let after = status(installs);
@@ -273,7 +273,7 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
-    fn entry(name: &str, kind: Kind, age_secs: u64, complete: bool) -> Entry {
+    fn entry(name: &str, kind: InstallKind, age_secs: u64, complete: bool) -> Entry {
         Entry {
             name: name.into(),
             path: PathBuf::from(name),
@@ -290,28 +290,28 @@ mod tests {
         let v = |s: &str| MastraVersion::parse(s);
         assert_eq!(
             kind_of("1.67.0-lock-b173c6546b01"),
-            (v("1.67.0"), Kind::Pinned)
+            (v("1.67.0"), InstallKind::Pinned)
         );
-        assert_eq!(kind_of("1.67.0"), (v("1.67.0"), Kind::Registry));
+        assert_eq!(kind_of("1.67.0"), (v("1.67.0"), InstallKind::Registry));
         assert_eq!(
             kind_of("1.67.0-alpha.4"),
-            (v("1.67.0-alpha.4"), Kind::Registry)
+            (v("1.67.0-alpha.4"), InstallKind::Registry)
         );
         assert_eq!(
             kind_of("1.67.0+8a28e80ae2e3747e"),
-            (v("1.67.0+8a28e80ae2e3747e"), Kind::Build)
+            (v("1.67.0+8a28e80ae2e3747e"), InstallKind::Build)
         );
     }
 
     #[test]
     fn prune_keeps_the_most_recently_used_and_every_pin() {
         let entries = vec![
-            entry("1.60.0", Kind::Registry, 50, true),
-            entry("1.61.0", Kind::Registry, 10, true),
-            entry("1.67.0-lock-abc", Kind::Pinned, 999, true),
-            entry("1.62.0", Kind::Registry, 20, true),
-            entry("build-x", Kind::Build, 1, true),
-            entry("1.63.0", Kind::Registry, 5, false),
+            entry("1.60.0", InstallKind::Registry, 50, true),
+            entry("1.61.0", InstallKind::Registry, 10, true),
+            entry("1.67.0-lock-abc", InstallKind::Pinned, 999, true),
+            entry("1.62.0", InstallKind::Registry, 20, true),
+            entry("build-x", InstallKind::Build, 1, true),
+            entry("1.63.0", InstallKind::Registry, 5, false),
         ];
         let keep = |recent, builds| choose(&entries, Keep { recent, builds });
         assert_eq!(

@@ -22,7 +22,7 @@
 //! tool order of a case with two servers was a race (measured on core
 //! 1.0.4 with 1.0.0: 11 of 20 runs one order, 9 the other); 1.0.3 walks
 //! the servers in `Object.keys` order, and runs on core 1.0.4 (checked on
-//! 1.0.4 through 1.9.0 by the sweep of issue 13).
+//! 1.0.4 through 1.9.0 with `sweep`).
 
 use super::spec::MastraVersion;
 

@@ -2,8 +2,10 @@
 //! named by its content hash), the `--versions` grammar (`VersionSpec`) and
 //! its resolution against what the registry serves (`Registry`). Pure: the
 //! registry's lists and the builds' names come in as values; getting them
-//! (`npm view`, hashing and packing a build) lives in `versions::install`.
+//! lives in `versions::registry` (`npm view`) and `versions::build`
+//! (hashing and packing a build).
 
+use crate::js::json::Json;
 use std::cmp::Ordering;
 use std::fmt;
 use std::path::PathBuf;
@@ -220,6 +222,18 @@ impl fmt::Debug for MastraVersion {
     }
 }
 
+impl MastraVersion {
+    /// Its name, as a JSON string (how every report writes a version).
+    pub fn to_json(self) -> Json {
+        Json::str(&self.to_string())
+    }
+}
+
+/// Versions as a JSON array of their names, in the order given.
+pub fn versions_json(versions: &[MastraVersion]) -> Json {
+    Json::Array(versions.iter().map(|v| v.to_json()).collect())
+}
+
 /// The versions the harness keeps lockfiles for: the two the report
 /// measured, and 1.0.4, the earliest 1.0.x the reachable registry serves.
 pub const PINNED: &[MastraVersion] = &[
@@ -358,7 +372,7 @@ impl VersionSpec {
 
     /// Parse one spec. A build is told by its path: it starts with `./`,
     /// `../` or `/`, or ends in `.tgz`; whether it is a tarball or a folder,
-    /// and what it holds, is for `versions::install` to find out.
+    /// and what it holds, is for `versions::build` to find out.
     pub fn parse(text: &str) -> Result<VersionSpec, SpecError> {
         let bad = || SpecError::BadSpec(text.to_string());
         let word = text.trim();
@@ -447,7 +461,7 @@ impl Registry {
     }
 }
 
-/// A build found at a path, as `versions::install` named it.
+/// A build found at a path, as `versions::build` named it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Build {
     /// As given on the command line.

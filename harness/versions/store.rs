@@ -1,6 +1,6 @@
-//! `Store` and the pnpm commands: how installs are made. pnpm (pinned, from the npm registry)
-//! with one content-addressed store for the whole cache, hard-linked into
-//! each install.
+//! `Store`: the one content-addressed package store of the whole cache,
+//! hard-linked by pnpm (`manager`) into each install, and what an install
+//! removes from its `@mastra/core` (`strip_core`).
 //!
 //! In: an install folder holding `package.json` (and, for a pinned
 //! version, its `pnpm-lock.yaml`). Out: that folder with `node_modules`
@@ -19,40 +19,15 @@
 //! file pnpm has written and not linked yet. pnpm checks its store on
 //! every install and fetches again what a sweep removed.
 
-use crate::observe::proc::CommandSpec;
-use std::os::fd::AsRawFd;
+use crate::versions::lock::{self, Hold, LockError, Waited};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Files in `@mastra/core` that Node never loads: source maps and type
 /// declarations, half of each version's bytes (38 and 11 of 72 MB in
 /// 1.67.0), and distinct in every version, so the store cannot share them.
 const NEVER_LOADED: &[&str] = &[".map", ".d.ts", ".d.cts", ".d.mts"];
-
-/// The settings every install gets, in its `pnpm-workspace.yaml`.
-pub fn workspace_settings(store: &Path, metadata: &Path) -> String {
-    // minimumReleaseAge: pnpm 12 waits a day before it installs a new
-    // release; npm does not, and a harness asked for `latest` must not
-    // either. The isolated linker is pnpm's default and Node's ESM
-    // resolution follows its links (checked on 1.0.4 to 1.71.0).
-    format!(
-        "# Written by mastra-conform for this install.\n\
-         storeDir: {}\n\
-         cacheDir: {}\n\
-         packageImportMethod: hardlink\n\
-         nodeLinker: isolated\n\
-         minimumReleaseAge: 0\n\
-         ignoreScripts: true\n",
-        yaml_str(store),
-        yaml_str(metadata)
-    )
-}
-
-fn yaml_str(p: &Path) -> String {
-    let s = p.display().to_string();
-    format!("'{}'", s.replace('\'', "''"))
-}
 
 /// Remove `NEVER_LOADED` files from an install's `@mastra/core` (the links
 /// only: the store's copies go at the next `sweep`). Returns bytes unlinked.
@@ -104,42 +79,23 @@ impl Store {
 
     /// Hold the store shared (an install) or exclusive (a sweep), waiting
     /// at most `wait`. `None` when it could not be had in time.
-    pub fn hold(&self, exclusive: bool, wait: Duration) -> std::io::Result<Option<std::fs::File>> {
-        if let Some(p) = self.lock.parent() {
-            std::fs::create_dir_all(p)?;
-        }
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&self.lock)?;
-        let how = if exclusive {
-            libc::LOCK_EX
-        } else {
-            libc::LOCK_SH
-        };
-        let deadline = Instant::now() + wait;
-        loop {
-            // SAFETY: flock(2) on a descriptor we own; touches no memory.
-            if unsafe { libc::flock(file.as_raw_fd(), how | libc::LOCK_NB) } == 0 {
-                return Ok(Some(file));
-            }
-            let e = std::io::Error::last_os_error();
-            if e.raw_os_error() != Some(libc::EWOULDBLOCK) {
-                return Err(e);
-            }
-            if Instant::now() >= deadline {
-                return Ok(None);
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
+    pub fn hold(&self, hold: Hold, wait: Duration) -> Result<Option<std::fs::File>, LockError> {
+        Ok(
+            match lock::take(&self.lock, hold, wait, Duration::from_millis(50), None)? {
+                Waited::Held(file) => Some(file),
+                Waited::TimedOut | Waited::Interrupted => None,
+            },
+        )
     }
 
     /// Remove the store's content files that no install links any more
     /// (a link count of 1), if no install is running (else leave them for
     /// a later sweep). Returns the bytes freed.
     pub fn sweep(&self, wait: Duration) -> std::io::Result<u64> {
-        let Some(_held) = self.hold(true, wait)? else {
+        let Some(_held) = self
+            .hold(Hold::Exclusive, wait)
+            .map_err(std::io::Error::other)?
+        else {
             return Ok(0);
         };
         let mut freed = 0;
@@ -166,58 +122,9 @@ impl Store {
     }
 }
 
-/// The pnpm binary inside the pinned tool install.
-pub fn binary_in(tool_dir: &Path) -> PathBuf {
-    tool_dir
-        .join("node_modules")
-        .join("@pnpm")
-        .join(format!(
-            "exe.linux-{}",
-            std::env::consts::ARCH
-                .replace("x86_64", "x64")
-                .replace("aarch64", "arm64")
-        ))
-        .join("pnpm")
-}
-
-/// `pnpm ARGS` in `dir`, with pnpm's own state kept in `home`.
-pub fn pnpm_command(pnpm: &Path, dir: &Path, home: &Path, args: &[&str]) -> CommandSpec {
-    let home = home.display().to_string();
-    let mut c = CommandSpec::new(pnpm).args(args.iter().copied()).dir(dir);
-    // pnpm keeps state and metadata under the XDG folders: inside the
-    // cache, so a run leaves nothing in the user's home.
-    for var in [
-        "XDG_CACHE_HOME",
-        "XDG_DATA_HOME",
-        "XDG_STATE_HOME",
-        "XDG_CONFIG_HOME",
-    ] {
-        c = c.env(var, &home);
-    }
-    c.env("npm_config_ignore_scripts", "true")
-}
-
-/// `pnpm install` in `dir`, running no package script; frozen to its
-/// lockfile (which checks every tarball's integrity) when it has one.
-pub fn install_args(frozen: bool) -> Vec<&'static str> {
-    let mut args = vec!["install", "--ignore-scripts", "--reporter=append-only"];
-    if frozen {
-        args.push("--frozen-lockfile");
-    }
-    args
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn settings_quote_paths_for_yaml() {
-        let s = workspace_settings(Path::new("/c/it's/store"), Path::new("/c/meta"));
-        assert!(s.contains("storeDir: '/c/it''s/store'\n"), "{s}");
-        assert!(s.contains("minimumReleaseAge: 0\n"));
-        assert!(s.contains("ignoreScripts: true\n"));
-    }
 
     #[test]
     fn strip_unlinks_only_never_loaded_files_of_core() {
@@ -268,7 +175,7 @@ mod tests {
         std::fs::create_dir_all(&install).unwrap();
         std::fs::hard_link(files.join("linked"), install.join("f")).unwrap();
 
-        let installing = store.hold(false, Duration::ZERO).unwrap().unwrap();
+        let installing = store.hold(Hold::Shared, Duration::ZERO).unwrap().unwrap();
         assert_eq!(store.sweep(Duration::from_millis(100)).unwrap(), 0);
         assert!(files.join("orphan").exists(), "an install was running");
         drop(installing);

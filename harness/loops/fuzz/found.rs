@@ -112,7 +112,7 @@ mod tests {
     use crate::judge::compare::Verdict;
     use crate::model::Prediction;
     use crate::observation::Observed;
-    use crate::run::session::CaseResult;
+    use crate::results::CaseResult;
     use crate::versions::spec::MastraVersion;
 
     fn finding(index: u64) -> Finding {

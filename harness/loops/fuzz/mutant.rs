@@ -23,7 +23,7 @@ use crate::model::rewrite::wire_name;
 use crate::model::{predict, Prediction};
 use crate::observation::Observed;
 use crate::projection::{ErrorView, RequestView};
-use crate::run::session::{CaseResult, VersionStats};
+use crate::results::{CaseResult, VersionStats};
 use crate::versions::spec::MastraVersion;
 
 /// What is planted in the copy.

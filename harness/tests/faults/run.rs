@@ -7,7 +7,7 @@
 use crate::check;
 use crate::support::*;
 use mastra_conform::js::json::Json;
-use mastra_conform::versions::install::INSTALLS;
+use mastra_conform::versions::layout::INSTALLS;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;

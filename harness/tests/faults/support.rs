@@ -7,10 +7,10 @@ use mastra_conform::js::json::Json;
 use mastra_conform::js::string::JsString;
 use mastra_conform::observation::Observation;
 use mastra_conform::observe::capture::Listener;
-use mastra_conform::observe::pool::{run_cases, PoolConfig, PoolStats};
+use mastra_conform::observe::pool::{run_cases, PoolConfig};
 use mastra_conform::observe::probe::{ProbeCommand, ProbeError};
-use mastra_conform::versions::install::Installs;
-use mastra_conform::versions::install::INSTALLS;
+use mastra_conform::results::PoolStats;
+use mastra_conform::versions::layout::{default_cache, Installs, INSTALLS};
 use mastra_conform::versions::spec::MastraVersion;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
@@ -415,7 +415,7 @@ pub fn real_mastra(v: &str) -> Result<(PathBuf, PathBuf), String> {
         return r.clone();
     }
     let installs = Installs {
-        cache: Installs::default_cache(),
+        cache: default_cache(),
         probe_dir: root().join("node-probe"),
         install_timeout: Duration::from_secs(600),
         cancel: None,
@@ -423,9 +423,11 @@ pub fn real_mastra(v: &str) -> Result<(PathBuf, PathBuf), String> {
     let version = MastraVersion::parse(v).ok_or("bad version")?;
     let r = installs
         .ensure(version, None)
-        .map_err(|e| e.to_string())
+        .map_err(|e| mastra_conform::outcome::error_chain(&e))
         .and_then(|dir| {
-            let node = installs.node().map_err(|e| e.to_string())?;
+            let node = installs
+                .node()
+                .map_err(|e| mastra_conform::outcome::error_chain(&e))?;
             let node = if node.path.is_absolute() {
                 node.path
             } else {

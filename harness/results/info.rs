@@ -2,16 +2,21 @@
 //! commit, Node, the versions it resolved and what each loaded, the corpus
 //! digest, the slice, the costs it measured, the listener's refusals), and
 //! its JSON form, the `run` member of every report.
+//!
+//! In: what the run loop learns as it goes (`absorb` takes each version's
+//! costs). Out: `to_json`. Pure: the commit comes in as text
+//! (`run::config::commit`).
 
+use crate::case::Case;
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::observation::Refused;
-use crate::observe::proc::CommandSpec;
+use crate::results::VersionStats;
 use crate::route::Route;
-use crate::run::session::VersionStats;
-use crate::versions::spec::MastraVersion;
+use crate::versions::digest::digest_hex;
+use crate::versions::spec::{versions_json, MastraVersion};
+use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
-use std::path::Path;
 
 /// What one version loaded: `@mastra/core`'s and zod's versions, then each
 /// package installed beside them for the other tool sources (name, version).
@@ -48,18 +53,11 @@ pub struct RunInfo {
 }
 
 impl RunInfo {
-    pub fn new(command: &str, root: &Path) -> RunInfo {
-        let commit = CommandSpec::new("git")
-            .args(["rev-parse", "HEAD"])
-            .dir(root)
-            .timeout(std::time::Duration::from_secs(10))
-            .run_capture()
-            .ok()
-            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-            .unwrap_or_else(|| "unknown".into());
+    /// A run of `command` by this harness at `commit`.
+    pub fn new(command: &str, commit: &str) -> RunInfo {
         RunInfo {
             harness: format!("mastra-conform {}", env!("CARGO_PKG_VERSION")),
-            commit,
+            commit: commit.to_string(),
             command: command.to_string(),
             ..RunInfo::default()
         }
@@ -119,7 +117,8 @@ impl RunInfo {
                 Json::object([
                     (
                         "version",
-                        Json::str(&s.version.map(|v| v.to_string()).unwrap_or_default()),
+                        s.version
+                            .map_or_else(|| Json::str(""), MastraVersion::to_json),
                     ),
                     ("installSeconds", secs(s.install.as_secs_f64())),
                     ("installedNow", Json::Bool(s.installed_now)),
@@ -148,15 +147,7 @@ impl RunInfo {
             ("commit", Json::str(&self.commit)),
             ("command", Json::str(&self.command)),
             ("node", Json::str(&self.node)),
-            (
-                "versions",
-                Json::Array(
-                    self.versions
-                        .iter()
-                        .map(|v| Json::str(&v.to_string()))
-                        .collect(),
-                ),
-            ),
+            ("versions", versions_json(&self.versions)),
             (
                 "routes",
                 Json::Array(self.routes.iter().map(|r| Json::str(r.name())).collect()),
@@ -169,7 +160,7 @@ impl RunInfo {
                         .iter()
                         .map(|(v, source)| {
                             Json::object([
-                                ("name", Json::str(&v.to_string())),
+                                ("name", v.to_json()),
                                 ("source", Json::str(source)),
                                 ("predictedAs", Json::str(&v.release().to_string())),
                             ])
@@ -204,21 +195,15 @@ fn secs(x: f64) -> Json {
 }
 
 /// A digest of the cases (their names and raw JSON), the same on every
-/// machine for the same corpus.
-pub fn corpus_digest(cases: &[crate::case::Case]) -> String {
-    // FNV-1a over names and compact JSON: an identity check, not security.
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+/// machine for the same corpus: 16 hex digits of SHA-256, an identity check
+/// for `merge`.
+pub fn corpus_digest(cases: &[Case]) -> String {
+    let mut h = Sha256::new();
     for c in cases {
-        for b in c
-            .name()
-            .bytes()
-            .chain([0])
-            .chain(c.raw.to_compact().into_bytes())
-            .chain([0])
-        {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
+        h.update(c.name().as_bytes());
+        h.update([0]);
+        h.update(c.raw.to_compact().as_bytes());
+        h.update([0]);
     }
-    format!("{h:016x}")
+    digest_hex(h, 16)
 }
