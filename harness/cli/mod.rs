@@ -162,14 +162,14 @@ pub enum Command {
         out: PathBuf,
     },
     /// Run the corpus over many versions and record where behaviour changes
-    /// between neighbouring releases (SWEEP.md).
+    /// between neighbouring releases (docs/figures/sweep.md).
     Sweep {
         #[arg(long = "cases")]
         cases: Vec<PathBuf>,
         #[arg(long, default_value = "all")]
         versions: VersionList,
         /// The Markdown record.
-        #[arg(long, default_value = "SWEEP.md")]
+        #[arg(long, default_value = "docs/figures/sweep.md")]
         out: PathBuf,
         /// Run nothing: sweep the results of a report already written (a
         /// `matrix` or `run` JSON report, or its results.jsonl), each
@@ -202,6 +202,10 @@ pub enum Command {
         /// Also write the figures as JSON here.
         #[arg(long)]
         json: Option<PathBuf>,
+        /// Also write the figures as Markdown here, with the date, command,
+        /// commit and cores (make bench: docs/figures/bench.md).
+        #[arg(long)]
+        markdown: Option<PathBuf>,
         /// Routes for the cases that do not name their own: one, a
         /// comma-separated list, or `all` (default: each case's own).
         #[arg(long)]
@@ -518,6 +522,7 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             repeat,
             cases,
             json,
+            markdown,
             route,
             matrix_versions,
             probe,
@@ -526,7 +531,7 @@ fn execute(command: Command) -> Result<Exit, Failure> {
             &mastra_version,
             repeat,
             &case_paths(&cases),
-            json.as_deref(),
+            (json.as_deref(), markdown.as_deref()),
             route,
             matrix_versions,
         ),

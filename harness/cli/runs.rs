@@ -5,6 +5,7 @@ use super::case_paths;
 use super::out::{check_writable, print_out, save_report, say, stop_flag, Watcher};
 use crate::judge::compare::Verdict;
 use crate::loops::matrix::{write_fuzz_cases, MatrixWriter};
+use crate::loops::provenance::Provenance;
 use crate::loops::sweep::Sample;
 use crate::outcome::{Exit, Failure, RunEnd};
 use crate::report::doc::ReportDoc;
@@ -174,6 +175,7 @@ pub fn sweep(
             .collect::<Vec<_>>()
             .join(",")
     );
+    let measured = Provenance::here(command, &root);
     let outcome = collect_run(config, stop_flag(), &plan, &mut Watcher::new())?;
     record_costs(&root, &outcome.info);
     let RunOutcome { info, results, .. } = outcome;
@@ -195,7 +197,7 @@ pub fn sweep(
         .collect();
     write_atomically(
         out,
-        &crate::loops::sweep::markdown(&ran, &skipped, &changes, &command),
+        &crate::loops::sweep::markdown(&ran, &skipped, &changes, &measured),
     )
     .map_err(|e| Failure::infra_because(format!("cannot write {}", out.display()), e))?;
     if let Some(path) = json {
@@ -256,7 +258,8 @@ pub fn sweep_from(from: &Path, out: &Path) -> Result<Exit, Failure> {
             .unwrap_or_default()
     };
     let (command_run, commit) = (field("command"), field("commit"));
-    let md = crate::loops::sweep::markdown(&ran, &skipped, &changes, &command).replacen(
+    let measured = Provenance::here(command, &repo_root());
+    let md = crate::loops::sweep::markdown(&ran, &skipped, &changes, &measured).replacen(
         "## Versions",
         &format!(
             "The observations are those of a `{command_run}` run at commit `{commit}` (routes: {routes}); the model that \

@@ -1,11 +1,11 @@
 //! Commands on one case or one version: `predict`, `observe`, `bench`.
 
-use super::out::{print_out, stop_flag};
+use super::out::{check_writable, print_out, save_report, stop_flag};
 use crate::case::Case;
 use crate::js::json::Json;
+use crate::loops::provenance::{command_line, Provenance};
 use crate::model::predict as model_predict;
 use crate::outcome::{Exit, Failure};
-use crate::report::write_atomically;
 use crate::route::{Route, RouteSet};
 use crate::run::config::repo_root;
 use crate::run::config::Config;
@@ -92,16 +92,23 @@ pub fn observe(
 }
 
 /// `bench`: the corpus repeated `repeat` times through the harness, then
-/// through the in-process ceiling.
+/// through the in-process ceiling; the figures, with their provenance, to
+/// the JSON and Markdown files asked for.
 pub fn bench(
     config: Config,
     spec: &VersionSpec,
     repeat: u32,
     paths: &[PathBuf],
-    json: Option<&Path>,
+    (json, markdown): (Option<&Path>, Option<&Path>),
     routes: Option<RouteSet>,
     matrix_versions: Option<VersionList>,
 ) -> Result<Exit, Failure> {
+    let measured = Provenance::here(command_line(std::env::args()), &config.root);
+    for (flag, path) in [("--json", json), ("--markdown", markdown)] {
+        if let Some(path) = path {
+            check_writable(flag, path)?;
+        }
+    }
     let (corpus, errors) = load_cases(paths);
     if let Some(e) = errors.into_iter().next() {
         return Err(e.into());
@@ -150,9 +157,15 @@ pub fn bench(
             members.push(("matrix".into(), times.to_json()));
         }
     }
+    if let Json::Object(members) = &mut report {
+        members.push(("measured".into(), measured.to_json()));
+    }
     if let Some(path) = json {
-        write_atomically(path, &report.to_pretty())
-            .map_err(|e| Failure::infra_because(format!("cannot write {}", path.display()), e))?;
+        save_report(path, &report.to_pretty())?;
+    }
+    if let Some(path) = markdown {
+        let figures = crate::loops::bench::figures_markdown(&report).map_err(Failure::infra)?;
+        save_report(path, &figures)?;
     }
     Ok(Exit::Ok)
 }
