@@ -302,8 +302,8 @@ pub fn ceiling_rate(
 
 /// `docs/figures/bench.md`: the figures of a `bench --json` document, with
 /// the provenance it carries (`measured`). Read from the JSON rather than
-/// from `BenchResult`, so the file can be written again from a kept JSON and
-/// says exactly what the JSON says. An error names the missing field.
+/// from `BenchResult`, so the Markdown says exactly what the JSON says. An
+/// error names the missing field.
 pub fn figures_markdown(report: &Json) -> Result<String, String> {
     let (field, text) = (number_at, text_at);
     let measured = crate::loops::provenance::Provenance::from_json(
@@ -396,7 +396,7 @@ pub fn figures_markdown(report: &Json) -> Result<String, String> {
         let mb = |bytes: f64| bytes / 1e6;
         out.push_str(&format!(
             "\n## The matrix from an empty cache, then warm\n\n\
-             `--matrix-versions`: {} versions, {} results per run, run first from an empty cache \
+             `--matrix-versions`: {}, {} results per run, run first from an empty cache \
              of its own (sharing only the pinned Node and pnpm), then again on that cache.\n\n\
              | | |\n|---|---:|\n\
              | cold (installs included) | {:.1} s |\n\
@@ -406,7 +406,10 @@ pub fn figures_markdown(report: &Json) -> Result<String, String> {
              | of which the shared store | {:.0} MB |\n\
              | results that diverged or could not run | {} |\n\n\
              | version | install s | MB only it holds |\n|---|---:|---:|\n",
-            field(m, at, "versions")?,
+            match field(m, at, "versions")? {
+                n if n == 1.0 => "1 version".to_string(),
+                n => format!("{n} versions"),
+            },
             field(m, at, "results")?,
             field(m, at, "coldSeconds")?,
             field(m, at, "warmSeconds")?,
