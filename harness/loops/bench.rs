@@ -406,10 +406,7 @@ pub fn figures_markdown(report: &Json) -> Result<String, String> {
              | of which the shared store | {:.0} MB |\n\
              | results that diverged or could not run | {} |\n\n\
              | version | install s | MB only it holds |\n|---|---:|---:|\n",
-            match field(m, at, "versions")? {
-                n if n == 1.0 => "1 version".to_string(),
-                n => format!("{n} versions"),
-            },
+            plural(field(m, at, "versions")?, "version"),
             field(m, at, "results")?,
             field(m, at, "coldSeconds")?,
             field(m, at, "warmSeconds")?,
@@ -428,6 +425,15 @@ pub fn figures_markdown(report: &Json) -> Result<String, String> {
         }
     }
     Ok(out)
+}
+
+/// `1 version`, `2 versions`.
+fn plural(n: f64, noun: &str) -> String {
+    if n == 1.0 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
 }
 
 /// The number at `v.k`; the error names the field as `AT` + `k`.
@@ -503,6 +509,13 @@ mod tests {
         ] {
             assert!(md.contains(line), "no {line:?} in:\n{md}");
         }
+    }
+
+    #[test]
+    fn one_version_is_singular() {
+        let one = FIXTURE.replace(r#""versions": 2,"#, r#""versions": 1,"#);
+        let md = figures_markdown(&Json::parse(&one).unwrap()).unwrap();
+        assert!(md.contains("`--matrix-versions`: 1 version, 1262"), "{md}");
     }
 
     #[test]
