@@ -27,13 +27,13 @@ check:
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
 
-# The harness end to end against the in-process ceiling (one run; quote its
-# ratio): scaling from 1 to N probes, each route's rate, and the matrix on
-# BENCH_RANGE from an empty cache and then warm, with each version's install
-# time and disk.
+# The harness end to end against the in-process ceiling: scaling from 1 to N
+# probes, each route's rate, and the matrix on BENCH_RANGE from an empty cache
+# and then warm, with each version's install time and disk. The figures, with
+# their date, command, commit and cores, go to docs/figures/bench.md.
 BENCH_RANGE ?= >=1.60.0 <1.70.0
 bench: build
-	$(BIN) bench --mastra-version 1.67.0 --repeat 10 --route all --matrix-versions "$(BENCH_RANGE)" --json target/bench.json
+	$(BIN) bench --mastra-version 1.67.0 --repeat 10 --route all --matrix-versions "$(BENCH_RANGE)" --json target/bench.json --markdown docs/figures/bench.md
 
 # The nightly job, unsharded (.github/workflows/nightly.yml runs it in slices): the corpus, the
 # saved fuzz finds and a fuzz budget on the pinned versions and the latest.
@@ -51,10 +51,10 @@ ROUTES ?= all
 fuzz: build
 	$(BIN) fuzz --route "$(ROUTES)" --seed $(SEED) --count $(FUZZ_N) --versions "$(FUZZ_VERSIONS)" --ceiling
 
-# Where behaviour changes across every served stable 1.x (rewrites SWEEP.md
-# and the per-version costs in node-probe/costs.json).
+# Where behaviour changes across every served stable 1.x (rewrites
+# docs/figures/sweep.md and the per-version costs in node-probe/costs.json).
 sweep: build
-	$(BIN) sweep --versions all --route all
+	$(BIN) sweep --versions all --route all --out docs/figures/sweep.md
 
 # The npm packages (launcher + this machine's platform binary), packed into
 # target/npm/; .github/workflows/release.yml packs every platform.

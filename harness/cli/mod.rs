@@ -54,7 +54,7 @@ pub enum Command {
     /// Combine the JSON reports of the slices of a sharded run into one.
     Merge(runs::MergeArgs),
     /// Run the corpus over many versions and record where behaviour changes
-    /// between neighbouring releases (SWEEP.md).
+    /// between neighbouring releases (docs/figures/sweep.md).
     Sweep(runs::SweepArgs),
     /// Measure the harness end to end against the in-process ceiling.
     Bench(single::BenchArgs),
@@ -377,7 +377,7 @@ mod tests {
                     versions: versions("all", false),
                     routes: routes(Some("openai,groq")),
                 },
-                out: "SWEEP.md".into(),
+                out: "docs/figures/sweep.md".into(),
                 from: None,
                 report: JsonReportArgs {
                     json: Some("s.json".into())
@@ -467,12 +467,15 @@ mod tests {
                 ">=1.60.0 <1.62.0",
                 "--probes",
                 "3",
+                "--markdown",
+                "docs/figures/bench.md",
             ]),
             Command::Bench(BenchArgs {
                 mastra_version: spec("1.67.0"),
                 repeat: 2,
                 cases: cases(&[]),
                 json: None,
+                markdown: Some("docs/figures/bench.md".into()),
                 routes: routes(None),
                 matrix_versions: Some(list(">=1.60.0 <1.62.0")),
                 probe: ProbeArgs {

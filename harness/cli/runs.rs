@@ -8,6 +8,7 @@ use super::args::{
 use super::out::{check_writable, print_out, save_report, say, stop_flag, Watcher};
 use crate::judge::compare::Verdict;
 use crate::loops::matrix::{write_fuzz_cases, MatrixWriter};
+use crate::loops::provenance::Provenance;
 use crate::loops::sweep::Sample;
 use crate::outcome::{Exit, Failure, RunEnd};
 use crate::report::doc::ReportDoc;
@@ -183,7 +184,7 @@ pub struct SweepArgs {
     #[command(flatten)]
     pub scope: ScopeArgs<DefaultAll>,
     /// The Markdown record.
-    #[arg(long, default_value = "SWEEP.md")]
+    #[arg(long, default_value = "docs/figures/sweep.md")]
     pub out: PathBuf,
     /// Run nothing: sweep the results of a report already written (a
     /// `matrix` or `run` JSON report, or its results.jsonl), each
@@ -227,6 +228,7 @@ fn sweep_run(args: SweepArgs) -> Result<Exit, Failure> {
             .collect::<Vec<_>>()
             .join(",")
     );
+    let measured = Provenance::here(command, &root);
     let outcome = collect_run(config, stop_flag(), &scope, &mut Watcher::new())?;
     record_costs(&root, &outcome.info);
     let RunOutcome { info, results, .. } = outcome;
@@ -248,7 +250,7 @@ fn sweep_run(args: SweepArgs) -> Result<Exit, Failure> {
         .collect();
     write_atomically(
         out,
-        &crate::loops::sweep::markdown(&ran, &skipped, &changes, &command),
+        &crate::loops::sweep::markdown(&ran, &skipped, &changes, &measured),
     )
     .map_err(|e| Failure::infra_because(format!("cannot write {}", out.display()), e))?;
     if let Some(path) = json {
@@ -309,7 +311,8 @@ fn sweep_from(from: &Path, out: &Path) -> Result<Exit, Failure> {
             .unwrap_or_default()
     };
     let (command_run, commit) = (field("command"), field("commit"));
-    let md = crate::loops::sweep::markdown(&ran, &skipped, &changes, &command).replacen(
+    let measured = Provenance::here(command, &repo_root());
+    let md = crate::loops::sweep::markdown(&ran, &skipped, &changes, &measured).replacen(
         "## Versions",
         &format!(
             "The observations are those of a `{command_run}` run at commit `{commit}` (routes: {routes}); the model that \

@@ -1,13 +1,13 @@
 //! Commands on one case or one version: `predict`, `observe`, `bench`.
 
 use super::args::{CaseRouteArgs, CasesArgs, OneVersionArgs, ProbeArgs, RoutesArgs};
-use super::out::{print_out, stop_flag};
+use super::out::{check_writable, print_out, save_report, stop_flag};
 use super::version::announced;
 use crate::case::Case;
 use crate::js::json::Json;
+use crate::loops::provenance::{command_line, Provenance};
 use crate::model::predict as model_predict;
 use crate::outcome::{Exit, Failure};
-use crate::report::write_atomically;
 use crate::results::CaseResult;
 use crate::run::config::{repo_root, Config};
 use crate::run::corpus::{load_cases, RunRequest};
@@ -93,6 +93,10 @@ pub struct BenchArgs {
     /// Also write the figures as JSON here.
     #[arg(long)]
     pub json: Option<PathBuf>,
+    /// Also write the figures as Markdown here, with the date, command,
+    /// commit and cores (make bench: docs/figures/bench.md).
+    #[arg(long)]
+    pub markdown: Option<PathBuf>,
     #[command(flatten)]
     pub routes: RoutesArgs,
     /// Also run the matrix (these cases, these routes) on these versions
@@ -105,8 +109,15 @@ pub struct BenchArgs {
 }
 
 /// `bench`: the corpus repeated `--repeat` times through the harness, then
-/// through the in-process ceiling.
+/// through the in-process ceiling; the figures, with their provenance, to
+/// the JSON and Markdown files asked for.
 pub fn bench(args: BenchArgs) -> Result<Exit, Failure> {
+    let measured = Provenance::here(command_line(std::env::args()), &repo_root());
+    for (flag, path) in [("--json", &args.json), ("--markdown", &args.markdown)] {
+        if let Some(path) = path {
+            check_writable(flag, path)?;
+        }
+    }
     let paths = args.cases.paths();
     let (corpus, errors) = load_cases(&paths);
     if let Some(e) = errors.into_iter().next() {
@@ -160,9 +171,15 @@ pub fn bench(args: BenchArgs) -> Result<Exit, Failure> {
             members.push(("matrix".into(), times.to_json()));
         }
     }
+    if let Json::Object(members) = &mut report {
+        members.push(("measured".into(), measured.to_json()));
+    }
     if let Some(path) = &args.json {
-        write_atomically(path, &report.to_pretty())
-            .map_err(|e| Failure::infra_because(format!("cannot write {}", path.display()), e))?;
+        save_report(path, &report.to_pretty())?;
+    }
+    if let Some(path) = &args.markdown {
+        let figures = crate::loops::bench::figures_markdown(&report).map_err(Failure::infra)?;
+        save_report(path, &figures)?;
     }
     Ok(Exit::Ok)
 }

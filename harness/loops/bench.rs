@@ -9,6 +9,10 @@
 //! Mastra (the ceiling does not time it; for the harness it is subtracted and
 //! reported on its own), so the ratio measures what the pipeline costs per
 //! case.
+//!
+//! Out: a `BenchResult` and `RouteRate`s, as text and as the `bench --json`
+//! document, and `figures_markdown`, which renders that document (with the
+//! `Provenance` it carries) as `docs/figures/bench.md`.
 
 use crate::case::Case;
 use crate::js::json::Json;
@@ -296,4 +300,257 @@ pub fn ceiling_rate(
     v.get("casesPerSecond")
         .and_then(Json::as_f64)
         .ok_or_else(|| "the ceiling printed no rate".to_string())
+}
+
+/// `docs/figures/bench.md`: the figures of a `bench --json` document, with
+/// the provenance it carries (`measured`). Read from the JSON rather than
+/// from `BenchResult`, so the Markdown says exactly what the JSON says. An
+/// error names the missing field.
+pub fn figures_markdown(report: &Json) -> Result<String, String> {
+    let (field, text) = (number_at, text_at);
+    let measured = crate::loops::provenance::Provenance::from_json(
+        report.get("measured").ok_or("measured: missing")?,
+    )?;
+    let f = |k: &str| field(report, "", k);
+    let mut out = String::from(
+        "# Bench: the harness against its ceiling\n\n\
+         Written by `mastra-conform bench --markdown FILE` (`make bench` writes this file); \
+         run it again rather than editing it. The figures are one run's: on a shared machine \
+         they move with the load, so compare the ratios within this file, which were measured \
+         side by side.\n\n",
+    );
+    out.push_str(&measured.markdown());
+
+    let ceiling = f("ceilingCasesPerSecond")?;
+    out.push_str(&format!(
+        "\n## The corpus through the whole pipeline\n\n\
+         @mastra/core {}, {} cases (the corpus less the cases that wait on retry back-off, times \
+         `--repeat`), {} in flight per probe. Install {:.2} s (0 when cached); \
+         probe start (Node and the import of Mastra) {:.2} s, left out of every rate.\n\n\
+         | | cases/s | ratio to the ceiling |\n|---|---:|---:|\n",
+        text(report, "", "version")?,
+        f("cases")?,
+        f("concurrency")?,
+        f("installSeconds")?,
+        f("startupSeconds")?,
+    ));
+    let scaling = report
+        .get("scaling")
+        .and_then(Json::as_array)
+        .ok_or("scaling: missing or not an array")?;
+    for (i, row) in scaling.iter().enumerate() {
+        let at = format!("scaling[{i}].");
+        let probes = field(row, &at, "probes")?;
+        out.push_str(&format!(
+            "| harness, {probes} probe{} | {:.1} | {:.2} |\n",
+            if probes == 1.0 { "" } else { "s" },
+            field(row, &at, "casesPerSecond")?,
+            field(row, &at, "ratio")?,
+        ));
+    }
+    out.push_str(&format!(
+        "| ceiling (`node-probe/ceiling.mjs`: the same cases in one Node process, no harness) | {ceiling:.1} | 1.00 |\n\n\
+         Results other than as-modelled or unmodelled (known issues and provider rejections among \
+         them): {}.\n",
+        f("notAsModelled")?
+    ));
+
+    if let Some(routes) = report.get("routes") {
+        let routes = routes.as_array().ok_or("routes: not an array")?;
+        let rate = |r: &Json, at: &str| field(r, at, "casesPerSecond");
+        let base = routes
+            .iter()
+            .find(|r| text(r, "", "route").ok().as_deref() == Some(Route::OpenAiCompatible.name()))
+            .map(|r| rate(r, "routes[openai-compatible]."))
+            .transpose()?;
+        out.push_str(
+            "\n## Each route\n\n\
+             The same workload with every case on one route, through the whole pipeline, \
+             probe start left out. The ceiling speaks only the OpenAI-compatible format, so the \
+             routes are compared with `openai-compatible`.\n\n\
+             | route | cases | cases/s | ratio to openai-compatible | not as expected |\n\
+             |---|---:|---:|---:|---:|\n",
+        );
+        for (i, r) in routes.iter().enumerate() {
+            let at = format!("routes[{i}].");
+            let own = rate(r, &at)?;
+            out.push_str(&format!(
+                "| {} | {} | {own:.1} | {} | {} |\n",
+                text(r, &at, "route")?,
+                field(r, &at, "cases")?,
+                base.map_or_else(|| "-".into(), |b| format!("{:.2}", own / b.max(1e-9))),
+                field(r, &at, "notAsModelled")?,
+            ));
+        }
+    }
+
+    if let Some(m) = report.get("matrix") {
+        let at = "matrix.";
+        let per: &[Json] = m
+            .get("perVersion")
+            .and_then(Json::as_array)
+            .ok_or("matrix.perVersion: missing or not an array")?;
+        let installs = per
+            .iter()
+            .enumerate()
+            .map(|(i, v)| field(v, &format!("matrix.perVersion[{i}]."), "installSeconds"))
+            .sum::<Result<f64, String>>()?;
+        let mb = |bytes: f64| bytes / 1e6;
+        out.push_str(&format!(
+            "\n## The matrix from an empty cache, then warm\n\n\
+             `--matrix-versions`: {}, {} results per run, run first from an empty cache \
+             of its own (sharing only the pinned Node and pnpm), then again on that cache.\n\n\
+             | | |\n|---|---:|\n\
+             | cold (installs included) | {:.1} s |\n\
+             | installs, summed | {installs:.1} s |\n\
+             | warm | {:.1} s |\n\
+             | disk, hard links counted once | {:.0} MB |\n\
+             | of which the shared store | {:.0} MB |\n\
+             | results that diverged or could not run | {} |\n\n\
+             | version | install s | MB only it holds |\n|---|---:|---:|\n",
+            plural(field(m, at, "versions")?, "version"),
+            field(m, at, "results")?,
+            field(m, at, "coldSeconds")?,
+            field(m, at, "warmSeconds")?,
+            mb(field(m, at, "diskBytes")?),
+            mb(field(m, at, "storeBytes")?),
+            field(m, at, "notAsExpected")?,
+        ));
+        for (i, v) in per.iter().enumerate() {
+            let at = format!("matrix.perVersion[{i}].");
+            out.push_str(&format!(
+                "| {} | {:.1} | {:.1} |\n",
+                text(v, &at, "version")?,
+                field(v, &at, "installSeconds")?,
+                mb(field(v, &at, "ownBytes")?),
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// `1 version`, `2 versions`.
+fn plural(n: f64, noun: &str) -> String {
+    if n == 1.0 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// The number at `v.k`; the error names the field as `AT` + `k`.
+fn number_at(v: &Json, at: &str, k: &str) -> Result<f64, String> {
+    v.get(k)
+        .and_then(Json::as_f64)
+        .ok_or_else(|| format!("{at}{k}: missing or not a number"))
+}
+
+/// The string at `v.k`; the error names the field as `AT` + `k`.
+fn text_at(v: &Json, at: &str, k: &str) -> Result<String, String> {
+    v.get(k)
+        .and_then(Json::as_str)
+        .map(crate::js::string::JsString::to_lossy)
+        .ok_or_else(|| format!("{at}{k}: missing or not a string"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `bench --json` document as `bench --route all --matrix-versions`
+    /// writes it (figures from a real run, two routes and two versions kept).
+    const FIXTURE: &str = r#"{
+      "version": "1.67.0", "cases": 1150, "concurrency": 8,
+      "installSeconds": 0.000, "startupSeconds": 1.234,
+      "harnessCasesPerSecond": 20.800, "ceilingCasesPerSecond": 24.300,
+      "ratio": 0.856,
+      "scaling": [
+        {"probes": 1, "casesPerSecond": 13.600, "ratio": 0.560},
+        {"probes": 2, "casesPerSecond": 20.800, "ratio": 0.856}
+      ],
+      "notAsModelled": 0,
+      "routes": [
+        {"route": "openai-compatible", "cases": 1150, "seconds": 45.4, "casesPerSecond": 25.300, "startupSeconds": 1.0, "notAsModelled": 0},
+        {"route": "groq", "cases": 1150, "seconds": 40.6, "casesPerSecond": 28.300, "startupSeconds": 1.0, "notAsModelled": 2}
+      ],
+      "matrix": {
+        "versions": 2, "results": 1262, "coldSeconds": 303.700, "warmSeconds": 283.200,
+        "diskBytes": 255000000, "storeBytes": 23000000, "notAsExpected": 0,
+        "perVersion": [
+          {"version": "1.60.0", "installSeconds": 5.300, "ownBytes": 15000000},
+          {"version": "1.67.0", "installSeconds": 2.500, "ownBytes": 35000000}
+        ]
+      },
+      "measured": {"date": "2026-11-30 21:40 UTC",
+        "command": "mastra-conform bench --mastra-version 1.67.0 --repeat 10 --route all --matrix-versions '>=1.60.0 <1.70.0'",
+        "commit": "8951d87", "cores": 2, "loadAverage": "1.20 1.50 1.70"}
+    }"#;
+
+    #[test]
+    fn the_figures_file_says_what_the_bench_json_says() {
+        let md = figures_markdown(&Json::parse(FIXTURE).unwrap()).unwrap();
+        for line in [
+            "| date | 2026-11-30 21:40 UTC |",
+            "| command | `mastra-conform bench --mastra-version 1.67.0 --repeat 10 --route all --matrix-versions '>=1.60.0 <1.70.0'` |",
+            "| commit | `8951d87` |",
+            "| cores | 2 |",
+            "| load average at the start (1, 5, 15 min) | 1.20 1.50 1.70 |",
+            "@mastra/core 1.67.0, 1150 cases",
+            "probe start (Node and the import of Mastra) 1.23 s",
+            "| harness, 1 probe | 13.6 | 0.56 |",
+            "| harness, 2 probes | 20.8 | 0.86 |",
+            "| 24.3 | 1.00 |",
+            "| openai-compatible | 1150 | 25.3 | 1.00 | 0 |",
+            "| groq | 1150 | 28.3 | 1.12 | 2 |",
+            "2 versions, 1262 results per run",
+            "| cold (installs included) | 303.7 s |",
+            "| installs, summed | 7.8 s |",
+            "| warm | 283.2 s |",
+            "| disk, hard links counted once | 255 MB |",
+            "| 1.67.0 | 2.5 | 35.0 |",
+        ] {
+            assert!(md.contains(line), "no {line:?} in:\n{md}");
+        }
+    }
+
+    #[test]
+    fn one_version_is_singular() {
+        let one = FIXTURE.replace(r#""versions": 2,"#, r#""versions": 1,"#);
+        let md = figures_markdown(&Json::parse(&one).unwrap()).unwrap();
+        assert!(md.contains("`--matrix-versions`: 1 version, 1262"), "{md}");
+    }
+
+    #[test]
+    fn routes_and_the_matrix_appear_only_when_measured() {
+        let mut doc = Json::parse(FIXTURE).unwrap();
+        if let Json::Object(members) = &mut doc {
+            members.retain(|(k, _)| k.to_lossy() != "routes" && k.to_lossy() != "matrix");
+        }
+        let md = figures_markdown(&doc).unwrap();
+        assert!(md.contains("| harness, 2 probes |"), "{md}");
+        assert!(!md.contains("## Each route"), "{md}");
+        assert!(!md.contains("## The matrix"), "{md}");
+    }
+
+    #[test]
+    fn a_document_without_its_provenance_or_a_figure_is_refused() {
+        let without = |key: &str| {
+            let mut doc = Json::parse(FIXTURE).unwrap();
+            if let Json::Object(members) = &mut doc {
+                members.retain(|(k, _)| k.to_lossy() != key);
+            }
+            figures_markdown(&doc).unwrap_err()
+        };
+        assert_eq!(without("measured"), "measured: missing");
+        assert_eq!(
+            without("ceilingCasesPerSecond"),
+            "ceilingCasesPerSecond: missing or not a number"
+        );
+        let cut = FIXTURE.replace(r#""installSeconds": 2.500, "#, "");
+        let err = figures_markdown(&Json::parse(&cut).unwrap()).unwrap_err();
+        assert_eq!(
+            err,
+            "matrix.perVersion[1].installSeconds: missing or not a number"
+        );
+    }
 }

@@ -9,5 +9,6 @@ pub mod cold_warm;
 pub mod diff;
 pub mod fuzz;
 pub mod matrix;
+pub mod provenance;
 pub mod sweep;
 pub mod verify;

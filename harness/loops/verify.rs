@@ -156,10 +156,9 @@ fn row_json(r: &Row) -> Json {
     ])
 }
 
-/// Run `issues` on `versions`; print each issue's runs of versions; return
-/// the exit status: 0 present (or absent as modelled) everywhere, 1 fixed on
-/// some version (update `known-issues.json`), 3 a version could not be judged.
-/// The answer of `verify`: per issue, one row per version that ran.
+/// The answer of `verify`: per issue, one row per version that ran. Present
+/// and fixed are both answers; only a version that could not be judged
+/// (`any_unknown`) or an interruption makes the command fail.
 #[derive(Debug, Clone)]
 pub struct Verification {
     pub issues: Vec<KnownIssue>,

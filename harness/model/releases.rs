@@ -3,8 +3,8 @@
 //! version.
 //!
 //! Every boundary here was measured, not guessed: the corpus was swept over
-//! every stable 1.x the registry serves (`SWEEP.md` at the repository root
-//! records the versions and every change found), and each change below names
+//! every stable 1.x the registry serves (`docs/figures/sweep.md` records the
+//! versions and every change found), and each change below names
 //! the first release that has it and the dist file where it lives.
 
 use crate::versions::spec::MastraVersion;

@@ -8,7 +8,7 @@
 //! Pure. Mastra's part (formatTools, activeTools, the "none" drop of 1.19.0)
 //! is the same on every route and stays in `mod.rs`; this file is the AI SDK
 //! provider's `prepareTools` and prompt conversion, one arm per provider
-//! API, each measured (`SWEEP.md`, `releases.rs`) and cited.
+//! API, each measured (`docs/figures/sweep.md`, `releases.rs`) and cited.
 
 use crate::case::ToolChoice;
 use crate::js::json::Json;

@@ -3,7 +3,7 @@
 //!
 //! Each scenario injects its faults, then checks that the harness said what
 //! broke, carried on with the rest, and lost no result. The suite counts as
-//! it goes and ends with one summary line, the figures the README quotes:
+//! it goes and ends with one summary line, the figures `docs/faults.md` quotes:
 //!
 //! ```text
 //! fault suite: 40 scenarios passed; faults injected 70, survived 70; bad inputs tried 90; results lost 0

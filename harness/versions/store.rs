@@ -7,7 +7,7 @@
 //! (pnpm's isolated layout: symlinks into `node_modules/.pnpm`, whose
 //! files are hard links into the store).
 //!
-//! Why pnpm (measured, README "Installs"): ten versions from an empty cache
+//! Why pnpm (measured, `docs/installs.md`): ten versions from an empty cache
 //! took 179 s as ten serial `npm install`s and 51 s with pnpm and one store
 //! (29 s with the ten at once), and 1.5 GB against 0.63 GB; the
 //! dependencies most versions share are fetched and written once.
