@@ -17,7 +17,9 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.dirname(here);
 
 function usage(message) {
-  process.stderr.write(`error: ${message}\nusage: node npm/pack.mjs --out DIR [--launcher] [--platform OS-CPU --binary PATH]\n`);
+  process.stderr.write(
+    `error: ${message}\nusage: node npm/pack.mjs --out DIR [--launcher] [--platform OS-CPU --binary PATH]\n`,
+  );
   process.exit(2);
 }
 
@@ -55,7 +57,10 @@ function stamp(manifestPath) {
 
 function pack(stage) {
   // npm pack prints the tarball's file name as its last line.
-  const printed = execFileSync('npm', ['pack', '--pack-destination', outDir, '--loglevel', 'error'], { cwd: stage, encoding: 'utf8' });
+  const printed = execFileSync('npm', ['pack', '--pack-destination', outDir, '--loglevel', 'error'], {
+    cwd: stage,
+    encoding: 'utf8',
+  });
   return path.join(outDir, printed.trim().split('\n').pop());
 }
 

@@ -148,22 +148,11 @@ mod tests {
         }
     }
 
-    fn empty() -> Projection {
-        Projection {
-            applicable: true,
-            reason: None,
-            error: None,
-            requests: Vec::new(),
-            executed: Vec::new(),
-            mutated: Vec::new(),
-        }
-    }
-
     #[test]
     fn every_pairing_has_one_verdict() {
-        let p = Prediction::Projection(empty());
-        assert_eq!(compare(&p, &ran(empty())), Verdict::AsModelled);
-        let mut other = empty();
+        let p = Prediction::Projection(Projection::empty());
+        assert_eq!(compare(&p, &ran(Projection::empty())), Verdict::AsModelled);
+        let mut other = Projection::empty();
         other.mutated.push("tools".into());
         assert_eq!(compare(&p, &ran(other)), Verdict::Diverged);
         let na = Prediction::Projection(Projection::not_applicable("a".into()));
@@ -171,9 +160,12 @@ mod tests {
             compare(&na, &ran(Projection::not_applicable("b".into()))),
             Verdict::NotApplicable
         );
-        assert_eq!(compare(&na, &ran(empty())), Verdict::Diverged);
+        assert_eq!(compare(&na, &ran(Projection::empty())), Verdict::Diverged);
         assert_eq!(
-            compare(&Prediction::Unmodelled("x".into()), &ran(empty())),
+            compare(
+                &Prediction::Unmodelled("x".into()),
+                &ran(Projection::empty())
+            ),
             Verdict::Unmodelled
         );
         assert_eq!(

@@ -502,14 +502,7 @@ fn run_steps(
     rel: &Release,
     failed: &mut Vec<FailedCall>,
 ) -> Result<Projection, String> {
-    let mut p = Projection {
-        applicable: true,
-        reason: None,
-        error: None,
-        requests: Vec::new(),
-        executed: Vec::new(),
-        mutated: Vec::new(),
-    };
+    let mut p = Projection::empty();
     let mut tools = merged_tools(case);
     let failed_id = match case.call.method {
         Method::Generate => "AGENT_GENERATE_FAILED",
