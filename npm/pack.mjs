@@ -70,10 +70,17 @@ if (launcher) {
   const stage = path.join(stageRoot, 'mastra-conform');
   rmSync(stage, { recursive: true, force: true });
   cpSync(path.join(here, 'mastra-conform'), stage, { recursive: true });
-  // The scripts the binary drives, without the fault suite's test doubles.
-  cpSync(path.join(root, 'node-probe'), path.join(stage, 'node-probe'), {
+  // The scripts the binary drives, without the fault suite's test doubles
+  // and the Biome that checks them.
+  const probeDir = path.join(root, 'node-probe');
+  const devOnly = new Set(['testing', 'biome', 'node_modules']);
+  cpSync(probeDir, path.join(stage, 'node-probe'), {
     recursive: true,
-    filter: (src) => !src.includes(`${path.sep}testing`) && !src.includes('node_modules'),
+    filter: (src) =>
+      path
+        .relative(probeDir, src)
+        .split(path.sep)
+        .every((part) => !devOnly.has(part)),
   });
   stamp(path.join(stage, 'package.json'));
   chmodSync(path.join(stage, 'bin', 'mastra-conform.js'), 0o755);

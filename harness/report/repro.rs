@@ -161,10 +161,10 @@ fn assemble(template: &str) -> String {
     script
 }
 
-fn inline_all<'a>(
+fn inline_all(
     imports: &[Import],
     builtins: &mut BTreeMap<String, (Option<String>, Vec<String>)>,
-    inlined: &mut Vec<&'a str>,
+    inlined: &mut Vec<&'static str>,
     bodies: &mut String,
 ) {
     for import in imports {
@@ -204,6 +204,16 @@ fn inline_all<'a>(
             }
         }
     }
+}
+
+/// The tables the script reads bodies and symptoms by
+/// (`node-probe/reading.mjs`): where each route's body holds its tools and
+/// choice, and the shapes of a choice that names a function.
+pub fn reading_tables() -> Json {
+    Json::object([
+        ("bodies", layouts_json()),
+        ("namedChoice", named_choice_json()),
+    ])
 }
 
 /// One known issue, shown by one case.
@@ -254,13 +264,7 @@ impl Repro<'_> {
                     .as_ref()
                     .map_or(Json::Null, |s| s.check().to_json()),
             ),
-            (
-                "reading",
-                Json::object([
-                    ("bodies", layouts_json()),
-                    ("namedChoice", named_choice_json()),
-                ]),
-            ),
+            ("reading", reading_tables()),
         ])
     }
 

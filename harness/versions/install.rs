@@ -518,21 +518,41 @@ impl Installs {
         if let Some(p) = std::env::var_os("MASTRA_CONFORM_PNPM") {
             return Ok(PathBuf::from(p));
         }
-        let tool = self.probe_dir.join("pnpm");
+        Ok(binary_in(&self.npm_tool("pnpm")?))
+    }
+
+    /// Biome, pinned in `node-probe/biome/` and installed as pnpm is:
+    /// `make check` formats and lints the JavaScript with it. Its launcher
+    /// runs on the `node` of PATH.
+    pub fn biome(&self) -> Result<PathBuf, InstallFail> {
+        Ok(self.npm_tool("biome")?.join("node_modules/.bin/biome"))
+    }
+
+    /// The tool folder `node-probe/NAME/` (a manifest and its npm
+    /// lockfile), installed from the npm registry into
+    /// `CACHE/tools/NAME-lock-DIGEST` once, with `npm ci`.
+    fn npm_tool(&self, name: &str) -> Result<PathBuf, InstallFail> {
+        let tool = self.probe_dir.join(name);
         let digest = lock_digest(&tool).ok_or_else(|| {
             InstallFail::Io(
                 tool.join("package-lock.json"),
-                std::io::Error::new(std::io::ErrorKind::NotFound, "no lockfile for pnpm"),
+                std::io::Error::new(
+                    std::io::ErrorKind::NotFound,
+                    format!("no lockfile for {name}"),
+                ),
             )
         })?;
-        let dir = self.cache.join("tools").join(format!("pnpm-lock-{digest}"));
+        let dir = self
+            .cache
+            .join("tools")
+            .join(format!("{name}-lock-{digest}"));
         if !dir.join(COMPLETE).is_file() {
             self.install_npm_locked(&tool, &dir)?;
         }
-        Ok(binary_in(&dir))
+        Ok(dir)
     }
 
-    /// Install a tool folder of `node-probe/` (the pinned Node, pnpm) into
+    /// Install a tool folder of `node-probe/` (the pinned Node, pnpm, Biome) into
     /// `dir` with `npm ci` from its committed lockfile, which checks every
     /// package's integrity.
     fn install_npm_locked(&self, src: &Path, dir: &Path) -> Result<(), InstallFail> {
