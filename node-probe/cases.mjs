@@ -65,7 +65,7 @@ function guardProbe() {
   });
 }
 
-/** The loopback port a case URL names, now one the probe may reach. */
+/** Let the probe reach the loopback port a case URL names. */
 function allowListener(url) {
   try {
     const u = new URL(url);

@@ -145,10 +145,17 @@ async function reproduce() {
   process.exit(0);
 }
 
-if (process.argv[2] === MCP_SERVER_FLAG) {
-  // One of the case's MCP servers; the MCP SDK is installed beside this script.
-  installGuard(nothingAllowed('the MCP server'));
-  await serveToolNames(createRequire(import.meta.url), readToolNames(process.argv[3]));
-} else {
-  await reproduce();
+// Whatever fails outside the case's own run is the script's failure, not a
+// finding: exit 2, never the 1 of an issue that shows.
+try {
+  if (process.argv[2] === MCP_SERVER_FLAG) {
+    // One of the case's MCP servers; the MCP SDK is installed beside this script.
+    installGuard(nothingAllowed('the MCP server'));
+    await serveToolNames(createRequire(import.meta.url), readToolNames(process.argv[3]));
+  } else {
+    await reproduce();
+  }
+} catch (e) {
+  console.log(`the script could not run: ${e?.stack ?? e}`);
+  process.exit(2);
 }

@@ -373,6 +373,17 @@ mod tests {
         }
     }
 
+    /// The script of `case` showing `symptom`, made on 1.67.0.
+    fn repro<'a>(case: &'a Case, issue: &'a KnownIssue, symptom: &'a Symptom) -> Repro<'a> {
+        Repro {
+            case,
+            issue,
+            symptom,
+            made_on: "1.67.0".into(),
+            route: Route::OpenAiCompatible,
+        }
+    }
+
     fn every_symptom() -> Vec<Symptom> {
         let every = vec![
             Symptom::ToolChoiceNotSent,
@@ -519,13 +530,7 @@ mod tests {
         )
         .unwrap();
         let issue = issue();
-        let repro = Repro {
-            case: &case,
-            issue: &issue,
-            symptom: &Symptom::NoTools,
-            made_on: "1.67.0".into(),
-            route: Route::OpenAiCompatible,
-        };
+        let repro = repro(&case, &issue, &Symptom::NoTools);
         let script = repro.script();
         let line = script
             .lines()
@@ -557,15 +562,9 @@ mod tests {
         )
         .unwrap();
         let issue = issue();
-        let repro = Repro {
-            case: &case,
-            issue: &issue,
-            symptom: &Symptom::ToolChoiceNotSent,
-            made_on: "1.67.0".into(),
-            route: Route::OpenAiCompatible,
-        };
+        let repro = repro(&case, &issue, &Symptom::ToolChoiceNotSent);
         let script = repro.script();
-        assert!(!script.contains("__REPRO_JSON__"));
+        assert!(!script.contains(DATA));
         assert!(script.contains("npm install @mastra/core@1.67.0 zod@3.25.76"));
         assert!(script.contains(r#""\ud800x""#), "the key as a JS escape");
         assert!(script.contains(r#""fixedSymptom": {"#), "{script}");

@@ -15,7 +15,7 @@ use mastra_conform::versions::install::{Installs, VersionError};
 use mastra_conform::versions::spec::MastraVersion;
 use std::io::{Read, Write};
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream, UdpSocket};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -172,29 +172,35 @@ fn request_lost(t: &mut Tally) -> Check {
     Ok(())
 }
 
-/// The real probe, on the real Mastra, pointed at a port nobody serves:
-/// its result counts the request the listener never got.
-fn real_probe_counts(t: &mut Tally) -> Check {
-    let (install, node) = real_mastra("1.67.0")?;
+/// What the real probe on `install` answers for one case run at `url`.
+fn real_probe_result(node: PathBuf, install: &Path, url: &str, case: &str) -> Result<Json, String> {
     let cmd = ProbeCommand {
         node,
         script: root().join("node-probe").join("probe.mjs"),
         start_timeout: Duration::from_secs(60),
     };
     let mut probe =
-        Probe::start(&cmd, &install, &AtomicBool::new(false)).map_err(|e| e.to_string())?;
-    t.inject(1);
-    let url = format!("http://127.0.0.1:{}/x/1/v1", free_port());
-    let case = Json::parse(r#"{"about":"a","tools":["weather"]}"#).unwrap();
-    probe.send_run(1, &url, &case).map_err(|e| e.to_string())?;
+        Probe::start(&cmd, install, &AtomicBool::new(false)).map_err(|e| e.to_string())?;
+    let case = Json::parse(case).unwrap();
+    probe.send_run(1, url, &case).map_err(|e| e.to_string())?;
     let answer = loop {
-        match probe.recv(Duration::from_secs(20)) {
+        match probe.recv(Duration::from_secs(30)) {
             Some(Answer::Result { seq: 1, result }) => break result,
             Some(Answer::Garbage(_)) => continue,
             other => return Err(format!("the probe answered {other:?}")),
         }
     };
     probe.shutdown();
+    Ok(answer)
+}
+
+/// The real probe, on the real Mastra, pointed at a port nobody serves:
+/// its result counts the request the listener never got.
+fn real_probe_counts(t: &mut Tally) -> Check {
+    let (install, node) = real_mastra("1.67.0")?;
+    t.inject(1);
+    let url = format!("http://127.0.0.1:{}/x/1/v1", free_port());
+    let answer = real_probe_result(node, &install, &url, r#"{"about":"a","tools":["weather"]}"#)?;
     let fetches = answer.get("fetches").and_then(Json::as_f64);
     check!(
         fetches == Some(1.0),
@@ -317,23 +323,7 @@ fn probe_guard(t: &mut Tally) -> Check {
         }
     });
 
-    let cmd = ProbeCommand {
-        node,
-        script: root().join("node-probe").join("probe.mjs"),
-        start_timeout: Duration::from_secs(60),
-    };
-    let mut probe =
-        Probe::start(&cmd, &install, &AtomicBool::new(false)).map_err(|e| e.to_string())?;
-    let case = Json::parse(r#"{"about":"a","tools":[]}"#).unwrap();
-    probe.send_run(1, &url, &case).map_err(|e| e.to_string())?;
-    let answer = loop {
-        match probe.recv(Duration::from_secs(30)) {
-            Some(Answer::Result { seq: 1, result }) => break result,
-            Some(Answer::Garbage(_)) => continue,
-            other => return Err(format!("the probe answered {other:?}")),
-        }
-    };
-    probe.shutdown();
+    let answer = real_probe_result(node, &install, &url, r#"{"about":"a","tools":[]}"#)?;
 
     let message = answer
         .get("error")
