@@ -13,7 +13,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CaseFault, checkCase, runAgent } from './agent.mjs';
-import { installGuard } from './guard.mjs';
+import { installGuard, loopbackPort } from './guard.mjs';
 import { destination, routeOf, setRouteEnvironment } from './routes.mjs';
 import { sourceVersions } from './sources.mjs';
 
@@ -67,12 +67,8 @@ function guardProbe() {
 
 /** Let the probe reach the loopback port a case URL names. */
 function allowListener(url) {
-  try {
-    const u = new URL(url);
-    if (['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname) && u.port !== '') listenerPorts.add(Number(u.port));
-  } catch {
-    // Not a URL: every request of the case is refused.
-  }
+  const port = loopbackPort(url);
+  if (port !== null) listenerPorts.add(port);
 }
 
 // ---------------------------------------------------------------------------

@@ -14,8 +14,9 @@
 //                      wall under fetch, http(s), tls, http2 and WebSocket
 //   node:tls           connect() is net's Socket#connect underneath
 //   node:dgram         Socket#send and Socket#connect throw
-//   node:worker_threads  new Worker() throws: a worker is a fresh JavaScript
-//                      realm this guard does not reach
+//   node:worker_threads  new Worker() throws unless the allow-list names its
+//                      file: a worker is a fresh JavaScript realm this guard
+//                      does not reach
 //   node:child_process every spawn (spawn, exec, execFile, fork, and the
 //                      ChildProcess#spawn they share; spawnSync, execSync,
 //                      execFileSync) throws unless the allow-list names it
@@ -54,6 +55,17 @@ export function nothingAllowed(who, refused = () => {}) {
   return { who, ports: new Set(), route: () => null, child: () => false, refused };
 }
 
+/** The port an http(s) URL to the loopback interface names, else null. */
+export function loopbackPort(url) {
+  try {
+    const u = new URL(url);
+    if ((u.protocol !== 'http:' && u.protocol !== 'https:') || !LOOPBACK_HOSTS.has(u.hostname)) return null;
+    return Number(u.port || (u.protocol === 'https:' ? 443 : 80));
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Install the guard, once per process. `allow` says what may pass:
  *
@@ -65,6 +77,8 @@ export function nothingAllowed(who, refused = () => {}) {
  *                       the result must still be on an allowed port
  *   child(file, args)   whether a child process `file` with `args` (argv
  *                       without argv0) may start
+ *   worker(filename)    whether a Worker running `filename` may start
+ *                       (optional: none may)
  *   refused(what)       told of every refusal: a URL for fetch and
  *                       node:http(s), "tcp HOST:PORT", "tls HOST:PORT",
  *                       "unix PATH", "udp HOST:PORT", "worker FILE",
@@ -84,13 +98,8 @@ export function installGuard(allow) {
   };
   const reachable = (host, port) => LOOPBACK_HOSTS.has(String(host)) && allow.ports.has(Number(port));
   const urlReachable = (url) => {
-    try {
-      const u = new URL(url);
-      const port = u.port || (u.protocol === 'https:' ? 443 : 80);
-      return (u.protocol === 'http:' || u.protocol === 'https:') && reachable(u.hostname, port);
-    } catch {
-      return false;
-    }
+    const port = loopbackPort(url);
+    return port !== null && allow.ports.has(port);
   };
   const real = {
     fetch: globalThis.fetch,
@@ -101,7 +110,7 @@ export function installGuard(allow) {
   guardHttp(urlReachable, refuse);
   guardSockets(reachable, refuse);
   guardDatagrams(refuse);
-  guardWorkers(refuse);
+  guardWorkers(allow, refuse);
   guardChildren(allow, refuse);
   syncBuiltinESMExports();
   globalThis[installed] = true;
@@ -193,13 +202,14 @@ function guardDatagrams(refuse) {
   };
 }
 
-function guardWorkers(refuse) {
-  const prototype = workerThreads.Worker.prototype;
-  workerThreads.Worker = function Worker(filename) {
-    throw refuse(`worker ${filename}`, { code: 'EACCES' });
+function guardWorkers(allow, refuse) {
+  const RealWorker = workerThreads.Worker;
+  workerThreads.Worker = function Worker(filename, options) {
+    if (!allow.worker?.(filename)) throw refuse(`worker ${filename}`, { code: 'EACCES' });
+    return Reflect.construct(RealWorker, [filename, options], new.target ?? RealWorker);
   };
   // `instanceof Worker` and `class X extends Worker` keep working.
-  workerThreads.Worker.prototype = prototype;
+  workerThreads.Worker.prototype = RealWorker.prototype;
 }
 
 function spawnLabel(file, args) {

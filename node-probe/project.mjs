@@ -27,8 +27,8 @@
 // Static imports are node builtins and local modules only, so stdout is
 // claimed before the project can write to it.
 
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { registerHooks } from 'node:module';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { createRequire, registerHooks } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { installGuard, nothingAllowed } from './guard.mjs';
@@ -64,9 +64,41 @@ process.on('unhandledRejection', (reason) => console.error('[project] unhandled 
 
 const blockedRequests = [];
 
-/** The guard, with nothing allowed; resolves to the functions it replaced. */
-function blockNetwork() {
-  return installGuard(nothingAllowed('mastra-conform lint', (what) => blockedRequests.push(what)));
+/**
+ * The guard, with nothing allowed but, under the project's tsx, the one
+ * worker tsx's esbuild runs its transforms in (esbuild's own lib/main.js,
+ * resolved from tsx). Returns the functions it replaced.
+ */
+function blockNetwork(projectDir, underTsx) {
+  const transpiler = underTsx ? esbuildWorkerOf(projectDir) : null;
+  return installGuard({
+    ...nothingAllowed('mastra-conform lint', (what) => blockedRequests.push(what)),
+    worker: (filename) => transpiler !== null && realFile(filename) === transpiler,
+  });
+}
+
+/** The real path of a worker's file (a path or a file: URL), or null. */
+function realFile(filename) {
+  try {
+    const file = String(filename).startsWith('file:') ? fileURLToPath(filename) : String(filename);
+    return realpathSync(file);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The file esbuild starts its worker from, as tsx resolves esbuild: from
+ * where tsx really is (Node resolves a linked package's dependencies there).
+ */
+function esbuildWorkerOf(projectDir) {
+  const tsx = findPackage(projectDir, 'tsx');
+  if (!tsx) return null;
+  try {
+    return realpathSync(createRequire(path.join(realpathSync(tsx), 'package.json')).resolve('esbuild'));
+  } catch {
+    return null;
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -484,7 +516,7 @@ async function main() {
   if (!existsSync(entry)) throw new LoadError('no-entry', `${entry} does not exist (pass --entry FILE)`);
 
   const { core, version } = checkInstalled(projectDir);
-  const unguarded = blockNetwork();
+  const unguarded = blockNetwork(projectDir, underTsx);
   registerBundlerResolution();
 
   let entryModule;

@@ -281,10 +281,10 @@ fn the_repro_script_of_every_known_issue_is_valid_javascript() {
     }
 }
 
-/// A repro of a case with every source but memory, on 1.67.0 with its
-/// extras beside it: the script lists the MCP server's tool (running itself
-/// as the server), the sub-agent and the workflow, and its guard refuses
-/// the request webFetchTool makes to a real host.
+/// A repro of a case with every source, on 1.67.0 with its extras beside
+/// it: the script lists the MCP server's tool (running itself as the
+/// server), the sub-agent, the workflow and the working-memory tool, and its
+/// guard refuses the request webFetchTool makes to a real host.
 #[test]
 fn a_repro_runs_the_cases_sources_and_refuses_a_request_elsewhere() {
     let case = Case::parse(
@@ -295,6 +295,7 @@ fn a_repro_runs_the_cases_sources_and_refuses_a_request_elsewhere() {
           "agents": ["helper"],
           "workflows": ["wf"],
           "mcp": { "srv": ["mcp.tool"] },
+          "memory": { "workingMemory": true },
           "replies": [
             { "toolCalls": [{ "id": "call_1", "name": "web_fetch", "arguments": { "url": "https://example.com/" } }] },
             { "text": "done" }
@@ -343,7 +344,13 @@ fn a_repro_runs_the_cases_sources_and_refuses_a_request_elsewhere() {
         .lines()
         .find(|l| l.starts_with("sent #1: tools "))
         .unwrap_or_else(|| panic!("{shown}"));
-    for tool in ["web_fetch", "agent-helper", "workflow-wf", "srv_mcp_tool"] {
+    for tool in [
+        "web_fetch",
+        "agent-helper",
+        "workflow-wf",
+        "srv_mcp_tool",
+        "updateWorkingMemory",
+    ] {
         assert!(first.contains(&format!("\"{tool}\"")), "{tool}: {shown}");
     }
     assert!(
