@@ -44,7 +44,7 @@ const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
 const installed = Symbol.for('mastra-conform.guard');
 
 /** The URL a fetch() input names. */
-export function requestUrl(input) {
+function requestUrl(input) {
   if (typeof input === 'string') return input;
   if (input instanceof URL) return input.href;
   return String(input?.url ?? input);

@@ -19,9 +19,10 @@
 // request, connection or process is refused before it leaves the process.
 // A case with MCP servers runs this script again as each server.
 //
-// The code below the data is mastra-conform's own: the agent, the call and
-// the case's sources as its probe builds them, its guard, its provider
-// formats, and its reading of a body and of the symptom.
+// What follows is mastra-conform's own code, as its probe runs it: the
+// agent, the call and the case's sources, its guard, its provider formats,
+// and its reading of a body and of the symptom; then this
+// reproduction's data (REPRO) and its run.
 
 import { readFileSync } from 'node:fs';
 import http from 'node:http';

@@ -143,6 +143,7 @@ fn assemble(template: &str) -> String {
     let mut bodies = String::new();
     inline_all(&template.imports, &mut builtins, &mut inlined, &mut bodies);
     let mut script = template.head;
+    script.push('\n');
     for (from, (default, named)) in &builtins {
         let mut clause = default.clone().unwrap_or_default();
         if !named.is_empty() {
