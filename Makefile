@@ -23,9 +23,12 @@ test: setup check
 setup:
 	bash harness/tests/setup.sh
 
+# Formats and lints: Rust, then node-probe/ and npm/ with the pinned Biome
+# (node-probe/biome/, installed into the cache on first use, as pnpm is).
 check:
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
+	$(CARGO) test --test javascript biome
 
 # The harness end to end against the in-process ceiling: scaling from 1 to N
 # probes, each route's rate, and the matrix on BENCH_RANGE from an empty cache

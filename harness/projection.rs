@@ -30,10 +30,10 @@ pub struct ErrorView {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct RequestView {
-    /// `function.name` of each entry of the body's `tools`; `None` when the
-    /// body has no `tools`.
+    /// The names of the function tools in the body, in body order; `None`
+    /// when the body has no `tools` (`route::body` reads each route's).
     pub tools: Option<Vec<JsString>>,
-    /// The body's `tool_choice`, verbatim.
+    /// The body's tool choice (`tool_choice`, Gemini's `toolConfig`), verbatim.
     pub tool_choice: Option<Json>,
     pub history: Vec<HistoryItem>,
 }
@@ -57,8 +57,9 @@ pub struct Executed {
 }
 
 impl Projection {
-    /// A case that runs, before anything happened: no error, no request,
-    /// nothing executed or changed.
+    /// An applicable case that did nothing: no error, no request, nothing
+    /// executed or changed. What the model starts from, and what a test
+    /// fills in with the one field it is about.
     pub fn empty() -> Projection {
         Projection {
             applicable: true,
@@ -287,60 +288,6 @@ impl RequestView {
             history,
         })
     }
-
-    /// What tool naming decides about one captured Chat Completions body
-    /// (`RequestView::on` reads the other routes' bodies).
-    pub fn from_body(body: &Json) -> RequestView {
-        let tools = body.get("tools").and_then(Json::as_array).map(|entries| {
-            entries
-                .iter()
-                .map(|t| {
-                    t.get("function")
-                        .and_then(|f| f.get("name"))
-                        .and_then(Json::as_str)
-                        .cloned()
-                        .unwrap_or_default()
-                })
-                .collect()
-        });
-        let mut history = Vec::new();
-        for m in body
-            .get("messages")
-            .and_then(Json::as_array)
-            .unwrap_or_default()
-        {
-            let role = m.get("role").and_then(Json::as_str).map(JsString::to_lossy);
-            match role.as_deref() {
-                Some("assistant") => {
-                    for call in m
-                        .get("tool_calls")
-                        .and_then(Json::as_array)
-                        .unwrap_or_default()
-                    {
-                        let name = call
-                            .get("function")
-                            .and_then(|f| f.get("name"))
-                            .and_then(Json::as_str);
-                        history.push(HistoryItem::Call(name.cloned().unwrap_or_default()));
-                    }
-                }
-                Some("tool") => history.push(HistoryItem::Result {
-                    id: m
-                        .get("tool_call_id")
-                        .and_then(Json::as_str)
-                        .cloned()
-                        .unwrap_or_default(),
-                    content: m.get("content").cloned().unwrap_or(Json::Null),
-                }),
-                _ => {}
-            }
-        }
-        RequestView {
-            tools,
-            tool_choice: body.get("tool_choice").cloned(),
-            history,
-        }
-    }
 }
 
 /// Every string within `v` with its UUIDs redacted: a result is text on
@@ -445,30 +392,5 @@ mod tests {
         let v = Json::parse(text).unwrap();
         let p = Projection::from_json(&v).unwrap();
         assert_eq!(p.to_json(), v);
-    }
-
-    #[test]
-    fn a_body_is_reduced_to_names_choice_and_history() {
-        let body = Json::parse(
-            r#"{"model":"m","tools":[{"type":"function","function":{"name":"search_web"}}],
-               "messages":[{"role":"user","content":"hi"},
-                 {"role":"assistant","content":"","tool_calls":[{"id":"call_1","type":"function",
-                   "function":{"name":"search_web","arguments":"{}"}}]},
-                 {"role":"tool","tool_call_id":"call_1","content":"{\"tempC\":20}"}]}"#,
-        )
-        .unwrap();
-        let r = RequestView::from_body(&body);
-        assert_eq!(r.tools, Some(vec![JsString::from("search_web")]));
-        assert_eq!(r.tool_choice, None);
-        assert_eq!(
-            r.history,
-            vec![
-                HistoryItem::Call("search_web".into()),
-                HistoryItem::Result {
-                    id: "call_1".into(),
-                    content: Json::str("{\"tempC\":20}")
-                }
-            ]
-        );
     }
 }

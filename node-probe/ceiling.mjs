@@ -14,10 +14,10 @@
 // and the listener's start are paid once per probe too and are not
 // throughput.
 
-import { claimStdout } from './stdio.mjs';
 import { readFileSync } from 'node:fs';
 import { loadInstall, runCase } from './cases.mjs';
 import { startListener } from './listener.mjs';
+import { claimStdout } from './stdio.mjs';
 
 const writeLine = claimStdout();
 // A stray library rejection must not end the measurement.

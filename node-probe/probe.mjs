@@ -7,9 +7,10 @@
 // else, so stdout is claimed before Mastra (dynamically imported below) can
 // write a single byte to it.
 
+import { CaseFault } from './agent.mjs';
+import { loadInstall, runCase } from './cases.mjs';
+import { eachLine } from './lines.mjs';
 import { claimStdout } from './stdio.mjs';
-import { StringDecoder } from 'node:string_decoder';
-import { CaseFault, loadInstall, runCase } from './cases.mjs';
 
 const writeLine = claimStdout();
 
@@ -112,36 +113,22 @@ async function handleLine(line) {
   }
 }
 
-// Lines are split by hand on "\n" (a trailing "\r" dropped): readline would
-// also split on a lone "\r". A UTF-8 decoder keeps multi-byte characters
-// split across chunks intact. Each line starts its own task at once: answers
-// come back in completion order, matched by seq.
-const decoder = new StringDecoder('utf8');
-let pending = '';
-function dispatch(line) {
-  if (line.endsWith('\r')) line = line.slice(0, -1);
-  if (line.trim() === '') return; // blank lines carry no request
-  inFlight += 1;
-  handleLine(line)
-    .catch((e) => console.error('[probe] handler failed:', e))
-    .finally(() => {
-      inFlight -= 1;
-      maybeExit();
-    });
-}
-process.stdin.on('data', (chunk) => {
-  pending += decoder.write(chunk);
-  let nl;
-  while ((nl = pending.indexOf('\n')) !== -1) {
-    const line = pending.slice(0, nl);
-    pending = pending.slice(nl + 1);
-    dispatch(line);
-  }
-});
-process.stdin.on('end', () => {
-  pending += decoder.end();
-  if (pending !== '') dispatch(pending);
-  pending = '';
-  stdinEnded = true;
-  maybeExit();
-});
+// Each line starts its own task at once: answers come back in completion
+// order, matched by seq.
+eachLine(
+  process.stdin,
+  (line) => {
+    if (line.trim() === '') return; // blank lines carry no request
+    inFlight += 1;
+    handleLine(line)
+      .catch((e) => console.error('[probe] handler failed:', e))
+      .finally(() => {
+        inFlight -= 1;
+        maybeExit();
+      });
+  },
+  () => {
+    stdinEnded = true;
+    maybeExit();
+  },
+);

@@ -20,20 +20,19 @@
 //
 // Isolation: the driver starts this with an allowlisted environment (no
 // credentials, no proxies unless the user passes --env-file). Loading a
-// project runs its code, so every outgoing request is refused here: fetch,
-// node:http(s) and outgoing sockets to anything but a local path fail.
+// project runs its code, so before it is imported the guard (guard.mjs) is
+// installed with nothing allowed: no fetch, no node:http(s), no socket, no
+// datagram, no worker, no child process (an MCP server the project
+// configures included). Each refusal is listed in the document's `blocked`.
 // Static imports are node builtins and local modules only, so stdout is
 // claimed before the project can write to it.
 
-import { claimStdout } from './stdio.mjs';
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import http from 'node:http';
-import https from 'node:https';
-import { registerHooks } from 'node:module';
-import net from 'node:net';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { createRequire, registerHooks } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { installGuard, nothingAllowed } from './guard.mjs';
+import { claimStdout } from './stdio.mjs';
 
 const writeLine = claimStdout();
 
@@ -50,7 +49,9 @@ function fail(err) {
   const kind = err instanceof LoadError ? err.kind : 'loader';
   const status = err instanceof LoadError ? err.status : 3;
   if (!(err instanceof LoadError)) console.error('[project] loader error:', err);
-  writeLine(JSON.stringify({ error: { kind, message: err?.message ?? String(err), status }, blocked: blockedRequests }));
+  writeLine(
+    JSON.stringify({ error: { kind, message: err?.message ?? String(err), status }, blocked: blockedRequests }),
+  );
   process.exit(0);
 }
 
@@ -59,42 +60,45 @@ function fail(err) {
 process.on('unhandledRejection', (reason) => console.error('[project] unhandled rejection:', reason));
 
 // ---------------------------------------------------------------------------
-// No request leaves the machine
+// Nothing leaves the machine
 
 const blockedRequests = [];
 
-function refuse(what) {
-  blockedRequests.push(what);
-  return new Error(`mastra-conform lint: outgoing request refused while loading the project: ${what}`);
+/**
+ * The guard, with nothing allowed but, under the project's tsx, the one
+ * worker tsx's esbuild runs its transforms in (esbuild's own lib/main.js,
+ * resolved from tsx). Returns the functions it replaced.
+ */
+function blockNetwork(projectDir, underTsx) {
+  const transpiler = underTsx ? esbuildWorkerOf(projectDir) : null;
+  return installGuard({
+    ...nothingAllowed('mastra-conform lint', (what) => blockedRequests.push(what)),
+    worker: (filename) => transpiler !== null && realFile(filename) === transpiler,
+  });
 }
 
-function blockNetwork() {
-  globalThis.fetch = async function fetch(input) {
-    const url = typeof input === 'string' ? input : input instanceof URL ? input.href : String(input?.url ?? input);
-    throw refuse(url);
-  };
-  for (const mod of [http, https]) {
-    const scheme = mod === http ? 'http' : 'https';
-    const deny = (options) => {
-      const where = typeof options === 'string' || options instanceof URL ? String(options) : `${scheme}://${options?.host ?? options?.hostname ?? 'localhost'}${options?.path ?? ''}`;
-      throw refuse(where);
-    };
-    mod.request = deny;
-    mod.get = deny;
+/** The real path of a worker's file (a path or a file: URL), or null. */
+function realFile(filename) {
+  try {
+    const file = String(filename).startsWith('file:') ? fileURLToPath(filename) : String(filename);
+    return realpathSync(file);
+  } catch {
+    return null;
   }
-  // Sockets: a local path (an IPC pipe) is fine, a TCP destination is not.
-  const connect = net.Socket.prototype.connect;
-  net.Socket.prototype.connect = function (...args) {
-    const first = Array.isArray(args[0]) ? args[0][0] : args[0];
-    const isPath = typeof first === 'string' || (first && typeof first === 'object' && typeof first.path === 'string');
-    if (!isPath) {
-      const where = typeof first === 'object' && first ? `${first.host ?? 'localhost'}:${first.port}` : `port ${first}`;
-      const err = refuse(`tcp ${where}`);
-      process.nextTick(() => this.destroy(err));
-      return this;
-    }
-    return connect.apply(this, args);
-  };
+}
+
+/**
+ * The file esbuild starts its worker from, as tsx resolves esbuild: from
+ * where tsx really is (Node resolves a linked package's dependencies there).
+ */
+function esbuildWorkerOf(projectDir) {
+  const tsx = findPackage(projectDir, 'tsx');
+  if (!tsx) return null;
+  try {
+    return realpathSync(createRequire(path.join(realpathSync(tsx), 'package.json')).resolve('esbuild'));
+  } catch {
+    return null;
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -154,9 +158,15 @@ function checkInstalled(projectDir) {
   const core = findPackage(projectDir, '@mastra/core');
   if (!core) {
     if (!findNodeModules(projectDir)) {
-      throw new LoadError('not-installed', `${projectDir} is not installed: no node_modules (run npm install there first)`);
+      throw new LoadError(
+        'not-installed',
+        `${projectDir} is not installed: no node_modules (run npm install there first)`,
+      );
     }
-    throw new LoadError('mastra-missing', `@mastra/core is not installed in ${projectDir} (npm install @mastra/core there)`);
+    throw new LoadError(
+      'mastra-missing',
+      `@mastra/core is not installed in ${projectDir} (npm install @mastra/core there)`,
+    );
   }
   const version = versionOf(core);
   const major = majorOf(version);
@@ -220,8 +230,11 @@ function needsTranspiler(e) {
   return e?.code === 'ERR_MODULE_NOT_FOUND' && /Cannot find package '([@~#]\/|[@~#][^/']*\/)/.test(e.message ?? '');
 }
 
-/** Re-run this loader under the project's tsx, or say what is missing. */
-function retryWithTsx(projectDir, original) {
+/**
+ * Re-run this loader under the project's tsx, or say what is missing. The
+ * loader's own child starts through the spawnSync the guard replaced.
+ */
+function retryWithTsx(projectDir, original, spawnSync) {
   const tsx = findPackage(projectDir, 'tsx');
   if (!tsx) {
     throw new LoadError(
@@ -230,10 +243,14 @@ function retryWithTsx(projectDir, original) {
     );
   }
   const loader = exportedFile(tsx, './esm');
-  const child = spawnSync(process.execPath, ['--import', pathToFileURL(loader).href, fileURLToPath(import.meta.url), ...process.argv.slice(2), '--under-tsx'], {
-    stdio: 'inherit',
-    env: process.env,
-  });
+  const child = spawnSync(
+    process.execPath,
+    ['--import', pathToFileURL(loader).href, fileURLToPath(import.meta.url), ...process.argv.slice(2), '--under-tsx'],
+    {
+      stdio: 'inherit',
+      env: process.env,
+    },
+  );
   process.exit(child.status ?? 3);
 }
 
@@ -286,9 +303,7 @@ class SourceIndex {
     for (const { file, lines } of this.files) {
       lines.forEach((text, i) => {
         for (const re of bare ? [quoted, bare] : [quoted]) {
-          re.lastIndex = 0;
-          let m;
-          while ((m = re.exec(text)) !== null) {
+          for (const m of text.matchAll(re)) {
             found.push({ file: path.relative(this.projectDir, file), line: i + 1, column: m.index + 1, text });
           }
         }
@@ -322,7 +337,12 @@ function place(o) {
 // Walking the agents
 
 function isMastra(value) {
-  return value !== null && typeof value === 'object' && typeof value.listAgents === 'function' && typeof value.getAgent === 'function';
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    typeof value.listAgents === 'function' &&
+    typeof value.getAgent === 'function'
+  );
 }
 
 function findMastra(entryModule) {
@@ -401,7 +421,7 @@ async function assembledTools(agent, requestContext, defaults) {
   return captured ?? {};
 }
 
-async function describeAgent(registeredAs, agent, RequestContext, sources, mastraVersion) {
+async function describeAgent(registeredAs, agent, RequestContext, sources) {
   const requestContext = new RequestContext();
   const where = `agent "${registeredAs}"`;
   const step = async (what, fn) => {
@@ -436,22 +456,31 @@ async function describeAgent(registeredAs, agent, RequestContext, sources, mastr
   // copy drops and the model reports); everything Mastra added follows.
   const keys = [...givenKeys];
   const seen = new Set(givenKeys);
-  for (const k of keysOf(assembled)) if (!seen.has(k)) keys.push(k), seen.add(k);
+  for (const k of keysOf(assembled)) {
+    if (!seen.has(k)) {
+      keys.push(k);
+      seen.add(k);
+    }
+  }
 
+  // Where a key came from, and the literal the user wrote for it.
+  const origin = (key) => {
+    if (givenKeys.includes(key)) return [isMcpTool(given[key]) ? 'mcp' : 'tool', key];
+    if (agentKeys.has(key)) return ['agent', key.slice('agent-'.length)];
+    if (workflowKeys.has(key)) return ['workflow', key.slice('workflow-'.length)];
+    if (memoryKeys.has(key)) return ['memory', key];
+    if (toolsetKeys.has(key)) return ['toolset', key];
+    if (clientKeys.has(key)) return ['client', key];
+    return ['other', key];
+  };
   const tools = keys.map((key) => {
-    let source;
-    let literal = key;
-    if (givenKeys.includes(key)) source = isMcpTool(given[key]) ? 'mcp' : 'tool';
-    else if (agentKeys.has(key)) (source = 'agent'), (literal = key.slice('agent-'.length));
-    else if (workflowKeys.has(key)) (source = 'workflow'), (literal = key.slice('workflow-'.length));
-    else if (memoryKeys.has(key)) source = 'memory';
-    else if (toolsetKeys.has(key)) source = 'toolset';
-    else if (clientKeys.has(key)) source = 'client';
-    else source = 'other';
+    const [source, literal] = origin(key);
     return { key, source, at: sources.definition(literal) };
   });
 
-  const activeTools = Array.isArray(defaults.activeTools) ? defaults.activeTools.filter((n) => typeof n === 'string') : null;
+  const activeTools = Array.isArray(defaults.activeTools)
+    ? defaults.activeTools.filter((n) => typeof n === 'string')
+    : null;
   const choice = toolChoiceOf(defaults.toolChoice);
   return {
     registeredAs,
@@ -459,8 +488,14 @@ async function describeAgent(registeredAs, agent, RequestContext, sources, mastr
     name: agent.name ?? null,
     route: await step('model function', () => routeOf(agent, requestContext)),
     tools,
-    toolChoice: choice && { ...choice, at: choice.tool !== undefined ? sources.reference(choice.tool, /toolName|toolChoice/) : null },
-    activeTools: activeTools && activeTools.map((name) => ({ name, at: sources.reference(name, /activeTools|^\s*(['"`])[^'"`]*\1,?\s*$/) })),
+    toolChoice: choice && {
+      ...choice,
+      at: choice.tool !== undefined ? sources.reference(choice.tool, /toolName|toolChoice/) : null,
+    },
+    activeTools:
+      activeTools === null
+        ? null
+        : activeTools.map((name) => ({ name, at: sources.reference(name, /activeTools|^\s*(['"`])[^'"`]*\1,?\s*$/) })),
   };
 }
 
@@ -481,27 +516,30 @@ async function main() {
   if (!existsSync(entry)) throw new LoadError('no-entry', `${entry} does not exist (pass --entry FILE)`);
 
   const { core, version } = checkInstalled(projectDir);
-  blockNetwork();
+  const unguarded = blockNetwork(projectDir, underTsx);
   registerBundlerResolution();
 
   let entryModule;
   try {
     entryModule = await import(pathToFileURL(entry).href);
   } catch (e) {
-    if (!underTsx && needsTranspiler(e)) retryWithTsx(projectDir, e);
+    if (!underTsx && needsTranspiler(e)) retryWithTsx(projectDir, e, unguarded.spawnSync);
     const where = e?.code === 'ERR_MODULE_NOT_FOUND' ? 'cannot be loaded' : 'threw while loading';
     throw new LoadError('entry-throws', `${path.relative(projectDir, entry)} ${where}: ${firstLine(e?.message ?? e)}`);
   }
   const mastra = findMastra(entryModule);
   if (!mastra) {
     const names = Object.keys(entryModule);
-    throw new LoadError('no-mastra', `${path.relative(projectDir, entry)} exports no Mastra instance (exports: ${names.length ? names.join(', ') : 'none'}); export one, e.g. export const mastra = new Mastra({ agents })`);
+    throw new LoadError(
+      'no-mastra',
+      `${path.relative(projectDir, entry)} exports no Mastra instance (exports: ${names.length ? names.join(', ') : 'none'}); export one, e.g. export const mastra = new Mastra({ agents })`,
+    );
   }
   const { RequestContext } = await import(pathToFileURL(exportedFile(core, './request-context')).href);
   const sources = new SourceIndex(projectDir);
   const agents = [];
   for (const [registeredAs, agent] of Object.entries(mastra.listAgents())) {
-    agents.push(await describeAgent(registeredAs, agent, RequestContext, sources, version));
+    agents.push(await describeAgent(registeredAs, agent, RequestContext, sources));
   }
   writeLine(
     JSON.stringify({

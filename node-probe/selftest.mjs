@@ -4,13 +4,16 @@
 //
 //   node selftest.mjs INSTALL_DIR...
 //
-// Exit 0 when every check passes on every install, 1 otherwise. Not used by
-// the Rust harness; it pins what PROTOCOL.md says the probe does, and the
-// observations recorded there ("how errors surface") are the ones checked.
+// Exit 0 when every check passes on every install, 1 otherwise. It pins what
+// PROTOCOL.md says the probe does over the protocol itself (the hello, ping,
+// malformed lines, many cases in flight, nothing but answers on stdout), and
+// the observations recorded there ("how errors surface"). `make test` runs
+// it on the pinned versions (harness/tests/javascript.rs).
 
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import assert from 'node:assert/strict';
+import { eachLine } from './lines.mjs';
 import { startListener } from './listener.mjs';
 
 const PROBE = fileURLToPath(new URL('./probe.mjs', import.meta.url));
@@ -23,29 +26,21 @@ function startProbe(installDir) {
   let stderrBytes = 0;
   let helloResolve;
   const hello = new Promise((r) => (helloResolve = r));
-  let buf = '';
-  child.stdout.setEncoding('utf8');
-  child.stdout.on('data', (d) => {
-    buf += d;
-    let nl;
-    while ((nl = buf.indexOf('\n')) !== -1) {
-      const line = buf.slice(0, nl);
-      buf = buf.slice(nl + 1);
-      let msg;
-      try {
-        msg = JSON.parse(line);
-      } catch {
-        nonJson.push(line); // any such line is a protocol violation
-        continue;
-      }
-      if ('hello' in msg) helloResolve(msg.hello);
-      else if (waiting.has(msg.seq)) {
-        waiting.get(msg.seq)(msg);
-        waiting.delete(msg.seq);
-      } else if (msg.seq === null) {
-        waiting.get('null')?.(msg);
-        waiting.delete('null');
-      }
+  eachLine(child.stdout, (line) => {
+    let msg;
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      nonJson.push(line); // any such line is a protocol violation
+      return;
+    }
+    if ('hello' in msg) helloResolve(msg.hello);
+    else if (waiting.has(msg.seq)) {
+      waiting.get(msg.seq)(msg);
+      waiting.delete(msg.seq);
+    } else if (msg.seq === null) {
+      waiting.get('null')?.(msg);
+      waiting.delete('null');
     }
   });
   child.stderr.on('data', (d) => (stderrBytes += d.length));
@@ -59,13 +54,13 @@ function startProbe(installDir) {
     send(req) {
       return new Promise((resolve) => {
         waiting.set(req.seq ?? 'null', resolve);
-        child.stdin.write(JSON.stringify(req) + '\n');
+        child.stdin.write(`${JSON.stringify(req)}\n`);
       });
     },
     sendRaw(line, key) {
       return new Promise((resolve) => {
         waiting.set(key, resolve);
-        child.stdin.write(line + '\n');
+        child.stdin.write(`${line}\n`);
       });
     },
     stop() {
@@ -234,7 +229,10 @@ async function testInstall(installDir) {
     const cases = Array.from({ length: 20 }, (_, i) => ({
       tools: [`k.${i}`],
       call: { method: i % 2 ? 'stream' : 'generate' },
-      replies: i % 4 < 2 ? [{ toolCalls: [{ id: `c${i}`, name: `k_${i}`, arguments: { city: `C${i}` } }] }, { text: 'ok' }] : [],
+      replies:
+        i % 4 < 2
+          ? [{ toolCalls: [{ id: `c${i}`, name: `k_${i}`, arguments: { city: `C${i}` } }] }, { text: 'ok' }]
+          : [],
     }));
     const t0 = performance.now();
     const outs = await Promise.all(cases.map(run));
@@ -260,7 +258,9 @@ async function testInstall(installDir) {
   let failed = 0;
   for (const [title, err] of results) {
     if (err) failed += 1;
-    console.error(`${err ? 'FAIL' : 'ok  '} [${v}] ${title}${err ? `\n     ${err.message.split('\n').join('\n     ')}` : ''}`);
+    console.error(
+      `${err ? 'FAIL' : 'ok  '} [${v}] ${title}${err ? `\n     ${err.message.split('\n').join('\n     ')}` : ''}`,
+    );
   }
   return failed;
 }

@@ -1,52 +1,34 @@
 // The tool sources of a case beyond `tools`, `toolsets` and `clientTools`
 // (shared/case-format.md): sub-agents, workflows, MCP servers, working
-// memory and dynamic tools. cases.mjs calls `prepareSources` before it builds
+// memory and dynamic tools. agent.mjs calls `prepareSources` before it builds
 // the Agent and `close` when the case is over; everything source-specific
-// lives here, so the routes work in cases.mjs and this stay apart.
+// lives here, so the routes work in agent.mjs and this stay apart.
 //
 // The extra packages (@mastra/mcp, @mastra/memory, @mastra/libsql and the
 // MCP SDK) are installed beside @mastra/core, at the versions whose peer
-// ranges accept it (harness: versions/sources.rs). They are imported through
-// `probe-sources.mjs` inside the install, written here once, so that each
-// bare specifier resolves from the install and `@mastra/core` imported by
-// @mastra/mcp is the very copy the Agent comes from (one ESM instance).
+// ranges accept it (harness: versions/extras.rs), and imported through
+// `lib.importPackage` (agent.mjs), on first use only: together they take
+// seconds to load, and most cases need none.
 
-import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const MCP_SERVER = path.join(HERE, 'mcp-server.mjs');
-
-/** The case fields this module serves. */
-export const SOURCE_FIELDS = ['agents', 'workflows', 'mcp', 'memory', 'dynamicTools'];
-
-// Each package is imported on first use only: @mastra/mcp, @mastra/memory
-// and @mastra/libsql together take seconds to load, and most cases need none.
-const SOURCES_ENTRY = `const load = (p) => p.catch((e) => ({ missing: String(e?.message ?? e) }));
-export const workflows = () => import('@mastra/core/workflows');
-export const mcp = () => load(import('@mastra/mcp'));
-export const memory = () => load(import('@mastra/memory'));
-export const libsql = () => load(import('@mastra/libsql'));
-`;
-
-const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
-
-/** Whether the case uses any source of this module. */
-export function usesSources(c) {
-  return SOURCE_FIELDS.some((f) => c[f] !== undefined);
+/** A JSON object: not null, not an array. */
+export function isObject(v) {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 /**
  * Check the source fields; `fault(message)` makes the error the caller
- * throws (cases.mjs's CaseFault), so a bad field is a fault line.
+ * throws (agent.mjs's CaseFault), so a bad field is a fault line.
  */
 export function checkSources(c, fault) {
   const keyList = (field) => {
     const v = c[field];
     if (v === undefined) return;
-    if (!Array.isArray(v) || !v.every((k) => typeof k === 'string')) throw fault(`${field} must be an array of KEY strings`);
+    if (!Array.isArray(v) || !v.every((k) => typeof k === 'string'))
+      throw fault(`${field} must be an array of KEY strings`);
   };
   keyList('agents');
   keyList('workflows');
@@ -62,29 +44,15 @@ export function checkSources(c, fault) {
     if (!isObject(c.memory)) throw fault('memory must be an object { "workingMemory": true|false }');
     if (typeof c.memory.workingMemory !== 'boolean') throw fault('memory.workingMemory must be true or false');
   }
-  if (c.dynamicTools !== undefined && typeof c.dynamicTools !== 'boolean') throw fault('dynamicTools must be true or false');
+  if (c.dynamicTools !== undefined && typeof c.dynamicTools !== 'boolean')
+    throw fault('dynamicTools must be true or false');
 }
 
-/** The install's extra packages, imported once per probe. */
-async function loadSources(lib) {
-  if (lib.sources) return lib.sources;
-  const entry = path.join(lib.dir, 'probe-sources.mjs');
-  if (!existsSync(entry) || readFileSync(entry, 'utf8') !== SOURCES_ENTRY) {
-    // Several probes may share one install: write beside, rename into place.
-    const tmp = `${entry}.${process.pid}.tmp`;
-    writeFileSync(tmp, SOURCES_ENTRY);
-    renameSync(tmp, entry);
-  }
-  lib.sources = await import(pathToFileURL(entry).href);
-  return lib.sources;
-}
-
-async function need(load, pkg, fault) {
-  const mod = await load();
-  if (mod.missing !== undefined) {
-    throw fault(`the install has no usable ${pkg} (${mod.missing}); reinstall the version`);
-  }
-  return mod;
+/** A package beside the core that the case cannot be set up without. */
+function need(lib, pkg, fault) {
+  return lib.importPackage(pkg).catch((e) => {
+    throw fault(`the install has no usable ${pkg} (${e?.message ?? e}); reinstall the version`);
+  });
 }
 
 /** Versions of the extra packages in the install, for the hello line. */
@@ -123,8 +91,6 @@ export async function prepareSources(lib, c, tools, model, fault) {
   };
 
   try {
-    const needsPackages = ['workflows', 'mcp', 'memory'].some((f) => c[f] !== undefined);
-    const s = needsPackages ? await loadSources(lib) : null;
     let allTools = tools;
 
     if (c.agents !== undefined) {
@@ -139,7 +105,7 @@ export async function prepareSources(lib, c, tools, model, fault) {
     }
 
     if (c.workflows !== undefined) {
-      const { createWorkflow, createStep } = await s.workflows();
+      const { createWorkflow, createStep } = await lib.importPackage('@mastra/core/workflows');
       const z = lib.z;
       const makeWorkflow = () => {
         const step = createStep({
@@ -161,14 +127,14 @@ export async function prepareSources(lib, c, tools, model, fault) {
     }
 
     if (c.mcp !== undefined && Object.keys(c.mcp).length > 0) {
-      const { MCPClient } = await need(s.mcp, '@mastra/mcp', fault);
+      const { MCPClient } = await need(lib, '@mastra/mcp', fault);
       // Object.fromEntries, as a literal builds it: every server name an own
       // key, "__proto__" included.
       const servers = Object.fromEntries(
         Object.entries(c.mcp).map(([server, names], i) => {
           const namesFile = path.join(tmpDir(), `mcp-${i}.json`);
           writeFileSync(namesFile, JSON.stringify(names));
-          return [server, { command: process.execPath, args: [MCP_SERVER, lib.dir, namesFile], env: {} }];
+          return [server, { ...lib.mcpServer(namesFile), env: {} }];
         }),
       );
       // A unique id: MCPClient refuses two live instances with the same
@@ -187,8 +153,8 @@ export async function prepareSources(lib, c, tools, model, fault) {
     }
 
     if (c.memory !== undefined) {
-      const { Memory } = await need(s.memory, '@mastra/memory', fault);
-      const { LibSQLStore } = await need(s.libsql, '@mastra/libsql', fault);
+      const { Memory } = await need(lib, '@mastra/memory', fault);
+      const { LibSQLStore } = await need(lib, '@mastra/libsql', fault);
       const storage = new LibSQLStore({ id: 'mastra-conform', url: `file:${path.join(tmpDir(), 'memory.db')}` });
       agentOptions.memory = new Memory({
         storage,

@@ -30,6 +30,6 @@ export function claimStdout() {
   // loggers, progress output) land on stderr too.
   stdout.write = (...args) => process.stderr.write(...args);
 
-  saved = (line) => realWrite(line + '\n');
+  saved = (line) => realWrite(`${line}\n`);
   return saved;
 }

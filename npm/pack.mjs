@@ -17,7 +17,9 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.dirname(here);
 
 function usage(message) {
-  process.stderr.write(`error: ${message}\nusage: node npm/pack.mjs --out DIR [--launcher] [--platform OS-CPU --binary PATH]\n`);
+  process.stderr.write(
+    `error: ${message}\nusage: node npm/pack.mjs --out DIR [--launcher] [--platform OS-CPU --binary PATH]\n`,
+  );
   process.exit(2);
 }
 
@@ -55,7 +57,10 @@ function stamp(manifestPath) {
 
 function pack(stage) {
   // npm pack prints the tarball's file name as its last line.
-  const printed = execFileSync('npm', ['pack', '--pack-destination', outDir, '--loglevel', 'error'], { cwd: stage, encoding: 'utf8' });
+  const printed = execFileSync('npm', ['pack', '--pack-destination', outDir, '--loglevel', 'error'], {
+    cwd: stage,
+    encoding: 'utf8',
+  });
   return path.join(outDir, printed.trim().split('\n').pop());
 }
 
@@ -65,10 +70,17 @@ if (launcher) {
   const stage = path.join(stageRoot, 'mastra-conform');
   rmSync(stage, { recursive: true, force: true });
   cpSync(path.join(here, 'mastra-conform'), stage, { recursive: true });
-  // The scripts the binary drives, without the fault suite's test doubles.
-  cpSync(path.join(root, 'node-probe'), path.join(stage, 'node-probe'), {
+  // The scripts the binary drives, without the fault suite's test doubles
+  // and the Biome that checks them.
+  const probeDir = path.join(root, 'node-probe');
+  const devOnly = new Set(['testing', 'biome', 'node_modules']);
+  cpSync(probeDir, path.join(stage, 'node-probe'), {
     recursive: true,
-    filter: (src) => !src.includes(`${path.sep}testing`) && !src.includes('node_modules'),
+    filter: (src) =>
+      path
+        .relative(probeDir, src)
+        .split(path.sep)
+        .every((part) => !devOnly.has(part)),
   });
   stamp(path.join(stage, 'package.json'));
   chmodSync(path.join(stage, 'bin', 'mastra-conform.js'), 0o755);

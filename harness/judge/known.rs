@@ -49,7 +49,8 @@ use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::model::Prediction;
 use crate::observation::Observed;
-use crate::projection::Projection;
+use crate::projection::{Projection, RequestView};
+use crate::route::body::{at, path_json, Step};
 use crate::route::Route;
 use crate::versions::spec::VersionSpec;
 use std::path::{Path, PathBuf};
@@ -69,37 +70,26 @@ pub enum Symptom {
 
 impl Symptom {
     pub fn shows(&self, p: &Projection) -> bool {
-        let first = p.requests.first();
+        self.check().holds(p)
+    }
+
+    /// What the symptom tests, as data: the one definition of each
+    /// symptom, evaluated here and, from its JSON, by the repro script.
+    pub fn check(&self) -> SymptomCheck {
+        use RequestTest as T;
+        use SymptomCheck as C;
         match self {
-            Symptom::ToolChoiceNotSent => p.requests.iter().any(|r| {
-                let named = r.tool_choice.as_ref().and_then(named_choice);
-                named.is_some_and(|n| !r.tools.iter().flatten().any(|t| *t == n))
-            }),
-            Symptom::EmptyTools => first.is_some_and(|r| r.tools.as_deref() == Some(&[])),
-            Symptom::ToolChoiceSent => {
-                let named = |r: &crate::projection::RequestView| {
-                    r.tool_choice.as_ref().and_then(named_choice)
-                };
-                p.requests.iter().any(|r| named(r).is_some())
-                    && p.requests
-                        .iter()
-                        .all(|r| named(r).is_none_or(|n| r.tools.iter().flatten().any(|t| *t == n)))
-            }
-            Symptom::ToolSent(name) => p
-                .requests
-                .iter()
-                .any(|r| r.tools.iter().flatten().any(|t| t == name)),
-            Symptom::ToolNotSent(name) => {
-                first.is_some_and(|r| !r.tools.iter().flatten().any(|t| t == name))
-            }
-            Symptom::NoTools => first.is_some_and(|r| r.tools.is_none()),
-            Symptom::ErrorCause(code) => p
-                .error
-                .as_ref()
-                .is_some_and(|e| e.cause_code.as_ref() == Some(code)),
-            Symptom::ErrorMessage(text) => {
-                p.error.as_ref().is_some_and(|e| contains(&e.message, text))
-            }
+            Symptom::ToolChoiceNotSent => C::Some(T::ChoiceNamesUnsentTool),
+            Symptom::EmptyTools => C::First(T::EmptyTools),
+            Symptom::ToolChoiceSent => C::All(vec![
+                C::Some(T::ChoiceNamed),
+                C::Every(T::Not(Box::new(T::ChoiceNamesUnsentTool))),
+            ]),
+            Symptom::ToolSent(name) => C::Some(T::HasTool(name.clone())),
+            Symptom::ToolNotSent(name) => C::First(T::Not(Box::new(T::HasTool(name.clone())))),
+            Symptom::NoTools => C::First(T::NoTools),
+            Symptom::ErrorCause(code) => C::ErrorCause(code.clone()),
+            Symptom::ErrorMessage(text) => C::ErrorMessageHas(text.clone()),
         }
     }
 
@@ -125,36 +115,185 @@ impl std::fmt::Display for Symptom {
     }
 }
 
-/// The function a tool choice forces, in each route's shape: Chat
+/// A symptom's test of one projection. Its JSON (`to_json`) is what
+/// `node-probe/reading.mjs` evaluates in the repro script.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SymptomCheck {
+    /// `{"some": TEST}`: some request passes.
+    Some(RequestTest),
+    /// `{"every": TEST}`: every request passes (none sent counts).
+    Every(RequestTest),
+    /// `{"first": TEST}`: a request was sent, and the first passes.
+    First(RequestTest),
+    /// `{"all": [CHECK, ...]}`: every check holds.
+    All(Vec<SymptomCheck>),
+    /// `{"errorCause": CODE}`: the call ended with an error of that `causeCode`.
+    ErrorCause(JsString),
+    /// `{"errorMessageHas": TEXT}`: the call ended with an error whose
+    /// message contains TEXT (as UTF-16 code units).
+    ErrorMessageHas(JsString),
+}
+
+/// A test of one request of a projection.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RequestTest {
+    /// `{"choiceNamed": true}`: its tool choice names a function
+    /// (`named_choice`).
+    ChoiceNamed,
+    /// `{"choiceNamesUnsentTool": true}`: its tool choice names a function
+    /// its `tools` lack.
+    ChoiceNamesUnsentTool,
+    /// `{"hasTool": NAME}`: its `tools` has NAME.
+    HasTool(JsString),
+    /// `{"noTools": true}`: it has no `tools`.
+    NoTools,
+    /// `{"emptyTools": true}`: its `tools` is `[]`.
+    EmptyTools,
+    /// `{"not": TEST}`.
+    Not(Box<RequestTest>),
+}
+
+impl SymptomCheck {
+    pub fn holds(&self, p: &Projection) -> bool {
+        match self {
+            SymptomCheck::Some(t) => p.requests.iter().any(|r| t.passes(r)),
+            SymptomCheck::Every(t) => p.requests.iter().all(|r| t.passes(r)),
+            SymptomCheck::First(t) => p.requests.first().is_some_and(|r| t.passes(r)),
+            SymptomCheck::All(checks) => checks.iter().all(|c| c.holds(p)),
+            SymptomCheck::ErrorCause(code) => p
+                .error
+                .as_ref()
+                .is_some_and(|e| e.cause_code.as_ref() == Some(code)),
+            SymptomCheck::ErrorMessageHas(text) => {
+                p.error.as_ref().is_some_and(|e| contains(&e.message, text))
+            }
+        }
+    }
+
+    pub fn to_json(&self) -> Json {
+        let (form, arg) = match self {
+            SymptomCheck::Some(t) => ("some", t.to_json()),
+            SymptomCheck::Every(t) => ("every", t.to_json()),
+            SymptomCheck::First(t) => ("first", t.to_json()),
+            SymptomCheck::All(checks) => (
+                "all",
+                Json::Array(checks.iter().map(SymptomCheck::to_json).collect()),
+            ),
+            SymptomCheck::ErrorCause(code) => ("errorCause", Json::String(code.clone())),
+            SymptomCheck::ErrorMessageHas(text) => ("errorMessageHas", Json::String(text.clone())),
+        };
+        Json::object([(form, arg)])
+    }
+}
+
+impl RequestTest {
+    pub fn passes(&self, r: &RequestView) -> bool {
+        let sent = |name: &JsString| r.tools.iter().flatten().any(|t| t == name);
+        let named = || r.tool_choice.as_ref().and_then(named_choice);
+        match self {
+            RequestTest::ChoiceNamed => named().is_some(),
+            RequestTest::ChoiceNamesUnsentTool => named().is_some_and(|n| !sent(&n)),
+            RequestTest::HasTool(name) => sent(name),
+            RequestTest::NoTools => r.tools.is_none(),
+            RequestTest::EmptyTools => r.tools.as_deref() == Some(&[]),
+            RequestTest::Not(t) => !t.passes(r),
+        }
+    }
+
+    pub fn to_json(&self) -> Json {
+        let yes = Json::Bool(true);
+        let (form, arg) = match self {
+            RequestTest::ChoiceNamed => ("choiceNamed", yes),
+            RequestTest::ChoiceNamesUnsentTool => ("choiceNamesUnsentTool", yes),
+            RequestTest::HasTool(name) => ("hasTool", Json::String(name.clone())),
+            RequestTest::NoTools => ("noTools", yes),
+            RequestTest::EmptyTools => ("emptyTools", yes),
+            RequestTest::Not(t) => ("not", t.to_json()),
+        };
+        Json::object([(form, arg)])
+    }
+}
+
+/// One shape of a tool choice that forces a function, and where its name is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChoiceShape {
+    /// The shape is the choice's when its `type` is one of these; `None`:
+    /// when it has a value at `name`.
+    pub when_type: Option<&'static [&'static str]>,
+    pub name: &'static [Step],
+    /// A name that is not a string reads as `""` (names nothing sent),
+    /// else as no named function at all.
+    pub or_empty: bool,
+}
+
+/// The shapes of a choice that forces a function, tried in order: Chat
 /// Completions `{"type":"function","function":{"name":N}}`, Responses
-/// `{"type":"function","name":N}`, Anthropic `{"type":"tool","name":N}`,
-/// Gemini `{"functionCallingConfig":{"allowedFunctionNames":[N]}}`.
+/// `{"type":"function","name":N}` and Anthropic `{"type":"tool","name":N}`,
+/// Gemini `{"functionCallingConfig":{"allowedFunctionNames":[N]}}`. A forced
+/// function without a string name (the openai route can lose it,
+/// `model/route.rs`) names nothing that was sent: `""`.
+pub const NAMED_CHOICE: [ChoiceShape; 3] = [
+    ChoiceShape {
+        when_type: None,
+        name: &[Step::Member("function"), Step::Member("name")],
+        or_empty: false,
+    },
+    ChoiceShape {
+        when_type: Some(&["function", "tool"]),
+        name: &[Step::Member("name")],
+        or_empty: true,
+    },
+    ChoiceShape {
+        when_type: None,
+        name: &[
+            Step::Member("functionCallingConfig"),
+            Step::Member("allowedFunctionNames"),
+            Step::Index(0),
+        ],
+        or_empty: false,
+    },
+];
+
+/// The function a tool choice forces, in any route's shape (`NAMED_CHOICE`).
 pub fn named_choice(choice: &Json) -> Option<JsString> {
-    if let Some(n) = choice.get("function").and_then(|f| f.get("name")) {
-        return n.as_str().cloned();
-    }
-    let kind = choice
-        .get("type")
-        .and_then(Json::as_str)
-        .map(JsString::to_lossy);
-    if matches!(kind.as_deref(), Some("function" | "tool")) {
-        // A forced function without a string name (the openai route can
-        // lose it, `model/route.rs`) names nothing that was sent: "".
-        return Some(
-            choice
-                .get("name")
+    for shape in &NAMED_CHOICE {
+        let name = at(choice, shape.name);
+        let applies = match shape.when_type {
+            None => name.is_some(),
+            Some(types) => choice
+                .get("type")
                 .and_then(Json::as_str)
-                .cloned()
-                .unwrap_or_default(),
-        );
+                .is_some_and(|t| types.iter().any(|k| *t == JsString::from(*k))),
+        };
+        if applies {
+            return match name.and_then(Json::as_str) {
+                Some(n) => Some(n.clone()),
+                None => shape.or_empty.then(JsString::new),
+            };
+        }
     }
-    choice
-        .get("functionCallingConfig")?
-        .get("allowedFunctionNames")?
-        .as_array()?
-        .first()?
-        .as_str()
-        .cloned()
+    None
+}
+
+/// `NAMED_CHOICE` as the repro script reads it.
+pub fn named_choice_json() -> Json {
+    Json::Array(
+        NAMED_CHOICE
+            .iter()
+            .map(|s| {
+                Json::object([
+                    (
+                        "whenType",
+                        s.when_type.map_or(Json::Null, |types| {
+                            Json::Array(types.iter().map(|t| Json::str(t)).collect())
+                        }),
+                    ),
+                    ("name", path_json(s.name)),
+                    ("orEmpty", Json::Bool(s.or_empty)),
+                ])
+            })
+            .collect(),
+    )
 }
 
 fn contains(haystack: &JsString, needle: &JsString) -> bool {

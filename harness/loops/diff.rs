@@ -315,18 +315,15 @@ mod tests {
     use crate::judge::known::{IssueCase, Symptom};
     use crate::observation::Captured;
     use crate::projection::RequestView;
+    use crate::route::Route;
     use std::path::{Path, PathBuf};
 
     fn ran(body: &str) -> Observed {
         let json = Json::parse(body).unwrap();
         Observed::Ran {
             projection: Projection {
-                applicable: true,
-                reason: None,
-                error: None,
-                requests: vec![RequestView::from_body(&json)],
-                executed: Vec::new(),
-                mutated: Vec::new(),
+                requests: vec![RequestView::on(Route::OpenAiCompatible, &json)],
+                ..Projection::empty()
             },
             bodies: vec![Captured {
                 bytes: body.as_bytes().to_vec(),

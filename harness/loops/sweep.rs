@@ -233,12 +233,8 @@ mod tests {
 
     fn result(case: &str, v: (u32, u32, u32), mutated: &[&str]) -> CaseResult {
         let p = Projection {
-            applicable: true,
-            reason: None,
-            error: None,
-            requests: Vec::new(),
-            executed: Vec::new(),
             mutated: mutated.iter().map(|s| s.to_string()).collect(),
+            ..Projection::empty()
         };
         CaseResult {
             index: 0,

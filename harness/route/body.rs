@@ -12,31 +12,146 @@
 //! | Responses | `tools[].name` | `tool_choice` | `function_call` item's `name`; an `item_reference` by its `id` | `function_call_output`: `call_id`, `output` |
 //! | Messages | `tools[].name` | `tool_choice` | `tool_use` block's `name` | `tool_result` block: `tool_use_id`, `content` |
 //! | Gemini | `tools[].functionDeclarations[].name`, flattened | `toolConfig` | `functionCall.name` | `functionResponse`: its `name` (Gemini has no call id of ours), `response.content` |
+//!
+//! Where the tools and the choice are is data, `BodyLayout`: the repro
+//! script reads its bodies by the same table (`layouts_json`, read by
+//! `node-probe/reading.mjs`), so the two cannot read a body differently.
 
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::projection::{HistoryItem, RequestView};
 use crate::route::{Route, Wire};
 
+/// A step of a path into a JSON value: a member name or an array index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    Member(&'static str),
+    Index(usize),
+}
+
+impl Step {
+    fn of(self, v: &Json) -> Option<&Json> {
+        match self {
+            Step::Member(name) => v.get(name),
+            Step::Index(i) => v.as_array()?.get(i),
+        }
+    }
+
+    fn to_json(self) -> Json {
+        match self {
+            Step::Member(name) => Json::str(name),
+            Step::Index(i) => Json::int(i as i64),
+        }
+    }
+}
+
+/// The value at `path` within `v`, when every step finds one.
+pub fn at<'a>(v: &'a Json, path: &[Step]) -> Option<&'a Json> {
+    path.iter().try_fold(v, |v, step| step.of(v))
+}
+
+/// A path as JSON: an array of member names and indices.
+pub fn path_json(path: &[Step]) -> Json {
+    Json::Array(path.iter().map(|s| s.to_json()).collect())
+}
+
+/// Where one wire's body holds the tools and the tool choice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BodyLayout {
+    /// The member that lists the tools: `null` without it, `[]` when empty.
+    pub tools: &'static str,
+    /// Gemini: each entry of `tools` lists its functions under this member
+    /// (flattened in order), and `tools` may be one entry instead of an
+    /// array of them. `None`: `tools` is an array of functions.
+    pub declarations: Option<&'static str>,
+    /// Where a function's name is, within its entry; an entry without a
+    /// string there reads as `""`.
+    pub name: &'static [Step],
+    /// The member that holds the tool choice, verbatim.
+    pub choice: &'static str,
+}
+
+impl Wire {
+    pub fn layout(self) -> BodyLayout {
+        const NAME: &[Step] = &[Step::Member("name")];
+        match self {
+            Wire::ChatCompletions => BodyLayout {
+                tools: "tools",
+                declarations: None,
+                name: &[Step::Member("function"), Step::Member("name")],
+                choice: "tool_choice",
+            },
+            Wire::Responses | Wire::Messages => BodyLayout {
+                tools: "tools",
+                declarations: None,
+                name: NAME,
+                choice: "tool_choice",
+            },
+            Wire::GenerateContent => BodyLayout {
+                tools: "tools",
+                declarations: Some("functionDeclarations"),
+                name: NAME,
+                choice: "toolConfig",
+            },
+        }
+    }
+}
+
+impl BodyLayout {
+    /// The names of the function tools in `body`, in body order.
+    pub fn tools_of(&self, body: &Json) -> Option<Vec<JsString>> {
+        let name_of = |entry: &Json| text_of(at(entry, self.name));
+        let tools = body.get(self.tools)?;
+        match self.declarations {
+            None => Some(tools.as_array()?.iter().map(name_of).collect()),
+            Some(member) => {
+                let entries = tools.as_array().unwrap_or(std::slice::from_ref(tools));
+                Some(
+                    entries
+                        .iter()
+                        .flat_map(|t| list(t, member).iter().map(name_of))
+                        .collect(),
+                )
+            }
+        }
+    }
+
+    pub fn to_json(&self) -> Json {
+        Json::object([
+            ("tools", Json::str(self.tools)),
+            (
+                "declarations",
+                self.declarations.map_or(Json::Null, Json::str),
+            ),
+            ("name", path_json(self.name)),
+            ("choice", Json::str(self.choice)),
+        ])
+    }
+}
+
+/// Every route's `BodyLayout`, by route name: the table the repro script
+/// reads its bodies with.
+pub fn layouts_json() -> Json {
+    Json::object(
+        Route::ALL
+            .into_iter()
+            .map(|r| (r.name(), r.wire().layout().to_json())),
+    )
+}
+
 impl RequestView {
     /// What tool naming decides about one body captured on `route`.
     pub fn on(route: Route, body: &Json) -> RequestView {
-        match route.wire() {
-            Wire::ChatCompletions => RequestView::from_body(body),
-            Wire::Responses => RequestView {
-                tools: names(body.get("tools"), |t| t.get("name")),
-                tool_choice: body.get("tool_choice").cloned(),
-                history: responses_history(body),
-            },
-            Wire::Messages => RequestView {
-                tools: names(body.get("tools"), |t| t.get("name")),
-                tool_choice: body.get("tool_choice").cloned(),
-                history: messages_history(body),
-            },
-            Wire::GenerateContent => RequestView {
-                tools: gemini_tools(body.get("tools")),
-                tool_choice: body.get("toolConfig").cloned(),
-                history: gemini_history(body),
+        let wire = route.wire();
+        let layout = wire.layout();
+        RequestView {
+            tools: layout.tools_of(body),
+            tool_choice: body.get(layout.choice).cloned(),
+            history: match wire {
+                Wire::ChatCompletions => chat_history(body),
+                Wire::Responses => responses_history(body),
+                Wire::Messages => messages_history(body),
+                Wire::GenerateContent => gemini_history(body),
             },
         }
     }
@@ -46,112 +161,83 @@ fn text_of(v: Option<&Json>) -> JsString {
     v.and_then(Json::as_str).cloned().unwrap_or_default()
 }
 
-/// `null` without `tools`, `[]` for an empty one; an entry without a name
-/// reads as `""`.
-fn names(tools: Option<&Json>, name: impl Fn(&Json) -> Option<&Json>) -> Option<Vec<JsString>> {
-    tools
-        .and_then(Json::as_array)
-        .map(|entries| entries.iter().map(|t| text_of(name(t))).collect())
+/// The array member `key` of `v`; empty when it is not one.
+fn list<'a>(v: &'a Json, key: &str) -> &'a [Json] {
+    v.get(key).and_then(Json::as_array).unwrap_or_default()
 }
 
-/// Gemini: `tools` is an array of tool objects (1.67.0) or, in older
-/// bundled providers, one object (1.0.4); either way the function
-/// declarations of each, in order.
-fn gemini_tools(tools: Option<&Json>) -> Option<Vec<JsString>> {
-    let tools = tools?;
-    let objects: Vec<&Json> = match tools.as_array() {
-        Some(list) => list.iter().collect(),
-        None => vec![tools],
-    };
-    Some(
-        objects
-            .into_iter()
-            .flat_map(|t| {
-                t.get("functionDeclarations")
-                    .and_then(Json::as_array)
-                    .unwrap_or_default()
-                    .iter()
-                    .map(|d| text_of(d.get("name")))
-            })
-            .collect(),
-    )
+/// The string member `key` of `v`, lossy: the kinds and roles matched on.
+fn word(v: &Json, key: &str) -> Option<String> {
+    v.get(key).and_then(Json::as_str).map(JsString::to_lossy)
+}
+
+/// A result: its call id and its content, verbatim.
+fn result(v: &Json, id: &str, content: &str) -> HistoryItem {
+    HistoryItem::Result {
+        id: text_of(v.get(id)),
+        content: v.get(content).cloned().unwrap_or(Json::Null),
+    }
+}
+
+fn chat_history(body: &Json) -> Vec<HistoryItem> {
+    list(body, "messages")
+        .iter()
+        .flat_map(|m| match word(m, "role").as_deref() {
+            Some("assistant") => list(m, "tool_calls")
+                .iter()
+                .map(|c| {
+                    HistoryItem::Call(text_of(at(
+                        c,
+                        &[Step::Member("function"), Step::Member("name")],
+                    )))
+                })
+                .collect(),
+            Some("tool") => vec![result(m, "tool_call_id", "content")],
+            _ => Vec::new(),
+        })
+        .collect()
 }
 
 fn responses_history(body: &Json) -> Vec<HistoryItem> {
-    let mut history = Vec::new();
-    for item in body
-        .get("input")
-        .and_then(Json::as_array)
-        .unwrap_or_default()
-    {
-        let kind = item
-            .get("type")
-            .and_then(Json::as_str)
-            .map(JsString::to_lossy);
-        match kind.as_deref() {
-            Some("function_call") => history.push(HistoryItem::Call(text_of(item.get("name")))),
-            Some("item_reference") => history.push(HistoryItem::Ref(text_of(item.get("id")))),
-            Some("function_call_output") => history.push(HistoryItem::Result {
-                id: text_of(item.get("call_id")),
-                content: item.get("output").cloned().unwrap_or(Json::Null),
-            }),
-            _ => {}
-        }
-    }
-    history
+    list(body, "input")
+        .iter()
+        .filter_map(|item| match word(item, "type").as_deref() {
+            Some("function_call") => Some(HistoryItem::Call(text_of(item.get("name")))),
+            Some("item_reference") => Some(HistoryItem::Ref(text_of(item.get("id")))),
+            Some("function_call_output") => Some(result(item, "call_id", "output")),
+            _ => None,
+        })
+        .collect()
 }
 
 fn messages_history(body: &Json) -> Vec<HistoryItem> {
-    let mut history = Vec::new();
-    for m in body
-        .get("messages")
-        .and_then(Json::as_array)
-        .unwrap_or_default()
-    {
-        for block in m
-            .get("content")
-            .and_then(Json::as_array)
-            .unwrap_or_default()
-        {
-            let kind = block
-                .get("type")
-                .and_then(Json::as_str)
-                .map(JsString::to_lossy);
-            match kind.as_deref() {
-                Some("tool_use") => history.push(HistoryItem::Call(text_of(block.get("name")))),
-                Some("tool_result") => history.push(HistoryItem::Result {
-                    id: text_of(block.get("tool_use_id")),
-                    content: block.get("content").cloned().unwrap_or(Json::Null),
-                }),
-                _ => {}
-            }
-        }
-    }
-    history
+    list(body, "messages")
+        .iter()
+        .flat_map(|m| list(m, "content"))
+        .filter_map(|block| match word(block, "type").as_deref() {
+            Some("tool_use") => Some(HistoryItem::Call(text_of(block.get("name")))),
+            Some("tool_result") => Some(result(block, "tool_use_id", "content")),
+            _ => None,
+        })
+        .collect()
 }
 
 fn gemini_history(body: &Json) -> Vec<HistoryItem> {
     let mut history = Vec::new();
-    for c in body
-        .get("contents")
-        .and_then(Json::as_array)
-        .unwrap_or_default()
-    {
-        for part in c.get("parts").and_then(Json::as_array).unwrap_or_default() {
-            if let Some(call) = part.get("functionCall") {
-                history.push(HistoryItem::Call(text_of(call.get("name"))));
-            }
-            if let Some(r) = part.get("functionResponse") {
-                let response = r.get("response");
-                history.push(HistoryItem::Result {
-                    id: text_of(r.get("name")),
-                    content: response
-                        .and_then(|x| x.get("content"))
-                        .or(response)
-                        .cloned()
-                        .unwrap_or(Json::Null),
-                });
-            }
+    for part in list(body, "contents").iter().flat_map(|c| list(c, "parts")) {
+        if let Some(call) = part.get("functionCall") {
+            history.push(HistoryItem::Call(text_of(call.get("name"))));
+        }
+        if let Some(r) = part.get("functionResponse") {
+            let response = r.get("response");
+            history.push(HistoryItem::Result {
+                id: text_of(r.get("name")),
+                content: response
+                    .and_then(|x| x.get("content"))
+                    .or(response)
+                    .cloned()
+                    .unwrap_or(Json::Null),
+            });
         }
     }
     history
@@ -242,6 +328,44 @@ mod tests {
                 .unwrap()
                 .to_compact(),
             r#"[{"call":"search_web"},{"result":{"id":"search_web","content":{"tempC":20}}}]"#
+        );
+    }
+
+    #[test]
+    fn a_chat_completions_body_is_reduced_to_names_choice_and_history() {
+        let body = Json::parse(
+            r#"{"model":"m","tools":[{"type":"function","function":{"name":"search_web"}}],
+               "messages":[{"role":"user","content":"hi"},
+                 {"role":"assistant","content":"","tool_calls":[{"id":"call_1","type":"function",
+                   "function":{"name":"search_web","arguments":"{}"}}]},
+                 {"role":"tool","tool_call_id":"call_1","content":"{\"tempC\":20}"}]}"#,
+        )
+        .unwrap();
+        let r = RequestView::on(Route::OpenAiCompatible, &body);
+        assert_eq!(r.tools, Some(vec![JsString::from("search_web")]));
+        assert_eq!(r.tool_choice, None);
+        assert_eq!(
+            r.history,
+            vec![
+                HistoryItem::Call("search_web".into()),
+                HistoryItem::Result {
+                    id: "call_1".into(),
+                    content: Json::str("{\"tempC\":20}")
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn the_layout_table_names_every_route() {
+        let table = layouts_json();
+        for route in Route::ALL {
+            let layout = table.get(route.name()).unwrap();
+            assert_eq!(layout, &route.wire().layout().to_json(), "{route}");
+        }
+        assert_eq!(
+            table.get("google").unwrap().to_compact(),
+            r#"{"tools":"tools","declarations":"functionDeclarations","name":["name"],"choice":"toolConfig"}"#
         );
     }
 }

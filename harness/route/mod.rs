@@ -7,7 +7,7 @@
 //! reply format, the projection into its body reading, and the model into
 //! its provider rules.
 
-mod body;
+pub mod body;
 
 use std::fmt;
 

@@ -577,6 +577,84 @@ fn the_project_runs_isolated_unless_given_an_env_file() {
     assert_one_error(&out, 2, "saw OPENAI_API_KEY");
 }
 
+/// Import-time code that tries every way out the guard covers, each against
+/// a listener of the test's own on 127.0.0.1: fetch, node:http(s), TCP, TLS,
+/// UDP, a Worker, a detached child and a `setsid` one. None gets out, each
+/// is listed as refused, and the real collision is still reported.
+#[test]
+fn the_projects_code_opens_no_connection_and_starts_no_process() {
+    let tcp = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    tcp.set_nonblocking(true).unwrap();
+    let udp = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    udp.set_nonblocking(true).unwrap();
+    let (t, u) = (
+        tcp.local_addr().unwrap().port(),
+        udp.local_addr().unwrap().port(),
+    );
+    let connect = format!("require('net').connect({t}, '127.0.0.1')");
+    let dir = variant(fixture_1_67(), |d| {
+        append(
+            &d.join("src/mastra/index.ts"),
+            &format!(
+                r#"
+const {{ default: childProcess }} = await import('node:child_process');
+const {{ default: dgram }} = await import('node:dgram');
+const {{ default: http }} = await import('node:http');
+const {{ default: https }} = await import('node:https');
+const {{ default: net }} = await import('node:net');
+const {{ default: tls }} = await import('node:tls');
+const {{ Worker }} = await import('node:worker_threads');
+const attempt = async (f) => {{
+  try {{
+    await f();
+  }} catch {{}}
+}};
+const event = (emitter, ok) =>
+  new Promise((resolve, reject) => {{
+    emitter.on(ok, resolve);
+    emitter.on('error', reject);
+  }});
+await attempt(() => fetch('http://127.0.0.1:{t}/fetch'));
+await attempt(() => event(http.get('http://127.0.0.1:{t}/http'), 'response'));
+await attempt(() => event(https.get('https://127.0.0.1:{t}/https'), 'response'));
+await attempt(() => event(net.connect({t}, '127.0.0.1'), 'connect'));
+await attempt(() => event(tls.connect({{ port: {t}, host: '127.0.0.1', rejectUnauthorized: false }}), 'secureConnect'));
+await attempt(() => dgram.createSocket('udp4').send('x', {u}, '127.0.0.1'));
+await attempt(() => new Worker("{connect}", {{ eval: true }}));
+await attempt(() => childProcess.spawn(process.execPath, ['-e', "{connect}"], {{ detached: true }}).unref());
+await attempt(() => childProcess.execSync('setsid -f sleep 30'));
+"#
+            ),
+        )
+    });
+    let out = lint_project(dir.path(), &[]);
+    let shown = text(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the collision is reported: {shown}"
+    );
+    assert!(
+        shown.contains("tried 9 outgoing request(s), all refused:"),
+        "{shown}"
+    );
+    for refused in [
+        format!("http://127.0.0.1:{t}/fetch"),
+        format!("http://127.0.0.1:{t}/http"),
+        format!("https://127.0.0.1:{t}/https"),
+        format!("tcp 127.0.0.1:{t}"),
+        format!("tls 127.0.0.1:{t}"),
+        format!("udp 127.0.0.1:{u}"),
+        format!("worker {connect}"),
+        format!("-e {connect}"),
+        "spawn /bin/sh -c setsid -f sleep 30".to_string(),
+    ] {
+        assert!(shown.contains(&refused), "{refused} is not listed: {shown}");
+    }
+    assert!(tcp.accept().is_err(), "a connection got out");
+    assert!(udp.recv(&mut [0u8; 16]).is_err(), "a datagram got out");
+}
+
 #[test]
 fn npx_runs_lint_project_from_the_packed_tarballs() {
     let (_work, empty) = npm_install();

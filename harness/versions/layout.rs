@@ -133,6 +133,10 @@ impl Installs {
     pub fn tool_dir(&self, tool: Tool, digest: &str) -> PathBuf {
         match tool {
             Tool::Pnpm => self.cache.join("tools").join(format!("pnpm-lock-{digest}")),
+            Tool::Biome => self
+                .cache
+                .join("tools")
+                .join(format!("biome-lock-{digest}")),
             Tool::Node => self.cache.join("node").join(format!("lock-{digest}")),
         }
     }
@@ -219,6 +223,7 @@ pub fn write_file(path: &Path, text: &str) -> Result<(), FsError> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Tool {
     Pnpm,
+    Biome,
     Node,
 }
 

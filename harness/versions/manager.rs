@@ -36,17 +36,33 @@ impl Installs {
         if let Some(p) = std::env::var_os("MASTRA_CONFORM_PNPM") {
             return Ok(PathBuf::from(p));
         }
-        let tool = self.probe_dir.join("pnpm");
-        let digest = lock_digest(&tool)
-            .ok_or_else(|| InstallError::NoLockfile(tool.join("package-lock.json")))?;
-        let dir = self.tool_dir(Tool::Pnpm, &digest);
-        if !dir.join(COMPLETE).is_file() {
-            self.install_npm_locked(&tool, &dir)?;
-        }
-        Ok(pnpm_binary_in(&dir))
+        Ok(pnpm_binary_in(&self.npm_tool(Tool::Pnpm, "pnpm")?))
     }
 
-    /// Install a tool folder of `node-probe/` (the pinned Node, pnpm) into
+    /// Biome, pinned in `node-probe/biome/` and installed as pnpm is:
+    /// `make check` formats and lints the JavaScript with it. Its launcher
+    /// runs on the `node` of PATH.
+    pub fn biome(&self) -> Result<PathBuf, InstallError> {
+        Ok(self
+            .npm_tool(Tool::Biome, "biome")?
+            .join("node_modules/.bin/biome"))
+    }
+
+    /// The tool folder `node-probe/NAME/` (a manifest and its npm
+    /// lockfile), installed from the npm registry into the cache once,
+    /// with `npm ci`.
+    fn npm_tool(&self, tool: Tool, name: &str) -> Result<PathBuf, InstallError> {
+        let src = self.probe_dir.join(name);
+        let digest = lock_digest(&src)
+            .ok_or_else(|| InstallError::NoLockfile(src.join("package-lock.json")))?;
+        let dir = self.tool_dir(tool, &digest);
+        if !dir.join(COMPLETE).is_file() {
+            self.install_npm_locked(&src, &dir)?;
+        }
+        Ok(dir)
+    }
+
+    /// Install a tool folder of `node-probe/` (the pinned Node, pnpm, Biome) into
     /// `dir` with `npm ci` from its committed lockfile, which checks every
     /// package's integrity.
     pub fn install_npm_locked(&self, src: &Path, dir: &Path) -> Result<(), InstallError> {

@@ -35,6 +35,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { eachLine } from '../lines.mjs';
 
 const out = (line) => process.stdout.write(`${line}\n`);
 const answer = (obj) => out(JSON.stringify(obj));
@@ -159,24 +160,19 @@ if (startup.startup === 'exit-after-hello') setTimeout(() => process.exit(1), 50
 
 let inFlight = 0;
 let ended = false;
-let pending = '';
-process.stdin.setEncoding('utf8');
-process.stdin.on('data', (chunk) => {
-  pending += chunk;
-  let nl;
-  while ((nl = pending.indexOf('\n')) !== -1) {
-    const line = pending.slice(0, nl);
-    pending = pending.slice(nl + 1);
+eachLine(
+  process.stdin,
+  (line) => {
     let req;
     try {
       req = JSON.parse(line);
     } catch {
       answer({ seq: null, fault: 'malformed request line' });
-      continue;
+      return;
     }
     if (req.op === 'ping') {
       answer({ seq: req.seq, pong: { rss: process.memoryUsage().rss } });
-      continue;
+      return;
     }
     inFlight += 1;
     run(req.seq, req.url, req.case)
@@ -185,9 +181,9 @@ process.stdin.on('data', (chunk) => {
         inFlight -= 1;
         if (ended && inFlight === 0) process.exit(0);
       });
-  }
-});
-process.stdin.on('end', () => {
-  ended = true;
-  if (inFlight === 0) process.exit(0);
-});
+  },
+  () => {
+    ended = true;
+    if (inFlight === 0) process.exit(0);
+  },
+);

@@ -1,7 +1,8 @@
 //! Isolation: the listener takes only loopback; probes see no credential or
 //! proxy variable; a request a probe made that did not reach the listener
-//! is caught (by the fake probe's count and by the real probe's own); and
-//! installs run no package script and check lockfile integrity.
+//! is caught (by the fake probe's count and by the real probe's own); the
+//! probe's guard refuses every way out but its listener and its own MCP
+//! server; and installs run no package script and check lockfile integrity.
 
 use crate::check;
 use crate::support::*;
@@ -12,8 +13,9 @@ use mastra_conform::observe::probe::{Answer, Probe, ProbeCommand};
 use mastra_conform::versions::install::VersionError;
 use mastra_conform::versions::layout::{Installs, INSTALLS};
 use mastra_conform::versions::spec::MastraVersion;
-use std::net::{IpAddr, SocketAddr, TcpStream};
-use std::path::Path;
+use std::io::{Read, Write};
+use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream, UdpSocket};
+use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -34,6 +36,10 @@ pub fn scenarios() -> Vec<Scenario> {
         Scenario {
             name: "isolation/the-real-probe-counts-its-requests",
             run: real_probe_counts,
+        },
+        Scenario {
+            name: "isolation/the-probe-guard-refuses-every-way-out",
+            run: probe_guard,
         },
         Scenario {
             name: "isolation/installs-run-no-scripts",
@@ -157,33 +163,225 @@ fn request_lost(t: &mut Tally) -> Check {
     Ok(())
 }
 
-/// The real probe, on the real Mastra, pointed at a port nobody serves:
-/// its result counts the request the listener never got.
-fn real_probe_counts(t: &mut Tally) -> Check {
-    let (install, node) = real_mastra("1.67.0")?;
+/// What the real probe on `install` answers for one case run at `url`.
+fn real_probe_result(node: PathBuf, install: &Path, url: &str, case: &str) -> Result<Json, String> {
     let cmd = ProbeCommand {
         node,
         script: root().join("node-probe").join("probe.mjs"),
         start_timeout: Duration::from_secs(60),
     };
     let mut probe =
-        Probe::start(&cmd, &install, &AtomicBool::new(false)).map_err(|e| e.to_string())?;
-    t.inject(1);
-    let url = format!("http://127.0.0.1:{}/x/1/v1", free_port());
-    let case = Json::parse(r#"{"about":"a","tools":["weather"]}"#).unwrap();
-    probe.send_run(1, &url, &case).map_err(|e| e.to_string())?;
+        Probe::start(&cmd, install, &AtomicBool::new(false)).map_err(|e| e.to_string())?;
+    let case = Json::parse(case).unwrap();
+    probe.send_run(1, url, &case).map_err(|e| e.to_string())?;
     let answer = loop {
-        match probe.recv(Duration::from_secs(20)) {
+        match probe.recv(Duration::from_secs(30)) {
             Some(Answer::Result { seq: 1, result }) => break result,
             Some(Answer::Garbage(_)) => continue,
             other => return Err(format!("the probe answered {other:?}")),
         }
     };
     probe.shutdown();
+    Ok(answer)
+}
+
+/// The real probe, on the real Mastra, pointed at a port nobody serves:
+/// its result counts the request the listener never got.
+fn real_probe_counts(t: &mut Tally) -> Check {
+    let (install, node) = real_mastra("1.67.0")?;
+    t.inject(1);
+    let url = format!("http://127.0.0.1:{}/x/1/v1", free_port());
+    let answer = real_probe_result(node, &install, &url, r#"{"about":"a","tools":["weather"]}"#)?;
     let fetches = answer.get("fetches").and_then(Json::as_f64);
     check!(
         fetches == Some(1.0),
         "the probe counted {fetches:?} requests: {answer:?}"
+    );
+    Ok(())
+}
+
+/// An "install" whose Agent, once a case calls it, tries every way out the
+/// guard covers against the scenario's own TCP and UDP listeners on
+/// 127.0.0.1, and reports each attempt as its error's message. Its import
+/// tries one connection outside any case.
+const ESCAPING_ENTRY: &str = r#"
+import childProcess from 'node:child_process';
+import dgram from 'node:dgram';
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+import tls from 'node:tls';
+import { Worker } from 'node:worker_threads';
+
+const { tcp, udp, mcpServer } = JSON.parse(readFileSync(new URL('./targets.json', import.meta.url), 'utf8'));
+const target = `http://127.0.0.1:${tcp}/out`;
+net.connect(tcp, '127.0.0.1').on('error', () => {});
+
+// What became of one attempt: it resolved, or it was refused (thrown or rejected).
+const attempt = (f) =>
+  new Promise((resolve) => resolve(f())).then(
+    () => 'reached',
+    (e) => (String(e?.message).includes('refused') ? 'refused' : `failed: ${e?.message}`),
+  );
+const event = (emitter, ok) =>
+  new Promise((resolve, reject) => {
+    emitter.on(ok, resolve);
+    emitter.on('error', reject);
+  });
+const connectCode = `require('net').connect(${tcp}, '127.0.0.1')`;
+
+class Agent {
+  constructor(options) {
+    this.url = options.model.url;
+  }
+  async generate() {
+    const outcomes = {
+      listener: await attempt(() => fetch(`${this.url}/chat/completions`, { method: 'POST', body: '{}' })),
+      mcpServer: await new Promise((resolve) =>
+        childProcess.spawn(process.execPath, [mcpServer, 'nowhere', 'nothing']).on('exit', (code) => resolve(`exit ${code}`)),
+      ),
+      fetch: await attempt(() => fetch(target)),
+      http: await attempt(() => event(http.get(target), 'response')),
+      https: await attempt(() => event(https.get(`https://127.0.0.1:${tcp}/out`), 'response')),
+      net: await attempt(() => event(net.connect(tcp, '127.0.0.1'), 'connect')),
+      unix: await attempt(() => event(net.connect('/tmp/mastra-conform-no-such.sock'), 'connect')),
+      tls: await attempt(() =>
+        event(tls.connect({ port: tcp, host: '127.0.0.1', rejectUnauthorized: false }), 'secureConnect'),
+      ),
+      udp: await attempt(() => dgram.createSocket('udp4').send('x', udp, '127.0.0.1')),
+      worker: await attempt(() => new Worker(connectCode, { eval: true })),
+      spawn: await attempt(() => childProcess.spawn(process.execPath, ['-e', connectCode])),
+      exec: await attempt(() => childProcess.exec(`node -e "${connectCode}"`)),
+      fork: await attempt(() => childProcess.fork('-e')),
+      spawnSync: await attempt(() => childProcess.spawnSync(process.execPath, ['-e', connectCode])),
+      execSync: await attempt(() => childProcess.execSync('true')),
+      execFileSync: await attempt(() => childProcess.execFileSync('/bin/true')),
+    };
+    return { error: { message: JSON.stringify(outcomes) } };
+  }
+}
+
+export const agent = { Agent };
+export const tools = { createTool: (t) => t };
+export const z = { object: (shape) => shape, string: () => 'string' };
+"#;
+
+/// The real probe on an install whose code tries every way out: nothing but
+/// the case's listener and the probe's own MCP server is reached; every
+/// attempt inside the case is refused and listed in its `elsewhere`; the
+/// scenario's own listeners, on loopback, get no connection and no datagram.
+fn probe_guard(t: &mut Tally) -> Check {
+    let (_, node) = real_mastra("1.67.0")?;
+    let dir = tempfile::tempdir().unwrap();
+    let install = dir.path().join("install");
+    std::fs::create_dir_all(&install).unwrap();
+    let forbidden = TcpListener::bind("127.0.0.1:0").unwrap();
+    forbidden.set_nonblocking(true).unwrap();
+    let datagrams = UdpSocket::bind("127.0.0.1:0").unwrap();
+    datagrams.set_nonblocking(true).unwrap();
+    let mcp_server = root().join("node-probe").join("mcp-server.mjs");
+    std::fs::write(install.join("probe-entry.mjs"), ESCAPING_ENTRY).unwrap();
+    std::fs::write(
+        install.join("targets.json"),
+        Json::object([
+            (
+                "tcp",
+                Json::int(forbidden.local_addr().unwrap().port().into()),
+            ),
+            (
+                "udp",
+                Json::int(datagrams.local_addr().unwrap().port().into()),
+            ),
+            ("mcpServer", Json::str(&mcp_server.to_string_lossy())),
+        ])
+        .to_compact(),
+    )
+    .unwrap();
+
+    // The case's listener: answers every request 200.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!(
+        "http://127.0.0.1:{}/x/1/v1",
+        listener.local_addr().unwrap().port()
+    );
+    std::thread::spawn(move || {
+        for mut conn in listener.incoming().flatten() {
+            let mut buf = [0u8; 4096];
+            let _ = conn.read(&mut buf);
+            let _ = conn
+                .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}");
+        }
+    });
+
+    let answer = real_probe_result(node, &install, &url, r#"{"about":"a","tools":[]}"#)?;
+
+    let message = answer
+        .get("error")
+        .and_then(|e| e.get("message"))
+        .map(s)
+        .ok_or_else(|| format!("no outcomes in {answer:?}"))?;
+    let outcomes = Json::parse(&message).map_err(|e| format!("{e}: {message}"))?;
+    let outcome = |api: &str| outcomes.get(api).map(s).unwrap_or_default();
+    check!(outcome("listener") == "reached", "the listener: {message}");
+    check!(
+        outcome("mcpServer") == "exit 2",
+        "the probe's own MCP server did not start: {message}"
+    );
+    let refused = [
+        "fetch",
+        "http",
+        "https",
+        "net",
+        "unix",
+        "tls",
+        "udp",
+        "worker",
+        "spawn",
+        "exec",
+        "fork",
+        "spawnSync",
+        "execSync",
+        "execFileSync",
+    ];
+    for api in refused {
+        t.inject(1);
+        check!(outcome(api) == "refused", "{api}: {}", outcome(api));
+    }
+    let elsewhere: Vec<String> = answer
+        .get("elsewhere")
+        .and_then(Json::as_array)
+        .unwrap_or_default()
+        .iter()
+        .map(s)
+        .collect();
+    check!(
+        elsewhere.len() == refused.len(),
+        "each refusal in the case is listed once: {elsewhere:?}"
+    );
+    let port = forbidden.local_addr().unwrap().port();
+    for listed in [
+        format!("http://127.0.0.1:{port}/out"),
+        format!("https://127.0.0.1:{port}/out"),
+        format!("tcp 127.0.0.1:{port}"),
+        format!("tls 127.0.0.1:{port}"),
+        "unix /tmp/mastra-conform-no-such.sock".to_string(),
+        format!("udp 127.0.0.1:{}", datagrams.local_addr().unwrap().port()),
+        "spawn /bin/sh -c".to_string(),
+    ] {
+        check!(
+            elsewhere.iter().any(|e| e.starts_with(&listed)),
+            "{listed} not in {elsewhere:?}"
+        );
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    check!(
+        forbidden.accept().is_err(),
+        "a connection reached the scenario's TCP listener"
+    );
+    check!(
+        datagrams.recv(&mut [0u8; 64]).is_err(),
+        "a datagram reached the scenario's UDP socket"
     );
     Ok(())
 }

@@ -1,0 +1,364 @@
+//! The JavaScript side (`node-probe/`, `npm/`), run with real Node: Biome
+//! finds nothing to format or fix (what `make check` runs); the probe passes
+//! its own selftest on the pinned versions; the repro script's reading of a
+//! body and of a symptom (`node-probe/reading.mjs`, by the tables the Rust
+//! side generates) agrees with the harness's on every route; and a repro
+//! script runs a case's sources with its guard in place.
+
+mod common;
+
+use common::{bin, root, text};
+use mastra_conform::case::Case;
+use mastra_conform::js::json::Json;
+use mastra_conform::judge::known::{KnownIssue, Symptom};
+use mastra_conform::observation::{projection, Captured};
+use mastra_conform::report::repro::{reading_tables, Repro};
+use mastra_conform::route::Route;
+use mastra_conform::versions::layout::{default_cache, Installs};
+use mastra_conform::versions::spec::MastraVersion;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+fn installs() -> Installs {
+    Installs {
+        cache: default_cache(),
+        probe_dir: root().join("node-probe"),
+        install_timeout: Duration::from_secs(600),
+        cancel: None,
+    }
+}
+
+fn node() -> PathBuf {
+    installs().node().expect("the pinned Node").path
+}
+
+fn install(v: &str) -> PathBuf {
+    installs()
+        .ensure(MastraVersion::parse(v).unwrap(), None)
+        .unwrap_or_else(|e| panic!("installing {v}: {e}"))
+}
+
+#[test]
+fn biome_finds_nothing_to_format_or_fix() {
+    let biome = installs()
+        .biome()
+        .unwrap_or_else(|e| panic!("installing Biome: {e}"));
+    let out = Command::new(&biome)
+        .args(["ci", "--colors=off"])
+        .current_dir(root())
+        .output()
+        .unwrap_or_else(|e| panic!("{}: {e}", biome.display()));
+    assert!(
+        out.status.success(),
+        "Biome found problems in node-probe/ or npm/ (biome.json); fix what it lints, \
+         and format with:\n  {} check --write\n\n{}",
+        biome.display(),
+        text(&out)
+    );
+}
+
+#[test]
+fn the_probe_passes_its_selftest_on_the_pinned_versions() {
+    let dirs = [install("1.0.4"), install("1.67.0")];
+    let out = Command::new(node())
+        .arg(root().join("node-probe/selftest.mjs"))
+        .args(&dirs)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let report: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("ok ") || l.starts_with("FAIL") || l.starts_with("     "))
+        .collect();
+    assert!(out.status.success(), "{}", report.join("\n"));
+    assert!(stderr.contains("all passed"), "{stderr}");
+    assert!(report.len() > 40, "{}", report.join("\n"));
+}
+
+/// Bodies as each provider API writes them, and the odd ones: no tools, an
+/// empty list, tools that are not a list, entries without a name, a named
+/// choice in every shape (and without its name), Gemini's one tool object,
+/// a repeated member, a `__proto__` name.
+const BODIES: &[&str] = &[
+    r#"{"tools":[{"type":"function","function":{"name":"search_web"}}],"tool_choice":{"type":"function","function":{"name":"search.web"}}}"#,
+    r#"{"tools":[{"type":"function","function":{"name":"search_web"}},{"function":{}}],"tool_choice":{"type":"function","function":{"name":"search_web"}}}"#,
+    r#"{"tools":[],"tool_choice":"any"}"#,
+    r#"{"messages":[]}"#,
+    r#"{"tools":{"function":{"name":"search_web"}},"tool_choice":null}"#,
+    r#"{"tools":[{"function":{"name":7}},{"name":"__proto__"}],"tool_choice":{"function":{"name":null},"type":"tool","name":"x"}}"#,
+    r#"{"tools":[{"type":"function","name":"search_web"}],"tool_choice":{"type":"function","name":"search.web"}}"#,
+    r#"{"tools":[{"type":"function","name":"search_web"}],"tool_choice":{"type":"function"}}"#,
+    r#"{"tools":[{"name":"search_web"},{"name":""}],"tool_choice":{"type":"tool","name":""}}"#,
+    r#"{"tools":[{"name":"a"}],"tool_choice":{"type":"auto"}}"#,
+    r#"{"tools":[{"functionDeclarations":[{"name":"a"},{"name":"search_web"}]},{"googleSearch":{}}],"toolConfig":{"functionCallingConfig":{"mode":"ANY","allowedFunctionNames":["search.web"]}}}"#,
+    r#"{"tools":{"functionDeclarations":[{"name":"search_web"}]},"toolConfig":{"functionCallingConfig":{"allowedFunctionNames":["search_web"]}}}"#,
+    r#"{"tools":null,"toolConfig":{"functionCallingConfig":{"allowedFunctionNames":[]}}}"#,
+    r#"{"tools":[{"functionDeclarations":[{"name":"__proto__"}]}],"tools":[],"toolConfig":{"functionCallingConfig":{"allowedFunctionNames":[5]}}}"#,
+];
+
+/// `(the probe's error, the case's replies)`: none; the scripted reply's own
+/// API-call error (the default reply, and a scripted one); a status that is
+/// not the reply's; failures before any request.
+const ERRORS: &[(&str, &str)] = &[
+    ("null", "[]"),
+    (
+        r#"{"id":null,"message":"captured","causeCode":null,"name":"AI_APICallError","statusCode":400}"#,
+        "[]",
+    ),
+    (
+        r#"{"id":null,"message":"captured","causeCode":null,"name":"AI_APICallError","statusCode":429}"#,
+        r#"[{"status":429},{"text":"done"}]"#,
+    ),
+    (
+        r#"{"id":null,"message":"captured","causeCode":null,"name":"AI_APICallError","statusCode":500}"#,
+        r#"[{"text":"done"}]"#,
+    ),
+    (
+        r#"{"id":"AGENT_GENERATE_FAILED","message":"Cannot read properties of undefined (reading 'match')","causeCode":null,"name":"Error","statusCode":null}"#,
+        "[]",
+    ),
+    (
+        r#"{"id":"AGENT_STREAM_FAILED","message":"Two or more tools resolve to the same name","causeCode":"AGENT_TOOL_NAME_COLLISION","name":"Error","statusCode":null}"#,
+        "[]",
+    ),
+];
+
+fn symptoms() -> Vec<Symptom> {
+    vec![
+        Symptom::ToolChoiceNotSent,
+        Symptom::EmptyTools,
+        Symptom::ToolChoiceSent,
+        Symptom::ToolSent("search_web".into()),
+        Symptom::ToolSent("".into()),
+        Symptom::ToolNotSent("search_web".into()),
+        Symptom::ToolNotSent("__proto__".into()),
+        Symptom::NoTools,
+        Symptom::ErrorCause("AGENT_TOOL_NAME_COLLISION".into()),
+        Symptom::ErrorMessage("Cannot read".into()),
+        Symptom::ErrorMessage("".into()),
+    ]
+}
+
+const READER: &str = r#"
+import { readFileSync } from 'node:fs';
+import { holds, projectedError, viewOf } from 'READING';
+
+const { reading, checks, inputs } = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+const out = inputs.map(({ route, bodies, error, replies }) => {
+  const requests = bodies.map((b) => viewOf(reading, route, JSON.parse(b)));
+  const projection = { requests, error: projectedError(error, replies, bodies.length) };
+  return { requests, error: projection.error, shows: checks.map((c) => holds(reading, c, projection)) };
+});
+process.stdout.write(JSON.stringify(out));
+"#;
+
+#[test]
+fn the_repro_script_reads_bodies_and_symptoms_as_the_harness_does() {
+    // Every body alone and with the next one, on every route, with each error.
+    let mut inputs = Vec::new();
+    for route in Route::ALL {
+        for i in 0..BODIES.len() {
+            for bodies in [
+                vec![BODIES[i]],
+                vec![BODIES[i], BODIES[(i + 1) % BODIES.len()]],
+            ] {
+                inputs.push((route, bodies, ERRORS[inputs.len() % ERRORS.len()]));
+            }
+        }
+        inputs.push((route, Vec::new(), ERRORS[4]));
+    }
+    let symptoms = symptoms();
+    let mut expected = Vec::new();
+    let mut given = Vec::new();
+    for (route, bodies, (error, replies)) in &inputs {
+        let case = Case::parse(
+            Path::new("cases/x.json"),
+            &format!(r#"{{"about":"x","route":"{route}","replies":{replies}}}"#),
+        )
+        .unwrap();
+        let result = Json::parse(&format!(
+            r#"{{"applicable":true,"error":{error},"executed":[],"mutated":[]}}"#
+        ))
+        .unwrap();
+        let captured: Vec<Captured> = bodies
+            .iter()
+            .map(|b| Captured {
+                bytes: b.as_bytes().to_vec(),
+                problem: None,
+            })
+            .collect();
+        let p = projection(&case, &result, &captured).unwrap();
+        let requests = p.requests.iter().map(|r| {
+            let v = r.to_json();
+            Json::object([
+                ("tools", v.get("tools").unwrap().clone()),
+                ("toolChoice", v.get("toolChoice").unwrap().clone()),
+            ])
+        });
+        expected.push(Json::object([
+            ("requests", Json::Array(requests.collect())),
+            (
+                "error",
+                p.error.as_ref().map_or(Json::Null, |e| e.to_json()),
+            ),
+            (
+                "shows",
+                Json::Array(symptoms.iter().map(|s| Json::Bool(s.shows(&p))).collect()),
+            ),
+        ]));
+        given.push(Json::object([
+            ("route", Json::str(route.name())),
+            (
+                "bodies",
+                Json::Array(bodies.iter().map(|b| Json::str(b)).collect()),
+            ),
+            ("error", Json::parse(error).unwrap()),
+            ("replies", Json::parse(replies).unwrap()),
+        ]));
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("inputs.json");
+    let doc = Json::object([
+        ("reading", reading_tables()),
+        (
+            "checks",
+            Json::Array(symptoms.iter().map(|s| s.check().to_json()).collect()),
+        ),
+        ("inputs", Json::Array(given)),
+    ]);
+    std::fs::write(&data, doc.to_compact()).unwrap();
+    let reading = root().join("node-probe/reading.mjs");
+    let script = dir.path().join("read.mjs");
+    let url = format!("file://{}", reading.display());
+    std::fs::write(&script, READER.replace("READING", &url)).unwrap();
+    let out = Command::new(node())
+        .arg(&script)
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let read = Json::parse(&String::from_utf8(out.stdout).unwrap()).unwrap();
+    let read = read.as_array().unwrap();
+    assert_eq!(read.len(), expected.len());
+    let mut shown = 0;
+    for (i, (js, rust)) in read.iter().zip(&expected).enumerate() {
+        let (route, bodies, _) = &inputs[i];
+        assert_eq!(js, rust, "{route}: {bodies:?}");
+        shown += rust
+            .get("shows")
+            .and_then(Json::as_array)
+            .unwrap()
+            .iter()
+            .filter(|b| **b == Json::Bool(true))
+            .count();
+    }
+    // The table covers both answers of every symptom.
+    assert!(shown > inputs.len(), "{shown} symptoms shown");
+}
+
+/// `repro ISSUE` writes a script Node accepts for every issue of the ledger:
+/// the modules it inlines share one scope without a clash.
+#[test]
+fn the_repro_script_of_every_known_issue_is_valid_javascript() {
+    let ledger =
+        Json::parse(&std::fs::read_to_string(root().join("known-issues.json")).unwrap()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let issues = ledger.get("issues").and_then(Json::as_array).unwrap();
+    assert!(!issues.is_empty());
+    for issue in issues {
+        let id = issue.get("id").and_then(Json::as_str).unwrap().to_lossy();
+        let out = bin().args(["repro", &id]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{id}: {}", text(&out));
+        let script = dir.path().join(format!("{id}.mjs"));
+        std::fs::write(&script, &out.stdout).unwrap();
+        let check = Command::new(node())
+            .arg("--check")
+            .arg(&script)
+            .output()
+            .unwrap();
+        assert!(check.status.success(), "{id}: {}", text(&check));
+    }
+}
+
+/// A repro of a case with every source, on 1.67.0 with its extras beside
+/// it: the script lists the MCP server's tool (running itself as the
+/// server), the sub-agent, the workflow and the working-memory tool, and its
+/// guard refuses the request webFetchTool makes to a real host.
+#[test]
+fn a_repro_runs_the_cases_sources_and_refuses_a_request_elsewhere() {
+    let case = Case::parse(
+        Path::new("cases/sources.json"),
+        r#"{
+          "about": "every source",
+          "tools": [{ "key": "web_fetch", "builtin": "webFetchTool" }],
+          "agents": ["helper"],
+          "workflows": ["wf"],
+          "mcp": { "srv": ["mcp.tool"] },
+          "memory": { "workingMemory": true },
+          "replies": [
+            { "toolCalls": [{ "id": "call_1", "name": "web_fetch", "arguments": { "url": "https://example.com/" } }] },
+            { "text": "done" }
+          ]
+        }"#,
+    )
+    .unwrap();
+    let issue = KnownIssue {
+        id: "mcp-tool-sent".into(),
+        title: "an MCP tool is sent".into(),
+        wrong: "nothing".into(),
+        fixed: "nothing".into(),
+        fixed_shows: None,
+        upstream: None,
+        seen: ">=1.0.0".into(),
+        cases: Vec::new(),
+    };
+    let symptom = Symptom::ToolSent("srv_mcp_tool".into());
+    let script = Repro {
+        case: &case,
+        issue: &issue,
+        symptom: &symptom,
+        made_on: "1.67.0".into(),
+        route: Route::OpenAiCompatible,
+    }
+    .script();
+    assert!(
+        script.contains("@mastra/mcp@"),
+        "the install line names @mastra/mcp"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(
+        install("1.67.0").join("node_modules"),
+        dir.path().join("node_modules"),
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("repro.mjs"), &script).unwrap();
+    let out = Command::new(node())
+        .arg("repro.mjs")
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let shown = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{shown}");
+    let first = shown
+        .lines()
+        .find(|l| l.starts_with("sent #1: tools "))
+        .unwrap_or_else(|| panic!("{shown}"));
+    for tool in [
+        "web_fetch",
+        "agent-helper",
+        "workflow-wf",
+        "srv_mcp_tool",
+        "updateWorkingMemory",
+    ] {
+        assert!(first.contains(&format!("\"{tool}\"")), "{tool}: {shown}");
+    }
+    assert!(
+        shown.contains(r#"refused (not this route's provider): ["https://example.com/"]"#),
+        "{shown}"
+    );
+    assert!(
+        shown.contains("KNOWN ISSUE SHOWS: mcp-tool-sent"),
+        "{shown}"
+    );
+}
