@@ -36,7 +36,7 @@ pub fn repro(
                 .iter()
                 .map(|c| Case::load(&c.path))
                 .collect::<Result<Vec<_>, _>>()?;
-            cases.sort_by_key(|c| c.raw.to_compact().len());
+            cases.sort_by_key(|c| c.to_json().to_compact().len());
             cases.remove(0)
         }
         None => Case::load(case)?,

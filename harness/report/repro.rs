@@ -4,9 +4,10 @@
 //!
 //! In: a `Case`, its `KnownIssue` and the symptom the case shows, the
 //! version the script was made for. Out: text. Pure: the script is
-//! `node-probe/repro.template.mjs` with one JSON value filled in, so what
-//! the script checks is exactly the ledger's symptom, evaluated in
-//! JavaScript on the bodies its own capture server received.
+//! `node-probe/repro.template.mjs` with one JSON value filled in (the whole
+//! case file as `Case::to_json` writes it, sources included), so what the
+//! script checks is exactly the ledger's symptom, evaluated in JavaScript
+//! on the bodies its own capture server received.
 
 use crate::case::Case;
 use crate::js::json::Json;
@@ -57,7 +58,7 @@ impl Repro<'_> {
                     ),
                 ]),
             ),
-            ("case", self.case.raw.clone()),
+            ("case", self.case.to_json()),
             ("casePath", Json::str(&self.case.name())),
             ("route", Json::str(self.route.name())),
             ("madeOn", Json::str(&self.made_on)),
@@ -114,7 +115,7 @@ impl Repro<'_> {
         md.push_str(&format!(
             "## The smallest case\n\n{}\n\n```json\n{}\n```\n\n",
             self.case.about,
-            self.case.raw.to_pretty()
+            self.case.to_json().to_pretty()
         ));
         md.push_str(&format!(
             "## What is sent (on {}, on the `{}` route: {})\n\nEach request body, keys \
@@ -216,6 +217,7 @@ mod tests {
         assert!(script.contains(r#""\ud800x""#), "the key as a JS escape");
         assert!(script.contains(r#""fixedSymptom": {"#), "{script}");
         let md = repro.upstream_report("--- request 1 ---\n{}\n", &issue.seen);
+        assert!(md.contains(&case.to_json().to_pretty()), "the case file");
         for part in [
             "# A named toolChoice",
             "## Expected",
@@ -224,6 +226,36 @@ mod tests {
             ">=1.0.4 <=1.71.0",
         ] {
             assert!(md.contains(part), "{part} in:\n{md}");
+        }
+    }
+
+    /// The script is given the whole case, its sources too: the template
+    /// reads what it needs from the same file the probe is sent.
+    #[test]
+    fn the_script_carries_the_sources_of_the_case() {
+        let case = Case::parse(
+            Path::new("cases/x.json"),
+            r#"{"about":"sources","tools":["a"],"agents":["helper"],"mcp":{"srv":["t.x"]},
+                "memory":{"workingMemory":true},"dynamicTools":true}"#,
+        )
+        .unwrap();
+        let issue = issue();
+        let repro = Repro {
+            case: &case,
+            issue: &issue,
+            symptom: &Symptom::ToolChoiceNotSent,
+            made_on: "1.67.0".into(),
+            route: Route::OpenAiCompatible,
+        };
+        assert_eq!(repro.data().get("case"), Some(&case.to_json()));
+        let script = repro.script();
+        for part in [
+            r#""agents": ["#,
+            r#""mcp": {"#,
+            r#""workingMemory": true"#,
+            r#""dynamicTools": true"#,
+        ] {
+            assert!(script.contains(part), "{part} in the script");
         }
     }
 }

@@ -203,7 +203,7 @@ fn secs(x: f64) -> Json {
     Json::Number(format!("{:.3}", if x.is_finite() { x } else { 0.0 }))
 }
 
-/// A digest of the cases (their names and raw JSON), the same on every
+/// A digest of the cases (their names and case files), the same on every
 /// machine for the same corpus.
 pub fn corpus_digest(cases: &[crate::case::Case]) -> String {
     // FNV-1a over names and compact JSON: an identity check, not security.
@@ -213,7 +213,7 @@ pub fn corpus_digest(cases: &[crate::case::Case]) -> String {
             .name()
             .bytes()
             .chain([0])
-            .chain(c.raw.to_compact().into_bytes())
+            .chain(c.to_json().to_compact().into_bytes())
             .chain([0])
         {
             h ^= u64::from(b);

@@ -1,6 +1,6 @@
 //! End to end: `mastra-conform fuzz` with the real binary, real Node and the
 //! real `@mastra/core` 1.67.0. (Finding and shrinking are tested without
-//! Node, against planted defects, in `harness/fuzz/mutant.rs`.)
+//! Node, against planted defects, in `harness/loops/fuzz/mutant.rs`.)
 
 use mastra_conform::js::json::Json;
 use mastra_conform::js::string::JsString;
