@@ -61,8 +61,11 @@ impl Case {
     /// The prose, the path and the route are not parts: they say where a
     /// case comes from and where it runs, not what it does.
     pub fn walk(&mut self, v: &mut impl Visitor) {
+        // What each field reads as when the file leaves it out.
+        let blank = Case::new("", "");
+        let (sources, call) = (blank.sources, blank.call);
         tools(&mut self.tools, v);
-        v.field(&mut self.toolsets, None);
+        v.field(&mut self.toolsets, blank.toolsets);
         if let Some(sets) = &mut self.toolsets {
             v.list(sets, List::Set { min: 0 });
             for (name, list) in sets {
@@ -70,15 +73,15 @@ impl Case {
                 tools(list, v);
             }
         }
-        v.field(&mut self.client_tools, None);
+        v.field(&mut self.client_tools, blank.client_tools);
         if let Some(list) = &mut self.client_tools {
             tools(list, v);
         }
-        let sources = &mut self.sources;
-        names(&mut sources.agents, v);
-        names(&mut sources.workflows, v);
-        v.field(&mut sources.mcp, None);
-        if let Some(servers) = &mut sources.mcp {
+        let s = &mut self.sources;
+        names(&mut s.agents, sources.agents, v);
+        names(&mut s.workflows, sources.workflows, v);
+        v.field(&mut s.mcp, sources.mcp);
+        if let Some(servers) = &mut s.mcp {
             v.list(servers, List::Set { min: 0 });
             for server in servers {
                 v.name(&mut server.name);
@@ -86,26 +89,26 @@ impl Case {
                 server.tools.iter_mut().for_each(|t| v.name(t));
             }
         }
-        v.field(&mut sources.memory, None);
-        if let Some(memory) = &mut sources.memory {
+        v.field(&mut s.memory, sources.memory);
+        if let Some(memory) = &mut s.memory {
             v.memory(memory);
         }
-        v.field(&mut sources.dynamic_tools, false);
-        let call = &mut self.call;
-        v.field(&mut call.method, Default::default());
-        v.field(&mut call.tool_choice, None);
-        if let Some(choice) = &mut call.tool_choice {
+        v.field(&mut s.dynamic_tools, sources.dynamic_tools);
+        let c = &mut self.call;
+        v.field(&mut c.method, call.method);
+        v.field(&mut c.tool_choice, call.tool_choice);
+        if let Some(choice) = &mut c.tool_choice {
             v.tool_choice(choice);
             if let ToolChoice::Tool(name) = choice {
                 v.name(name);
             }
         }
-        names(&mut call.active_tools, v);
-        v.field(&mut call.max_steps, None);
-        if let Some(steps) = &mut call.max_steps {
+        names(&mut c.active_tools, call.active_tools, v);
+        v.field(&mut c.max_steps, call.max_steps);
+        if let Some(steps) = &mut c.max_steps {
             v.max_steps(steps);
         }
-        v.field(&mut self.replies, vec![Reply::default_reply()]);
+        v.field(&mut self.replies, blank.replies);
         v.replies(&mut self.replies);
         v.list(&mut self.replies, List::Script);
         for reply in &mut self.replies {
@@ -134,8 +137,8 @@ fn tools(list: &mut Vec<Tool>, v: &mut impl Visitor) {
 }
 
 /// A field that is a list of names (`activeTools`, `agents`, `workflows`).
-fn names(field: &mut Option<Vec<JsString>>, v: &mut impl Visitor) {
-    v.field(field, None);
+fn names(field: &mut Option<Vec<JsString>>, absent: Option<Vec<JsString>>, v: &mut impl Visitor) {
+    v.field(field, absent);
     if let Some(list) = field {
         v.list(list, List::Set { min: 0 });
         list.iter_mut().for_each(|n| v.name(n));

@@ -10,11 +10,12 @@
 
 use super::{Call, Case, Method, Reply, Tool, ToolChoice};
 use crate::js::json::Json;
-use crate::route::Route;
 
 impl Case {
     /// The case file (`shared/case-format.md`); `path` is not part of it.
     pub fn to_json(&self) -> Json {
+        // What each field reads as when the file leaves it out.
+        let blank = Case::new("", "");
         let mut members = vec![("about", Json::str(&self.about))];
         if let Some(source) = &self.source {
             members.push(("source", Json::str(source)));
@@ -31,17 +32,17 @@ impl Case {
             members.push(("clientTools", tools(client)));
         }
         self.sources.write(&mut members);
-        if self.call != Call::default() {
+        if self.call != blank.call {
             members.push(("call", call(&self.call)));
         }
-        if self.replies != [Reply::default_reply()] {
+        if self.replies != blank.replies {
             members.push((
                 "replies",
                 Json::Array(self.replies.iter().map(reply).collect()),
             ));
         }
         // A case on another route names it, however it got there.
-        if self.route_named || self.route != Route::default() {
+        if self.route_named || self.route != blank.route {
             members.push(("route", Json::str(self.route.name())));
         }
         Json::object(members)
@@ -73,7 +74,7 @@ fn tool(t: &Tool) -> Json {
 
 fn call(c: &Call) -> Json {
     let mut members = Vec::new();
-    if c.method != Method::default() {
+    if c.method != Call::default().method {
         members.push((
             "method",
             Json::str(match c.method {

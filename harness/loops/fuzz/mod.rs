@@ -286,6 +286,7 @@ pub struct VersionRun {
     pub tally: BTreeMap<Verdict, usize>,
     /// Diverging generated cases by signature.
     pub signatures: BTreeMap<Signature, usize>,
+    /// The first few divergences of each signature, shrunk.
     pub found: Vec<FoundDivergence>,
     /// The generated batch's results, when asked for (`keep_results`).
     pub results: Vec<CaseResult>,

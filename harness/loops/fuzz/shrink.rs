@@ -207,7 +207,7 @@ fn ended<T, S, E>(items: &[Shrinking<T, S, E>]) -> Ended {
 /// names, then plainer code units.
 pub fn candidates(c: &Case) -> Vec<Case> {
     let mut out = Vec::new();
-    for step in [Step::LeaveOut, Step::Drop, Step::Plainer] {
+    for step in [Step::LeaveOut, Step::Remove, Step::Plainer] {
         out.extend(edits(c, step));
     }
     let names = names(c);
@@ -250,7 +250,7 @@ enum Step {
     /// A field a file may leave out, left out.
     LeaveOut,
     /// One element of a list dropped (or, in a script, its tail cut).
-    Drop,
+    Remove,
     /// One value in a plainer form.
     Plainer,
 }
@@ -300,8 +300,7 @@ impl Edits {
     }
 
     /// Offer each of `plainer` in place of `value`.
-    fn plainer<T: PartialEq>(&mut self, value: &mut T, plainer: Vec<T>) {
-        let mut plainer = plainer;
+    fn plainer<T: PartialEq>(&mut self, value: &mut T, mut plainer: Vec<T>) {
         plainer.retain(|p| p != value);
         self.offer(Step::Plainer, plainer.len(), |i| {
             *value = plainer.swap_remove(i)
@@ -317,12 +316,12 @@ impl Visitor for Edits {
     }
 
     fn list<T>(&mut self, list: &mut Vec<T>, kind: List) {
-        let drops = drops(list.len(), kind);
-        self.offer(Step::Drop, drops.len(), |i| match drops[i] {
-            Drop::One(at) => {
+        let removals = removals(list.len(), kind);
+        self.offer(Step::Remove, removals.len(), |i| match removals[i] {
+            Removal::One(at) => {
                 list.remove(at);
             }
-            Drop::From(at) => list.truncate(at),
+            Removal::From(at) => list.truncate(at),
         });
     }
 
@@ -388,25 +387,25 @@ impl Visitor for Edits {
 
 /// One way a list may lose elements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Drop {
+enum Removal {
     /// The element at this position.
     One(usize),
     /// Every element from this position on.
     From(usize),
 }
 
-/// The drops a list of `len` elements allows, in the order tried.
-fn drops(len: usize, kind: List) -> Vec<Drop> {
+/// The removals a list of `len` elements allows, in the order tried.
+fn removals(len: usize, kind: List) -> Vec<Removal> {
     match kind {
-        List::Set { min } if len > min => (0..len).map(Drop::One).collect(),
+        List::Set { min } if len > min => (0..len).map(Removal::One).collect(),
         List::Set { .. } => Vec::new(),
         // The end of a script is the part least likely to matter: later
         // steps first, the tail from each one cut, then the step alone.
         List::Script => (0..len)
             .rev()
             .flat_map(|i| {
-                let tail = (i >= 1 && i + 1 < len).then_some(Drop::From(i));
-                let one = (len > 1).then_some(Drop::One(i));
+                let tail = (i >= 1 && i + 1 < len).then_some(Removal::From(i));
+                let one = (len > 1).then_some(Removal::One(i));
                 tail.into_iter().chain(one)
             })
             .collect(),
@@ -901,8 +900,8 @@ mod tests {
             "then the tail, later replies first"
         );
         assert!(scripts.iter().all(|s| !s.is_empty()));
-        assert_eq!(drops(1, List::Script), [], "one reply stays");
-        assert_eq!(drops(1, List::Set { min: 1 }), [], "one call stays");
+        assert_eq!(removals(1, List::Script), [], "one reply stays");
+        assert_eq!(removals(1, List::Set { min: 1 }), [], "one call stays");
     }
 
     #[test]
