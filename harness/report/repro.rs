@@ -196,6 +196,17 @@ mod tests {
         }
     }
 
+    /// `case` showing `issue` as an unsent toolChoice, on 1.67.0.
+    fn on_1_67<'a>(case: &'a Case, issue: &'a KnownIssue) -> Repro<'a> {
+        Repro {
+            case,
+            issue,
+            symptom: &Symptom::ToolChoiceNotSent,
+            made_on: "1.67.0".into(),
+            route: Route::OpenAiCompatible,
+        }
+    }
+
     #[test]
     fn the_script_carries_the_case_exactly() {
         let case = Case::parse(
@@ -204,13 +215,7 @@ mod tests {
         )
         .unwrap();
         let issue = issue();
-        let repro = Repro {
-            case: &case,
-            issue: &issue,
-            symptom: &Symptom::ToolChoiceNotSent,
-            made_on: "1.67.0".into(),
-            route: Route::OpenAiCompatible,
-        };
+        let repro = on_1_67(&case, &issue);
         let script = repro.script();
         assert!(!script.contains("__REPRO_JSON__"));
         assert!(script.contains("npm install @mastra/core@1.67.0 zod@3.25.76"));
@@ -240,13 +245,7 @@ mod tests {
         )
         .unwrap();
         let issue = issue();
-        let repro = Repro {
-            case: &case,
-            issue: &issue,
-            symptom: &Symptom::ToolChoiceNotSent,
-            made_on: "1.67.0".into(),
-            route: Route::OpenAiCompatible,
-        };
+        let repro = on_1_67(&case, &issue);
         assert_eq!(repro.data().get("case"), Some(&case.to_json()));
         let script = repro.script();
         for part in [
