@@ -1,9 +1,13 @@
-//! `Case`: what one scenario registers and calls, loaded from one JSON file
-//! under `cases/` and validated strictly (`shared/case-format.md`).
+//! `Case`: what one scenario registers and calls, as one JSON file under
+//! `cases/` (`shared/case-format.md`). This module owns that format: `read`
+//! turns a file into a `Case`, validated strictly; `write` turns a `Case`
+//! into the file, and reading what it wrote gives the same `Case` back;
+//! `parts` walks a case's parts for code that treats them all alike.
 //!
-//! In: a path (or JSON text). Out: a `Case`, or one `CaseError` that names the
-//! file, the field and the value that was wrong. The raw JSON is kept, since
-//! the probe is given the case as written.
+//! In: a path, JSON text or a `Json` value; or a `Case` built in code (the
+//! fuzzer's). Out: a `Case`, or one `CaseError` that names the file, the
+//! field and the value that was wrong; `Case::to_json`, the case file, which
+//! is also what the probe is sent.
 
 use crate::js::json::Json;
 use crate::js::string::JsString;
@@ -11,12 +15,17 @@ use crate::route::Route;
 use std::fmt;
 use std::path::{Path, PathBuf};
 
+pub mod parts;
+mod read;
 mod sources;
+mod write;
 pub use sources::{McpServer, MemorySource, Sources, MAX_MCP_TOOLS};
 
 /// A key a tools object is built with: any JavaScript string.
 pub type ToolKey = JsString;
 
+/// One case. Each field holds what the file says, or what a file without
+/// that field reads as.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Case {
     /// The file the case came from, as given (reports name cases by it).
@@ -27,14 +36,20 @@ pub struct Case {
     pub toolsets: Option<Vec<(JsString, Vec<Tool>)>>,
     pub client_tools: Option<Vec<Tool>>,
     pub call: Call,
+    /// What the listener answers, one entry per request; a file without
+    /// `replies` reads as the one default reply.
     pub replies: Vec<Reply>,
     /// The wire route of the agent's model (`route`, default
     /// `openai-compatible`).
     pub route: Route,
+    /// Whether the case names its route: its file has `route`, or
+    /// `on_route` put it on one. `--route` leaves such a case alone.
+    /// Kept beside `route` rather than folded into an `Option<Route>`
+    /// because every stage after this one reads the route a case runs on,
+    /// and only the choice of routes asks whether the file named it.
+    pub route_named: bool,
     /// Sub-agents, workflows, MCP servers, memory, dynamic tools.
     pub sources: Sources,
-    /// The case as written, for the probe.
-    pub raw: Json,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,8 +77,9 @@ impl Tool {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Method {
+    #[default]
     Generate,
     Stream,
 }
@@ -76,7 +92,8 @@ pub enum ToolChoice {
     Tool(ToolKey),
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// `call`; its default is a plain `generate` with no options.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Call {
     pub method: Method,
     pub tool_choice: Option<ToolChoice>,
@@ -147,6 +164,24 @@ impl fmt::Display for CaseError {
 pub const MAX_REPLIES: usize = 64;
 
 impl Case {
+    /// The case a file holding only `about` reads as: no tools, a plain
+    /// `generate`, the default reply, the default route, no other source.
+    pub fn new(path: impl Into<PathBuf>, about: impl Into<String>) -> Case {
+        Case {
+            path: path.into(),
+            about: about.into(),
+            source: None,
+            tools: Vec::new(),
+            toolsets: None,
+            client_tools: None,
+            call: Call::default(),
+            replies: vec![Reply::default_reply()],
+            route: Route::default(),
+            route_named: false,
+            sources: Sources::default(),
+        }
+    }
+
     pub fn load(path: &Path) -> Result<Case, CaseError> {
         let bytes = std::fs::read(path).map_err(|e| CaseError {
             file: path.to_path_buf(),
@@ -171,84 +206,7 @@ impl Case {
     }
 
     pub fn from_json(path: &Path, raw: Json) -> Result<Case, CaseError> {
-        let v = Validator { file: path };
-        let known: Vec<&str> = [
-            "about",
-            "source",
-            "tools",
-            "toolsets",
-            "clientTools",
-            "call",
-            "replies",
-            "route",
-        ]
-        .into_iter()
-        .chain(sources::FIELDS.iter().copied())
-        .collect();
-        let top = v.object(&raw, "", &known)?;
-        let about = v
-            .text(top.get("about"), "about")?
-            .ok_or_else(|| v.err("about", "is required"))?;
-        let source = v.text(top.get("source"), "source")?;
-        let tools = match top.get("tools") {
-            None => Vec::new(),
-            Some(t) => v.tools(t, "tools")?,
-        };
-        let toolsets = match top.get("toolsets") {
-            None => None,
-            Some(t) => {
-                let sets = v.object(t, "toolsets", &[])?;
-                let mut out = Vec::new();
-                for (name, list) in sets.members().unwrap_or_default() {
-                    let field = format!("toolsets.{}", name.to_lossy());
-                    out.push((name.clone(), v.tools(list, &field)?));
-                }
-                Some(out)
-            }
-        };
-        let client_tools = top
-            .get("clientTools")
-            .map(|t| v.tools(t, "clientTools"))
-            .transpose()?;
-        let call = match top.get("call") {
-            None => Call {
-                method: Method::Generate,
-                tool_choice: None,
-                active_tools: None,
-                max_steps: None,
-            },
-            Some(c) => v.call(c)?,
-        };
-        let replies = match top.get("replies") {
-            None => vec![Reply::default_reply()],
-            Some(r) => v.replies(r)?,
-        };
-        let route = match v.text(top.get("route"), "route")? {
-            None => Route::default(),
-            Some(name) => Route::parse(&name).ok_or_else(|| {
-                v.err(
-                    "route",
-                    format!(
-                        "{name:?} is not a route: expected one of {}",
-                        Route::ALL.map(Route::name).join(", ")
-                    ),
-                )
-            })?,
-        };
-        let sources = v.sources(top)?;
-        Ok(Case {
-            path: path.to_path_buf(),
-            about,
-            source,
-            tools,
-            toolsets,
-            client_tools,
-            call,
-            replies,
-            route,
-            sources,
-            raw,
-        })
+        read::case(path, &raw)
     }
 
     /// Whether a reply is an error Mastra retries with back-off (the AI
@@ -260,21 +218,19 @@ impl Case {
             .any(|r| matches!(r, Reply::Error { status, .. } if *status >= 408))
     }
 
-    /// Whether the case file names its own route.
+    /// Whether the case names its own route (`route_named`).
     pub fn names_its_route(&self) -> bool {
-        self.raw.get("route").is_some()
+        self.route_named
     }
 
     /// The case on `route`: `--route` sets it for every case that does not
-    /// name its own. The raw JSON the probe receives says it too.
+    /// name its own. The case then names it, and its file says it.
     pub fn on_route(&self, route: Route) -> Case {
-        let mut c = self.clone();
-        c.route = route;
-        if let Json::Object(members) = &mut c.raw {
-            members.retain(|(k, _)| *k != JsString::from("route"));
-            members.push((JsString::from("route"), Json::str(route.name())));
+        Case {
+            route,
+            route_named: true,
+            ..self.clone()
         }
-        c
     }
 
     /// The case's name in reports: its path with `/` separators, relative
@@ -303,312 +259,6 @@ impl Case {
             .iter()
             .chain(sets)
             .chain(self.client_tools.iter().flatten())
-    }
-}
-
-struct Validator<'a> {
-    file: &'a Path,
-}
-
-fn show(v: &Json) -> String {
-    let text = v.to_compact();
-    if text.chars().count() > 60 {
-        format!("{}…", text.chars().take(60).collect::<String>())
-    } else {
-        text
-    }
-}
-
-impl Validator<'_> {
-    fn err(&self, field: &str, problem: impl Into<String>) -> CaseError {
-        CaseError {
-            file: self.file.to_path_buf(),
-            field: field.to_string(),
-            problem: problem.into(),
-        }
-    }
-
-    fn wrong(&self, field: &str, expected: &str, got: &Json) -> CaseError {
-        self.err(
-            field,
-            format!("expected {expected}, got {} {}", got.kind(), show(got)),
-        )
-    }
-
-    /// An object whose keys are all in `known` (any keys when `known` is
-    /// empty). Unknown fields are errors: a misspelt `toolChoise` must not
-    /// silently run a different case.
-    fn object<'j>(&self, v: &'j Json, field: &str, known: &[&str]) -> Result<&'j Json, CaseError> {
-        let Json::Object(members) = v else {
-            return Err(self.wrong(
-                if field.is_empty() {
-                    "(top level)"
-                } else {
-                    field
-                },
-                "an object",
-                v,
-            ));
-        };
-        // JSON readers disagree on a repeated name (Node's JSON.parse keeps
-        // the last, this harness's reader the first), so the model and the
-        // probe would run two different cases.
-        for (i, (k, _)) in members.iter().enumerate() {
-            if members[..i].iter().any(|(earlier, _)| earlier == k) {
-                let at = if field.is_empty() {
-                    k.to_lossy()
-                } else {
-                    format!("{field}.{}", k.to_lossy())
-                };
-                return Err(self.err(&at, "appears twice; give each field once"));
-            }
-        }
-        if !known.is_empty() {
-            for (k, _) in members {
-                if !known.iter().any(|n| JsString::from(*n) == *k) {
-                    let at = if field.is_empty() {
-                        k.to_lossy()
-                    } else {
-                        format!("{field}.{}", k.to_lossy())
-                    };
-                    return Err(
-                        self.err(&at, format!("unknown field (known: {})", known.join(", ")))
-                    );
-                }
-            }
-        }
-        Ok(v)
-    }
-
-    fn text(&self, v: Option<&Json>, field: &str) -> Result<Option<String>, CaseError> {
-        match v {
-            None => Ok(None),
-            Some(Json::String(s)) => s
-                .to_rust()
-                .map(Some)
-                .ok_or_else(|| self.err(field, "holds a lone surrogate")),
-            Some(other) => Err(self.wrong(field, "a string", other)),
-        }
-    }
-
-    fn js(&self, v: Option<&Json>, field: &str) -> Result<JsString, CaseError> {
-        match v {
-            Some(Json::String(s)) => Ok(s.clone()),
-            Some(other) => Err(self.wrong(field, "a string", other)),
-            None => Err(self.err(field, "is required")),
-        }
-    }
-
-    fn tools(&self, v: &Json, field: &str) -> Result<Vec<Tool>, CaseError> {
-        let items = v
-            .as_array()
-            .ok_or_else(|| self.wrong(field, "an array of tools", v))?;
-        items
-            .iter()
-            .enumerate()
-            .map(|(i, t)| self.tool(t, &format!("{field}[{i}]")))
-            .collect()
-    }
-
-    fn tool(&self, v: &Json, field: &str) -> Result<Tool, CaseError> {
-        if let Json::String(key) = v {
-            return Ok(Tool::Standard(key.clone()));
-        }
-        let obj = self
-            .object(v, field, &["key", "id", "description", "builtin"])
-            .map_err(|e| {
-                if matches!(v, Json::Object(_)) {
-                    e
-                } else {
-                    self.wrong(field, "a key string or a tool object", v)
-                }
-            })?;
-        let key = self.js(obj.get("key"), &format!("{field}.key"))?;
-        match obj.get("builtin") {
-            Some(b) => {
-                if obj.get("id").is_some() || obj.get("description").is_some() {
-                    return Err(self.err(field, "a builtin takes only `key` and `builtin`"));
-                }
-                let name = self
-                    .text(Some(b), &format!("{field}.builtin"))?
-                    .unwrap_or_default();
-                if !BUILTINS.contains(&name.as_str()) {
-                    return Err(self.err(
-                        &format!("{field}.builtin"),
-                        format!("unknown builtin {name:?} (known: {})", BUILTINS.join(", ")),
-                    ));
-                }
-                Ok(Tool::Builtin { key, name })
-            }
-            None => Ok(Tool::Custom {
-                key,
-                id: self.js(obj.get("id"), &format!("{field}.id"))?,
-                description: self.js(obj.get("description"), &format!("{field}.description"))?,
-            }),
-        }
-    }
-
-    fn call(&self, v: &Json) -> Result<Call, CaseError> {
-        let obj = self.object(
-            v,
-            "call",
-            &["method", "toolChoice", "activeTools", "maxSteps"],
-        )?;
-        let method = match obj.get("method") {
-            None => Method::Generate,
-            Some(m) => match m.as_str().and_then(JsString::to_rust).as_deref() {
-                Some("generate") => Method::Generate,
-                Some("stream") => Method::Stream,
-                _ => return Err(self.wrong("call.method", "\"generate\" or \"stream\"", m)),
-            },
-        };
-        let tool_choice = obj
-            .get("toolChoice")
-            .map(|t| self.tool_choice(t))
-            .transpose()?;
-        let active_tools = match obj.get("activeTools") {
-            None => None,
-            Some(a) => {
-                let items = a
-                    .as_array()
-                    .ok_or_else(|| self.wrong("call.activeTools", "an array of keys", a))?;
-                let keys = items
-                    .iter()
-                    .enumerate()
-                    .map(|(i, k)| self.js(Some(k), &format!("call.activeTools[{i}]")))
-                    .collect::<Result<Vec<_>, _>>()?;
-                Some(keys)
-            }
-        };
-        let max_steps = match obj.get("maxSteps") {
-            None => None,
-            Some(n) => match n.as_f64() {
-                Some(x) if x.fract() == 0.0 && (1.0..=1000.0).contains(&x) => Some(x as u32),
-                _ => return Err(self.wrong("call.maxSteps", "an integer from 1 to 1000", n)),
-            },
-        };
-        Ok(Call {
-            method,
-            tool_choice,
-            active_tools,
-            max_steps,
-        })
-    }
-
-    fn tool_choice(&self, v: &Json) -> Result<ToolChoice, CaseError> {
-        const FIELD: &str = "call.toolChoice";
-        const EXPECTED: &str =
-            "\"auto\", \"none\", \"required\" or { \"type\": \"tool\", \"toolName\": KEY }";
-        match v {
-            Json::String(s) => match s.to_rust().as_deref() {
-                Some("auto") => Ok(ToolChoice::Auto),
-                Some("none") => Ok(ToolChoice::None),
-                Some("required") => Ok(ToolChoice::Required),
-                _ => Err(self.wrong(FIELD, EXPECTED, v)),
-            },
-            Json::Object(_) => {
-                let obj = self.object(v, FIELD, &["type", "toolName"])?;
-                match obj.get("type") {
-                    Some(t) if t.as_str() == Some(&JsString::from("tool")) => {}
-                    Some(t) => return Err(self.wrong("call.toolChoice.type", "\"tool\"", t)),
-                    None => return Err(self.err("call.toolChoice.type", "is required")),
-                }
-                Ok(ToolChoice::Tool(
-                    self.js(obj.get("toolName"), "call.toolChoice.toolName")?,
-                ))
-            }
-            _ => Err(self.wrong(FIELD, EXPECTED, v)),
-        }
-    }
-
-    fn replies(&self, v: &Json) -> Result<Vec<Reply>, CaseError> {
-        let items = v
-            .as_array()
-            .ok_or_else(|| self.wrong("replies", "an array of replies", v))?;
-        if items.len() > MAX_REPLIES {
-            return Err(self.err(
-                "replies",
-                format!(
-                    "{} replies; at most {MAX_REPLIES} fit one case",
-                    items.len()
-                ),
-            ));
-        }
-        items
-            .iter()
-            .enumerate()
-            .map(|(i, r)| self.reply(r, &format!("replies[{i}]")))
-            .collect()
-    }
-
-    fn reply(&self, v: &Json, field: &str) -> Result<Reply, CaseError> {
-        let obj = self.object(v, field, &["status", "body", "toolCalls", "text"])?;
-        let present: Vec<&str> = ["status", "toolCalls", "text"]
-            .into_iter()
-            .filter(|k| obj.get(k).is_some())
-            .collect();
-        if present.len() != 1 {
-            return Err(self.err(field, "needs exactly one of `status`, `toolCalls`, `text`"));
-        }
-        if obj.get("body").is_some() && present[0] != "status" {
-            return Err(self.err(
-                &format!("{field}.body"),
-                "only an error reply (`status`) takes a body",
-            ));
-        }
-        match present[0] {
-            "status" => {
-                let s = obj.get("status").unwrap_or(&Json::Null);
-                let status = match s.as_f64() {
-                    Some(x) if x.fract() == 0.0 && (400.0..=599.0).contains(&x) => x as u16,
-                    _ => {
-                        return Err(self.wrong(
-                            &format!("{field}.status"),
-                            "an HTTP error status from 400 to 599",
-                            s,
-                        ))
-                    }
-                };
-                Ok(Reply::Error {
-                    status,
-                    body: obj.get("body").cloned(),
-                })
-            }
-            "text" => Ok(Reply::Text(
-                self.js(obj.get("text"), &format!("{field}.text"))?,
-            )),
-            _ => {
-                let calls_field = format!("{field}.toolCalls");
-                let calls = obj.get("toolCalls").unwrap_or(&Json::Null);
-                let items = calls
-                    .as_array()
-                    .ok_or_else(|| self.wrong(&calls_field, "an array of tool calls", calls))?;
-                let mut out = Vec::new();
-                for (i, c) in items.iter().enumerate() {
-                    let f = format!("{calls_field}[{i}]");
-                    let c = self.object(c, &f, &["id", "name", "arguments"])?;
-                    let arguments = c
-                        .get("arguments")
-                        .cloned()
-                        .unwrap_or(Json::Object(Vec::new()));
-                    if !matches!(arguments, Json::Object(_)) {
-                        return Err(self.wrong(&format!("{f}.arguments"), "an object", &arguments));
-                    }
-                    out.push(ToolCallReply {
-                        id: self.js(c.get("id"), &format!("{f}.id"))?,
-                        name: self.js(c.get("name"), &format!("{f}.name"))?,
-                        arguments,
-                    });
-                }
-                if out.is_empty() {
-                    return Err(self.err(
-                        &calls_field,
-                        "is empty; a tool-call reply needs at least one call",
-                    ));
-                }
-                Ok(Reply::ToolCalls(out))
-            }
-        }
     }
 }
 
@@ -655,101 +305,4 @@ fn discover_once(
         }
     }
     Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn parse(text: &str) -> Result<Case, CaseError> {
-        Case::parse(Path::new("cases/x.json"), text)
-    }
-
-    #[test]
-    fn the_format_example_parses() {
-        let c = parse(
-            r#"{"about":"a","source":"s","tools":["search.web"],
-                "call":{"method":"generate","toolChoice":{"type":"tool","toolName":"search.web"}}}"#,
-        )
-        .unwrap();
-        assert_eq!(c.tools, vec![Tool::Standard("search.web".into())]);
-        assert_eq!(
-            c.call.tool_choice,
-            Some(ToolChoice::Tool("search.web".into()))
-        );
-        assert_eq!(c.replies, vec![Reply::default_reply()]);
-    }
-
-    #[test]
-    fn lone_surrogate_keys_are_kept() {
-        let c = parse(r#"{"about":"a","tools":["\ud800x"]}"#).unwrap();
-        assert_eq!(c.tools[0].key().units(), &[0xD800, u16::from(b'x')]);
-    }
-
-    #[test]
-    fn each_bad_input_names_file_field_and_value() {
-        let cases = [
-            (r#"{"about":"a","toolz":[]}"#, "toolz", "unknown field"),
-            (r#"{"tools":[]}"#, "about", "required"),
-            (
-                r#"{"about":"a","tools":"x"}"#,
-                "tools",
-                "got a string \"x\"",
-            ),
-            (
-                r#"{"about":"a","tools":[{"key":"k","builtin":"nopeTool"}]}"#,
-                "tools[0].builtin",
-                "nopeTool",
-            ),
-            (
-                r#"{"about":"a","call":{"toolChoice":"always"}}"#,
-                "call.toolChoice",
-                "\"always\"",
-            ),
-            (
-                r#"{"about":"a","call":{"method":"run"}}"#,
-                "call.method",
-                "\"run\"",
-            ),
-            (
-                r#"{"about":"a","replies":[{"status":200}]}"#,
-                "replies[0].status",
-                "200",
-            ),
-            (
-                r#"{"about":"a","replies":[{"text":"x","status":400}]}"#,
-                "replies[0]",
-                "exactly one",
-            ),
-            (
-                r#"{"about":"a","call":{"maxSteps":0}}"#,
-                "call.maxSteps",
-                "0",
-            ),
-        ];
-        for (text, field, needle) in cases {
-            let e = parse(text).unwrap_err();
-            assert_eq!(e.field, field, "{text}");
-            let shown = e.to_string();
-            assert!(shown.starts_with("cases/x.json: field `"), "{shown}");
-            assert!(shown.contains(needle), "{shown} should mention {needle}");
-        }
-        let e = parse("{\"about\": ").unwrap_err();
-        assert!(e.to_string().contains("not valid JSON: line 1"), "{e}");
-    }
-
-    #[test]
-    fn a_repeated_field_is_an_error() {
-        let e = parse(r#"{"about":"a","tools":["x"],"tools":["y"]}"#).unwrap_err();
-        assert_eq!(e.field, "tools");
-        let e = parse(r#"{"about":"a","toolsets":{"s":[],"s":["x"]}}"#).unwrap_err();
-        assert_eq!(e.field, "toolsets.s");
-    }
-
-    #[test]
-    fn too_many_replies_is_an_error() {
-        let replies = vec![r#"{"text":"x"}"#; MAX_REPLIES + 1].join(",");
-        let e = parse(&format!(r#"{{"about":"a","replies":[{replies}]}}"#)).unwrap_err();
-        assert_eq!(e.field, "replies");
-    }
 }

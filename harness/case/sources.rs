@@ -3,10 +3,12 @@
 //! dynamic tools (`shared/case-format.md`).
 //!
 //! In: the case's top-level JSON object. Out: `Sources`, or the `CaseError`
-//! naming the file, field and value. Pure data; `model::sources` decides
-//! what each source adds to Mastra's tool record.
+//! naming the file, field and value; and back, the members a case file
+//! writes for them. Pure data; `model::sources` decides what each source
+//! adds to Mastra's tool record.
 
-use super::{CaseError, ToolKey, Validator};
+use super::read::Validator;
+use super::{CaseError, ToolKey};
 use crate::js::json::Json;
 use crate::js::string::JsString;
 
@@ -59,23 +61,44 @@ impl Sources {
     }
 }
 
+impl Sources {
+    /// The members a case file writes for the sources, in the contract's
+    /// order, those a file may leave out left out.
+    pub(super) fn write(&self, members: &mut Vec<(&'static str, Json)>) {
+        let keys = |k: &[JsString]| Json::from(k.to_vec());
+        if let Some(a) = &self.agents {
+            members.push(("agents", keys(a)));
+        }
+        if let Some(w) = &self.workflows {
+            members.push(("workflows", keys(w)));
+        }
+        if let Some(servers) = &self.mcp {
+            let servers = servers
+                .iter()
+                .map(|m| (m.name.clone(), keys(&m.tools)))
+                .collect();
+            members.push(("mcp", Json::Object(servers)));
+        }
+        if let Some(m) = self.memory {
+            members.push((
+                "memory",
+                Json::object([("workingMemory", Json::Bool(m.working_memory))]),
+            ));
+        }
+        if self.dynamic_tools {
+            members.push(("dynamicTools", Json::Bool(true)));
+        }
+    }
+}
+
 impl Validator<'_> {
     /// The source fields of the case object `top` (already checked to be an
     /// object with known fields only).
     pub(super) fn sources(&self, top: &Json) -> Result<Sources, CaseError> {
-        let keys = |field: &str| -> Result<Option<Vec<ToolKey>>, CaseError> {
-            let Some(v) = top.get(field) else {
-                return Ok(None);
-            };
-            let items = v
-                .as_array()
-                .ok_or_else(|| self.wrong(field, "an array of KEY strings", v))?;
-            items
-                .iter()
-                .enumerate()
-                .map(|(i, k)| self.js(Some(k), &format!("{field}[{i}]")))
-                .collect::<Result<Vec<_>, _>>()
-                .map(Some)
+        let keys = |field: &str| {
+            top.get(field)
+                .map(|v| self.strings(v, field, "an array of KEY strings"))
+                .transpose()
         };
         let agents = keys("agents")?;
         let workflows = keys("workflows")?;
@@ -86,26 +109,10 @@ impl Validator<'_> {
                 let mut servers = Vec::new();
                 for (name, list) in obj.members().unwrap_or_default() {
                     let field = format!("mcp.{}", name.to_lossy());
-                    let items = list
-                        .as_array()
-                        .ok_or_else(|| self.wrong(&field, "an array of tool name strings", list))?;
-                    if items.len() > MAX_MCP_TOOLS {
-                        return Err(self.err(
-                            &field,
-                            format!(
-                                "{} tools; at most {MAX_MCP_TOOLS} fit one server",
-                                items.len()
-                            ),
-                        ));
-                    }
-                    let tools = items
-                        .iter()
-                        .enumerate()
-                        .map(|(i, n)| self.js(Some(n), &format!("{field}[{i}]")))
-                        .collect::<Result<Vec<_>, _>>()?;
+                    self.at_most(list, &field, MAX_MCP_TOOLS, ("tools", "server"))?;
                     servers.push(McpServer {
                         name: name.clone(),
-                        tools,
+                        tools: self.strings(list, &field, "an array of tool name strings")?,
                     });
                 }
                 Some(servers)
@@ -142,13 +149,8 @@ impl Validator<'_> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::read::tests::parse;
     use super::*;
-    use crate::case::Case;
-    use std::path::Path;
-
-    fn parse(text: &str) -> Result<Case, CaseError> {
-        Case::parse(Path::new("cases/x.json"), text)
-    }
 
     #[test]
     fn every_source_field_is_read() {

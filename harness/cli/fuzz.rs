@@ -8,7 +8,7 @@ use super::out::{bar, check_writable, print_out, save_report, stop_flag};
 use crate::case::Case;
 use crate::js::json::Json;
 use crate::judge::compare::Verdict;
-use crate::loops::fuzz::{self, found::Saved, Plan, SessionOracle};
+use crate::loops::fuzz::{self, found::Saved, FuzzSettings, SessionOracle};
 use crate::outcome::{Exit, Failure, RunEnd};
 use crate::report::report_json;
 use crate::results::info::RunInfo;
@@ -78,7 +78,7 @@ pub fn fuzz(args: FuzzArgs) -> Result<Exit, Failure> {
         routes.as_ref(),
     );
     let replay = saved_cases.clone();
-    let shrinking = Plan::new(seed);
+    let settings = FuzzSettings::new(seed);
     let mut info = RunInfo::new("fuzz", &crate::run::config::commit(&root));
     info.versions = versions.clone();
     info.seed = Some(seed);
@@ -99,7 +99,7 @@ pub fn fuzz(args: FuzzArgs) -> Result<Exit, Failure> {
                 session: &mut session,
             },
             v,
-            &shrinking,
+            &settings,
             &replay,
             &generated,
             json.is_some(),
@@ -107,7 +107,7 @@ pub fn fuzz(args: FuzzArgs) -> Result<Exit, Failure> {
         );
         progress.finish_and_clear();
         let mut saved = Vec::new();
-        for f in &run.findings {
+        for f in &run.found {
             let s = fuzz::found::save(&found_dir, f, &mut saved_cases).map_err(|e| {
                 Failure::infra_because(
                     format!("cannot save a finding under {}", found_dir.display()),
@@ -129,7 +129,7 @@ pub fn fuzz(args: FuzzArgs) -> Result<Exit, Failure> {
             None
         };
         print_out(&run.summary(v, seed, rate, &saved));
-        end.finding |= !run.findings.is_empty()
+        end.finding |= !run.found.is_empty()
             || run
                 .replayed
                 .iter()
@@ -142,7 +142,7 @@ pub fn fuzz(args: FuzzArgs) -> Result<Exit, Failure> {
         info.interrupted |= run.interrupted;
         results.extend(run.replayed.into_iter().map(|r| r.result));
         results.extend(run.results);
-        for (f, s) in run.findings.iter().zip(&saved) {
+        for (f, s) in run.found.iter().zip(&saved) {
             findings.push(Json::object([
                 ("seed", Json::Number(f.seed.to_string())),
                 ("case", Json::Number(f.index.to_string())),

@@ -56,7 +56,7 @@ pub fn repro(args: ReproArgs) -> Result<Exit, Failure> {
                 .iter()
                 .map(|c| Case::load(&c.path))
                 .collect::<Result<Vec<_>, _>>()?;
-            cases.sort_by_key(|c| c.raw.to_compact().len());
+            cases.sort_by_key(|c| c.to_json().to_compact().len());
             cases.remove(0)
         }
         None => Case::load(case)?,

@@ -284,7 +284,7 @@ pub fn ceiling_rate(
         .map_err(|e| crate::outcome::error_chain(&e))?;
     let mut jsonl = tempfile::NamedTempFile::new().map_err(|e| e.to_string())?;
     for c in cases {
-        writeln!(jsonl, "{}", c.raw.to_compact()).map_err(|e| e.to_string())?;
+        writeln!(jsonl, "{}", c.to_json().to_compact()).map_err(|e| e.to_string())?;
     }
     let out = CommandSpec::new(&node.path)
         .arg(session.config.probe_dir.join("ceiling.mjs"))

@@ -322,7 +322,7 @@ impl Driver<'_> {
                 self.listener
                     .register_on(seq, case.route, case.replies.clone());
                 let sent = self.probe.as_mut().is_some_and(|p| {
-                    p.send_run(seq, &self.listener.url_for(seq), &case.raw)
+                    p.send_run(seq, &self.listener.url_for(seq), &case.to_json())
                         .is_ok()
                 });
                 if !sent {

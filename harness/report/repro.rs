@@ -271,7 +271,7 @@ impl Repro<'_> {
 
     /// The case as the probe receives it.
     fn case_json(&self) -> Json {
-        self.case.raw.clone()
+        self.case.to_json()
     }
 
     /// The standalone script. The JSON is written as `JSON.stringify` would
@@ -570,6 +570,7 @@ mod tests {
         assert!(script.contains(r#""\ud800x""#), "the key as a JS escape");
         assert!(script.contains(r#""fixedSymptom": {"#), "{script}");
         let md = repro.upstream_report("--- request 1 ---\n{}\n", &issue.seen);
+        assert!(md.contains(&case.to_json().to_pretty()), "the case file");
         for part in [
             "# A named toolChoice",
             "## Expected",
@@ -578,6 +579,30 @@ mod tests {
             ">=1.0.4 <=1.71.0",
         ] {
             assert!(md.contains(part), "{part} in:\n{md}");
+        }
+    }
+
+    /// The script is given the whole case, its sources too: the template
+    /// reads what it needs from the same file the probe is sent.
+    #[test]
+    fn the_script_carries_the_sources_of_the_case() {
+        let case = Case::parse(
+            Path::new("cases/x.json"),
+            r#"{"about":"sources","tools":["a"],"agents":["helper"],"mcp":{"srv":["t.x"]},
+                "memory":{"workingMemory":true},"dynamicTools":true}"#,
+        )
+        .unwrap();
+        let issue = issue();
+        let repro = repro(&case, &issue, &Symptom::ToolChoiceNotSent);
+        assert_eq!(repro.data().get("case"), Some(&case.to_json()));
+        let script = repro.script();
+        for part in [
+            r#""agents": ["#,
+            r#""mcp": {"#,
+            r#""workingMemory": true"#,
+            r#""dynamicTools": true"#,
+        ] {
+            assert!(script.contains(part), "{part} in the script");
         }
     }
 }

@@ -194,7 +194,7 @@ fn secs(x: f64) -> Json {
     Json::Number(format!("{:.3}", if x.is_finite() { x } else { 0.0 }))
 }
 
-/// A digest of the cases (their names and raw JSON), the same on every
+/// A digest of the cases (their names and case files), the same on every
 /// machine for the same corpus: 16 hex digits of SHA-256, an identity check
 /// for `merge`.
 pub fn corpus_digest(cases: &[Case]) -> String {
@@ -202,7 +202,7 @@ pub fn corpus_digest(cases: &[Case]) -> String {
     for c in cases {
         h.update(c.name().as_bytes());
         h.update([0]);
-        h.update(c.raw.to_compact().as_bytes());
+        h.update(c.to_json().to_compact().as_bytes());
         h.update([0]);
     }
     digest_hex(h, 16)

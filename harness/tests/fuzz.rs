@@ -1,6 +1,6 @@
 //! End to end: `mastra-conform fuzz` with the real binary, real Node and the
 //! real `@mastra/core` 1.67.0. (Finding and shrinking are tested without
-//! Node, against planted defects, in `harness/fuzz/mutant.rs`.)
+//! Node, against planted defects, in `harness/loops/fuzz/mutant.rs`.)
 
 use mastra_conform::js::json::Json;
 use mastra_conform::js::string::JsString;
@@ -135,46 +135,54 @@ fn saved_findings_are_replayed_first() {
 /// it was interrupted (exit 3, like `run`).
 #[test]
 fn ctrl_c_stops_cleanly_and_keeps_what_was_done() {
-    let dir = tempfile::tempdir().unwrap();
-    let (found, json) = (dir.path().join("found"), dir.path().join("r.json"));
-    let child = bin()
-        .args([
-            "fuzz",
-            "--versions",
-            "1.67.0",
-            "--seed",
-            "1",
-            "--count",
-            "5000",
-            "--found",
-        ])
-        .arg(&found)
-        .arg("--json")
-        .arg(&json)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // Long enough for the probe to start and run some cases.
-    std::thread::sleep(Duration::from_secs(8));
-    let sent = Instant::now();
-    // SAFETY: a plain kill(2) of the child this test spawned.
-    unsafe {
-        libc::kill(child.id() as i32, libc::SIGINT);
+    // Interrupted before its first case ran (a probe start on a busy
+    // machine can take longer than the first wait), a run has nothing to
+    // keep; it is interrupted again later, until it had something.
+    for wait in [8, 20, 45] {
+        let dir = tempfile::tempdir().unwrap();
+        let (found, json) = (dir.path().join("found"), dir.path().join("r.json"));
+        let child = bin()
+            .args([
+                "fuzz",
+                "--versions",
+                "1.67.0",
+                "--seed",
+                "1",
+                "--count",
+                "5000",
+                "--found",
+            ])
+            .arg(&found)
+            .arg("--json")
+            .arg(&json)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_secs(wait));
+        let sent = Instant::now();
+        // SAFETY: a plain kill(2) of the child this test spawned.
+        unsafe {
+            libc::kill(child.id() as i32, libc::SIGINT);
+        }
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            sent.elapsed() < Duration::from_secs(30),
+            "took {:?} to stop",
+            sent.elapsed()
+        );
+        assert_eq!(out.status.code(), Some(3), "{}", text(&out));
+        assert!(text(&out).contains("interrupted"), "{}", text(&out));
+        let r = report(&json);
+        assert_eq!(
+            r.get("run").and_then(|x| x.get("interrupted")),
+            Some(&Json::Bool(true))
+        );
+        let n = results(&r).len();
+        assert!(n < 5000, "{n} results kept: not interrupted");
+        if n > 0 {
+            return;
+        }
     }
-    let out = child.wait_with_output().unwrap();
-    assert!(
-        sent.elapsed() < Duration::from_secs(30),
-        "took {:?} to stop",
-        sent.elapsed()
-    );
-    assert_eq!(out.status.code(), Some(3), "{}", text(&out));
-    assert!(text(&out).contains("interrupted"), "{}", text(&out));
-    let r = report(&json);
-    assert_eq!(
-        r.get("run").and_then(|x| x.get("interrupted")),
-        Some(&Json::Bool(true))
-    );
-    let n = results(&r).len();
-    assert!(n > 0 && n < 5000, "{n} results kept");
+    panic!("no case had run when the run was interrupted, even after 45s");
 }

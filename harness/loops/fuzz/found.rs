@@ -6,10 +6,8 @@
 //! not written twice: re-running a seed finds the same divergences again
 //! until they are explained.
 
-use super::Finding;
+use super::FoundDivergence;
 use crate::case::{discover, Case, CaseError};
-use crate::js::json::Json;
-use crate::js::string::JsString;
 use std::path::{Path, PathBuf};
 
 /// Where a finding went.
@@ -58,36 +56,40 @@ pub fn load(dir: &Path) -> (Vec<Case>, Vec<CaseError>) {
     (cases, errors)
 }
 
-/// A case without its prose: what two saved cases must share to be the
-/// same finding.
-fn substance(case: &Json) -> Json {
-    match case {
-        Json::Object(members) => Json::Object(
-            members
-                .iter()
-                .filter(|(k, _)| *k != JsString::from("about") && *k != JsString::from("source"))
-                .cloned()
-                .collect(),
-        ),
-        other => other.clone(),
-    }
+/// Whether two cases are the same finding: the same case, where it came
+/// from and what it says about itself aside.
+fn same_finding(a: &Case, b: &Case) -> bool {
+    let substance = |c: &Case| Case {
+        path: PathBuf::new(),
+        about: String::new(),
+        source: None,
+        ..c.clone()
+    };
+    substance(a) == substance(b)
 }
 
-/// Save `finding` under `dir`, unless the same case is there already
+/// Save `found` under `dir`, unless the same case is there already
 /// (`existing`: the cases loaded from `dir`, kept up to date here).
-pub fn save(dir: &Path, finding: &Finding, existing: &mut Vec<Case>) -> std::io::Result<Saved> {
-    let json = finding.shrunk.to_json(&finding.about(), &finding.source());
-    let same = substance(&json);
-    if let Some(c) = existing.iter().find(|c| substance(&c.raw) == same) {
+pub fn save(
+    dir: &Path,
+    found: &FoundDivergence,
+    existing: &mut Vec<Case>,
+) -> std::io::Result<Saved> {
+    let mut case = Case {
+        about: found.about(),
+        source: Some(found.source()),
+        ..found.shrunk.clone()
+    };
+    if let Some(c) = existing.iter().find(|c| same_finding(c, &case)) {
         return Ok(Saved::Already(c.path.clone()));
     }
     std::fs::create_dir_all(dir)?;
     let stem = format!(
         "seed{}-case{}-{}-{}",
-        finding.seed,
-        finding.index,
-        finding.version,
-        finding.signature.slug()
+        found.seed,
+        found.index,
+        found.version,
+        found.signature.slug()
     );
     let mut path = dir.join(format!("{stem}.json"));
     let mut n = 2;
@@ -95,10 +97,10 @@ pub fn save(dir: &Path, finding: &Finding, existing: &mut Vec<Case>) -> std::io:
         path = dir.join(format!("{stem}-{n}.json"));
         n += 1;
     }
-    let mut text = json.to_pretty();
+    let mut text = case.to_json().to_pretty();
     text.push('\n');
     crate::report::write_atomically(&path, &text)?;
-    let case = Case::from_json(&path, json).map_err(|e| std::io::Error::other(e.to_string()))?;
+    case.path = path.clone();
     existing.push(case);
     Ok(Saved::New(path))
 }
@@ -107,7 +109,7 @@ pub fn save(dir: &Path, finding: &Finding, existing: &mut Vec<Case>) -> std::io:
 mod tests {
     use super::super::gen::generate;
     use super::super::shrink::Ended;
-    use super::super::{Finding, Signature};
+    use super::super::{FoundDivergence, Signature};
     use super::*;
     use crate::judge::compare::Verdict;
     use crate::model::Prediction;
@@ -115,9 +117,9 @@ mod tests {
     use crate::results::CaseResult;
     use crate::versions::spec::MastraVersion;
 
-    fn finding(index: u64) -> Finding {
+    fn divergence(index: u64) -> FoundDivergence {
         let d = generate(1, index);
-        Finding {
+        FoundDivergence {
             seed: 1,
             index,
             version: MastraVersion::new(1, 67, 0),
@@ -150,7 +152,7 @@ mod tests {
             existing.is_empty() && errors.is_empty(),
             "a missing folder is no finding"
         );
-        let f = finding(5);
+        let f = divergence(5);
         let first = save(&found, &f, &mut existing).unwrap();
         let Saved::New(path) = &first else {
             panic!("{first:?}")
@@ -161,6 +163,11 @@ mod tests {
         );
         let case = Case::load(path).unwrap();
         assert_eq!(case.source.as_deref(), Some("fuzz seed 1, case 5, shrunk"));
+        assert_eq!(case.tools, f.shrunk.tools, "the shrunk case, as written");
+        assert_eq!(
+            &existing[0], &case,
+            "what is kept is what the file reads as"
+        );
         assert_eq!(
             save(&found, &f, &mut existing).unwrap(),
             Saved::Already(path.clone())
@@ -173,7 +180,7 @@ mod tests {
             Saved::Already(path.clone())
         );
         // Another case under the same name does not overwrite it.
-        let mut other = finding(6);
+        let mut other = divergence(6);
         other.index = 5;
         let Saved::New(second) = save(&found, &other, &mut reloaded).unwrap() else {
             panic!()

@@ -4,7 +4,7 @@
 //!
 //! In: a seed, a count, a version, the saved findings to replay, and an
 //! `Oracle` that runs a batch of cases on a version. Out: a `VersionRun`:
-//! the tally, the replayed findings' verdicts, and each new `Finding`,
+//! the tally, the replayed findings' verdicts, and each `FoundDivergence`,
 //! shrunk.
 //!
 //! The oracle is the only thing that touches Node: `SessionOracle` is the
@@ -30,7 +30,6 @@ use crate::run::session::Session;
 use crate::run::shard::Shard;
 use crate::versions::spec::MastraVersion;
 use found::Saved;
-use gen::Draft;
 use shrink::{Budget, Ended, Shrinking};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -156,16 +155,15 @@ fn differing(a: &Json, b: &Json) -> Vec<String> {
     out
 }
 
-/// A generated case, as drawn and as run.
+/// A generated case and its index in its seed.
 #[derive(Debug, Clone)]
-pub struct Generated {
+pub struct GeneratedCase {
     pub index: u64,
-    pub draft: Draft,
     pub case: Case,
 }
 
 /// Generate cases `0..count` of `seed`.
-pub fn generate(seed: u64, count: u64) -> Vec<Generated> {
+pub fn generate(seed: u64, count: u64) -> Vec<GeneratedCase> {
     generate_slice(seed, count, Shard::whole())
 }
 
@@ -173,7 +171,7 @@ pub fn generate(seed: u64, count: u64) -> Vec<Generated> {
 /// modulo N. Every case reads its own stream (seed, index), so the N slices
 /// explore disjoint streams, cover every index once, and any finding is
 /// reproduced alone from its seed and index.
-pub fn generate_slice(seed: u64, count: u64, shard: Shard) -> Vec<Generated> {
+pub fn generate_slice(seed: u64, count: u64, shard: Shard) -> Vec<GeneratedCase> {
     generate_slice_on(seed, count, shard, None)
 }
 
@@ -184,23 +182,15 @@ pub fn generate_slice_on(
     count: u64,
     shard: Shard,
     routes: Option<&RouteSet>,
-) -> Vec<Generated> {
+) -> Vec<GeneratedCase> {
     (0..count)
         .filter(|index| index % u64::from(shard.count) == u64::from(shard.index - 1))
-        .map(|index| {
-            let mut draft = gen::generate(seed, index);
-            if let Some(set) = routes {
-                let drawn = gen::route_for(seed, index, set.routes());
-                draft.route = gen::modelled_route(&draft, drawn);
-            }
-            let case = draft
-                .to_case(
-                    &case_path(seed, index),
-                    &about(seed, index),
-                    &source(seed, index),
-                )
-                .expect("generated cases are valid case files (gen's tests)");
-            Generated { index, draft, case }
+        .map(|index| GeneratedCase {
+            index,
+            case: match routes {
+                Some(set) => gen::generate_on(seed, index, set.routes()),
+                None => gen::generate(seed, index),
+            },
         })
         .collect()
 }
@@ -212,30 +202,17 @@ pub fn write_cases(seed: u64, count: u64, dir: &Path) -> std::io::Result<usize> 
     std::fs::create_dir_all(dir)?;
     let width = count.saturating_sub(1).to_string().len().max(5);
     for index in 0..count {
-        let json = gen::generate(seed, index).to_json(&about(seed, index), &source(seed, index));
-        let mut text = json.to_pretty();
+        let mut text = gen::generate(seed, index).to_json().to_pretty();
         text.push('\n');
         std::fs::write(dir.join(format!("case-{index:0width$}.json")), text)?;
     }
     Ok(count as usize)
 }
 
-/// The name reports give a generated case (no such file exists).
-fn case_path(seed: u64, index: u64) -> PathBuf {
-    PathBuf::from(format!("fuzz/seed-{seed}/case-{index}.json"))
-}
-
-fn about(seed: u64, index: u64) -> String {
-    format!("case {index} of fuzz seed {seed}")
-}
-
-fn source(seed: u64, index: u64) -> String {
-    format!("fuzz seed {seed}, case {index}")
-}
-
-/// How a fuzz run goes.
+/// The settings of a fuzz run: its seed, how many divergences it shrinks,
+/// and how hard.
 #[derive(Debug, Clone, Copy)]
-pub struct Plan {
+pub struct FuzzSettings {
     pub seed: u64,
     /// Divergences shrunk per signature (the rest are counted).
     pub per_signature: usize,
@@ -244,9 +221,9 @@ pub struct Plan {
     pub budget: Budget,
 }
 
-impl Plan {
-    pub fn new(seed: u64) -> Plan {
-        Plan {
+impl FuzzSettings {
+    pub fn new(seed: u64) -> FuzzSettings {
+        FuzzSettings {
             seed,
             per_signature: 2,
             signatures: 8,
@@ -264,15 +241,15 @@ pub struct Replayed {
 
 /// One divergence of a generated case, shrunk.
 #[derive(Debug, Clone)]
-pub struct Finding {
+pub struct FoundDivergence {
     pub seed: u64,
     pub index: u64,
     pub version: MastraVersion,
     pub signature: Signature,
     /// Generated cases with this signature on this version.
     pub seen: usize,
-    pub original: Draft,
-    pub shrunk: Draft,
+    pub original: Case,
+    pub shrunk: Case,
     /// The result of the shrunk case (the diff to show).
     pub result: CaseResult,
     pub steps: usize,
@@ -280,7 +257,7 @@ pub struct Finding {
     pub how: Ended,
 }
 
-impl Finding {
+impl FoundDivergence {
     /// The `source` of the saved case.
     pub fn source(&self) -> String {
         let state = match (self.how, self.steps) {
@@ -310,7 +287,8 @@ pub struct VersionRun {
     pub tally: BTreeMap<Verdict, usize>,
     /// Diverging generated cases by signature.
     pub signatures: BTreeMap<Signature, usize>,
-    pub findings: Vec<Finding>,
+    /// The first few divergences of each signature, shrunk.
+    pub found: Vec<FoundDivergence>,
     /// The generated batch's results, when asked for (`keep_results`).
     pub results: Vec<CaseResult>,
     /// What the generated batch cost.
@@ -342,9 +320,9 @@ impl VersionRun {
 pub fn fuzz_version(
     oracle: &mut dyn Oracle,
     version: MastraVersion,
-    plan: &Plan,
+    settings: &FuzzSettings,
     replay: &[Case],
-    generated: &[Generated],
+    generated: &[GeneratedCase],
     keep_results: bool,
     progress: &dyn Progress,
 ) -> VersionRun {
@@ -386,11 +364,11 @@ pub fn fuzz_version(
     // The first few divergences of each signature, in case order.
     let mut items = Vec::new();
     let mut origin = Vec::new();
-    for (sig, mut hits) in divergent.into_iter().take(plan.signatures) {
+    for (sig, mut hits) in divergent.into_iter().take(settings.signatures) {
         hits.sort_by_key(|(g, _)| *g);
-        for (g, r) in hits.into_iter().take(plan.per_signature) {
+        for (g, r) in hits.into_iter().take(settings.per_signature) {
             origin.push((g, run.signatures[&sig]));
-            items.push(Shrinking::new(generated[g].draft.clone(), sig.clone(), r));
+            items.push(Shrinking::new(generated[g].case.clone(), sig.clone(), r));
         }
     }
     let how = if items.is_empty() {
@@ -399,7 +377,7 @@ pub fn fuzz_version(
         Ended::Stopped
     } else {
         progress.restart(0);
-        let seed = plan.seed;
+        let seed = settings.seed;
         let rounds = &mut run.shrink_rounds;
         // The judge runs batches and the search asks whether to stop: two
         // uses of the one oracle, never at the same time.
@@ -407,13 +385,19 @@ pub fn fuzz_version(
         shrink::shrink(
             &mut items,
             shrink::candidates,
-            |d: &Draft| d.to_json("", "").to_compact(),
-            |drafts: &[Draft]| {
+            |c: &Case| c.to_json().to_compact(),
+            |candidates: &[Case]| {
                 *rounds += 1;
                 progress.say(&format!("shrinking, round {rounds}"));
-                judge(&mut **oracle.borrow_mut(), version, seed, drafts, progress)
+                judge(
+                    &mut **oracle.borrow_mut(),
+                    version,
+                    seed,
+                    candidates,
+                    progress,
+                )
             },
-            plan.budget,
+            settings.budget,
             || oracle.borrow().stopped(),
         )
     };
@@ -426,13 +410,13 @@ pub fn fuzz_version(
         } else {
             Ended::Budget
         };
-        run.findings.push(Finding {
-            seed: plan.seed,
+        run.found.push(FoundDivergence {
+            seed: settings.seed,
             index: generated[g].index,
             version,
             signature: item.signature,
             seen,
-            original: generated[g].draft.clone(),
+            original: generated[g].case.clone(),
             shrunk: item.current,
             result: item.evidence,
             steps: item.steps,
@@ -448,22 +432,22 @@ fn judge(
     oracle: &mut dyn Oracle,
     version: MastraVersion,
     seed: u64,
-    drafts: &[Draft],
+    candidates: &[Case],
     progress: &dyn Progress,
 ) -> Vec<Option<(Signature, CaseResult)>> {
     let path = PathBuf::from(format!("fuzz/seed-{seed}/candidate.json"));
     let mut runnable = Vec::new();
     let mut at = Vec::new();
-    for (i, d) in drafts.iter().enumerate() {
-        // A candidate that is not a valid case (an empty tool-call list, say)
-        // is no candidate.
-        if let Ok(c) = d.to_case(&path, "shrink candidate", "fuzz") {
+    for (i, c) in candidates.iter().enumerate() {
+        // A candidate is run as its file reads: one the reader refuses is
+        // no candidate.
+        if let Ok(c) = Case::from_json(&path, c.to_json()) {
             runnable.push(c);
             at.push(i);
         }
     }
     progress.grow(runnable.len() as u64);
-    let mut out: Vec<Option<(Signature, CaseResult)>> = vec![None; drafts.len()];
+    let mut out: Vec<Option<(Signature, CaseResult)>> = vec![None; candidates.len()];
     oracle.run(version, &runnable, &mut |r: CaseResult| {
         progress.advance(1);
         if let Some(sig) = Signature::of(&r) {
@@ -548,7 +532,7 @@ impl VersionRun {
         for (sig, n) in &self.signatures {
             out.push_str(&format!("          {n} diverged in {}\n", sig.describe()));
         }
-        for (f, saved) in self.findings.iter().zip(saved) {
+        for (f, saved) in self.found.iter().zip(saved) {
             out.push_str(&format!(
                 "\nfinding: fuzz seed {}, case {} on {}: diverged in {} ({} such cases)\n",
                 f.seed,
@@ -602,10 +586,7 @@ mod tests {
         let mut seen = Vec::new();
         for k in 1..=3 {
             for g in super::generate_slice(7, 20, Shard { index: k, count: 3 }) {
-                assert_eq!(
-                    g.case.raw,
-                    super::generate(7, g.index + 1).pop().unwrap().case.raw
-                );
+                assert_eq!(g.case, super::generate(7, g.index + 1).pop().unwrap().case);
                 seen.push(g.index);
             }
         }
@@ -613,7 +594,7 @@ mod tests {
         assert_eq!(seen, all);
     }
 
-    /// Issue 13: with routes drawn (sources included), no generated case is
+    /// With routes drawn (sources included), no generated case is
     /// unmodelled on the releases whose behaviour depends on the route
     /// drawn (1.57.0: a failed call with memory on google).
     #[test]
@@ -666,10 +647,11 @@ mod tests {
         let files = crate::case::discover(dir.path()).unwrap();
         assert_eq!(files.len(), 12);
         for (index, file) in files.iter().enumerate() {
-            let case = Case::load(file).unwrap();
-            let want = gen::generate(4, index as u64)
-                .to_json(&about(4, index as u64), &source(4, index as u64));
-            assert_eq!(case.raw, want, "{}", file.display());
+            let want = Case {
+                path: file.clone(),
+                ..gen::generate(4, index as u64)
+            };
+            assert_eq!(Case::load(file).unwrap(), want, "{}", file.display());
         }
     }
 

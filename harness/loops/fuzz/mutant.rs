@@ -12,9 +12,8 @@
 //! grafted onto the model's prediction. `the_copy_agrees_with_the_model`
 //! checks the copy against the model itself.
 
-use super::gen::Draft;
-use super::{fuzz_version, Finding, Generated, Oracle, Plan};
-use crate::case::{Case, Method, Tool};
+use super::{fuzz_version, FoundDivergence, FuzzSettings, GeneratedCase, Oracle};
+use crate::case::{Case, Method, Reply, Tool};
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::judge::compare::{compare, Verdict};
@@ -304,57 +303,49 @@ const CASES: u64 = 400;
 
 /// Cases `0..count` of `seed` without their other tool sources: the copy
 /// covers the three tools objects, where the planted defects live.
-fn generate(seed: u64, count: u64) -> Vec<Generated> {
+fn generate(seed: u64, count: u64) -> Vec<GeneratedCase> {
     super::generate(seed, count)
         .into_iter()
         .map(|mut g| {
-            g.draft.sources = Default::default();
-            g.case = g
-                .draft
-                .to_case(
-                    &g.case.path,
-                    &g.case.about,
-                    g.case.source.as_deref().unwrap_or(""),
-                )
-                .expect("a generated case without sources is still valid");
+            g.case.sources = Default::default();
             g
         })
         .collect()
 }
 
-fn fuzz(defect: Defect, seed: u64) -> Vec<Finding> {
+fn fuzz(defect: Defect, seed: u64) -> Vec<FoundDivergence> {
     let generated = generate(seed, CASES);
     let run = fuzz_version(
         &mut MutantOracle { defect },
         V1_67,
-        &Plan::new(seed),
+        &FuzzSettings::new(seed),
         &[],
         &generated,
         false,
         &(),
     );
-    run.findings
+    run.found
 }
 
 /// Every key, toolset name included.
-fn keys(d: &Draft) -> Vec<JsString> {
-    let mut out: Vec<JsString> = d.all_tools().map(|t| t.key().clone()).collect();
-    out.extend(d.toolsets.iter().flatten().map(|(n, _)| n.clone()));
+fn keys(c: &Case) -> Vec<JsString> {
+    let mut out: Vec<JsString> = c.all_tools().map(|t| t.key().clone()).collect();
+    out.extend(c.toolsets.iter().flatten().map(|(n, _)| n.clone()));
     out
 }
 
 /// Found, fully shrunk, and small: at most `tools` tools, no scripted
 /// replies, no call options; and `shows` holds of the shrunk case.
-fn assert_found_and_shrunk(defect: Defect, tools: usize, shows: impl Fn(&Draft) -> bool) {
+fn assert_found_and_shrunk(defect: Defect, tools: usize, shows: impl Fn(&Case) -> bool) {
     for seed in [1, 2] {
-        let findings = fuzz(defect, seed);
+        let found = fuzz(defect, seed);
         assert!(
-            !findings.is_empty(),
+            !found.is_empty(),
             "{defect:?}: nothing found in {CASES} cases of seed {seed}"
         );
-        for f in &findings {
-            let d = &f.shrunk;
-            let shown = d.to_json("", "").to_pretty();
+        for f in &found {
+            let c = &f.shrunk;
+            let shown = c.to_json().to_pretty();
             assert_eq!(
                 f.how,
                 super::shrink::Ended::Minimal,
@@ -362,18 +353,22 @@ fn assert_found_and_shrunk(defect: Defect, tools: usize, shows: impl Fn(&Draft) 
             );
             assert_eq!(f.result.verdict, Verdict::Diverged, "{defect:?}");
             assert!(
-                d.all_tools().count() <= tools,
+                c.all_tools().count() <= tools,
                 "{defect:?}: too many tools left:\n{shown}"
             );
-            assert!(d.replies.is_empty(), "{defect:?}: replies left:\n{shown}");
+            assert_eq!(
+                c.replies,
+                [Reply::default_reply()],
+                "{defect:?}: replies left:\n{shown}"
+            );
             assert!(
-                d.call.tool_choice.is_none()
-                    && d.call.active_tools.is_none()
-                    && d.call.max_steps.is_none(),
+                c.call.tool_choice.is_none()
+                    && c.call.active_tools.is_none()
+                    && c.call.max_steps.is_none(),
                 "{defect:?}: options left:\n{shown}"
             );
             assert!(
-                shows(d),
+                shows(c),
                 "{defect:?}: the shrunk case does not show the defect:\n{shown}"
             );
         }
@@ -384,8 +379,8 @@ fn assert_found_and_shrunk(defect: Defect, tools: usize, shows: impl Fn(&Draft) 
 fn finds_and_shrinks_counting_code_points() {
     // One astral character: two code units, two underscores; one code
     // point would be one.
-    assert_found_and_shrunk(Defect::CodePoints, 2, |d| {
-        keys(d)
+    assert_found_and_shrunk(Defect::CodePoints, 2, |c| {
+        keys(c)
             .iter()
             .any(|k| k.len() == 2 && k.to_rust().is_some_and(|s| s.chars().count() == 1))
     });
@@ -394,8 +389,8 @@ fn finds_and_shrinks_counting_code_points() {
 #[test]
 fn finds_and_shrinks_forgetting_inherited_names() {
     // A key that rewrites onto a name of Object.prototype (`__proto_.`).
-    assert_found_and_shrunk(Defect::ForgetsInherited, 2, |d| {
-        keys(d)
+    assert_found_and_shrunk(Defect::ForgetsInherited, 2, |c| {
+        keys(c)
             .iter()
             .any(|k| !is_inherited_name(k) && wire_name(k).is_some_and(|w| is_inherited_name(&w)))
     });
@@ -403,8 +398,8 @@ fn finds_and_shrinks_forgetting_inherited_names() {
 
 #[test]
 fn finds_and_shrinks_forgetting_array_index_order() {
-    assert_found_and_shrunk(Defect::NoIndexOrder, 3, |d| {
-        let ks = keys(d);
+    assert_found_and_shrunk(Defect::NoIndexOrder, 3, |c| {
+        let ks = keys(c);
         ks.iter().any(|k| k.array_index().is_some()) && ks.iter().all(|k| k.len() <= 2)
     });
 }
@@ -412,9 +407,9 @@ fn finds_and_shrinks_forgetting_array_index_order() {
 #[test]
 fn finds_and_shrinks_cutting_at_64() {
     // 64 units, or 63 with the `_` prefix a digit first adds.
-    // Alone, or with the 63-unit key its cut now collides with.
-    assert_found_and_shrunk(Defect::CutAt64, 2, |d| {
-        keys(d).iter().any(|k| k.len() == 63 || k.len() == 64)
+    // Alone, or with the 63-unit key its cut collides with.
+    assert_found_and_shrunk(Defect::CutAt64, 2, |c| {
+        keys(c).iter().any(|k| k.len() == 63 || k.len() == 64)
     });
 }
 

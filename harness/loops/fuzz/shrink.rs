@@ -1,5 +1,5 @@
 //! Shrinking: `shrink` (a pure, batched, greedy search over candidates) and
-//! `candidates` (the simpler drafts one step away from a draft).
+//! `candidates` (the simpler cases one step away from a case).
 //!
 //! `shrink` knows nothing of cases or probes: it takes the items being
 //! shrunk, a function giving each one's candidates (simplest change first),
@@ -10,8 +10,8 @@
 //! its signature (the same divergence, not merely any), and starts over from
 //! it; it is done when no candidate does.
 
-use super::gen::Draft;
-use crate::case::{McpServer, MemorySource, Method, Reply, Tool, ToolCallReply, ToolChoice};
+use crate::case::parts::{List, Visitor};
+use crate::case::{Case, MemorySource, Reply, Tool, ToolCallReply, ToolChoice};
 use crate::js::json::Json;
 use crate::js::string::{is_surrogate, JsString};
 use crate::model::rewrite::wire_name;
@@ -165,8 +165,8 @@ where
             });
             if let Some(j) = hit {
                 // Candidates judged after the one taken are forgotten: one
-                // that also succeeded may be the best step from the next
-                // draft too.
+                // that also succeeded may be the best step from the one
+                // taken too.
                 for later in j + 1..range.end {
                     if answers[later]
                         .as_ref()
@@ -199,25 +199,26 @@ fn ended<T, S, E>(items: &[Shrinking<T, S, E>]) -> Ended {
 }
 
 // ---------------------------------------------------------------------------
-// Candidates of a draft
+// Candidates of a case
 
-/// The drafts one simplification away from `d`, coarsest first: whole parts
-/// dropped, then single tools, replies and names, then plainer forms, then
-/// shorter strings, then plainer code units.
-pub fn candidates(d: &Draft) -> Vec<Draft> {
+/// The cases one simplification away from `c`, coarsest first: fields left
+/// out, then single list elements dropped, then plainer values (each of
+/// the three made on every part the case has, `Case::walk`), then shorter
+/// names, then plainer code units.
+pub fn candidates(c: &Case) -> Vec<Case> {
     let mut out = Vec::new();
-    drop_parts(d, &mut out);
-    drop_items(d, &mut out);
-    plainer_forms(d, &mut out);
-    let strings = strings(d);
-    for s in &strings {
+    for step in [Step::LeaveOut, Step::Remove, Step::Plainer] {
+        out.extend(edits(c, step));
+    }
+    let names = names(c);
+    for s in &names {
         for shorter in shorter_strings(s) {
-            out.push(rename(d, s, &shorter));
+            out.push(rename(c, s, &shorter));
         }
     }
-    // Edits to every string at once keep what ties strings together (a
-    // shared prefix or suffix, one key's rewrite being another key): each
-    // string's first half, last or first character dropped, then plainer
+    // Edits to every name at once keep what ties names together (a shared
+    // prefix or suffix, one key's rewrite being another key): each name's
+    // first half, last or first character dropped, then plainer
     // characters.
     let cut = |keep: fn(usize) -> std::ops::Range<usize>| {
         move |s: &JsString| {
@@ -228,226 +229,186 @@ pub fn candidates(d: &Draft) -> Vec<Draft> {
             join(&a[keep(a.len())])
         }
     };
-    out.push(map_strings(d, &cut(|n| 0..n.div_ceil(2))));
-    out.push(map_strings(d, &cut(|n| 0..n - 1)));
-    out.push(map_strings(d, &cut(|n| 1..n)));
+    out.push(map_names(c, cut(|n| 0..n.div_ceil(2))));
+    out.push(map_names(c, cut(|n| 0..n - 1)));
+    out.push(map_names(c, cut(|n| 1..n)));
     for (levels, plain) in BULK {
-        out.push(map_strings(d, &|s: &JsString| {
-            plainer_kind(s, levels, plain)
-        }));
+        out.push(map_names(c, |s: &JsString| plainer_kind(s, levels, plain)));
     }
-    for s in &strings {
+    for s in &names {
         for plainer in plainer_strings(s) {
-            out.push(rename(d, s, &plainer));
+            out.push(rename(c, s, &plainer));
         }
     }
-    out.retain(|c| c != d);
+    out.retain(|x| x != c);
     out
 }
 
-fn drop_parts(d: &Draft, out: &mut Vec<Draft>) {
-    let mut push = |f: &dyn Fn(&mut Draft)| {
-        let mut c = d.clone();
-        f(&mut c);
-        out.push(c);
+/// The kinds of edit `Edits` makes, coarsest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Step {
+    /// A field a file may leave out, left out.
+    LeaveOut,
+    /// One element of a list dropped (or, in a script, its tail cut).
+    Remove,
+    /// One value in a plainer form.
+    Plainer,
+}
+
+/// Every edit of `step` that `c` allows, each made on its own copy, in
+/// walk order.
+fn edits(c: &Case, step: Step) -> Vec<Case> {
+    let mut count = Edits {
+        step,
+        target: None,
+        seen: 0,
     };
-    if !d.replies.is_empty() {
-        push(&|c| c.replies.clear());
-    }
-    if d.toolsets.is_some() {
-        push(&|c| c.toolsets = None);
-    }
-    if d.client_tools.is_some() {
-        push(&|c| c.client_tools = None);
-    }
-    if d.call.active_tools.is_some() {
-        push(&|c| c.call.active_tools = None);
-    }
-    if d.call.tool_choice.is_some() {
-        push(&|c| c.call.tool_choice = None);
-    }
-    if d.call.max_steps.is_some() {
-        push(&|c| c.call.max_steps = None);
-    }
-    if d.call.method != Method::Generate {
-        push(&|c| c.call.method = Method::Generate);
-    }
-    let src = &d.sources;
-    if src.agents.is_some() {
-        push(&|c| c.sources.agents = None);
-    }
-    if src.workflows.is_some() {
-        push(&|c| c.sources.workflows = None);
-    }
-    if src.mcp.is_some() {
-        push(&|c| c.sources.mcp = None);
-    }
-    if src.memory.is_some() {
-        push(&|c| c.sources.memory = None);
-    }
-    if src.dynamic_tools {
-        push(&|c| c.sources.dynamic_tools = false);
-    }
+    c.clone().walk(&mut count);
+    (0..count.seen)
+        .map(|k| {
+            let mut edited = c.clone();
+            edited.walk(&mut Edits {
+                step,
+                target: Some(k),
+                seen: 0,
+            });
+            edited
+        })
+        .collect()
 }
 
-/// Each candidate drops one element of one list.
-fn drop_items(d: &Draft, out: &mut Vec<Draft>) {
-    for i in 0..d.tools.len() {
-        let mut c = d.clone();
-        c.tools.remove(i);
-        out.push(c);
-    }
-    if let Some(sets) = &d.toolsets {
-        for (s, (_, tools)) in sets.iter().enumerate() {
-            let mut c = d.clone();
-            c.toolsets.as_mut().expect("has toolsets").remove(s);
-            out.push(c);
-            for i in 0..tools.len() {
-                let mut c = d.clone();
-                c.toolsets.as_mut().expect("has toolsets")[s].1.remove(i);
-                out.push(c);
-            }
-        }
-    }
-    if let Some(client) = &d.client_tools {
-        for i in 0..client.len() {
-            let mut c = d.clone();
-            c.client_tools.as_mut().expect("has clientTools").remove(i);
-            out.push(c);
-        }
-    }
-    // Later replies first: the end of a script is the part least likely to
-    // matter.
-    for i in (0..d.replies.len()).rev() {
-        let mut c = d.clone();
-        c.replies.truncate(i);
-        out.push(c);
-        let mut c = d.clone();
-        c.replies.remove(i);
-        out.push(c);
-        if let Reply::ToolCalls(calls) = &d.replies[i] {
-            for j in 0..calls.len() {
-                if calls.len() > 1 {
-                    let mut c = d.clone();
-                    if let Reply::ToolCalls(cs) = &mut c.replies[i] {
-                        cs.remove(j);
-                    }
-                    out.push(c);
-                }
-            }
-        }
-    }
-    drop_source_items(d, out);
-    if let Some(active) = &d.call.active_tools {
-        for i in 0..active.len() {
-            let mut c = d.clone();
-            c.call
-                .active_tools
-                .as_mut()
-                .expect("has activeTools")
-                .remove(i);
-            out.push(c);
-        }
-    }
+/// A visitor that numbers the edits of one step, part by part, and makes
+/// the one numbered `target` (none: it only counts them, in `seen`).
+struct Edits {
+    step: Step,
+    target: Option<usize>,
+    seen: usize,
 }
 
-/// Each candidate drops one sub-agent, workflow, MCP server or MCP tool.
-fn drop_source_items(d: &Draft, out: &mut Vec<Draft>) {
-    let src = &d.sources;
-    for i in 0..src.agents.as_ref().map_or(0, Vec::len) {
-        let mut c = d.clone();
-        c.sources.agents.as_mut().expect("has agents").remove(i);
-        out.push(c);
-    }
-    for i in 0..src.workflows.as_ref().map_or(0, Vec::len) {
-        let mut c = d.clone();
-        c.sources
-            .workflows
-            .as_mut()
-            .expect("has workflows")
-            .remove(i);
-        out.push(c);
-    }
-    for (s, server) in src.mcp.iter().flatten().enumerate() {
-        let mut c = d.clone();
-        c.sources.mcp.as_mut().expect("has mcp").remove(s);
-        out.push(c);
-        for i in 0..server.tools.len() {
-            let mut c = d.clone();
-            c.sources.mcp.as_mut().expect("has mcp")[s].tools.remove(i);
-            out.push(c);
+impl Edits {
+    /// The `n` edits of `step` one part offers; `make(i)` makes its i-th.
+    fn offer(&mut self, step: Step, n: usize, make: impl FnOnce(usize)) {
+        if step != self.step {
+            return;
         }
-    }
-}
-
-fn plainer_forms(d: &Draft, out: &mut Vec<Draft>) {
-    let plain = |t: &Tool| Tool::Standard(t.key().clone());
-    let lists = tool_lists(d);
-    for (l, len) in lists.into_iter().enumerate() {
-        for i in 0..len {
-            let mut c = d.clone();
-            let t = &mut tool_lists_mut(&mut c)[l][i];
-            if !matches!(t, Tool::Standard(_)) {
-                *t = plain(t);
-                out.push(c);
+        if let Some(i) = self.target.and_then(|t| t.checked_sub(self.seen)) {
+            if i < n {
+                make(i);
             }
         }
+        self.seen += n;
     }
-    if matches!(d.call.tool_choice, Some(ToolChoice::Tool(_))) {
-        let mut c = d.clone();
-        c.call.tool_choice = Some(ToolChoice::Auto);
-        out.push(c);
-    }
-    if d.sources.memory.is_some_and(|m| m.working_memory) {
-        let mut c = d.clone();
-        c.sources.memory = Some(MemorySource {
-            working_memory: false,
+
+    /// Offer each of `plainer` in place of `value`.
+    fn plainer<T: PartialEq>(&mut self, value: &mut T, mut plainer: Vec<T>) {
+        plainer.retain(|p| p != value);
+        self.offer(Step::Plainer, plainer.len(), |i| {
+            *value = plainer.swap_remove(i)
         });
-        out.push(c);
     }
-    if let Some(n) = d.call.max_steps {
-        for smaller in [1, n / 2, n.saturating_sub(1)] {
-            if smaller >= 1 && smaller < n {
-                let mut c = d.clone();
-                c.call.max_steps = Some(smaller);
-                out.push(c);
+}
+
+impl Visitor for Edits {
+    fn field<T: PartialEq>(&mut self, value: &mut T, absent: T) {
+        if *value != absent {
+            self.offer(Step::LeaveOut, 1, |_| *value = absent);
+        }
+    }
+
+    fn list<T>(&mut self, list: &mut Vec<T>, kind: List) {
+        let removals = removals(list.len(), kind);
+        self.offer(Step::Remove, removals.len(), |i| match removals[i] {
+            Removal::One(at) => {
+                list.remove(at);
+            }
+            Removal::From(at) => list.truncate(at),
+        });
+    }
+
+    fn tool(&mut self, tool: &mut Tool) {
+        let plain = Tool::Standard(tool.key().clone());
+        self.plainer(tool, vec![plain]);
+    }
+
+    fn tool_choice(&mut self, choice: &mut ToolChoice) {
+        if matches!(choice, ToolChoice::Tool(_)) {
+            self.plainer(choice, vec![ToolChoice::Auto]);
+        }
+    }
+
+    fn max_steps(&mut self, steps: &mut u32) {
+        let n = *steps;
+        let mut smaller: Vec<u32> = Vec::new();
+        for s in [1, n / 2, n.saturating_sub(1)] {
+            if s >= 1 && s < n && !smaller.contains(&s) {
+                smaller.push(s);
             }
         }
+        self.plainer(steps, smaller);
     }
-    // Call ids numbered across the whole case, never per reply: an id used
-    // twice in one run is one Mastra's message list merges, which the model
-    // leaves unmodelled, so a shrink must not make one.
-    let numbered = numbered_calls(&d.replies);
-    if numbered != d.replies {
-        let mut c = d.clone();
-        c.replies = numbered;
-        out.push(c);
+
+    fn memory(&mut self, memory: &mut MemorySource) {
+        self.plainer(
+            memory,
+            vec![MemorySource {
+                working_memory: false,
+            }],
+        );
     }
-    let paris = Json::object([("city", Json::str("Paris"))]);
-    for (i, r) in d.replies.iter().enumerate() {
-        let plainer = match r {
-            Reply::Error { status, body } if *status != 400 || body.is_some() => Reply::Error {
-                status: 400,
-                body: None,
-            },
-            Reply::Text(t) if *t != JsString::from("done") => Reply::Text(JsString::from("done")),
-            Reply::ToolCalls(calls) => Reply::ToolCalls(
-                calls
-                    .iter()
-                    .map(|c| ToolCallReply {
-                        id: c.id.clone(),
-                        name: c.name.clone(),
-                        arguments: paris.clone(),
-                    })
-                    .collect(),
-            ),
-            _ => continue,
+
+    fn replies(&mut self, replies: &mut Vec<Reply>) {
+        // Call ids numbered across the whole case, never per reply: an id
+        // used twice in one run is one Mastra's message list merges, which
+        // the model leaves unmodelled, so a shrink must not make one.
+        let numbered = numbered_calls(replies);
+        self.plainer(replies, vec![numbered]);
+    }
+
+    fn reply(&mut self, reply: &mut Reply) {
+        let plainer = match reply {
+            Reply::Error { .. } => Reply::default_reply(),
+            Reply::Text(_) => Reply::Text(JsString::from("done")),
+            Reply::ToolCalls(calls) => {
+                let paris = Json::object([("city", Json::str("Paris"))]);
+                Reply::ToolCalls(
+                    calls
+                        .iter()
+                        .map(|c| ToolCallReply {
+                            arguments: paris.clone(),
+                            ..c.clone()
+                        })
+                        .collect(),
+                )
+            }
         };
-        if plainer != *r {
-            let mut c = d.clone();
-            c.replies[i] = plainer;
-            out.push(c);
-        }
+        self.plainer(reply, vec![plainer]);
+    }
+}
+
+/// One way a list may lose elements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Removal {
+    /// The element at this position.
+    One(usize),
+    /// Every element from this position on.
+    From(usize),
+}
+
+/// The removals a list of `len` elements allows, in the order tried.
+fn removals(len: usize, kind: List) -> Vec<Removal> {
+    match kind {
+        List::Set { min } if len > min => (0..len).map(Removal::One).collect(),
+        List::Set { .. } => Vec::new(),
+        // The end of a script is the part least likely to matter: later
+        // steps first, the tail from each one cut, then the step alone.
+        List::Script => (0..len)
+            .rev()
+            .flat_map(|i| {
+                let tail = (i >= 1 && i + 1 < len).then_some(Removal::From(i));
+                let one = (len > 1).then_some(Removal::One(i));
+                tail.into_iter().chain(one)
+            })
+            .collect(),
     }
 }
 
@@ -475,73 +436,27 @@ fn numbered_calls(replies: &[Reply]) -> Vec<Reply> {
         .collect()
 }
 
-/// The lengths of the draft's tool lists, in a fixed order.
-fn tool_lists(d: &Draft) -> Vec<usize> {
-    let mut out = vec![d.tools.len()];
-    out.extend(d.toolsets.iter().flatten().map(|(_, t)| t.len()));
-    out.extend(d.client_tools.iter().map(Vec::len));
-    out
-}
-
-fn tool_lists_mut(d: &mut Draft) -> Vec<&mut Vec<Tool>> {
-    let mut out = vec![&mut d.tools];
-    out.extend(d.toolsets.iter_mut().flatten().map(|(_, t)| t));
-    out.extend(d.client_tools.iter_mut());
-    out
-}
-
-/// Every distinct string that names something: keys, toolset names, ids,
-/// and the names options and calls use; longest first.
-fn strings(d: &Draft) -> Vec<JsString> {
+/// Every distinct name of the case (`Visitor::name`), longest first.
+fn names(c: &Case) -> Vec<JsString> {
     let mut out: Vec<JsString> = Vec::new();
-    let mut add = |s: &JsString| {
+    let mut collect = |s: &JsString| {
         if !out.contains(s) {
             out.push(s.clone());
         }
+        s.clone()
     };
-    for t in d.all_tools() {
-        add(t.key());
-        if let Tool::Custom { id, .. } = t {
-            add(id);
-        }
-    }
-    for (name, _) in d.toolsets.iter().flatten() {
-        add(name);
-    }
-    if let Some(ToolChoice::Tool(n)) = &d.call.tool_choice {
-        add(n);
-    }
-    for n in d.call.active_tools.iter().flatten() {
-        add(n);
-    }
-    for r in &d.replies {
-        if let Reply::ToolCalls(calls) = r {
-            for c in calls {
-                add(&c.name);
-            }
-        }
-    }
-    let src = &d.sources;
-    for k in src.agents.iter().chain(src.workflows.iter()).flatten() {
-        add(k);
-    }
-    for server in src.mcp.iter().flatten() {
-        add(&server.name);
-        for t in &server.tools {
-            add(t);
-        }
-    }
+    map_names(c, &mut collect);
     out.sort_by_key(|s| std::cmp::Reverse(s.len()));
     out
 }
 
-/// `d` with every `from` written `to`, and every rewritten name of `from`
+/// `c` with every `from` written `to`, and every rewritten name of `from`
 /// written as the rewritten name of `to`, so that a call or an option that
 /// named the tool by its rewritten name still does.
-pub fn rename(d: &Draft, from: &JsString, to: &JsString) -> Draft {
+pub fn rename(c: &Case, from: &JsString, to: &JsString) -> Case {
     let wire_from = wire_name(from).filter(|w| w != from);
     let wire_to = wire_name(to);
-    map_strings(d, &|s: &JsString| {
+    map_names(c, |s: &JsString| {
         if s == from {
             to.clone()
         } else if wire_from.as_ref() == Some(s) {
@@ -552,64 +467,17 @@ pub fn rename(d: &Draft, from: &JsString, to: &JsString) -> Draft {
     })
 }
 
-/// `d` with `map` applied to every string that names something (those of
-/// `strings`).
-fn map_strings(d: &Draft, map: &dyn Fn(&JsString) -> JsString) -> Draft {
-    let tool = |t: &Tool| match t {
-        Tool::Standard(k) => Tool::Standard(map(k)),
-        Tool::Custom {
-            key,
-            id,
-            description,
-        } => Tool::Custom {
-            key: map(key),
-            id: map(id),
-            description: description.clone(),
-        },
-        Tool::Builtin { key, name } => Tool::Builtin {
-            key: map(key),
-            name: name.clone(),
-        },
-    };
-    let mut c = d.clone();
-    c.tools = d.tools.iter().map(tool).collect();
-    c.toolsets = d.toolsets.as_ref().map(|sets| {
-        sets.iter()
-            .map(|(n, ts)| (map(n), ts.iter().map(tool).collect()))
-            .collect()
-    });
-    c.client_tools = d
-        .client_tools
-        .as_ref()
-        .map(|ts| ts.iter().map(tool).collect());
-    if let Some(ToolChoice::Tool(n)) = &d.call.tool_choice {
-        c.call.tool_choice = Some(ToolChoice::Tool(map(n)));
-    }
-    c.call.active_tools = d
-        .call
-        .active_tools
-        .as_ref()
-        .map(|a| a.iter().map(map).collect());
-    for r in &mut c.replies {
-        if let Reply::ToolCalls(calls) = r {
-            for call in calls {
-                call.name = map(&call.name);
-            }
+/// `c` with `map` applied to every name.
+fn map_names(c: &Case, map: impl FnMut(&JsString) -> JsString) -> Case {
+    struct Names<F>(F);
+    impl<F: FnMut(&JsString) -> JsString> Visitor for Names<F> {
+        fn name(&mut self, name: &mut JsString) {
+            *name = (self.0)(name);
         }
     }
-    let keys = |ks: &Option<Vec<JsString>>| ks.as_ref().map(|ks| ks.iter().map(map).collect());
-    c.sources.agents = keys(&d.sources.agents);
-    c.sources.workflows = keys(&d.sources.workflows);
-    c.sources.mcp = d.sources.mcp.as_ref().map(|servers| {
-        servers
-            .iter()
-            .map(|s| McpServer {
-                name: map(&s.name),
-                tools: s.tools.iter().map(map).collect(),
-            })
-            .collect()
-    });
-    c
+    let mut mapped = c.clone();
+    mapped.walk(&mut Names(map));
+    mapped
 }
 
 /// A string split into characters: a surrogate pair is one, so that no
@@ -752,7 +620,7 @@ pub fn plainer_strings(s: &JsString) -> Vec<JsString> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::case::Call;
+    use crate::case::{Call, McpServer, Method};
 
     fn js(s: &str) -> JsString {
         JsString::from(s)
@@ -894,16 +762,16 @@ mod tests {
             name: js("t"),
             arguments: Json::Object(Vec::new()),
         };
-        let d = Draft {
+        let case = Case {
             tools: vec![Tool::Standard(js("t"))],
             replies: vec![
                 Reply::ToolCalls(vec![call("a"), call("call_9")]),
                 Reply::Text(js("x")),
                 Reply::ToolCalls(vec![call("b")]),
             ],
-            ..Draft::default()
+            ..Case::new("x.json", "x")
         };
-        let ids = |c: &Draft| -> Vec<String> {
+        let ids = |c: &Case| -> Vec<String> {
             c.replies
                 .iter()
                 .filter_map(|r| match r {
@@ -913,7 +781,7 @@ mod tests {
                 .flatten()
                 .collect()
         };
-        let all = candidates(&d);
+        let all = candidates(&case);
         assert!(all.iter().any(|c| ids(c) == ["call_1", "call_2", "call_3"]));
         for c in &all {
             let ids = ids(c);
@@ -924,7 +792,7 @@ mod tests {
 
     #[test]
     fn renaming_follows_the_rewritten_name() {
-        let d = Draft {
+        let case = Case {
             tools: vec![Tool::Standard(js("a.b")), Tool::Standard(js("c"))],
             call: Call {
                 method: Method::Generate,
@@ -937,9 +805,9 @@ mod tests {
                 name: js("a_b"),
                 arguments: Json::Object(Vec::new()),
             }])],
-            ..Draft::default()
+            ..Case::new("x.json", "x")
         };
-        let r = rename(&d, &js("a.b"), &js("."));
+        let r = rename(&case, &js("a.b"), &js("."));
         assert_eq!(r.tools[0], Tool::Standard(js(".")));
         assert_eq!(r.call.tool_choice, Some(ToolChoice::Tool(js("."))));
         assert_eq!(r.call.active_tools, Some(vec![js("_")]));
@@ -952,7 +820,7 @@ mod tests {
     #[test]
     fn the_sources_shrink_too() {
         use crate::case::Sources;
-        let d = Draft {
+        let case = Case {
             tools: vec![Tool::Standard(js("t"))],
             sources: Sources {
                 agents: Some(vec![js("a.b"), js("c")]),
@@ -966,9 +834,9 @@ mod tests {
                 }),
                 dynamic_tools: true,
             },
-            ..Draft::default()
+            ..Case::new("x.json", "x")
         };
-        let cs = candidates(&d);
+        let cs = candidates(&case);
         let has = |f: &dyn Fn(&Sources) -> bool| cs.iter().any(|c| f(&c.sources));
         assert!(has(&|s| s.agents.is_none()), "sub-agents dropped");
         assert!(has(&|s| s.workflows.is_none()), "workflows dropped");
@@ -1006,11 +874,43 @@ mod tests {
         );
     }
 
+    /// A script loses its later replies first, and never becomes empty:
+    /// leaving `replies` out is its plainest form.
+    #[test]
+    fn replies_shrink_from_the_end_and_never_to_an_empty_script() {
+        let text = |s: &str| Reply::Text(js(s));
+        let case = Case {
+            replies: vec![text("a"), text("b"), text("c")],
+            ..Case::new("x.json", "x")
+        };
+        let scripts: Vec<Vec<Reply>> = candidates(&case).into_iter().map(|c| c.replies).collect();
+        assert_eq!(
+            scripts[0],
+            [Reply::default_reply()],
+            "the field left out first"
+        );
+        assert_eq!(
+            scripts[1..5],
+            [
+                vec![text("a"), text("b")],
+                vec![text("a")],
+                vec![text("a"), text("c")],
+                vec![text("b"), text("c")],
+            ],
+            "then the tail, later replies first"
+        );
+        assert!(scripts.iter().all(|s| !s.is_empty()));
+        assert_eq!(removals(1, List::Script), [], "one reply stays");
+        assert_eq!(removals(1, List::Set { min: 1 }), [], "one call stays");
+    }
+
     #[test]
     fn candidates_start_with_the_coarsest() {
-        let d = super::super::gen::generate(1, 7);
-        let cs = candidates(&d);
+        let case = super::super::gen::generate(1, 7);
+        let cs = candidates(&case);
         assert!(!cs.is_empty());
-        assert!(cs.iter().all(|c| c != &d));
+        assert!(cs.iter().all(|c| c != &case));
+        let given = |c: &Case| c.to_json().members().map_or(0, |m| m.len());
+        assert!(given(&cs[0]) < given(&case), "a field left out first");
     }
 }

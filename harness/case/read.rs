@@ -1,0 +1,551 @@
+//! Reading a case file: `case(file, json)`, the JSON value of one file
+//! checked field by field (`shared/case-format.md`).
+//!
+//! In: the file's name and its JSON. Out: a `Case`, or the first
+//! `CaseError`, naming the file, the field and the value that was wrong.
+//! Unknown and repeated fields are errors, since a misspelt or repeated
+//! field would make the model and the probe run two different cases.
+
+use super::{
+    sources, Call, Case, CaseError, Method, Reply, Tool, ToolCallReply, ToolChoice, BUILTINS,
+    MAX_REPLIES,
+};
+use crate::js::json::Json;
+use crate::js::string::JsString;
+use crate::route::Route;
+use std::path::Path;
+
+/// The top-level fields of a case besides the sources' (`sources::FIELDS`).
+const FIELDS: &[&str] = &[
+    "about",
+    "source",
+    "tools",
+    "toolsets",
+    "clientTools",
+    "call",
+    "replies",
+    "route",
+];
+
+pub(super) fn case(path: &Path, raw: &Json) -> Result<Case, CaseError> {
+    let v = Validator { file: path };
+    let known: Vec<&str> = FIELDS.iter().chain(sources::FIELDS).copied().collect();
+    let top = v.object(raw, "", &known)?;
+    let about = v
+        .text(top.get("about"), "about")?
+        .ok_or_else(|| v.err("about", "is required"))?;
+    let blank = Case::new(path, about);
+    // One field after another in the contract's order, whatever the
+    // file's: the first bad one is the error.
+    Ok(Case {
+        source: v.text(top.get("source"), "source")?,
+        tools: match top.get("tools") {
+            None => blank.tools,
+            Some(t) => v.tools(t, "tools")?,
+        },
+        toolsets: match top.get("toolsets") {
+            None => blank.toolsets,
+            Some(t) => Some(v.toolsets(t)?),
+        },
+        client_tools: match top.get("clientTools") {
+            None => blank.client_tools,
+            Some(t) => Some(v.tools(t, "clientTools")?),
+        },
+        call: match top.get("call") {
+            None => blank.call,
+            Some(c) => v.call(c)?,
+        },
+        replies: match top.get("replies") {
+            None => blank.replies,
+            Some(r) => v.replies(r)?,
+        },
+        route: match top.get("route") {
+            None => blank.route,
+            Some(r) => v.route(r)?,
+        },
+        route_named: top.get("route").is_some(),
+        sources: v.sources(top)?,
+        ..blank
+    })
+}
+
+/// Reads the values of one file; every error names that file.
+pub(super) struct Validator<'a> {
+    file: &'a Path,
+}
+
+/// A value as an error message shows it: its JSON, cut at 60 characters.
+fn show(v: &Json) -> String {
+    let text = v.to_compact();
+    if text.chars().count() > 60 {
+        format!("{}…", text.chars().take(60).collect::<String>())
+    } else {
+        text
+    }
+}
+
+/// `field.key`, or `key` at the top level.
+fn member_path(field: &str, key: &JsString) -> String {
+    if field.is_empty() {
+        key.to_lossy()
+    } else {
+        format!("{field}.{}", key.to_lossy())
+    }
+}
+
+impl Validator<'_> {
+    pub(super) fn err(&self, field: &str, problem: impl Into<String>) -> CaseError {
+        CaseError {
+            file: self.file.to_path_buf(),
+            field: field.to_string(),
+            problem: problem.into(),
+        }
+    }
+
+    pub(super) fn wrong(&self, field: &str, expected: &str, got: &Json) -> CaseError {
+        self.err(
+            field,
+            format!("expected {expected}, got {} {}", got.kind(), show(got)),
+        )
+    }
+
+    /// An object whose keys are all in `known` (any keys when `known` is
+    /// empty). Unknown fields are errors: a misspelt `toolChoise` must not
+    /// silently run a different case.
+    pub(super) fn object<'j>(
+        &self,
+        v: &'j Json,
+        field: &str,
+        known: &[&str],
+    ) -> Result<&'j Json, CaseError> {
+        let Json::Object(members) = v else {
+            return Err(self.wrong(
+                if field.is_empty() {
+                    "(top level)"
+                } else {
+                    field
+                },
+                "an object",
+                v,
+            ));
+        };
+        // JSON readers disagree on a repeated name (Node's JSON.parse keeps
+        // the last, this harness's reader the first), so the model and the
+        // probe would run two different cases.
+        for (i, (k, _)) in members.iter().enumerate() {
+            if members[..i].iter().any(|(earlier, _)| earlier == k) {
+                return Err(self.err(
+                    &member_path(field, k),
+                    "appears twice; give each field once",
+                ));
+            }
+        }
+        if !known.is_empty() {
+            for (k, _) in members {
+                if !known.iter().any(|n| JsString::from(*n) == *k) {
+                    return Err(self.err(
+                        &member_path(field, k),
+                        format!("unknown field (known: {})", known.join(", ")),
+                    ));
+                }
+            }
+        }
+        Ok(v)
+    }
+
+    /// The elements of the array `v`, each read by `item` with its own
+    /// field (`field[i]`).
+    pub(super) fn array<T>(
+        &self,
+        v: &Json,
+        field: &str,
+        expected: &str,
+        item: impl Fn(&Json, &str) -> Result<T, CaseError>,
+    ) -> Result<Vec<T>, CaseError> {
+        let items = v.as_array().ok_or_else(|| self.wrong(field, expected, v))?;
+        items
+            .iter()
+            .enumerate()
+            .map(|(i, x)| item(x, &format!("{field}[{i}]")))
+            .collect()
+    }
+
+    /// At most `max` elements in the array `v`: a list too long for what
+    /// holds it (`65 replies; at most 64 fit one case`) is refused before
+    /// any of it is read.
+    pub(super) fn at_most(
+        &self,
+        v: &Json,
+        field: &str,
+        max: usize,
+        (what, holder): (&str, &str),
+    ) -> Result<(), CaseError> {
+        match v.as_array() {
+            Some(items) if items.len() > max => Err(self.err(
+                field,
+                format!("{} {what}; at most {max} fit one {holder}", items.len()),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    pub(super) fn text(&self, v: Option<&Json>, field: &str) -> Result<Option<String>, CaseError> {
+        match v {
+            None => Ok(None),
+            Some(Json::String(s)) => s
+                .to_rust()
+                .map(Some)
+                .ok_or_else(|| self.err(field, "holds a lone surrogate")),
+            Some(other) => Err(self.wrong(field, "a string", other)),
+        }
+    }
+
+    pub(super) fn js(&self, v: Option<&Json>, field: &str) -> Result<JsString, CaseError> {
+        match v {
+            Some(Json::String(s)) => Ok(s.clone()),
+            Some(other) => Err(self.wrong(field, "a string", other)),
+            None => Err(self.err(field, "is required")),
+        }
+    }
+
+    /// An array of strings (`activeTools`, `agents`, an MCP server's tools).
+    pub(super) fn strings(
+        &self,
+        v: &Json,
+        field: &str,
+        expected: &str,
+    ) -> Result<Vec<JsString>, CaseError> {
+        self.array(v, field, expected, |k, at| self.js(Some(k), at))
+    }
+
+    fn tools(&self, v: &Json, field: &str) -> Result<Vec<Tool>, CaseError> {
+        self.array(v, field, "an array of tools", |t, at| self.tool(t, at))
+    }
+
+    fn toolsets(&self, v: &Json) -> Result<Vec<(JsString, Vec<Tool>)>, CaseError> {
+        let sets = self.object(v, "toolsets", &[])?;
+        let mut out = Vec::new();
+        for (name, list) in sets.members().unwrap_or_default() {
+            let field = format!("toolsets.{}", name.to_lossy());
+            out.push((name.clone(), self.tools(list, &field)?));
+        }
+        Ok(out)
+    }
+
+    fn route(&self, v: &Json) -> Result<Route, CaseError> {
+        let name = self.text(Some(v), "route")?.unwrap_or_default();
+        Route::parse(&name).ok_or_else(|| {
+            self.err(
+                "route",
+                format!(
+                    "{name:?} is not a route: expected one of {}",
+                    Route::ALL.map(Route::name).join(", ")
+                ),
+            )
+        })
+    }
+
+    fn tool(&self, v: &Json, field: &str) -> Result<Tool, CaseError> {
+        if let Json::String(key) = v {
+            return Ok(Tool::Standard(key.clone()));
+        }
+        let obj = self
+            .object(v, field, &["key", "id", "description", "builtin"])
+            .map_err(|e| {
+                if matches!(v, Json::Object(_)) {
+                    e
+                } else {
+                    self.wrong(field, "a key string or a tool object", v)
+                }
+            })?;
+        let key = self.js(obj.get("key"), &format!("{field}.key"))?;
+        match obj.get("builtin") {
+            Some(b) => {
+                if obj.get("id").is_some() || obj.get("description").is_some() {
+                    return Err(self.err(field, "a builtin takes only `key` and `builtin`"));
+                }
+                let name = self
+                    .text(Some(b), &format!("{field}.builtin"))?
+                    .unwrap_or_default();
+                if !BUILTINS.contains(&name.as_str()) {
+                    return Err(self.err(
+                        &format!("{field}.builtin"),
+                        format!("unknown builtin {name:?} (known: {})", BUILTINS.join(", ")),
+                    ));
+                }
+                Ok(Tool::Builtin { key, name })
+            }
+            None => Ok(Tool::Custom {
+                key,
+                id: self.js(obj.get("id"), &format!("{field}.id"))?,
+                description: self.js(obj.get("description"), &format!("{field}.description"))?,
+            }),
+        }
+    }
+
+    fn call(&self, v: &Json) -> Result<Call, CaseError> {
+        let obj = self.object(
+            v,
+            "call",
+            &["method", "toolChoice", "activeTools", "maxSteps"],
+        )?;
+        let method = match obj.get("method") {
+            None => Method::default(),
+            Some(m) => match m.as_str().and_then(JsString::to_rust).as_deref() {
+                Some("generate") => Method::Generate,
+                Some("stream") => Method::Stream,
+                _ => return Err(self.wrong("call.method", "\"generate\" or \"stream\"", m)),
+            },
+        };
+        let tool_choice = obj
+            .get("toolChoice")
+            .map(|t| self.tool_choice(t))
+            .transpose()?;
+        let active_tools = obj
+            .get("activeTools")
+            .map(|a| self.strings(a, "call.activeTools", "an array of keys"))
+            .transpose()?;
+        let max_steps = match obj.get("maxSteps") {
+            None => None,
+            Some(n) => match n.as_f64() {
+                Some(x) if x.fract() == 0.0 && (1.0..=1000.0).contains(&x) => Some(x as u32),
+                _ => return Err(self.wrong("call.maxSteps", "an integer from 1 to 1000", n)),
+            },
+        };
+        Ok(Call {
+            method,
+            tool_choice,
+            active_tools,
+            max_steps,
+        })
+    }
+
+    fn tool_choice(&self, v: &Json) -> Result<ToolChoice, CaseError> {
+        const FIELD: &str = "call.toolChoice";
+        const EXPECTED: &str =
+            "\"auto\", \"none\", \"required\" or { \"type\": \"tool\", \"toolName\": KEY }";
+        match v {
+            Json::String(s) => match s.to_rust().as_deref() {
+                Some("auto") => Ok(ToolChoice::Auto),
+                Some("none") => Ok(ToolChoice::None),
+                Some("required") => Ok(ToolChoice::Required),
+                _ => Err(self.wrong(FIELD, EXPECTED, v)),
+            },
+            Json::Object(_) => {
+                let obj = self.object(v, FIELD, &["type", "toolName"])?;
+                match obj.get("type") {
+                    Some(t) if t.as_str() == Some(&JsString::from("tool")) => {}
+                    Some(t) => return Err(self.wrong("call.toolChoice.type", "\"tool\"", t)),
+                    None => return Err(self.err("call.toolChoice.type", "is required")),
+                }
+                Ok(ToolChoice::Tool(
+                    self.js(obj.get("toolName"), "call.toolChoice.toolName")?,
+                ))
+            }
+            _ => Err(self.wrong(FIELD, EXPECTED, v)),
+        }
+    }
+
+    fn replies(&self, v: &Json) -> Result<Vec<Reply>, CaseError> {
+        self.at_most(v, "replies", MAX_REPLIES, ("replies", "case"))?;
+        self.array(v, "replies", "an array of replies", |r, at| {
+            self.reply(r, at)
+        })
+    }
+
+    fn reply(&self, v: &Json, field: &str) -> Result<Reply, CaseError> {
+        let obj = self.object(v, field, &["status", "body", "toolCalls", "text"])?;
+        let present: Vec<&str> = ["status", "toolCalls", "text"]
+            .into_iter()
+            .filter(|k| obj.get(k).is_some())
+            .collect();
+        if present.len() != 1 {
+            return Err(self.err(field, "needs exactly one of `status`, `toolCalls`, `text`"));
+        }
+        if obj.get("body").is_some() && present[0] != "status" {
+            return Err(self.err(
+                &format!("{field}.body"),
+                "only an error reply (`status`) takes a body",
+            ));
+        }
+        match present[0] {
+            "status" => {
+                let s = obj.get("status").unwrap_or(&Json::Null);
+                let status = match s.as_f64() {
+                    Some(x) if x.fract() == 0.0 && (400.0..=599.0).contains(&x) => x as u16,
+                    _ => {
+                        return Err(self.wrong(
+                            &format!("{field}.status"),
+                            "an HTTP error status from 400 to 599",
+                            s,
+                        ))
+                    }
+                };
+                Ok(Reply::Error {
+                    status,
+                    body: obj.get("body").cloned(),
+                })
+            }
+            "text" => Ok(Reply::Text(
+                self.js(obj.get("text"), &format!("{field}.text"))?,
+            )),
+            _ => {
+                let calls_field = format!("{field}.toolCalls");
+                let calls = obj.get("toolCalls").unwrap_or(&Json::Null);
+                let calls =
+                    self.array(calls, &calls_field, "an array of tool calls", |c, at| {
+                        self.tool_call(c, at)
+                    })?;
+                if calls.is_empty() {
+                    return Err(self.err(
+                        &calls_field,
+                        "is empty; a tool-call reply needs at least one call",
+                    ));
+                }
+                Ok(Reply::ToolCalls(calls))
+            }
+        }
+    }
+
+    fn tool_call(&self, v: &Json, field: &str) -> Result<ToolCallReply, CaseError> {
+        let c = self.object(v, field, &["id", "name", "arguments"])?;
+        let arguments = c
+            .get("arguments")
+            .cloned()
+            .unwrap_or(Json::Object(Vec::new()));
+        if !matches!(arguments, Json::Object(_)) {
+            return Err(self.wrong(&format!("{field}.arguments"), "an object", &arguments));
+        }
+        Ok(ToolCallReply {
+            id: self.js(c.get("id"), &format!("{field}.id"))?,
+            name: self.js(c.get("name"), &format!("{field}.name"))?,
+            arguments,
+        })
+    }
+}
+
+#[cfg(test)]
+pub(super) mod tests {
+    use super::super::{Case, CaseError, Reply, Tool, ToolChoice, MAX_REPLIES};
+    use std::path::Path;
+
+    /// `text` read as the file `cases/x.json`.
+    pub(in crate::case) fn parse(text: &str) -> Result<Case, CaseError> {
+        Case::parse(Path::new("cases/x.json"), text)
+    }
+
+    #[test]
+    fn the_format_example_parses() {
+        let c = parse(
+            r#"{"about":"a","source":"s","tools":["search.web"],
+                "call":{"method":"generate","toolChoice":{"type":"tool","toolName":"search.web"}}}"#,
+        )
+        .unwrap();
+        assert_eq!(c.tools, vec![Tool::Standard("search.web".into())]);
+        assert_eq!(
+            c.call.tool_choice,
+            Some(ToolChoice::Tool("search.web".into()))
+        );
+        assert_eq!(c.replies, vec![Reply::default_reply()]);
+        assert!(!c.names_its_route());
+    }
+
+    #[test]
+    fn a_route_given_is_named_even_when_it_is_the_default() {
+        let c = parse(r#"{"about":"a","route":"openai-compatible"}"#).unwrap();
+        assert!(c.names_its_route());
+        assert_eq!(c.route, crate::route::Route::default());
+    }
+
+    #[test]
+    fn lone_surrogate_keys_are_kept() {
+        let c = parse(r#"{"about":"a","tools":["\ud800x"]}"#).unwrap();
+        assert_eq!(c.tools[0].key().units(), &[0xD800, u16::from(b'x')]);
+    }
+
+    #[test]
+    fn each_bad_input_names_file_field_and_value() {
+        let cases = [
+            (r#"{"about":"a","toolz":[]}"#, "toolz", "unknown field"),
+            (r#"{"tools":[]}"#, "about", "required"),
+            (
+                r#"{"about":"a","tools":"x"}"#,
+                "tools",
+                "got a string \"x\"",
+            ),
+            (
+                r#"{"about":"a","tools":[{"key":"k","builtin":"nopeTool"}]}"#,
+                "tools[0].builtin",
+                "nopeTool",
+            ),
+            (
+                r#"{"about":"a","call":{"toolChoice":"always"}}"#,
+                "call.toolChoice",
+                "\"always\"",
+            ),
+            (
+                r#"{"about":"a","call":{"method":"run"}}"#,
+                "call.method",
+                "\"run\"",
+            ),
+            (
+                r#"{"about":"a","call":{"activeTools":[1]}}"#,
+                "call.activeTools[0]",
+                "got a number 1",
+            ),
+            (
+                r#"{"about":"a","replies":[{"status":200}]}"#,
+                "replies[0].status",
+                "200",
+            ),
+            (
+                r#"{"about":"a","replies":[{"text":"x","status":400}]}"#,
+                "replies[0]",
+                "exactly one",
+            ),
+            (
+                r#"{"about":"a","replies":[{"toolCalls":[]}]}"#,
+                "replies[0].toolCalls",
+                "at least one call",
+            ),
+            (
+                r#"{"about":"a","replies":[{"toolCalls":[{"id":"c","name":"n","arguments":1}]}]}"#,
+                "replies[0].toolCalls[0].arguments",
+                "an object",
+            ),
+            (
+                r#"{"about":"a","call":{"maxSteps":0}}"#,
+                "call.maxSteps",
+                "0",
+            ),
+        ];
+        for (text, field, needle) in cases {
+            let e = parse(text).unwrap_err();
+            assert_eq!(e.field, field, "{text}");
+            let shown = e.to_string();
+            assert!(shown.starts_with("cases/x.json: field `"), "{shown}");
+            assert!(shown.contains(needle), "{shown} should mention {needle}");
+        }
+        let e = parse("{\"about\": ").unwrap_err();
+        assert!(e.to_string().contains("not valid JSON: line 1"), "{e}");
+    }
+
+    #[test]
+    fn a_repeated_field_is_an_error() {
+        let e = parse(r#"{"about":"a","tools":["x"],"tools":["y"]}"#).unwrap_err();
+        assert_eq!(e.field, "tools");
+        let e = parse(r#"{"about":"a","toolsets":{"s":[],"s":["x"]}}"#).unwrap_err();
+        assert_eq!(e.field, "toolsets.s");
+    }
+
+    #[test]
+    fn too_many_replies_is_an_error() {
+        let replies = vec![r#"{"text":"x"}"#; MAX_REPLIES + 1].join(",");
+        let e = parse(&format!(r#"{{"about":"a","replies":[{replies}]}}"#)).unwrap_err();
+        assert_eq!(e.field, "replies");
+        assert!(
+            e.problem.contains("65 replies; at most 64 fit one case"),
+            "{e}"
+        );
+    }
+}

@@ -1,0 +1,374 @@
+//! Writing a case file: `Case::to_json`, the one writer of the format.
+//!
+//! In: a `Case`. Out: its file as a `Json` value, the contract's fields in
+//! one fixed order, every field left out that holds what a file without it
+//! reads as (`tools` excepted: always written, so that every file says what
+//! the agent is given). Reading what this writes gives the same `Case`, and
+//! writing that again gives the same text (`read_after_write_*` below and
+//! in the generator's tests). The probe is sent this value, so what the
+//! model predicts from the typed case is what Node runs.
+
+use super::{Call, Case, Method, Reply, Tool, ToolChoice};
+use crate::js::json::Json;
+
+impl Case {
+    /// The case file (`shared/case-format.md`); `path` is not part of it.
+    pub fn to_json(&self) -> Json {
+        // What each field reads as when the file leaves it out.
+        let blank = Case::new("", "");
+        let mut members = vec![("about", Json::str(&self.about))];
+        if let Some(source) = &self.source {
+            members.push(("source", Json::str(source)));
+        }
+        members.push(("tools", tools(&self.tools)));
+        if let Some(sets) = &self.toolsets {
+            let sets = sets
+                .iter()
+                .map(|(name, list)| (name.clone(), tools(list)))
+                .collect();
+            members.push(("toolsets", Json::Object(sets)));
+        }
+        if let Some(client) = &self.client_tools {
+            members.push(("clientTools", tools(client)));
+        }
+        self.sources.write(&mut members);
+        if self.call != blank.call {
+            members.push(("call", call(&self.call)));
+        }
+        if self.replies != blank.replies {
+            members.push((
+                "replies",
+                Json::Array(self.replies.iter().map(reply).collect()),
+            ));
+        }
+        // A case on another route names it, however it got there.
+        if self.route_named || self.route != blank.route {
+            members.push(("route", Json::str(self.route.name())));
+        }
+        Json::object(members)
+    }
+}
+
+fn tools(list: &[Tool]) -> Json {
+    Json::Array(list.iter().map(tool).collect())
+}
+
+fn tool(t: &Tool) -> Json {
+    match t {
+        Tool::Standard(key) => Json::String(key.clone()),
+        Tool::Custom {
+            key,
+            id,
+            description,
+        } => Json::object([
+            ("key", Json::String(key.clone())),
+            ("id", Json::String(id.clone())),
+            ("description", Json::String(description.clone())),
+        ]),
+        Tool::Builtin { key, name } => Json::object([
+            ("key", Json::String(key.clone())),
+            ("builtin", Json::str(name)),
+        ]),
+    }
+}
+
+fn call(c: &Call) -> Json {
+    let mut members = Vec::new();
+    if c.method != Call::default().method {
+        members.push((
+            "method",
+            Json::str(match c.method {
+                Method::Generate => "generate",
+                Method::Stream => "stream",
+            }),
+        ));
+    }
+    if let Some(choice) = &c.tool_choice {
+        let v = match choice {
+            ToolChoice::Auto => Json::str("auto"),
+            ToolChoice::None => Json::str("none"),
+            ToolChoice::Required => Json::str("required"),
+            ToolChoice::Tool(name) => Json::object([
+                ("type", Json::str("tool")),
+                ("toolName", Json::String(name.clone())),
+            ]),
+        };
+        members.push(("toolChoice", v));
+    }
+    if let Some(active) = &c.active_tools {
+        members.push(("activeTools", Json::from(active.clone())));
+    }
+    if let Some(n) = c.max_steps {
+        members.push(("maxSteps", Json::int(i64::from(n))));
+    }
+    Json::object(members)
+}
+
+fn reply(r: &Reply) -> Json {
+    match r {
+        Reply::Error { status, body } => {
+            let mut members = vec![("status", Json::int(i64::from(*status)))];
+            if let Some(b) = body {
+                members.push(("body", b.clone()));
+            }
+            Json::object(members)
+        }
+        Reply::Text(text) => Json::object([("text", Json::String(text.clone()))]),
+        Reply::ToolCalls(calls) => Json::object([(
+            "toolCalls",
+            Json::Array(
+                calls
+                    .iter()
+                    .map(|c| {
+                        Json::object([
+                            ("id", Json::String(c.id.clone())),
+                            ("name", Json::String(c.name.clone())),
+                            ("arguments", c.arguments.clone()),
+                        ])
+                    })
+                    .collect(),
+            ),
+        )]),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::read::tests::parse;
+    use super::super::{
+        discover, Call, Case, McpServer, MemorySource, Method, Reply, Sources, Tool, ToolCallReply,
+        ToolChoice, BUILTINS,
+    };
+    use crate::js::json::Json;
+    use crate::js::string::JsString;
+    use crate::route::Route;
+    use proptest::prelude::*;
+    use std::path::Path;
+
+    /// Read ∘ write is the identity on `case`: its file reads back as the
+    /// same `Case`, and that writes the same text again.
+    fn assert_round_trip(case: &Case) {
+        let written = case.to_json().to_pretty();
+        let again = Case::parse(&case.path, &written).unwrap_or_else(|e| panic!("{e}\n{written}"));
+        assert_eq!(&again, case, "{written}");
+        assert_eq!(again.to_json().to_pretty(), written);
+    }
+
+    /// Every case of the corpus, read, written and read again.
+    #[test]
+    fn read_after_write_is_the_identity_on_every_corpus_case() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases");
+        let files = discover(&root).unwrap();
+        assert!(files.len() > 100, "{} case files", files.len());
+        for file in files {
+            assert_round_trip(&Case::load(&file).unwrap());
+        }
+    }
+
+    #[test]
+    fn what_a_file_leaves_out_the_writer_leaves_out() {
+        let c = parse(
+            r#"{"about":"a","call":{"method":"generate"},"replies":[{"status":400}],
+                "dynamicTools":false}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            c.to_json().to_compact(),
+            r#"{"about":"a","tools":[]}"#,
+            "defaults are not written"
+        );
+        let c = parse(r#"{"about":"a","replies":[],"route":"openai-compatible"}"#).unwrap();
+        assert_eq!(
+            c.to_json().to_compact(),
+            r#"{"about":"a","tools":[],"replies":[],"route":"openai-compatible"}"#,
+            "an empty script and a named default route are not defaults"
+        );
+    }
+
+    #[test]
+    fn a_case_put_on_a_route_writes_it() {
+        let c = parse(r#"{"about":"a"}"#).unwrap();
+        let on = c.on_route(Route::Google);
+        assert_eq!(on.route, Route::Google);
+        assert!(on.names_its_route() && !c.names_its_route());
+        assert_eq!(
+            on.to_json().get("route"),
+            Some(&Json::str("google")),
+            "the probe is told the route the listener speaks"
+        );
+        assert_round_trip(&on);
+        assert_round_trip(&c.on_route(Route::default()));
+    }
+
+    #[test]
+    fn lone_surrogates_and_key_order_are_written_exactly() {
+        let text = r#"{"about":"a","tools":["\ud800x","b","\udc00"],"toolsets":{"z":["\udfff"],"a":[]},"mcp":{"s2":["t"],"s1":[]}}"#;
+        let c = parse(text).unwrap();
+        assert_eq!(c.to_json().to_compact(), text);
+    }
+
+    // Arbitrary cases: every field, every kind of value, strings of any
+    // code units.
+
+    fn js() -> impl Strategy<Value = JsString> {
+        let unit = prop_oneof![
+            0x61u16..0x7B,
+            Just(0x2Eu16),
+            Just(0x5F),
+            0u16..0x20,
+            0xD800u16..0xE000,
+            any::<u16>(),
+        ];
+        prop::collection::vec(unit, 0..6).prop_map(JsString::from_units)
+    }
+
+    fn json() -> impl Strategy<Value = Json> {
+        let leaf = prop_oneof![
+            Just(Json::Null),
+            any::<bool>().prop_map(Json::Bool),
+            any::<i32>().prop_map(|n| Json::int(i64::from(n))),
+            Just(Json::Number("1.5e3".into())),
+            js().prop_map(Json::String),
+        ];
+        leaf.prop_recursive(3, 16, 4, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..4).prop_map(Json::Array),
+                prop::collection::vec((js(), inner), 0..4).prop_map(Json::Object),
+            ]
+        })
+    }
+
+    fn object() -> impl Strategy<Value = Json> {
+        prop::collection::vec((js(), json()), 0..3).prop_map(Json::Object)
+    }
+
+    fn tool() -> impl Strategy<Value = Tool> {
+        prop_oneof![
+            js().prop_map(Tool::Standard),
+            (js(), js(), js()).prop_map(|(key, id, description)| Tool::Custom {
+                key,
+                id,
+                description
+            }),
+            (js(), prop::sample::select(BUILTINS)).prop_map(|(key, name)| Tool::Builtin {
+                key,
+                name: name.to_string()
+            }),
+        ]
+    }
+
+    fn tools() -> impl Strategy<Value = Vec<Tool>> {
+        prop::collection::vec(tool(), 0..4)
+    }
+
+    /// Named lists, each name once (an object's keys).
+    fn named<T: std::fmt::Debug>(
+        value: impl Strategy<Value = T>,
+    ) -> impl Strategy<Value = Vec<(JsString, T)>> {
+        prop::collection::vec((js(), value), 0..3).prop_map(|mut items| {
+            let mut seen = Vec::new();
+            items.retain(|(name, _)| {
+                let first = !seen.contains(name);
+                seen.push(name.clone());
+                first
+            });
+            items
+        })
+    }
+
+    fn call() -> impl Strategy<Value = Call> {
+        let choice = prop_oneof![
+            Just(ToolChoice::Auto),
+            Just(ToolChoice::None),
+            Just(ToolChoice::Required),
+            js().prop_map(ToolChoice::Tool),
+        ];
+        (
+            prop_oneof![Just(Method::Generate), Just(Method::Stream)],
+            prop::option::of(choice),
+            prop::option::of(prop::collection::vec(js(), 0..3)),
+            prop::option::of(1u32..=1000),
+        )
+            .prop_map(|(method, tool_choice, active_tools, max_steps)| Call {
+                method,
+                tool_choice,
+                active_tools,
+                max_steps,
+            })
+    }
+
+    fn reply() -> impl Strategy<Value = Reply> {
+        let call = (js(), js(), object()).prop_map(|(id, name, arguments)| ToolCallReply {
+            id,
+            name,
+            arguments,
+        });
+        prop_oneof![
+            (400u16..=599, prop::option::of(json()))
+                .prop_map(|(status, body)| Reply::Error { status, body }),
+            prop::collection::vec(call, 1..3).prop_map(Reply::ToolCalls),
+            js().prop_map(Reply::Text),
+        ]
+    }
+
+    fn sources() -> impl Strategy<Value = Sources> {
+        let keys = || prop::option::of(prop::collection::vec(js(), 0..3));
+        let servers = named(prop::collection::vec(js(), 0..3)).prop_map(|servers| {
+            servers
+                .into_iter()
+                .map(|(name, tools)| McpServer { name, tools })
+                .collect::<Vec<_>>()
+        });
+        (
+            keys(),
+            keys(),
+            prop::option::of(servers),
+            prop::option::of(any::<bool>()),
+            any::<bool>(),
+        )
+            .prop_map(|(agents, workflows, mcp, memory, dynamic_tools)| Sources {
+                agents,
+                workflows,
+                mcp,
+                memory: memory.map(|working_memory| MemorySource { working_memory }),
+                dynamic_tools,
+            })
+    }
+
+    prop_compose! {
+        fn case()(
+            about in any::<String>(),
+            source in prop::option::of(any::<String>()),
+            tools in tools(),
+            toolsets in prop::option::of(named(tools())),
+            client_tools in prop::option::of(tools()),
+            call in call(),
+            replies in prop::collection::vec(reply(), 0..4),
+            route in prop::option::of(prop::sample::select(Route::ALL.to_vec())),
+            sources in sources(),
+        ) -> Case {
+            Case {
+                source,
+                tools,
+                toolsets,
+                client_tools,
+                call,
+                replies,
+                route: route.unwrap_or_default(),
+                route_named: route.is_some(),
+                sources,
+                ..Case::new("cases/arbitrary.json", about)
+            }
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn read_after_write_is_the_identity_on_arbitrary_cases(c in case()) {
+            let written = c.to_json().to_pretty();
+            let again = Case::parse(&c.path, &written);
+            prop_assert_eq!(again.as_ref(), Ok(&c), "{}", written);
+            prop_assert_eq!(again.unwrap().to_json().to_pretty(), written);
+        }
+    }
+}
