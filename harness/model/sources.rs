@@ -36,7 +36,7 @@ use crate::model::record::Record;
 pub const WORKING_MEMORY_KEY: &str = "updateWorkingMemory";
 pub const WORKING_MEMORY_ID: &str = "update-working-memory";
 
-/// What every MCP tool of a case answers (`node-probe/mcp-server.mjs`), as
+/// What every MCP tool of a case answers (`node-probe/mcp-tools.mjs`), as
 /// Mastra writes the `CallToolResult` into the tool message.
 pub const MCP_RESULT: &str = "{\"content\":[{\"type\":\"text\",\"text\":\"{\\\"tempC\\\":20}\"}]}";
 

@@ -546,7 +546,7 @@ fn bisect_and_repro_take_every_version_spec() {
     );
     let on_build = repro(&tgz);
     assert!(
-        on_build.contains("@mastra/core@1.67.0  # or the build itself"),
+        on_build.contains("npm install @mastra/core@1.67.0 zod@3.25.76  # or the build itself"),
         "{on_build}"
     );
 }
