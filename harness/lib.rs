@@ -8,6 +8,7 @@
 //!                             \--observe (Node, Mastra, listener) --> Observed --+--judge (pure)--> Verdict
 //!                                                                                     |
 //!              results: CaseResult, VersionStats, RunInfo (pure) <-------------------|
+//!              recorded: observations kept from earlier runs, reused by key -------->|
 //!              run: the pipeline for one version (session), the loop over versions   |
 //!              loops: matrix, fuzz, bisect, verify, sweep, bench: loops around run   |
 //!              report: terminal, JSON, JUnit, Markdown, HTML  <-----------------------+
@@ -45,6 +46,9 @@ pub mod judge;
 /// What a run produced: one `CaseResult` per case and version, each
 /// version's costs, and what the run was (pure).
 pub mod results;
+/// The observation store: observations of earlier runs, under a key of
+/// everything they depend on, for a run to judge again instead of observing.
+pub mod recorded;
 /// Child processes, probes, the capture listener.
 pub mod observe;
 /// The pipeline for one version and the run loop over versions.

@@ -7,7 +7,7 @@
 use crate::case::Case;
 use crate::outcome::Failure;
 use crate::route::{Route, RouteSet};
-use crate::run::config::{repo_root, Config};
+use crate::run::config::{repo_root, Config, Reuse};
 use crate::run::corpus::RunRequest;
 use crate::run::shard::Shard;
 use crate::versions::spec::{Selection, VersionList, VersionSpec};
@@ -46,6 +46,29 @@ impl ProbeArgs {
         // a day rather than overflow an `Instant` later.
         c.pool.case_timeout = Duration::from_secs(self.case_timeout.min(86_400));
         c
+    }
+}
+
+/// Whether a run judges stored observations again instead of observing.
+#[derive(Debug, Args, Clone, Copy, PartialEq, Eq, Default)]
+pub struct StoreArgs {
+    /// Observe every case, even one whose observation is stored under a key
+    /// of everything it depends on (what is observed is stored still).
+    #[arg(long)]
+    pub fresh: bool,
+}
+
+impl StoreArgs {
+    /// `config`, using the observation store as these flags say.
+    pub fn on(self, config: Config) -> Config {
+        Config {
+            reuse: if self.fresh {
+                Reuse::Fresh
+            } else {
+                Reuse::Stored
+            },
+            ..config
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! `bisect CASE --good V --bad V [--on projection|body]`: the search
 //! (`loops::bisect`), printed step by step.
 
-use super::args::{CaseRouteArgs, ProbeArgs};
+use super::args::{CaseRouteArgs, ProbeArgs, StoreArgs};
 use super::out::{print_out, say, stop_flag};
 use super::version::exactly_one;
 use crate::loops::bisect::{bisect as search, Bisection, Compared, Step};
@@ -31,6 +31,8 @@ pub struct BisectArgs {
     #[command(flatten)]
     pub route: CaseRouteArgs,
     #[command(flatten)]
+    pub store: StoreArgs,
+    #[command(flatten)]
     pub probe: ProbeArgs,
 }
 
@@ -58,7 +60,7 @@ fn search_end(
 
 pub fn bisect(args: BisectArgs) -> Result<Exit, Failure> {
     let case = args.route.load(&args.case)?;
-    let mut session = Session::new(args.probe.config(), stop_flag())?;
+    let mut session = Session::new(args.store.on(args.probe.config()), stop_flag())?;
     let good = search_end(&mut session, "--good", &args.good)?;
     let bad = search_end(&mut session, "--bad", &args.bad)?;
     let name = case.name();

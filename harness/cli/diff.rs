@@ -4,7 +4,7 @@
 //! when nothing differs, 1 when something does, 3 when a case could not be
 //! compared on a side.
 
-use super::args::{CasesArgs, GeneratedArgs, JsonReportArgs, ProbeArgs, RoutesArgs};
+use super::args::{CasesArgs, GeneratedArgs, JsonReportArgs, ProbeArgs, RoutesArgs, StoreArgs};
 use super::out::{check_writable, print_out, save_report, stop_flag};
 use super::version::announced;
 use crate::loops::diff::diff as observe_both;
@@ -36,6 +36,8 @@ pub struct DiffArgs {
     #[command(flatten)]
     pub routes: RoutesArgs,
     #[command(flatten)]
+    pub store: StoreArgs,
+    #[command(flatten)]
     pub probe: ProbeArgs,
 }
 
@@ -55,7 +57,7 @@ pub fn diff(args: DiffArgs) -> Result<Exit, Failure> {
     cases.extend(fuzz::generate(seed, fuzz_count).into_iter().map(|g| g.case));
     // Each case on the routes asked for, as `run` does.
     let cases = on_routes(cases, args.routes.route.as_ref());
-    let mut session = Session::new(args.probe.config(), stop_flag())?;
+    let mut session = Session::new(args.store.on(args.probe.config()), stop_flag())?;
     let from = announced(&mut session, "--from", &args.from)?;
     let to = announced(&mut session, "--to", &args.to)?;
     if from == to {

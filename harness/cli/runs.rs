@@ -3,7 +3,7 @@
 
 use super::args::{
     DefaultAll, DefaultPinned, DefaultPinnedLatest, GeneratedArgs, JsonReportArgs, ProbeArgs,
-    ScopeArgs, ShardArgs, StrictArgs, VersionsArgs,
+    ScopeArgs, ShardArgs, StoreArgs, StrictArgs, VersionsArgs,
 };
 use super::out::{check_writable, print_out, save_report, say, stop_flag, Watcher};
 use crate::judge::compare::Verdict;
@@ -38,6 +38,22 @@ fn run_end(strict: bool, outcome: &RunOutcome) -> RunEnd {
     }
 }
 
+/// The line that says what the run took from the observation store, and
+/// any trouble the store had (which cost reuse, never a result).
+fn store_line(outcome: &RunOutcome) -> String {
+    for w in &outcome.store_warnings {
+        eprintln!("warning: {w}");
+    }
+    let (observed, reused) = outcome.info.observed_and_reused();
+    match outcome.info.store.as_str() {
+        "reuse" => format!(
+            "observations: {observed} observed, {reused} reused from the store (--fresh observes every case)\n"
+        ),
+        "fresh" => format!("observations: {observed} observed (--fresh), none reused\n"),
+        _ => String::new(),
+    }
+}
+
 #[derive(Debug, Args, Clone, PartialEq, Eq)]
 pub struct RunArgs {
     #[command(flatten)]
@@ -59,6 +75,8 @@ pub struct RunArgs {
     #[command(flatten)]
     pub shard: ShardArgs,
     #[command(flatten)]
+    pub store: StoreArgs,
+    #[command(flatten)]
     pub probe: ProbeArgs,
 }
 
@@ -77,13 +95,14 @@ pub fn run(args: RunArgs) -> Result<Exit, Failure> {
     let strict = args.strict.strict;
     let config = Config {
         strict,
-        ..args.probe.config()
+        ..args.store.on(args.probe.config())
     };
     let mut scope = args.scope.run_plan("run");
     scope.bodies = args.bodies;
     scope.shard = args.shard.shard;
     let outcome = collect_run(config, stop_flag(), &scope, &mut Watcher::new())?;
     print_out(&summary(&outcome.info, &outcome.results));
+    print_out(&store_line(&outcome));
     let report = report_json(&outcome.info, &outcome.results).to_pretty();
     if let Some(path) = json {
         save_report(path, &report)?;
@@ -116,6 +135,8 @@ pub struct MatrixArgs {
     #[command(flatten)]
     pub shard: ShardArgs,
     #[command(flatten)]
+    pub store: StoreArgs,
+    #[command(flatten)]
     pub probe: ProbeArgs,
 }
 
@@ -144,7 +165,7 @@ pub fn matrix(args: MatrixArgs) -> Result<Exit, Failure> {
     let strict = args.strict.strict;
     let config = Config {
         strict,
-        ..args.probe.config()
+        ..args.store.on(args.probe.config())
     };
     let mut writer = MatrixWriter::new(out, ran_seed);
     let mut watcher = Watcher::announcing("matrix");
@@ -169,6 +190,7 @@ pub fn matrix(args: MatrixArgs) -> Result<Exit, Failure> {
         &session_ledger()?,
         out,
     ));
+    print_out(&store_line(&outcome));
     Ok(Exit::of_run(run_end(strict, &outcome)))
 }
 
@@ -194,6 +216,8 @@ pub struct SweepArgs {
     #[command(flatten)]
     pub report: JsonReportArgs,
     #[command(flatten)]
+    pub store: StoreArgs,
+    #[command(flatten)]
     pub probe: ProbeArgs,
 }
 
@@ -211,7 +235,7 @@ pub fn sweep(args: SweepArgs) -> Result<Exit, Failure> {
 fn sweep_run(args: SweepArgs) -> Result<Exit, Failure> {
     let (out, json) = (args.out.as_path(), args.report.json.as_deref());
     check_writable("--out", out)?;
-    let config = args.probe.config();
+    let config = args.store.on(args.probe.config());
     let scope = args.scope.run_plan("sweep");
     let root = config.root.clone();
     let routes = scope
@@ -231,6 +255,7 @@ fn sweep_run(args: SweepArgs) -> Result<Exit, Failure> {
     let measured = Provenance::here(command, &root);
     let outcome = collect_run(config, stop_flag(), &scope, &mut Watcher::new())?;
     record_costs(&root, &outcome.info);
+    let stored = store_line(&outcome);
     let RunOutcome { info, results, .. } = outcome;
     let samples: Vec<Sample> = results.iter().map(Sample::of).collect();
     let changes = crate::loops::sweep::changes(&samples);
@@ -257,6 +282,7 @@ fn sweep_run(args: SweepArgs) -> Result<Exit, Failure> {
         save_report(path, &report_json(&info, &results).to_pretty())?;
     }
     print_out(&summary(&info, &results));
+    print_out(&stored);
     let untaught = changes.iter().filter(|c| !c.modelled).count();
     say!(
         "{} versions ran; {} changes between neighbours ({untaught} not modelled); written to {}",

@@ -2,7 +2,7 @@
 //! present or fixed? The runs (`loops::verify`), printed as runs of versions
 //! that agree.
 
-use super::args::{DefaultPinnedLatest, ProbeArgs, RoutesArgs, VersionsArgs};
+use super::args::{DefaultPinnedLatest, ProbeArgs, RoutesArgs, StoreArgs, VersionsArgs};
 use super::out::{say, stop_flag};
 use super::version::predicted_as;
 use crate::judge::known::IssueState;
@@ -25,11 +25,13 @@ pub struct VerifyArgs {
     #[command(flatten)]
     pub routes: RoutesArgs,
     #[command(flatten)]
+    pub store: StoreArgs,
+    #[command(flatten)]
     pub probe: ProbeArgs,
 }
 
 pub fn verify(args: VerifyArgs) -> Result<Exit, Failure> {
-    let mut session = Session::new(args.probe.config(), stop_flag())?;
+    let mut session = Session::new(args.store.on(args.probe.config()), stop_flag())?;
     let issues = select(&session.refiner.known, &args.issue)?;
     let versions = session.resolve(args.versions.specs(), args.versions.selection())?;
     for v in versions.iter().filter(|v| !v.is_release()) {

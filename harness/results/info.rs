@@ -50,6 +50,10 @@ pub struct RunInfo {
     /// (`tarball ./x.tgz`, `folder ../core`, `registry prerelease`): the
     /// model predicts it as its release, and reports say so.
     pub builds: Vec<(MastraVersion, String)>,
+    /// How the run used the observation store: `reuse` (stored observations
+    /// judged again, new ones stored), `fresh` (everything observed, new
+    /// ones stored) or `off`.
+    pub store: String,
 }
 
 impl RunInfo {
@@ -81,6 +85,14 @@ impl RunInfo {
             .iter()
             .map(|(v, source)| format!("{v}: {source}, predicted as {}\n", v.release()))
             .collect()
+    }
+
+    /// Results observed by this run's probes, and results judged again from
+    /// the observation store, over every version.
+    pub fn observed_and_reused(&self) -> (usize, usize) {
+        self.stats
+            .iter()
+            .fold((0, 0), |(o, r), s| (o + s.cases, r + s.reused))
     }
 
     pub fn absorb(&mut self, stats: VersionStats) {
@@ -125,6 +137,7 @@ impl RunInfo {
                     ("probeStarts", Json::int(i64::from(s.pool.starts))),
                     ("startupSeconds", secs(s.pool.startup_total.as_secs_f64())),
                     ("cases", Json::int(s.cases as i64)),
+                    ("reused", Json::int(s.reused as i64)),
                     ("runSeconds", secs(s.pool.busy.as_secs_f64())),
                     ("casesPerSecond", secs(s.cases_per_second())),
                     ("maxRssBytes", Json::int(s.pool.max_rss as i64)),
@@ -175,6 +188,10 @@ impl RunInfo {
             ),
             ("shard", self.shard.as_deref().map_or(Json::Null, Json::str)),
             ("corpus", Json::str(&self.corpus)),
+            (
+                "store",
+                Json::str(if self.store.is_empty() { "off" } else { &self.store }),
+            ),
             ("interrupted", Json::Bool(self.interrupted)),
             (
                 "listenerRefused",

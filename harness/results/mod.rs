@@ -33,6 +33,9 @@ pub struct CaseResult {
     pub observed: Observed,
     /// Known issue, snapshot and provider findings (`refine`).
     pub findings: Findings,
+    /// The observation came from the store (an earlier run's, judged again
+    /// now), not from a probe of this run.
+    pub reused: bool,
 }
 
 /// Case `index` on `version`, observed as `observed`: the model's
@@ -62,6 +65,7 @@ pub fn judge(
         predicted,
         observed,
         findings,
+        reused: false,
     }
 }
 
@@ -72,13 +76,17 @@ pub struct VersionStats {
     pub install: Duration,
     pub installed_now: bool,
     pub pool: PoolStats,
+    /// Cases its probes observed in this run.
     pub cases: usize,
+    /// Cases whose stored observation was judged again instead.
+    pub reused: usize,
     /// Why the version's cases did not run, when they did not.
     pub outcome: Option<String>,
 }
 
 impl VersionStats {
-    /// Cases per second while the probe ran (start-up included).
+    /// Cases per second while the probe ran (start-up included); reused
+    /// cases are not counted, their probes never ran them.
     pub fn cases_per_second(&self) -> f64 {
         let secs = self.pool.busy.as_secs_f64();
         if secs > 0.0 {
@@ -126,7 +134,7 @@ impl PoolStats {
 }
 
 /// What a probe said of itself once Mastra was imported.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Hello {
     pub node: String,
     pub mastra: String,

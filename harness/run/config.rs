@@ -29,6 +29,25 @@ pub struct Config {
     pub snapshots: PathBuf,
     /// The known upstream issues file.
     pub known_issues: PathBuf,
+    /// What the run does with the observation store.
+    pub reuse: Reuse,
+    /// The observation store's folder when it is not the cache's
+    /// (`CACHE/observations`): `bench` measures reuse on a store of its own.
+    pub store_dir: Option<PathBuf>,
+}
+
+/// What a run does with the observation store (`recorded`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Reuse {
+    /// Neither reads nor writes it: the commands that measure or show a
+    /// probe at work (`bench`, `fuzz`, `observe`, `repro`).
+    #[default]
+    Off,
+    /// Judges what is stored for a case again instead of observing it, and
+    /// stores what it observes.
+    Stored,
+    /// Observes every case, and stores what it observes (`--fresh`).
+    Fresh,
 }
 
 /// Where the repository is: the working directory when it holds
@@ -72,6 +91,16 @@ impl Config {
             strict: false,
             snapshots: root.join("snapshots"),
             known_issues: root.join("known-issues.json"),
+            reuse: Reuse::Off,
+            store_dir: None,
+        }
+    }
+
+    /// The observation store this run reads and writes.
+    pub fn store(&self) -> crate::recorded::ObservationStore {
+        match &self.store_dir {
+            Some(dir) => crate::recorded::ObservationStore::new(dir, &self.cache.join("locks")),
+            None => crate::recorded::ObservationStore::in_cache(&self.cache),
         }
     }
 

@@ -130,6 +130,8 @@ pub struct RunOutcome {
     pub info: RunInfo,
     pub results: Vec<CaseResult>,
     pub case_errors: Vec<CaseError>,
+    /// What went wrong with the observation store: reuse lost, no result.
+    pub store_warnings: Vec<String>,
 }
 
 /// Run `request` through one `Session` (which owns the stop flag): bad case
@@ -141,6 +143,11 @@ pub fn collect_run(
     observer: &mut dyn RunObserver,
 ) -> Result<RunOutcome, Failure> {
     let root = config.root.clone();
+    let store = match config.reuse {
+        crate::run::config::Reuse::Off => "off",
+        crate::run::config::Reuse::Stored => "reuse",
+        crate::run::config::Reuse::Fresh => "fresh",
+    };
     if let Some(dir) = &request.bodies {
         std::fs::create_dir_all(dir).map_err(|e| {
             Failure::infra_because(
@@ -163,6 +170,7 @@ pub fn collect_run(
     let mut session = Session::new(config, stop.clone())?;
     let versions = session.resolve(&request.versions, request.selection)?;
     let mut info = RunInfo::new(&request.command, &commit(&root));
+    info.store = store.to_string();
     info.versions = versions.clone();
     info.routes = {
         let mut routes: Vec<Route> = cases.iter().map(|c| c.route).collect();
@@ -238,6 +246,7 @@ pub fn collect_run(
         info,
         results,
         case_errors,
+        store_warnings: std::mem::take(&mut session.store_warnings),
     })
 }
 

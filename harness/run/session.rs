@@ -10,16 +10,27 @@
 //! what a failure or a stop means): installs and each version's probes run
 //! on threads of their own, and what they produce comes back to the
 //! calling thread, which judges it and tells the machine.
+//!
+//! With the observation store (`Config::reuse`), a version's install is
+//! followed by a look at its shelf (`recorded`): each case stored under a
+//! key of everything it depends on is judged again from its stored
+//! observation, by today's code and model, and only the others go to
+//! probes; what the probes observe whole is stored when the version is
+//! done. A result whose verdict says it depends on the arrival order of
+//! concurrent requests is never stored nor reused.
 
 use crate::case::Case;
 use crate::judge::refine::Refiner;
-use crate::observation::Observed;
+use crate::observation::{Observation, Observed};
 use crate::observe::capture::Listener;
 use crate::observe::pool::{run_cases, PoolConfig};
 use crate::observe::probe::ProbeError;
 use crate::outcome::{error_chain, Failure};
-use crate::results::{judge, CaseResult, PoolStats, VersionStats};
-use crate::run::config::Config;
+use crate::recorded::format::Record;
+use crate::recorded::key::{CaseKey, ShelfKey, FORMAT};
+use crate::recorded::{install_identity_of, probe_code_digest, ObservationStore};
+use crate::results::{judge, CaseResult, Hello, PoolStats, VersionStats};
+use crate::run::config::{Config, Reuse};
 use crate::run::schedule::{SessionAction, SessionEvent, SessionMachine};
 use crate::versions::install::VersionError;
 use crate::versions::layout::Installs;
@@ -30,7 +41,7 @@ use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// One version's share of a run: its cases.
@@ -47,18 +58,89 @@ enum Produced {
         took: Duration,
         fresh: bool,
         got: Result<PathBuf, VersionError>,
+        /// Its shelf in the observation store, when the run uses one.
+        shelf: Option<Opened>,
     },
-    /// A case's observation.
+    /// A case's observation, and its record for the store when it is whole.
     Case {
         version: usize,
         index: usize,
         observed: Observed,
+        record: Option<Record>,
     },
     /// A version's probes ended.
     Probes {
         version: usize,
         ran: Result<PoolStats, ProbeError>,
     },
+}
+
+/// A version's shelf as its install thread found it.
+struct Opened {
+    key: ShelfKey,
+    /// The key of each of the version's cases, in order.
+    case_keys: Arc<Vec<CaseKey>>,
+    /// The cases stored under their keys, with their observations.
+    hits: Vec<(usize, Observation)>,
+    /// What the probe that made them loaded.
+    hello: Option<Hello>,
+    unreadable: usize,
+}
+
+/// A version's shelf while its cases run: the records to add when done.
+struct ShelfState {
+    key: ShelfKey,
+    case_keys: Arc<Vec<CaseKey>>,
+    pending: Vec<Record>,
+}
+
+/// The name of the verdict of a result that depends on the arrival order of
+/// concurrent requests (`shared/case-format.md`): its observation is one
+/// draw among several, so it is never stored and never reused.
+const NONDETERMINISTIC: &str = "nondeterministic";
+
+/// Whether a result's observation may be stored or reused.
+fn reusable(r: &CaseResult) -> bool {
+    r.observed.projection().is_some() && r.verdict.name() != NONDETERMINISTIC
+}
+
+/// The shelf of the install of `v` at `dir`, and the cases of `cases` it
+/// holds when `read`; `None` when the install has no identity (no
+/// lockfile says what it holds), so nothing of it is stored.
+fn open_shelf(
+    store: &ObservationStore,
+    (v, dir): (MastraVersion, &std::path::Path),
+    (node, code): (&str, &str),
+    cases: &[Case],
+    read: bool,
+) -> Option<Opened> {
+    let key = ShelfKey {
+        version: v,
+        install: install_identity_of(v, dir)?,
+        node: node.to_string(),
+        code: code.to_string(),
+        format: FORMAT,
+    };
+    let case_keys: Vec<CaseKey> = cases.iter().map(CaseKey::of).collect();
+    let mut opened = Opened {
+        key,
+        case_keys: Arc::new(Vec::new()),
+        hits: Vec::new(),
+        hello: None,
+        unreadable: 0,
+    };
+    if read {
+        let shelf = store.shelf(&opened.key);
+        opened.hits = case_keys
+            .iter()
+            .enumerate()
+            .filter_map(|(i, k)| shelf.get(k).map(|r| (i, r.observation())))
+            .collect();
+        opened.hello = shelf.meta.and_then(|m| m.hello);
+        opened.unreadable = shelf.unreadable;
+    }
+    opened.case_keys = Arc::new(case_keys);
+    Some(opened)
 }
 
 pub struct Session {
@@ -72,6 +154,11 @@ pub struct Session {
     pub stop: Arc<AtomicBool>,
     /// Known issues and snapshots, loaded once.
     pub refiner: Arc<Refiner>,
+    /// The probe's code digest, for the observation store (read once).
+    code: Option<Result<String, String>>,
+    /// What went wrong with the observation store (a shelf not written, a
+    /// segment unreadable): it cost reuse, never a result.
+    pub store_warnings: Vec<String>,
 }
 
 /// Asked once: the first answer, a failure included, is every later one.
@@ -113,7 +200,17 @@ impl Session {
             builds: Vec::new(),
             stop,
             refiner,
+            code: None,
+            store_warnings: Vec::new(),
         })
+    }
+
+    /// The digest of the probe's modules and the wire code (read once).
+    fn code_digest(&mut self) -> Result<String, String> {
+        let dir = &self.config.probe_dir;
+        self.code
+            .get_or_insert_with(|| probe_code_digest(dir).map_err(|e| e.to_string()))
+            .clone()
     }
 
     /// What the registry serves (asked once per session).
@@ -235,6 +332,21 @@ impl Session {
             .as_ref()
             .ok()
             .map(|n| self.config.probe_command(&n.path));
+        // The store, with the parts of a shelf's key every version shares;
+        // without Node or the probe's code there is nothing to key by.
+        let reuse = self.config.reuse;
+        let store = match (reuse, &node) {
+            (Reuse::Off, _) | (_, Err(_)) => None,
+            (_, Ok(n)) => match self.code_digest() {
+                Ok(code) => Some((self.config.store(), n.version.clone(), code)),
+                Err(e) => {
+                    self.store_warnings
+                        .push(format!("observation store not used: {e}"));
+                    None
+                }
+            },
+        };
+        let read = reuse == Reuse::Stored;
         let (installs, listener, pool) = (&self.installs, &self.listener, &self.config.pool);
         let stop: &AtomicBool = &self.stop;
         let refiner = self.refiner.clone();
@@ -244,6 +356,10 @@ impl Session {
         // observation its cases get when they cannot run.
         let mut dirs: Vec<Option<PathBuf>> = vec![None; versions.len()];
         let mut failures: Vec<Option<Observed>> = vec![None; versions.len()];
+        // Per version: its shelf, and which of its cases the store answered.
+        let mut shelves: Vec<Option<ShelfState>> = versions.iter().map(|_| None).collect();
+        let mut reused: Vec<Vec<bool>> = counts.iter().map(|&n| vec![false; n]).collect();
+        let warnings: Mutex<Vec<String>> = Mutex::new(Vec::new());
         let mut installs_made = false;
         let judged = |version: usize, index: usize, observed: Observed| {
             let VersionCases { version: v, cases } = &versions[version];
@@ -257,17 +373,25 @@ impl Session {
                 while let Some(action) = todo.pop_front() {
                     match action {
                         SessionAction::Install { version } => {
-                            let (tx, published) = (tx.clone(), &published);
-                            let v = versions[version].version;
+                            let (tx, published, store) = (tx.clone(), &published, &store);
+                            let VersionCases { version: v, cases } = versions[version];
                             s.spawn(move || {
                                 let began = Instant::now();
                                 let fresh = !installs.is_installed(v);
                                 let got = installs.ensure(v, published.as_deref());
+                                let took = began.elapsed();
+                                let shelf = match (&got, store) {
+                                    (Ok(dir), Some((store, node, code))) => {
+                                        open_shelf(store, (v, dir), (node, code), cases, read)
+                                    }
+                                    _ => None,
+                                };
                                 let _ = tx.send(Produced::Install {
                                     version,
-                                    took: began.elapsed(),
+                                    took,
                                     fresh,
                                     got,
+                                    shelf,
                                 });
                             });
                         }
@@ -289,12 +413,16 @@ impl Session {
                             };
                             let tx = tx.clone();
                             let cases = versions[version].cases;
+                            // The cases the store did not answer.
+                            let runnable: Vec<usize> =
+                                (0..cases.len()).filter(|&i| !reused[version][i]).collect();
+                            let keys = shelves[version].as_ref().map(|sh| sh.case_keys.clone());
                             let pool = PoolConfig {
                                 probes,
                                 ..pool.clone()
                             };
                             s.spawn(move || {
-                                let refs: Vec<&Case> = cases.iter().collect();
+                                let refs: Vec<&Case> = runnable.iter().map(|&i| &cases[i]).collect();
                                 let ran = run_cases(
                                     cmd,
                                     &dir,
@@ -302,13 +430,18 @@ impl Session {
                                     &refs,
                                     &pool,
                                     stop,
-                                    |index, obs| {
+                                    |k, obs| {
+                                        let index = runnable[k];
+                                        let record = keys
+                                            .as_ref()
+                                            .and_then(|ks| Record::of(ks[index], &obs));
                                         let observed =
                                             Observed::from_observation(&cases[index], obs);
                                         let _ = tx.send(Produced::Case {
                                             version,
                                             index,
                                             observed,
+                                            record,
                                         });
                                     },
                                 );
@@ -324,7 +457,34 @@ impl Session {
                                 on_result(version, judged(version, index, failure.clone()));
                             }
                         }
-                        SessionAction::Done { version } => on_version(&stats[version]),
+                        SessionAction::Done { version } => {
+                            // What this version's probes observed whole goes
+                            // on its shelf, off this thread.
+                            if let (Some(shelf), Some((store, _, _))) =
+                                (shelves[version].as_mut(), &store)
+                            {
+                                let records = std::mem::take(&mut shelf.pending);
+                                if !records.is_empty() {
+                                    let key = shelf.key.clone();
+                                    let hello = stats[version].pool.hello.clone();
+                                    let warnings = &warnings;
+                                    s.spawn(move || {
+                                        if let Err(e) = store.append(&key, hello.as_ref(), &records)
+                                        {
+                                            warnings
+                                                .lock()
+                                                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                                                .push(format!(
+                                                    "{}: {} observation(s) not stored: {e}",
+                                                    key.version,
+                                                    records.len()
+                                                ));
+                                        }
+                                    });
+                                }
+                            }
+                            on_version(&stats[version]);
+                        }
                     }
                 }
                 if machine.is_finished() {
@@ -347,6 +507,7 @@ impl Session {
                         took,
                         fresh,
                         got,
+                        shelf,
                     } => {
                         stats[version].install = took;
                         stats[version].installed_now = fresh && got.is_ok();
@@ -356,21 +517,70 @@ impl Session {
                             Ok(dir) => dirs[version] = Some(dir),
                             Err(e) => failures[version] = Some(not_installed(&e)),
                         }
+                        if let Some(opened) = shelf {
+                            if opened.unreadable > 0 {
+                                self.store_warnings.push(format!(
+                                    "{}: {} unreadable segment(s) of {} left out; their cases were observed again",
+                                    opened.key.version,
+                                    opened.unreadable,
+                                    opened.key.folder()
+                                ));
+                            }
+                            for (index, obs) in opened.hits {
+                                let observed = Observed::from_observation(
+                                    &versions[version].cases[index],
+                                    obs,
+                                );
+                                let mut r = judged(version, index, observed);
+                                if !reusable(&r) {
+                                    continue;
+                                }
+                                r.reused = true;
+                                reused[version][index] = true;
+                                stats[version].reused += 1;
+                                on_result(version, r);
+                                todo.extend(
+                                    machine.on(SessionEvent::CaseObserved { version, index }),
+                                );
+                            }
+                            // A version no probe runs reports what the
+                            // probe that made its observations loaded.
+                            stats[version].pool.hello = opened.hello;
+                            shelves[version] = Some(ShelfState {
+                                key: opened.key,
+                                case_keys: opened.case_keys,
+                                pending: Vec::new(),
+                            });
+                        }
                         SessionEvent::InstallEnded { version, ok }
                     }
                     Produced::Case {
                         version,
                         index,
                         observed,
+                        record,
                     } => {
                         stats[version].cases += 1;
-                        on_result(version, judged(version, index, observed));
+                        let r = judged(version, index, observed);
+                        if let (Some(record), Some(shelf)) = (record, shelves[version].as_mut()) {
+                            if reusable(&r) {
+                                shelf.pending.push(record);
+                            }
+                        }
+                        on_result(version, r);
                         SessionEvent::CaseObserved { version, index }
                     }
                     Produced::Probes { version, ran } => {
                         let ok = ran.is_ok();
                         match ran {
-                            Ok(p) => stats[version].pool = p,
+                            Ok(p) => {
+                                // The probe's own hello, when one started.
+                                let hello = stats[version].pool.hello.take();
+                                stats[version].pool = p;
+                                if stats[version].pool.hello.is_none() {
+                                    stats[version].pool.hello = hello;
+                                }
+                            }
                             // The probes could not run the cases left: a
                             // fault of the probe (its stderr is in the
                             // error), not of the install.
@@ -384,6 +594,11 @@ impl Session {
                 todo.extend(machine.on(event));
             }
         });
+        self.store_warnings.extend(
+            warnings
+                .into_inner()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
         if installs_made {
             // The store files that only the stripped links held.
             let _ = self.installs.sweep();
