@@ -279,6 +279,7 @@ mod tests {
                 route: CaseRouteArgs {
                     route: Some(Route::Mistral)
                 },
+                store: StoreArgs::default(),
                 probe: probe(),
             })
         );
@@ -322,6 +323,7 @@ mod tests {
                 "--route",
                 "all",
                 "--include-prereleases",
+                "--fresh",
             ]),
             Command::Run(RunArgs {
                 scope: ScopeArgs {
@@ -338,6 +340,7 @@ mod tests {
                 shard: ShardArgs {
                     shard: Some("2/3".parse().unwrap())
                 },
+                store: StoreArgs { fresh: true },
                 probe: probe(),
             })
         );
@@ -366,6 +369,7 @@ mod tests {
                 shard: ShardArgs {
                     shard: Some("1/4".parse().unwrap())
                 },
+                store: StoreArgs::default(),
                 probe: probe(),
             })
         );
@@ -382,6 +386,7 @@ mod tests {
                 report: JsonReportArgs {
                     json: Some("s.json".into())
                 },
+                store: StoreArgs::default(),
                 probe: probe(),
             })
         );
@@ -429,6 +434,7 @@ mod tests {
                 versions: versions("pinned,latest", false),
                 json: Some("v.json".into()),
                 routes: routes(None),
+                store: StoreArgs::default(),
                 probe: probe(),
             })
         );
@@ -455,6 +461,7 @@ mod tests {
                 report: JsonReportArgs { json: None },
                 markdown: Some("d.md".into()),
                 routes: routes(None),
+                store: StoreArgs::default(),
                 probe: probe(),
             })
         );

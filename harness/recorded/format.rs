@@ -229,6 +229,10 @@ mod tests {
         assert!(Record::of(key, &done(Some(BodyProblem::OverLimit(10)))).is_none());
         assert!(Record::of(key, &Observation::Fault("f".into())).is_none());
         assert!(Record::of(key, &Observation::Crash("c".into())).is_none());
-        assert!(Record::of(key, &Observation::Timeout(std::time::Duration::from_secs(1))).is_none());
+        assert!(Record::of(
+            key,
+            &Observation::Timeout(std::time::Duration::from_secs(1))
+        )
+        .is_none());
     }
 }

@@ -153,10 +153,12 @@ pub fn local_imports(source: &str) -> Vec<String> {
             let imported = before.ends_with("from")
                 || before.ends_with("import")
                 || before.ends_with("import(");
-            if imported && name.ends_with(".mjs") && !name.contains('/') {
-                if !out.iter().any(|n| n == name) {
-                    out.push(name.to_string());
-                }
+            if imported
+                && name.ends_with(".mjs")
+                && !name.contains('/')
+                && !out.iter().any(|n| n == name)
+            {
+                out.push(name.to_string());
             }
             rest = &after[end..];
         }
@@ -216,7 +218,11 @@ mod tests {
         digests.sort();
         digests.dedup();
         assert_eq!(digests.len(), changed.len() + 1);
-        assert_eq!(base.digest(), shelf().digest(), "the same inputs, the same key");
+        assert_eq!(
+            base.digest(),
+            shelf().digest(),
+            "the same inputs, the same key"
+        );
         assert!(base.folder().starts_with("1.67.0-"), "{}", base.folder());
     }
 
@@ -296,9 +302,6 @@ mod tests {
                    const MCP = path.join(dir, 'mcp-server.mjs');\n\
                    const s = './not-an-import.mjs';\n\
                    import { b } from './agent.mjs';\n";
-        assert_eq!(
-            local_imports(src),
-            ["agent.mjs", "stdio.mjs", "lazy.mjs"]
-        );
+        assert_eq!(local_imports(src), ["agent.mjs", "stdio.mjs", "lazy.mjs"]);
     }
 }

@@ -147,12 +147,18 @@ impl ObservationStore {
         std::fs::create_dir_all(&dir)?;
         let _held = self.hold(&key.folder())?;
         let known = read_meta(&dir);
-        if known.as_ref().is_none_or(|m| m.hello.is_none() && hello.is_some()) {
+        if known
+            .as_ref()
+            .is_none_or(|m| m.hello.is_none() && hello.is_some())
+        {
             let meta = ShelfMeta {
                 key: key.clone(),
                 hello: hello.cloned(),
             };
-            write_whole(&dir.join(SHELF_META), meta_json(&meta).to_pretty().as_bytes())?;
+            write_whole(
+                &dir.join(SHELF_META),
+                meta_json(&meta).to_pretty().as_bytes(),
+            )?;
         }
         write_whole(&dir.join(segment_name()), &write_segment(records))?;
         if segments(&dir).len() >= COMPACT_AT {
@@ -321,9 +327,7 @@ fn compact(dir: &Path) -> std::io::Result<()> {
 /// Write `bytes` to `path` whole: a temporary file beside it, renamed.
 fn write_whole(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".tmp-")
-        .tempfile_in(dir)?;
+    let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
     tmp.write_all(bytes)?;
     tmp.flush()?;
     tmp.persist(path).map_err(|e| e.error)?;
@@ -484,18 +488,32 @@ mod tests {
         let store = ObservationStore::in_cache(tmp.path());
         assert!(store.shelf(&key("a")).is_empty(), "nothing stored yet");
         store
-            .append(&key("a"), Some(&hello()), &[record(1, "one"), record(2, "two")])
+            .append(
+                &key("a"),
+                Some(&hello()),
+                &[record(1, "one"), record(2, "two")],
+            )
             .unwrap();
         let shelf = store.shelf(&key("a"));
         assert_eq!(shelf.len(), 2);
-        assert_eq!(shelf.get(&CaseKey([1; 32])).unwrap().bodies, [b"one".to_vec()]);
-        assert!(shelf.get(&CaseKey([3; 32])).is_none(), "another case misses");
-        assert_eq!(shelf.meta.as_ref().unwrap().hello, Some(hello()));
-        assert!(
-            matches!(shelf.get(&CaseKey([2; 32])).unwrap().observation(), Observation::Done { .. })
+        assert_eq!(
+            shelf.get(&CaseKey([1; 32])).unwrap().bodies,
+            [b"one".to_vec()]
         );
+        assert!(
+            shelf.get(&CaseKey([3; 32])).is_none(),
+            "another case misses"
+        );
+        assert_eq!(shelf.meta.as_ref().unwrap().hello, Some(hello()));
+        assert!(matches!(
+            shelf.get(&CaseKey([2; 32])).unwrap().observation(),
+            Observation::Done { .. }
+        ));
         let other = store.shelf(&key("b"));
-        assert!(other.is_empty() && other.meta.is_none(), "another install misses");
+        assert!(
+            other.is_empty() && other.meta.is_none(),
+            "another install misses"
+        );
     }
 
     #[test]
@@ -505,7 +523,14 @@ mod tests {
         let k = key("a");
         for round in 0..COMPACT_AT {
             store
-                .append(&k, None, &[record(1, &format!("round {round}")), record(round as u8 + 10, "x")])
+                .append(
+                    &k,
+                    None,
+                    &[
+                        record(1, &format!("round {round}")),
+                        record(round as u8 + 10, "x"),
+                    ],
+                )
                 .unwrap();
         }
         let dir = store.dir.join(k.folder());
@@ -529,7 +554,11 @@ mod tests {
         let k = key("a");
         store.append(&k, None, &[record(1, "one")]).unwrap();
         let dir = store.dir.join(k.folder());
-        std::fs::write(dir.join("99999999999999999999-1-0.seg"), b"MCOBS\x00\x01\nbroken").unwrap();
+        std::fs::write(
+            dir.join("99999999999999999999-1-0.seg"),
+            b"MCOBS\x00\x01\nbroken",
+        )
+        .unwrap();
         let shelf = store.shelf(&k);
         assert_eq!((shelf.len(), shelf.unreadable), (1, 1));
     }
@@ -547,7 +576,10 @@ mod tests {
         assert_eq!(pruned.removed, [key("b").folder()]);
         let status = store.status();
         assert_eq!(status.shelves.len(), 1);
-        assert_eq!((status.shelves[0].segments, status.shelves[0].records), (1, 2));
+        assert_eq!(
+            (status.shelves[0].segments, status.shelves[0].records),
+            (1, 2)
+        );
         assert_eq!(store.shelf(&key("a")).len(), 2);
     }
 
@@ -574,9 +606,17 @@ mod tests {
         std::fs::write(dir.join("selftest.mjs"), "a test").unwrap();
         let base = probe_code_digest(dir).unwrap();
         std::fs::write(dir.join("selftest.mjs"), "another test").unwrap();
-        assert_eq!(probe_code_digest(dir).unwrap(), base, "not loaded by a probe");
+        assert_eq!(
+            probe_code_digest(dir).unwrap(),
+            base,
+            "not loaded by a probe"
+        );
         std::fs::write(dir.join("guard.mjs"), "export const g = 1;").unwrap();
-        assert_ne!(probe_code_digest(dir).unwrap(), base, "loaded by the MCP server");
+        assert_ne!(
+            probe_code_digest(dir).unwrap(),
+            base,
+            "loaded by the MCP server"
+        );
         std::fs::remove_file(dir.join("cases.mjs")).unwrap();
         let err = probe_code_digest(dir).unwrap_err().to_string();
         assert!(err.contains("cases.mjs"), "{err}");

@@ -46,9 +46,6 @@ pub fn result_json(r: &CaseResult) -> Json {
         members.push(("diff", Json::str(&d)));
     }
     members.extend(crate::judge::refine::findings_json(&r.findings));
-    if r.reused {
-        members.push(("reused", Json::Bool(true)));
-    }
     Json::object(members)
 }
 

@@ -190,7 +190,11 @@ impl RunInfo {
             ("corpus", Json::str(&self.corpus)),
             (
                 "store",
-                Json::str(if self.store.is_empty() { "off" } else { &self.store }),
+                Json::str(if self.store.is_empty() {
+                    "off"
+                } else {
+                    &self.store
+                }),
             ),
             ("interrupted", Json::Bool(self.interrupted)),
             (

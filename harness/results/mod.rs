@@ -33,9 +33,6 @@ pub struct CaseResult {
     pub observed: Observed,
     /// Known issue, snapshot and provider findings (`refine`).
     pub findings: Findings,
-    /// The observation came from the store (an earlier run's, judged again
-    /// now), not from a probe of this run.
-    pub reused: bool,
 }
 
 /// Case `index` on `version`, observed as `observed`: the model's
@@ -65,7 +62,6 @@ pub fn judge(
         predicted,
         observed,
         findings,
-        reused: false,
     }
 }
 

@@ -357,10 +357,13 @@ mod tests {
                 version: 1,
                 ok: false
             }),
-            vec![Fail {
-                version: 1,
-                cases: vec![0]
-            }, Done { version: 1 }],
+            vec![
+                Fail {
+                    version: 1,
+                    cases: vec![0]
+                },
+                Done { version: 1 }
+            ],
             "a failure judges only the case that was to run"
         );
         m.on(ProbesEnded {

@@ -422,15 +422,10 @@ impl Session {
                                 ..pool.clone()
                             };
                             s.spawn(move || {
-                                let refs: Vec<&Case> = runnable.iter().map(|&i| &cases[i]).collect();
-                                let ran = run_cases(
-                                    cmd,
-                                    &dir,
-                                    listener,
-                                    &refs,
-                                    &pool,
-                                    stop,
-                                    |k, obs| {
+                                let refs: Vec<&Case> =
+                                    runnable.iter().map(|&i| &cases[i]).collect();
+                                let ran =
+                                    run_cases(cmd, &dir, listener, &refs, &pool, stop, |k, obs| {
                                         let index = runnable[k];
                                         let record = keys
                                             .as_ref()
@@ -443,8 +438,7 @@ impl Session {
                                             observed,
                                             record,
                                         });
-                                    },
-                                );
+                                    });
                                 let _ = tx.send(Produced::Probes { version, ran });
                             });
                         }
@@ -531,11 +525,10 @@ impl Session {
                                     &versions[version].cases[index],
                                     obs,
                                 );
-                                let mut r = judged(version, index, observed);
+                                let r = judged(version, index, observed);
                                 if !reusable(&r) {
                                     continue;
                                 }
-                                r.reused = true;
                                 reused[version][index] = true;
                                 stats[version].reused += 1;
                                 on_result(version, r);
