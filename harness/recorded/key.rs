@@ -29,7 +29,7 @@ use sha2::{Digest, Sha256};
 pub const FORMAT: u32 = 1;
 
 /// The digest of the Rust code that shapes an observation (the listener,
-/// its reply formats, what the probe is sent), fixed by `harness/build.rs`.
+/// its reply formats, what the probe is sent), fixed by `build.rs`.
 pub const WIRE_DIGEST: &str = env!("MASTRA_CONFORM_WIRE_DIGEST");
 
 /// The probe's modules the code digest starts from: the probe and the MCP

@@ -28,6 +28,7 @@ const IMPURE: &[&str] = &[
     "versions::install",
     "versions::node",
     "versions::cache",
+    "recorded",
     "run",
     "loops",
     "report",
