@@ -4,7 +4,9 @@
 use super::args::CacheDirArgs;
 use super::out::print_out;
 use crate::outcome::{Exit, Failure};
-use crate::versions::cache::{prune, status, InstallKind, Keep};
+use crate::recorded::{identities, probe_code_digest, stale, ObservationStore};
+use crate::run::config::Config;
+use crate::versions::cache::{prune, status, CacheStatus, InstallKind, Keep};
 use clap::{Args, Subcommand};
 use std::time::SystemTime;
 
@@ -23,6 +25,8 @@ pub enum CacheAction {
     Status,
     /// Remove installs, npm installs from before the store, and the store
     /// files no install links any more. Pinned versions are always kept.
+    /// Then the observations no run can reuse: those of an install that is
+    /// gone or changed, or made by another probe or listener.
     Prune(PruneArgs),
 }
 
@@ -37,10 +41,11 @@ pub struct PruneArgs {
 }
 
 pub fn cache(args: CacheArgs) -> Result<Exit, Failure> {
-    let installs = args.dir.config().installs();
+    let config = args.dir.config();
+    let installs = config.installs();
     match args.action {
         CacheAction::Status => {
-            print_out(&status_text(&installs));
+            print_out(&status_text(&installs, &config));
             Ok(Exit::Ok)
         }
         CacheAction::Prune(PruneArgs { keep, drop_builds }) => {
@@ -61,13 +66,47 @@ pub fn cache(args: CacheArgs) -> Result<Exit, Failure> {
                 pruned.removed.join(", "),
                 size(pruned.freed_bytes)
             ));
-            print_out(&status_text(&installs));
+            let judge = Judge::of(&config, &status(&installs));
+            let store = ObservationStore::in_cache(&config.cache);
+            let shelves = store
+                .prune(|s| stale(s, &judge.installs, judge.code.as_deref()).is_none())
+                .map_err(|e| {
+                    Failure::infra_because(format!("cannot prune {}", store.dir.display()), e)
+                })?;
+            print_out(&format!(
+                "removed {} shelf(s) of observations no run can reuse; freed {}\n",
+                shelves.removed.len(),
+                size(shelves.freed_bytes)
+            ));
+            print_out(&status_text(&installs, &config));
             Ok(Exit::Ok)
         }
     }
 }
 
-fn status_text(installs: &crate::versions::layout::Installs) -> String {
+/// What decides whether a shelf of observations is stale: the identities
+/// of the installs the cache holds, and this harness's code digest.
+struct Judge {
+    installs: std::collections::HashSet<String>,
+    code: Option<String>,
+}
+
+impl Judge {
+    fn of(config: &Config, s: &CacheStatus) -> Judge {
+        let live: Vec<_> = s
+            .installs
+            .iter()
+            .filter(|e| e.complete)
+            .filter_map(|e| Some((e.version?, e.path.clone())))
+            .collect();
+        Judge {
+            installs: identities(&live),
+            code: probe_code_digest(&config.probe_dir).ok(),
+        }
+    }
+}
+
+fn status_text(installs: &crate::versions::layout::Installs, config: &Config) -> String {
     let s = status(installs);
     let mut out = format!(
         "cache {}: {} on disk (hard links counted once)\n  store  {:>9}  pnpm's content-addressed store, beyond the installs' own bytes\n  tools  {:>9}  the pinned Node and pnpm\n",
@@ -109,6 +148,35 @@ fn status_text(installs: &crate::versions::layout::Installs) -> String {
             "  {} npm install(s) from before the store, {} (prune removes them)\n",
             s.legacy.len(),
             size(s.legacy_bytes)
+        ));
+    }
+    out.push_str(&observations_text(config, &s));
+    out
+}
+
+/// The observation store's lines of `cache status`.
+fn observations_text(config: &Config, s: &CacheStatus) -> String {
+    let store = ObservationStore::in_cache(&config.cache);
+    let st = store.status();
+    let judge = Judge::of(config, s);
+    let records: usize = st.shelves.iter().map(|sh| sh.records).sum();
+    let mut out = format!(
+        "  observations {:>9}  {} shelf(s), {} observation(s) earlier runs made, for later runs to reuse ({})\n",
+        size(st.bytes),
+        st.shelves.len(),
+        records,
+        store.dir.display()
+    );
+    for sh in &st.shelves {
+        let why = stale(sh, &judge.installs, judge.code.as_deref());
+        out.push_str(&format!(
+            "    {:<36} {:>6} obs  {:>9}{}\n",
+            sh.folder,
+            sh.records,
+            size(sh.bytes),
+            why.map_or(String::new(), |w| format!(
+                "  (stale, {w}: prune removes it)"
+            ))
         ));
     }
     out

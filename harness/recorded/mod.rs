@@ -272,6 +272,39 @@ pub struct StorePruned {
     pub freed_bytes: u64,
 }
 
+/// Why `cache prune` removes a shelf, or `None` to keep it: a shelf no
+/// run can hit again. `installs` are the identities of the installs the
+/// cache holds; `code` is this harness's code digest (`None` when it could
+/// not be read, so no shelf is judged by it). Pure.
+pub fn stale(
+    entry: &ShelfEntry,
+    installs: &std::collections::HashSet<String>,
+    code: Option<&str>,
+) -> Option<&'static str> {
+    let Some(meta) = &entry.meta else {
+        return Some("no readable shelf.json");
+    };
+    if meta.key.format != key::FORMAT {
+        return Some("another observation format");
+    }
+    if !installs.contains(&meta.key.install) {
+        return Some("its install is gone or changed");
+    }
+    if code.is_some_and(|c| c != meta.key.code) {
+        return Some("another probe or listener");
+    }
+    None
+}
+
+/// The identities of the installs at `installs` (version and folder), the
+/// ones with a lockfile.
+pub fn identities(installs: &[(MastraVersion, PathBuf)]) -> std::collections::HashSet<String> {
+    installs
+        .iter()
+        .filter_map(|(v, dir)| install_identity_of(*v, dir))
+        .collect()
+}
+
 /// The segments of a shelf folder, oldest first (their names start with
 /// the time they were written, zero-padded).
 fn segments(dir: &Path) -> Vec<PathBuf> {
@@ -581,6 +614,47 @@ mod tests {
             (1, 2)
         );
         assert_eq!(store.shelf(&key("a")).len(), 2);
+    }
+
+    #[test]
+    fn a_shelf_is_stale_when_its_install_format_or_code_is_not_todays() {
+        let entry = |meta: Option<ShelfMeta>| ShelfEntry {
+            folder: "f".into(),
+            path: PathBuf::from("f"),
+            meta,
+            bytes: 1,
+            records: 1,
+            segments: 1,
+        };
+        let live: std::collections::HashSet<String> = ["a".to_string()].into();
+        let meta = |k: ShelfKey| {
+            Some(ShelfMeta {
+                key: k,
+                hello: None,
+            })
+        };
+        assert_eq!(stale(&entry(meta(key("a"))), &live, Some("code")), None);
+        assert_eq!(stale(&entry(meta(key("a"))), &live, None), None);
+        assert_eq!(
+            stale(&entry(meta(key("b"))), &live, Some("code")),
+            Some("its install is gone or changed")
+        );
+        assert_eq!(
+            stale(&entry(meta(key("a"))), &live, Some("other")),
+            Some("another probe or listener")
+        );
+        let old = ShelfKey {
+            format: key::FORMAT + 1,
+            ..key("a")
+        };
+        assert_eq!(
+            stale(&entry(meta(old)), &live, Some("code")),
+            Some("another observation format")
+        );
+        assert_eq!(
+            stale(&entry(None), &live, Some("code")),
+            Some("no readable shelf.json")
+        );
     }
 
     #[test]
