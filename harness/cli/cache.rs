@@ -4,7 +4,7 @@
 use super::args::CacheDirArgs;
 use super::out::print_out;
 use crate::outcome::{Exit, Failure};
-use crate::recorded::{identities, probe_code_digest, stale, ObservationStore};
+use crate::recorded::{identities, probe_code_digest, stale};
 use crate::run::config::Config;
 use crate::versions::cache::{prune, status, CacheStatus, InstallKind, Keep};
 use clap::{Args, Subcommand};
@@ -67,7 +67,7 @@ pub fn cache(args: CacheArgs) -> Result<Exit, Failure> {
                 size(pruned.freed_bytes)
             ));
             let judge = Judge::of(&config, &status(&installs));
-            let store = ObservationStore::in_cache(&config.cache);
+            let store = config.store();
             let shelves = store
                 .prune(|s| stale(s, &judge.installs, judge.code.as_deref()).is_none())
                 .map_err(|e| {
@@ -156,7 +156,7 @@ fn status_text(installs: &crate::versions::layout::Installs, config: &Config) ->
 
 /// The observation store's lines of `cache status`.
 fn observations_text(config: &Config, s: &CacheStatus) -> String {
-    let store = ObservationStore::in_cache(&config.cache);
+    let store = config.store();
     let st = store.status();
     let judge = Judge::of(config, s);
     let records: usize = st.shelves.iter().map(|sh| sh.records).sum();

@@ -32,7 +32,8 @@ pub struct Config {
     /// What the run does with the observation store.
     pub reuse: Reuse,
     /// The observation store's folder when it is not the cache's
-    /// (`CACHE/observations`): `bench` measures reuse on a store of its own.
+    /// (`CACHE/observations`): `$MASTRA_CONFORM_OBSERVATIONS`, or the store
+    /// of its own `bench` measures reuse on.
     pub store_dir: Option<PathBuf>,
 }
 
@@ -92,7 +93,7 @@ impl Config {
             snapshots: root.join("snapshots"),
             known_issues: root.join("known-issues.json"),
             reuse: Reuse::Off,
-            store_dir: None,
+            store_dir: std::env::var_os("MASTRA_CONFORM_OBSERVATIONS").map(PathBuf::from),
         }
     }
 
