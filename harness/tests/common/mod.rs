@@ -9,10 +9,20 @@ pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The built `mastra-conform`, with the repository as its working folder.
+/// The built `mastra-conform`, with the repository as its working folder
+/// and an observation store of its own, empty: each command observes what
+/// it runs, as a test expects, unless the test sets the store itself.
 pub fn bin() -> Command {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    let store = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!(
+        "observations-{}-{}",
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    ));
     let mut c = Command::new(env!("CARGO_BIN_EXE_mastra-conform"));
-    c.current_dir(root());
+    c.current_dir(root())
+        .env("MASTRA_CONFORM_OBSERVATIONS", store);
     c
 }
 
