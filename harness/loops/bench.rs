@@ -425,6 +425,33 @@ pub fn figures_markdown(report: &Json) -> Result<String, String> {
                 mb(field(v, &at, "ownBytes")?),
             ));
         }
+        // The observation store's runs, in a bench that measured them.
+        if let Some(rerun) = m.get("rerunSeconds").and_then(Json::as_f64) {
+            let warm = field(m, at, "warmSeconds")?.max(1e-9);
+            let mut rows = format!(
+                "\nWith the observation store (the warm run stored {:.1} MB of observations):\n\n\
+                 | run | s | × warm |\n|---|---:|---:|\n\
+                 | unchanged re-run ({} observed, {} reused, verdicts {}) | {rerun:.1} | {:.3} |\n",
+                mb(field(m, at, "observationBytes")?),
+                field(m, at, "rerunObserved")?,
+                field(m, at, "rerunReused")?,
+                if m.get("rerunIdentical").and_then(Json::as_bool) == Some(true) {
+                    "identical"
+                } else {
+                    "different"
+                },
+                rerun / warm,
+            );
+            if let Some(v) = m.get("newVersion").and_then(Json::as_str) {
+                let secs = field(m, at, "newVersionSeconds")?;
+                rows.push_str(&format!(
+                    "| one new version ({} observed, the rest reused) | {secs:.1} | {:.3} |\n",
+                    v.to_lossy(),
+                    secs / warm
+                ));
+            }
+            out.push_str(&rows);
+        }
     }
     Ok(out)
 }
@@ -508,6 +535,26 @@ mod tests {
             "| warm | 283.2 s |",
             "| disk, hard links counted once | 255 MB |",
             "| 1.67.0 | 2.5 | 35.0 |",
+        ] {
+            assert!(md.contains(line), "no {line:?} in:\n{md}");
+        }
+    }
+
+    #[test]
+    fn the_store_runs_appear_when_measured_as_ratios_of_the_warm_run() {
+        let md = figures_markdown(&Json::parse(FIXTURE).unwrap()).unwrap();
+        assert!(!md.contains("With the observation store"), "{md}");
+        let with = FIXTURE.replace(
+            r#""notAsExpected": 0,"#,
+            r#""notAsExpected": 0, "rerunSeconds": 2.832, "rerunObserved": 0,
+               "rerunReused": 1262, "rerunIdentical": true, "newVersion": "1.67.0",
+               "newVersionSeconds": 141.6, "observationBytes": 180000,"#,
+        );
+        let md = figures_markdown(&Json::parse(&with).unwrap()).unwrap();
+        for line in [
+            "the warm run stored 0.2 MB of observations",
+            "| unchanged re-run (0 observed, 1262 reused, verdicts identical) | 2.8 | 0.010 |",
+            "| one new version (1.67.0 observed, the rest reused) | 141.6 | 0.500 |",
         ] {
             assert!(md.contains(line), "no {line:?} in:\n{md}");
         }

@@ -1,5 +1,9 @@
 //! `bench --matrix-versions RANGE`: the matrix on a version range from an
-//! empty cache, then again warm, with each version's install time and disk.
+//! empty cache, then again warm, with each version's install time and disk;
+//! then with the observation store: the warm run stores what it observes
+//! (in a store of the bench's own), an unchanged re-run judges it all again
+//! from the store, and a re-run without the newest version's shelf costs
+//! what one new release costs a night.
 //!
 //! The cold run gets a cache of its own beside the real one (so the store
 //! starts empty), sharing only the pinned Node and pnpm (`node/`, `tools/`),
@@ -9,7 +13,7 @@
 use crate::js::json::Json;
 use crate::outcome::Failure;
 use crate::results::VersionStats;
-use crate::run::config::Config;
+use crate::run::config::{Config, Reuse};
 use crate::run::corpus::{collect_run, RunObserver, RunRequest};
 use crate::versions::cache;
 use crate::versions::spec::MastraVersion;
@@ -41,6 +45,17 @@ pub struct ColdWarm {
     /// broken pipeline is no bench); what the model leaves unmodelled is
     /// expected.
     pub not_as_expected: usize,
+    /// The unchanged re-run, every observation from the store.
+    pub rerun: Duration,
+    /// (observed, reused) in the unchanged re-run.
+    pub rerun_counts: (usize, usize),
+    /// The re-run's verdicts are the warm run's, result for result.
+    pub rerun_identical: bool,
+    /// The newest version, and the re-run that observes it alone.
+    pub new_version: Option<MastraVersion>,
+    pub new_version_run: Duration,
+    /// The observation store's bytes on disk after the warm run.
+    pub observation_bytes: u64,
 }
 
 #[derive(Default)]
@@ -48,12 +63,34 @@ struct Costs {
     stats: Vec<VersionStats>,
     results: usize,
     wrong: usize,
+    /// Each result as (version, route, case, verdict), to compare runs by.
+    verdicts: Vec<(MastraVersion, String, String, String)>,
+}
+
+impl Costs {
+    fn counts(&self) -> (usize, usize) {
+        self.stats
+            .iter()
+            .fold((0, 0), |(o, r), s| (o + s.cases, r + s.reused))
+    }
+
+    fn sorted_verdicts(&self) -> Vec<(MastraVersion, String, String, String)> {
+        let mut v = self.verdicts.clone();
+        v.sort();
+        v
+    }
 }
 
 impl RunObserver for Costs {
     fn result(&mut self, r: &crate::results::CaseResult) {
         use crate::judge::compare::Verdict;
         self.results += 1;
+        self.verdicts.push((
+            r.version,
+            r.route.name().to_string(),
+            r.case.clone(),
+            r.verdict.name().to_string(),
+        ));
         if !matches!(
             r.verdict,
             Verdict::AsModelled
@@ -111,10 +148,41 @@ pub fn cold_warm(
     collect_run(cold_config.clone(), stop.clone(), plan, &mut cold)?;
     let cold_time = began.elapsed();
 
+    // The warm run stores what it observes, in a store of the bench's own.
+    let store_dir = tmp.path().join(crate::recorded::OBSERVATIONS);
+    let stored = |reuse| Config {
+        reuse,
+        store_dir: Some(store_dir.clone()),
+        ..cold_config.clone()
+    };
     let mut warm = Costs::default();
     let began = Instant::now();
-    collect_run(cold_config.clone(), stop, plan, &mut warm)?;
+    collect_run(stored(Reuse::Fresh), stop.clone(), plan, &mut warm)?;
     let warm_time = began.elapsed();
+    let store = stored(Reuse::Fresh).store();
+    let observation_bytes = store.status().bytes;
+
+    let mut rerun = Costs::default();
+    let began = Instant::now();
+    collect_run(stored(Reuse::Stored), stop.clone(), plan, &mut rerun)?;
+    let rerun_time = began.elapsed();
+
+    // One new release: the newest version's shelf gone, the rest stored.
+    let new_version = warm.stats.iter().filter_map(|s| s.version).max();
+    let mut new_run = Duration::ZERO;
+    if let Some(v) = new_version {
+        for shelf in store.status().shelves {
+            if shelf.meta.as_ref().is_some_and(|m| m.key.version == v) {
+                std::fs::remove_dir_all(&shelf.path).map_err(|e| {
+                    Failure::infra_because(format!("cannot remove {}", shelf.path.display()), e)
+                })?;
+            }
+        }
+        let mut newest = Costs::default();
+        let began = Instant::now();
+        collect_run(stored(Reuse::Stored), stop, plan, &mut newest)?;
+        new_run = began.elapsed();
+    }
 
     let status = cache::status(&cold_config.installs());
     let mut versions: Vec<VersionCost> = cold
@@ -144,6 +212,12 @@ pub fn cold_warm(
         disk_bytes: status.store_bytes + installs_bytes,
         store_bytes: status.store_bytes,
         not_as_expected: cold.wrong + warm.wrong,
+        rerun: rerun_time,
+        rerun_counts: rerun.counts(),
+        rerun_identical: rerun.sorted_verdicts() == warm.sorted_verdicts(),
+        new_version,
+        new_version_run: new_run,
+        observation_bytes,
     })
 }
 
@@ -179,6 +253,28 @@ impl ColdWarm {
                 mb(v.own_bytes)
             ));
         }
+        let warm = self.warm.as_secs_f64().max(1e-9);
+        out.push_str(&format!(
+            "with the observation store (the warm run stored {:.1} MB):\n\
+             unchanged re-run    {:>7.1}s  ({:.3}x warm; {} observed, {} reused; verdicts {})\n",
+            mb(self.observation_bytes),
+            self.rerun.as_secs_f64(),
+            self.rerun.as_secs_f64() / warm,
+            self.rerun_counts.0,
+            self.rerun_counts.1,
+            if self.rerun_identical {
+                "identical"
+            } else {
+                "DIFFERENT"
+            },
+        ));
+        if let Some(v) = self.new_version {
+            out.push_str(&format!(
+                "one new version     {:>7.1}s  ({:.3}x warm; {v} observed, the rest reused)\n",
+                self.new_version_run.as_secs_f64(),
+                self.new_version_run.as_secs_f64() / warm,
+            ));
+        }
         if self.not_as_expected > 0 {
             out.push_str(&format!(
                 "{} result(s) were divergences or faults: the times above are not a clean run's\n",
@@ -199,6 +295,17 @@ impl ColdWarm {
             ("diskBytes", int(self.disk_bytes)),
             ("storeBytes", int(self.store_bytes)),
             ("notAsExpected", int(self.not_as_expected as u64)),
+            ("rerunSeconds", n(self.rerun.as_secs_f64())),
+            ("rerunObserved", int(self.rerun_counts.0 as u64)),
+            ("rerunReused", int(self.rerun_counts.1 as u64)),
+            ("rerunIdentical", Json::Bool(self.rerun_identical)),
+            (
+                "newVersion",
+                self.new_version
+                    .map_or(Json::Null, |v| Json::str(&v.to_string())),
+            ),
+            ("newVersionSeconds", n(self.new_version_run.as_secs_f64())),
+            ("observationBytes", int(self.observation_bytes)),
             (
                 "perVersion",
                 Json::Array(
