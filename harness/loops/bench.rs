@@ -396,6 +396,9 @@ pub fn figures_markdown(report: &Json) -> Result<String, String> {
             .map(|(i, v)| field(v, &format!("matrix.perVersion[{i}]."), "installSeconds"))
             .sum::<Result<f64, String>>()?;
         let mb = |bytes: f64| bytes / 1e6;
+        // What the ceiling would take for the same results on every core.
+        let cores = measured.cores.max(1);
+        let floor = field(m, at, "results")? / ceiling.max(1e-9) / cores as f64;
         out.push_str(&format!(
             "\n## The matrix from an empty cache, then warm\n\n\
              `--matrix-versions`: {}, {} results per run, run first from an empty cache \
@@ -404,6 +407,8 @@ pub fn figures_markdown(report: &Json) -> Result<String, String> {
              | cold (installs included) | {:.1} s |\n\
              | installs, summed | {installs:.1} s |\n\
              | warm | {:.1} s |\n\
+             | its floor: results ÷ the ceiling's {ceiling:.1} cases/s ÷ {cores} cores | {floor:.1} s |\n\
+             | warm ÷ floor | {:.2} |\n\
              | disk, hard links counted once | {:.0} MB |\n\
              | of which the shared store | {:.0} MB |\n\
              | results that diverged or could not run | {} |\n\n\
@@ -412,6 +417,7 @@ pub fn figures_markdown(report: &Json) -> Result<String, String> {
             field(m, at, "results")?,
             field(m, at, "coldSeconds")?,
             field(m, at, "warmSeconds")?,
+            field(m, at, "warmSeconds")? / floor.max(1e-9),
             mb(field(m, at, "diskBytes")?),
             mb(field(m, at, "storeBytes")?),
             field(m, at, "notAsExpected")?,
@@ -533,6 +539,8 @@ mod tests {
             "| cold (installs included) | 303.7 s |",
             "| installs, summed | 7.8 s |",
             "| warm | 283.2 s |",
+            "| its floor: results ÷ the ceiling's 24.3 cases/s ÷ 2 cores | 26.0 s |",
+            "| warm ÷ floor | 10.91 |",
             "| disk, hard links counted once | 255 MB |",
             "| 1.67.0 | 2.5 | 35.0 |",
         ] {
