@@ -63,6 +63,89 @@ export function sourceVersions(versionOf) {
 
 let clientSeq = 0;
 
+// MCP clients kept between cases whose servers list the same tools. Each
+// MCP server is a Node process (about 70 MB and a Node start), and the
+// corpus names the same servers on every route: started once per probe,
+// each stays a real stdio server, and every case lists its tools and calls
+// them over stdio as before. A client no case uses waits for the next one
+// with the same servers; past MCP_KEEP idle clients, the least recently used
+// are ended. A listing that fails ends its client: the next case starts anew.
+const MCP_KEEP = 8;
+const mcpClients = new Map();
+let mcpUse = 0;
+
+/** End a kept client's servers and remove its folder of names files. */
+async function endMcp(key, entry) {
+  if (mcpClients.get(key) === entry) mcpClients.delete(key);
+  try {
+    await (await entry.opened).disconnect();
+  } catch {
+    // It never connected, or its servers are gone already.
+  }
+  rmSync(entry.dir, { recursive: true, force: true });
+}
+
+// Children end with the probe (their stdin closes); their folders go too.
+process.on('exit', () => {
+  for (const entry of mcpClients.values()) rmSync(entry.dir, { recursive: true, force: true });
+});
+
+/**
+ * A client for the servers `c.mcp` names, kept or new, and `release(ok)`,
+ * which hands it back (`ok` false ends it).
+ */
+async function borrowMcp(lib, MCPClient, mcp) {
+  const key = JSON.stringify(Object.entries(mcp));
+  let entry = mcpClients.get(key);
+  if (entry === undefined) {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'mastra-conform-mcp-'));
+    // Object.fromEntries, as a literal builds it: every server name an own
+    // key, "__proto__" included.
+    const servers = Object.fromEntries(
+      Object.entries(mcp).map(([server, names], i) => {
+        const namesFile = path.join(dir, `mcp-${i}.json`);
+        writeFileSync(namesFile, JSON.stringify(names));
+        return [server, { ...lib.mcpServer(namesFile), env: {} }];
+      }),
+    );
+    // A unique id: MCPClient refuses two live instances with the same
+    // configuration and no id.
+    const client = new MCPClient({ id: `mastra-conform-${process.pid}-${++clientSeq}`, servers, timeout: 60000 });
+    // Connected by one listing before any case uses it, so cases that
+    // share it from the start never race to connect its servers.
+    const list = () =>
+      typeof client.listToolsWithErrors === 'function' ? client.listToolsWithErrors() : client.listTools();
+    entry = { dir, users: 0, used: 0, opened: list().then(() => client) };
+    mcpClients.set(key, entry);
+  }
+  entry.users += 1;
+  entry.used = ++mcpUse;
+  let client;
+  try {
+    client = await entry.opened;
+  } catch (e) {
+    entry.users -= 1;
+    if (entry.users === 0) await endMcp(key, entry);
+    else if (mcpClients.get(key) === entry) mcpClients.delete(key);
+    throw e;
+  }
+  let released = false;
+  const release = async (ok) => {
+    if (released) return;
+    released = true;
+    entry.users -= 1;
+    if (!ok) {
+      if (entry.users === 0) await endMcp(key, entry);
+      else if (mcpClients.get(key) === entry) mcpClients.delete(key);
+      return;
+    }
+    if (entry.users === 0 && mcpClients.get(key) !== entry) await endMcp(key, entry);
+    const idle = [...mcpClients.entries()].filter(([, e]) => e.users === 0).sort((a, b) => a[1].used - b[1].used);
+    for (const [k, e] of idle.slice(0, Math.max(0, idle.length - MCP_KEEP))) await endMcp(k, e);
+  };
+  return { client, release };
+}
+
 /**
  * Build what the case's sources add to the Agent: resolves to
  *   { agentOptions, tools, callOptions, close }
@@ -128,19 +211,10 @@ export async function prepareSources(lib, c, tools, model, fault) {
 
     if (c.mcp !== undefined && Object.keys(c.mcp).length > 0) {
       const { MCPClient } = await need(lib, '@mastra/mcp', fault);
-      // Object.fromEntries, as a literal builds it: every server name an own
-      // key, "__proto__" included.
-      const servers = Object.fromEntries(
-        Object.entries(c.mcp).map(([server, names], i) => {
-          const namesFile = path.join(tmpDir(), `mcp-${i}.json`);
-          writeFileSync(namesFile, JSON.stringify(names));
-          return [server, { ...lib.mcpServer(namesFile), env: {} }];
-        }),
-      );
-      // A unique id: MCPClient refuses two live instances with the same
-      // configuration and no id.
-      const mcp = new MCPClient({ id: `mastra-conform-${process.pid}-${++clientSeq}`, servers, timeout: 60000 });
-      cleanups.push(() => mcp.disconnect());
+      const { client: mcp, release } = await borrowMcp(lib, MCPClient, c.mcp);
+      // Kept for the next case unless this one found it broken.
+      let listedWhole = false;
+      cleanups.push(() => release(listedWhole));
       const listed =
         typeof mcp.listToolsWithErrors === 'function'
           ? await mcp.listToolsWithErrors()
@@ -149,6 +223,7 @@ export async function prepareSources(lib, c, tools, model, fault) {
       if (failed.length > 0) {
         throw fault(`MCP server ${JSON.stringify(failed[0][0])} failed to list its tools: ${failed[0][1]}`);
       }
+      listedWhole = true;
       allTools = { ...tools, ...listed.tools };
     }
 
@@ -156,6 +231,13 @@ export async function prepareSources(lib, c, tools, model, fault) {
       const { Memory } = await need(lib, '@mastra/memory', fault);
       const { LibSQLStore } = await need(lib, '@mastra/libsql', fault);
       const storage = new LibSQLStore({ id: 'mastra-conform', url: `file:${path.join(tmpDir(), 'memory.db')}` });
+      // Closed before its folder goes (cleanups run last first): an open
+      // libsql client keeps its native connection and file handles for the
+      // probe's life. Releases before close() existed close the client.
+      cleanups.push(async () => {
+        if (typeof storage.close === 'function') await storage.close();
+        else if (storage.client && storage.client.closed === false) storage.client.close();
+      });
       agentOptions.memory = new Memory({
         storage,
         options: { workingMemory: { enabled: c.memory.workingMemory } },
