@@ -16,6 +16,7 @@
 use super::project::{parse_loaded, DecodeError, LoadedProject};
 use crate::js::json::Json;
 use crate::observe::proc::CommandSpec;
+use crate::observe::sandbox::{self, Policy};
 use crate::run::config::Config;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -88,14 +89,20 @@ pub fn load_project(config: &Config, req: &ProjectRequest) -> Result<LoadedProje
     if let Some(f) = &req.env_file {
         cmd = cmd.arg(format!("--env-file={}", absolute(f).display()));
     }
-    let out = cmd
+    let cmd = cmd
         .arg(&script)
         .arg(absolute(dir))
         // Absolute: the loader runs in the project folder.
         .arg(absolute(&entry_path))
         .dir(dir)
         .scrubbed()
-        .timeout(LOAD_TIMEOUT)
+        .timeout(LOAD_TIMEOUT);
+    // The OS sandbox: the project and the loader read-only, no network.
+    let mut policy = Policy::new().read_only(dir).read_only(&config.probe_dir);
+    if let Some(f) = &req.env_file {
+        policy = policy.read_only(f);
+    }
+    let out = sandbox::confine(cmd, &policy)
         .run_capture()
         .map_err(|e| {
             LoadError::Infra(format!("loading the project {} failed: {e}", dir.display()))

@@ -89,6 +89,7 @@ impl Config {
             node: node.to_path_buf(),
             script: self.probe_dir.join("probe.mjs"),
             start_timeout: self.start_timeout,
+            sandboxed: true,
         }
     }
 }

@@ -9,11 +9,10 @@ use crate::support::*;
 use mastra_conform::js::json::Json;
 use mastra_conform::observation::Observation;
 use mastra_conform::observe::capture::Listener;
-use mastra_conform::observe::probe::{Answer, Probe, ProbeCommand};
+use mastra_conform::observe::probe::{Answer, ListenerReach, Probe, ProbeCommand};
 use mastra_conform::versions::install::VersionError;
 use mastra_conform::versions::layout::{Installs, INSTALLS};
 use mastra_conform::versions::spec::MastraVersion;
-use std::io::{Read, Write};
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream, UdpSocket};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -164,14 +163,23 @@ fn request_lost(t: &mut Tally) -> Check {
 }
 
 /// What the real probe on `install` answers for one case run at `url`.
-fn real_probe_result(node: PathBuf, install: &Path, url: &str, case: &str) -> Result<Json, String> {
+/// The probe runs in the OS sandbox, which these machines have; `reach`
+/// is its way to a listener.
+fn real_probe_result(
+    node: PathBuf,
+    install: &Path,
+    url: &str,
+    case: &str,
+    reach: Option<&ListenerReach>,
+) -> Result<Json, String> {
     let cmd = ProbeCommand {
         node,
         script: root().join("node-probe").join("probe.mjs"),
         start_timeout: Duration::from_secs(60),
+        sandboxed: true,
     };
     let mut probe =
-        Probe::start(&cmd, install, &AtomicBool::new(false)).map_err(|e| e.to_string())?;
+        Probe::start(&cmd, install, reach, &AtomicBool::new(false)).map_err(|e| e.to_string())?;
     let case = Json::parse(case).unwrap();
     probe.send_run(1, url, &case).map_err(|e| e.to_string())?;
     let answer = loop {
@@ -191,7 +199,13 @@ fn real_probe_counts(t: &mut Tally) -> Check {
     let (install, node) = real_mastra("1.67.0")?;
     t.inject(1);
     let url = format!("http://127.0.0.1:{}/x/1/v1", free_port());
-    let answer = real_probe_result(node, &install, &url, r#"{"about":"a","tools":["weather"]}"#)?;
+    let answer = real_probe_result(
+        node,
+        &install,
+        &url,
+        r#"{"about":"a","tools":["weather"]}"#,
+        None,
+    )?;
     let fetches = answer.get("fetches").and_then(Json::as_f64);
     check!(
         fetches == Some(1.0),
@@ -299,22 +313,21 @@ fn probe_guard(t: &mut Tally) -> Check {
     )
     .unwrap();
 
-    // The case's listener: answers every request 200.
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!(
-        "http://127.0.0.1:{}/x/1/v1",
-        listener.local_addr().unwrap().port()
+    // The case's listener: the harness's own, reached through its socket.
+    let listener = Listener::start(1 << 20).map_err(|e| e.to_string())?;
+    listener.register(1, Vec::new());
+    let url = listener.url_for(1);
+    let answer = real_probe_result(
+        node,
+        &install,
+        &url,
+        r#"{"about":"a","tools":[]}"#,
+        Some(&listener.reach()),
+    )?;
+    check!(
+        listener.take(1).len() == 1,
+        "the listener did not get the case's request"
     );
-    std::thread::spawn(move || {
-        for mut conn in listener.incoming().flatten() {
-            let mut buf = [0u8; 4096];
-            let _ = conn.read(&mut buf);
-            let _ = conn
-                .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}");
-        }
-    });
-
-    let answer = real_probe_result(node, &install, &url, r#"{"about":"a","tools":[]}"#)?;
 
     let message = answer
         .get("error")
