@@ -102,11 +102,9 @@ pub fn load_project(config: &Config, req: &ProjectRequest) -> Result<LoadedProje
     if let Some(f) = &req.env_file {
         policy = policy.read_only(f);
     }
-    let out = sandbox::confine(cmd, &policy)
-        .run_capture()
-        .map_err(|e| {
-            LoadError::Infra(format!("loading the project {} failed: {e}", dir.display()))
-        })?;
+    let out = sandbox::confine(cmd, &policy).run_capture().map_err(|e| {
+        LoadError::Infra(format!("loading the project {} failed: {e}", dir.display()))
+    })?;
     let line = String::from_utf8_lossy(&out.stdout);
     let line = line
         .lines()

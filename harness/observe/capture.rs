@@ -140,7 +140,12 @@ impl Listener {
             }))
             .with_state(shared.clone());
         let permits = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
-        runtime.spawn(serve(listener, app.clone(), shared.clone(), permits.clone()));
+        runtime.spawn(serve(
+            listener,
+            app.clone(),
+            shared.clone(),
+            permits.clone(),
+        ));
         // A machine without a writable temporary folder still has the TCP
         // listener; only sandboxed probes need the socket.
         let socket = tempfile::Builder::new()
@@ -294,13 +299,12 @@ fn connection<S>(
         return;
     };
     let router = app.clone();
-    let service = hyper::service::service_fn(
-        move |mut request: hyper::Request<hyper::body::Incoming>| {
+    let service =
+        hyper::service::service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
             request.extensions_mut().insert(ConnectInfo(peer));
             let mut router = router.clone();
             async move { tower_service::Service::call(&mut router, request).await }
-        },
-    );
+        });
     let header_timeout = shared.limits.header_timeout;
     tokio::spawn(async move {
         let mut http = hyper::server::conn::http1::Builder::new();

@@ -73,7 +73,9 @@ impl Isolation {
     /// `javascript guard only: bwrap not found on PATH`.
     pub fn describe(&self) -> String {
         match self {
-            Isolation::Namespaces { tool } => format!("namespaces ({tool}) and the javascript guard"),
+            Isolation::Namespaces { tool } => {
+                format!("namespaces ({tool}) and the javascript guard")
+            }
             Isolation::Guard { why } => format!("javascript guard only: {why}"),
         }
     }
@@ -115,16 +117,19 @@ impl Policy {
     /// at `SOCKET_DIR`; returns the policy and the socket's path inside.
     /// It is the child's one way out.
     pub fn listener_socket(mut self, socket: &Path) -> (Policy, String) {
-        let name = socket
-            .file_name()
-            .map_or_else(|| "listener.sock".into(), |n| n.to_string_lossy().into_owned());
+        let name = socket.file_name().map_or_else(
+            || "listener.sock".into(),
+            |n| n.to_string_lossy().into_owned(),
+        );
         self.socket = Some(socket.to_path_buf());
         (self, format!("{SOCKET_DIR}/{name}"))
     }
 }
 
 /// The system folders every program needs, read-only when present.
-const SYSTEM: &[&str] = &["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+const SYSTEM: &[&str] = &[
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+];
 
 /// Of `/etc`, only what a program needs to start and to name users and
 /// time: not the machine's secrets (`/etc/shadow`, keys, credentials).
@@ -146,10 +151,7 @@ const ETC: &[&str] = &[
 /// first caller pays for one `bwrap ... true` (a few milliseconds).
 pub fn detect() -> Result<&'static Sandbox, &'static str> {
     static DETECTED: OnceLock<Result<Sandbox, String>> = OnceLock::new();
-    DETECTED
-        .get_or_init(find)
-        .as_ref()
-        .map_err(String::as_str)
+    DETECTED.get_or_init(find).as_ref().map_err(String::as_str)
 }
 
 /// The isolation this process gives untrusted code.
@@ -378,7 +380,10 @@ mod tests {
         let guard = Isolation::Guard {
             why: "bwrap not found on PATH".into(),
         };
-        assert_eq!(guard.describe(), "javascript guard only: bwrap not found on PATH");
+        assert_eq!(
+            guard.describe(),
+            "javascript guard only: bwrap not found on PATH"
+        );
         assert!(sandboxed.is_sandboxed() && !guard.is_sandboxed());
     }
 
@@ -447,10 +452,13 @@ mod tests {
         .unwrap();
         let deadline = std::time::Instant::now() + Duration::from_secs(5);
         let alive = || {
-            std::fs::read_dir("/proc").unwrap().filter_map(Result::ok).any(|e| {
-                std::fs::read(e.path().join("cmdline"))
-                    .is_ok_and(|c| String::from_utf8_lossy(&c).contains(&mark))
-            })
+            std::fs::read_dir("/proc")
+                .unwrap()
+                .filter_map(Result::ok)
+                .any(|e| {
+                    std::fs::read(e.path().join("cmdline"))
+                        .is_ok_and(|c| String::from_utf8_lossy(&c).contains(&mark))
+                })
         };
         while alive() && std::time::Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(20));
@@ -475,7 +483,11 @@ mod tests {
             &Policy::new().read_only(shown.path()),
         )
         .unwrap();
-        assert_eq!(said.lines().collect::<Vec<_>>(), ["x", "scratch-ok", SANDBOX_HOME], "{said}");
+        assert_eq!(
+            said.lines().collect::<Vec<_>>(),
+            ["x", "scratch-ok", SANDBOX_HOME],
+            "{said}"
+        );
         assert!(!shown.path().join("new").exists());
     }
 
