@@ -97,8 +97,9 @@ pub fn load_project(config: &Config, req: &ProjectRequest) -> Result<LoadedProje
         .dir(dir)
         .scrubbed()
         .timeout(LOAD_TIMEOUT);
-    // The OS sandbox: the project and the loader read-only, no network.
-    let mut policy = Policy::new().read_only(dir).read_only(&config.probe_dir);
+    // The OS sandbox: the project, its packages and the loader read-only,
+    // no network.
+    let mut policy = Policy::new().node_project(dir).read_only(&config.probe_dir);
     if let Some(f) = &req.env_file {
         policy = policy.read_only(f);
     }

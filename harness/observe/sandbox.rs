@@ -113,6 +113,47 @@ impl Policy {
         self
     }
 
+    /// Let the child read a Node project at `dir` and every package it
+    /// can resolve: `dir` itself, the `node_modules` of each folder above
+    /// it (Node looks there; a monorepo hoists there), and, followed to
+    /// where they really are, the packages its `node_modules` link to (a
+    /// workspace package, a store elsewhere, `npm link`). A link into a
+    /// `node_modules` binds that whole `node_modules`, since the package
+    /// resolves its own dependencies from beside it. Only the names at the
+    /// top of each `node_modules` (and of its `@scope` folders) are
+    /// followed: bounded, whatever the tree's size.
+    pub fn node_project(mut self, dir: &Path) -> Policy {
+        let Ok(dir) = dir.canonicalize() else {
+            return self.read_only(dir);
+        };
+        let mut todo = vec![dir.clone()];
+        for above in dir.ancestors().skip(1) {
+            let modules = above.join("node_modules");
+            if modules.is_dir() {
+                todo.push(modules);
+            }
+        }
+        let mut bound: Vec<PathBuf> = Vec::new();
+        while let Some(root) = todo.pop() {
+            let Ok(root) = root.canonicalize() else {
+                continue;
+            };
+            if bound.iter().any(|b| root.starts_with(b)) {
+                continue;
+            }
+            for modules in [root.join("node_modules"), root.clone()] {
+                if modules.file_name().is_some_and(|n| n == "node_modules") {
+                    todo.extend(linked_packages(&modules));
+                }
+            }
+            bound.push(root);
+        }
+        for root in bound {
+            self = self.read_only(root);
+        }
+        self
+    }
+
     /// Bind the folder holding the Unix socket `socket` into the sandbox
     /// at `SOCKET_DIR`; returns the policy and the socket's path inside.
     /// It is the child's one way out.
@@ -124,6 +165,45 @@ impl Policy {
         self.socket = Some(socket.to_path_buf());
         (self, format!("{SOCKET_DIR}/{name}"))
     }
+}
+
+/// Where the links at the top of `modules` (and of its `@scope` folders)
+/// really lead, as folders to bind: the outermost `node_modules` holding a
+/// target, or the target itself when none does. `modules` may be a link.
+fn linked_packages(modules: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    if let Ok(real) = modules.canonicalize() {
+        if real != std::path::absolute(modules).unwrap_or_default() {
+            found.push(real);
+        }
+    }
+    let entries = |d: &Path| -> Vec<PathBuf> {
+        std::fs::read_dir(d)
+            .map(|r| r.filter_map(Result::ok).map(|e| e.path()).collect())
+            .unwrap_or_default()
+    };
+    for entry in entries(modules) {
+        let scoped = entry
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('@'));
+        let names = if scoped && !entry.is_symlink() {
+            entries(&entry)
+        } else {
+            vec![entry]
+        };
+        for name in names.into_iter().filter(|n| n.is_symlink()) {
+            let Ok(target) = name.canonicalize() else {
+                continue;
+            };
+            let outermost = target
+                .ancestors()
+                .filter(|a| a.file_name().is_some_and(|n| n == "node_modules"))
+                .last()
+                .map(Path::to_path_buf);
+            found.push(outermost.unwrap_or(target));
+        }
+    }
+    found
 }
 
 /// The system folders every program needs, read-only when present.
@@ -489,6 +569,34 @@ mod tests {
             "{said}"
         );
         assert!(!shown.path().join("new").exists());
+    }
+
+    #[test]
+    fn a_node_project_sees_the_packages_it_links_to_and_nothing_beside_them() {
+        let project = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let store = elsewhere.path().join("store/node_modules");
+        for pkg in ["linked", "dep", "@scope/inner"] {
+            std::fs::create_dir_all(store.join(pkg)).unwrap();
+            std::fs::write(store.join(pkg).join("index.js"), pkg).unwrap();
+        }
+        std::fs::write(elsewhere.path().join("secret"), "no").unwrap();
+        let modules = project.path().join("node_modules");
+        std::fs::create_dir_all(modules.join("@scope")).unwrap();
+        std::os::unix::fs::symlink(store.join("linked"), modules.join("linked")).unwrap();
+        std::os::unix::fs::symlink(store.join("@scope/inner"), modules.join("@scope/inner"))
+            .unwrap();
+        let said = sh(
+            &format!(
+                "cd {p}/node_modules && cat linked/index.js @scope/inner/index.js linked/../dep/index.js; \
+                 echo; test -e {e}/secret && echo saw-secret; true",
+                p = project.path().display(),
+                e = elsewhere.path().display()
+            ),
+            &Policy::new().node_project(project.path()),
+        )
+        .unwrap();
+        assert_eq!(said.trim(), "linked@scope/innerdep", "{said}");
     }
 
     #[test]
