@@ -174,6 +174,9 @@ impl ReportDoc {
         if let Some(seed) = self.run.get("seed").filter(|s| !s.is_null()) {
             line.push_str(&format!(" · seed {}", seed.to_compact()));
         }
+        if let Some(isolation) = text(&self.run, "isolation") {
+            line.push_str(&format!(" · isolation: {isolation}"));
+        }
         if self.run.get("interrupted").and_then(Json::as_bool) == Some(true) {
             line.push_str(" · INTERRUPTED (partial)");
         }

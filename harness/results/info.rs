@@ -50,6 +50,9 @@ pub struct RunInfo {
     /// (`tarball ./x.tgz`, `folder ../core`, `registry prerelease`): the
     /// model predicts it as its release, and reports say so.
     pub builds: Vec<(MastraVersion, String)>,
+    /// The walls the code under test had (`observe::sandbox::Isolation`):
+    /// the OS sandbox and the JavaScript guard, or the guard alone and why.
+    pub isolation: String,
 }
 
 impl RunInfo {
@@ -175,6 +178,7 @@ impl RunInfo {
             ),
             ("shard", self.shard.as_deref().map_or(Json::Null, Json::str)),
             ("corpus", Json::str(&self.corpus)),
+            ("isolation", Json::str(&self.isolation)),
             ("interrupted", Json::Bool(self.interrupted)),
             (
                 "listenerRefused",
