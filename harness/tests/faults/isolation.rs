@@ -721,9 +721,12 @@ console.log(JSON.stringify(said));
         said.get("environ").and_then(Json::as_f64) == Some(0.0),
         "the harness's environment was read from inside: {stdout}"
     );
-    let processes = said.get("processes").and_then(Json::as_f64).unwrap_or(99.0);
+    let processes = said
+        .get("processes")
+        .and_then(Json::as_f64)
+        .map_or(99, |n| n as u32);
     check!(
-        processes <= 4.0,
+        processes <= 4,
         "{processes} processes visible inside: {stdout}"
     );
     check!(
