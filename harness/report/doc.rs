@@ -80,6 +80,9 @@ impl ReportDoc {
     pub fn parse(text: &str) -> Result<ReportDoc, String> {
         if let Ok(v) = Json::parse(text) {
             if v.get("results").is_some() {
+                if let Some(at) = v.repeated_key() {
+                    return Err(format!("{at}: a repeated key"));
+                }
                 let rows = v
                     .get("results")
                     .and_then(Json::as_array)
@@ -107,6 +110,9 @@ impl ReportDoc {
                 Err(_) if n + 1 == text.lines().count() => break,
                 Err(e) => return Err(format!("line {}: not JSON: {e}", n + 1)),
             };
+            if let Some(at) = v.repeated_key() {
+                return Err(format!("line {}: {at}: a repeated key", n + 1));
+            }
             if let Some(r) = v.get("run").filter(|_| v.get("verdict").is_none()) {
                 run = r.clone();
             } else {
@@ -219,6 +225,17 @@ pub(crate) mod tests {
             {"case":"cases/b<c>.json","version":"1.67.0","verdict":"install-failed","predicted":{},"observed":null,"detail":"npm failed"}
           ]}"#;
         ReportDoc::parse(text).unwrap()
+    }
+
+    #[test]
+    fn a_report_with_a_repeated_key_is_refused_naming_it() {
+        let e =
+            ReportDoc::parse(r#"{"run":{"interrupted":true,"interrupted":false},"results":[]}"#)
+                .unwrap_err();
+        assert_eq!(e, "run.interrupted: a repeated key");
+        let jsonl = "{\"run\":{\"harness\":\"x\"}}\n{\"case\":\"a\",\"version\":\"1.0.0\",\"verdict\":\"as-modelled\",\"verdict\":\"diverged\"}\n";
+        let e = ReportDoc::parse(jsonl).unwrap_err();
+        assert_eq!(e, "line 2: verdict: a repeated key");
     }
 
     #[test]
