@@ -16,6 +16,7 @@
 use super::project::{parse_loaded, DecodeError, LoadedProject};
 use crate::js::json::Json;
 use crate::observe::proc::CommandSpec;
+use crate::observe::sandbox::{self, Policy};
 use crate::run::config::Config;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -88,18 +89,23 @@ pub fn load_project(config: &Config, req: &ProjectRequest) -> Result<LoadedProje
     if let Some(f) = &req.env_file {
         cmd = cmd.arg(format!("--env-file={}", absolute(f).display()));
     }
-    let out = cmd
+    let cmd = cmd
         .arg(&script)
         .arg(absolute(dir))
         // Absolute: the loader runs in the project folder.
         .arg(absolute(&entry_path))
         .dir(dir)
         .scrubbed()
-        .timeout(LOAD_TIMEOUT)
-        .run_capture()
-        .map_err(|e| {
-            LoadError::Infra(format!("loading the project {} failed: {e}", dir.display()))
-        })?;
+        .timeout(LOAD_TIMEOUT);
+    // The OS sandbox: the project, its packages and the loader read-only,
+    // no network.
+    let mut policy = Policy::new().node_project(dir).read_only(&config.probe_dir);
+    if let Some(f) = &req.env_file {
+        policy = policy.read_only(f);
+    }
+    let out = sandbox::confine(cmd, &policy).run_capture().map_err(|e| {
+        LoadError::Infra(format!("loading the project {} failed: {e}", dir.display()))
+    })?;
     let line = String::from_utf8_lossy(&out.stdout);
     let line = line
         .lines()
