@@ -371,6 +371,8 @@ mod tests {
             upstream: None,
             seen: ">=1.0.4 <=1.71.0".into(),
             cases: Vec::new(),
+            recognise: Vec::new(),
+            fix_at: None,
         }
     }
 

@@ -6,6 +6,7 @@ use crate::observe::pool::{available_cores, PoolConfig};
 use crate::observe::probe::ProbeCommand;
 use crate::observe::proc::CommandSpec;
 use crate::versions::layout::{default_cache, Installs};
+use crate::versions::spec::MastraVersion;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -29,6 +30,9 @@ pub struct Config {
     pub snapshots: PathBuf,
     /// The known upstream issues file.
     pub known_issues: PathBuf,
+    /// The release a snapshot build is predicted as when neither its
+    /// CHANGELOG nor the registry's times say (`--predict-as`).
+    pub predict_as: Option<MastraVersion>,
 }
 
 /// Where the repository is: the working directory when it holds
@@ -72,6 +76,7 @@ impl Config {
             strict: false,
             snapshots: root.join("snapshots"),
             known_issues: root.join("known-issues.json"),
+            predict_as: None,
         }
     }
 
