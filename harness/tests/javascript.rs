@@ -312,6 +312,8 @@ fn a_repro_runs_the_cases_sources_and_refuses_a_request_elsewhere() {
         upstream: None,
         seen: ">=1.0.0".into(),
         cases: Vec::new(),
+        recognise: Vec::new(),
+        fix_at: None,
     };
     let symptom = Symptom::ToolSent("srv_mcp_tool".into());
     let script = Repro {
