@@ -52,11 +52,7 @@ pub struct BisectArgs {
 /// build will not, for the search runs over the published versions between
 /// the ends. Whether the version is published is for the search to check,
 /// with the registry's list it bisects over.
-fn search_end(
-    session: &mut Session,
-    flag: &str,
-    text: &str,
-) -> Result<MastraVersion, Failure> {
+fn search_end(session: &mut Session, flag: &str, text: &str) -> Result<MastraVersion, Failure> {
     let spec: VersionSpec = text
         .parse()
         .map_err(|e| Failure::bad(format!("{flag} {text}: {e}")))?;
@@ -95,7 +91,11 @@ fn print_step<T: Display>(step: Step<T>, good: &str, name: &str, what: &str, uni
         } => say!(
             "  {:>12}  {} {version}",
             item.to_string(),
-            if fresh { "built as" } else { "built before, as" }
+            if fresh {
+                "built as"
+            } else {
+                "built before, as"
+            }
         ),
         Step::Reference(v) => say!("  {:>12}  good (the reference)", v.to_string()),
         Step::Bad { item, differs } => say!("  {:>12}  {}", item.to_string(), vs(differs)),

@@ -696,7 +696,9 @@ mod tests {
         for argv in [
             &["lint", "--entry", "e.ts"][..],
             &["lint", "--sarif", "l.sarif"],
-            &["bisect", "c.json", "--good", "a", "--bad", "b", "--build", "make"],
+            &[
+                "bisect", "c.json", "--good", "a", "--bad", "b", "--build", "make",
+            ],
         ] {
             assert_eq!(
                 refused(argv),

@@ -1,8 +1,6 @@
 //! Commands on one case or one version: `predict`, `observe`, `bench`.
 
-use super::args::{
-    CaseRouteArgs, CasesArgs, OneVersionArgs, PredictAsArgs, ProbeArgs, RoutesArgs,
-};
+use super::args::{CaseRouteArgs, CasesArgs, OneVersionArgs, PredictAsArgs, ProbeArgs, RoutesArgs};
 use super::out::{check_writable, print_out, save_report, stop_flag};
 use super::version::announced;
 use crate::case::Case;

@@ -614,10 +614,9 @@ impl KnownIssues {
             let recognise = match item.get("recognise") {
                 None | Some(Json::Null) => Vec::new(),
                 Some(r) => {
-                    let members = r
-                        .members()
-                        .filter(|m| !m.is_empty())
-                        .ok_or_else(|| err(&at("recognise"), "expected an object of conditions".into()))?;
+                    let members = r.members().filter(|m| !m.is_empty()).ok_or_else(|| {
+                        err(&at("recognise"), "expected an object of conditions".into())
+                    })?;
                     members
                         .iter()
                         .map(|(k, v)| Condition::parse(&k.to_lossy(), v))
@@ -632,7 +631,9 @@ impl KnownIssues {
                         f.get(k)
                             .and_then(Json::as_str)
                             .map(JsString::to_lossy)
-                            .ok_or_else(|| err(&at(&format!("fixAt.{k}")), "expected a string".into()))
+                            .ok_or_else(|| {
+                                err(&at(&format!("fixAt.{k}")), "expected a string".into())
+                            })
                     };
                     Some(FixAt {
                         file: part("file")?,
@@ -907,10 +908,13 @@ mod tests {
         let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("known-issues.json");
         let known = KnownIssues::load(&file).unwrap();
         let case = |json: &str| Case::parse(Path::new("cases/nowhere/new.json"), json).unwrap();
-        let sent = |tools: &[&str], choice: Option<&str>| {
-            projection(vec![request(Some(tools), choice)])
+        let sent =
+            |tools: &[&str], choice: Option<&str>| projection(vec![request(Some(tools), choice)]);
+        let id = |c: &Case, p: &Projection| {
+            known
+                .recognise(c, &[p])
+                .map(|(i, s)| (i.id.clone(), s.clone()))
         };
-        let id = |c: &Case, p: &Projection| known.recognise(c, &[p]).map(|(i, s)| (i.id.clone(), s.clone()));
         let dotted = case(
             r#"{"about":"a","tools":["lookup.order"],"call":{"toolChoice":{"type":"tool","toolName":"lookup.order"}}}"#,
         );
@@ -920,7 +924,10 @@ mod tests {
         );
         assert_eq!(
             id(&dotted, &bug),
-            Some(("toolchoice-not-rewritten".into(), Symptom::ToolChoiceNotSent))
+            Some((
+                "toolchoice-not-rewritten".into(),
+                Symptom::ToolChoiceNotSent
+            ))
         );
         let fixed = sent(
             &["lookup_order"],
@@ -928,7 +935,9 @@ mod tests {
         );
         assert_eq!(id(&dotted, &fixed), None, "the symptom is gone");
         assert_eq!(
-            known.recognise(&dotted, &[&fixed, &bug]).map(|(i, _)| i.id.as_str()),
+            known
+                .recognise(&dotted, &[&fixed, &bug])
+                .map(|(i, _)| i.id.as_str()),
             Some("toolchoice-not-rewritten"),
             "the model's projection still shows it"
         );
@@ -937,7 +946,10 @@ mod tests {
         let typo = case(
             r#"{"about":"a","tools":["a"],"call":{"toolChoice":{"type":"tool","toolName":"b.c"}}}"#,
         );
-        let p = sent(&["a"], Some(r#"{"type":"function","function":{"name":"b.c"}}"#));
+        let p = sent(
+            &["a"],
+            Some(r#"{"type":"function","function":{"name":"b.c"}}"#),
+        );
         assert_eq!(id(&typo, &p), None);
         // Mastra's intended collision is no known issue, though it shares
         // cut-at-63's error.
@@ -957,7 +969,11 @@ mod tests {
             Some("proto-key-dropped".to_string())
         );
         let plain = case(r#"{"about":"a","tools":["x"]}"#);
-        assert_eq!(id(&plain, &dropped), None, "toolNotSent __proto__ alone says nothing");
+        assert_eq!(
+            id(&plain, &dropped),
+            None,
+            "toolNotSent __proto__ alone says nothing"
+        );
         // On mistral, the route's own issue first.
         let on_mistral = dotted.on_route(Route::Mistral);
         let empty = projection(vec![request(Some(&[]), Some(r#""any""#))]);
@@ -975,7 +991,12 @@ mod tests {
             known.recognise(&listed, &[]).map(|(i, _)| i.id.as_str()),
             Some("toolchoice-by-id-not-resolved")
         );
-        let fix = known.get("toolchoice-not-rewritten").unwrap().fix_at.clone().unwrap();
+        let fix = known
+            .get("toolchoice-not-rewritten")
+            .unwrap()
+            .fix_at
+            .clone()
+            .unwrap();
         assert_eq!(fix.function, "prepareToolsAndToolChoice");
         assert!(fix.file.starts_with("packages/core/src/"), "{}", fix.file);
     }

@@ -424,14 +424,22 @@ pub fn bisect_commits(
     )
 }
 
-/// An error chain's first lines and its last, for a step's one line: a
-/// build's output can be long.
+/// An error chain's first line and the line of its output that says what
+/// went wrong (the first naming an error, else the last), for a step's one
+/// line: a build's output can be long, and ends in a runtime's banner.
 fn first_lines(chain: &str) -> String {
     let lines: Vec<&str> = chain.lines().filter(|l| !l.trim().is_empty()).collect();
     match lines.as_slice() {
         [] => String::new(),
         [one] => one.to_string(),
-        [first, .., last] => format!("{first} … {}", last.trim()),
+        [first, rest @ ..] => {
+            let why = rest
+                .iter()
+                .find(|l| l.contains("Error") || l.contains("error"))
+                .or(rest.last())
+                .map_or("", |l| l.trim());
+            format!("{first} … {why}")
+        }
     }
 }
 
@@ -439,6 +447,17 @@ fn first_lines(chain: &str) -> String {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_failed_build_is_one_line_naming_its_error() {
+        let chain = "the build of abc failed\n  file:///t/build.mjs:2\n\nError: src/broken: this revision does not build\n    at x\n\nNode.js v24.22.3\n";
+        assert_eq!(
+            first_lines(chain),
+            "the build of abc failed … Error: src/broken: this revision does not build"
+        );
+        assert_eq!(first_lines("a\nb\nc"), "a … c");
+        assert_eq!(first_lines("only"), "only");
+    }
 
     /// Run the search over a boolean table; `None` entries are unknown.
     fn search(table: &[Option<bool>]) -> (Found, Vec<usize>) {

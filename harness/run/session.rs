@@ -26,8 +26,8 @@ use crate::versions::layout::Installs;
 use crate::versions::node::{NodeError, NodeRuntime};
 use crate::versions::registry::RegistryError;
 use crate::versions::spec::{
-    first_release_heading, predict_snapshot, resolve, Build, MastraVersion, PredictedAs, Registry, Selection,
-    VersionSpec,
+    first_release_heading, predict_snapshot, resolve, Build, MastraVersion, PredictedAs, Registry,
+    Selection, VersionSpec,
 };
 use std::collections::VecDeque;
 use std::path::PathBuf;

@@ -195,7 +195,11 @@ mod tests {
         );
         assert_eq!(r.snapshots(), vec![v("0.0.0-om-20260204032032")]);
         let times: Vec<String> = r.published.iter().map(|(x, _)| x.to_string()).collect();
-        assert_eq!(times, ["0.0.0-om-20260204032032", "1.9.0"], "created and a bad time left out");
+        assert_eq!(
+            times,
+            ["0.0.0-om-20260204032032", "1.9.0"],
+            "created and a bad time left out"
+        );
         assert_eq!(
             r.tags,
             vec![("latest".into(), v("1.9.0")), ("next".into(), v("1.10.0"))]

@@ -126,7 +126,9 @@ impl RevisionError {
     pub fn is_the_revisions(&self) -> bool {
         matches!(
             self,
-            RevisionError::Build { .. } | RevisionError::NoPackage { .. } | RevisionError::Pack { .. }
+            RevisionError::Build { .. }
+                | RevisionError::NoPackage { .. }
+                | RevisionError::Pack { .. }
         )
     }
 }
@@ -169,7 +171,13 @@ impl Checkout {
         let spec = format!("{rev}^{{commit}}");
         git(
             &self.root,
-            &["rev-parse", "--verify", "--quiet", "--end-of-options", &spec],
+            &[
+                "rev-parse",
+                "--verify",
+                "--quiet",
+                "--end-of-options",
+                &spec,
+            ],
         )
         .run_capture()
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
@@ -282,7 +290,12 @@ pub fn default_steps(has_lockfile: bool, is_workspace: bool) -> Vec<Vec<String>>
             "build".into(),
         ]
     } else {
-        vec!["--dir".into(), CORE_DIR.into(), "run".into(), "build".into()]
+        vec![
+            "--dir".into(),
+            CORE_DIR.into(),
+            "run".into(),
+            "build".into(),
+        ]
     };
     vec![install, build]
 }
@@ -448,7 +461,10 @@ mod tests {
     #[test]
     fn a_pull_request_is_read_from_a_squash_or_a_merge() {
         let table = [
-            ("fix(core): toolChoice follows the rewrite (#4242)", Some(4242)),
+            (
+                "fix(core): toolChoice follows the rewrite (#4242)",
+                Some(4242),
+            ),
             ("fix: x (#12)\n\nbody (#99)", Some(12)),
             ("Merge pull request #7 from someone/branch", Some(7)),
             ("chore: bump (#abc)", None),
@@ -469,7 +485,11 @@ mod tests {
             "git@github.com:mastra-ai/mastra.git",
             "ssh://git@github.com/mastra-ai/mastra/",
         ] {
-            assert_eq!(github_repo(url).as_deref(), Some("mastra-ai/mastra"), "{url}");
+            assert_eq!(
+                github_repo(url).as_deref(),
+                Some("mastra-ai/mastra"),
+                "{url}"
+            );
         }
         assert_eq!(github_repo("https://gitlab.com/a/b"), None);
         assert_eq!(github_repo("https://github.com/a"), None);

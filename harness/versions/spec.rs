@@ -658,7 +658,10 @@ impl Published {
         let mut at = 19;
         let mut millis = 0;
         if sep(at, b'.') {
-            let digits = b[at + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+            let digits = b[at + 1..]
+                .iter()
+                .take_while(|c| c.is_ascii_digit())
+                .count();
             if digits == 0 {
                 return None;
             }
@@ -747,7 +750,9 @@ impl PredictedAs {
                  published before it ({}) is {} ({})",
                 snapshot.text, self.release, release.text
             ),
-            Basis::Given => "--predict-as (no CHANGELOG.md release heading, no registry time)".into(),
+            Basis::Given => {
+                "--predict-as (no CHANGELOG.md release heading, no registry time)".into()
+            }
         }
     }
 
@@ -1099,7 +1104,13 @@ mod tests {
             at("2026-08-24T01:30:02+02:00").millis,
             at("2026-08-23T23:30:02Z").millis
         );
-        for bad in ["", "2026-08-23", "2026-13-01T00:00:00Z", "2026-08-23T23:30:02", "x"] {
+        for bad in [
+            "",
+            "2026-08-23",
+            "2026-13-01T00:00:00Z",
+            "2026-08-23T23:30:02",
+            "x",
+        ] {
             assert_eq!(Published::parse(bad), None, "{bad}");
         }
     }
@@ -1109,7 +1120,10 @@ mod tests {
         let text = "# @mastra/core\n\n## 0.0.0-openai-schema-compat-issue-20260810211758\n\n\
                     ### Minor Changes\n\n- x\n\n## 1.58.0-alpha.12\n\n### Patch Changes\n\n## 1.57.0\n";
         assert_eq!(first_release_heading(text), Some(v("1.58.0-alpha.12")));
-        assert_eq!(first_release_heading("# @mastra/core\n\n## Unreleased\n"), None);
+        assert_eq!(
+            first_release_heading("# @mastra/core\n\n## Unreleased\n"),
+            None
+        );
         assert_eq!(first_release_heading(""), None);
     }
 
@@ -1120,7 +1134,11 @@ mod tests {
             predict_snapshot(v(name), heading.map(v), &reg, given.map(v))
         };
         let changelog = by(SCHEMA_COMPAT, Some("1.58.0-alpha.12"), Some("1.0.4")).unwrap();
-        assert_eq!(changelog.release, v("1.58.0"), "a prerelease maps to its release");
+        assert_eq!(
+            changelog.release,
+            v("1.58.0"),
+            "a prerelease maps to its release"
+        );
         assert_eq!(changelog.rule(), "changelog");
         assert_eq!(
             changelog.because(),
@@ -1133,8 +1151,12 @@ mod tests {
         assert_eq!(published.release, v("1.66.0"));
         assert_eq!(published.rule(), "published-before");
         assert!(
-            published.because().contains("2026-09-15T06:33:03.064000+00:00")
-                && published.because().contains("is 1.66.0 (2026-09-10T23:24:04.551000+00:00)"),
+            published
+                .because()
+                .contains("2026-09-15T06:33:03.064000+00:00")
+                && published
+                    .because()
+                    .contains("is 1.66.0 (2026-09-10T23:24:04.551000+00:00)"),
             "{}",
             published.because()
         );
