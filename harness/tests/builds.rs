@@ -844,3 +844,60 @@ fn bisect_over_commits_names_the_fix_and_skips_the_revision_that_does_not_build(
         text(&again)
     );
 }
+
+/// A snapshot build (`0.0.0-*`) is a version like any other: cases written
+/// apart from the corpus run on it with no infrastructure fault, and the
+/// report says the release it was predicted as, and by which rule (its
+/// CHANGELOG.md's first release heading, 1.58.0-alpha.12, maps to 1.58.0).
+#[test]
+fn a_snapshot_runs_and_the_report_says_what_it_was_predicted_as() {
+    const SNAPSHOT: &str = "0.0.0-openai-schema-compat-issue-20260810211758";
+    let dir = tempfile::tempdir().unwrap();
+    let cases = dir.path().join("cases");
+    std::fs::create_dir_all(&cases).unwrap();
+    std::fs::write(
+        cases.join("dotted-choice.json"),
+        r#"{ "about": "apart from the corpus: a dotted key forced by name",
+             "tools": ["get.weather", "lookup"],
+             "call": { "toolChoice": { "type": "tool", "toolName": "get.weather" } } }"#,
+    )
+    .unwrap();
+    std::fs::write(
+        cases.join("spaced-keys.json"),
+        r#"{ "about": "apart from the corpus: a space and a dash, streamed",
+             "tools": ["my tool", "other-tool"], "call": { "method": "stream" } }"#,
+    )
+    .unwrap();
+    let out_dir = dir.path().join("out");
+    let out = run_on(SNAPSHOT, &cases)
+        .arg("--out")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    let report = read_json(&out_dir.join("report.json"), &out);
+    let builds = report.get("run").and_then(|r| r.get("builds")).unwrap();
+    let b = &builds.as_array().unwrap()[0];
+    assert_eq!(s(b.get("name").unwrap()), SNAPSHOT);
+    assert_eq!(s(b.get("predictedAs").unwrap()), "1.58.0");
+    assert_eq!(s(b.get("predictedBy").unwrap()), "changelog");
+    let results = report.get("results").unwrap().as_array().unwrap();
+    assert_eq!(results.len(), 2, "{said}");
+    let verdicts: BTreeSet<String> = results
+        .iter()
+        .map(|r| s(r.get("verdict").unwrap()))
+        .collect();
+    assert_eq!(
+        verdicts,
+        BTreeSet::from(["as-modelled".to_string(), "known-issue".to_string()]),
+        "{said}"
+    );
+    let md = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
+    assert!(
+        md.contains(&format!(
+            "{SNAPSHOT}: registry snapshot, predicted as 1.58.0: its CHANGELOG.md's first release heading is 1.58.0-alpha.12"
+        )),
+        "{md}"
+    );
+}
