@@ -30,17 +30,18 @@ pub enum RegistryError {
     NoVersions,
 }
 
-/// Why a snapshot's CHANGELOG could not be read.
+/// Why a snapshot's CHANGELOG could not be read; each names the version
+/// (as text: a `MastraVersion` is large to carry by value).
 #[derive(Debug, thiserror::Error)]
 pub enum ChangelogError {
     #[error("npm pack @mastra/core@{0} failed")]
-    Pack(MastraVersion, #[source] ProcError),
+    Pack(String, #[source] ProcError),
     #[error("npm pack @mastra/core@{0} wrote no tarball")]
-    NothingPacked(MastraVersion),
+    NothingPacked(String),
     #[error("cannot read the tarball of @mastra/core@{0}")]
-    Tarball(MastraVersion, #[source] ProcError),
+    Tarball(String, #[source] ProcError),
     #[error("cannot keep the CHANGELOG of @mastra/core@{0} in the cache")]
-    Keep(MastraVersion, #[source] FsError),
+    Keep(String, #[source] FsError),
 }
 
 impl Installs {
@@ -80,7 +81,7 @@ impl Installs {
         if none.is_file() {
             return Ok(None);
         }
-        let keep = |e| ChangelogError::Keep(v, e);
+        let keep = |e| ChangelogError::Keep(v.to_string(), e);
         std::fs::create_dir_all(&dir).map_err(|e| keep(FsError::new("create", &dir, e)))?;
         let tmp = tempfile::Builder::new()
             .prefix(".tmp-snapshot-")
@@ -90,9 +91,10 @@ impl Installs {
         self.npm(&["pack", &spec, "--pack-destination"], tmp.path())
             .arg(tmp.path())
             .run_capture()
-            .map_err(|e| ChangelogError::Pack(v, e))?;
-        let tarball = only_tarball(tmp.path()).ok_or(ChangelogError::NothingPacked(v))?;
-        let text = changelog_in(&tarball).map_err(|e| ChangelogError::Tarball(v, e))?;
+            .map_err(|e| ChangelogError::Pack(v.to_string(), e))?;
+        let tarball =
+            only_tarball(tmp.path()).ok_or(ChangelogError::NothingPacked(v.to_string()))?;
+        let text = changelog_in(&tarball).map_err(|e| ChangelogError::Tarball(v.to_string(), e))?;
         // Written beside, then renamed: a reader never takes half of one.
         let (target, content) = match &text {
             Some(t) => (&kept, t.as_str()),
@@ -162,7 +164,7 @@ fn parse_view(stdout: &[u8]) -> Result<Registry, RegistryError> {
         .flatten()
         .filter_map(|(v, t)| Some((MastraVersion::parse(v)?, Published::parse(t.as_str()?)?)))
         .collect();
-    published.sort_by(|a, b| a.0.cmp(&b.0));
+    published.sort_by_key(|a| a.0);
     Ok(Registry {
         versions,
         tags,

@@ -17,8 +17,9 @@ use std::path::PathBuf;
 /// content hash, a snapshot's `openai-schema-compat-issue-20260810211758`,
 /// 41 characters, the longest the registry serves). A longer label does not
 /// parse (and a build saying one is refused, naming the limit). Kept small:
-/// `MastraVersion` is copied everywhere.
-pub const LABEL_MAX: usize = 64;
+/// `MastraVersion` is copied everywhere, and an error carrying one stays
+/// small enough to return by value.
+pub const LABEL_MAX: usize = 44;
 
 /// A short ASCII label carried by value, so that `MastraVersion` stays
 /// `Copy` (it is a key everywhere: installs, results, reports).
