@@ -127,7 +127,7 @@ export async function prepareSources(lib, c, tools, model, fault) {
     }
 
     if (c.mcp !== undefined && Object.keys(c.mcp).length > 0) {
-      const { MCPClient } = await need(lib, '@mastra/mcp', fault);
+      const mcpModule = await need(lib, '@mastra/mcp', fault);
       // Object.fromEntries, as a literal builds it: every server name an own
       // key, "__proto__" included.
       const servers = Object.fromEntries(
@@ -139,12 +139,20 @@ export async function prepareSources(lib, c, tools, model, fault) {
       );
       // A unique id: MCPClient refuses two live instances with the same
       // configuration and no id.
-      const mcp = new MCPClient({ id: `mastra-conform-${process.pid}-${++clientSeq}`, servers, timeout: 60000 });
-      cleanups.push(() => mcp.disconnect());
-      const listed =
-        typeof mcp.listToolsWithErrors === 'function'
-          ? await mcp.listToolsWithErrors()
-          : { tools: await mcp.listTools(), errors: {} };
+      const id = `mastra-conform-${process.pid}-${++clientSeq}`;
+      let listed;
+      if (lib.legacy) {
+        const { client, tools: listedTools } = await lib.legacy.mcpTools(mcpModule, id, servers);
+        cleanups.push(() => client.disconnect());
+        listed = { tools: listedTools, errors: {} };
+      } else {
+        const mcp = new mcpModule.MCPClient({ id, servers, timeout: 60000 });
+        cleanups.push(() => mcp.disconnect());
+        listed =
+          typeof mcp.listToolsWithErrors === 'function'
+            ? await mcp.listToolsWithErrors()
+            : { tools: await mcp.listTools(), errors: {} };
+      }
       const failed = Object.entries(listed.errors ?? {});
       if (failed.length > 0) {
         throw fault(`MCP server ${JSON.stringify(failed[0][0])} failed to list its tools: ${failed[0][1]}`);
@@ -154,14 +162,24 @@ export async function prepareSources(lib, c, tools, model, fault) {
 
     if (c.memory !== undefined) {
       const { Memory } = await need(lib, '@mastra/memory', fault);
-      const { LibSQLStore } = await need(lib, '@mastra/libsql', fault);
-      const storage = new LibSQLStore({ id: 'mastra-conform', url: `file:${path.join(tmpDir(), 'memory.db')}` });
+      const dbUrl = `file:${path.join(tmpDir(), 'memory.db')}`;
+      let storage;
+      if (lib.legacy) {
+        storage = await lib.legacy.storage(lib, dbUrl);
+      } else {
+        const { LibSQLStore } = await need(lib, '@mastra/libsql', fault);
+        storage = new LibSQLStore({ id: 'mastra-conform', url: dbUrl });
+      }
       agentOptions.memory = new Memory({
         storage,
         options: { workingMemory: { enabled: c.memory.workingMemory } },
       });
       // Memory tools join only when the call names a thread or resource.
-      callOptions.memory = { thread: 'mastra-conform-thread', resource: 'mastra-conform' };
+      const [thread, resource] = ['mastra-conform-thread', 'mastra-conform'];
+      Object.assign(
+        callOptions,
+        lib.legacy ? lib.legacy.memoryCallOptions(thread, resource) : { memory: { thread, resource } },
+      );
     }
 
     if (c.dynamicTools === true) {
