@@ -152,7 +152,8 @@ export async function loadInstall(installDir) {
 /** The installed core's package.json `dependencies` (legacy.mjs reads which AI SDKs it bundles). */
 function coreDependencies(dir) {
   try {
-    return JSON.parse(readFileSync(path.join(dir, 'node_modules', '@mastra/core', 'package.json'), 'utf8')).dependencies;
+    return JSON.parse(readFileSync(path.join(dir, 'node_modules', '@mastra/core', 'package.json'), 'utf8'))
+      .dependencies;
   } catch {
     return {};
   }

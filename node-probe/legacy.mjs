@@ -42,7 +42,8 @@ function before(version, than) {
 const V4_MODELS = {
   'openai-compatible': {
     pkg: '@ai-sdk/openai-compatible',
-    make: (m, url) => m.createOpenAICompatible({ name: 'openai', baseURL: url, apiKey: 'sk-fake' }).chatModel('gpt-4o-mini'),
+    make: (m, url) =>
+      m.createOpenAICompatible({ name: 'openai', baseURL: url, apiKey: 'sk-fake' }).chatModel('gpt-4o-mini'),
   },
   // The route is the Responses API; @ai-sdk/openai 1.x's default model is
   // Chat Completions, its `.responses()` the Responses API.
@@ -125,7 +126,8 @@ export function legacyOf(version, coreDependencies, agentModule) {
     },
 
     /** The call options naming the case's thread and resource. */
-    memoryCallOptions: (thread, resource) => (v5 ? { memory: { thread, resource } } : { threadId: thread, resourceId: resource }),
+    memoryCallOptions: (thread, resource) =>
+      v5 ? { memory: { thread, resource } } : { threadId: thread, resourceId: resource },
 
     /** An MCP client over `servers` and the tools it lists. */
     async mcpTools(mod, id, servers) {
@@ -144,7 +146,8 @@ export function legacyOf(version, coreDependencies, agentModule) {
       } catch {
         const core = await lib.importPackage('@mastra/core/storage');
         const Store = core.LibSQLStore ?? core.DefaultStorage ?? core.MastraStorageLibSql;
-        if (typeof Store !== 'function') throw new Error('neither @mastra/libsql nor a storage in @mastra/core/storage');
+        if (typeof Store !== 'function')
+          throw new Error('neither @mastra/libsql nor a storage in @mastra/core/storage');
         return new Store({ config: { url }, url });
       }
     },

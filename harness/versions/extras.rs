@@ -194,7 +194,6 @@ pub fn extras(core: MastraVersion) -> Vec<(&'static str, &'static str)> {
     ]
 }
 
-
 // ---------------------------------------------------------------------------
 // The 0.x line
 //
