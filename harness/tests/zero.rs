@@ -54,13 +54,19 @@ fn active_tools_filter_on_0_24_9_and_not_on_1_0_4() {
 #[test]
 fn the_0_x_words_resolve_against_the_registry() {
     let plan = |versions: &str| {
-        let out = bin().args(["plan", "--versions", versions]).output().unwrap();
+        let out = bin()
+            .args(["plan", "--versions", versions])
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(0), "{}", text(&out));
         text(&out)
     };
     let line = plan("0.x");
     assert!(line.starts_with("67 versions"), "{line}");
-    assert!(line.contains(" 0.1.0 ") && line.contains(" 0.24.9"), "{line}");
+    assert!(
+        line.contains(" 0.1.0 ") && line.contains(" 0.24.9"),
+        "{line}"
+    );
     assert!(!line.contains(" 1.0.4"), "{line}");
     let span = plan(">=0.24.8 <1.0.5");
     assert!(span.contains("0.24.8 0.24.9 1.0.4"), "{span}");
