@@ -69,8 +69,11 @@ fn generated_cases_run_on_the_real_probe_and_agree_with_the_model() {
     for x in &rs {
         let verdict = s(x.get("verdict"));
         assert!(
+            // A generated case may show a ledger issue by its symptom
+            // (`KnownIssues::recognise`): that is agreement, not divergence.
             [
                 "as-modelled",
+                "known-issue",
                 "unmodelled",
                 "provider-rejects",
                 "not-applicable"
