@@ -127,7 +127,8 @@ impl Policy {
             return self.read_only(dir);
         };
         let mut todo = vec![dir.clone()];
-        for above in dir.ancestors().skip(1) {
+        // The folders above the project: Node looks up through each.
+        for above in dir.parent().into_iter().flat_map(Path::ancestors) {
             let modules = above.join("node_modules");
             if modules.is_dir() {
                 todo.push(modules);

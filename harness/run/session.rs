@@ -155,7 +155,7 @@ pub struct Session {
     registry: Option<Result<Registry, Arc<RegistryError>>>,
     /// The builds this session was given, as `versions::build` named them.
     pub builds: Vec<Build>,
-    /// The snapshots this session resolved, each with the release the model
+    /// The snapshot builds resolved so far, each with the release the model
     /// predicts it as and the rule that gave it.
     pub placed: Vec<(MastraVersion, PredictedAs)>,
     pub stop: Arc<AtomicBool>,
