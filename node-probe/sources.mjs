@@ -91,6 +91,26 @@ process.on('exit', () => {
 });
 
 /**
+ * The servers `mcp` names, each a real stdio server listing its names from
+ * a file in `dir`. Object.fromEntries, as a literal builds it: every server
+ * name an own key, "__proto__" included.
+ */
+function mcpServers(lib, mcp, dir) {
+  return Object.fromEntries(
+    Object.entries(mcp).map(([server, names], i) => {
+      const namesFile = path.join(dir, `mcp-${i}.json`);
+      writeFileSync(namesFile, JSON.stringify(names));
+      return [server, { ...lib.mcpServer(namesFile), env: {} }];
+    }),
+  );
+}
+
+/** A unique id: MCPClient refuses two live instances with the same configuration and no id. */
+function nextClientId() {
+  return `mastra-conform-${process.pid}-${++clientSeq}`;
+}
+
+/**
  * A client for the servers `c.mcp` names, kept or new, and `release(ok)`,
  * which hands it back (`ok` false ends it).
  */
@@ -99,18 +119,7 @@ async function borrowMcp(lib, MCPClient, mcp) {
   let entry = mcpClients.get(key);
   if (entry === undefined) {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'mastra-conform-mcp-'));
-    // Object.fromEntries, as a literal builds it: every server name an own
-    // key, "__proto__" included.
-    const servers = Object.fromEntries(
-      Object.entries(mcp).map(([server, names], i) => {
-        const namesFile = path.join(dir, `mcp-${i}.json`);
-        writeFileSync(namesFile, JSON.stringify(names));
-        return [server, { ...lib.mcpServer(namesFile), env: {} }];
-      }),
-    );
-    // A unique id: MCPClient refuses two live instances with the same
-    // configuration and no id.
-    const client = new MCPClient({ id: `mastra-conform-${process.pid}-${++clientSeq}`, servers, timeout: 60000 });
+    const client = new MCPClient({ id: nextClientId(), servers: mcpServers(lib, mcp, dir), timeout: 60000 });
     // Connected by one listing before any case uses it, so cases that
     // share it from the start never race to connect its servers.
     const list = () =>
@@ -215,17 +224,8 @@ export async function prepareSources(lib, c, tools, model, fault) {
       let listedWhole = false;
       let listed;
       if (lib.legacy) {
-        // Object.fromEntries, as a literal builds it: every server name an
-        // own key, "__proto__" included.
-        const servers = Object.fromEntries(
-          Object.entries(c.mcp).map(([server, names], i) => {
-            const namesFile = path.join(tmpDir(), `mcp-${i}.json`);
-            writeFileSync(namesFile, JSON.stringify(names));
-            return [server, { ...lib.mcpServer(namesFile), env: {} }];
-          }),
-        );
-        const id = `mastra-conform-${process.pid}-${++clientSeq}`;
-        const { client, tools: listedTools } = await lib.legacy.mcpTools(mcpModule, id, servers);
+        const servers = mcpServers(lib, c.mcp, tmpDir());
+        const { client, tools: listedTools } = await lib.legacy.mcpTools(mcpModule, nextClientId(), servers);
         cleanups.push(() => client.disconnect());
         listed = { tools: listedTools, errors: {} };
       } else {
