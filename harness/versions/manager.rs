@@ -120,10 +120,18 @@ pub fn pnpm_binary_in(tool_dir: &Path) -> PathBuf {
 
 /// `pnpm ARGS` in `dir`, with pnpm's own state kept in `home`.
 pub fn pnpm_command(pnpm: &Path, dir: &Path, home: &Path, args: &[&str]) -> CommandSpec {
-    let home = home.display().to_string();
-    let mut c = CommandSpec::new(pnpm).args(args.iter().copied()).dir(dir);
-    // pnpm keeps state and metadata under the XDG folders: inside the
-    // cache, so a run leaves nothing in the user's home.
+    xdg_home(
+        CommandSpec::new(pnpm).args(args.iter().copied()).dir(dir),
+        home,
+    )
+    .env("npm_config_ignore_scripts", "true")
+}
+
+/// `c` with every XDG folder at `home`: pnpm keeps state and metadata
+/// there, so with `home` inside the cache a run leaves nothing in the
+/// user's home.
+pub fn xdg_home(mut c: CommandSpec, home: &Path) -> CommandSpec {
+    let home = home.to_string_lossy();
     for var in [
         "XDG_CACHE_HOME",
         "XDG_DATA_HOME",
@@ -132,7 +140,7 @@ pub fn pnpm_command(pnpm: &Path, dir: &Path, home: &Path, args: &[&str]) -> Comm
     ] {
         c = c.env(var, &home);
     }
-    c.env("npm_config_ignore_scripts", "true")
+    c
 }
 
 /// `pnpm install` in `dir`, running no package script; frozen to its

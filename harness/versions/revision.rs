@@ -379,22 +379,15 @@ impl Installs {
             .unwrap_or_default()
             .to_string_lossy()
             .into_owned();
-        let home = home.to_string_lossy().into_owned();
         let command = |program: &Path| {
-            let mut c = CommandSpec::new(program)
-                .dir(root)
-                .env("PATH", &path)
-                .timeout(BUILD_TIMEOUT)
-                .cancel_on(self.cancel.clone());
-            for var in [
-                "XDG_CACHE_HOME",
-                "XDG_DATA_HOME",
-                "XDG_STATE_HOME",
-                "XDG_CONFIG_HOME",
-            ] {
-                c = c.env(var, &home);
-            }
-            c
+            super::manager::xdg_home(
+                CommandSpec::new(program)
+                    .dir(root)
+                    .env("PATH", &path)
+                    .timeout(BUILD_TIMEOUT)
+                    .cancel_on(self.cancel.clone()),
+                &home,
+            )
         };
         let failed = |cause| RevisionError::Build {
             sha: sha.to_string(),
