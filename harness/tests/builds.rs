@@ -788,16 +788,19 @@ fn bisect_over_commits_names_the_fix_and_skips_the_revision_that_does_not_build(
     let repo = dir.path().join("mastra");
     std::fs::create_dir_all(&repo).unwrap();
     let commits = mastra_like_repo(&repo, (&b.pass_through, &b.rewritten));
-    let out = bin()
-        .arg("bisect")
-        .arg(root().join("cases/report/toolchoice-by-key-not-rewritten.json"))
-        .arg("--repo")
-        .arg(&repo)
-        .args(["--good", &commits[0], "--bad", "main"])
-        .args(["--build", BUILD])
-        .env("BISECT_BASE", &base)
-        .output()
-        .unwrap();
+    let bisect = || {
+        bin()
+            .arg("bisect")
+            .arg(root().join("cases/report/toolchoice-by-key-not-rewritten.json"))
+            .arg("--repo")
+            .arg(&repo)
+            .args(["--good", &commits[0], "--bad", "main"])
+            .args(["--build", BUILD])
+            .env("BISECT_BASE", &base)
+            .output()
+            .unwrap()
+    };
+    let out = bisect();
     let said = text(&out);
     assert_eq!(out.status.code(), Some(0), "{said}");
     assert!(
@@ -827,16 +830,7 @@ fn bisect_over_commits_names_the_fix_and_skips_the_revision_that_does_not_build(
         "{said}"
     );
     // The same tree builds once: a second bisection builds nothing.
-    let again = bin()
-        .arg("bisect")
-        .arg(root().join("cases/report/toolchoice-by-key-not-rewritten.json"))
-        .arg("--repo")
-        .arg(&repo)
-        .args(["--good", &commits[0], "--bad", "main"])
-        .args(["--build", BUILD])
-        .env("BISECT_BASE", &base)
-        .output()
-        .unwrap();
+    let again = bisect();
     assert_eq!(again.status.code(), Some(0), "{}", text(&again));
     assert!(
         !text(&again).contains("  built as"),
