@@ -67,7 +67,7 @@ let clientSeq = 0;
 // MCP server is a Node process (about 70 MB and a Node start), and the
 // corpus names the same servers on every route: started once per probe,
 // each stays a real stdio server, and every case lists its tools and calls
-// them over stdio as before. A client no case uses waits for the next one
+// them over stdio itself. A client no case uses waits for the next one
 // with the same servers; past MCP_KEEP idle clients, the least recently used
 // are ended. A listing that fails ends its client: the next case starts anew.
 const MCP_KEEP = 8;
