@@ -61,6 +61,13 @@ pub fn cache(args: CacheArgs) -> Result<Exit, Failure> {
                 pruned.removed.join(", "),
                 size(pruned.freed_bytes)
             ));
+            if !pruned.in_use.is_empty() {
+                print_out(&format!(
+                    "kept {} install(s) a running harness is using: {}\n",
+                    pruned.in_use.len(),
+                    pruned.in_use.join(", ")
+                ));
+            }
             print_out(&status_text(&installs));
             Ok(Exit::Ok)
         }

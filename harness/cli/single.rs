@@ -5,6 +5,7 @@ use super::out::{check_writable, print_out, save_report, stop_flag};
 use super::version::announced;
 use crate::case::Case;
 use crate::js::json::Json;
+use crate::js::string::JsString;
 use crate::loops::provenance::{command_line, Provenance};
 use crate::model::predict as model_predict;
 use crate::outcome::{Exit, Failure};
@@ -12,7 +13,7 @@ use crate::results::CaseResult;
 use crate::run::config::{repo_root, Config};
 use crate::run::corpus::{load_cases, RunRequest};
 use crate::run::session::Session;
-use crate::versions::spec::{Selection, VersionList, VersionSpec};
+use crate::versions::spec::{MastraVersion, Selection, VersionList, VersionSpec};
 use clap::Args;
 use std::path::PathBuf;
 
@@ -108,6 +109,25 @@ pub struct BenchArgs {
     pub probe: ProbeArgs,
 }
 
+/// The figures of the sandbox and the model's scale: what the OS sandbox
+/// costs per probe start and per case (the corpus, on one probe, with and
+/// without it), and the model's time on one case of 1,000 to 100,000 tools.
+fn bench_isolation(
+    session: &mut Session,
+    version: MastraVersion,
+    corpus: &[Case],
+) -> Result<Vec<(JsString, Json)>, Failure> {
+    use crate::loops::bench::{model_scale, model_scale_json, model_scale_text, sandbox_cost};
+    let cost = sandbox_cost(session, version, corpus, 2).map_err(Failure::infra)?;
+    print_out(&cost.to_text(corpus.len()));
+    let scale = model_scale(version, &[1_000, 10_000, 100_000]).map_err(Failure::infra)?;
+    print_out(&model_scale_text(&scale));
+    Ok(vec![
+        ("sandbox".into(), cost.to_json(corpus.len())),
+        ("modelScale".into(), model_scale_json(&scale)),
+    ])
+}
+
 /// `bench`: the corpus repeated `--repeat` times through the harness, then
 /// through the in-process ceiling; the figures, with their provenance, to
 /// the JSON and Markdown files asked for.
@@ -140,6 +160,10 @@ pub fn bench(args: BenchArgs) -> Result<Exit, Failure> {
         crate::loops::bench::bench(&mut session, version, &workload).map_err(Failure::infra)?;
     print_out(&result.to_text());
     let mut report = result.to_json();
+    let isolation = bench_isolation(&mut session, version, &corpus)?;
+    if let Json::Object(members) = &mut report {
+        members.extend(isolation);
+    }
     let routes = args.routes.route;
     if let Some(set) = &routes {
         let rates =

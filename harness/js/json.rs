@@ -151,10 +151,23 @@ impl Json {
     /// Parse JSON from bytes that should be UTF-8; invalid UTF-8 inside a
     /// string is an error, reported with its position.
     pub fn parse_bytes(bytes: &[u8]) -> Result<Json, ParseError> {
+        Self::parse_with(bytes, false)
+    }
+
+    /// Parse a document the harness reads back (a report, results, a
+    /// ledger, a lint document): as `parse`, but a key repeated in one
+    /// object is an error. Readers disagree on which copy wins, so a
+    /// document with two `"results"` could say two things at once.
+    pub fn parse_document(text: &str) -> Result<Json, ParseError> {
+        Self::parse_with(text.as_bytes(), true)
+    }
+
+    fn parse_with(bytes: &[u8], unique: bool) -> Result<Json, ParseError> {
         let mut p = Parser {
             bytes,
             pos: 0,
             depth: 0,
+            unique,
         };
         p.skip_ws();
         let value = p.value()?;
@@ -288,6 +301,8 @@ struct Parser<'a> {
     bytes: &'a [u8],
     pos: usize,
     depth: usize,
+    /// Refuse a key repeated in one object.
+    unique: bool,
 }
 
 impl Parser<'_> {
@@ -374,6 +389,7 @@ impl Parser<'_> {
     fn object(&mut self) -> Result<Json, ParseError> {
         self.pos += 1;
         let mut members = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         self.skip_ws();
         if self.peek() == Some(b'}') {
             self.pos += 1;
@@ -384,7 +400,15 @@ impl Parser<'_> {
             if self.peek() != Some(b'"') {
                 return Err(self.error("expected a string key"));
             }
+            let at = self.pos;
             let key = self.string()?;
+            if self.unique && !seen.insert(key.clone()) {
+                self.pos = at;
+                return Err(self.error(&format!(
+                    "the key {} appears twice in one object",
+                    Json::String(key).to_compact()
+                )));
+            }
             self.skip_ws();
             if self.peek() != Some(b':') {
                 return Err(self.error("expected ':'"));
@@ -552,6 +576,21 @@ mod tests {
         let v = Json::parse(r#"{"a":1,"b":2,"a":3}"#).unwrap();
         assert_eq!(v.get("a"), Some(&Json::int(3)));
         assert_eq!(v.to_compact(), r#"{"a":3,"b":2}"#);
+    }
+
+    #[test]
+    fn a_document_with_a_repeated_key_is_refused_where_it_repeats() {
+        let text = "{\"run\": {\"a\": 1, \"b\": {\"a\": 2}},\n \"results\": [1], \"results\": []}";
+        assert!(
+            Json::parse(text).is_ok(),
+            "plain parsing keeps JSON.parse's rule"
+        );
+        let e = Json::parse_document(text).unwrap_err();
+        assert_eq!((e.line, e.column), (2, 18), "{e}");
+        assert!(e.message.contains("\"results\" appears twice"), "{e}");
+        assert!(
+            Json::parse_document("{\"a\": {\"a\": 1}, \"b\": [{\"a\": 1}, {\"a\": 2}]}").is_ok()
+        );
     }
 
     #[test]

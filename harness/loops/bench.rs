@@ -166,6 +166,151 @@ pub fn bench(
     })
 }
 
+/// How long the model takes to predict one case of `n` tools, for each `n`
+/// of `sizes`: the cost a case's size adds, which must stay linear
+/// (100,000 tools in under 2 s on the version `version`).
+pub fn model_scale(version: MastraVersion, sizes: &[usize]) -> Result<Vec<(usize, f64)>, String> {
+    let mut out = Vec::new();
+    for &n in sizes {
+        // Keys that formatTools renames (a dot each), so every key takes
+        // the rewrite's whole path: lookups, a define and a delete.
+        let tools: Vec<Json> = (0..n).map(|i| Json::str(&format!("tool.{i}"))).collect();
+        let case = Json::object([
+            ("about", Json::str("model scale")),
+            ("tools", Json::Array(tools)),
+        ]);
+        let case = Case::from_json(std::path::Path::new("model-scale.json"), case)
+            .map_err(|e| e.to_string())?;
+        let began = Instant::now();
+        let prediction = crate::model::predict(&case, version);
+        let took = began.elapsed().as_secs_f64();
+        drop(prediction);
+        out.push((n, took));
+    }
+    Ok(out)
+}
+
+pub fn model_scale_text(scale: &[(usize, f64)]) -> String {
+    let mut out = String::from("model    tools  seconds (one case, predicted)\n");
+    for (n, s) in scale {
+        out.push_str(&format!("       {n:>7}  {s:>7.3}\n"));
+    }
+    out
+}
+
+pub fn model_scale_json(scale: &[(usize, f64)]) -> Json {
+    Json::Array(
+        scale
+            .iter()
+            .map(|(n, s)| {
+                Json::object([
+                    ("tools", Json::int(*n as i64)),
+                    ("seconds", Json::Number(format!("{s:.3}"))),
+                ])
+            })
+            .collect(),
+    )
+}
+
+/// What the OS sandbox costs: the same workload on the same probes with
+/// the sandbox and without it (the JavaScript guard alone), one probe
+/// start each way and the run time per case.
+#[derive(Debug, Clone)]
+pub struct SandboxCost {
+    pub isolation: String,
+    pub start_sandboxed: f64,
+    pub start_plain: f64,
+    pub per_case_sandboxed: f64,
+    pub per_case_plain: f64,
+}
+
+impl SandboxCost {
+    /// The sandbox's share of the sandboxed run time, start-up included.
+    pub fn share(&self, cases: usize) -> f64 {
+        let with = self.start_sandboxed + self.per_case_sandboxed * cases as f64;
+        let without = self.start_plain + self.per_case_plain * cases as f64;
+        if with > 0.0 {
+            (with - without) / with
+        } else {
+            0.0
+        }
+    }
+
+    pub fn to_text(&self, cases: usize) -> String {
+        format!(
+            "sandbox  {}
+             probe start {:.3}s sandboxed, {:.3}s plain; per case {:.2}ms sandboxed, {:.2}ms plain; {:.1}% of a {cases}-case run (goal < 5%)
+",
+            self.isolation,
+            self.start_sandboxed,
+            self.start_plain,
+            self.per_case_sandboxed * 1000.0,
+            self.per_case_plain * 1000.0,
+            self.share(cases) * 100.0
+        )
+    }
+
+    pub fn to_json(&self, cases: usize) -> Json {
+        let n = |x: f64| Json::Number(format!("{x:.5}"));
+        Json::object([
+            ("isolation", Json::str(&self.isolation)),
+            ("probeStartSandboxed", n(self.start_sandboxed)),
+            ("probeStartPlain", n(self.start_plain)),
+            ("perCaseSandboxed", n(self.per_case_sandboxed)),
+            ("perCasePlain", n(self.per_case_plain)),
+            ("cases", Json::int(cases as i64)),
+            ("share", n(self.share(cases))),
+        ])
+    }
+}
+
+/// Run `workload` on one probe without the sandbox, then with it,
+/// alternating `rounds` times (the machine's load drifts; each side gets
+/// its best round).
+pub fn sandbox_cost(
+    session: &mut Session,
+    version: MastraVersion,
+    workload: &[Case],
+    rounds: usize,
+) -> Result<SandboxCost, String> {
+    let probes = session.config.pool.probes;
+    session.config.pool.probes = 1;
+    let mut best = [(f64::MAX, f64::MAX); 2];
+    let mut run = |session: &mut Session, sandboxed: bool| -> Result<(), String> {
+        session.config.sandboxed = sandboxed;
+        let t = Instant::now();
+        let stats = session.run_version(version, workload, |_| {});
+        let wall = t.elapsed();
+        if let Some(outcome) = stats.outcome {
+            return Err(outcome);
+        }
+        let start = stats.pool.startup_total / stats.pool.starts.max(1);
+        let per_case = wall.saturating_sub(stats.pool.startup_total).as_secs_f64()
+            / workload.len().max(1) as f64;
+        let slot = &mut best[usize::from(sandboxed)];
+        slot.0 = slot.0.min(start.as_secs_f64());
+        slot.1 = slot.1.min(per_case);
+        Ok(())
+    };
+    let mut result = Ok(());
+    for _ in 0..rounds.max(1) {
+        result = run(session, false).and_then(|()| run(session, true));
+        if result.is_err() {
+            break;
+        }
+    }
+    session.config.sandboxed = true;
+    session.config.pool.probes = probes;
+    result?;
+    Ok(SandboxCost {
+        isolation: crate::observe::sandbox::isolation().describe(),
+        start_plain: best[0].0,
+        per_case_plain: best[0].1,
+        start_sandboxed: best[1].0,
+        per_case_sandboxed: best[1].1,
+    })
+}
+
 /// The harness's rate on each route: the same workload with every case on
 /// that route, through the whole pipeline, start-up subtracted. The ceiling
 /// speaks only the OpenAI-compatible format, so routes are compared with

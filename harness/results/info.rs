@@ -50,6 +50,10 @@ pub struct RunInfo {
     /// (`tarball ./x.tgz`, `folder ../core`, `registry prerelease`): the
     /// model predicts it as its release, and reports say so.
     pub builds: Vec<(MastraVersion, String)>,
+    /// What walled in the code under test (`observe::sandbox::Isolation`,
+    /// described): the OS sandbox and the JavaScript guard, or the guard
+    /// alone and why.
+    pub isolation: String,
 }
 
 impl RunInfo {
@@ -176,6 +180,7 @@ impl RunInfo {
             ("shard", self.shard.as_deref().map_or(Json::Null, Json::str)),
             ("corpus", Json::str(&self.corpus)),
             ("interrupted", Json::Bool(self.interrupted)),
+            ("isolation", Json::str(&self.isolation)),
             (
                 "listenerRefused",
                 Json::object([
@@ -183,6 +188,11 @@ impl RunInfo {
                     ("unknownCase", Json::int(self.refused.unknown_case as i64)),
                     ("notLoopback", Json::int(self.refused.not_loopback as i64)),
                     ("overCapacity", Json::int(self.refused.over_capacity as i64)),
+                    ("malformed", Json::int(self.refused.malformed as i64)),
+                    (
+                        "headerTimeout",
+                        Json::int(self.refused.header_timeout as i64),
+                    ),
                 ]),
             ),
             ("stats", Json::Array(stats)),

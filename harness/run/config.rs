@@ -29,6 +29,9 @@ pub struct Config {
     pub snapshots: PathBuf,
     /// The known upstream issues file.
     pub known_issues: PathBuf,
+    /// Probes start in the OS sandbox where the machine has one
+    /// (`observe::sandbox`); off only to measure what it costs.
+    pub sandboxed: bool,
 }
 
 /// Where the repository is: the working directory when it holds
@@ -72,6 +75,7 @@ impl Config {
             strict: false,
             snapshots: root.join("snapshots"),
             known_issues: root.join("known-issues.json"),
+            sandboxed: true,
         }
     }
 
@@ -89,7 +93,7 @@ impl Config {
             node: node.to_path_buf(),
             script: self.probe_dir.join("probe.mjs"),
             start_timeout: self.start_timeout,
-            sandboxed: true,
+            sandboxed: self.sandboxed,
         }
     }
 }

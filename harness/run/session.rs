@@ -22,7 +22,7 @@ use crate::results::{judge, CaseResult, PoolStats, VersionStats};
 use crate::run::config::Config;
 use crate::run::schedule::{SessionAction, SessionEvent, SessionMachine};
 use crate::versions::install::VersionError;
-use crate::versions::layout::Installs;
+use crate::versions::layout::{Installs, Made};
 use crate::versions::node::{NodeError, NodeRuntime};
 use crate::versions::registry::RegistryError;
 use crate::versions::spec::{resolve, Build, MastraVersion, Registry, Selection, VersionSpec};
@@ -47,6 +47,8 @@ enum Produced {
         took: Duration,
         fresh: bool,
         got: Result<PathBuf, VersionError>,
+        /// The install's use lock (`Installs::hold_for_use`).
+        held: Option<std::fs::File>,
     },
     /// A case's observation.
     Case {
@@ -244,6 +246,7 @@ impl Session {
         // observation its cases get when they cannot run.
         let mut dirs: Vec<Option<PathBuf>> = vec![None; versions.len()];
         let mut failures: Vec<Option<Observed>> = vec![None; versions.len()];
+        let mut holds: Vec<std::fs::File> = Vec::new();
         let mut installs_made = false;
         let judged = |version: usize, index: usize, observed: Observed| {
             let VersionCases { version: v, cases } = &versions[version];
@@ -261,13 +264,20 @@ impl Session {
                             let v = versions[version].version;
                             s.spawn(move || {
                                 let began = Instant::now();
-                                let fresh = !installs.is_installed(v);
-                                let got = installs.ensure(v, published.as_deref());
+                                let got = installs.ensure_held(v, published.as_deref());
+                                // Only the run that made the install says
+                                // so; one that waited for another's did not.
+                                let fresh = matches!(got, Ok((_, Made::Here, _)));
+                                let (got, held) = match got {
+                                    Ok((dir, _, held)) => (Ok(dir), Some(held)),
+                                    Err(e) => (Err(e), None),
+                                };
                                 let _ = tx.send(Produced::Install {
                                     version,
                                     took: began.elapsed(),
                                     fresh,
                                     got,
+                                    held,
                                 });
                             });
                         }
@@ -347,7 +357,11 @@ impl Session {
                         took,
                         fresh,
                         got,
+                        held,
                     } => {
+                        // Held until the session's run ends: no prune
+                        // removes an install its probes are using.
+                        holds.extend(held);
                         stats[version].install = took;
                         stats[version].installed_now = fresh && got.is_ok();
                         installs_made |= stats[version].installed_now;
