@@ -259,8 +259,12 @@ impl ReportDoc {
 
 /// What the readers rely on in a run header: `versions` and `routes`, when
 /// given, are lists of versions and of route names.
+/// A header field that lists names: the field, the test of one name, and
+/// what a name should be.
+type ListCheck = (&'static str, fn(&str) -> bool, &'static str);
+
 fn check_run(run: &Json) -> Result<(), String> {
-    let checks: [(&str, fn(&str) -> bool, &str); 2] = [
+    let checks: [ListCheck; 2] = [
         (
             "versions",
             |t| MastraVersion::parse(t).is_some(),

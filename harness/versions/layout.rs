@@ -108,7 +108,7 @@ pub fn free_bytes(path: &Path) -> Option<u64> {
         }
         st.assume_init()
     };
-    Some(u64::from(st.f_bavail).saturating_mul(u64::from(st.f_frsize)))
+    Some(st.f_bavail.saturating_mul(st.f_frsize))
 }
 
 /// Write what a folder holds to the disk before its marker says it is
