@@ -113,10 +113,16 @@ impl Json {
             return None;
         };
         let mut out: Vec<(&JsString, &Json)> = Vec::with_capacity(members.len());
+        // Linear in the members: an object may hold 100,000 keys.
+        let mut at: std::collections::HashMap<&JsString, usize> =
+            std::collections::HashMap::with_capacity(members.len());
         for (k, v) in members {
-            match out.iter_mut().find(|(seen, _)| *seen == k) {
-                Some(slot) => slot.1 = v,
-                None => out.push((k, v)),
+            match at.get(k) {
+                Some(&i) => out[i].1 = v,
+                None => {
+                    at.insert(k, out.len());
+                    out.push((k, v));
+                }
             }
         }
         Some(out)
@@ -194,10 +200,8 @@ impl PartialEq for Json {
                     a.members().unwrap_or_default(),
                     b.members().unwrap_or_default(),
                 );
-                ma.len() == mb.len()
-                    && ma
-                        .iter()
-                        .all(|(k, v)| mb.iter().any(|(k2, v2)| k == k2 && v == v2))
+                let mb: std::collections::HashMap<&JsString, &Json> = mb.into_iter().collect();
+                ma.len() == mb.len() && ma.iter().all(|(k, v)| mb.get(k).is_some_and(|v2| v == v2))
             }
             _ => false,
         }

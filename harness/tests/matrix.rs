@@ -211,7 +211,10 @@ fn the_html_grid_shows_the_verdicts_in_headless_chromium() {
     );
     assert_eq!(
         lines.lines().last().unwrap(),
-        format!(r#"{{"end":{{"results":{},"interrupted":false}}}}"#, results.len())
+        format!(
+            r#"{{"end":{{"results":{},"interrupted":false}}}}"#,
+            results.len()
+        )
     );
 
     // Comparing a run with itself: nothing moved.
