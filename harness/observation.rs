@@ -60,11 +60,20 @@ pub struct Refused {
     pub not_loopback: u64,
     /// Connections closed at once because `Limits::max_connections` were open.
     pub over_capacity: u64,
+    /// Connections whose bytes were not HTTP/1.1.
+    pub malformed: u64,
+    /// Connections closed because their headers did not arrive in time.
+    pub header_timeout: u64,
 }
 
 impl Refused {
     pub fn total(&self) -> u64 {
-        self.bad_token + self.unknown_case + self.not_loopback + self.over_capacity
+        self.bad_token
+            + self.unknown_case
+            + self.not_loopback
+            + self.over_capacity
+            + self.malformed
+            + self.header_timeout
     }
 }
 

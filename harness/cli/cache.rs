@@ -78,6 +78,13 @@ pub fn cache(args: CacheArgs) -> Result<Exit, Failure> {
                 shelves.removed.len(),
                 size(shelves.freed_bytes)
             ));
+            if !pruned.in_use.is_empty() {
+                print_out(&format!(
+                    "kept {} install(s) a running harness is using: {}\n",
+                    pruned.in_use.len(),
+                    pruned.in_use.join(", ")
+                ));
+            }
             print_out(&status_text(&installs, &config));
             Ok(Exit::Ok)
         }

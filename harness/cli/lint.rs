@@ -182,7 +182,7 @@ fn read_lint_file(path: &Path, input: &mut LintInput) -> Result<(), Failure> {
         })
     };
     let text = std::fs::read_to_string(path).map_err(|e| bad("", format!("cannot read: {e}")))?;
-    let v = Json::parse(&text).map_err(|e| bad("", format!("not valid JSON: {e}")))?;
+    let v = Json::parse_document(&text).map_err(|e| bad("", format!("not valid JSON: {e}")))?;
     let strings = |v: &Json, field: &str| -> Result<Vec<JsString>, Failure> {
         v.as_array()
             .ok_or_else(|| {

@@ -500,7 +500,8 @@ pub struct RenderArgs {
 }
 
 /// `report FILE --out DIR`: render the reports of a `report.json` or a
-/// `results.jsonl` (from an interrupted matrix, say).
+/// `results.jsonl` (from an interrupted matrix, say). Exit 3 when the
+/// results are partial or interrupted.
 pub fn report(args: RenderArgs) -> Result<Exit, Failure> {
     let out = args.out.as_path();
     let doc = ReportDoc::load(&args.input).map_err(Failure::bad)?;
@@ -512,9 +513,10 @@ pub fn report(args: RenderArgs) -> Result<Exit, Failure> {
         doc.rows.len(),
         out.display()
     );
-    // A partial run rendered is still a partial run: it is no success.
-    if let Some(why) = &doc.partial {
-        say!("partial: {why}; the reports say so");
+    // Results that are not a whole run prove nothing about the cases that
+    // are missing: the renderings say so, and so does the exit status.
+    if let Some(why) = doc.incomplete() {
+        say!("{}: {why}", args.input.display());
         return Ok(Exit::Infra);
     }
     Ok(Exit::Ok)

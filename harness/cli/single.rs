@@ -156,6 +156,15 @@ pub fn bench(args: BenchArgs) -> Result<Exit, Failure> {
         }
         Err(why) => eprintln!("notice: {why}"),
     }
+    let scale = crate::loops::bench::model_scale(version, &[1_000, 10_000, 100_000])
+        .map_err(Failure::infra)?;
+    print_out(&crate::loops::bench::model_scale_text(&scale));
+    if let Json::Object(members) = &mut report {
+        members.push((
+            "modelScale".into(),
+            crate::loops::bench::model_scale_json(&scale),
+        ));
+    }
     let routes = args.routes.route;
     if let Some(set) = &routes {
         let rates =

@@ -113,10 +113,16 @@ impl Json {
             return None;
         };
         let mut out: Vec<(&JsString, &Json)> = Vec::with_capacity(members.len());
+        // Linear in the members: an object may hold 100,000 keys.
+        let mut at: std::collections::HashMap<&JsString, usize> =
+            std::collections::HashMap::with_capacity(members.len());
         for (k, v) in members {
-            match out.iter_mut().find(|(seen, _)| *seen == k) {
-                Some(slot) => slot.1 = v,
-                None => out.push((k, v)),
+            match at.get(k) {
+                Some(&i) => out[i].1 = v,
+                None => {
+                    at.insert(k, out.len());
+                    out.push((k, v));
+                }
             }
         }
         Some(out)
@@ -148,59 +154,26 @@ impl Json {
         Self::parse_bytes(text.as_bytes())
     }
 
-    /// Parse JSON that the harness itself wrote and reads back (reports,
-    /// results, ledgers): a repeated key is an error naming where it is, as
-    /// `run.versions`, since two readers (this one takes the last, a person
-    /// reading the file the first) would see two different documents.
-    pub fn parse_unique(text: &str) -> Result<Json, String> {
-        let v = Self::parse(text).map_err(|e| e.to_string())?;
-        match v.repeated_key() {
-            Some(at) => Err(format!("{at}: a repeated key")),
-            None => Ok(v),
-        }
-    }
-
-    /// The path of the first key repeated within one object, if any.
-    pub fn repeated_key(&self) -> Option<String> {
-        fn walk(v: &Json, at: &str) -> Option<String> {
-            let join = |k: &str| {
-                if at.is_empty() {
-                    k.to_string()
-                } else {
-                    format!("{at}.{k}")
-                }
-            };
-            match v {
-                Json::Object(members) => {
-                    let mut seen = std::collections::HashSet::new();
-                    for (k, child) in members {
-                        let name = k.to_rust().unwrap_or_else(|| k.to_string());
-                        if !seen.insert(k) {
-                            return Some(join(&name));
-                        }
-                        if let Some(found) = walk(child, &join(&name)) {
-                            return Some(found);
-                        }
-                    }
-                    None
-                }
-                Json::Array(items) => items
-                    .iter()
-                    .enumerate()
-                    .find_map(|(i, item)| walk(item, &format!("{at}[{i}]"))),
-                _ => None,
-            }
-        }
-        walk(self, "")
-    }
-
     /// Parse JSON from bytes that should be UTF-8; invalid UTF-8 inside a
     /// string is an error, reported with its position.
     pub fn parse_bytes(bytes: &[u8]) -> Result<Json, ParseError> {
+        Self::parse_with(bytes, false)
+    }
+
+    /// Parse a document the harness reads back (a report, results, a
+    /// ledger, a lint document): as `parse`, but a key repeated in one
+    /// object is an error. Readers disagree on which copy wins, so a
+    /// document with two `"results"` could say two things at once.
+    pub fn parse_document(text: &str) -> Result<Json, ParseError> {
+        Self::parse_with(text.as_bytes(), true)
+    }
+
+    fn parse_with(bytes: &[u8], unique: bool) -> Result<Json, ParseError> {
         let mut p = Parser {
             bytes,
             pos: 0,
             depth: 0,
+            unique,
         };
         p.skip_ws();
         let value = p.value()?;
@@ -227,10 +200,8 @@ impl PartialEq for Json {
                     a.members().unwrap_or_default(),
                     b.members().unwrap_or_default(),
                 );
-                ma.len() == mb.len()
-                    && ma
-                        .iter()
-                        .all(|(k, v)| mb.iter().any(|(k2, v2)| k == k2 && v == v2))
+                let mb: std::collections::HashMap<&JsString, &Json> = mb.into_iter().collect();
+                ma.len() == mb.len() && ma.iter().all(|(k, v)| mb.get(k).is_some_and(|v2| v == v2))
             }
             _ => false,
         }
@@ -334,6 +305,8 @@ struct Parser<'a> {
     bytes: &'a [u8],
     pos: usize,
     depth: usize,
+    /// Refuse a key repeated in one object.
+    unique: bool,
 }
 
 impl Parser<'_> {
@@ -420,6 +393,7 @@ impl Parser<'_> {
     fn object(&mut self) -> Result<Json, ParseError> {
         self.pos += 1;
         let mut members = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         self.skip_ws();
         if self.peek() == Some(b'}') {
             self.pos += 1;
@@ -430,7 +404,15 @@ impl Parser<'_> {
             if self.peek() != Some(b'"') {
                 return Err(self.error("expected a string key"));
             }
+            let at = self.pos;
             let key = self.string()?;
+            if self.unique && !seen.insert(key.clone()) {
+                self.pos = at;
+                return Err(self.error(&format!(
+                    "the key {} appears twice in one object",
+                    Json::String(key).to_compact()
+                )));
+            }
             self.skip_ws();
             if self.peek() != Some(b':') {
                 return Err(self.error("expected ':'"));
@@ -594,23 +576,25 @@ mod tests {
     }
 
     #[test]
-    fn parse_unique_names_the_repeated_key() {
-        assert_eq!(
-            Json::parse_unique(r#"{"run":{"versions":[1],"versions":[2]}}"#).unwrap_err(),
-            "run.versions: a repeated key"
-        );
-        assert_eq!(
-            Json::parse_unique(r#"{"results":[{"a":1},{"a":1,"a":2}]}"#).unwrap_err(),
-            "results[1].a: a repeated key"
-        );
-        assert!(Json::parse_unique(r#"{"a":{"b":1},"b":{"b":2}}"#).is_ok());
-    }
-
-    #[test]
     fn repeated_keys_fold_like_json_parse() {
         let v = Json::parse(r#"{"a":1,"b":2,"a":3}"#).unwrap();
         assert_eq!(v.get("a"), Some(&Json::int(3)));
         assert_eq!(v.to_compact(), r#"{"a":3,"b":2}"#);
+    }
+
+    #[test]
+    fn a_document_with_a_repeated_key_is_refused_where_it_repeats() {
+        let text = "{\"run\": {\"a\": 1, \"b\": {\"a\": 2}},\n \"results\": [1], \"results\": []}";
+        assert!(
+            Json::parse(text).is_ok(),
+            "plain parsing keeps JSON.parse's rule"
+        );
+        let e = Json::parse_document(text).unwrap_err();
+        assert_eq!((e.line, e.column), (2, 18), "{e}");
+        assert!(e.message.contains("\"results\" appears twice"), "{e}");
+        assert!(
+            Json::parse_document("{\"a\": {\"a\": 1}, \"b\": [{\"a\": 1}, {\"a\": 2}]}").is_ok()
+        );
     }
 
     #[test]

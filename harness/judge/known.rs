@@ -507,7 +507,8 @@ impl KnownIssues {
             }
             Err(e) => return Err(err("(file)", format!("cannot read: {e}"))),
         };
-        let v = Json::parse(&text).map_err(|e| err("(file)", format!("not valid JSON: {e}")))?;
+        let v = Json::parse_document(&text)
+            .map_err(|e| err("(file)", format!("not valid JSON: {e}")))?;
         let base = file.parent().unwrap_or(Path::new("."));
         let list = v
             .get("issues")

@@ -15,7 +15,7 @@
 
 use super::project::{parse_loaded, DecodeError, LoadedProject};
 use crate::js::json::Json;
-use crate::observe::proc::CommandSpec;
+use crate::observe::proc::{CommandSpec, ProcError};
 use crate::observe::sandbox::{self, Policy};
 use crate::run::config::Config;
 use std::path::{Path, PathBuf};
@@ -103,16 +103,24 @@ pub fn load_project(config: &Config, req: &ProjectRequest) -> Result<LoadedProje
     if let Some(f) = &req.env_file {
         policy = policy.read_only(f);
     }
-    let out = sandbox::confine(cmd, &policy).run_capture().map_err(|e| {
-        LoadError::Infra(format!("loading the project {} failed: {e}", dir.display()))
-    })?;
+    let out = sandbox::confine(cmd, &policy)
+        .run_capture()
+        .map_err(|e| match e {
+            // Import-time code that never ends is the project's doing.
+            ProcError::Timeout { after, .. } => LoadError::Project(format!(
+                "{}: the project did not finish loading in {}s (import-time code that waits for ever: a server, a connection, a timer)",
+                entry_path.display(),
+                after.as_secs()
+            )),
+            e => LoadError::Infra(format!("loading the project {} failed: {e}", dir.display())),
+        })?;
     let line = String::from_utf8_lossy(&out.stdout);
     let line = line
         .lines()
         .rev()
         .find(|l| !l.trim().is_empty())
         .unwrap_or("");
-    let doc = Json::parse(line).map_err(|e| {
+    let doc = Json::parse_document(line).map_err(|e| {
         LoadError::Infra(format!(
             "{} printed no document ({e}); its stderr: {}",
             script.display(),

@@ -166,6 +166,52 @@ pub fn bench(
     })
 }
 
+/// How long the model takes to predict one case of `n` tools, for each `n`
+/// of `sizes`: the cost a case's size adds, which must stay linear
+/// (100,000 tools in under 2 s on the version `version`).
+pub fn model_scale(version: MastraVersion, sizes: &[usize]) -> Result<Vec<(usize, f64)>, String> {
+    let mut out = Vec::new();
+    for &n in sizes {
+        // Keys that formatTools renames (a dot each), so every key takes
+        // the rewrite's whole path: lookups, a define and a delete.
+        let tools: Vec<Json> = (0..n).map(|i| Json::str(&format!("tool.{i}"))).collect();
+        let case = Json::object([
+            ("about", Json::str("model scale")),
+            ("tools", Json::Array(tools)),
+        ]);
+        let case = Case::from_json(std::path::Path::new("model-scale.json"), case)
+            .map_err(|e| e.to_string())?;
+        let began = Instant::now();
+        let prediction = crate::model::predict(&case, version);
+        let took = began.elapsed().as_secs_f64();
+        drop(prediction);
+        out.push((n, took));
+    }
+    Ok(out)
+}
+
+pub fn model_scale_text(scale: &[(usize, f64)]) -> String {
+    let mut out = String::from("model    tools  seconds (one case, predicted)\n");
+    for (n, s) in scale {
+        out.push_str(&format!("       {n:>7}  {s:>7.3}\n"));
+    }
+    out
+}
+
+pub fn model_scale_json(scale: &[(usize, f64)]) -> Json {
+    Json::Array(
+        scale
+            .iter()
+            .map(|(n, s)| {
+                Json::object([
+                    ("tools", Json::int(*n as i64)),
+                    ("seconds", Json::Number(format!("{s:.3}"))),
+                ])
+            })
+            .collect(),
+    )
+}
+
 /// The harness's rate on each route: the same workload with every case on
 /// that route, through the whole pipeline, start-up subtracted. The ceiling
 /// speaks only the OpenAI-compatible format, so routes are compared with
@@ -569,6 +615,20 @@ pub fn figures_markdown(report: &Json) -> Result<String, String> {
     }
     if let Some(s) = report.get("sandbox") {
         out.push_str(&sandbox_markdown(s)?);
+    }
+    if let Some(scale) = report.get("modelScale").and_then(Json::as_array) {
+        out.push_str(
+            "\n## The model's time on one case of many tools\n\n\
+             | tools | seconds |\n|---:|---:|\n",
+        );
+        for (i, row) in scale.iter().enumerate() {
+            let at = format!("modelScale[{i}].");
+            out.push_str(&format!(
+                "| {} | {:.3} |\n",
+                number_at(row, &at, "tools")?,
+                number_at(row, &at, "seconds")?
+            ));
+        }
     }
     Ok(out)
 }

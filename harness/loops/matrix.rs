@@ -2,9 +2,11 @@
 //! saved under `cases/found/`) and a fuzz budget (`write_fuzz_cases`) run
 //! through the run loop (`run::corpus`), watched by a `MatrixWriter` that:
 //! - writes each result to `results.jsonl` the moment it completes (a first
-//!   line carries the run information), so an interrupted or killed matrix
-//!   keeps what finished, and `mastra-conform report results.jsonl` renders
-//!   it;
+//!   line carries the run information, a last line `{"end": ...}` the count
+//!   of results and whether the run was interrupted, written only when the
+//!   run ends), so an interrupted or killed matrix keeps what finished, and
+//!   `mastra-conform report results.jsonl` renders it, marked partial when
+//!   the footer is missing;
 //! - at the end writes `report.xml` (JUnit), `report.md` and `report.html`
 //!   beside the `report.json` the command layer saves.
 //!
@@ -13,7 +15,7 @@
 
 use crate::js::json::Json;
 use crate::outcome::Failure;
-use crate::report::doc::ReportDoc;
+use crate::report::doc::{ReportDoc, END};
 use crate::report::{report_json, result_json, write_reports, JSONL};
 use crate::results::info::RunInfo;
 use crate::results::CaseResult;
@@ -70,6 +72,18 @@ impl RunObserver for MatrixWriter {
     }
 
     fn finished(&mut self, info: &RunInfo, results: &[CaseResult]) -> Result<(), Failure> {
+        if let Some(mut f) = self.jsonl.take() {
+            let end = Json::object([(
+                END,
+                Json::object([
+                    ("results", Json::int(self.written as i64)),
+                    ("interrupted", Json::Bool(info.interrupted)),
+                ]),
+            )]);
+            writeln!(f, "{}", end.to_compact())
+                .and_then(|()| f.sync_all())
+                .map_err(|e| self.fail(JSONL, e))?;
+        }
         // The renderers read the JSON form, as they would read a report
         // file, so a report rebuilt later from disk looks the same.
         let doc =

@@ -161,6 +161,7 @@ fn offered(
     let mut names = tools.keys();
     if rel.active_tools_applied {
         if let Some(active) = &case.call.active_tools {
+            let active: std::collections::HashSet<&JsString> = active.iter().collect();
             names.retain(|n| active.contains(n));
         }
     }

@@ -13,6 +13,7 @@
 //!   own property, so `tools["__proto__"]` is truthy on every plain object.
 
 use crate::js::string::JsString;
+use std::collections::HashMap;
 
 /// The properties of `Object.prototype` in Node 24 (all truthy functions,
 /// `__proto__` an accessor whose getter returns the prototype itself).
@@ -50,10 +51,16 @@ impl<V> Lookup<'_, V> {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Every operation is constant time but `delete` (amortised constant) and
+/// the ones that list keys (linear): Mastra's `formatTools` renames each
+/// key in turn, and a case may have 100,000 of them.
+#[derive(Debug, Clone)]
 pub struct Record<V> {
-    /// Own properties in insertion order (not key order: see `keys`).
-    props: Vec<(JsString, V)>,
+    /// Own properties in insertion order (not key order: see `keys`); a
+    /// deleted property leaves `None`, so positions in `index` stay valid.
+    props: Vec<Option<(JsString, V)>>,
+    /// Where each own key is in `props`.
+    index: HashMap<JsString, usize>,
     /// Whether `obj.__proto__ = x` replaced the prototype. Lookups of
     /// `Object.prototype`'s names are then answered by `x` instead; the
     /// model treats that as unmodelled rather than guess at it.
@@ -64,8 +71,28 @@ impl<V> Default for Record<V> {
     fn default() -> Self {
         Record {
             props: Vec::new(),
+            index: HashMap::new(),
             prototype_replaced: false,
         }
+    }
+}
+
+/// Two records are equal when a program could not tell them apart: the
+/// same own properties in the same order, the same prototype.
+impl<V: PartialEq> PartialEq for Record<V> {
+    fn eq(&self, other: &Self) -> bool {
+        self.prototype_replaced == other.prototype_replaced
+            && self.index.len() == other.index.len()
+            && self.live().eq(other.live())
+    }
+}
+
+impl<V: Eq> Eq for Record<V> {}
+
+impl<V> Record<V> {
+    /// Own properties in insertion order.
+    fn live(&self) -> impl Iterator<Item = (&JsString, &V)> {
+        self.props.iter().flatten().map(|(k, v)| (k, v))
     }
 }
 
@@ -87,9 +114,16 @@ impl<V: Clone> Record<V> {
 
     /// CreateDataProperty.
     pub fn define(&mut self, key: JsString, value: V) {
-        match self.props.iter_mut().find(|(k, _)| *k == key) {
-            Some(slot) => slot.1 = value,
-            None => self.props.push((key, value)),
+        match self.index.get(&key) {
+            Some(&at) => {
+                if let Some(slot) = &mut self.props[at] {
+                    slot.1 = value;
+                }
+            }
+            None => {
+                self.index.insert(key.clone(), self.props.len());
+                self.props.push(Some((key, value)));
+            }
         }
     }
 
@@ -104,16 +138,28 @@ impl<V: Clone> Record<V> {
 
     /// `delete obj[key]`.
     pub fn delete(&mut self, key: &JsString) {
-        self.props.retain(|(k, _)| k != key);
+        if let Some(at) = self.index.remove(key) {
+            self.props[at] = None;
+        }
+        // Compact once most slots are holes, so memory and listing stay
+        // linear in the live properties.
+        if self.props.len() > 64 && self.index.len() < self.props.len() / 2 {
+            self.props.retain(Option::is_some);
+            for (at, (k, _)) in self.props.iter().flatten().enumerate() {
+                if let Some(slot) = self.index.get_mut(k) {
+                    *slot = at;
+                }
+            }
+        }
     }
 
     pub fn has_own(&self, key: &JsString) -> bool {
-        self.props.iter().any(|(k, _)| k == key)
+        self.index.contains_key(key)
     }
 
     /// `obj[key]`.
     pub fn get(&self, key: &JsString) -> Lookup<'_, V> {
-        match self.props.iter().find(|(k, _)| k == key) {
+        match self.index.get(key).and_then(|&at| self.props[at].as_ref()) {
             Some((_, v)) => Lookup::Own(v),
             None if is_inherited_name(key) => Lookup::Inherited,
             None => Lookup::Missing,
@@ -128,16 +174,11 @@ impl<V: Clone> Record<V> {
     /// `Object.entries(obj)`, in key order.
     pub fn entries(&self) -> Vec<(&JsString, &V)> {
         let mut indices: Vec<(u32, &JsString, &V)> = self
-            .props
-            .iter()
+            .live()
             .filter_map(|(k, v)| k.array_index().map(|i| (i, k, v)))
             .collect();
         indices.sort_by_key(|(i, _, _)| *i);
-        let rest = self
-            .props
-            .iter()
-            .filter(|(k, _)| k.array_index().is_none())
-            .map(|(k, v)| (k, v));
+        let rest = self.live().filter(|(k, _)| k.array_index().is_none());
         indices
             .into_iter()
             .map(|(_, k, v)| (k, v))
@@ -159,11 +200,11 @@ impl<V: Clone> Record<V> {
     }
 
     pub fn len(&self) -> usize {
-        self.props.len()
+        self.index.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.props.is_empty()
+        self.index.is_empty()
     }
 }
 
@@ -222,6 +263,39 @@ mod tests {
         assert_eq!(r.get(&"__defineGetter__".into()), Lookup::Inherited);
         assert_eq!(r.get(&"tostring".into()), Lookup::Missing);
         assert!(!r.has_own(&"toString".into()));
+    }
+
+    #[test]
+    fn a_deleted_key_defined_again_goes_last() {
+        let mut r = rec(&["a", "b", "c"]);
+        r.delete(&"a".into());
+        r.define("a".into(), 7);
+        assert_eq!(keys(&r), ["b", "c", "a"]);
+        assert_eq!(r.get(&"a".into()), Lookup::Own(&7));
+        assert_eq!(r.len(), 3);
+        let mut same = rec(&["b", "c", "a"]);
+        same.define("a".into(), 7);
+        same.define("b".into(), 1);
+        same.define("c".into(), 2);
+        assert_eq!(r, same, "holes left by a deletion are not seen");
+    }
+
+    #[test]
+    fn many_deletions_keep_order_and_lookups() {
+        let names: Vec<String> = (0..1000).map(|i| format!("k{i}")).collect();
+        let mut r = rec(&names.iter().map(String::as_str).collect::<Vec<_>>());
+        for n in names.iter().step_by(3) {
+            r.delete(&n.as_str().into());
+        }
+        let left: Vec<String> = names
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| i % 3 != 0)
+            .map(|(_, n)| n.clone())
+            .collect();
+        assert_eq!(keys(&r), left);
+        assert!(r.has_own(&"k1".into()) && !r.has_own(&"k0".into()));
+        assert_eq!(r.get(&"k998".into()), Lookup::Own(&((998 % 256) as u8)));
     }
 
     #[test]

@@ -306,12 +306,20 @@ fn connection<S>(
             async move { tower_service::Service::call(&mut router, request).await }
         });
     let header_timeout = shared.limits.header_timeout;
+    let shared = shared.clone();
     tokio::spawn(async move {
         let mut http = hyper::server::conn::http1::Builder::new();
         http.timer(TokioTimer::new())
             .header_read_timeout(header_timeout);
-        // A broken or timed-out connection is the client's loss only.
-        let _ = http.serve_connection(TokioIo::new(stream), service).await;
+        // A broken or timed-out connection is the client's loss only, and
+        // counted by kind: what sent it is not a probe speaking HTTP.
+        if let Err(e) = http.serve_connection(TokioIo::new(stream), service).await {
+            if e.is_timeout() {
+                shared.count(|r| r.header_timeout += 1);
+            } else if e.is_parse() {
+                shared.count(|r| r.malformed += 1);
+            }
+        }
         drop(permit);
     });
 }

@@ -409,7 +409,7 @@ fn parse_line(line: &[u8]) -> Answer {
     let text = String::from_utf8_lossy(line)
         .trim_end_matches(['\n', '\r'])
         .to_string();
-    let Ok(v) = Json::parse(&text) else {
+    let Ok(v) = Json::parse_document(&text) else {
         return Answer::Garbage(text);
     };
     if let Some(h) = v.get("hello") {

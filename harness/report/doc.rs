@@ -3,14 +3,22 @@
 //! work from.
 //!
 //! In: the text of `report.json` (`{"run": {...}, "results": [...]}`) or of
-//! `results.jsonl` (one result per line; a line `{"run": {...}}` may lead).
-//! Out: the run information as written, and one `Row` per result. Reading
-//! the JSON rather than `CaseResult`s means a report from an interrupted
-//! run, or from another machine, renders the same way.
+//! `results.jsonl` (a header line `{"run": {...}}`, one result per line, and
+//! a footer line `{"end": {"results": N, "interrupted": B}}` written when the
+//! run ends). Out: the run information as written, one `Row` per result,
+//! and whether the document is whole (`ReportDoc::incomplete`). Reading the
+//! JSON rather than `CaseResult`s means a report from an interrupted run, or
+//! from another machine, renders the same way, marks included.
+//!
+//! Every document is read with duplicate keys refused, versions checked as
+//! versions and `run.versions` as a list of them; errors name the line or
+//! the result and the field.
 
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::judge::compare::Verdict;
+use crate::route::Route;
+use crate::versions::spec::MastraVersion;
 use std::path::Path;
 
 /// One case on one version, as a report says it.
@@ -34,14 +42,14 @@ pub struct Row {
 pub struct ReportDoc {
     pub run: Json,
     pub rows: Vec<Row>,
-    /// Why the document does not hold the whole run, when it does not: the
-    /// run was interrupted, or the last line of JSONL results was cut short.
+    /// Why these results are not a whole run (`results.jsonl` without its
+    /// footer, a line cut short, fewer results than the footer counts), or
+    /// `None`. An interrupted run is `interrupted()`, which is also partial.
     pub partial: Option<String>,
 }
 
-fn interrupted(run: &Json) -> bool {
-    run.get("interrupted").and_then(Json::as_bool) == Some(true)
-}
+/// The key of the footer line of `results.jsonl`.
+pub const END: &str = "end";
 
 fn text(v: &Json, key: &str) -> Option<String> {
     v.get(key).and_then(Json::as_str).map(JsString::to_lossy)
@@ -63,9 +71,12 @@ impl Row {
             .iter()
             .filter_map(|r| r.as_str().map(JsString::to_lossy))
             .collect();
+        let version = need("version")?;
+        MastraVersion::parse(&version)
+            .ok_or_else(|| format!("`version` is {version:?}, not a version such as \"1.67.0\""))?;
         Ok(Row {
             case: need("case")?,
-            version: need("version")?,
+            version,
             verdict,
             predicted: v.get("predicted").cloned().unwrap_or(Json::Null),
             observed: v.get("observed").cloned().unwrap_or(Json::Null),
@@ -85,62 +96,100 @@ impl Row {
 impl ReportDoc {
     /// Parse a JSON report, or JSONL results (detected by the first line).
     pub fn parse(text: &str) -> Result<ReportDoc, String> {
-        if let Ok(v) = Json::parse(text) {
-            if v.get("results").is_some() {
-                if let Some(at) = v.repeated_key() {
-                    return Err(format!("{at}: a repeated key"));
-                }
-                let rows = v
-                    .get("results")
-                    .and_then(Json::as_array)
-                    .ok_or("`results` is not an array")?
-                    .iter()
-                    .enumerate()
-                    .map(|(i, r)| Row::from_json(r).map_err(|e| format!("results[{i}]: {e}")))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let run = v.get("run").cloned().unwrap_or(Json::Null);
-                return Ok(ReportDoc {
-                    partial: interrupted(&run).then(|| "the run was interrupted".into()),
-                    run,
-                    rows,
-                });
-            }
+        let report = Json::parse(text).is_ok_and(|v| v.get("results").is_some());
+        if report {
+            let v = Json::parse_document(text).map_err(|e| format!("not a valid report: {e}"))?;
+            let rows = v
+                .get("results")
+                .and_then(Json::as_array)
+                .ok_or("`results` is not an array")?
+                .iter()
+                .enumerate()
+                .map(|(i, r)| Row::from_json(r).map_err(|e| format!("results[{i}]: {e}")))
+                .collect::<Result<Vec<_>, _>>()?;
+            let run = v.get("run").cloned().unwrap_or(Json::Null);
+            check_run(&run).map_err(|e| format!("run: {e}"))?;
+            return Ok(ReportDoc {
+                run,
+                rows,
+                partial: None,
+            });
         }
-        let mut run = Json::Null;
-        let mut rows = Vec::new();
+        let lines: Vec<&str> = text.lines().collect();
+        let last = lines.iter().rposition(|l| !l.trim().is_empty());
+        let mut run = None;
+        let mut end = None;
         let mut cut = false;
-        for (n, line) in text.lines().enumerate() {
+        let mut rows = Vec::new();
+        for (n, line) in lines.iter().enumerate() {
             if line.trim().is_empty() {
                 continue;
             }
+            let at = |e: String| format!("line {}: {e}", n + 1);
+            if end.is_some() {
+                return Err(at("a line after the footer".into()));
+            }
             // A line cut short by an interrupted write is the one loss the
-            // JSONL allows: the last line, and only it, may be skipped.
-            let v = match Json::parse(line) {
+            // JSONL allows: the last line, and only it, and the results
+            // are then partial.
+            let v = match Json::parse_document(line) {
                 Ok(v) => v,
-                Err(_) if n + 1 == text.lines().count() => {
+                Err(_) if Some(n) == last => {
                     cut = true;
                     break;
                 }
-                Err(e) => return Err(format!("line {}: not JSON: {e}", n + 1)),
+                Err(e) => return Err(at(format!("not JSON: {e}"))),
             };
-            if let Some(at) = v.repeated_key() {
-                return Err(format!("line {}: {at}: a repeated key", n + 1));
-            }
             if let Some(r) = v.get("run").filter(|_| v.get("verdict").is_none()) {
-                run = r.clone();
+                if run.is_some() || !rows.is_empty() {
+                    return Err(at("a second header line `run`".into()));
+                }
+                check_run(r).map_err(|e| at(format!("run: {e}")))?;
+                run = Some(r.clone());
+            } else if let Some(f) = v.get(END).filter(|_| v.get("verdict").is_none()) {
+                let count = f
+                    .get("results")
+                    .and_then(Json::as_f64)
+                    .filter(|c| *c >= 0.0 && c.fract() == 0.0)
+                    .ok_or_else(|| at("end: `results` is not a count".into()))?;
+                end = Some((count as usize, f.get("interrupted").and_then(Json::as_bool)));
             } else {
-                rows.push(Row::from_json(&v).map_err(|e| format!("line {}: {e}", n + 1))?);
+                rows.push(Row::from_json(&v).map_err(at)?);
             }
         }
-        if rows.is_empty() && run.is_null() {
+        if rows.is_empty() && run.is_none() && end.is_none() {
             return Err("neither a JSON report nor JSONL results".into());
         }
-        let partial = if cut {
-            Some("its last line was cut short".into())
-        } else {
-            interrupted(&run).then(|| "the run was interrupted".into())
+        let mut run = run.unwrap_or(Json::Null);
+        let partial = match end {
+            _ if cut => Some("its last line is cut short".to_string()),
+            None => Some("it has no footer line: the run did not end".to_string()),
+            Some((count, _)) if count != rows.len() => Some(format!(
+                "the footer counts {count} results and {} are there",
+                rows.len()
+            )),
+            Some(_) => None,
         };
+        if let (Some((_, Some(true))), Json::Object(members)) = (end, &mut run) {
+            members.retain(|(k, _)| *k != JsString::from("interrupted"));
+            members.push(("interrupted".into(), Json::Bool(true)));
+        }
         Ok(ReportDoc { run, rows, partial })
+    }
+
+    /// Whether the run was interrupted (its results are those that finished).
+    pub fn interrupted(&self) -> bool {
+        self.run.get("interrupted").and_then(Json::as_bool) == Some(true)
+    }
+
+    /// Why these results are not the whole run, if they are not: partial
+    /// or interrupted. Every rendering shows it and `report` exits 3.
+    pub fn incomplete(&self) -> Option<String> {
+        match (&self.partial, self.interrupted()) {
+            (Some(why), _) => Some(format!("PARTIAL: {why}")),
+            (None, true) => Some("INTERRUPTED (partial)".into()),
+            (None, false) => None,
+        }
     }
 
     pub fn load(path: &Path) -> Result<ReportDoc, String> {
@@ -223,14 +272,46 @@ impl ReportDoc {
         if let Some(seed) = self.run.get("seed").filter(|s| !s.is_null()) {
             line.push_str(&format!(" · seed {}", seed.to_compact()));
         }
-        if let Some(isolation) = text(&self.run, "isolation") {
-            line.push_str(&format!(" · isolation: {isolation}"));
+        if let Some(walls) = text(&self.run, "isolation").filter(|w| !w.is_empty()) {
+            line.push_str(&format!(" · isolation: {walls}"));
         }
-        if let Some(why) = &self.partial {
-            line.push_str(&format!(" · PARTIAL: {why}"));
+        if let Some(why) = self.incomplete() {
+            line.push_str(&format!(" · {why}"));
         }
         line
     }
+}
+
+/// What the readers rely on in a run header: `versions` and `routes`, when
+/// given, are lists of versions and of route names.
+/// A header field that lists names: the field, the test of one name, and
+/// what a name should be.
+type ListCheck = (&'static str, fn(&str) -> bool, &'static str);
+
+fn check_run(run: &Json) -> Result<(), String> {
+    let checks: [ListCheck; 2] = [
+        (
+            "versions",
+            |t| MastraVersion::parse(t).is_some(),
+            "a version such as \"1.67.0\"",
+        ),
+        ("routes", |t| Route::parse(t).is_some(), "a route name"),
+    ];
+    for (field, valid, what) in checks {
+        let Some(value) = run.get(field) else {
+            continue;
+        };
+        let list = value
+            .as_array()
+            .ok_or_else(|| format!("`{field}` is {}, not a list", value.kind()))?;
+        for (i, v) in list.iter().enumerate() {
+            let text = v.as_str().map(JsString::to_lossy);
+            if !text.as_deref().is_some_and(valid) {
+                return Err(format!("`{field}[{i}]` is {}, not {what}", v.to_compact()));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Escape text for HTML and XML.
@@ -273,30 +354,6 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn an_interrupted_run_or_a_cut_line_is_partial_and_says_so() {
-        let doc = ReportDoc::parse(r#"{"run":{"interrupted":true},"results":[]}"#).unwrap();
-        assert_eq!(doc.partial.as_deref(), Some("the run was interrupted"));
-        assert!(doc.run_line().contains("PARTIAL: the run was interrupted"));
-        let jsonl = "{\"run\":{\"interrupted\":false}}\n{\"case\":\"a\",\"version\":\"1.0.0\",\"verdict\":\"as-modelled\"}\n{\"case\":\"b\",\"ver";
-        let doc = ReportDoc::parse(jsonl).unwrap();
-        assert_eq!(doc.rows.len(), 1);
-        assert_eq!(doc.partial.as_deref(), Some("its last line was cut short"));
-        let whole = ReportDoc::parse(r#"{"run":{"interrupted":false},"results":[]}"#).unwrap();
-        assert_eq!(whole.partial, None);
-    }
-
-    #[test]
-    fn a_report_with_a_repeated_key_is_refused_naming_it() {
-        let e =
-            ReportDoc::parse(r#"{"run":{"interrupted":true,"interrupted":false},"results":[]}"#)
-                .unwrap_err();
-        assert_eq!(e, "run.interrupted: a repeated key");
-        let jsonl = "{\"run\":{\"harness\":\"x\"}}\n{\"case\":\"a\",\"version\":\"1.0.0\",\"verdict\":\"as-modelled\",\"verdict\":\"diverged\"}\n";
-        let e = ReportDoc::parse(jsonl).unwrap_err();
-        assert_eq!(e, "line 2: verdict: a repeated key");
-    }
-
-    #[test]
     fn reports_and_jsonl_read_the_same() {
         let doc = sample();
         assert_eq!(doc.versions(), vec!["1.0.4", "1.67.0"]);
@@ -318,11 +375,77 @@ pub(crate) mod tests {
             jsonl.push_str(r);
             jsonl.push('\n');
         }
+        let whole = ReportDoc::parse(&format!(
+            "{jsonl}{{\"end\":{{\"results\":2,\"interrupted\":false}}}}\n"
+        ))
+        .unwrap();
+        assert_eq!(whole.incomplete(), None);
         jsonl.push_str(r#"{"case":"cases/b.json","vers"#);
         let doc = ReportDoc::parse(&jsonl).unwrap();
         assert_eq!(doc.rows.len(), 2, "the cut last line is dropped");
         assert_eq!(doc.rows[1].verdict, Verdict::Diverged);
+        assert!(doc.incomplete().unwrap().contains("cut short"));
+        assert!(doc.run_line().contains("PARTIAL"), "{}", doc.run_line());
         assert!(ReportDoc::parse("{\"case\":1}\nnot json\n{}").is_err());
+    }
+
+    fn jsonl(lines: &[&str]) -> Result<ReportDoc, String> {
+        ReportDoc::parse(&(lines.join("\n") + "\n"))
+    }
+
+    const HEAD: &str = r#"{"run":{"versions":["1.0.4"],"interrupted":false}}"#;
+    const ROW: &str = r#"{"case":"cases/a.json","version":"1.0.4","verdict":"as-modelled"}"#;
+
+    #[test]
+    fn results_without_their_footer_are_partial() {
+        let doc = jsonl(&[HEAD, ROW]).unwrap();
+        assert!(doc.incomplete().unwrap().contains("no footer"), "{doc:?}");
+        let short = jsonl(&[HEAD, ROW, r#"{"end":{"results":2,"interrupted":false}}"#]).unwrap();
+        assert!(short.incomplete().unwrap().contains("counts 2"));
+        let after = jsonl(&[HEAD, r#"{"end":{"results":0}}"#, ROW]).unwrap_err();
+        assert!(
+            after.contains("line 3") && after.contains("after the footer"),
+            "{after}"
+        );
+    }
+
+    #[test]
+    fn an_interrupted_run_stays_interrupted() {
+        let doc = jsonl(&[HEAD, ROW, r#"{"end":{"results":1,"interrupted":true}}"#]).unwrap();
+        assert!(doc.interrupted() && doc.partial.is_none());
+        assert_eq!(doc.incomplete().as_deref(), Some("INTERRUPTED (partial)"));
+        let report = r#"{"run":{"interrupted":true},"results":[]}"#;
+        assert!(ReportDoc::parse(report)
+            .unwrap()
+            .run_line()
+            .contains("INTERRUPTED"));
+    }
+
+    #[test]
+    fn repeated_keys_and_bad_versions_are_refused_by_field() {
+        let twice = r#"{"run":{},"results":[{"case":"a","version":"1.0.4","verdict":"as-modelled"}],"results":[]}"#;
+        let e = ReportDoc::parse(twice).unwrap_err();
+        assert!(e.contains("\"results\" appears twice"), "{e}");
+        let e = jsonl(&[
+            HEAD,
+            r#"{"case":"a","version":"1.0.4","verdict":"as-modelled","verdict":"diverged"}"#,
+            ROW,
+        ])
+        .unwrap_err();
+        assert!(
+            e.contains("line 2") && e.contains("\"verdict\" appears twice"),
+            "{e}"
+        );
+        let e = ReportDoc::parse(r#"{"run":{},"results":[{"case":"a","version":"not-a-version","verdict":"as-modelled"}]}"#).unwrap_err();
+        assert!(
+            e.contains("results[0]") && e.contains("not-a-version"),
+            "{e}"
+        );
+        let e = ReportDoc::parse(r#"{"run":{"versions":null},"results":[]}"#).unwrap_err();
+        assert!(e.contains("run") && e.contains("`versions` is null"), "{e}");
+        let e = ReportDoc::parse(r#"{"run":{"routes":["openai","telegraph"]},"results":[]}"#)
+            .unwrap_err();
+        assert!(e.contains("`routes[1]` is \"telegraph\""), "{e}");
     }
 
     #[test]

@@ -36,7 +36,8 @@ fn text(v: &Json, k: &str) -> String {
 pub fn read(path: &Path) -> Result<ShardReport, String> {
     let body = std::fs::read_to_string(path)
         .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-    let v = Json::parse(&body).map_err(|e| format!("{}: not valid JSON: {e}", path.display()))?;
+    let v = Json::parse_document(&body)
+        .map_err(|e| format!("{}: not valid JSON: {e}", path.display()))?;
     let run = v
         .get("run")
         .cloned()

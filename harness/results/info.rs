@@ -220,6 +220,11 @@ impl RunInfo {
                     ("unknownCase", Json::int(self.refused.unknown_case as i64)),
                     ("notLoopback", Json::int(self.refused.not_loopback as i64)),
                     ("overCapacity", Json::int(self.refused.over_capacity as i64)),
+                    ("malformed", Json::int(self.refused.malformed as i64)),
+                    (
+                        "headerTimeout",
+                        Json::int(self.refused.header_timeout as i64),
+                    ),
                 ]),
             ),
             ("stats", Json::Array(stats)),

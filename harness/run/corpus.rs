@@ -158,14 +158,19 @@ pub fn collect_run(
     }
     let (cases, case_errors) = load_cases(&request.cases);
     let cases = on_routes(cases, request.routes.as_ref());
-    for e in &case_errors {
-        observer.bad_case(e);
-    }
+    // With nothing left to run, the first bad file is the failure, said
+    // once by `main`; the others are reported before it.
     if cases.is_empty() {
+        for e in case_errors.iter().skip(1) {
+            observer.bad_case(e);
+        }
         return Err(match case_errors.first() {
             Some(e) => Failure::bad(e.to_string()),
             None => Failure::bad("no case to run"),
         });
+    }
+    for e in &case_errors {
+        observer.bad_case(e);
     }
     let mut session = Session::new(config, stop.clone())?;
     let versions = session.resolve(&request.versions, request.selection)?;
@@ -182,6 +187,7 @@ pub fn collect_run(
     };
     info.note_builds(|v| (session.origin(v), session.predicted_as(v)));
     info.corpus = corpus_digest(&cases);
+    info.isolation = crate::observe::sandbox::isolation().describe();
     info.shard = request.shard.map(|s| s.to_string());
     let units = request
         .shard

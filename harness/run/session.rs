@@ -33,7 +33,7 @@ use crate::results::{judge, CaseResult, Hello, PoolStats, VersionStats};
 use crate::run::config::{Config, Reuse};
 use crate::run::schedule::{SessionAction, SessionEvent, SessionMachine};
 use crate::versions::install::VersionError;
-use crate::versions::layout::Installs;
+use crate::versions::layout::{Installs, Made};
 use crate::versions::node::{NodeError, NodeRuntime};
 use crate::versions::registry::RegistryError;
 use crate::versions::spec::{
@@ -64,6 +64,8 @@ enum Produced {
         /// Its shelf in the observation store, when the run uses one
         /// (boxed: a shelf's hits are large beside the other messages).
         shelf: Option<Box<Opened>>,
+        /// The install's use lock (`Installs::hold_for_use`).
+        held: Option<std::fs::File>,
     },
     /// A case's observation, and its record for the store when it is whole.
     Case {
@@ -423,6 +425,7 @@ impl Session {
         let mut shelves: Vec<Option<ShelfState>> = versions.iter().map(|_| None).collect();
         let mut reused: Vec<Vec<bool>> = counts.iter().map(|&n| vec![false; n]).collect();
         let warnings: Mutex<Vec<String>> = Mutex::new(Vec::new());
+        let mut holds: Vec<std::fs::File> = Vec::new();
         let mut installs_made = false;
         let judged = |version: usize, index: usize, observed: Observed| {
             let VersionCases { version: v, cases } = &versions[version];
@@ -440,9 +443,15 @@ impl Session {
                             let VersionCases { version: v, cases } = versions[version];
                             s.spawn(move || {
                                 let began = Instant::now();
-                                let fresh = !installs.is_installed(v);
-                                let got = installs.ensure(v, published.as_deref());
+                                let got = installs.ensure_held(v, published.as_deref());
                                 let took = began.elapsed();
+                                // Only the run that made the install says
+                                // so; one that waited for another's did not.
+                                let fresh = matches!(got, Ok((_, Made::Here, _)));
+                                let (got, held) = match got {
+                                    Ok((dir, _, held)) => (Ok(dir), Some(held)),
+                                    Err(e) => (Err(e), None),
+                                };
                                 let shelf = match (&got, store) {
                                     (Ok(dir), Some((store, node, code))) => {
                                         open_shelf(store, (v, dir), (node, code), cases, read)
@@ -456,6 +465,7 @@ impl Session {
                                     fresh,
                                     got,
                                     shelf,
+                                    held,
                                 });
                             });
                         }
@@ -566,7 +576,11 @@ impl Session {
                         fresh,
                         got,
                         shelf,
+                        held,
                     } => {
+                        // Held until the session's run ends: no prune
+                        // removes an install its probes are using.
+                        holds.extend(held);
                         stats[version].install = took;
                         stats[version].installed_now = fresh && got.is_ok();
                         installs_made |= stats[version].installed_now;

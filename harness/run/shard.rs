@@ -83,7 +83,7 @@ impl Costs {
         let Ok(text) = std::fs::read_to_string(path) else {
             return Costs::default();
         };
-        let Ok(v) = Json::parse(&text) else {
+        let Ok(v) = Json::parse_document(&text) else {
             return Costs::default();
         };
         let mut costs = Costs::default();

@@ -229,8 +229,15 @@ fn the_html_grid_shows_the_verdicts_in_headless_chromium() {
     let lines = std::fs::read_to_string(out_dir.path().join("results.jsonl")).unwrap();
     assert_eq!(
         lines.lines().count(),
-        1 + results.len(),
-        "a run line, then one line per result"
+        2 + results.len(),
+        "a run line, one line per result, then the footer"
+    );
+    assert_eq!(
+        lines.lines().last().unwrap(),
+        format!(
+            r#"{{"end":{{"results":{},"interrupted":false}}}}"#,
+            results.len()
+        )
     );
 
     // Comparing a run with itself: nothing moved.
@@ -309,8 +316,12 @@ fn an_interrupted_matrix_keeps_what_finished() {
     let text = std::fs::read_to_string(&jsonl).unwrap();
     assert_eq!(
         text.lines().count(),
-        1 + results,
-        "the JSONL holds exactly what finished"
+        2 + results,
+        "the JSONL holds exactly what finished, and its footer"
+    );
+    assert_eq!(
+        text.lines().last().unwrap(),
+        format!(r#"{{"end":{{"results":{results},"interrupted":true}}}}"#)
     );
     for line in text.lines() {
         serde_json::from_str::<serde_json::Value>(line).expect("every line is JSON");
@@ -323,8 +334,10 @@ fn an_interrupted_matrix_keeps_what_finished() {
         "--out",
         rendered.to_str().unwrap(),
     ]);
-    assert_eq!(r.status.code(), Some(0));
+    assert_eq!(r.status.code(), Some(3), "an interrupted run stays one");
     assert!(rendered.join("report.html").is_file() && rendered.join("report.xml").is_file());
+    let md = std::fs::read_to_string(rendered.join("report.md")).unwrap();
+    assert!(md.contains("INTERRUPTED"), "{md}");
 }
 
 #[test]

@@ -236,12 +236,15 @@ fn own_bytes(path: &Path) -> u64 {
 #[derive(Debug, Clone, Default)]
 pub struct Pruned {
     pub removed: Vec<String>,
+    /// Installs a running harness holds, left in place.
+    pub in_use: Vec<String>,
     pub freed_bytes: u64,
 }
 
 /// Remove the installs `keep` does not keep, every npm install from before
 /// the store, and then the store files nothing links any more. Each install
-/// goes under its own lock (a run using it keeps it until it is done).
+/// goes under its own lock; one a running harness holds is left in place
+/// and named in `in_use`.
 pub fn prune(installs: &Installs, keep: Keep) -> std::io::Result<Pruned> {
     let before = status(installs);
     let mut pruned = Pruned::default();
@@ -256,8 +259,11 @@ pub fn prune(installs: &Installs, keep: Keep) -> std::io::Result<Pruned> {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        installs.remove_install(&dir)?;
-        pruned.removed.push(name);
+        if installs.remove_install_unless_used(&dir)? {
+            pruned.removed.push(name);
+        } else {
+            pruned.in_use.push(name);
+        }
     }
     if before.legacy.iter().all(|l| !l.exists()) {
         let _ = std::fs::remove_dir(before.root.join(LEGACY_INSTALLS));

@@ -29,7 +29,7 @@
 use crate::versions::build::BuildError;
 use crate::versions::digest::bytes_digest;
 use crate::versions::layout::{
-    copy_file, mark_used, marked, write_file, InstallError, Installs, COMPLETE,
+    copy_file, mark_used, marked, write_file, InstallError, Installs, Made, COMPLETE,
 };
 use crate::versions::lock::Hold;
 use crate::versions::manager::{install_args, pnpm_command, workspace_settings};
@@ -216,6 +216,89 @@ impl Installs {
         std::fs::remove_dir_all(&aside)
     }
 
+    /// Remove the install at `dir` unless a run holds it (`hold_for_use`):
+    /// `Ok(false)`, and nothing removed, when one does.
+    pub fn remove_install_unless_used(&self, dir: &Path) -> std::io::Result<bool> {
+        let path = crate::versions::layout::lock_file(&self.cache, dir);
+        let poll = Duration::from_millis(10);
+        match crate::versions::lock::take(&path, Hold::Exclusive, Duration::ZERO, poll, None)
+            .map_err(std::io::Error::other)?
+        {
+            crate::versions::lock::Waited::Held(lock) => {
+                let parent = dir.parent().unwrap_or(Path::new("."));
+                let name = dir
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                let aside = parent.join(format!(".tmp-{name}-pruned-{}", std::process::id()));
+                std::fs::rename(dir, &aside)?;
+                drop(lock);
+                std::fs::remove_dir_all(&aside)?;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// Hold the install at `dir` for as long as the returned lock lives: a
+    /// prune then leaves it alone, and nobody remakes it underneath. The
+    /// lock is shared (runs using the same install do not wait for one
+    /// another); making or removing an install takes it alone.
+    pub fn hold_for_use(
+        &self,
+        dir: &Path,
+    ) -> Result<std::fs::File, crate::versions::lock::LockError> {
+        let path = crate::versions::layout::lock_file(&self.cache, dir);
+        match crate::versions::lock::take(
+            &path,
+            Hold::Shared,
+            self.install_timeout,
+            Duration::from_millis(100),
+            self.cancel.as_deref(),
+        )? {
+            crate::versions::lock::Waited::Held(f) => Ok(f),
+            crate::versions::lock::Waited::Interrupted => {
+                Err(crate::versions::lock::LockError::Interrupted)
+            }
+            crate::versions::lock::Waited::TimedOut => {
+                Err(crate::versions::lock::LockError::TimedOut {
+                    path,
+                    after: self.install_timeout,
+                })
+            }
+        }
+    }
+
+    /// `ensure_made`, and the install held for use (`hold_for_use`) until
+    /// the returned lock is dropped. The hold is taken after the install is
+    /// made (the making takes the same lock alone) and the marker is looked
+    /// at again under it, so a prune between the two is noticed and the
+    /// install made again.
+    pub fn ensure_held(
+        &self,
+        v: MastraVersion,
+        published: Option<&[MastraVersion]>,
+    ) -> Result<(PathBuf, Made, std::fs::File), VersionError> {
+        let key = self.inputs(v).key();
+        let mut made_here = false;
+        loop {
+            let (dir, made) = self.ensure_made(v, published)?;
+            made_here |= made == Made::Here;
+            let held = self.hold_for_use(&dir).map_err(|e| VersionError::Install {
+                what: format!("@mastra/core@{v}"),
+                cause: e.into(),
+            })?;
+            if marked(&dir, &key) {
+                let made = if made_here {
+                    Made::Here
+                } else {
+                    Made::ByAnother
+                };
+                return Ok((dir, made, held));
+            }
+        }
+    }
+
     /// The cache's one package store.
     pub fn store(&self) -> Store {
         Store::new(&self.cache)
@@ -235,12 +318,22 @@ impl Installs {
         v: MastraVersion,
         published: Option<&[MastraVersion]>,
     ) -> Result<PathBuf, VersionError> {
+        self.ensure_made(v, published).map(|(dir, _)| dir)
+    }
+
+    /// `ensure`, and whether this call made the install (`Made::Here`) or
+    /// found it made, before or while it waited for the lock.
+    pub fn ensure_made(
+        &self,
+        v: MastraVersion,
+        published: Option<&[MastraVersion]>,
+    ) -> Result<(PathBuf, Made), VersionError> {
         let dir = self.install_dir(v);
         let inputs = self.inputs(v);
         let key = inputs.key();
         if marked(&dir, &key) {
             mark_used(&dir);
-            return Ok(dir);
+            return Ok((dir, Made::ByAnother));
         }
         if v.build
             .is_some_and(|h| !self.build_tarball(h.as_str()).is_file())
@@ -251,7 +344,7 @@ impl Installs {
         if served == Some(false) {
             return Err(VersionError::Unavailable(v));
         }
-        self.make(&dir, &inputs, &key).map_err(|cause| {
+        let made = self.make(&dir, &inputs, &key).map_err(|cause| {
             // Not found, for a version the registry lists (or a build), is
             // a dependency it does not serve: the installer's words name
             // it, and the install failed.
@@ -266,14 +359,14 @@ impl Installs {
                 }
             }
         })?;
-        Ok(dir)
+        Ok((dir, made))
     }
 
     /// Make the install `inputs` describe at `dir` (atomically, under its
     /// lock): the manifest, the lockfile, the store settings, `pnpm install`
     /// (frozen to the lockfile when there is one), the never-loaded files of
     /// `@mastra/core` removed, and the probe's entry module.
-    fn make(&self, dir: &Path, inputs: &InstallInputs, key: &str) -> Result<(), InstallError> {
+    fn make(&self, dir: &Path, inputs: &InstallInputs, key: &str) -> Result<Made, InstallError> {
         let pnpm = self.pnpm()?;
         let store = self.store();
         let home = self.pnpm_home();

@@ -53,6 +53,75 @@ pub enum InstallError {
     Lock(#[from] LockError),
     #[error("{} is missing: the pinned tool cannot be installed", .0.display())]
     NoLockfile(PathBuf),
+    /// The disk of the cache is full: named, with what is free and what
+    /// an install of this kind takes.
+    #[error("no space left in the cache {} ({} MB free; an install takes up to {} MB): free some space or set MASTRA_CONFORM_CACHE to a larger disk", cache.display(), free_mb, NEEDED_MB)]
+    NoSpace {
+        cache: PathBuf,
+        free_mb: u64,
+        #[source]
+        cause: Box<InstallError>,
+    },
+    /// The install was made but what it holds does not run.
+    #[error("the install at {} was made but does not work: {what}", dir.display())]
+    Unverified { dir: PathBuf, what: String },
+}
+
+/// About what the largest install of the cache takes (the pinned Node).
+pub const NEEDED_MB: u64 = 400;
+
+impl InstallError {
+    /// Whether the disk was full: an `ENOSPC` from the harness's own
+    /// writes, or in a package manager's last words.
+    pub fn is_no_space(&self) -> bool {
+        match self {
+            InstallError::Fs(f) => f.cause.raw_os_error() == Some(libc::ENOSPC),
+            InstallError::Proc(p) => p.stderr_mentions(&["ENOSPC", "no space left on device"]),
+            InstallError::NoSpace { .. } => true,
+            _ => false,
+        }
+    }
+
+    /// This error, as `NoSpace` naming `cache` when the disk was full.
+    fn naming_space(self, cache: &Path) -> InstallError {
+        if !self.is_no_space() || matches!(self, InstallError::NoSpace { .. }) {
+            return self;
+        }
+        InstallError::NoSpace {
+            cache: cache.to_path_buf(),
+            free_mb: free_bytes(cache).unwrap_or(0) / 1_000_000,
+            cause: Box::new(self),
+        }
+    }
+}
+
+/// The bytes free to this user on the file system of `path`.
+pub fn free_bytes(path: &Path) -> Option<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c = std::ffi::CString::new(path.as_os_str().as_bytes()).ok()?;
+    let mut st = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: `c` is a NUL-terminated path and `st` is written by the call
+    // before it is read, only when it succeeds.
+    let st = unsafe {
+        if libc::statvfs(c.as_ptr(), st.as_mut_ptr()) != 0 {
+            return None;
+        }
+        st.assume_init()
+    };
+    Some(st.f_bavail.saturating_mul(st.f_frsize))
+}
+
+/// Write what a folder holds to the disk before its marker says it is
+/// whole: a crash or power cut after the rename must not leave a marked
+/// install of empty files.
+fn sync_folder(dir: &Path) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let f = std::fs::File::open(dir)?;
+    // SAFETY: syncfs takes an open descriptor and touches no memory.
+    if unsafe { libc::syncfs(f.as_raw_fd()) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// A file or folder the installer could not read, write or move.
@@ -156,7 +225,7 @@ impl Installs {
         dir: &Path,
         key: &str,
         fill: impl FnOnce(&Path) -> Result<(), InstallError>,
-    ) -> Result<(), InstallError> {
+    ) -> Result<Made, InstallError> {
         let parent = dir.parent().unwrap_or(Path::new("."));
         std::fs::create_dir_all(parent).map_err(|e| FsError::new("create", parent, e))?;
         let name = dir
@@ -165,7 +234,8 @@ impl Installs {
             .unwrap_or_default();
         let _lock = self.lock(dir)?;
         if marked(dir, key) {
-            return Ok(());
+            // Another run made it while this one waited for the lock.
+            return Ok(Made::ByAnother);
         }
         // Holding the lock, no other run is filling a temporary folder of
         // this install: any found is a killed run's, never to be finished.
@@ -187,13 +257,20 @@ impl Installs {
             .prefix(&format!(".tmp-{name}-"))
             .tempdir_in(parent)
             .map_err(|e| FsError::new("create a folder in", parent, e))?;
-        fill(tmp.path())?;
-        write_file(&tmp.path().join(COMPLETE), key)?;
+        let cache = self.cache.clone();
+        fill(tmp.path()).map_err(|e| e.naming_space(&cache))?;
+        sync_folder(tmp.path()).map_err(|e| {
+            InstallError::from(FsError::new("write to disk", tmp.path(), e)).naming_space(&cache)
+        })?;
+        write_file(&tmp.path().join(COMPLETE), key)
+            .map_err(|e| InstallError::from(e).naming_space(&cache))?;
         let tmp_path = tmp.keep();
-        std::fs::rename(&tmp_path, dir).map_err(|e| {
-            let _ = std::fs::remove_dir_all(&tmp_path);
-            FsError::new("move into place", dir, e).into()
-        })
+        std::fs::rename(&tmp_path, dir)
+            .map(|()| Made::Here)
+            .map_err(|e| {
+                let _ = std::fs::remove_dir_all(&tmp_path);
+                FsError::new("move into place", dir, e).into()
+            })
     }
 
     /// Take the lock of install folder `dir`, waiting for another run that
@@ -205,6 +282,14 @@ impl Installs {
             self.cancel.as_deref(),
         )
     }
+}
+
+/// Who made an install `install_atomically` returned: this run, or
+/// another one it waited for (whose time it must not report as its own).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Made {
+    Here,
+    ByAnother,
 }
 
 /// Copy a file, naming it when that fails.

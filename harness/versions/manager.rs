@@ -57,7 +57,11 @@ impl Installs {
             .ok_or_else(|| InstallError::NoLockfile(src.join("package-lock.json")))?;
         let dir = self.tool_dir(tool, &digest);
         if !dir.join(COMPLETE).is_file() {
-            self.install_npm_locked(&src, &dir)?;
+            let binary = |d: &Path| match tool {
+                Tool::Pnpm => pnpm_binary_in(d),
+                _ => d.join("node_modules/.bin").join(name),
+            };
+            self.install_npm_locked(&src, &dir, |tmp| says_version(&binary(tmp), tmp))?;
         }
         Ok(dir)
     }
@@ -65,15 +69,23 @@ impl Installs {
     /// Install a tool folder of `node-probe/` (the pinned Node, pnpm, Biome) into
     /// `dir` with `npm ci` from its committed lockfile, which checks every
     /// package's integrity.
-    pub fn install_npm_locked(&self, src: &Path, dir: &Path) -> Result<(), InstallError> {
+    /// `check` runs on the filled folder before its marker is written: the
+    /// marker means the tool runs, not only that npm exited 0.
+    pub fn install_npm_locked(
+        &self,
+        src: &Path,
+        dir: &Path,
+        check: impl FnOnce(&Path) -> Result<(), InstallError>,
+    ) -> Result<(), InstallError> {
         self.install_atomically(dir, "", |tmp| {
             for file in ["package.json", "package-lock.json"] {
                 std::fs::copy(src.join(file), tmp.join(file))
                     .map_err(|e| FsError::new("copy", &src.join(file), e))?;
             }
             self.npm(&["ci", "--ignore-scripts"], tmp).run_capture()?;
-            Ok(())
+            check(tmp)
         })
+        .map(drop)
     }
 }
 
@@ -110,6 +122,27 @@ pub fn npm_arch() -> String {
 }
 
 /// The pnpm binary inside the pinned tool install.
+/// Whether `binary --version` runs and prints something: the check of a
+/// pinned tool before its install is marked complete (`install` names the
+/// install in the error).
+pub fn says_version(binary: &Path, install: &Path) -> Result<(), InstallError> {
+    let out = CommandSpec::new(binary)
+        .arg("--version")
+        .timeout(std::time::Duration::from_secs(60))
+        .run_capture()
+        .map_err(|e| InstallError::Unverified {
+            dir: install.to_path_buf(),
+            what: format!("{} --version: {e}", binary.display()),
+        })?;
+    if String::from_utf8_lossy(&out.stdout).trim().is_empty() {
+        return Err(InstallError::Unverified {
+            dir: install.to_path_buf(),
+            what: format!("{} --version printed nothing", binary.display()),
+        });
+    }
+    Ok(())
+}
+
 pub fn pnpm_binary_in(tool_dir: &Path) -> PathBuf {
     tool_dir
         .join("node_modules")

@@ -7,8 +7,8 @@
 //! and the version it reports.
 
 use crate::observe::proc::CommandSpec;
-use crate::versions::layout::{lock_digest, InstallError, Installs, Tool, COMPLETE};
-use crate::versions::manager::npm_arch;
+use crate::versions::layout::{lock_digest, FsError, InstallError, Installs, Tool, COMPLETE};
+use crate::versions::manager::{npm_arch, says_version};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -57,15 +57,29 @@ impl Installs {
         let runtime = self.probe_dir.join("runtime");
         let digest = lock_digest(&runtime).ok_or_else(|| NodeError::NoLockfile(runtime.clone()))?;
         let dir = self.tool_dir(Tool::Node, &digest);
-        if !dir.join(COMPLETE).is_file() {
-            self.install_npm_locked(&runtime, &dir)
-                .map_err(NodeError::Install)?;
+        let binary = |d: &Path| {
+            d.join("node_modules")
+                .join(format!("node-linux-{}", npm_arch()))
+                .join("bin")
+                .join("node")
+        };
+        let path = binary(&dir);
+        if dir.join(COMPLETE).is_file() {
+            if let Some(version) = node_version(&path) {
+                return Ok(NodeRuntime { path, version });
+            }
+            // Marked complete and yet broken (a file cut short, the disk
+            // full when an older harness marked it): moved aside and made
+            // again, never reported for ever.
+            eprintln!(
+                "notice: the pinned Node at {} does not run; installing it again",
+                dir.display()
+            );
+            self.remove_install(&dir)
+                .map_err(|e| NodeError::Install(FsError::new("remove", &dir, e).into()))?;
         }
-        let path = dir
-            .join("node_modules")
-            .join(format!("node-linux-{}", npm_arch()))
-            .join("bin")
-            .join("node");
+        self.install_npm_locked(&runtime, &dir, |tmp| says_version(&binary(tmp), tmp))
+            .map_err(NodeError::Install)?;
         let version =
             node_version(&path).ok_or_else(|| NodeError::PinnedDoesNotRun(path.clone()))?;
         Ok(NodeRuntime { path, version })

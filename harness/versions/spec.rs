@@ -630,7 +630,7 @@ pub fn resolve(
             }
         };
         if chosen.is_empty() {
-            return Err(SpecError::Empty(format!("{spec:?}")));
+            return Err(SpecError::Empty(spec.to_string()));
         }
         for v in chosen {
             if !out.contains(&v) {
@@ -992,13 +992,17 @@ mod tests {
             e.unwrap_err().to_string(),
             "the registry serves no dist-tag \"nightly\" for @mastra/core (it serves: latest, beta)"
         );
-        assert!(resolve(
+        let none = resolve(
             &VersionSpec::parse_list(">=2.0.0").unwrap(),
             &reg,
             &[],
-            Selection::default()
-        )
-        .is_err());
+            Selection::default(),
+        );
+        assert_eq!(
+            none.unwrap_err().to_string(),
+            "version set \">=2.0.0\" selects no published version",
+            "the set as the user wrote it, not its Rust form"
+        );
         for bad in [
             "", "1.x", "~1.2.0", ">=1.0", "=>1.0.0", "1.67", "beta!", "v1.67.0",
         ] {

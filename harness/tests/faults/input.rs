@@ -29,6 +29,10 @@ pub fn scenarios() -> Vec<Scenario> {
             name: "input/flags-at-their-limits",
             run: flags_at_their_limits,
         },
+        Scenario {
+            name: "input/reports-that-cannot-lie",
+            run: reports_cannot_lie,
+        },
     ]
 }
 
@@ -506,6 +510,128 @@ fn bad_flags(t: &mut Tally) -> Check {
             "{args:?}: exit {:?}, expected {mention:?} in:\n{err}",
             out.status.code()
         );
+        // Said once, in the user's words: no error line twice, no Rust
+        // Debug text of a parsed value.
+        let first = err.lines().next().unwrap_or("");
+        check!(
+            err.lines().filter(|l| *l == first).count() == 1,
+            "{args:?}: the error is printed more than once:\n{err}"
+        );
+        check!(
+            !["Range([", "Exact(", "Ge(", "Some(", "Tag(\""]
+                .iter()
+                .any(|d| err.contains(d)),
+            "{args:?}: Rust Debug text in the message:\n{err}"
+        );
+    }
+    Ok(())
+}
+
+/// Reports that cannot lie, through `report`: a `results.jsonl` cut short
+/// (a killed matrix) or without its footer renders with a PARTIAL mark in
+/// every format and exits 3; a footer that says interrupted stays
+/// interrupted; a document with a repeated key, a result whose version is
+/// not one, or `run.versions: null` is refused naming the file and the field
+/// (exit 2); the whole file renders and exits 0.
+fn reports_cannot_lie(t: &mut Tally) -> Check {
+    let dir = tempfile::tempdir().unwrap();
+    let head = r#"{"run":{"harness":"mastra-conform","versions":["1.67.0"],"interrupted":false}}"#;
+    let row = r#"{"case":"cases/a.json","version":"1.67.0","verdict":"as-modelled","predicted":{},"observed":{}}"#;
+    let end = |n: usize, interrupted: bool| {
+        format!(r#"{{"end":{{"results":{n},"interrupted":{interrupted}}}}}"#)
+    };
+    let files: Vec<(&str, String, Option<u8>, &str)> = vec![
+        (
+            "whole.jsonl",
+            format!("{head}\n{row}\n{}\n", end(1, false)),
+            Some(0),
+            "",
+        ),
+        (
+            "cut.jsonl",
+            format!("{head}\n{row}\n{{\"case\":\"cases/b.j"),
+            Some(3),
+            "PARTIAL",
+        ),
+        (
+            "no-footer.jsonl",
+            format!("{head}\n{row}\n"),
+            Some(3),
+            "PARTIAL",
+        ),
+        (
+            "interrupted.jsonl",
+            format!("{head}\n{row}\n{}\n", end(1, true)),
+            Some(3),
+            "INTERRUPTED",
+        ),
+        (
+            "twice.json",
+            format!(r#"{{"run":{{}},"results":[{row}],"results":[]}}"#),
+            Some(2),
+            "\"results\" appears twice",
+        ),
+        (
+            "bad-version.json",
+            format!(
+                r#"{{"run":{{}},"results":[{}]}}"#,
+                row.replace("1.67.0", "not-a-version")
+            ),
+            Some(2),
+            "results[0]: `version` is \"not-a-version\"",
+        ),
+        (
+            "versions-null.json",
+            r#"{"run":{"versions":null},"results":[]}"#.to_string(),
+            Some(2),
+            "run: `versions` is null",
+        ),
+    ];
+    for (name, text, exit, mark) in files {
+        t.bad_input();
+        let input = dir.path().join(name);
+        std::fs::write(&input, text).unwrap();
+        let out_dir = dir.path().join(format!("{name}.out"));
+        let out = bin()
+            .arg("report")
+            .arg(&input)
+            .arg("--out")
+            .arg(&out_dir)
+            .output()
+            .unwrap();
+        no_panic(&out)?;
+        let shown = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        check!(
+            out.status.code().map(|c| c as u8) == exit,
+            "{name}: exit {:?}, expected {exit:?}:\n{shown}",
+            out.status.code()
+        );
+        if exit == Some(2) {
+            check!(
+                shown.contains(mark) && shown.contains(name),
+                "{name}: expected {mark:?} and the file's name in:\n{shown}"
+            );
+            continue;
+        }
+        for format in ["report.md", "report.html", "report.xml"] {
+            let rendered = std::fs::read_to_string(out_dir.join(format))
+                .map_err(|e| format!("{name}: {format}: {e}"))?;
+            if mark.is_empty() {
+                check!(
+                    !rendered.contains("PARTIAL") && !rendered.contains("INTERRUPTED"),
+                    "{name}: {format} is marked though whole"
+                );
+            } else {
+                check!(
+                    rendered.contains(mark),
+                    "{name}: {format} has no {mark} mark"
+                );
+            }
+        }
     }
     Ok(())
 }

@@ -49,6 +49,10 @@ pub fn scenarios() -> Vec<Scenario> {
             run: guard_fallback,
         },
         Scenario {
+            name: "isolation/a-sandboxed-probe-reaches-only-its-listener",
+            run: sandboxed_probe,
+        },
+        Scenario {
             name: "isolation/installs-run-no-scripts",
             run: no_scripts,
         },
@@ -403,6 +407,135 @@ fn probe_guard(t: &mut Tally) -> Check {
     check!(
         datagrams.recv(&mut [0u8; 64]).is_err(),
         "a datagram reached the scenario's UDP socket"
+    );
+    Ok(())
+}
+
+/// An "install" whose Agent goes below the JavaScript guard, as code set
+/// on getting out would: a raw TCP handle (`process.binding`) to the
+/// scenario's own listener, the harness's `/proc/PPID/environ` and every
+/// other process's, and a detached `sleep` left behind; it reports what it
+/// got as its error's message.
+const BELOW_THE_GUARD: &str = r#"
+import { readdirSync, readFileSync } from 'node:fs';
+
+const { tcp, secret } = JSON.parse(readFileSync(new URL('./targets.json', import.meta.url), 'utf8'));
+
+const rawConnect = (port) =>
+  new Promise((resolve) => {
+    try {
+      const { TCP, TCPConnectWrap, constants } = process.binding('tcp_wrap');
+      const handle = new TCP(constants.SOCKET);
+      const req = new TCPConnectWrap();
+      req.oncomplete = (status) => resolve(status === 0 ? 'reached' : `refused ${status}`);
+      const rc = handle.connect(req, '127.0.0.1', port);
+      if (rc !== 0) resolve(`refused ${rc}`);
+    } catch (e) {
+      resolve(`no binding: ${e?.message}`);
+    }
+  });
+
+const environs = () => {
+  let seen = 0;
+  let leaked = false;
+  for (const pid of readdirSync('/proc').filter((n) => /^[0-9]+$/.test(n))) {
+    try {
+      const env = readFileSync(`/proc/${pid}/environ`, 'latin1');
+      seen += 1;
+      if (env.includes(secret)) leaked = true;
+    } catch {}
+  }
+  return { seen, leaked };
+};
+
+class Agent {
+  async generate() {
+    const outcomes = {
+      raw: await rawConnect(tcp),
+      ppid: (() => {
+        try {
+          return readFileSync(`/proc/${process.ppid}/environ`, 'latin1').includes(secret) ? 'leaked' : 'no secret';
+        } catch (e) {
+          return `unreadable: ${e?.code}`;
+        }
+      })(),
+      ...environs(),
+    };
+    return { error: { message: JSON.stringify(outcomes) } };
+  }
+}
+
+export const agent = { Agent };
+export const tools = { createTool: (t) => t };
+export const z = { object: (shape) => shape, string: () => 'string' };
+"#;
+
+/// The real probe, sandboxed, on an install that goes below the guard: a
+/// raw TCP connection to a loopback port of the machine finds nothing
+/// there, no process shows the harness's secret, and the case's listener
+/// (through the sandbox's one socket) still gets the case's request.
+fn sandboxed_probe(t: &mut Tally) -> Check {
+    let (_, node) = real_mastra("1.67.0")?;
+    let secret = format!("mc-sandbox-secret-{}", std::process::id());
+    // The harness's own environment: what the probe must not read.
+    std::env::set_var("MC_FAULT_SUITE_SECRET", &secret);
+    let dir = tempfile::tempdir().unwrap();
+    let install = dir.path().join("install");
+    std::fs::create_dir_all(&install).unwrap();
+    let forbidden = TcpListener::bind("127.0.0.1:0").unwrap();
+    forbidden.set_nonblocking(true).unwrap();
+    std::fs::write(install.join("probe-entry.mjs"), BELOW_THE_GUARD).unwrap();
+    std::fs::write(
+        install.join("targets.json"),
+        Json::object([
+            (
+                "tcp",
+                Json::int(forbidden.local_addr().unwrap().port().into()),
+            ),
+            ("secret", Json::str(&secret)),
+        ])
+        .to_compact(),
+    )
+    .unwrap();
+    let listener = Listener::start(1 << 20).map_err(|e| e.to_string())?;
+    listener.register(1, Vec::new());
+    t.inject(3);
+    let answer = real_probe_result(
+        node,
+        &install,
+        &listener.url_for(1),
+        r#"{"about":"a","tools":[]}"#,
+        Some(&listener.reach()),
+    )?;
+    let message = answer
+        .get("error")
+        .and_then(|e| e.get("message"))
+        .map(s)
+        .ok_or_else(|| format!("no outcomes in {answer:?}"))?;
+    let outcomes = Json::parse(&message).map_err(|e| format!("{e}: {message}"))?;
+    let raw = outcomes.get("raw").map(s).unwrap_or_default();
+    check!(raw.starts_with("refused"), "a raw TCP connection: {raw}");
+    check!(
+        outcomes.get("leaked").and_then(Json::as_bool) == Some(false),
+        "a process in the sandbox showed the harness's secret: {message}"
+    );
+    // bubblewrap's init, node and the probe's children: a handful.
+    let seen = outcomes
+        .get("seen")
+        .and_then(Json::as_f64)
+        .map_or(99, |n| n as u32);
+    check!(
+        seen <= 4,
+        "the sandbox showed {seen} processes' environments: {message}"
+    );
+    check!(
+        outcomes.get("ppid").map(s).unwrap_or_default() != "leaked",
+        "the parent's environment: {message}"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    check!(
+        forbidden.accept().is_err(),
+        "a connection reached the scenario's TCP listener"
     );
     Ok(())
 }
