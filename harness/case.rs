@@ -19,6 +19,8 @@ pub mod parts;
 mod read;
 mod sources;
 mod write;
+/// The top-level fields the sources take (`agents`, `workflows`, …).
+use sources::FIELDS as SOURCE_FIELDS;
 pub use sources::{McpServer, MemorySource, Sources, MAX_MCP_TOOLS};
 
 /// A key a tools object is built with: any JavaScript string.
