@@ -204,10 +204,7 @@ pub fn lint(args: LintArgs) -> Result<Exit, Failure> {
                     )),
                 ));
             }
-            let input = args
-                .keys
-                .input()
-                .map_err(|f| output.fail("bad-input", f))?;
+            let input = args.keys.input().map_err(|f| output.fail("bad-input", f))?;
             lint_keys(input, output).map_err(|f| output.fail("bad-input", f))
         }
     }
@@ -274,7 +271,10 @@ fn lint_project(dir: PathBuf, args: ProjectArgs, output: LintOutputArgs) -> Resu
     };
     match format {
         Format::Text => print_out(&linted.to_text(&style)),
-        Format::Json => print_out(&format!("{}\n", json_with_time(&linted, run.seconds).to_pretty())),
+        Format::Json => print_out(&format!(
+            "{}\n",
+            json_with_time(&linted, run.seconds).to_pretty()
+        )),
         Format::Sarif => print_out(&format!(
             "{}\n",
             sarif(&linted, env!("CARGO_PKG_VERSION"), &root).to_pretty()
@@ -377,8 +377,7 @@ impl KeysArgs {
             Some(VersionSpec::Exact(v)) => Some(*v),
             // A tag or a build must be looked up first; the model never is.
             Some(other) => {
-                let mut session =
-                    Session::new(Config::new(&repo_root()), super::out::stop_flag())?;
+                let mut session = Session::new(Config::new(&repo_root()), super::out::stop_flag())?;
                 Some(announced(&mut session, "--mastra-version", other)?)
             }
         };

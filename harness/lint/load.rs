@@ -236,7 +236,9 @@ fn load(
 }
 
 /// The one place the loader starts: `cmd` as the isolation runs it.
-fn spawn_loader(cmd: &CommandSpec) -> Result<(std::process::ExitStatus, crate::observe::proc::Output), ProcError> {
+fn spawn_loader(
+    cmd: &CommandSpec,
+) -> Result<(std::process::ExitStatus, crate::observe::proc::Output), ProcError> {
     cmd.run_to_end()
 }
 
@@ -274,7 +276,9 @@ fn read_document(
     let doc = channel
         .lines()
         .filter_map(|l| Json::parse(l).ok())
-        .find(|d| d.get("nonce").and_then(Json::as_str).map(|n| n.to_lossy()) == Some(nonce.into()));
+        .find(|d| {
+            d.get("nonce").and_then(Json::as_str).map(|n| n.to_lossy()) == Some(nonce.into())
+        });
     let Some(doc) = doc else {
         let last = String::from_utf8_lossy(&out.stderr)
             .lines()
@@ -364,9 +368,13 @@ pub fn read_config(dir: &Path) -> Result<LintConfig, LoadError> {
             file.display(),
             manifest.display()
         ))),
-        (Some(v), None) => parse_config(&v, &file.display().to_string()).map_err(|e| bad(e.to_string())),
-        (None, Some(v)) => parse_config(&v, &format!("{} (\"mastra-conform\")", manifest.display()))
-            .map_err(|e| bad(e.to_string())),
+        (Some(v), None) => {
+            parse_config(&v, &file.display().to_string()).map_err(|e| bad(e.to_string()))
+        }
+        (None, Some(v)) => {
+            parse_config(&v, &format!("{} (\"mastra-conform\")", manifest.display()))
+                .map_err(|e| bad(e.to_string()))
+        }
         (None, None) => Ok(LintConfig::default()),
     }
 }

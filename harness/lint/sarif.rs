@@ -161,7 +161,10 @@ pub fn sarif(lint: &ProjectLint, tool_version: &str, root: &SarifRoot) -> Json {
         ("originalUriBaseIds", base_ids(root)),
         (
             "invocations",
-            Json::Array(vec![Json::object([("executionSuccessful", Json::Bool(true))])]),
+            Json::Array(vec![Json::object([(
+                "executionSuccessful",
+                Json::Bool(true),
+            )])]),
         ),
         (
             "properties",
@@ -200,7 +203,10 @@ pub fn failed(message: &str, tool_version: &str, root: &SarifRoot) -> Json {
 
 fn artifact(root: &SarifRoot, file: &str) -> Json {
     Json::object([
-        ("uri", Json::str(&uri_path(&format!("{}{file}", root.prefix)))),
+        (
+            "uri",
+            Json::str(&uri_path(&format!("{}{file}", root.prefix))),
+        ),
         ("uriBaseId", Json::str("SRCROOT")),
     ])
 }

@@ -321,7 +321,11 @@ impl CommandSpec {
             Some(bytes) => expression.stdin_bytes(bytes.clone()),
             None => expression.stdin_null(),
         };
-        let handle = expression.start().map_err(spawn_err)?;
+        let handle = expression.start().map_err(spawn_err);
+        // The expression holds the write ends of the pipes: they go now, so
+        // the readers see the end of the streams when the child exits.
+        drop(expression);
+        let handle = handle?;
         let out = Capped::drain(out_r, usize::MAX >> 1);
         let err = Capped::drain(err_r, OUTPUT_CAP);
         // The child has its copy; ours goes, so the reader sees the end.

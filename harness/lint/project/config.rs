@@ -170,8 +170,7 @@ fn glob_matches(pattern: &str, text: &str) -> bool {
         return pattern == text;
     }
     let (first, last) = (parts[0], parts[parts.len() - 1]);
-    if !text.starts_with(first) || text.len() < first.len() + last.len() || !text.ends_with(last)
-    {
+    if !text.starts_with(first) || text.len() < first.len() + last.len() || !text.ends_with(last) {
         return false;
     }
     let mut rest = &text[first.len()..text.len() - last.len()];
@@ -228,7 +227,10 @@ mod tests {
             "mastra-conform.json: field `allow[0]`: expected a string, got a number"
         );
         let e = config(r#"{"ignore":[]}"#).unwrap_err();
-        assert!(e.to_string().contains("field `ignore`: unknown field"), "{e}");
+        assert!(
+            e.to_string().contains("field `ignore`: unknown field"),
+            "{e}"
+        );
         let e = config(r#"{"allow":[],"allow":["x"]}"#).unwrap_err();
         assert!(e.to_string().contains("field `allow`: given twice"), "{e}");
         let e = config("[]").unwrap_err();

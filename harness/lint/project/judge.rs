@@ -324,11 +324,7 @@ fn lint_agent(agent: &ProjectAgent, project: &LoadedProject, config: &LintConfig
             at,
         });
     }
-    for s in agent
-        .mcp
-        .iter()
-        .filter(|s| s.status != McpStatus::Listed)
-    {
+    for s in agent.mcp.iter().filter(|s| s.status != McpStatus::Listed) {
         findings.push(server_unavailable(s, Some(agent)));
     }
     let (findings, suppressed) = settle(findings, config, &project.suppressions);
@@ -442,9 +438,10 @@ fn server_renames<'a>(agent: &'a ProjectAgent, report: &LintReport) -> Vec<Serve
         let Rewrite::Renamed(renamed) = rewrite(server) else {
             continue;
         };
-        let only_rewritten = report.keys.iter().any(|k| {
-            k.key == t.key && matches!(k.problem, KeyProblem::Rewritten { cut: false })
-        });
+        let only_rewritten = report
+            .keys
+            .iter()
+            .any(|k| k.key == t.key && matches!(k.problem, KeyProblem::Rewritten { cut: false }));
         let prefix = server.concat(&JsString::from("_"));
         if !only_rewritten || !t.key.units().starts_with(prefix.units()) {
             continue;
@@ -603,7 +600,11 @@ impl ProjectLint {
             agents: self.agents.len(),
             tools: self.agents.iter().map(|a| a.agent.tools.len()).sum(),
             suppressed: self.suppressed.len()
-                + self.agents.iter().map(|a| a.suppressed.len()).sum::<usize>(),
+                + self
+                    .agents
+                    .iter()
+                    .map(|a| a.suppressed.len())
+                    .sum::<usize>(),
             ..Counts::default()
         };
         for f in self.all_findings() {

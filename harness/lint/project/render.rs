@@ -182,8 +182,10 @@ impl ProjectLint {
                 p.blocked.join(", ")
             ));
         }
-        let (own, scratch): (Vec<&String>, Vec<&String>) =
-            p.wrote.iter().partition(|w| w.ends_with("(in the project)"));
+        let (own, scratch): (Vec<&String>, Vec<&String>) = p
+            .wrote
+            .iter()
+            .partition(|w| w.ends_with("(in the project)"));
         if !scratch.is_empty() {
             notes.push(format!(
                 "loading the project wrote {}, kept out of the project in a scratch folder: {}",
@@ -232,11 +234,11 @@ impl ProjectLint {
                 Severity::Ok => "notice",
             };
             let mut props = Vec::new();
-            let file = f
-                .at
-                .as_ref()
-                .map(|l| l.file.clone())
-                .or_else(|| agent.and_then(|a| a.agent.at.as_ref()).map(|l| l.file.clone()));
+            let file = f.at.as_ref().map(|l| l.file.clone()).or_else(|| {
+                agent
+                    .and_then(|a| a.agent.at.as_ref())
+                    .map(|l| l.file.clone())
+            });
             if let Some(file) = file {
                 props.push(format!(
                     "file={}",
@@ -267,7 +269,10 @@ impl ProjectLint {
             annotate(f, None);
         }
         for note in self.notes() {
-            out.push_str(&format!("::notice title=mastra-conform::{}\n", escape_data(&note)));
+            out.push_str(&format!(
+                "::notice title=mastra-conform::{}\n",
+                escape_data(&note)
+            ));
         }
         out.push_str(&format!(
             "{} (@mastra/core {}, Node {}, {})\n",
