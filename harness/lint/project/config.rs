@@ -16,7 +16,7 @@
 //! characters. Inline comments (`// mastra-conform-ignore RULE`) are read by
 //! the loader, not here.
 
-use super::judge::Rule;
+use super::rules::Rule;
 use crate::js::json::Json;
 use crate::js::string::JsString;
 

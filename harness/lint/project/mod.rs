@@ -23,6 +23,7 @@ pub mod config;
 pub mod decode;
 pub mod judge;
 pub mod render;
+pub mod rules;
 
 pub use config::{parse_config, ConfigError, Level, LintConfig};
 pub use decode::{parse_loaded, DecodeError, LoadFailure};
