@@ -67,8 +67,7 @@ export class McpWatch {
       const { transport, target } = describeServer(config);
       const record = { server: serverName, transport, target, tools: null, error: null, agent: watch.agent };
       watch.servers.push(record);
-      const key =
-        transport === 'stdio' ? `${config.command}\0${(config.args ?? []).map(String).join('\0')}` : null;
+      const key = transport === 'stdio' ? `${config.command}\0${(config.args ?? []).map(String).join('\0')}` : null;
       if (key) watch.starting.set(key, (watch.starting.get(key) ?? 0) + 1);
       try {
         const tools = await real.call(this, serverName, ...rest);

@@ -154,7 +154,7 @@ function strippingObstacles(file, ast, aliases) {
   if (file.endsWith('.tsx')) found.push('JSX in a .tsx file');
   const valueRefs = new Set();
   const imported = [];
-  const visit = (node, parent, key) => {
+  const visit = (node, _parent, key) => {
     if (TYPE_ONLY.has(node.type) || node.declare === true || TYPE_KEYS.has(key)) return;
     switch (node.type) {
       case 'TSEnumDeclaration':
@@ -300,7 +300,8 @@ export class SourceIndex {
     walk(f.ast.program, (node, parents) => {
       // Module-level bindings only: a function's locals are not a record's.
       if (node.type === 'VariableDeclarator' && node.id.type === 'Identifier' && node.init) {
-        if (!parents.some((p) => FUNCTIONS.has(p.type))) this.bindings.set(`${f.file}\0${node.id.name}`, { file: f, init: node.init });
+        if (!parents.some((p) => FUNCTIONS.has(p.type)))
+          this.bindings.set(`${f.file}\0${node.id.name}`, { file: f, init: node.init });
       }
       if (node.type === 'NewExpression' && node.arguments[0]?.type === 'ObjectExpression') {
         const name = calleeName(node);
@@ -550,7 +551,7 @@ export class SourceIndex {
   serversOf(agent) {
     const def = this.agentDefinition(agent);
     const tools = def && propertyOf(def.object, 'tools');
-    if (!tools || tools.type !== 'ObjectProperty') return [];
+    if (tools?.type !== 'ObjectProperty') return [];
     const clients = new Set();
     const seen = new Set();
     const visit = (f, expr, depth) => {
