@@ -20,6 +20,8 @@ mod read;
 pub mod script;
 mod sources;
 mod write;
+/// The top-level fields the sources take (`agents`, `workflows`, …).
+use sources::FIELDS as SOURCE_FIELDS;
 pub use sources::{McpServer, MemorySource, Sources, MAX_MCP_TOOLS};
 
 /// A key a tools object is built with: any JavaScript string.

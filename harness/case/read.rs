@@ -7,15 +7,15 @@
 //! field would make the model and the probe run two different cases.
 
 use super::{
-    sources, Call, Case, CaseError, Method, Reply, Tool, ToolCallReply, ToolChoice, BUILTINS,
-    MAX_REPLIES,
+    Call, Case, CaseError, Method, Reply, Tool, ToolCallReply, ToolChoice, BUILTINS, MAX_REPLIES,
+    SOURCE_FIELDS,
 };
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::route::Route;
 use std::path::Path;
 
-/// The top-level fields of a case besides the sources' (`sources::FIELDS`).
+/// The top-level fields of a case besides the sources' (`SOURCE_FIELDS`).
 const FIELDS: &[&str] = &[
     "about",
     "source",
@@ -30,7 +30,7 @@ const FIELDS: &[&str] = &[
 
 pub(super) fn case(path: &Path, raw: &Json) -> Result<Case, CaseError> {
     let v = Validator { file: path };
-    let known: Vec<&str> = FIELDS.iter().chain(sources::FIELDS).copied().collect();
+    let known: Vec<&str> = FIELDS.iter().chain(SOURCE_FIELDS).copied().collect();
     let top = v.object(raw, "", &known)?;
     let about = v
         .text(top.get("about"), "about")?
