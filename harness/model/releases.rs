@@ -200,6 +200,13 @@ pub const BUILTIN_IDS: &[(&str, &str)] = &[
     ("webFetchTool", "web_fetch"),
 ];
 
+/// A sub-agent called without `prompt` (or with a `null` one) is given the
+/// first string among its call's `query`, `message` and `input` as its
+/// prompt, when that passes validation. First in 1.19.0 (`validateToolInput`,
+/// 1.19.0 `dist/chunk-EWPUWV33.js:262`, 1.67.0 `dist/tool-D0LLiaqQ.js:320`;
+/// absent from the 1.18.0 dist).
+pub const PROMPT_ALIASES: MastraVersion = v(1, 19, 0);
+
 /// The switches for one version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Release {
@@ -223,6 +230,7 @@ pub struct Release {
     pub sub_agent_parent_history: bool,
     pub sub_agent_parent_memory_ids: bool,
     pub tool_error_ends_memory_calls: bool,
+    pub prompt_aliases: bool,
 }
 
 impl Release {
@@ -246,6 +254,7 @@ impl Release {
             sub_agent_parent_history: within(SUB_AGENT_PARENT_HISTORY, version),
             sub_agent_parent_memory_ids: version >= SUB_AGENT_PARENT_MEMORY_IDS,
             tool_error_ends_memory_calls: within(TOOL_ERROR_ENDS_MEMORY_CALLS, version),
+            prompt_aliases: version >= PROMPT_ALIASES,
         }
     }
 

@@ -78,8 +78,6 @@ enum Runs {
     /// A run whose result is fixed text (an MCP server's tool, a workflow,
     /// working memory); not a case tool, so not listed in `executed`.
     Fixed(&'static str),
-    /// A builtin's own `execute`, whose result is this output.
-    Builtin(Json),
     /// A sub-agent: its own agent loop.
     SubAgent { key: JsString },
     /// A run that fails validation before it starts; its tool result is
@@ -151,7 +149,6 @@ struct Agent {
 struct SubRun {
     /// The parent's call that started it.
     call: usize,
-    key: JsString,
     agent: Agent,
     ending: Option<Ending>,
 }
@@ -329,7 +326,6 @@ impl Cx<'_> {
             };
             runs.push(SubRun {
                 call: i,
-                key: key.clone(),
                 agent: self.sub_agent(key, before),
                 ending: None,
             });
@@ -504,7 +500,10 @@ impl Cx<'_> {
             return Ok(Resolved::Stop);
         };
         let memory = self.memory();
-        let named = &value.key;
+        // The name the report gives the tool: the key the call found, as
+        // `formatTools` wrote it (`options.name`, 1.67.0
+        // `dist/utils-CyZ0Xi-1.js:552`).
+        let named = key.as_ref().unwrap_or(name);
         let checked = |schema: Schema, input: &Json| validate(rel, schema, named, input);
         let fails = |report| Runs::Fails {
             report,
@@ -512,42 +511,40 @@ impl Cx<'_> {
         };
         let runs = match &value.origin {
             ToolOrigin::Client => return Ok(Resolved::Stop),
-            ToolOrigin::Ours => match checked(Schema::City, &call.arguments) {
+            ToolOrigin::Ours => match checked(Schema::City, &call.arguments)? {
                 Ok(input) => Runs::Ours(input),
                 Err(report) => fails(report),
             },
-            ToolOrigin::Mcp => match checked(Schema::City, &call.arguments) {
+            ToolOrigin::Mcp => match checked(Schema::City, &call.arguments)? {
                 Ok(_) => Runs::Fixed(sources::MCP_RESULT),
                 Err(report) => fails(report),
             },
-            ToolOrigin::Workflow => match checked(Schema::Workflow, &call.arguments) {
+            ToolOrigin::Workflow => match checked(Schema::Workflow, &call.arguments)? {
                 Ok(_) => Runs::Fixed(sources::WORKFLOW_RESULT),
                 Err(report) => fails(report),
             },
-            ToolOrigin::WorkingMemory => match checked(Schema::WorkingMemory, &call.arguments) {
+            ToolOrigin::WorkingMemory => match checked(Schema::WorkingMemory, &call.arguments)? {
                 Ok(_) => Runs::Fixed(sources::WORKING_MEMORY_RESULT),
                 Err(report) => fails(report),
             },
             ToolOrigin::SubAgent(sub) => {
                 let input = sources::sub_agent_input(rel, &call.arguments, memory);
-                if let Some(report) = sources::sub_agent_schema_rejects(rel, &value.id, &input) {
-                    Runs::Fails(report)
-                } else {
-                    match checked(Schema::SubAgent, &input) {
+                match sources::sub_agent_schema_rejects(rel, &value.id, &input) {
+                    Some(report) => Runs::Fails {
+                        report,
+                        sub_agent: true,
+                    },
+                    None => match checked(Schema::SubAgent, &input)? {
                         Ok(_) => Runs::SubAgent { key: sub.clone() },
-                        Err(report) => fails(report),
-                    }
+                        Err(report) => Runs::Fails {
+                            report,
+                            sub_agent: true,
+                        },
+                    },
                 }
             }
             ToolOrigin::Builtin(b) => {
-                let schema = Schema::Builtin(super::builtin_name(b));
-                match checked(schema, &call.arguments) {
-                    Err(report) => fails(report),
-                    Ok(input) => match sources::builtin_run(rel, b, &input, memory)? {
-                        sources::BuiltinRun::Suspends => return Ok(Resolved::Stop),
-                        sources::BuiltinRun::Output(out) => Runs::Builtin(out),
-                    },
-                }
+                return Err(format!("a call to the builtin {b}: its execute is Mastra's"))
             }
         };
         Ok(Resolved::Run {
@@ -590,7 +587,7 @@ impl Cx<'_> {
             let content = match r {
                 Resolved::Run { runs: what, by_name, .. } => {
                     let run = runs.iter().find(|s| s.call == i);
-                    self.run_result(what, *by_name, run, &call.arguments)?
+                    self.run_result(what, *by_name, run)?
                 }
                 Resolved::NotFound { available } => {
                     let message = not_found_message(&call.name, available);
@@ -621,16 +618,12 @@ impl Cx<'_> {
         runs: &Runs,
         by_name: bool,
         sub: Option<&SubRun>,
-        arguments: &Json,
     ) -> Result<ResultContent, String> {
         let memory = self.memory();
         Ok(match runs {
             Runs::Ours(_) => ResultContent::Output(TOOL_RESULT),
             Runs::Fixed(text) => ResultContent::Output(text),
-            Runs::Builtin(out) => ResultContent::Object(out.clone()),
-            Runs::Fails { report, sub_agent } => {
-                sources::failed_result(self.rel, *sub_agent, by_name, report)
-            }
+            Runs::Fails { report, .. } => ResultContent::Object(report.clone()),
             Runs::SubAgent { key } => {
                 let ending = sub
                     .and_then(|s| s.ending.clone())
@@ -639,13 +632,9 @@ impl Cx<'_> {
                     Ending::Answer(text) => {
                         sources::sub_agent_result(self.rel, by_name, key, &text, memory)
                     }
-                    Ending::ApiError(_) | Ending::Error(_) => sources::sub_agent_failed(
-                        self.rel,
-                        self.case.route,
-                        key,
-                        &ending_error(&ending),
-                        arguments,
-                    )?,
+                    Ending::ApiError(_) | Ending::Error(_) => {
+                        return Err("a sub-agent whose own loop ends in an error".into())
+                    }
                     Ending::Stopped => {
                         return Err("a sub-agent whose loop stopped for the client".into())
                     }
@@ -670,16 +659,6 @@ impl Cx<'_> {
             }
         }
         Ok(p)
-    }
-}
-
-/// What a failed sub-agent loop is reported as to its parent: its API
-/// error's message, or its own error.
-fn ending_error(ending: &Ending) -> sources::SubAgentError {
-    match ending {
-        Ending::ApiError(status) => sources::SubAgentError::Api(*status),
-        Ending::Error(e) => sources::SubAgentError::Thrown(e.message.clone()),
-        Ending::Answer(_) | Ending::Stopped => sources::SubAgentError::Api(0),
     }
 }
 

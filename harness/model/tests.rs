@@ -18,6 +18,7 @@ fn v(s: &str) -> MastraVersion {
 fn projection(c: &Case, version: &str) -> Projection {
     match predict(c, v(version)) {
         Prediction::Projection(p) => p,
+        Prediction::Races(ps) => panic!("{} projections: {ps:?}", ps.len()),
         Prediction::Unmodelled(r) => panic!("unmodelled: {r}"),
     }
 }

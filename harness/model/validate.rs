@@ -4,22 +4,27 @@
 //! (`validateToolInput`, 1.67.0 `dist/tool-D0LLiaqQ.js:294`).
 //!
 //! In: the release, the schema of the tool called (`Schema`: each of the
-//! probe's tools, a workflow, a sub-agent, working memory, each builtin),
+//! probe's tools, a workflow, a sub-agent, working memory),
 //! the name the report gives the tool (its key in Mastra's record before
 //! `formatTools`), and the arguments as the model sent them. Out: `Ok` with
-//! what `execute` receives (a zod object drops keys it does not know), or
-//! `Err` with the report, in the normalised form projections compare
+//! `Ok(Ok(input))` with what `execute` receives (a zod object drops keys it
+//! does not know), `Ok(Err(report))` with the report, in the normalised form
+//! projections compare
 //! (`projection::normalise_validation`: the validator's issue lines and
-//! `validationErrors` are `<issues>`, the rest exact).
+//! `validationErrors` are `<issues>`, the rest exact), or `Err` with why the
+//! model does not say: arguments holding a `null` (each release strips and
+//! normalises nullish values its own way before it validates again, 1.1.0
+//! `stripNullishValues`), and a workflow's `inputData` sent as JSON text
+//! (coerced from 1.3.0 for zod schemas only, `coerceStringifiedJsonValues`).
 //!
 //! Whether arguments pass is the validator's, and every validator that
 //! runs here agrees on the shapes this covers: an object whose required
 //! string fields are strings (zod 3 for the probe's tools on every release;
 //! a JSON Schema validator for workflows, working memory and MCP tools from
-//! the release that converts them; zod 4 inside the builtins). What Mastra
+//! the release that converts them). What Mastra
 //! adds in front of the validator differs by release (`releases`): a
-//! sub-agent's `prompt` taken from `query`, `message` or `input`, and a
-//! nested object sent as its JSON text parsed.
+//! sub-agent's `prompt` taken from `query`, `message` or `input`
+//! (`PROMPT_ALIASES`).
 
 use super::releases::Release;
 use crate::js::json::Json;
@@ -38,8 +43,6 @@ pub enum Schema {
     SubAgent,
     /// `updateWorkingMemory`'s `{ memory: string }`.
     WorkingMemory,
-    /// A builtin of `@mastra/core/tools`, by export name.
-    Builtin(&'static str),
 }
 
 /// The longest "Provided arguments" text before it is cut
@@ -85,9 +88,6 @@ fn is_string(v: Option<&Json>) -> bool {
     matches!(v, Some(Json::String(_)))
 }
 
-fn is_nonempty_string(v: Option<&Json>) -> bool {
-    matches!(v, Some(Json::String(s)) if !s.is_empty())
-}
 
 /// `{ field: value }` of `input`'s own `fields`, in the schema's order:
 /// what a zod object passes on (unknown keys dropped, absent optional
@@ -100,10 +100,18 @@ fn picked(input: &Json, fields: &[&str]) -> Json {
     )
 }
 
+/// What validation gives: the input `execute` runs with, or the report.
+pub type Checked = Result<Json, Json>;
+
 /// Validate `input` for a tool of `schema` named `name` in its report.
-pub fn validate(rel: &Release, schema: Schema, name: &JsString, input: &Json) -> Result<Json, Json> {
+pub fn validate(rel: &Release, schema: Schema, name: &JsString, input: &Json) -> Result<Checked, String> {
+    if let Json::Object(members) = input {
+        if members.iter().any(|(_, v)| *v == Json::Null) {
+            return Err("tool arguments holding null: each release strips nullish values its own way".into());
+        }
+    }
     let rejected = || report(name, input);
-    match schema {
+    Ok(match schema {
         Schema::City => {
             if is_string(member(input, "city")) {
                 Ok(picked(input, &["city"]))
@@ -118,23 +126,15 @@ pub fn validate(rel: &Release, schema: Schema, name: &JsString, input: &Json) ->
                 Err(rejected())
             }
         }
-        Schema::Workflow => {
-            let data = member(input, "inputData");
-            let data = match data {
-                // A nested object sent as its JSON text.
-                Some(Json::String(text)) if rel.stringified_json_parsed => text
-                    .to_rust()
-                    .and_then(|t| Json::parse(&t).ok())
-                    .filter(|v| matches!(v, Json::Object(_))),
-                other => other.cloned(),
-            };
-            match data {
-                Some(d) if is_string(member(&d, "city")) => {
-                    Ok(Json::object([("inputData", picked(&d, &["city"]))]))
-                }
-                _ => Err(rejected()),
+        Schema::Workflow => match member(input, "inputData") {
+            Some(Json::String(_)) => {
+                return Err("a workflow's inputData sent as text: coerced by some releases".into())
             }
-        }
+            Some(d) if is_string(member(d, "city")) => {
+                Ok(Json::object([("inputData", picked(d, &["city"]))]))
+            }
+            _ => Err(rejected()),
+        },
         Schema::SubAgent => {
             let mut prompt = member(input, "prompt").cloned();
             if rel.prompt_aliases && matches!(prompt, None | Some(Json::Null)) {
@@ -159,28 +159,7 @@ pub fn validate(rel: &Release, schema: Schema, name: &JsString, input: &Json) ->
                 _ => Err(rejected()),
             }
         }
-        Schema::Builtin(builtin) => {
-            let ok = match builtin {
-                "askUserTool" => {
-                    is_nonempty_string(member(input, "question"))
-                        && member(input, "options").is_none()
-                        && member(input, "selectionMode").is_none()
-                }
-                "submitPlanTool" => is_string(member(input, "path")),
-                "taskCompleteTool" => is_nonempty_string(member(input, "id")),
-                "taskCheckTool" => matches!(input, Json::Object(_)),
-                "webFetchTool" => is_nonempty_string(member(input, "url")),
-                // taskWriteTool, taskUpdateTool: their fitting inputs are
-                // not in the model's reach (`steps::builtin_run`).
-                _ => false,
-            };
-            if ok {
-                Ok(input.clone())
-            } else {
-                Err(rejected())
-            }
-        }
-    }
+    })
 }
 
 #[cfg(test)]
@@ -210,9 +189,10 @@ mod tests {
     fn the_probe_tools_pass_a_string_city_and_drop_the_rest() {
         let rel = Release::of(MastraVersion::new(1, 67, 0));
         let name = JsString::from("search.web");
-        let v = |s: &str| validate(&rel, Schema::City, &name, &j(s));
+        let v = |s: &str| validate(&rel, Schema::City, &name, &j(s)).unwrap();
         assert_eq!(v(r#"{"city":"Paris","x":1}"#), Ok(j(r#"{"city":"Paris"}"#)));
-        for bad in ["{}", r#"{"city":1}"#, r#"{"city":null}"#, r#""Paris""#, "[1]", "null"] {
+        assert!(validate(&rel, Schema::City, &name, &j(r#"{"city":null}"#)).is_err());
+        for bad in ["{}", r#"{"city":1}"#, r#""Paris""#, "[1]", "null"] {
             let report = v(bad).unwrap_err();
             let message = report.get("message").unwrap().as_str().unwrap().to_lossy();
             assert!(
@@ -231,9 +211,9 @@ mod tests {
         if new.prompt_aliases {
             assert_eq!(
                 validate(&new, Schema::SubAgent, &name, &aliased),
-                Ok(j(r#"{"prompt":"Paris"}"#))
+                Ok(Ok(j(r#"{"prompt":"Paris"}"#)))
             );
         }
-        assert!(validate(&old, Schema::SubAgent, &name, &aliased).is_err());
+        assert!(validate(&old, Schema::SubAgent, &name, &aliased).unwrap().is_err());
     }
 }
