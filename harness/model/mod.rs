@@ -66,6 +66,11 @@ impl Prediction {
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct ToolValue {
     id: JsString,
+    /// Its key in Mastra's record before `formatTools`: the name a
+    /// validation report gives it (`options.name`, 1.67.0
+    /// `dist/utils-CyZ0Xi-1.js:552`; observed on 1.0.4, 1.67.0 and 1.71.0,
+    /// `cases/replies/bad-arguments.json`).
+    key: JsString,
     origin: ToolOrigin,
 }
 
@@ -88,6 +93,7 @@ enum ToolOrigin {
 }
 
 fn value_of(tool: &Tool, client: bool) -> ToolValue {
+    let key = tool.key().clone();
     let (id, origin) = match tool {
         Tool::Standard(_) => (JsString::from(STANDARD_ID), ToolOrigin::Ours),
         Tool::Custom { id, .. } => (id.clone(), ToolOrigin::Ours),
@@ -98,6 +104,7 @@ fn value_of(tool: &Tool, client: bool) -> ToolValue {
     };
     ToolValue {
         id,
+        key,
         origin: if client { ToolOrigin::Client } else { origin },
     }
 }

@@ -72,7 +72,8 @@ fn registered_tools(
         out.assign(
             name.clone(),
             ToolValue {
-                id: name,
+                id: name.clone(),
+                key: name,
                 origin: origin(key),
             },
         );
@@ -98,7 +99,8 @@ pub(super) fn mcp_tools(servers: &[McpServer]) -> Record<ToolValue> {
             connected.assign(
                 key.clone(),
                 ToolValue {
-                    id: key,
+                    id: key.clone(),
+                    key,
                     origin: ToolOrigin::Mcp,
                 },
             );
@@ -115,6 +117,7 @@ pub(super) fn memory_tools(memory: Option<MemorySource>) -> Record<ToolValue> {
             JsString::from(WORKING_MEMORY_KEY),
             ToolValue {
                 id: JsString::from(WORKING_MEMORY_ID),
+                key: JsString::from(WORKING_MEMORY_KEY),
                 origin: ToolOrigin::WorkingMemory,
             },
         );

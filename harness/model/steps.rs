@@ -500,10 +500,7 @@ impl Cx<'_> {
             return Ok(Resolved::Stop);
         };
         let memory = self.memory();
-        // The name the report gives the tool: the key the call found, as
-        // `formatTools` wrote it (`options.name`, 1.67.0
-        // `dist/utils-CyZ0Xi-1.js:552`).
-        let named = key.as_ref().unwrap_or(name);
+        let named = &value.key;
         let checked = |schema: Schema, input: &Json| validate(rel, schema, named, input);
         let fails = |report| Runs::Fails {
             report,
@@ -623,6 +620,14 @@ impl Cx<'_> {
         Ok(match runs {
             Runs::Ours(_) => ResultContent::Output(TOOL_RESULT),
             Runs::Fixed(text) => ResultContent::Output(text),
+            // A sub-agent's tool output goes through `toModelOutput`, which
+            // from `SUB_AGENT_TEXT_ONLY` sends its `text` alone for a call
+            // found under its own name: a report has none, and the model is
+            // sent the empty text (observed on 1.67.0 and 1.71.0,
+            // `cases/calls/sub-agent-without-prompt.json`).
+            Runs::Fails {
+                sub_agent: true, ..
+            } if self.rel.sub_agent_text_only && by_name => ResultContent::Message(JsString::new()),
             Runs::Fails { report, .. } => ResultContent::Object(report.clone()),
             Runs::SubAgent { key } => {
                 let ending = sub
