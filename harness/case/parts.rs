@@ -239,7 +239,7 @@ mod tests {
         );
         assert!(seen.lists.contains(&(2, List::Script)));
         assert!(seen.lists.contains(&(1, List::Set { min: 1 })), "one call");
-        assert_eq!(seen.lists.len(), 15);
+        assert_eq!(seen.lists.len(), 14);
     }
 
     #[test]

@@ -12,9 +12,9 @@
 //! projections compare
 //! (`projection::normalise_validation`: the validator's issue lines and
 //! `validationErrors` are `<issues>`, the rest exact), or `Err` with why the
-//! model does not say: arguments holding a `null` (each release strips and
-//! normalises nullish values its own way before it validates again, 1.1.0
-//! `stripNullishValues`), and a workflow's `inputData` sent as JSON text
+//! model does not say: a sub-agent's or a workflow's arguments holding a
+//! `null` (each release strips and normalises nullish values its own way
+//! before it validates again, 1.1.0 `stripNullishValues`), and a workflow's `inputData` sent as JSON text
 //! (coerced from 1.3.0 for zod schemas only, `coerceStringifiedJsonValues`).
 //!
 //! Whether arguments pass is the validator's, and every validator that
@@ -105,7 +105,11 @@ pub type Checked = Result<Json, Json>;
 
 /// Validate `input` for a tool of `schema` named `name` in its report.
 pub fn validate(rel: &Release, schema: Schema, name: &JsString, input: &Json) -> Result<Checked, String> {
-    if let Json::Object(members) = input {
+    // A `null` never makes a required string, so stripping it cannot pass
+    // the probe's tools or working memory; a sub-agent's optional fields and
+    // a workflow's JSON Schema are another matter.
+    let strips_matter = matches!(schema, Schema::SubAgent | Schema::Workflow);
+    if let (Json::Object(members), true) = (input, strips_matter) {
         if members.iter().any(|(_, v)| *v == Json::Null) {
             return Err("tool arguments holding null: each release strips nullish values its own way".into());
         }
@@ -191,8 +195,8 @@ mod tests {
         let name = JsString::from("search.web");
         let v = |s: &str| validate(&rel, Schema::City, &name, &j(s)).unwrap();
         assert_eq!(v(r#"{"city":"Paris","x":1}"#), Ok(j(r#"{"city":"Paris"}"#)));
-        assert!(validate(&rel, Schema::City, &name, &j(r#"{"city":null}"#)).is_err());
-        for bad in ["{}", r#"{"city":1}"#, r#""Paris""#, "[1]", "null"] {
+        assert_eq!(v(r#"{"city":"Paris","x":null}"#), Ok(j(r#"{"city":"Paris"}"#)));
+        for bad in ["{}", r#"{"city":1}"#, r#"{"city":null}"#, r#""Paris""#, "[1]", "null"] {
             let report = v(bad).unwrap_err();
             let message = report.get("message").unwrap().as_str().unwrap().to_lossy();
             assert!(

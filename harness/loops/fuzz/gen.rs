@@ -791,7 +791,7 @@ mod tests {
             }
         }
         assert_eq!(
-            digest, 16_982_028_917_241_561_617,
+            digest, 8_454_015_162_812_422_487,
             "digest of seed 1, cases 0..200"
         );
     }
