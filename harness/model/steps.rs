@@ -83,6 +83,9 @@ enum Runs {
     /// A run that fails validation before it starts; its tool result is
     /// this report (a sub-agent's goes through `toModelOutput`).
     Fails { report: Json, sub_agent: bool },
+    /// Arguments that are `null`, refused before any validation
+    /// (`NULL_ARGUMENTS_REFUSED`); the tool result is this message.
+    Refused(JsString),
 }
 
 /// A call whose tool failed (`output-error` in Mastra's message list): the
@@ -506,6 +509,42 @@ impl Cx<'_> {
             report,
             sub_agent: false,
         };
+        // On google a call whose args are `null` reaches the tool as `{}`
+        // (`GOOGLE_NULL_ARGUMENTS_EMPTY`).
+        let on_google = self.case.route.wire() == Wire::GenerateContent;
+        if on_google && call.arguments == Json::Null && rel.google_null_arguments_lost {
+            return Err("null arguments on google from 1.25.0 to 1.50.0: calls are lost from history".into());
+        }
+        let google_empty;
+        let call = if call.arguments == Json::Null && on_google
+            && rel.google_null_arguments_empty
+        {
+            google_empty = ToolCallReply {
+                arguments: Json::Object(Vec::new()),
+                ..call.clone()
+            };
+            &google_empty
+        } else {
+            call
+        };
+        let refused = rel.null_arguments_refused
+            && call.arguments == Json::Null
+            && !matches!(value.origin, ToolOrigin::Client | ToolOrigin::Builtin(_));
+        if refused {
+            if rel.tool_error_ends_memory_calls && memory {
+                return Err("a failed tool call with memory on 1.57.0: null arguments".into());
+            }
+            let mut message = JsString::from("Tool \"");
+            message = message.concat(name);
+            message.push_str(
+                "\" received invalid arguments \u{2014} the provided JSON could not be parsed. Please provide valid JSON arguments.",
+            );
+            return Ok(Resolved::Run {
+                id: value.id.clone(),
+                by_name: matches!(tools.get(name), Lookup::Own(_)),
+                runs: Runs::Refused(message),
+            });
+        }
         let runs = match &value.origin {
             ToolOrigin::Client => return Ok(Resolved::Stop),
             ToolOrigin::Ours => match checked(Schema::City, &call.arguments)? {
@@ -629,6 +668,7 @@ impl Cx<'_> {
                 sub_agent: true, ..
             } if self.rel.sub_agent_text_only && by_name => ResultContent::Message(JsString::new()),
             Runs::Fails { report, .. } => ResultContent::Object(report.clone()),
+            Runs::Refused(message) => ResultContent::Message(message.clone()),
             Runs::SubAgent { key } => {
                 let ending = sub
                     .and_then(|s| s.ending.clone())

@@ -114,6 +114,23 @@ pub fn validate(rel: &Release, schema: Schema, name: &JsString, input: &Json) ->
             return Err("tool arguments holding null: each release strips nullish values its own way".into());
         }
     }
+    // An array arrives as an object with its indices as keys (observed on
+    // 1.0.4, 1.67.0 and 1.71.0 on every route: `["Paris"]` is quoted as
+    // `{ "0": "Paris" }`, `[]` as `{}`).
+    let spread;
+    let input = match input {
+        Json::Array(items) => {
+            spread = Json::Object(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| (JsString::from(i.to_string().as_str()), v.clone()))
+                    .collect(),
+            );
+            &spread
+        }
+        other => other,
+    };
     let rejected = || report(name, input);
     Ok(match schema {
         Schema::City => {

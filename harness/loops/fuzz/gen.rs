@@ -15,6 +15,7 @@
 //! would. The replies are drawn in `calls`.
 
 mod calls;
+pub use calls::kinds;
 
 use crate::case::{
     Case, McpServer, MemorySource, Method, Reply, Sources, Tool, ToolChoice, BUILTINS,

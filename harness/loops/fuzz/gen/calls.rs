@@ -440,3 +440,106 @@ fn error(u: &mut Unstructured) -> Result<Reply> {
         body: None,
     })
 }
+
+/// The kinds of call a case makes, by the generator's own reading of the
+/// case (what each call's name is exactly, among what the case registered:
+/// its key, the name it is sent under, its id), each kind once, in a fixed
+/// order: what the fuzzer's figures count cases by. A name that is none of
+/// these exactly (a prefix, a changed case, spaces, a name never
+/// registered) is `hallucinated`; a case whose scripts reuse a call id also
+/// counts as `reused-id`, one whose sub-agents are answered with calls as
+/// `sub-agent-calls`.
+pub fn kinds(c: &Case) -> Vec<&'static str> {
+    const ORDER: &[&str] = &[
+        "tool",
+        "builtin",
+        "client",
+        "sub-agent",
+        "workflow",
+        "mcp",
+        "working-memory",
+        "inherited",
+        "hallucinated",
+        "reused-id",
+        "sub-agent-calls",
+    ];
+    let aims = aims(c);
+    let kind_of = |name: &JsString| -> &'static str {
+        if INHERITED.iter().any(|n| JsString::from(*n) == *name) {
+            return "inherited";
+        }
+        for aim in &aims {
+            let (registered, id, kind): (JsString, Option<JsString>, &'static str) = match aim {
+                Aim::Tool { key, id } => (key.clone(), Some(id.clone()), "tool"),
+                Aim::Builtin { key, name } => (
+                    key.clone(),
+                    BUILTIN_IDS
+                        .iter()
+                        .find(|(n, _)| n == name)
+                        .map(|(_, id)| JsString::from(*id)),
+                    "builtin",
+                ),
+                Aim::Client(key) => (key.clone(), None, "client"),
+                Aim::SubAgent(key) => (JsString::from("agent-").concat(key), None, "sub-agent"),
+                Aim::Workflow(key) => (JsString::from("workflow-").concat(key), None, "workflow"),
+                Aim::Mcp(key) => (key.clone(), None, "mcp"),
+                Aim::WorkingMemory => (
+                    JsString::from("updateWorkingMemory"),
+                    Some(JsString::from("update-working-memory")),
+                    "working-memory",
+                ),
+                Aim::Inherited | Aim::Unknown => continue,
+            };
+            let sent = wire_name(&registered);
+            if *name == registered || sent.as_ref() == Some(name) || id.as_ref() == Some(name) {
+                return kind;
+            }
+        }
+        "hallucinated"
+    };
+    let mut found: Vec<&'static str> = Vec::new();
+    let mut ids: Vec<&JsString> = Vec::new();
+    for reply in &c.replies {
+        if let Reply::ToolCalls(calls) = reply {
+            for call in calls {
+                found.push(kind_of(&call.name));
+                if ids.contains(&&call.id) {
+                    found.push("reused-id");
+                }
+                ids.push(&call.id);
+            }
+        }
+    }
+    let sub_calls = c
+        .sub_agent_replies
+        .iter()
+        .flatten()
+        .flat_map(|(_, replies)| replies)
+        .any(|r| matches!(r, Reply::ToolCalls(_)));
+    if sub_calls {
+        found.push("sub-agent-calls");
+    }
+    ORDER.iter().copied().filter(|k| found.contains(k)).collect()
+}
+
+#[cfg(test)]
+mod kind_tests {
+    use super::*;
+
+    #[test]
+    fn a_case_is_counted_under_each_kind_of_call_it_makes() {
+        let c = Case::parse(
+            std::path::Path::new("kinds.json"),
+            r#"{"about":"a","tools":["search.web"],"agents":["a"],
+                "replies":[{"toolCalls":[{"id":"c1","name":"search_web","arguments":{}},
+                                         {"id":"c1","name":"functions.search_web","arguments":{}},
+                                         {"id":"c2","name":"toString","arguments":{}}]}],
+                "subAgentReplies":{"a":[{"toolCalls":[{"id":"s","name":"x","arguments":{}}]}]}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            kinds(&c),
+            ["tool", "inherited", "hallucinated", "reused-id", "sub-agent-calls"]
+        );
+    }
+}
