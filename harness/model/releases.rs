@@ -227,6 +227,19 @@ pub const GOOGLE_NULL_ARGUMENTS_EMPTY: MastraVersion = v(1, 25, 0);
 /// 1.51.0): not modelled there.
 pub const GOOGLE_NULL_ARGUMENTS_LOST: (MastraVersion, MastraVersion) = (v(1, 25, 0), v(1, 50, 0));
 
+/// A call id used again replaces the earlier invocation with the later
+/// call's name; before, the earlier call's name was kept with the later
+/// result. First in 1.14.0 (`cases/calls/reused-call-id.json` over every
+/// 1.x: the earlier name through 1.13.2, the later from 1.14.0).
+pub const REUSED_ID_TAKES_LATER_CALL: MastraVersion = v(1, 14, 0);
+
+/// From 1.19.0 through 1.55.0 a sub-agent called without a string `prompt`
+/// makes no request, and every sub-agent call of that step is answered
+/// "Cannot read properties of undefined (reading 'input')"
+/// (`cases/calls/sub-agent-without-prompt.json` over every 1.x; 1.57.0, the
+/// next release served, answers as modelled): not modelled there.
+pub const SUB_AGENT_PROMPTLESS_THROWS: (MastraVersion, MastraVersion) = (v(1, 19, 0), v(1, 55, 0));
+
 /// The switches for one version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Release {
@@ -254,6 +267,8 @@ pub struct Release {
     pub null_arguments_refused: bool,
     pub google_null_arguments_empty: bool,
     pub google_null_arguments_lost: bool,
+    pub reused_id_takes_later_call: bool,
+    pub sub_agent_promptless_throws: bool,
 }
 
 impl Release {
@@ -281,6 +296,8 @@ impl Release {
             null_arguments_refused: version >= NULL_ARGUMENTS_REFUSED,
             google_null_arguments_empty: version >= GOOGLE_NULL_ARGUMENTS_EMPTY,
             google_null_arguments_lost: within(GOOGLE_NULL_ARGUMENTS_LOST, version),
+            reused_id_takes_later_call: version >= REUSED_ID_TAKES_LATER_CALL,
+            sub_agent_promptless_throws: within(SUB_AGENT_PROMPTLESS_THROWS, version),
         }
     }
 

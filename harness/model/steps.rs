@@ -563,6 +563,12 @@ impl Cx<'_> {
                 Ok(_) => Runs::Fixed(sources::WORKING_MEMORY_RESULT),
                 Err(report) => fails(report),
             },
+            ToolOrigin::SubAgent(_)
+                if rel.sub_agent_promptless_throws
+                    && !matches!(call.arguments.get("prompt"), Some(Json::String(_))) =>
+            {
+                return Err("a sub-agent called without a string prompt from 1.19.0 to 1.55.0: the step throws".into())
+            }
             ToolOrigin::SubAgent(sub) => {
                 let input = sources::sub_agent_input(rel, &call.arguments, memory);
                 match sources::sub_agent_schema_rejects(rel, &value.id, &input) {
@@ -667,7 +673,11 @@ impl Cx<'_> {
             Runs::Fails {
                 sub_agent: true, ..
             } if self.rel.sub_agent_text_only && by_name => ResultContent::Message(JsString::new()),
-            Runs::Fails { report, .. } => ResultContent::Object(report.clone()),
+            Runs::Fails { report, .. } => {
+                let mut report = report.clone();
+                crate::projection::normalise_validation(&mut report);
+                ResultContent::Object(report)
+            }
             Runs::Refused(message) => ResultContent::Message(message.clone()),
             Runs::SubAgent { key } => {
                 let ending = sub
@@ -761,8 +771,8 @@ impl Agent {
     /// Keep `invocation` in the message list. Mastra keeps one tool
     /// invocation per call id: a call whose id an earlier call of the run
     /// (or of this step) had replaces it where it stood, the earlier call's
-    /// name kept with the later result before 1.16.0, the later call and
-    /// result from it (measured from 1.0.4 to 1.71.0). Not on google, whose
+    /// name kept with the later result before 1.14.0, the later call and
+    /// result from it (`REUSED_ID_TAKES_LATER_CALL`). Not on google, whose
     /// calls carry the AI SDK's own ids.
     fn record(&mut self, cx: &Cx, invocation: Invocation) {
         let merges = cx.case.route.wire() != Wire::GenerateContent;
@@ -772,7 +782,7 @@ impl Agent {
             .find(|i| merges && i.id == invocation.id);
         match earlier {
             Some(e) => {
-                if cx.rel.history_per_step {
+                if cx.rel.reused_id_takes_later_call {
                     e.call = invocation.call;
                 }
                 e.result = invocation.result;

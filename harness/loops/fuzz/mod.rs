@@ -646,6 +646,7 @@ mod tests {
             "a call to the builtin ",
             "a failed tool call with memory on ",
             "a sub-agent whose own loop ends in an error",
+            "a sub-agent called without a string prompt",
             "a sub-agent's call of a tool without execute",
             "tool arguments holding null",
             "null arguments on google",
