@@ -510,7 +510,11 @@ mod tests {
             "{message}"
         );
         // Anything else is left alone.
-        for other in [r#"{"tempC":20}"#, "Tool \"x\" not found.", r#"{"error":true,"message":"other"}"#] {
+        for other in [
+            r#"{"tempC":20}"#,
+            "Tool \"x\" not found.",
+            r#"{"error":true,"message":"other"}"#,
+        ] {
             let mut content = Json::str(other);
             normalise_validation(&mut content);
             assert_eq!(content, Json::str(other));

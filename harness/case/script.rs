@@ -206,7 +206,11 @@ mod tests {
         assert_eq!(who("p"), Requester::Parent);
         assert_eq!(who("sub-agent a"), Requester::SubAgent("a".into()));
         assert_eq!(who("sub-agent c"), Requester::SubAgent("c".into()));
-        assert_eq!(who("sub-agent d"), Requester::Parent, "not a sub-agent of the case");
+        assert_eq!(
+            who("sub-agent d"),
+            Requester::Parent,
+            "not a sub-agent of the case"
+        );
         let a = Requester::SubAgent("a".into());
         let b = Requester::SubAgent("b".into());
         let c = Requester::SubAgent("c".into());

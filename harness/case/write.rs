@@ -44,7 +44,12 @@ impl Case {
         if let Some(scripts) = &self.sub_agent_replies {
             let scripts = scripts
                 .iter()
-                .map(|(key, replies)| (key.clone(), Json::Array(replies.iter().map(reply).collect())))
+                .map(|(key, replies)| {
+                    (
+                        key.clone(),
+                        Json::Array(replies.iter().map(reply).collect()),
+                    )
+                })
                 .collect();
             members.push(("subAgentReplies", Json::Object(scripts)));
         }

@@ -208,7 +208,7 @@ pub(super) fn run_loop(
         match cx.parent_step(state)? {
             Next::Go(states) => pending.extend(states.into_iter().rev()),
             Next::Done(state) => {
-                let p = cx.end(state)?;
+                let p = cx.end(*state)?;
                 if !out.contains(&p) {
                     out.push(p);
                 }
@@ -230,7 +230,7 @@ enum Next {
     /// The states after it (several when sub-agents raced).
     Go(Vec<State>),
     /// The loop is over.
-    Done(State),
+    Done(Box<State>),
 }
 
 /// The case and its release: what every step reads.
@@ -260,7 +260,7 @@ impl Cx<'_> {
     /// can race in.
     fn parent_step(&self, mut s: State) -> Result<Next, String> {
         if s.parent.step >= s.parent.max_steps {
-            return Ok(Next::Done(s));
+            return Ok(Next::Done(Box::new(s)));
         }
         let taken = match self.take(&mut s.parent, &mut s.world)? {
             Ok(taken) => taken,
@@ -268,7 +268,7 @@ impl Cx<'_> {
                 if let Ending::Error(e) = ending {
                     s.error = Some(e);
                 }
-                return Ok(Next::Done(s));
+                return Ok(Next::Done(Box::new(s)));
             }
         };
         let runs = self.sub_runs(&s.parent, &taken)?;
@@ -375,7 +375,11 @@ impl Cx<'_> {
     /// one request at a time, in every order where two runs take from the
     /// same list of replies (elsewhere the order makes no difference, and
     /// one is followed).
-    fn schedule(&self, world: World, runs: Vec<SubRun>) -> Result<Vec<(World, Vec<SubRun>)>, String> {
+    fn schedule(
+        &self,
+        world: World,
+        runs: Vec<SubRun>,
+    ) -> Result<Vec<(World, Vec<SubRun>)>, String> {
         let mut done = Vec::new();
         let mut pending = vec![(world, runs)];
         let mut states = 0;
@@ -384,7 +388,9 @@ impl Cx<'_> {
             if states > MAX_STATES {
                 return Err(too_many());
             }
-            let going: Vec<usize> = (0..runs.len()).filter(|&i| runs[i].ending.is_none()).collect();
+            let going: Vec<usize> = (0..runs.len())
+                .filter(|&i| runs[i].ending.is_none())
+                .collect();
             if going.is_empty() {
                 done.push((world, runs));
                 if done.len() > MAX_OUTCOMES {
@@ -424,11 +430,15 @@ impl Cx<'_> {
             Ok(taken) => taken,
             Err(ending) => return Ok(Some(ending)),
         };
-        if taken
-            .resolved
-            .iter()
-            .any(|r| matches!(r, Resolved::Run { runs: Runs::SubAgent { .. }, .. }))
-        {
+        if taken.resolved.iter().any(|r| {
+            matches!(
+                r,
+                Resolved::Run {
+                    runs: Runs::SubAgent { .. },
+                    ..
+                }
+            )
+        }) {
             return Err("a sub-agent calling a sub-agent".into());
         }
         self.finish_step(agent, &taken, &[])
@@ -437,7 +447,12 @@ impl Cx<'_> {
     /// The rest of a step once its sub-agents have run: the error or stop
     /// it ends in, else its calls and results written back. `None`: the
     /// loop goes on.
-    fn finish_step(&self, agent: &mut Agent, taken: &Taken, runs: &[SubRun]) -> Result<Option<Ending>, String> {
+    fn finish_step(
+        &self,
+        agent: &mut Agent,
+        taken: &Taken,
+        runs: &[SubRun],
+    ) -> Result<Option<Ending>, String> {
         if let Some(ending) = self.ended_by(agent, taken)? {
             return Ok(Some(ending));
         }
@@ -453,7 +468,11 @@ impl Cx<'_> {
     /// 1.0.4 with the missing or the client call first and last).
     fn ended_by(&self, agent: &Agent, taken: &Taken) -> Result<Option<Ending>, String> {
         if !self.rel.not_found_is_a_result {
-            if let Some(i) = taken.resolved.iter().position(|r| matches!(r, Resolved::NotFound { .. })) {
+            if let Some(i) = taken
+                .resolved
+                .iter()
+                .position(|r| matches!(r, Resolved::NotFound { .. }))
+            {
                 let mut message = JsString::from("Tool ");
                 message = message.concat(&taken.calls[i].name);
                 message.push_str(" not found");
@@ -513,12 +532,13 @@ impl Cx<'_> {
         // (`GOOGLE_NULL_ARGUMENTS_EMPTY`).
         let on_google = self.case.route.wire() == Wire::GenerateContent;
         if on_google && call.arguments == Json::Null && rel.google_null_arguments_lost {
-            return Err("null arguments on google from 1.25.0 to 1.50.0: calls are lost from history".into());
+            return Err(
+                "null arguments on google from 1.25.0 to 1.50.0: calls are lost from history"
+                    .into(),
+            );
         }
         let google_empty;
-        let call = if call.arguments == Json::Null && on_google
-            && rel.google_null_arguments_empty
-        {
+        let call = if call.arguments == Json::Null && on_google && rel.google_null_arguments_empty {
             google_empty = ToolCallReply {
                 arguments: Json::Object(Vec::new()),
                 ..call.clone()
@@ -627,7 +647,11 @@ impl Cx<'_> {
         for (i, (call, r)) in taken.calls.iter().zip(&taken.resolved).enumerate() {
             let name = history_name(self.rel, &call.name);
             let content = match r {
-                Resolved::Run { runs: what, by_name, .. } => {
+                Resolved::Run {
+                    runs: what,
+                    by_name,
+                    ..
+                } => {
                     let run = runs.iter().find(|s| s.call == i);
                     self.run_result(what, *by_name, run)?
                 }
@@ -705,7 +729,10 @@ impl Cx<'_> {
         let mut p = Projection::empty();
         let who: Vec<Requester> = s.world.arrived.iter().map(|(w, _)| w.clone()).collect();
         let order = s.world.script.canonical_order(&who);
-        p.requests = order.into_iter().map(|i| s.world.arrived[i].1.clone()).collect();
+        p.requests = order
+            .into_iter()
+            .map(|i| s.world.arrived[i].1.clone())
+            .collect();
         p.executed = s.world.executed;
         p.error = s.error;
         if self.rel.tool_error_ends_memory_calls && self.memory() {
@@ -755,9 +782,7 @@ impl Agent {
         for attempt in 0..=cx.rel.retries {
             world.arrived.push((self.who.clone(), request.clone()));
             match world.script.next(&self.who) {
-                Reply::Error { status, .. }
-                    if is_retryable(status) && attempt < cx.rel.retries =>
-                {
+                Reply::Error { status, .. } if is_retryable(status) && attempt < cx.rel.retries => {
                     continue
                 }
                 Reply::ToolCalls(calls) => return Sent::Calls(calls),

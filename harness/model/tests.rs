@@ -738,11 +738,20 @@ fn a_repeated_call_id_is_one_invocation_except_on_google() {
             })
             .collect()
     };
-    for (ver, kept) in [("1.0.4", "ok"), ("1.13.2", "ok"), ("1.14.0", "b"), ("1.71.0", "b")] {
+    for (ver, kept) in [
+        ("1.0.4", "ok"),
+        ("1.13.2", "ok"),
+        ("1.14.0", "b"),
+        ("1.71.0", "b"),
+    ] {
         let merged = projection(&c("openai-compatible", "call_1"), ver);
         assert_eq!(calls(&merged), [kept], "{ver}");
         let apart = projection(&c("openai-compatible", "call_2"), ver);
         assert_eq!(calls(&apart), ["ok", "b"], "{ver}");
-        assert_eq!(calls(&projection(&c("google", "call_1"), ver)), ["ok", "b"], "{ver}");
+        assert_eq!(
+            calls(&projection(&c("google", "call_1"), ver)),
+            ["ok", "b"],
+            "{ver}"
+        );
     }
 }

@@ -88,7 +88,6 @@ fn is_string(v: Option<&Json>) -> bool {
     matches!(v, Some(Json::String(_)))
 }
 
-
 /// `{ field: value }` of `input`'s own `fields`, in the schema's order:
 /// what a zod object passes on (unknown keys dropped, absent optional
 /// ones left out).
@@ -104,14 +103,22 @@ fn picked(input: &Json, fields: &[&str]) -> Json {
 pub type Checked = Result<Json, Json>;
 
 /// Validate `input` for a tool of `schema` named `name` in its report.
-pub fn validate(rel: &Release, schema: Schema, name: &JsString, input: &Json) -> Result<Checked, String> {
+pub fn validate(
+    rel: &Release,
+    schema: Schema,
+    name: &JsString,
+    input: &Json,
+) -> Result<Checked, String> {
     // A `null` never makes a required string, so stripping it cannot pass
     // the probe's tools or working memory; a sub-agent's optional fields and
     // a workflow's JSON Schema are another matter.
     let strips_matter = matches!(schema, Schema::SubAgent | Schema::Workflow);
     if let (Json::Object(members), true) = (input, strips_matter) {
         if members.iter().any(|(_, v)| *v == Json::Null) {
-            return Err("tool arguments holding null: each release strips nullish values its own way".into());
+            return Err(
+                "tool arguments holding null: each release strips nullish values its own way"
+                    .into(),
+            );
         }
     }
     // An array arrives as an object with its indices as keys (observed on
@@ -170,7 +177,10 @@ pub fn validate(rel: &Release, schema: Schema, name: &JsString, input: &Json) ->
                 Some(p @ Json::String(_)) => {
                     let mut data = picked(input, &["prompt", "threadId", "resourceId"]);
                     if let Json::Object(members) = &mut data {
-                        match members.iter_mut().find(|(k, _)| *k == JsString::from("prompt")) {
+                        match members
+                            .iter_mut()
+                            .find(|(k, _)| *k == JsString::from("prompt"))
+                        {
                             Some(slot) => slot.1 = p,
                             None => members.insert(0, (JsString::from("prompt"), p)),
                         }
@@ -212,8 +222,18 @@ mod tests {
         let name = JsString::from("search.web");
         let v = |s: &str| validate(&rel, Schema::City, &name, &j(s)).unwrap();
         assert_eq!(v(r#"{"city":"Paris","x":1}"#), Ok(j(r#"{"city":"Paris"}"#)));
-        assert_eq!(v(r#"{"city":"Paris","x":null}"#), Ok(j(r#"{"city":"Paris"}"#)));
-        for bad in ["{}", r#"{"city":1}"#, r#"{"city":null}"#, r#""Paris""#, "[1]", "null"] {
+        assert_eq!(
+            v(r#"{"city":"Paris","x":null}"#),
+            Ok(j(r#"{"city":"Paris"}"#))
+        );
+        for bad in [
+            "{}",
+            r#"{"city":1}"#,
+            r#"{"city":null}"#,
+            r#""Paris""#,
+            "[1]",
+            "null",
+        ] {
             let report = v(bad).unwrap_err();
             let message = report.get("message").unwrap().as_str().unwrap().to_lossy();
             assert!(
@@ -235,6 +255,8 @@ mod tests {
                 Ok(Ok(j(r#"{"prompt":"Paris"}"#)))
             );
         }
-        assert!(validate(&old, Schema::SubAgent, &name, &aliased).unwrap().is_err());
+        assert!(validate(&old, Schema::SubAgent, &name, &aliased)
+            .unwrap()
+            .is_err());
     }
 }

@@ -400,7 +400,10 @@ mod tests {
         assert_eq!(read(Wire::ChatCompletions, chat), ["p", "w"]);
         let responses = r#"{"input":[{"role":"developer","content":"p"},{"role":"system","content":[{"type":"input_text","text":"w"}]}]}"#;
         assert_eq!(read(Wire::Responses, responses), ["p", "w"]);
-        assert_eq!(read(Wire::Messages, r#"{"system":[{"type":"text","text":"p"}]}"#), ["p"]);
+        assert_eq!(
+            read(Wire::Messages, r#"{"system":[{"type":"text","text":"p"}]}"#),
+            ["p"]
+        );
         assert_eq!(read(Wire::Messages, r#"{"system":"p"}"#), ["p"]);
         let gemini = r#"{"systemInstruction":{"parts":[{"text":"p"},{"text":"w"}]}}"#;
         assert_eq!(read(Wire::GenerateContent, gemini), ["p", "w"]);

@@ -670,7 +670,11 @@ fn an_import_of_the_model_in_the_generator_is_found() {
         let sources = planted("loops::fuzz::gen", None, plant);
         let bad = model_in_generators(&imports(&modules(&sources)));
         assert_eq!(bad.len(), 1, "{plant}: {bad:?}");
-        assert!(bad[0].starts_with("loops::fuzz::gen imports model"), "{}", bad[0]);
+        assert!(
+            bad[0].starts_with("loops::fuzz::gen imports model"),
+            "{}",
+            bad[0]
+        );
     }
 }
 

@@ -376,7 +376,10 @@ pub fn fuzz_version(
         let g = r.index - replay.len();
         *run.tally.entry(r.verdict).or_default() += 1;
         let case = &generated[g].case;
-        run.by_route.entry(case.route.name()).or_default().add(r.verdict);
+        run.by_route
+            .entry(case.route.name())
+            .or_default()
+            .add(r.verdict);
         for kind in gen::kinds(case) {
             run.by_kind.entry(kind).or_default().add(r.verdict);
         }
@@ -519,8 +522,14 @@ impl VersionRun {
             }
         ));
         if !self.by_route.is_empty() {
-            out.push_str(&format!("          by route: {}\n", counted_line(&self.by_route)));
-            out.push_str(&format!("          by kind of call: {}\n", counted_line(&self.by_kind)));
+            out.push_str(&format!(
+                "          by route: {}\n",
+                counted_line(&self.by_route)
+            ));
+            out.push_str(&format!(
+                "          by kind of call: {}\n",
+                counted_line(&self.by_kind)
+            ));
         }
         let rate = self.rate();
         if self.stats.cases > 0 {
@@ -672,7 +681,10 @@ mod tests {
             }
         }
         // Found unmodelled 62 times in 6,000 predictions; well under 5%.
-        assert!(unmodelled * 20 < cases.len() * versions.len(), "{unmodelled}");
+        assert!(
+            unmodelled * 20 < cases.len() * versions.len(),
+            "{unmodelled}"
+        );
     }
 
     use super::*;

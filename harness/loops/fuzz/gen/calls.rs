@@ -23,9 +23,15 @@ use arbitrary::{Result, Unstructured};
 #[derive(Debug, Clone, PartialEq)]
 pub enum Aim {
     /// A tool of `tools` or a toolset: its key and its id.
-    Tool { key: JsString, id: JsString },
+    Tool {
+        key: JsString,
+        id: JsString,
+    },
     /// A builtin of `@mastra/core/tools`: its key and export name.
-    Builtin { key: JsString, name: String },
+    Builtin {
+        key: JsString,
+        name: String,
+    },
     Client(JsString),
     SubAgent(JsString),
     Workflow(JsString),
@@ -42,7 +48,11 @@ pub enum Aim {
 pub fn aims(c: &Case) -> Vec<Aim> {
     use crate::case::Tool;
     let mut out = Vec::new();
-    let sets = c.toolsets.iter().flatten().flat_map(|(_, list)| list.iter());
+    let sets = c
+        .toolsets
+        .iter()
+        .flatten()
+        .flat_map(|(_, list)| list.iter());
     for t in c.tools.iter().chain(sets) {
         out.push(match t {
             Tool::Standard(key) => Aim::Tool {
@@ -217,10 +227,9 @@ fn builtin_input(name: &str) -> Json {
                 ("activeForm", Json::str("Checking the weather")),
             ])]),
         )]),
-        "taskUpdateTool" => Json::object([
-            ("id", Json::str("1")),
-            ("status", Json::str("completed")),
-        ]),
+        "taskUpdateTool" => {
+            Json::object([("id", Json::str("1")), ("status", Json::str("completed"))])
+        }
         "taskCompleteTool" => Json::object([("id", Json::str("1"))]),
         "taskCheckTool" => Json::Object(Vec::new()),
         "webFetchTool" => Json::object([("url", Json::str("ftp://example.com/"))]),
@@ -306,10 +315,7 @@ fn arguments(u: &mut Unstructured, aim: &Aim, others: &[Aim]) -> Result<Json> {
                     Json::Bool(true),
                 ])?
                 .clone(),
-            Shape::Long => Json::object([
-                (f, Json::int(1)),
-                ("note", Json::str(&"x".repeat(300))),
-            ]),
+            Shape::Long => Json::object([(f, Json::int(1)), ("note", Json::str(&"x".repeat(300)))]),
             Shape::AnothersInput => {
                 let other = if others.is_empty() {
                     Aim::SubAgent(JsString::new())
@@ -519,7 +525,11 @@ pub fn kinds(c: &Case) -> Vec<&'static str> {
     if sub_calls {
         found.push("sub-agent-calls");
     }
-    ORDER.iter().copied().filter(|k| found.contains(k)).collect()
+    ORDER
+        .iter()
+        .copied()
+        .filter(|k| found.contains(k))
+        .collect()
 }
 
 #[cfg(test)]
@@ -539,7 +549,13 @@ mod kind_tests {
         .unwrap();
         assert_eq!(
             kinds(&c),
-            ["tool", "inherited", "hallucinated", "reused-id", "sub-agent-calls"]
+            [
+                "tool",
+                "inherited",
+                "hallucinated",
+                "reused-id",
+                "sub-agent-calls"
+            ]
         );
     }
 }
