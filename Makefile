@@ -18,8 +18,9 @@ run: build
 test: setup check
 	$(CARGO) test
 
-# What the tests need beyond cargo and the npm registry: Debian's chromium,
-# for the test that opens the HTML report headless (installed once, as root).
+# What the tests need beyond cargo and the npm registry, from Debian (once,
+# as root): chromium for the test that opens the HTML report headless, and
+# bubblewrap, the OS sandbox the isolation tests prove.
 setup:
 	bash harness/tests/setup.sh
 

@@ -4,6 +4,8 @@ use mastra_conform::outcome::error_chain;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // Before any child starts: none may read this process's environment.
+    mastra_conform::observe::sandbox::harden_harness();
     match mastra_conform::cli::run() {
         Ok(exit) => ExitCode::from(exit.code()),
         Err(e) => {

@@ -10,6 +10,7 @@
 import { CaseFault } from './agent.mjs';
 import { loadInstall, runCase } from './cases.mjs';
 import { eachLine } from './lines.mjs';
+import { relayFromEnvironment, startRelay } from './relay.mjs';
 import { claimStdout } from './stdio.mjs';
 
 const writeLine = claimStdout();
@@ -42,6 +43,9 @@ if (!installDir) {
 
 let lib;
 try {
+  // In the OS sandbox, the listener is reached through the relay only.
+  const relay = relayFromEnvironment();
+  if (relay) await startRelay(relay);
   lib = await loadInstall(installDir);
 } catch (e) {
   // No hello: the driver reads this fault line (or EOF) as "version

@@ -80,6 +80,8 @@ pub fn fuzz(args: FuzzArgs) -> Result<Exit, Failure> {
     let replay = saved_cases.clone();
     let settings = FuzzSettings::new(seed);
     let mut info = RunInfo::new("fuzz", &crate::run::config::commit(&root));
+    info.isolation = crate::observe::sandbox::isolation().describe();
+    crate::observe::sandbox::notice_fallback();
     info.versions = versions.clone();
     info.seed = Some(seed);
     info.routes = routes.as_ref().map_or_else(

@@ -512,6 +512,11 @@ pub fn report(args: RenderArgs) -> Result<Exit, Failure> {
         doc.rows.len(),
         out.display()
     );
+    // A partial run rendered is still a partial run: it is no success.
+    if let Some(why) = &doc.partial {
+        say!("partial: {why}; the reports say so");
+        return Ok(Exit::Infra);
+    }
     Ok(Exit::Ok)
 }
 

@@ -140,6 +140,17 @@ pub fn bench(args: BenchArgs) -> Result<Exit, Failure> {
         crate::loops::bench::bench(&mut session, version, &workload).map_err(Failure::infra)?;
     print_out(&result.to_text());
     let mut report = result.to_json();
+    // Where the machine has no sandbox there is no cost to measure: said
+    // on stderr, left out of the figures.
+    match crate::loops::bench::sandbox_cost(&mut session, version, &workload) {
+        Ok(cost) => {
+            print_out(&cost.to_text());
+            if let Json::Object(members) = &mut report {
+                members.push(("sandbox".into(), cost.to_json()));
+            }
+        }
+        Err(why) => eprintln!("notice: {why}"),
+    }
     let routes = args.routes.route;
     if let Some(set) = &routes {
         let rates =

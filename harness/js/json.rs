@@ -148,6 +148,52 @@ impl Json {
         Self::parse_bytes(text.as_bytes())
     }
 
+    /// Parse JSON that the harness itself wrote and reads back (reports,
+    /// results, ledgers): a repeated key is an error naming where it is, as
+    /// `run.versions`, since two readers (this one takes the last, a person
+    /// reading the file the first) would see two different documents.
+    pub fn parse_unique(text: &str) -> Result<Json, String> {
+        let v = Self::parse(text).map_err(|e| e.to_string())?;
+        match v.repeated_key() {
+            Some(at) => Err(format!("{at}: a repeated key")),
+            None => Ok(v),
+        }
+    }
+
+    /// The path of the first key repeated within one object, if any.
+    pub fn repeated_key(&self) -> Option<String> {
+        fn walk(v: &Json, at: &str) -> Option<String> {
+            let join = |k: &str| {
+                if at.is_empty() {
+                    k.to_string()
+                } else {
+                    format!("{at}.{k}")
+                }
+            };
+            match v {
+                Json::Object(members) => {
+                    let mut seen = std::collections::HashSet::new();
+                    for (k, child) in members {
+                        let name = k.to_rust().unwrap_or_else(|| k.to_string());
+                        if !seen.insert(k) {
+                            return Some(join(&name));
+                        }
+                        if let Some(found) = walk(child, &join(&name)) {
+                            return Some(found);
+                        }
+                    }
+                    None
+                }
+                Json::Array(items) => items
+                    .iter()
+                    .enumerate()
+                    .find_map(|(i, item)| walk(item, &format!("{at}[{i}]"))),
+                _ => None,
+            }
+        }
+        walk(self, "")
+    }
+
     /// Parse JSON from bytes that should be UTF-8; invalid UTF-8 inside a
     /// string is an error, reported with its position.
     pub fn parse_bytes(bytes: &[u8]) -> Result<Json, ParseError> {
@@ -545,6 +591,19 @@ mod tests {
         let b = Json::parse("1").unwrap();
         assert_eq!(a, b);
         assert_eq!(a.to_compact(), "1.0");
+    }
+
+    #[test]
+    fn parse_unique_names_the_repeated_key() {
+        assert_eq!(
+            Json::parse_unique(r#"{"run":{"versions":[1],"versions":[2]}}"#).unwrap_err(),
+            "run.versions: a repeated key"
+        );
+        assert_eq!(
+            Json::parse_unique(r#"{"results":[{"a":1},{"a":1,"a":2}]}"#).unwrap_err(),
+            "results[1].a: a repeated key"
+        );
+        assert!(Json::parse_unique(r#"{"a":{"b":1},"b":{"b":2}}"#).is_ok());
     }
 
     #[test]

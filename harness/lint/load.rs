@@ -28,6 +28,7 @@
 use super::project::{parse_config, parse_loaded, DecodeError, LintConfig, LoadedProject};
 use crate::js::json::Json;
 use crate::observe::proc::{CommandSpec, ProcError};
+use crate::observe::sandbox::{self, Policy};
 use crate::run::config::Config;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -188,6 +189,12 @@ fn load(
             crate::outcome::error_line(&e)
         ))
     })?;
+    // The OS sandbox: the project, its packages, the loader and its esbuild
+    // read-only, no network at all.
+    let policy = Policy::new()
+        .node_project(dir)
+        .read_only(&config.probe_dir)
+        .read_only(&tools);
     let attempt = |loader: LoaderChoice, reason: Option<&str>, output: &mut Vec<ProjectOutput>| {
         let nonce = nonce();
         let request = Json::object([
@@ -224,7 +231,7 @@ fn load(
             .timeout(LOAD_TIMEOUT)
             .input(format!("{}\n", request.to_compact()).into_bytes())
             .channel();
-        let ran = spawn_loader(&cmd);
+        let ran = spawn_loader(cmd, &policy);
         read_document(ran, &nonce, dir, output)
     };
     match attempt(req.loader, None, output) {
@@ -235,11 +242,13 @@ fn load(
     }
 }
 
-/// The one place the loader starts: `cmd` as the isolation runs it.
+/// The one place the loader starts: `cmd` in the OS sandbox under
+/// `policy` where the machine has one, else behind the guard alone.
 fn spawn_loader(
-    cmd: &CommandSpec,
+    cmd: CommandSpec,
+    policy: &Policy,
 ) -> Result<(std::process::ExitStatus, crate::observe::proc::Output), ProcError> {
-    cmd.run_to_end()
+    sandbox::confine(cmd, policy).run_to_end()
 }
 
 /// The document on the channel whose nonce is ours, decoded.
@@ -312,7 +321,11 @@ pub enum Isolation {
 
 impl Isolation {
     pub fn available() -> Isolation {
-        Isolation::Guard
+        if sandbox::detect().is_ok() {
+            Isolation::Sandbox
+        } else {
+            Isolation::Guard
+        }
     }
 
     fn arg(self) -> &'static str {

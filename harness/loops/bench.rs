@@ -302,6 +302,114 @@ pub fn ceiling_rate(
         .ok_or_else(|| "the ceiling printed no rate".to_string())
 }
 
+/// What the OS sandbox costs: the same workload run with probes in the
+/// sandbox and without, side by side (each twice, alternating, the better
+/// of each kept, so a burst of load on a shared machine weighs on neither).
+#[derive(Debug, Clone)]
+pub struct SandboxCost {
+    /// The isolation the sandboxed runs had (`observe::sandbox::Isolation`).
+    pub isolation: String,
+    pub cases: usize,
+    /// Per probe start, seconds: Node's start and Mastra's import.
+    pub start_sandboxed: f64,
+    pub start_plain: f64,
+    /// Per case, seconds, start-up excluded.
+    pub case_sandboxed: f64,
+    pub case_plain: f64,
+    /// Wall seconds of the whole workload, start-up included.
+    pub wall_sandboxed: f64,
+    pub wall_plain: f64,
+}
+
+impl SandboxCost {
+    /// The sandbox's share of a sandboxed run of the workload: what it adds
+    /// over the plain run, over the sandboxed run's wall time.
+    pub fn share(&self) -> f64 {
+        (self.wall_sandboxed - self.wall_plain) / self.wall_sandboxed.max(1e-9)
+    }
+
+    pub fn to_text(&self) -> String {
+        format!(
+            "sandbox ({}): probe start {:.3}s vs {:.3}s without; per case {:.2}ms vs {:.2}ms; \
+             {} cases {:.2}s vs {:.2}s: {:+.1}% of the run\n",
+            self.isolation,
+            self.start_sandboxed,
+            self.start_plain,
+            self.case_sandboxed * 1e3,
+            self.case_plain * 1e3,
+            self.cases,
+            self.wall_sandboxed,
+            self.wall_plain,
+            self.share() * 100.0
+        )
+    }
+
+    pub fn to_json(&self) -> Json {
+        let n = |x: f64| Json::Number(format!("{x:.6}"));
+        Json::object([
+            ("isolation", Json::str(&self.isolation)),
+            ("cases", Json::int(self.cases as i64)),
+            ("startSandboxedSeconds", n(self.start_sandboxed)),
+            ("startPlainSeconds", n(self.start_plain)),
+            ("caseSandboxedSeconds", n(self.case_sandboxed)),
+            ("casePlainSeconds", n(self.case_plain)),
+            ("wallSandboxedSeconds", n(self.wall_sandboxed)),
+            ("wallPlainSeconds", n(self.wall_plain)),
+            ("share", n(self.share())),
+        ])
+    }
+}
+
+/// Run `workload` with and without the OS sandbox (`SandboxCost`). An
+/// error when this machine has no sandbox: there is nothing to measure.
+pub fn sandbox_cost(
+    session: &mut Session,
+    version: MastraVersion,
+    workload: &[Case],
+) -> Result<SandboxCost, String> {
+    let isolation = crate::observe::sandbox::isolation();
+    if !isolation.is_sandboxed() {
+        return Err(format!(
+            "no sandbox cost to measure: {}",
+            isolation.describe()
+        ));
+    }
+    let was = session.config.sandboxed;
+    // (start per probe, per case, wall), the best of each side.
+    let mut best = [(f64::MAX, f64::MAX, f64::MAX); 2];
+    for round in 0..4 {
+        let side = round % 2;
+        session.config.sandboxed = side == 0;
+        let t = Instant::now();
+        let stats = session.run_version(version, workload, |_| {});
+        let wall = t.elapsed();
+        if let Some(outcome) = stats.outcome {
+            session.config.sandboxed = was;
+            return Err(outcome);
+        }
+        let start = stats.pool.startup_total.as_secs_f64() / f64::from(stats.pool.starts.max(1));
+        let startup = stats.pool.startup_total / stats.pool.probes.max(1);
+        let per_case = wall.saturating_sub(startup).as_secs_f64() / workload.len().max(1) as f64;
+        let b = &mut best[side];
+        *b = (
+            b.0.min(start),
+            b.1.min(per_case),
+            b.2.min(wall.as_secs_f64()),
+        );
+    }
+    session.config.sandboxed = was;
+    Ok(SandboxCost {
+        isolation: isolation.describe(),
+        cases: workload.len(),
+        start_sandboxed: best[0].0,
+        start_plain: best[1].0,
+        case_sandboxed: best[0].1,
+        case_plain: best[1].1,
+        wall_sandboxed: best[0].2,
+        wall_plain: best[1].2,
+    })
+}
+
 /// `docs/figures/bench.md`: the figures of a `bench --json` document, with
 /// the provenance it carries (`measured`). Read from the JSON rather than
 /// from `BenchResult`, so the Markdown says exactly what the JSON says. An
@@ -459,7 +567,35 @@ pub fn figures_markdown(report: &Json) -> Result<String, String> {
             out.push_str(&rows);
         }
     }
+    if let Some(s) = report.get("sandbox") {
+        out.push_str(&sandbox_markdown(s)?);
+    }
     Ok(out)
+}
+
+/// The section of `figures_markdown` for `SandboxCost::to_json`.
+fn sandbox_markdown(s: &Json) -> Result<String, String> {
+    let f = |k: &str| number_at(s, "sandbox.", k);
+    Ok(format!(
+        "\n## What the OS sandbox costs\n\n\
+         The workload ({} cases) with probes in the sandbox ({}) and without, alternating, \
+         twice each, the better of each kept.\n\n\
+         | | sandboxed | without | |\n|---|---:|---:|---:|\n\
+         | probe start (Node and Mastra's import) | {:.3} s | {:.3} s | {:+.3} s |\n\
+         | per case, start left out | {:.2} ms | {:.2} ms | {:+.2} ms |\n\
+         | the whole workload | {:.2} s | {:.2} s | {:+.1} % of the run |\n",
+        f("cases")?,
+        text_at(s, "sandbox.", "isolation")?,
+        f("startSandboxedSeconds")?,
+        f("startPlainSeconds")?,
+        f("startSandboxedSeconds")? - f("startPlainSeconds")?,
+        f("caseSandboxedSeconds")? * 1e3,
+        f("casePlainSeconds")? * 1e3,
+        (f("caseSandboxedSeconds")? - f("casePlainSeconds")?) * 1e3,
+        f("wallSandboxedSeconds")?,
+        f("wallPlainSeconds")?,
+        f("share")? * 100.0,
+    ))
 }
 
 /// `1 version`, `2 versions`.

@@ -98,6 +98,10 @@ impl Shared {
 
 pub struct Listener {
     addr: SocketAddr,
+    /// The same listener on a Unix socket, in a folder of its own (mode
+    /// 0700), for sandboxed probes, whose network namespace has no route
+    /// to 127.0.0.1 of the harness (`observe::sandbox`).
+    socket: Option<(tempfile::TempDir, std::path::PathBuf)>,
     shared: Arc<Shared>,
     runtime: Option<tokio::runtime::Runtime>,
 }
@@ -135,9 +139,29 @@ impl Listener {
                 s.refuse(|r| r.bad_token += 1)
             }))
             .with_state(shared.clone());
-        runtime.spawn(serve(listener, app, shared.clone()));
+        let permits = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
+        runtime.spawn(serve(
+            listener,
+            app.clone(),
+            shared.clone(),
+            permits.clone(),
+        ));
+        // A machine without a writable temporary folder still has the TCP
+        // listener; only sandboxed probes need the socket.
+        let socket = tempfile::Builder::new()
+            .prefix("mastra-conform-listener-")
+            .tempdir()
+            .ok()
+            .and_then(|dir| {
+                let path = dir.path().join("listener.sock");
+                let unix = runtime.block_on(async { tokio::net::UnixListener::bind(&path) });
+                let unix = unix.ok()?;
+                runtime.spawn(serve_unix(unix, app, shared.clone(), permits));
+                Some((dir, path))
+            });
         Ok(Listener {
             addr,
+            socket,
             shared,
             runtime: Some(runtime),
         })
@@ -145,6 +169,19 @@ impl Listener {
 
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// The Unix socket the same listener serves on, if it could be made.
+    pub fn socket(&self) -> Option<&std::path::Path> {
+        self.socket.as_ref().map(|(_, p)| p.as_path())
+    }
+
+    /// What a probe needs to reach this listener, sandboxed or not.
+    pub fn reach(&self) -> crate::observe::probe::ListenerReach {
+        crate::observe::probe::ListenerReach {
+            port: self.addr.port(),
+            socket: self.socket().map(std::path::Path::to_path_buf),
+        }
     }
 
     /// The model URL for case `id`.
@@ -215,9 +252,12 @@ impl Drop for Listener {
 /// header timeout, at most `max_connections` at once. (`axum::serve` sets no
 /// timer, so a client that sends half its headers would hold its connection
 /// for ever.)
-async fn serve(listener: tokio::net::TcpListener, app: Router, shared: Arc<Shared>) {
-    use hyper_util::rt::{TokioIo, TokioTimer};
-    let permits = Arc::new(tokio::sync::Semaphore::new(shared.limits.max_connections));
+async fn serve(
+    listener: tokio::net::TcpListener,
+    app: Router,
+    shared: Arc<Shared>,
+    permits: Arc<tokio::sync::Semaphore>,
+) {
     loop {
         let (stream, peer) = match listener.accept().await {
             Ok(accepted) => accepted,
@@ -233,28 +273,61 @@ async fn serve(listener: tokio::net::TcpListener, app: Router, shared: Arc<Share
             shared.count(|r| r.not_loopback += 1);
             continue;
         }
-        let Ok(permit) = permits.clone().try_acquire_owned() else {
-            shared.count(|r| r.over_capacity += 1);
+        connection(stream, peer, &app, &shared, &permits);
+    }
+}
+
+/// The accept loop of the Unix socket: the same connections, limits and
+/// cap as TCP's (one semaphore for both). Its peers are on this machine by
+/// construction; they are recorded as loopback.
+async fn serve_unix(
+    listener: tokio::net::UnixListener,
+    app: Router,
+    shared: Arc<Shared>,
+    permits: Arc<tokio::sync::Semaphore>,
+) {
+    let peer = SocketAddr::from(([127, 0, 0, 1], 0));
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
+            tokio::time::sleep(Duration::from_millis(50)).await;
             continue;
         };
-        let router = app.clone();
-        let service = hyper::service::service_fn(
-            move |mut request: hyper::Request<hyper::body::Incoming>| {
-                request.extensions_mut().insert(ConnectInfo(peer));
-                let mut router = router.clone();
-                async move { tower_service::Service::call(&mut router, request).await }
-            },
-        );
-        let header_timeout = shared.limits.header_timeout;
-        tokio::spawn(async move {
-            let mut http = hyper::server::conn::http1::Builder::new();
-            http.timer(TokioTimer::new())
-                .header_read_timeout(header_timeout);
-            // A broken or timed-out connection is the client's loss only.
-            let _ = http.serve_connection(TokioIo::new(stream), service).await;
-            drop(permit);
-        });
+        connection(stream, peer, &app, &shared, &permits);
     }
+}
+
+/// Serve one accepted connection on a task of its own, or close it when
+/// `max_connections` are open.
+fn connection<S>(
+    stream: S,
+    peer: SocketAddr,
+    app: &Router,
+    shared: &Arc<Shared>,
+    permits: &Arc<tokio::sync::Semaphore>,
+) where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    let Ok(permit) = permits.clone().try_acquire_owned() else {
+        shared.count(|r| r.over_capacity += 1);
+        return;
+    };
+    let router = app.clone();
+    let service =
+        hyper::service::service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
+            request.extensions_mut().insert(ConnectInfo(peer));
+            let mut router = router.clone();
+            async move { tower_service::Service::call(&mut router, request).await }
+        });
+    let header_timeout = shared.limits.header_timeout;
+    tokio::spawn(async move {
+        let mut http = hyper::server::conn::http1::Builder::new();
+        http.timer(TokioTimer::new())
+            .header_read_timeout(header_timeout);
+        // A broken or timed-out connection is the client's loss only.
+        let _ = http.serve_connection(TokioIo::new(stream), service).await;
+        drop(permit);
+    });
 }
 
 async fn handle(

@@ -12,4 +12,5 @@ pub mod machine;
 pub mod pool;
 pub mod probe;
 pub mod proc;
+pub mod sandbox;
 pub mod wire;

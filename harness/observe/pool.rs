@@ -383,7 +383,12 @@ impl Driver<'_> {
     }
 
     fn start(&mut self, m: &mut PoolMachine) -> Result<(), ProbeError> {
-        let probe = Probe::start(self.cmd, self.install, self.stop)?;
+        let probe = Probe::start(
+            self.cmd,
+            self.install,
+            Some(&self.listener.reach()),
+            self.stop,
+        )?;
         self.stats.starts += 1;
         self.stats.startup_total += probe.hello.startup;
         self.stats.hello.get_or_insert_with(|| probe.hello.clone());

@@ -13,6 +13,7 @@
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::observe::proc::{Child, CommandSpec, ProcError};
+use crate::observe::sandbox::{self, Policy};
 use crate::results::Hello;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -94,6 +95,66 @@ pub struct ProbeCommand {
     pub node: PathBuf,
     pub script: PathBuf,
     pub start_timeout: Duration,
+    /// Start each probe in the OS sandbox where the machine has one
+    /// (`observe::sandbox`); the JavaScript guard is there either way.
+    pub sandboxed: bool,
+}
+
+/// Where a probe's listener is: the loopback port its case URLs name, and
+/// the Unix socket the same listener serves, the one way out of a
+/// sandboxed probe (`node-probe/relay.mjs` listens on the port inside).
+#[derive(Debug, Clone)]
+pub struct ListenerReach {
+    pub port: u16,
+    pub socket: Option<PathBuf>,
+}
+
+/// The file `node-probe/cases.mjs` imports an install's extra packages
+/// through, with exactly the text it writes. A sandboxed probe sees its
+/// install read-only, so the driver writes it first (the probe then finds
+/// it in place and writes nothing).
+const SOURCES_ENTRY: &str = "export const importHere = (specifier) => import(specifier);\n";
+
+/// Write `probe-sources.mjs` into `install` unless it is there already:
+/// beside it, then renamed, since probes of one install start together.
+fn write_sources_entry(install: &Path) -> std::io::Result<()> {
+    let file = install.join("probe-sources.mjs");
+    if std::fs::read_to_string(&file).is_ok_and(|t| t == SOURCES_ENTRY) {
+        return Ok(());
+    }
+    let tmp = install.join(format!("probe-sources.mjs.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, SOURCES_ENTRY)?;
+    std::fs::rename(&tmp, &file)
+}
+
+impl ProbeCommand {
+    /// The command for one probe of `install`: in the sandbox (when asked
+    /// and the machine has one) with the listener's socket bound in, else
+    /// as a plain child behind the guard alone.
+    fn spec(&self, install: &Path, reach: Option<&ListenerReach>) -> CommandSpec {
+        let plain = CommandSpec::new(&self.node)
+            .arg(&self.script)
+            .arg(install)
+            .scrubbed();
+        if !self.sandboxed {
+            return plain;
+        }
+        let Ok(sandbox) = sandbox::detect() else {
+            sandbox::notice_fallback();
+            return plain;
+        };
+        let mut policy = Policy::new().read_only(install);
+        if let Some(dir) = self.script.parent() {
+            policy = policy.read_only(dir);
+        }
+        let mut spec = plain;
+        if let Some((port, socket)) = reach.and_then(|r| Some((r.port, r.socket.as_ref()?))) {
+            let (with_socket, inside) = policy.listener_socket(socket);
+            policy = with_socket;
+            spec = spec.env("MASTRA_CONFORM_RELAY", &format!("{port}={inside}"));
+        }
+        sandbox.wrap(spec, &policy)
+    }
 }
 
 pub struct Probe {
@@ -112,14 +173,12 @@ impl Probe {
     pub fn start(
         cmd: &ProbeCommand,
         install: &Path,
+        reach: Option<&ListenerReach>,
         stop: &AtomicBool,
     ) -> Result<Probe, ProbeError> {
         let started = Instant::now();
-        let mut child = CommandSpec::new(&cmd.node)
-            .arg(&cmd.script)
-            .arg(install)
-            .scrubbed()
-            .spawn_piped()?;
+        write_sources_entry(install).map_err(ProbeError::Write)?;
+        let mut child = cmd.spec(install, reach).spawn_piped()?;
         let no_pipe = || ProbeError::Write(std::io::Error::other("no pipe to the probe"));
         let stdout = child.stdout.take().ok_or_else(no_pipe)?;
         let stdin = child.stdin.take().ok_or_else(no_pipe)?;
@@ -385,6 +444,16 @@ fn parse_line(line: &[u8]) -> Answer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_sources_entry_is_the_one_the_probe_writes() {
+        let cases = include_str!("../../node-probe/cases.mjs");
+        let js = SOURCES_ENTRY.replace('\n', "\\n");
+        assert!(
+            cases.contains(&format!("const SOURCES_ENTRY = '{js}';")),
+            "node-probe/cases.mjs writes another probe-sources.mjs than {SOURCES_ENTRY:?}"
+        );
+    }
 
     #[test]
     fn protocol_lines_are_recognised_and_everything_else_is_garbage() {

@@ -84,6 +84,8 @@ pub struct CommandSpec {
     input: Option<Vec<u8>>,
     /// A fourth stream, a pipe on the child's file descriptor 3.
     channel: bool,
+    /// The name errors give it, when the program is a launcher (a sandbox).
+    label: Option<String>,
 }
 
 /// Whether an environment variable may carry a credential or send traffic
@@ -134,6 +136,7 @@ impl CommandSpec {
             die_with_parent: false,
             input: None,
             channel: false,
+            label: None,
         }
     }
 
@@ -191,7 +194,32 @@ impl CommandSpec {
         self
     }
 
+    pub fn program(&self) -> &Path {
+        &self.program
+    }
+
+    pub fn working_dir(&self) -> Option<&Path> {
+        self.dir.as_deref()
+    }
+
+    /// The same command started through `launcher` with `launcher_args`
+    /// first (which end with this program; its own arguments follow): a
+    /// sandbox. Environment, folder, timeout and stop flag stay.
+    pub fn wrapped_in(self, launcher: &Path, launcher_args: Vec<OsString>) -> CommandSpec {
+        let mut args = launcher_args;
+        args.extend(self.args.iter().cloned());
+        CommandSpec {
+            label: Some(format!("{} (sandboxed)", self.program_name())),
+            program: launcher.to_path_buf(),
+            args,
+            ..self
+        }
+    }
+
     pub fn program_name(&self) -> String {
+        if let Some(label) = &self.label {
+            return label.clone();
+        }
         self.program.file_name().map_or_else(
             || self.program.display().to_string(),
             |n| n.to_string_lossy().into(),
@@ -210,14 +238,19 @@ impl CommandSpec {
         if let Some(d) = &self.dir {
             e = e.dir(d);
         }
+        // duct applies the outermost setting first, so `env` on top of
+        // `full_env` would be overwritten by it: the additions go into the
+        // one full environment instead.
         if self.scrub {
-            let env: std::collections::HashMap<OsString, OsString> = std::env::vars_os()
+            let mut env: std::collections::HashMap<OsString, OsString> = std::env::vars_os()
                 .filter(|(k, _)| k.to_str().is_some_and(passes_scrub))
                 .collect();
+            env.extend(self.env.iter().map(|(k, v)| (k.into(), v.into())));
             e = e.full_env(env);
-        }
-        for (k, v) in &self.env {
-            e = e.env(k, v);
+        } else {
+            for (k, v) in &self.env {
+                e = e.env(k, v);
+            }
         }
         // Its own process group: a signal to the group reaches everything it
         // started, and a Ctrl-C at the terminal reaches only the harness,
@@ -739,6 +772,17 @@ mod tests {
             .unwrap()
             .1;
         assert!(out.channel.is_empty(), "no channel unless asked");
+    }
+
+    #[test]
+    fn a_scrubbed_child_gets_the_variables_it_is_given() {
+        let out = CommandSpec::new("sh")
+            .args(["-c", "echo \"[$MC_GIVEN]\""])
+            .scrubbed()
+            .env("MC_GIVEN", "yes")
+            .run_capture()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "[yes]");
     }
 
     #[test]

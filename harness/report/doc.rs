@@ -34,6 +34,13 @@ pub struct Row {
 pub struct ReportDoc {
     pub run: Json,
     pub rows: Vec<Row>,
+    /// Why the document does not hold the whole run, when it does not: the
+    /// run was interrupted, or the last line of JSONL results was cut short.
+    pub partial: Option<String>,
+}
+
+fn interrupted(run: &Json) -> bool {
+    run.get("interrupted").and_then(Json::as_bool) == Some(true)
 }
 
 fn text(v: &Json, key: &str) -> Option<String> {
@@ -80,6 +87,9 @@ impl ReportDoc {
     pub fn parse(text: &str) -> Result<ReportDoc, String> {
         if let Ok(v) = Json::parse(text) {
             if v.get("results").is_some() {
+                if let Some(at) = v.repeated_key() {
+                    return Err(format!("{at}: a repeated key"));
+                }
                 let rows = v
                     .get("results")
                     .and_then(Json::as_array)
@@ -88,14 +98,17 @@ impl ReportDoc {
                     .enumerate()
                     .map(|(i, r)| Row::from_json(r).map_err(|e| format!("results[{i}]: {e}")))
                     .collect::<Result<Vec<_>, _>>()?;
+                let run = v.get("run").cloned().unwrap_or(Json::Null);
                 return Ok(ReportDoc {
-                    run: v.get("run").cloned().unwrap_or(Json::Null),
+                    partial: interrupted(&run).then(|| "the run was interrupted".into()),
+                    run,
                     rows,
                 });
             }
         }
         let mut run = Json::Null;
         let mut rows = Vec::new();
+        let mut cut = false;
         for (n, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
@@ -104,9 +117,15 @@ impl ReportDoc {
             // JSONL allows: the last line, and only it, may be skipped.
             let v = match Json::parse(line) {
                 Ok(v) => v,
-                Err(_) if n + 1 == text.lines().count() => break,
+                Err(_) if n + 1 == text.lines().count() => {
+                    cut = true;
+                    break;
+                }
                 Err(e) => return Err(format!("line {}: not JSON: {e}", n + 1)),
             };
+            if let Some(at) = v.repeated_key() {
+                return Err(format!("line {}: {at}: a repeated key", n + 1));
+            }
             if let Some(r) = v.get("run").filter(|_| v.get("verdict").is_none()) {
                 run = r.clone();
             } else {
@@ -116,7 +135,12 @@ impl ReportDoc {
         if rows.is_empty() && run.is_null() {
             return Err("neither a JSON report nor JSONL results".into());
         }
-        Ok(ReportDoc { run, rows })
+        let partial = if cut {
+            Some("its last line was cut short".into())
+        } else {
+            interrupted(&run).then(|| "the run was interrupted".into())
+        };
+        Ok(ReportDoc { run, rows, partial })
     }
 
     pub fn load(path: &Path) -> Result<ReportDoc, String> {
@@ -174,8 +198,11 @@ impl ReportDoc {
         if let Some(seed) = self.run.get("seed").filter(|s| !s.is_null()) {
             line.push_str(&format!(" · seed {}", seed.to_compact()));
         }
-        if self.run.get("interrupted").and_then(Json::as_bool) == Some(true) {
-            line.push_str(" · INTERRUPTED (partial)");
+        if let Some(isolation) = text(&self.run, "isolation") {
+            line.push_str(&format!(" · isolation: {isolation}"));
+        }
+        if let Some(why) = &self.partial {
+            line.push_str(&format!(" · PARTIAL: {why}"));
         }
         line
     }
@@ -216,6 +243,30 @@ pub(crate) mod tests {
             {"case":"cases/b<c>.json","version":"1.67.0","verdict":"install-failed","predicted":{},"observed":null,"detail":"npm failed"}
           ]}"#;
         ReportDoc::parse(text).unwrap()
+    }
+
+    #[test]
+    fn an_interrupted_run_or_a_cut_line_is_partial_and_says_so() {
+        let doc = ReportDoc::parse(r#"{"run":{"interrupted":true},"results":[]}"#).unwrap();
+        assert_eq!(doc.partial.as_deref(), Some("the run was interrupted"));
+        assert!(doc.run_line().contains("PARTIAL: the run was interrupted"));
+        let jsonl = "{\"run\":{\"interrupted\":false}}\n{\"case\":\"a\",\"version\":\"1.0.0\",\"verdict\":\"as-modelled\"}\n{\"case\":\"b\",\"ver";
+        let doc = ReportDoc::parse(jsonl).unwrap();
+        assert_eq!(doc.rows.len(), 1);
+        assert_eq!(doc.partial.as_deref(), Some("its last line was cut short"));
+        let whole = ReportDoc::parse(r#"{"run":{"interrupted":false},"results":[]}"#).unwrap();
+        assert_eq!(whole.partial, None);
+    }
+
+    #[test]
+    fn a_report_with_a_repeated_key_is_refused_naming_it() {
+        let e =
+            ReportDoc::parse(r#"{"run":{"interrupted":true,"interrupted":false},"results":[]}"#)
+                .unwrap_err();
+        assert_eq!(e, "run.interrupted: a repeated key");
+        let jsonl = "{\"run\":{\"harness\":\"x\"}}\n{\"case\":\"a\",\"version\":\"1.0.0\",\"verdict\":\"as-modelled\",\"verdict\":\"diverged\"}\n";
+        let e = ReportDoc::parse(jsonl).unwrap_err();
+        assert_eq!(e, "line 2: verdict: a repeated key");
     }
 
     #[test]

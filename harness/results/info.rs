@@ -54,6 +54,9 @@ pub struct RunInfo {
     /// judged again, new ones stored), `fresh` (everything observed, new
     /// ones stored) or `off`.
     pub store: String,
+    /// The walls the code under test had (`observe::sandbox::Isolation`):
+    /// the OS sandbox and the JavaScript guard, or the guard alone and why.
+    pub isolation: String,
 }
 
 impl RunInfo {
@@ -196,6 +199,7 @@ impl RunInfo {
                     &self.store
                 }),
             ),
+            ("isolation", Json::str(&self.isolation)),
             ("interrupted", Json::Bool(self.interrupted)),
             (
                 "listenerRefused",

@@ -35,6 +35,9 @@ pub struct Config {
     /// (`CACHE/observations`): `$MASTRA_CONFORM_OBSERVATIONS`, or the store
     /// of its own `bench` measures reuse on.
     pub store_dir: Option<PathBuf>,
+    /// Probes start in the OS sandbox where the machine has one
+    /// (`observe::sandbox`); `bench` turns it off to measure its cost.
+    pub sandboxed: bool,
 }
 
 /// What a run does with the observation store (`recorded`).
@@ -94,6 +97,7 @@ impl Config {
             known_issues: root.join("known-issues.json"),
             reuse: Reuse::Off,
             store_dir: std::env::var_os("MASTRA_CONFORM_OBSERVATIONS").map(PathBuf::from),
+            sandboxed: true,
         }
     }
 
@@ -119,6 +123,7 @@ impl Config {
             node: node.to_path_buf(),
             script: self.probe_dir.join("probe.mjs"),
             start_timeout: self.start_timeout,
+            sandboxed: self.sandboxed,
         }
     }
 }

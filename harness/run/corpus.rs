@@ -171,6 +171,8 @@ pub fn collect_run(
     let versions = session.resolve(&request.versions, request.selection)?;
     let mut info = RunInfo::new(&request.command, &commit(&root));
     info.store = store.to_string();
+    info.isolation = crate::observe::sandbox::isolation().describe();
+    crate::observe::sandbox::notice_fallback();
     info.versions = versions.clone();
     info.routes = {
         let mut routes: Vec<Route> = cases.iter().map(|c| c.route).collect();

@@ -9,11 +9,10 @@ use crate::support::*;
 use mastra_conform::js::json::Json;
 use mastra_conform::observation::Observation;
 use mastra_conform::observe::capture::Listener;
-use mastra_conform::observe::probe::{Answer, Probe, ProbeCommand};
+use mastra_conform::observe::probe::{Answer, ListenerReach, Probe, ProbeCommand};
 use mastra_conform::versions::install::VersionError;
 use mastra_conform::versions::layout::{Installs, INSTALLS};
 use mastra_conform::versions::spec::MastraVersion;
-use std::io::{Read, Write};
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream, UdpSocket};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -40,6 +39,14 @@ pub fn scenarios() -> Vec<Scenario> {
         Scenario {
             name: "isolation/the-probe-guard-refuses-every-way-out",
             run: probe_guard,
+        },
+        Scenario {
+            name: "isolation/the-sandbox-holds-against-code-past-the-guard",
+            run: sandbox_attack,
+        },
+        Scenario {
+            name: "isolation/without-a-sandbox-the-guard-still-holds",
+            run: guard_fallback,
         },
         Scenario {
             name: "isolation/installs-run-no-scripts",
@@ -164,14 +171,23 @@ fn request_lost(t: &mut Tally) -> Check {
 }
 
 /// What the real probe on `install` answers for one case run at `url`.
-fn real_probe_result(node: PathBuf, install: &Path, url: &str, case: &str) -> Result<Json, String> {
+/// The probe runs in the OS sandbox, which these machines have; `reach`
+/// is its way to a listener.
+fn real_probe_result(
+    node: PathBuf,
+    install: &Path,
+    url: &str,
+    case: &str,
+    reach: Option<&ListenerReach>,
+) -> Result<Json, String> {
     let cmd = ProbeCommand {
         node,
         script: root().join("node-probe").join("probe.mjs"),
         start_timeout: Duration::from_secs(60),
+        sandboxed: true,
     };
     let mut probe =
-        Probe::start(&cmd, install, &AtomicBool::new(false)).map_err(|e| e.to_string())?;
+        Probe::start(&cmd, install, reach, &AtomicBool::new(false)).map_err(|e| e.to_string())?;
     let case = Json::parse(case).unwrap();
     probe.send_run(1, url, &case).map_err(|e| e.to_string())?;
     let answer = loop {
@@ -191,7 +207,13 @@ fn real_probe_counts(t: &mut Tally) -> Check {
     let (install, node) = real_mastra("1.67.0")?;
     t.inject(1);
     let url = format!("http://127.0.0.1:{}/x/1/v1", free_port());
-    let answer = real_probe_result(node, &install, &url, r#"{"about":"a","tools":["weather"]}"#)?;
+    let answer = real_probe_result(
+        node,
+        &install,
+        &url,
+        r#"{"about":"a","tools":["weather"]}"#,
+        None,
+    )?;
     let fetches = answer.get("fetches").and_then(Json::as_f64);
     check!(
         fetches == Some(1.0),
@@ -299,22 +321,21 @@ fn probe_guard(t: &mut Tally) -> Check {
     )
     .unwrap();
 
-    // The case's listener: answers every request 200.
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let url = format!(
-        "http://127.0.0.1:{}/x/1/v1",
-        listener.local_addr().unwrap().port()
+    // The case's listener: the harness's own, reached through its socket.
+    let listener = Listener::start(1 << 20).map_err(|e| e.to_string())?;
+    listener.register(1, Vec::new());
+    let url = listener.url_for(1);
+    let answer = real_probe_result(
+        node,
+        &install,
+        &url,
+        r#"{"about":"a","tools":[]}"#,
+        Some(&listener.reach()),
+    )?;
+    check!(
+        listener.take(1).len() == 1,
+        "the listener did not get the case's request"
     );
-    std::thread::spawn(move || {
-        for mut conn in listener.incoming().flatten() {
-            let mut buf = [0u8; 4096];
-            let _ = conn.read(&mut buf);
-            let _ = conn
-                .write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\n{}");
-        }
-    });
-
-    let answer = real_probe_result(node, &install, &url, r#"{"about":"a","tools":[]}"#)?;
 
     let message = answer
         .get("error")
@@ -616,5 +637,167 @@ fn integrity(t: &mut Tally) -> Check {
             );
         }
     }
+    Ok(())
+}
+
+/// Code that never meets the JavaScript guard (the wall a bug in it, or a
+/// native addon, would leave), started as a probe is: in the sandbox, the
+/// install and its own folder read-only, the listener's socket bound in.
+/// It reads every `/proc/*/environ` for a secret of the harness, opens TCP
+/// to a listener of this scenario's own from the process, a Worker and a
+/// child, sends UDP to another, leaves a detached and a `setsid` child
+/// behind that keep trying and then print a forged answer on the stdout
+/// they inherited. Nothing arrives, nothing is read, nothing outlives it.
+fn sandbox_attack(t: &mut Tally) -> Check {
+    use mastra_conform::observe::proc::CommandSpec;
+    use mastra_conform::observe::sandbox::{self, Policy};
+    let sandbox = sandbox::detect().map_err(|why| format!("no OS sandbox here: {why}"))?;
+    let secret = format!("harness-secret-{}", std::process::id());
+    std::env::set_var("MC_FAULTS_SANDBOX_SECRET", &secret);
+    let tcp = TcpListener::bind("127.0.0.1:0").unwrap();
+    tcp.set_nonblocking(true).unwrap();
+    let udp = UdpSocket::bind("127.0.0.1:0").unwrap();
+    udp.set_nonblocking(true).unwrap();
+    let (tp, up) = (
+        tcp.local_addr().unwrap().port(),
+        udp.local_addr().unwrap().port(),
+    );
+    let mark = format!("mc-attack-{}", std::process::id());
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("attack.mjs");
+    std::fs::write(
+        &script,
+        format!(
+            r#"
+import {{ readdirSync, readFileSync }} from 'node:fs';
+import net from 'node:net';
+import dgram from 'node:dgram';
+import {{ spawn }} from 'node:child_process';
+import {{ Worker }} from 'node:worker_threads';
+const said = {{ environ: 0, tcp: [], processes: 0 }};
+for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {{
+  said.processes++;
+  try {{ if (readFileSync(`/proc/${{pid}}/environ`, 'latin1').includes('{secret}')) said.environ++; }} catch {{}}
+}}
+const tryTcp = (who) => new Promise((done) => {{
+  const s = net.connect({tp}, '127.0.0.1');
+  s.on('connect', () => {{ said.tcp.push(`${{who}} connected`); s.destroy(); done(); }});
+  s.on('error', (e) => {{ said.tcp.push(`${{who}} ${{e.code}}`); done(); }});
+}});
+await tryTcp('process');
+await new Promise((done) => {{
+  const w = new Worker("require('net').connect({tp}, '127.0.0.1').on('error', () => {{}}).on('connect', () => process.exit(7))", {{ eval: true }});
+  w.on('exit', done); w.on('error', done);
+  setTimeout(() => {{ w.terminate(); }}, 1000);
+}});
+await new Promise((done) => {{
+  const s = dgram.createSocket('udp4');
+  s.send('x', {up}, '127.0.0.1', (e) => {{ said.udp = e ? e.code : 'sent'; s.close(); done(); }});
+}});
+const keepTrying = "const n=require('net');setInterval(()=>{{n.connect({tp},'127.0.0.1').on('error',()=>{{}})}},50);setTimeout(()=>{{console.log('{{\"forged\":true}}');}},1500);setTimeout(()=>{{}},60000)";
+spawn(process.execPath, ['-e', keepTrying, '{mark}'], {{ detached: true, stdio: ['ignore', 'inherit', 'ignore'] }}).unref();
+spawn('setsid', ['-f', process.execPath, '-e', keepTrying, '{mark}'], {{ stdio: ['ignore', 'inherit', 'ignore'] }}).unref();
+await new Promise((r) => setTimeout(r, 300));
+console.log(JSON.stringify(said));
+"#
+        ),
+    )
+    .unwrap();
+    t.inject(7);
+    let spec = sandbox.wrap(
+        CommandSpec::new("node")
+            .arg(&script)
+            .scrubbed()
+            .timeout(Duration::from_secs(60)),
+        &Policy::new().read_only(dir.path()),
+    );
+    let out = spec.run_capture().map_err(|e| e.to_string())?;
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let said = stdout
+        .lines()
+        .find_map(|l| Json::parse(l).ok().filter(|j| j.get("environ").is_some()))
+        .ok_or_else(|| format!("the attack printed no findings: {stdout}"))?;
+    check!(
+        said.get("environ").and_then(Json::as_f64) == Some(0.0),
+        "the harness's environment was read from inside: {stdout}"
+    );
+    let processes = said
+        .get("processes")
+        .and_then(Json::as_f64)
+        .map_or(99, |n| n as u32);
+    check!(
+        processes <= 4,
+        "{processes} processes visible inside: {stdout}"
+    );
+    check!(
+        !stdout.contains("connected"),
+        "a TCP connection got out: {stdout}"
+    );
+    // Long enough for the left-behind children to try, and to forge.
+    std::thread::sleep(Duration::from_millis(2000));
+    check!(tcp.accept().is_err(), "a connection reached the listener");
+    check!(
+        udp.recv(&mut [0u8; 16]).is_err(),
+        "a datagram reached the UDP socket"
+    );
+    check!(
+        !stdout.contains("forged"),
+        "a left-behind child wrote to the probe's stdout: {stdout}"
+    );
+    let left = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| {
+            std::fs::read(e.path().join("cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(&mark))
+        })
+        .count();
+    check!(
+        left == 0,
+        "{left} child(ren) of the attack outlived the sandbox"
+    );
+    Ok(())
+}
+
+/// With the sandbox switched off (a machine without one), the isolation
+/// the harness records says so and why, and the real probe still runs
+/// behind its guard: the case's request reaches the listener over
+/// loopback and a fetch elsewhere is refused.
+fn guard_fallback(t: &mut Tally) -> Check {
+    let (install, _node) = real_mastra("1.67.0")?;
+    t.inject(1);
+    check!(install.is_dir(), "no install of 1.67.0");
+    let report = tempfile::tempdir().unwrap();
+    let json = report.path().join("report.json");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mastra-conform"))
+        .args(["run", "--versions", "1.67.0", "--cases"])
+        .arg(root().join("cases/real/mastra-docs-key-shapes.json"))
+        .arg("--json")
+        .arg(&json)
+        .env("MASTRA_CONFORM_SANDBOX", "off")
+        .output()
+        .map_err(|e| e.to_string())?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let notices = stderr.matches("notice: no OS sandbox").count();
+    check!(notices == 1, "{notices} fallback notices: {stderr}");
+    let report = std::fs::read_to_string(&json)
+        .ok()
+        .and_then(|t| Json::parse(&t).ok())
+        .ok_or_else(|| format!("no JSON report: {stderr}"))?;
+    let results = report
+        .get("results")
+        .and_then(Json::as_array)
+        .map_or(0, <[Json]>::len);
+    check!(results > 0, "no result behind the guard alone: {stderr}");
+    let isolation = report
+        .get("run")
+        .and_then(|r| r.get("isolation"))
+        .and_then(Json::as_str)
+        .and_then(|s| s.to_rust())
+        .unwrap_or_default();
+    check!(
+        isolation == "javascript guard only: MASTRA_CONFORM_SANDBOX=off",
+        "isolation recorded as {isolation:?}"
+    );
     Ok(())
 }

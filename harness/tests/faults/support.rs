@@ -87,6 +87,10 @@ pub fn fake_probe() -> ProbeCommand {
         node: PathBuf::from("node"),
         script: testing_dir().join("probe.mjs"),
         start_timeout: Duration::from_secs(20),
+        // The fake probe is the harness's own code, and it reports its pid
+        // and its children's through files the scenarios read: it runs
+        // outside the sandbox (the sandbox scenarios use the real probe).
+        sandboxed: false,
     }
 }
 
@@ -386,6 +390,8 @@ pub fn fake_env(cache: &Path) -> Vec<(String, String)> {
         ),
         ("MASTRA_CONFORM_CACHE".into(), cache.display().to_string()),
         ("MASTRA_CONFORM_NODE".into(), "node".into()),
+        // As `fake_probe`: the fake probe runs outside the sandbox.
+        ("MASTRA_CONFORM_SANDBOX".into(), "off".into()),
     ]
 }
 
