@@ -8,7 +8,11 @@
 // It starts its own capture server on 127.0.0.1 (nothing leaves the machine),
 // points the agent's model at it on the case's wire route, runs the case once,
 // prints every request body's tools and tool choice, and exits 1 when the
-// known issue shows, 0 when it does not, 2 when it could not run.
+// known issue shows, 0 when it does not, 2 when it could not run. Made for a
+// case that shows no known issue, it checks what is sent against what
+// mastra-conform's model predicts instead, and exits 1 on any difference.
+// What Mastra logs while the case runs (the scripted error reply is logged
+// with its stack) is counted, not printed: `node repro.mjs --verbose` shows it.
 //
 // On a route other than openai-compatible the agent names its model with a
 // router string ("mistral/mistral-small-latest"), as most Mastra users do;
@@ -108,17 +112,27 @@ async function reproduce() {
     mcpServer: (namesFile) => ({ command: process.execPath, args: [SCRIPT, MCP_SERVER_FLAG, namesFile] }),
   };
 
+  // Mastra's logger writes through console.error and console.warn.
+  const logged = [];
+  const kept = { error: console.error, warn: console.warn };
+  if (!process.argv.includes('--verbose')) {
+    console.error = (...args) => logged.push(args);
+    console.warn = (...args) => logged.push(args);
+  }
   let result;
   try {
     result = await runAgent(lib, c, url, checkCase(c));
   } catch (e) {
     console.log(`the case cannot run here: ${e?.message ?? e}`);
     process.exit(2);
+  } finally {
+    Object.assign(console, kept);
   }
   capture.server.close();
 
   const show = (v) => JSON.stringify(v);
-  console.log(`${REPRO.issue.id}: ${REPRO.issue.title}`);
+  if (REPRO.mode === 'prediction') console.log('no known issue: what is sent, checked against the model');
+  else console.log(`${REPRO.issue.id}: ${REPRO.issue.title}`);
   console.log(`case: ${REPRO.casePath} (${c.about}), on the ${route} route`);
   console.log(`@mastra/core ${version} (the report was made on ${REPRO.madeOn})`);
   if (!result.applicable) {
@@ -133,6 +147,8 @@ async function reproduce() {
   if (sent.length === 0) console.log('sent: no request reached the capture server');
   if (refused.length > 0) console.log(`refused (not this route's provider): ${show(refused)}`);
   console.log(`error: ${show(projection.error)}`);
+  if (logged.length > 0) console.log(`Mastra logged ${logged.length} message(s) (node repro.mjs --verbose shows them)`);
+  if (REPRO.mode === 'prediction') process.exit(againstTheModel(projection));
   console.log(`the issue shows when: ${show(REPRO.symptom)}`);
   console.log(`expected (fixed): ${REPRO.issue.fixed}`);
   if (REPRO.fixedSymptom) console.log(`expected (fixed), checked as: ${show(REPRO.fixedSymptom)}`);
@@ -144,6 +160,41 @@ async function reproduce() {
   const unlikeTheFix = REPRO.fixedShows !== null && !shows(REPRO.fixedShows);
   console.log(`not shown: ${unlikeTheFix ? 'gone, but NOT as the fixed behaviour describes' : 'fixed'}`);
   process.exit(0);
+}
+
+/** JSON text with object keys sorted, absent and undefined as null. */
+function canonical(v) {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v !== null && typeof v === 'object') {
+    const keys = Object.keys(v).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical(v[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v ?? null);
+}
+
+/** Compare what was sent with the model's prediction: 0 the same, 1 not. */
+function againstTheModel(projection) {
+  const expected = REPRO.expected;
+  const parts = [['error', expected.error, projection.error]];
+  const n = Math.max(expected.requests.length, projection.requests.length);
+  for (let i = 0; i < n; i++) {
+    const [want, got] = [expected.requests[i], projection.requests[i]];
+    parts.push([`request #${i + 1} tools`, want?.tools, got?.tools]);
+    parts.push([`request #${i + 1} tool_choice`, want?.toolChoice, got?.toolChoice]);
+  }
+  const differ = parts.filter(([, want, got]) => canonical(want) !== canonical(got));
+  for (const [what, want, got] of differ) {
+    console.log(`${what}: the model predicts ${canonical(want)}, Mastra sent ${canonical(got)}`);
+  }
+  if (expected.requests.length !== projection.requests.length) {
+    console.log(`requests: the model predicts ${expected.requests.length}, Mastra sent ${projection.requests.length}`);
+  }
+  if (differ.length > 0) {
+    console.log(`DIVERGES from the model made for ${REPRO.madeOn}: a new issue, or a model to correct`);
+    return 1;
+  }
+  console.log(`as the model predicts for ${REPRO.madeOn}`);
+  return 0;
 }
 
 // Whatever fails outside the case's own run is the script's failure, not a

@@ -10,7 +10,7 @@ use crate::route::{Route, RouteSet};
 use crate::run::config::{repo_root, Config, Reuse};
 use crate::run::corpus::RunRequest;
 use crate::run::shard::Shard;
-use crate::versions::spec::{Selection, VersionList, VersionSpec};
+use crate::versions::spec::{MastraVersion, Selection, VersionList, VersionSpec};
 use clap::Args;
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
@@ -32,12 +32,15 @@ pub struct ProbeArgs {
     pub case_timeout: u64,
     #[command(flatten)]
     pub cache: CacheDirArgs,
+    #[command(flatten)]
+    pub predict_as: PredictAsArgs,
 }
 
 impl ProbeArgs {
     /// The run's settings: defaults, then these flags.
     pub fn config(&self) -> Config {
         let mut c = self.cache.config();
+        c.predict_as = self.predict_as.predict_as;
         c.pool.concurrency = usize::from(self.concurrency);
         if let Some(n) = self.probes {
             c.pool.probes = usize::from(n);
@@ -69,6 +72,28 @@ impl StoreArgs {
             },
             ..config
         }
+    }
+}
+
+/// What a snapshot build no rule places is predicted as.
+#[derive(Debug, Args, Clone, Copy, PartialEq, Eq)]
+pub struct PredictAsArgs {
+    /// The release a snapshot build (0.0.0-*) is predicted as when neither
+    /// its CHANGELOG.md nor the registry's publish times say which release
+    /// it was cut from.
+    #[arg(long = "predict-as", value_parser = release)]
+    pub predict_as: Option<MastraVersion>,
+}
+
+/// A stable release, as `--predict-as` takes it.
+fn release(text: &str) -> Result<MastraVersion, String> {
+    let v: MastraVersion = text.parse()?;
+    if v.is_release() {
+        Ok(v)
+    } else {
+        Err(format!(
+            "{text:?} is no stable release: give the release the snapshot was cut from, like 1.58.0"
+        ))
     }
 }
 

@@ -196,6 +196,7 @@ mod tests {
             probes: None,
             case_timeout: 30,
             cache: CacheDirArgs { cache: None },
+            predict_as: PredictAsArgs { predict_as: None },
         }
     }
 
@@ -223,6 +224,7 @@ mod tests {
                 route: CaseRouteArgs {
                     route: Some(Route::Groq)
                 },
+                predict_as: PredictAsArgs { predict_as: None },
             })
         );
         assert_eq!(
@@ -253,6 +255,7 @@ mod tests {
                     cache: CacheDirArgs {
                         cache: Some("/tmp/cache".into())
                     },
+                    predict_as: PredictAsArgs { predict_as: None },
                 },
             })
         );
@@ -272,8 +275,10 @@ mod tests {
             ]),
             Command::Bisect(BisectArgs {
                 case: "c.json".into(),
-                good: VersionSpec::Latest,
-                bad: VersionSpec::Build("./core.tgz".into()),
+                good: "latest".into(),
+                bad: "./core.tgz".into(),
+                repo: None,
+                build: None,
                 on: Compared::Body,
                 include_prereleases: true,
                 route: CaseRouteArgs {
@@ -282,6 +287,34 @@ mod tests {
                 store: StoreArgs::default(),
                 probe: probe(),
             })
+        );
+        let Command::Bisect(by_commit) = parse(&[
+            "bisect",
+            "c.json",
+            "--repo",
+            "../mastra",
+            "--good",
+            "v1.66.0",
+            "--bad",
+            "main~3",
+            "--build",
+            "pnpm build:core",
+        ]) else {
+            panic!("bisect")
+        };
+        assert_eq!(
+            (
+                by_commit.repo,
+                by_commit.build,
+                by_commit.good,
+                by_commit.bad
+            ),
+            (
+                Some("../mastra".into()),
+                Some("pnpm build:core".into()),
+                "v1.66.0".into(),
+                "main~3".into()
+            )
         );
         assert_eq!(
             parse(&[
@@ -675,12 +708,26 @@ mod tests {
             &["lint", "--project", "p", "--tool-choice", "k"],
             &["lint", "--project", "p", "--mastra-version", "1.67.0"],
             &["lint", "--project", "p", "--json", "--format", "github"],
+            &[
+                "bisect",
+                "c.json",
+                "--repo",
+                "m",
+                "--good",
+                "a",
+                "--bad",
+                "b",
+                "--include-prereleases",
+            ],
         ] {
             assert_eq!(refused(argv), ErrorKind::ArgumentConflict, "{argv:?}");
         }
         for argv in [
             &["lint", "--entry", "e.ts"][..],
             &["lint", "--sarif", "l.sarif"],
+            &[
+                "bisect", "c.json", "--good", "a", "--bad", "b", "--build", "make",
+            ],
         ] {
             assert_eq!(
                 refused(argv),
@@ -700,8 +747,8 @@ mod tests {
                 "--fuzz-count",
                 "1000001",
             ],
-            &["bisect", "c.json", "--good", "1.x", "--bad", "1.19.0"],
             &["repro", "c.json", "--mastra-version", "1.67"],
+            &["run", "--predict-as", "1.58.0-alpha.12"],
         ] {
             assert_eq!(refused(argv), ErrorKind::ValueValidation, "{argv:?}");
         }

@@ -1,6 +1,6 @@
 //! Commands on one case or one version: `predict`, `observe`, `bench`.
 
-use super::args::{CaseRouteArgs, CasesArgs, OneVersionArgs, ProbeArgs, RoutesArgs};
+use super::args::{CaseRouteArgs, CasesArgs, OneVersionArgs, PredictAsArgs, ProbeArgs, RoutesArgs};
 use super::out::{check_writable, print_out, save_report, stop_flag};
 use super::version::announced;
 use crate::case::Case;
@@ -23,16 +23,21 @@ pub struct PredictArgs {
     pub version: OneVersionArgs,
     #[command(flatten)]
     pub route: CaseRouteArgs,
+    #[command(flatten)]
+    pub predict_as: PredictAsArgs,
 }
 
 /// `predict CASE --mastra-version V [--route R]`: the model's projection.
 pub fn predict(args: PredictArgs) -> Result<Exit, Failure> {
     let case = args.route.load(&args.case)?;
     let version = match &args.version.mastra_version {
-        VersionSpec::Exact(v) => *v,
-        // A tag or a build must be looked up first; the model never is.
+        VersionSpec::Exact(v) if !v.is_snapshot() => *v,
+        // A tag, a build or a snapshot must be looked up first (a snapshot
+        // is predicted as the release it was cut from); the model never is.
         other => {
-            let mut session = Session::new(Config::new(&repo_root()), stop_flag())?;
+            let mut config = Config::new(&repo_root());
+            config.predict_as = args.predict_as.predict_as;
+            let mut session = Session::new(config, stop_flag())?;
             announced(&mut session, "--mastra-version", other)?
         }
     };

@@ -6,7 +6,7 @@
 use crate::outcome::Failure;
 use crate::run::session::Session;
 use crate::versions::install::VersionError;
-use crate::versions::spec::{MastraVersion, Selection, VersionSpec};
+use crate::versions::spec::{Basis, MastraVersion, Selection, VersionSpec};
 
 /// The one version `spec` names; `flag` names it in the error when it names
 /// none or several.
@@ -46,10 +46,18 @@ pub fn announced(
 }
 
 /// What a version that is no release is, and the release the model
-/// predicts it as: `1.67.0+8a28…: tarball ./x.tgz, predicted as 1.67.0`.
+/// predicts it as: `1.67.0+8a28…: tarball ./x.tgz, predicted as 1.67.0`;
+/// for a snapshot, also by which rule (`predicted as 1.58.0: its
+/// CHANGELOG.md's first release heading is 1.58.0-alpha.12`).
 pub fn predicted_as(session: &Session, v: MastraVersion) -> String {
-    let source = session
-        .build_source(v)
-        .unwrap_or_else(|| "registry prerelease".into());
-    format!("{v}: {source}, predicted as {}", v.release())
+    let predicted = session.predicted_as(v);
+    let mut line = format!(
+        "{v}: {}, predicted as {}",
+        session.origin(v),
+        predicted.release
+    );
+    if predicted.basis != Basis::Itself {
+        line.push_str(&format!(": {}", predicted.because()));
+    }
+    line
 }

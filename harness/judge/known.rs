@@ -27,6 +27,23 @@
 //! takes precedence there over an entry for the same file without one
 //! (which holds on every other route).
 //!
+//! A case the ledger does not list (a user's own, a fuzz find) is
+//! recognised by its symptom (`KnownIssues::recognise`): an issue that says
+//! how (`recognise`, below) is the case's when the case is of that kind and
+//! one of the issue's symptoms shows on its projection. A symptom alone is
+//! not enough: `AGENT_TOOL_NAME_COLLISION` is both `cut-at-63` and Mastra's
+//! intended check, `toolChoiceNotSent` both toolChoice issues and a user's
+//! typo, `toolNotSent` true of nearly every case. An issue without
+//! `recognise` is known on its listed cases only. The conditions, all of
+//! which must hold:
+//!
+//! | `recognise` | holds when |
+//! |---|---|
+//! | `{"choiceNeedsRewrite": true}` | a request's named tool choice names no function of its `tools`, and the choice rewritten as `formatTools` rewrites keys is one of them |
+//! | `{"choiceNamed": true}` | the case's call names a tool in `toolChoice` |
+//! | `{"registers": KEY}` | the case registers a tool under KEY (in `tools`, a toolset or `clientTools`) |
+//! | `{"route": ROUTE}` | the case is on ROUTE |
+//!
 //! Case paths are relative to the file's folder; `seen` is a version set in
 //! `--versions` syntax. `fixedShows` (optional) is the fixed behaviour as a
 //! symptom: `verify` calls a version fixed only when it shows it (a symptom
@@ -45,8 +62,10 @@
 //! | `{"errorCause": CODE}` | the call ended with an error whose `causeCode` is CODE |
 //! | `{"errorMessage": TEXT}` | the call ended with an error whose message contains TEXT |
 
+use crate::case::{Case, Tool, ToolChoice as CaseChoice};
 use crate::js::json::Json;
 use crate::js::string::JsString;
+use crate::model::rewrite::wire_name;
 use crate::model::Prediction;
 use crate::observation::Observed;
 use crate::projection::{Projection, RequestView};
@@ -326,6 +345,86 @@ pub struct KnownIssue {
     /// Where it was seen, in `--versions` syntax.
     pub seen: String,
     pub cases: Vec<IssueCase>,
+    /// What a case the ledger does not list must be for one of this
+    /// issue's symptoms on it to be this issue; empty: listed cases only.
+    pub recognise: Vec<Condition>,
+    /// Where in Mastra's source the fix goes (`fixAt`), for an upstream
+    /// report.
+    pub fix_at: Option<FixAt>,
+}
+
+/// Where a fix goes: a file of Mastra's repository and the function in it,
+/// as the dist's source map names them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FixAt {
+    pub file: String,
+    pub function: String,
+    /// What to change there, in a sentence.
+    pub change: String,
+}
+
+/// One condition of an issue's `recognise` (the table in the module doc).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Condition {
+    ChoiceNeedsRewrite,
+    ChoiceNamed,
+    Registers(JsString),
+    Route(Route),
+}
+
+impl Condition {
+    /// Whether it holds of `case`, whose projection is `p`.
+    pub fn holds(&self, case: &Case, p: &Projection) -> bool {
+        match self {
+            Condition::ChoiceNeedsRewrite => p.requests.iter().any(|r| {
+                let Some(named) = r.tool_choice.as_ref().and_then(named_choice) else {
+                    return false;
+                };
+                let sent = |n: &JsString| r.tools.iter().flatten().any(|t| t == n);
+                !sent(&named) && wire_name(&named).is_some_and(|w| w != named && sent(&w))
+            }),
+            Condition::ChoiceNamed => {
+                matches!(case.call.tool_choice, Some(CaseChoice::Tool(_)))
+            }
+            Condition::Registers(key) => {
+                let keys = case
+                    .tools
+                    .iter()
+                    .chain(case.toolsets.iter().flatten().flat_map(|(_, ts)| ts))
+                    .chain(case.client_tools.iter().flatten());
+                keys.map(Tool::key).any(|k| k == key)
+            }
+            Condition::Route(route) => case.route == *route,
+        }
+    }
+
+    fn parse(key: &str, value: &Json) -> Result<Condition, String> {
+        let yes = |c: Condition| match value {
+            Json::Bool(true) => Ok(c),
+            other => Err(format!("{key}: expected true, got {}", other.kind())),
+        };
+        match key {
+            "choiceNeedsRewrite" => yes(Condition::ChoiceNeedsRewrite),
+            "choiceNamed" => yes(Condition::ChoiceNamed),
+            "registers" => value
+                .as_str()
+                .cloned()
+                .map(Condition::Registers)
+                .ok_or(format!("registers: expected a key, got {}", value.kind())),
+            "route" => value
+                .as_str()
+                .and_then(|r| Route::parse(&r.to_lossy()))
+                .map(Condition::Route)
+                .ok_or(format!(
+                    "route: {}: expected one of {}",
+                    value.to_compact(),
+                    Route::ALL.map(Route::name).join(", ")
+                )),
+            other => Err(format!(
+                "unknown condition {other:?} (known: choiceNeedsRewrite, choiceNamed, registers, route)"
+            )),
+        }
+    }
 }
 
 /// What one result says about its case's issue.
@@ -513,7 +612,40 @@ impl KnownIssues {
                 None | Some(Json::Null) => None,
                 Some(f) => Some(symptom(f).map_err(|p| err(&at("fixedShows"), p))?),
             };
+            let recognise = match item.get("recognise") {
+                None | Some(Json::Null) => Vec::new(),
+                Some(r) => {
+                    let members = r.members().filter(|m| !m.is_empty()).ok_or_else(|| {
+                        err(&at("recognise"), "expected an object of conditions".into())
+                    })?;
+                    members
+                        .iter()
+                        .map(|(k, v)| Condition::parse(&k.to_lossy(), v))
+                        .collect::<Result<_, _>>()
+                        .map_err(|p| err(&at("recognise"), p))?
+                }
+            };
+            let fix_at = match item.get("fixAt") {
+                None | Some(Json::Null) => None,
+                Some(f) => {
+                    let part = |k: &str| {
+                        f.get(k)
+                            .and_then(Json::as_str)
+                            .map(JsString::to_lossy)
+                            .ok_or_else(|| {
+                                err(&at(&format!("fixAt.{k}")), "expected a string".into())
+                            })
+                    };
+                    Some(FixAt {
+                        file: part("file")?,
+                        function: part("function")?,
+                        change: part("change")?,
+                    })
+                }
+            };
             issues.push(KnownIssue {
+                recognise,
+                fix_at,
                 fixed_shows,
                 id,
                 title: text("title")?,
@@ -547,6 +679,39 @@ impl KnownIssues {
             })
         };
         find(Some(route)).or_else(|| find(None))
+    }
+
+    /// The issue `case` shows, and its symptom: the ledger's entry when it
+    /// lists the case (`for_case`), else the first issue, in the ledger's
+    /// order, whose `recognise` holds of the case and one of whose symptoms
+    /// shows on one of `projections` (the model's, Mastra's: a fix takes the
+    /// symptom off one of them only). An issue bound to the case's route by
+    /// its conditions is tried before the rest, as a route's own entry is.
+    pub fn recognise<'a>(
+        &'a self,
+        case: &Case,
+        projections: &[&Projection],
+    ) -> Option<(&'a KnownIssue, &'a Symptom)> {
+        if let Some(found) = self.for_case(&case.path, case.route) {
+            return Some(found);
+        }
+        let bound = |i: &KnownIssue| i.recognise.iter().any(|c| matches!(c, Condition::Route(_)));
+        let (by_route, rest): (Vec<&KnownIssue>, Vec<&KnownIssue>) =
+            self.issues.iter().partition(|i| bound(i));
+        by_route.into_iter().chain(rest).find_map(|issue| {
+            if issue.recognise.is_empty() {
+                return None;
+            }
+            projections.iter().find_map(|p| {
+                issue
+                    .recognise
+                    .iter()
+                    .all(|c| c.holds(case, p))
+                    .then(|| issue.cases.iter().map(|c| &c.shows).find(|s| s.shows(p)))
+                    .flatten()
+                    .map(|s| (issue, s))
+            })
+        })
     }
 
     pub fn ids(&self) -> Vec<&str> {
@@ -737,6 +902,106 @@ mod tests {
         );
     }
 
+    /// Cases the ledger does not list, recognised by their symptom on their
+    /// projection, and only where the issue says what such a case is.
+    #[test]
+    fn an_unlisted_case_is_recognised_by_its_symptom_and_its_kind() {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("known-issues.json");
+        let known = KnownIssues::load(&file).unwrap();
+        let case = |json: &str| Case::parse(Path::new("cases/nowhere/new.json"), json).unwrap();
+        let sent =
+            |tools: &[&str], choice: Option<&str>| projection(vec![request(Some(tools), choice)]);
+        let id = |c: &Case, p: &Projection| {
+            known
+                .recognise(c, &[p])
+                .map(|(i, s)| (i.id.clone(), s.clone()))
+        };
+        let dotted = case(
+            r#"{"about":"a","tools":["lookup.order"],"call":{"toolChoice":{"type":"tool","toolName":"lookup.order"}}}"#,
+        );
+        let bug = sent(
+            &["lookup_order"],
+            Some(r#"{"type":"function","function":{"name":"lookup.order"}}"#),
+        );
+        assert_eq!(
+            id(&dotted, &bug),
+            Some((
+                "toolchoice-not-rewritten".into(),
+                Symptom::ToolChoiceNotSent
+            ))
+        );
+        let fixed = sent(
+            &["lookup_order"],
+            Some(r#"{"type":"function","function":{"name":"lookup_order"}}"#),
+        );
+        assert_eq!(id(&dotted, &fixed), None, "the symptom is gone");
+        assert_eq!(
+            known
+                .recognise(&dotted, &[&fixed, &bug])
+                .map(|(i, _)| i.id.as_str()),
+            Some("toolchoice-not-rewritten"),
+            "the model's projection still shows it"
+        );
+        // A choice naming no registered tool is the user's typo, not the
+        // rewrite: its rewrite is not sent either.
+        let typo = case(
+            r#"{"about":"a","tools":["a"],"call":{"toolChoice":{"type":"tool","toolName":"b.c"}}}"#,
+        );
+        let p = sent(
+            &["a"],
+            Some(r#"{"type":"function","function":{"name":"b.c"}}"#),
+        );
+        assert_eq!(id(&typo, &p), None);
+        // Mastra's intended collision is no known issue, though it shares
+        // cut-at-63's error.
+        let collide = case(r#"{"about":"a","tools":["a.b","a_b"]}"#);
+        let mut threw = projection(vec![]);
+        threw.error = Some(ErrorView {
+            id: None,
+            message: "collision".into(),
+            cause_code: Some("AGENT_TOOL_NAME_COLLISION".into()),
+        });
+        assert_eq!(id(&collide, &threw), None);
+        // "__proto__" dropped: the case must register it.
+        let proto = case(r#"{"about":"a","tools":["x","__proto__"]}"#);
+        let dropped = sent(&["x"], None);
+        assert_eq!(
+            id(&proto, &dropped).map(|(i, _)| i),
+            Some("proto-key-dropped".to_string())
+        );
+        let plain = case(r#"{"about":"a","tools":["x"]}"#);
+        assert_eq!(
+            id(&plain, &dropped),
+            None,
+            "toolNotSent __proto__ alone says nothing"
+        );
+        // On mistral, the route's own issue first.
+        let on_mistral = dotted.on_route(Route::Mistral);
+        let empty = projection(vec![request(Some(&[]), Some(r#""any""#))]);
+        assert_eq!(
+            id(&on_mistral, &empty).map(|(i, _)| i),
+            Some("mistral-named-choice-drops-tools".to_string())
+        );
+        // A listed case keeps its entry.
+        let listed = Case::load(
+            &Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("cases/report/toolchoice-by-tool-id-not-rewritten.json"),
+        )
+        .unwrap();
+        assert_eq!(
+            known.recognise(&listed, &[]).map(|(i, _)| i.id.as_str()),
+            Some("toolchoice-by-id-not-resolved")
+        );
+        let fix = known
+            .get("toolchoice-not-rewritten")
+            .unwrap()
+            .fix_at
+            .clone()
+            .unwrap();
+        assert_eq!(fix.function, "prepareToolsAndToolChoice");
+        assert!(fix.file.starts_with("packages/core/src/"), "{}", fix.file);
+    }
+
     #[test]
     fn bad_files_name_the_field() {
         let dir = tempfile::tempdir().unwrap();
@@ -756,6 +1021,14 @@ mod tests {
             (
                 r#"{"issues":[{"id":"a","seen":"all","title":"t","wrong":"w","fixed":"f","cases":[{"case":"c.json","shows":{"sometimes":true}}]}]}"#,
                 "issues[0].cases[0].shows",
+            ),
+            (
+                r#"{"issues":[{"id":"a","seen":"all","title":"t","wrong":"w","fixed":"f","cases":[{"case":"c.json","shows":{"noTools":true}}],"recognise":{"route":"nowhere"}}]}"#,
+                "issues[0].recognise",
+            ),
+            (
+                r#"{"issues":[{"id":"a","seen":"all","title":"t","wrong":"w","fixed":"f","cases":[{"case":"c.json","shows":{"noTools":true}}],"fixAt":{"file":"x.ts"}}]}"#,
+                "issues[0].fixAt.function",
             ),
         ];
         for (text, field) in cases {

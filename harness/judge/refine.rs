@@ -3,8 +3,8 @@
 //!
 //! `compare` says whether Mastra did what the model predicts. Three more
 //! things are known about a result that ran, and each can refine that:
-//! - the known upstream issue its case shows, if any (`known`): still there,
-//!   or fixed upstream;
+//! - the known upstream issue its case shows, if any (`known`: listed in the
+//!   ledger, or recognised by its symptom): still there, or fixed upstream;
 //! - whether its bodies still match their snapshot (`snapshots/`);
 //! - whether a provider would reject a body (`provider`).
 //!
@@ -102,10 +102,25 @@ impl Refiner {
         base: Verdict,
     ) -> (Verdict, Findings) {
         let mut f = Findings::default();
-        if let Observed::Ran { bodies, .. } = observed {
+        if let Observed::Ran {
+            bodies,
+            projection: seen,
+        } = observed
+        {
+            // The issue is the ledger's for a case it lists, else the one
+            // recognised by its symptom on the model's projection or
+            // Mastra's (`KnownIssues::recognise`).
+            let modelled: Vec<&crate::projection::Projection> = match predicted {
+                Prediction::Projection(p) => vec![p],
+                // Each order the model follows is a projection the case may show.
+                Prediction::Races(ps) => ps.iter().collect(),
+                Prediction::Unmodelled(_) => Vec::new(),
+            };
+            let projections: Vec<&crate::projection::Projection> =
+                modelled.into_iter().chain([seen]).collect();
             f.known_issue =
                 self.known
-                    .for_case(&case.path, case.route)
+                    .recognise(case, &projections)
                     .and_then(|(issue, symptom)| {
                         IssueState::of(symptom, predicted, observed).map(|s| (issue.id.clone(), s))
                     });

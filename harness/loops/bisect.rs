@@ -1,14 +1,17 @@
-//! `bisect`: the first published version whose result for a case differs
-//! from a known-good version's.
+//! `bisect`: the first published version, or the first commit of a mastra
+//! checkout (`bisect_commits`), whose result for a case differs from a
+//! known-good one's.
 //!
 //! The clever part is pure: `least_satisfying` searches a slice with a
-//! predicate and knows nothing of Mastra (cargo-bisect-rustc's shape). The
-//! command around it checks both ends first, then hands the search a
-//! predicate that installs a version on demand, runs the case through the
-//! one pipeline (`Session::run_version`), prints the step, and says whether
-//! the result differs from the good one's. A version that cannot be run
-//! (not served, install failed, probe failure) is `Unknown`: the search goes
-//! around it, and the answer names it when the change could be there.
+//! predicate and knows nothing of Mastra (cargo-bisect-rustc's shape).
+//! `search` around it checks both ends first, then hands it a predicate
+//! that gets an item on demand (installs a version; or builds a commit,
+//! `versions::revision`, and installs the build), runs the case through the
+//! one pipeline (`Session::run_version`), reports the step, and says whether
+//! the result differs from the good one's. An item that cannot be run (not
+//! served, install failed, build failed, probe failure) is `Unknown`: the
+//! search goes around it, and the answer names it when the change could be
+//! there.
 //!
 //! Results are compared as projections (`comparable`, the default) or, with
 //! `--on body`, as whole captured bodies in normal form: parsed, objects
@@ -19,10 +22,11 @@ use crate::case::Case;
 use crate::js::json::Json;
 use crate::judge::compare::comparable;
 use crate::observation::Observed;
-use crate::outcome::Failure;
+use crate::outcome::{error_chain, Failure};
 use crate::results::CaseResult;
 use crate::run::session::Session;
-use crate::versions::spec::MastraVersion;
+use crate::versions::revision::{Checkout, Commit, Recipe, RevisionError};
+use crate::versions::spec::{MastraVersion, Selection, VersionSpec};
 
 /// What the predicate says of one item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -184,52 +188,135 @@ pub fn outcome_diff(a_name: &str, a: &Json, b_name: &str, b: &Json) -> String {
         .to_string()
 }
 
-/// The `bisect` command: prints each step, the first changed version and
-/// the difference; returns the documented exit status.
 /// One step of a bisection, as it happens (the command layer prints it).
+/// `T` is what is bisected: a published version, or a commit.
 #[derive(Debug, Clone)]
-pub enum Step {
-    /// The search starts: how many published versions lie after `--good` up
-    /// to `--bad`.
+pub enum Step<T> {
+    /// The search starts: how many items lie after `--good` up to `--bad`.
     Start { between: usize },
-    /// `--good` ran: the reference.
-    Reference(MastraVersion),
-    /// `--bad` ran, and differs from the reference or not.
-    Bad {
+    /// A commit was built (`fresh`) or taken from the cache, as `version`.
+    Built {
+        item: T,
         version: MastraVersion,
-        differs: bool,
+        fresh: bool,
     },
-    /// A version in between ran (`Ok(differs)`) or could not (`Err(why)`).
+    /// `--good` ran: the reference.
+    Reference(T),
+    /// `--bad` ran, and differs from the reference or not.
+    Bad { item: T, differs: bool },
+    /// An item in between ran (`Ok(differs)`) or could not (`Err(why)`:
+    /// not served, not installable, not buildable); the search goes
+    /// around it.
     Tested {
         step: usize,
-        version: MastraVersion,
+        item: T,
         differs: Result<bool, String>,
     },
 }
 
 /// What a bisection found.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Bisection {
+pub enum Bisection<T> {
     /// `--bad` gives the same result as `--good`.
     NoChange,
-    /// The first version whose result differs from `--good`'s.
+    /// The first item whose result differs from `--good`'s.
     Found {
-        first: MastraVersion,
-        /// The last version tested that gives `--good`'s result.
-        last_same: MastraVersion,
+        first: T,
+        /// The last item tested that gives `--good`'s result.
+        last_same: T,
         steps: usize,
-        /// Versions in between that could not be run: the change may be
-        /// there instead.
-        unknown: Vec<MastraVersion>,
+        /// Items in between that could not be run: the change may be there
+        /// instead.
+        unknown: Vec<T>,
         /// The unified diff from `--good`'s result to `first`'s.
         diff: String,
     },
 }
 
+/// The search both bisections share: `run` gives an item's outcome (or why
+/// it could not), `between` are the items after `good` up to `bad`, `bad`
+/// last. The ends must run; an item in between that cannot is gone around.
+fn search<T: Clone + PartialEq + std::fmt::Display>(
+    good: &T,
+    bad: &T,
+    between: &[T],
+    stop: &std::sync::atomic::AtomicBool,
+    mut run: impl FnMut(&T, &mut dyn FnMut(Step<T>)) -> Result<Json, String>,
+    on_step: &mut dyn FnMut(Step<T>),
+) -> Result<Bisection<T>, Failure> {
+    on_step(Step::Start {
+        between: between.len(),
+    });
+    let infra = |t: &T, e: String| Failure::infra(format!("{t} could not be run: {e}"));
+    let reference = run(good, on_step).map_err(|e| infra(good, e))?;
+    on_step(Step::Reference(good.clone()));
+    let at_bad = run(bad, on_step).map_err(|e| infra(bad, e))?;
+    let differs = at_bad != reference;
+    on_step(Step::Bad {
+        item: bad.clone(),
+        differs,
+    });
+    if !differs {
+        return Ok(Bisection::NoChange);
+    }
+    let mut seen: Vec<(T, Json)> = vec![(bad.clone(), at_bad)];
+    let mut step = 0;
+    let found = least_satisfying(between, |t| {
+        if stop.load(std::sync::atomic::Ordering::SeqCst) {
+            return Satisfies::Unknown;
+        }
+        step += 1;
+        let got = run(t, on_step);
+        let verdict = match &got {
+            Ok(o) if *o != reference => Satisfies::Yes,
+            Ok(_) => Satisfies::No,
+            Err(_) => Satisfies::Unknown,
+        };
+        on_step(Step::Tested {
+            step,
+            item: t.clone(),
+            differs: got.as_ref().map(|o| *o != reference).map_err(Clone::clone),
+        });
+        if let Ok(o) = got {
+            seen.push((t.clone(), o));
+        }
+        verdict
+    });
+    if stop.load(std::sync::atomic::Ordering::SeqCst) {
+        return Err(Failure::infra("interrupted before the search ended"));
+    }
+    let first = between[found.first].clone();
+    let changed = seen
+        .iter()
+        .find(|(t, _)| *t == first)
+        .map(|(_, o)| o.clone())
+        .unwrap_or(Json::Null);
+    Ok(Bisection::Found {
+        last_same: found.last_no.map_or(good.clone(), |i| between[i].clone()),
+        steps: step,
+        unknown: found.unknown.iter().map(|&i| between[i].clone()).collect(),
+        diff: outcome_diff(&good.to_string(), &reference, &first.to_string(), &changed),
+        first,
+    })
+}
+
+/// Where a version sits in the line of releases: a snapshot just below
+/// the release it was cut from (after that release's prereleases), every
+/// other version where semver puts it.
+fn place(v: MastraVersion) -> (MastraVersion, bool) {
+    if v.is_snapshot() {
+        (v.release(), false)
+    } else {
+        (v, true)
+    }
+}
+
 /// Bisect `case` between `good` and `bad` (both published, `good` older);
 /// `on_step` hears each step as it happens. The versions in between are
 /// the stable releases, and the prereleases too with `prereleases` (a finer
-/// answer: the change may have landed in an alpha).
+/// answer: the change may have landed in an alpha). A snapshot end sits
+/// just below the release it was cut from: `--bad` a snapshot asks whether
+/// the change came with its pull request or before.
 pub fn bisect(
     session: &mut Session,
     case: &Case,
@@ -237,9 +324,9 @@ pub fn bisect(
     bad: MastraVersion,
     on: Compared,
     prereleases: bool,
-    mut on_step: impl FnMut(Step),
-) -> Result<Bisection, Failure> {
-    if good >= bad {
+    mut on_step: impl FnMut(Step<MastraVersion>),
+) -> Result<Bisection<MastraVersion>, Failure> {
+    if place(good) >= place(bad) {
         return Err(Failure::bad(format!(
             "--good {good} must be older than --bad {bad}"
         )));
@@ -252,82 +339,125 @@ pub fn bisect(
             )));
         }
     }
-    let between: Vec<MastraVersion> = published
+    // Other snapshots are other branches, never between.
+    let mut between: Vec<MastraVersion> = published
         .iter()
         .copied()
-        .filter(|v| *v > good && *v <= bad)
-        .filter(|v| prereleases || v.is_release() || *v == bad)
+        .filter(|v| !v.is_snapshot() && place(*v) > place(good) && place(*v) < place(bad))
+        .filter(|v| prereleases || v.is_release())
         .collect();
-    on_step(Step::Start {
-        between: between.len(),
-    });
-    let infra = |v: MastraVersion, e: String| Failure::infra(format!("{v} could not be run: {e}"));
-    let reference = run_one(session, case, good, on).map_err(|e| infra(good, e))?;
-    on_step(Step::Reference(good));
-    let at_bad = run_one(session, case, bad, on).map_err(|e| infra(bad, e))?;
-    let differs = at_bad != reference;
-    on_step(Step::Bad {
-        version: bad,
-        differs,
-    });
-    if !differs {
-        return Ok(Bisection::NoChange);
-    }
-    let mut seen: Vec<(MastraVersion, Json)> = vec![(bad, at_bad)];
-    let mut step = 0;
+    between.push(bad);
     let stop = session.stop.clone();
-    let found = least_satisfying(&between, |&v| {
-        if stop.load(std::sync::atomic::Ordering::SeqCst) {
-            return Satisfies::Unknown;
-        }
-        step += 1;
-        match run_one(session, case, v, on) {
-            Ok(o) => {
-                let changed = o != reference;
-                on_step(Step::Tested {
-                    step,
-                    version: v,
-                    differs: Ok(changed),
-                });
-                seen.push((v, o));
-                if changed {
-                    Satisfies::Yes
-                } else {
-                    Satisfies::No
-                }
-            }
-            Err(e) => {
-                on_step(Step::Tested {
-                    step,
-                    version: v,
-                    differs: Err(e),
-                });
-                Satisfies::Unknown
-            }
-        }
-    });
-    if stop.load(std::sync::atomic::Ordering::SeqCst) {
-        return Err(Failure::infra("interrupted before the search ended"));
+    search(
+        &good,
+        &bad,
+        &between,
+        &stop,
+        |v, _| run_one(session, case, *v, on),
+        &mut on_step,
+    )
+}
+
+/// Bisect `case` over the commits of `checkout` after `good` up to `bad`
+/// (first-parent history): each commit is built by `recipe`
+/// (`Installs::build_revision`, cached by tree), installed as a build and
+/// run. A commit that fails to build is gone around and named, as
+/// cargo-bisect-rustc goes around a nightly it cannot get.
+#[allow(clippy::too_many_arguments)]
+pub fn bisect_commits(
+    session: &mut Session,
+    case: &Case,
+    checkout: &Checkout,
+    good: &str,
+    bad: &str,
+    recipe: &Recipe,
+    on: Compared,
+    mut on_step: impl FnMut(Step<Commit>),
+) -> Result<Bisection<Commit>, Failure> {
+    let bad_input = |e: RevisionError| Failure::bad(error_chain(&e));
+    let (good, bad) = (
+        checkout.commit(good).map_err(bad_input)?,
+        checkout.commit(bad).map_err(bad_input)?,
+    );
+    if good == bad {
+        return Err(Failure::bad(format!(
+            "--good and --bad are the same commit ({good})"
+        )));
     }
-    let first = between[found.first];
-    let changed = seen
-        .iter()
-        .find(|(v, _)| *v == first)
-        .map(|(_, o)| o.clone())
-        .unwrap_or(Json::Null);
-    Ok(Bisection::Found {
-        first,
-        last_same: found.last_no.map_or(good, |i| between[i]),
-        steps: step,
-        unknown: found.unknown.iter().map(|&i| between[i]).collect(),
-        diff: outcome_diff(&good.to_string(), &reference, &first.to_string(), &changed),
-    })
+    let between = checkout.commits_between(&good, &bad).map_err(bad_input)?;
+    let (good, bad) = (
+        checkout.describe(&good).map_err(bad_input)?,
+        checkout.describe(&bad).map_err(bad_input)?,
+    );
+    let node = session.node()?.path;
+    let stop = session.stop.clone();
+    search(
+        &good,
+        &bad,
+        &between,
+        &stop,
+        |commit, say| {
+            let built = session
+                .installs
+                .build_revision(checkout, &commit.sha, recipe, &node)
+                .map_err(|e| {
+                    if e.is_the_revisions() {
+                        format!("could not be built: {}", first_lines(&error_chain(&e)))
+                    } else {
+                        error_chain(&e)
+                    }
+                })?;
+            let (tarball, fresh) = built;
+            let version = session
+                .resolve(&[VersionSpec::Build(tarball)], Selection::default())
+                .map_err(|e| error_chain(&e))?
+                .pop()
+                .ok_or("the build named no version")?;
+            say(Step::Built {
+                item: commit.clone(),
+                version,
+                fresh,
+            });
+            run_one(session, case, version, on)
+        },
+        &mut on_step,
+    )
+}
+
+/// An error chain's first line and the line of its output that says what
+/// went wrong (the first naming an error, else the last), for a step's one
+/// line: a build's output can be long, and ends in a runtime's banner.
+fn first_lines(chain: &str) -> String {
+    let lines: Vec<&str> = chain.lines().filter(|l| !l.trim().is_empty()).collect();
+    match lines.as_slice() {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [first, rest @ ..] => {
+            let why = rest
+                .iter()
+                .find(|l| l.contains("Error") || l.contains("error"))
+                .or(rest.last())
+                .map_or("", |l| l.trim());
+            format!("{first} … {why}")
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn a_failed_build_is_one_line_naming_its_error() {
+        let chain = "the build of abc failed\n  file:///t/build.mjs:2\n\nError: src/broken: this revision does not build\n    at x\n\nNode.js v24.22.3\n";
+        assert_eq!(
+            first_lines(chain),
+            "the build of abc failed … Error: src/broken: this revision does not build"
+        );
+        assert_eq!(first_lines("a\nb\nc"), "a … c");
+        assert_eq!(first_lines("only"), "only");
+    }
 
     /// Run the search over a boolean table; `None` entries are unknown.
     fn search(table: &[Option<bool>]) -> (Found, Vec<usize>) {

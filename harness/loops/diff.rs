@@ -79,8 +79,8 @@ pub fn diff(session: &mut Session, cases: &[Case], from: MastraVersion, to: Mast
 }
 
 /// One case's two observations, compared. A difference is filed under the
-/// issue the ledger lists the case under when it matches that issue's fix,
-/// else under the first issue whose fix it matches.
+/// issue the case shows (the ledger's for a listed case, else the one its
+/// symptom is recognised as) when it matches that issue's fix.
 pub fn compare_sides(case: &Case, from: &Observed, to: &Observed, known: &KnownIssues) -> CaseDiff {
     let (
         Observed::Ran {
@@ -107,11 +107,12 @@ pub fn compare_sides(case: &Case, from: &Observed, to: &Observed, known: &KnownI
     if projection.is_none() && bodies.is_none() {
         return CaseDiff::Same;
     }
-    let own = known.for_case(&case.path, case.route).map(|(i, _)| i);
-    let fixes = own
-        .into_iter()
-        .chain(known.issues.iter())
-        .find(|i| matches_fix(i, pa, pb))
+    // The issue the case shows, found as `run` finds it (`recognise`), so
+    // `diff` and the run's reports put a case in the same group.
+    let fixes = known
+        .recognise(case, &[pa, pb])
+        .map(|(i, _)| i)
+        .filter(|i| matches_fix(i, pa, pb))
         .map(|i| i.id.clone());
     CaseDiff::Differs {
         projection,
@@ -122,7 +123,7 @@ pub fn compare_sides(case: &Case, from: &Observed, to: &Observed, known: &KnownI
 
 /// Whether `from` shows the issue, `to` no longer does, and `to` shows the
 /// fixed behaviour the ledger describes. Any of the issue's symptoms
-/// counts, so a case outside the ledger (a fuzz case, say) is recognised too.
+/// counts.
 pub fn matches_fix(issue: &KnownIssue, from: &Projection, to: &Projection) -> bool {
     let Some(fixed) = &issue.fixed_shows else {
         return false;
@@ -312,7 +313,7 @@ impl Diff {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::judge::known::{IssueCase, Symptom};
+    use crate::judge::known::{Condition, IssueCase, Symptom};
     use crate::observation::Captured;
     use crate::projection::RequestView;
     use crate::route::Route;
@@ -357,6 +358,8 @@ mod tests {
                 fixed_shows: Some(Symptom::ToolChoiceSent),
                 upstream: None,
                 seen: "all".into(),
+                recognise: vec![Condition::ChoiceNeedsRewrite],
+                fix_at: None,
                 cases: vec![IssueCase {
                     case: "elsewhere.json".into(),
                     path: PathBuf::from("/nonexistent/elsewhere.json"),

@@ -184,6 +184,31 @@ impl ReportDoc {
             .find(|r| r.case == case && r.version == version)
     }
 
+    /// One line per version that is no stable release: what it is and the
+    /// release the model predicted it as, by which rule
+    /// (`0.0.0-x: registry snapshot, predicted as 1.58.0: its CHANGELOG.md's
+    /// first release heading is 1.58.0-alpha.12`).
+    pub fn predicted_as(&self) -> Vec<String> {
+        self.run
+            .get("builds")
+            .and_then(Json::as_array)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|b| {
+                let mut line = format!(
+                    "{}: {}, predicted as {}",
+                    text(b, "name")?,
+                    text(b, "source").unwrap_or_default(),
+                    text(b, "predictedAs")?
+                );
+                if text(b, "predictedBy").is_some_and(|r| r != "itself") {
+                    line.push_str(&format!(": {}", text(b, "because").unwrap_or_default()));
+                }
+                Some(line)
+            })
+            .collect()
+    }
+
     /// A one-line description of the run: command, commit, Node, seed.
     pub fn run_line(&self) -> String {
         let field = |k: &str| text(&self.run, k).unwrap_or_else(|| "?".into());
@@ -234,7 +259,9 @@ pub(crate) mod tests {
     use super::*;
 
     pub fn sample() -> ReportDoc {
-        let text = r#"{"run":{"harness":"mastra-conform 0.1.0","commit":"abc","node":"v24","versions":["1.0.4","1.67.0"],"seed":null,"interrupted":false},
+        let text = r#"{"run":{"harness":"mastra-conform 0.1.0","commit":"abc","node":"v24","versions":["1.0.4","1.67.0"],"seed":null,"interrupted":false,
+          "builds":[{"name":"0.0.0-x-1","source":"registry snapshot","predictedAs":"1.58.0","predictedBy":"changelog","because":"its CHANGELOG.md's first release heading is 1.58.0-alpha.12"},
+                    {"name":"1.67.0-alpha.4","source":"registry prerelease","predictedAs":"1.67.0","predictedBy":"itself","because":"the release it says it is"}]},
           "results":[
             {"case":"cases/a.json","version":"1.0.4","verdict":"as-modelled","predicted":{},"observed":{}},
             {"case":"cases/a.json","version":"1.67.0","verdict":"diverged","predicted":{"x":1},"observed":{"x":2},"diff":"-x 1\n+x 2\n"},
@@ -275,6 +302,14 @@ pub(crate) mod tests {
         assert_eq!(doc.versions(), vec!["1.0.4", "1.67.0"]);
         assert_eq!(doc.cases(), vec!["cases/a.json", "cases/b<c>.json"]);
         assert_eq!(doc.rows[2].known_issue.as_ref().unwrap().1, "present");
+        assert_eq!(
+            doc.predicted_as(),
+            vec![
+                "0.0.0-x-1: registry snapshot, predicted as 1.58.0: its CHANGELOG.md's first release \
+                 heading is 1.58.0-alpha.12",
+                "1.67.0-alpha.4: registry prerelease, predicted as 1.67.0"
+            ]
+        );
         let mut jsonl = String::from("{\"run\":{\"versions\":[\"1.0.4\",\"1.67.0\"]}}\n");
         for r in [
             r#"{"case":"cases/a.json","version":"1.0.4","verdict":"as-modelled"}"#,

@@ -117,13 +117,50 @@ const present = new Set(D.cases.map(c => split(c)[1]));
 const filter = document.getElementById('route');
 for (const r of D.routes.filter(r => present.has(r))) filter.appendChild(new Option(r, r));
 filter.hidden = present.size < 2;
-filter.addEventListener('change', () => {
-  for (const tr of body.rows) tr.hidden = filter.value !== '' && tr.dataset.route !== filter.value;
-});
-for (const c of D.cases) {
+filter.addEventListener('change', () => refilter());
+// What is shown: the route, the search box's text in the case's name, the
+// verdicts ticked in the legend, folders not folded.
+function refilter() {
+  const text = document.getElementById('search').value.toLowerCase();
+  const ticked = new Set([...document.querySelectorAll('#legend input:checked')].map(i => i.value));
+  for (const tr of body.rows) {
+    if (tr.className === 'folder') continue;
+    const verdicts = [...tr.querySelectorAll('td.cell')].map(td => td.dataset.verdict);
+    tr.hidden = (filter.value !== '' && tr.dataset.route !== filter.value)
+      || !tr.dataset.case.toLowerCase().includes(text)
+      || !verdicts.some(v => ticked.has(v))
+      || folderRows.get(tr.dataset.folderOf).classList.contains('folded');
+  }
+}
+document.getElementById('search').addEventListener('input', () => refilter());
+// Cases by folder: a folder's row counts its results by verdict and folds
+// its cases away on a click.
+const folderOf = c => { const p = split(c)[0]; const i = p.lastIndexOf('/'); return i >= 0 ? p.slice(0, i) : '.'; };
+const folders = [...new Set(D.cases.map(folderOf))];
+const ordered = folders.flatMap(f => D.cases.filter(c => folderOf(c) === f));
+const folderRows = new Map();
+for (const f of folders) {
   const tr = body.insertRow();
+  tr.className = 'folder'; tr.dataset.folder = f;
+  const th = tr.appendChild(document.createElement('th'));
+  th.colSpan = 2 + D.versions.length;
+  const mine = D.rows.filter(r => folderOf(r.case) === f);
+  const counts = Object.keys(D.verdicts).map(v => [v, mine.filter(r => r.verdict === v).length]).filter(([, n]) => n);
+  th.textContent = '▾ ' + f + '/ (' + D.cases.filter(c => folderOf(c) === f).length + ' cases: ' + counts.map(([v, n]) => n + ' ' + v).join(', ') + ')';
+  tr.addEventListener('click', () => { tr.classList.toggle('folded'); th.textContent = (tr.classList.contains('folded') ? '▸' : '▾') + th.textContent.slice(1); refilter(); });
+  folderRows.set(f, tr);
+}
+for (const c of ordered) {
+  const f = folderOf(c);
+  const tr = body.insertRow();
+  // Right after its folder's row and the folder's cases before it.
+  let after = folderRows.get(f);
+  while (after.nextElementSibling && after.nextElementSibling.dataset.folderOf === f) after = after.nextElementSibling;
+  after.after(tr);
+  tr.dataset.folderOf = f;
   const [path, route] = split(c);
   tr.dataset.route = route;
+  tr.dataset.case = c;
   const th = tr.appendChild(document.createElement('th'));
   th.textContent = path; th.className = 'case';
   const rt = tr.appendChild(document.createElement('th'));
@@ -149,11 +186,31 @@ for (const [name, s] of Object.entries(D.verdicts)) {
   const n = D.rows.filter(r => r.verdict === name).length;
   if (!n) continue;
   const li = legend.appendChild(document.createElement('li'));
+  const box = li.appendChild(document.createElement('input'));
+  box.type = 'checkbox'; box.checked = true; box.value = name; box.title = 'show rows with ' + name;
+  box.addEventListener('change', () => refilter());
   const sw = li.appendChild(document.createElement('span'));
   sw.className = 'swatch'; sw.style.background = s.colour; sw.textContent = s.mark;
   li.appendChild(document.createTextNode(' ' + name + ' (' + n + ')'));
   li.dataset.verdict = name; li.dataset.count = n;
 }
+// The known issues at the top: each, and the versions where it is in each
+// state.
+const issues = new Map();
+for (const r of D.rows) {
+  const m = r.knownIssue && r.knownIssue.match(/^(.*) \((.*)\)$/);
+  if (!m) continue;
+  const states = issues.get(m[1]) ?? new Map();
+  const vs = states.get(m[2]) ?? new Set();
+  vs.add(r.version); states.set(m[2], vs); issues.set(m[1], states);
+}
+const headline = document.getElementById('issues');
+for (const [id, states] of issues) {
+  const li = headline.appendChild(document.createElement('li'));
+  li.dataset.issue = id;
+  li.textContent = id + ': ' + [...states].map(([st, vs]) => st + ' on ' + D.versions.filter(v => vs.has(v)).join(', ')).join('; ');
+}
+headline.hidden = issues.size === 0;
 function section(panel, title, text) {
   if (!text) return;
   panel.appendChild(document.createElement('h3')).textContent = title;
@@ -189,6 +246,8 @@ th.route { text-align: left; font-weight: normal; white-space: nowrap; }
 th.case { text-align: left; font-family: ui-monospace, monospace; font-weight: normal; white-space: nowrap; }
 td.cell { color: #fff; text-align: center; cursor: pointer; min-width: 1.6em; font-weight: bold; }
 td.cell.selected { outline: 3px solid #000; }
+tr.folder th { text-align: left; background: #eee; cursor: pointer; font-weight: normal; }
+#issues { border-left: 4px solid #ef8f00; padding-left: 1.5em; }
 #legend { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: 1em; }
 .swatch { display: inline-block; min-width: 1.6em; text-align: center; color: #fff; font-weight: bold; }
 main { display: flex; gap: 1.5em; align-items: flex-start; }
@@ -202,13 +261,18 @@ pub fn render(doc: &ReportDoc) -> String {
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <title>mastra-conform report</title>\n<style>{CSS}</style>\n</head>\n<body>\n\
-         <h1>mastra-conform</h1>\n<p id=\"run\">{}</p>\n<ul id=\"legend\"></ul>\n\
-         <p><select id=\"route\" hidden><option value=\"\">every route</option></select></p>\n\
+         <h1>mastra-conform</h1>\n<p id=\"run\">{}</p>\n{}<ul id=\"issues\" hidden></ul>\n<ul id=\"legend\"></ul>\n\
+         <p><input id=\"search\" type=\"search\" placeholder=\"search cases\"> \
+         <select id=\"route\" hidden><option value=\"\">every route</option></select></p>\n\
          <noscript>This page builds its grid with JavaScript; the same results are in report.json.</noscript>\n\
          <main><table id=\"grid\"></table>\n<section id=\"panel\" hidden></section></main>\n\
          <script type=\"application/json\" id=\"data\">{json}</script>\n<script>{SCRIPT}</script>\n\
          </body>\n</html>\n",
-        escape(&doc.run_line())
+        escape(&doc.run_line()),
+        doc.predicted_as()
+            .iter()
+            .map(|l| format!("<p class=\"predicted-as\">{}</p>\n", escape(l)))
+            .collect::<String>()
     )
 }
 

@@ -26,6 +26,14 @@ fn fenced(lang: &str, body: &str) -> String {
 pub fn render(doc: &ReportDoc) -> String {
     let mut out = String::from("## mastra-conform\n\n");
     out.push_str(&format!("{}\n\n", cell(&doc.run_line())));
+    // What each build or snapshot was predicted as, and why: its results
+    // mean nothing without it.
+    for line in doc.predicted_as() {
+        out.push_str(&format!("- {}\n", cell(&line)));
+    }
+    if !doc.predicted_as().is_empty() {
+        out.push('\n');
+    }
     let divergences: Vec<&Row> = doc
         .rows
         .iter()
@@ -179,6 +187,10 @@ mod tests {
             "{md}"
         );
         assert!(md.contains("npm failed"));
+        assert!(
+            md.contains("- 0.0.0-x-1: registry snapshot, predicted as 1.58.0: its CHANGELOG.md's"),
+            "{md}"
+        );
     }
 
     #[test]

@@ -17,7 +17,9 @@
 
 use crate::case::Case;
 use crate::js::json::Json;
+use crate::js::string::JsString;
 use crate::judge::known::{named_choice_json, KnownIssue, Symptom};
+use crate::projection::Projection;
 use crate::route::body::layouts_json;
 use crate::route::Route;
 use crate::versions::extras::extras;
@@ -217,13 +219,51 @@ pub fn reading_tables() -> Json {
     ])
 }
 
-/// One known issue, shown by one case.
+/// What a script checks the case's bodies for.
+#[derive(Debug, Clone)]
+pub enum Shows<'a> {
+    /// A known issue, by the symptom the case shows it with (the ledger's
+    /// `shows` for a case it lists, else the symptom it was recognised by).
+    Issue {
+        issue: &'a KnownIssue,
+        symptom: &'a Symptom,
+    },
+    /// No known issue: the model's prediction, as the script reads a body
+    /// (`expected_view`). Any difference is a new divergence.
+    Prediction(Json),
+}
+
+/// What the script compares of a projection: each request's tool names and
+/// tool choice, and the error; the order and number of requests with them.
+/// (History and executed tools stay the harness's to compare.)
+pub fn expected_view(p: &Projection) -> Json {
+    let requests = p
+        .requests
+        .iter()
+        .map(|r| {
+            let tools = r.tools.as_ref().map_or(Json::Null, |names| {
+                Json::Array(names.iter().cloned().map(Json::String).collect())
+            });
+            Json::object([
+                ("tools", tools),
+                ("toolChoice", r.tool_choice.clone().unwrap_or(Json::Null)),
+            ])
+        })
+        .collect();
+    Json::object([
+        ("requests", Json::Array(requests)),
+        (
+            "error",
+            p.error.as_ref().map_or(Json::Null, |e| e.to_json()),
+        ),
+    ])
+}
+
+/// One case and what its script checks.
 #[derive(Debug, Clone)]
 pub struct Repro<'a> {
     pub case: &'a Case,
-    pub issue: &'a KnownIssue,
-    /// How the case shows the issue (`shows` in the ledger).
-    pub symptom: &'a Symptom,
+    pub shows: Shows<'a>,
     /// The version (or build) the script is made for: the install line names it.
     pub made_on: String,
     /// The wire route the script's agent takes.
@@ -232,41 +272,51 @@ pub struct Repro<'a> {
 
 impl Repro<'_> {
     fn data(&self) -> Json {
-        Json::object([
-            (
-                "issue",
-                Json::object([
-                    ("id", Json::str(&self.issue.id)),
-                    ("title", Json::str(&self.issue.title)),
-                    ("fixed", Json::str(&self.issue.fixed)),
-                    (
-                        "upstream",
-                        self.issue.upstream.as_deref().map_or(Json::Null, Json::str),
-                    ),
-                ]),
-            ),
+        let common = [
             ("case", self.case_json()),
             ("casePath", Json::str(&self.case.name())),
             ("route", Json::str(self.route.name())),
             ("madeOn", Json::str(&self.made_on)),
-            ("symptom", self.symptom.to_json()),
-            (
-                "fixedSymptom",
-                self.issue
-                    .fixed_shows
-                    .as_ref()
-                    .map_or(Json::Null, Symptom::to_json),
-            ),
-            ("shows", self.symptom.check().to_json()),
-            (
-                "fixedShows",
-                self.issue
-                    .fixed_shows
-                    .as_ref()
-                    .map_or(Json::Null, |s| s.check().to_json()),
-            ),
             ("reading", reading_tables()),
-        ])
+        ];
+        let own: Vec<(&str, Json)> = match &self.shows {
+            Shows::Issue { issue, symptom } => vec![
+                ("mode", Json::str("issue")),
+                (
+                    "issue",
+                    Json::object([
+                        ("id", Json::str(&issue.id)),
+                        ("title", Json::str(&issue.title)),
+                        ("fixed", Json::str(&issue.fixed)),
+                        (
+                            "upstream",
+                            issue.upstream.as_deref().map_or(Json::Null, Json::str),
+                        ),
+                    ]),
+                ),
+                ("symptom", symptom.to_json()),
+                (
+                    "fixedSymptom",
+                    issue
+                        .fixed_shows
+                        .as_ref()
+                        .map_or(Json::Null, Symptom::to_json),
+                ),
+                ("shows", symptom.check().to_json()),
+                (
+                    "fixedShows",
+                    issue
+                        .fixed_shows
+                        .as_ref()
+                        .map_or(Json::Null, |s| s.check().to_json()),
+                ),
+            ],
+            Shows::Prediction(expected) => vec![
+                ("mode", Json::str("prediction")),
+                ("expected", expected.clone()),
+            ],
+        };
+        Json::object(own.into_iter().chain(common))
     }
 
     /// The case as the probe receives it.
@@ -311,49 +361,203 @@ impl Repro<'_> {
         line
     }
 
-    /// A draft upstream report: what is wrong, where, the wire body, the
-    /// repro, the fixed behaviour. `body` is the request body the case sent
-    /// on `made_on` (normalised JSON), `affected` the versions it was seen on.
-    pub fn upstream_report(&self, body: &str, affected: &str) -> String {
-        let i = self.issue;
-        let mut md = String::new();
-        md.push_str(&format!("# {}\n\n", i.title));
+    /// A report a maintainer takes: the title, what happens, a snippet of
+    /// plain JavaScript that builds the Agent and prints what it sends, what
+    /// was sent and what was expected in the provider's terms, the versions
+    /// seen, the environment, and where the fix goes. `sent` is the case's
+    /// projection observed on `made_on`; `seen` the versions it was seen on.
+    /// Well under `REPORT_MAX_LINES`; `None` for a repro of no known issue.
+    pub fn upstream_report(
+        &self,
+        sent: &Projection,
+        seen: &str,
+        env: &Environment,
+    ) -> Option<String> {
+        let Shows::Issue { issue: i, .. } = &self.shows else {
+            return None;
+        };
+        let mut md = format!("# {}\n\n{}\n\n", i.title, i.wrong);
         md.push_str(&format!(
-            "**Package:** `@mastra/core`, seen on `{affected}` (measured with mastra-conform, \
-             case `{}`)\n\n",
-            self.case.name()
-        ));
-        md.push_str(&format!("## What happens\n\n{}\n\n", i.wrong));
-        md.push_str(&format!(
-            "## The smallest case\n\n{}\n\n```json\n{}\n```\n\n",
-            self.case.about,
-            self.case_json().to_pretty()
-        ));
-        md.push_str(&format!(
-            "## What is sent (on {}, on the `{}` route: {})\n\nEach request body, keys \
-             sorted, volatile ids redacted:\n\n```\n{}\n```\n\n\
-             The issue shows as `{}`.\n\n",
-            self.made_on,
-            self.route.name(),
+            "## Reproduce\n\n`npm install {}`, save as `repro.mjs`, `node repro.mjs`. A local \
+             server stands in for the provider ({}) and prints what Mastra sends; no key, no \
+             network.\n\n```js\n{}```\n\n",
+            self.install_line(),
             self.route.provider(),
-            body.trim_end(),
-            self.symptom
+            snippet(self.case, self.route)
         ));
-        md.push_str(&format!("## Expected\n\n{}\n\n", i.fixed));
-        if let Some(f) = &i.fixed_shows {
-            md.push_str(&format!("Checked as `{f}`.\n\n"));
+        md.push_str(&format!("## Sent (on {})\n\n", self.made_on));
+        for (n, r) in sent.requests.iter().enumerate() {
+            let tools = r.tools.as_ref().map_or("none".to_string(), |t| {
+                Json::Array(t.iter().cloned().map(Json::String).collect()).to_compact()
+            });
+            let choice = r
+                .tool_choice
+                .as_ref()
+                .map_or("none".into(), Json::to_compact);
+            md.push_str(&format!(
+                "- request {}: tools named {tools}; tool_choice {choice}\n",
+                n + 1
+            ));
         }
-        md.push_str(
-            "## Reproduce\n\nSave this as `repro.mjs` beside an installed `@mastra/core` and run \
-             `node repro.mjs` (Node >= 22.13). It starts its own capture server on 127.0.0.1, \
-             so no API key is needed and nothing leaves the machine; it prints what was sent \
-             and exits 1 while the issue shows, 0 once it is fixed, so it can serve as a \
-             regression test.\n\n```js\n",
-        );
-        md.push_str(&self.script());
-        md.push_str("```\n");
-        md
+        if sent.requests.is_empty() {
+            md.push_str("- no request reached the provider\n");
+        }
+        if let Some(e) = &sent.error {
+            md.push_str(&format!("- the call failed: {}\n", e.message.to_lossy()));
+        }
+        md.push_str(&format!("\n## Expected\n\n{}\n\n", i.fixed));
+        md.push_str(&format!("## Versions\n\nSeen on `{seen}`.\n\n"));
+        md.push_str(&format!(
+            "## Environment\n\n- Node {}\n- @mastra/core {}\n- zod {}\n- {}\n\n",
+            env.node, env.core, env.zod, env.provider
+        ));
+        if let Some(f) = &i.fix_at {
+            md.push_str(&format!(
+                "## Where the fix goes\n\n`{}`, `{}`: {}.\n\n",
+                f.file, f.function, f.change
+            ));
+        }
+        md.push_str(&format!(
+            "Found with mastra-conform (case `{}`); `mastra-conform repro {}` writes a script that \
+             exits 1 while this shows and 0 once fixed, for a regression test.\n",
+            self.case.name(),
+            i.id
+        ));
+        Some(md)
     }
+}
+
+/// The most lines an upstream report has, and its snippet.
+pub const REPORT_MAX_LINES: usize = 150;
+pub const SNIPPET_MAX_LINES: usize = 40;
+
+/// What an upstream report's Environment section names, read from the
+/// install the case ran on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Environment {
+    pub node: String,
+    pub core: String,
+    pub zod: String,
+    /// The route's provider package and version, or where @mastra/core
+    /// bundles it.
+    pub provider: String,
+}
+
+/// The tools a case registers under one name, as the snippet writes them:
+/// `{ "search.web": tool("get-weather") }`. Keys and ids are written as
+/// JSON writes them (lone surrogates as escapes), so they reach Mastra
+/// exactly as the case has them.
+fn tools_literal(list: &Json) -> String {
+    let js = |s: &JsString| Json::String(s.clone()).to_compact();
+    let entries: Vec<String> = list
+        .as_array()
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|t| match t {
+            Json::String(key) => Some(format!("{}: tool(\"get-weather\")", js(key))),
+            t => {
+                let field = |k: &str| t.get(k).and_then(Json::as_str);
+                let key = field("key")?;
+                match field("builtin") {
+                    Some(b) => Some(format!("{}: tools.{}", js(key), b.to_lossy())),
+                    None => Some(format!("{}: tool({})", js(key), js(field("id")?))),
+                }
+            }
+        })
+        .collect();
+    format!("{{ {} }}", entries.join(", "))
+}
+
+/// A plain-JavaScript reproduction of `case` on `route` in a few lines:
+/// the Agent with the case's tools, its call, and a capture server that
+/// prints each body's tool names and tool choice (Chat Completions' shape:
+/// other routes are for the full script). A case's other sources (agents,
+/// workflows, MCP, memory) are named in a comment, not built.
+pub fn snippet(case: &Case, route: Route) -> String {
+    let c = case.to_json();
+    let call = c.get("call").cloned().unwrap_or(Json::object::<&str>([]));
+    let mut options: Vec<String> = Vec::new();
+    for key in ["toolChoice", "activeTools", "maxSteps"] {
+        if let Some(v) = call.get(key) {
+            options.push(format!("{key}: {}", v.to_compact()));
+        }
+    }
+    if let Some(Json::Object(sets)) = c.get("toolsets") {
+        let sets: Vec<String> = sets
+            .iter()
+            .map(|(k, v)| {
+                format!(
+                    "{}: {}",
+                    Json::String(k.clone()).to_compact(),
+                    tools_literal(v)
+                )
+            })
+            .collect();
+        options.push(format!("toolsets: {{ {} }}", sets.join(", ")));
+    }
+    if let Some(list) = c.get("clientTools") {
+        options.push(format!("clientTools: {}", tools_literal(list)));
+    }
+    let others: Vec<&str> = ["agents", "workflows", "mcp", "memory", "dynamicTools"]
+        .into_iter()
+        .filter(|k| c.get(k).is_some())
+        .collect();
+    let streams = call
+        .get("method")
+        .and_then(Json::as_str)
+        .map(JsString::to_lossy)
+        == Some("stream".into());
+    let tools = tools_literal(c.get("tools").unwrap_or(&Json::Array(Vec::new())));
+    let mut js = String::from(
+        "import http from 'node:http';\n\
+         import { Agent } from '@mastra/core/agent';\n\
+         import * as tools from '@mastra/core/tools';\n\
+         import { z } from 'zod';\n\n\
+         // Stands in for the provider: prints what Mastra sends, answers \"ok\".\n\
+         const server = http.createServer((req, res) => {\n\
+         \x20 let text = '';\n\
+         \x20 req.on('data', (c) => (text += c));\n\
+         \x20 req.on('end', () => {\n\
+         \x20   const { tools, tool_choice } = JSON.parse(text);\n\
+         \x20   console.log(JSON.stringify({ tools: tools?.map((t) => t.function.name), tool_choice }));\n\
+         \x20   const message = { role: 'assistant', content: 'ok' };\n\
+         \x20   const choices = [{ index: 0, message, finish_reason: 'stop' }];\n\
+         \x20   res.writeHead(200, { 'content-type': 'application/json' });\n\
+         \x20   res.end(JSON.stringify({ id: 'c', object: 'chat.completion', created: 0, model: 'm', choices }));\n\
+         \x20 });\n\
+         });\n\
+         await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));\n\n\
+         const tool = (id) =>\n\
+         \x20 tools.createTool({ id, description: 'A tool', inputSchema: z.object({ city: z.string() }), execute: async () => ({}) });\n",
+    );
+    if route != Route::OpenAiCompatible {
+        js.push_str(&format!(
+            "// The case is on the {} route; this snippet sends Chat Completions.\n",
+            route.name()
+        ));
+    }
+    if !others.is_empty() {
+        js.push_str(&format!(
+            "// The case also has {}: the full script (mastra-conform repro) builds them.\n",
+            others.join(", ")
+        ));
+    }
+    if streams {
+        js.push_str("// The case streams; generate() sends the same tools and tool_choice.\n");
+    }
+    js.push_str(&format!(
+        "const agent = new Agent({{\n\
+         \x20 id: 'repro',\n\
+         \x20 name: 'repro',\n\
+         \x20 instructions: 'Use the tools.',\n\
+         \x20 model: {{ id: 'openai/gpt-4o-mini', url: `http://127.0.0.1:${{server.address().port}}/v1`, apiKey: 'sk-fake' }},\n\
+         \x20 tools: {tools},\n\
+         }});\n\
+         await agent.generate('Go.', {{ {} }});\n\
+         server.close();\n",
+        options.join(", ")
+    ));
+    js
 }
 
 #[cfg(test)]
@@ -371,6 +575,8 @@ mod tests {
             upstream: None,
             seen: ">=1.0.4 <=1.71.0".into(),
             cases: Vec::new(),
+            recognise: Vec::new(),
+            fix_at: None,
         }
     }
 
@@ -378,8 +584,7 @@ mod tests {
     fn repro<'a>(case: &'a Case, issue: &'a KnownIssue, symptom: &'a Symptom) -> Repro<'a> {
         Repro {
             case,
-            issue,
-            symptom,
+            shows: Shows::Issue { issue, symptom },
             made_on: "1.67.0".into(),
             route: Route::OpenAiCompatible,
         }
@@ -569,17 +774,64 @@ mod tests {
         assert!(script.contains("npm install @mastra/core@1.67.0 zod@3.25.76"));
         assert!(script.contains(r#""\ud800x""#), "the key as a JS escape");
         assert!(script.contains(r#""fixedSymptom": {"#), "{script}");
-        let md = repro.upstream_report("--- request 1 ---\n{}\n", &issue.seen);
-        assert!(md.contains(&case.to_json().to_pretty()), "the case file");
+        let sent = Projection {
+            requests: vec![crate::projection::RequestView {
+                tools: Some(vec!["_ud800x".into()]),
+                tool_choice: Some(
+                    Json::parse(r#"{"type":"function","function":{"name":"x"}}"#).unwrap(),
+                ),
+                history: Vec::new(),
+            }],
+            ..Projection::empty()
+        };
+        let env = Environment {
+            node: "v24.1.0".into(),
+            core: "1.67.0".into(),
+            zod: "3.25.76".into(),
+            provider: "@ai-sdk/openai-compatible: bundled".into(),
+        };
+        let mut with_fix = issue.clone();
+        with_fix.fix_at = Some(crate::judge::known::FixAt {
+            file: "packages/core/src/x.ts".into(),
+            function: "prepare".into(),
+            change: "map the name".into(),
+        });
+        let repro = Repro {
+            shows: Shows::Issue {
+                issue: &with_fix,
+                symptom: &Symptom::ToolChoiceNotSent,
+            },
+            ..repro
+        };
+        let md = repro.upstream_report(&sent, &issue.seen, &env).unwrap();
+        assert!(md.lines().count() <= REPORT_MAX_LINES, "{md}");
+        let snippet = md
+            .split("```js\n")
+            .nth(1)
+            .unwrap()
+            .split("```")
+            .next()
+            .unwrap();
+        assert!(snippet.lines().count() <= SNIPPET_MAX_LINES, "{snippet}");
         for part in [
             "# A named toolChoice",
             "## Expected",
             "## Reproduce",
-            "```js\n",
+            "## Environment\n\n- Node v24.1.0\n- @mastra/core 1.67.0\n- zod 3.25.76\n",
+            r#"- request 1: tools named ["_ud800x"]; tool_choice {"type":"function","function":{"name":"x"}}"#,
+            "`packages/core/src/x.ts`, `prepare`: map the name.",
+            r#"tools: { "\ud800x": tool("get-weather") }"#,
+            r#"toolChoice: {"type":"tool","toolName":"\ud800x"}"#,
             ">=1.0.4 <=1.71.0",
         ] {
             assert!(md.contains(part), "{part} in:\n{md}");
         }
+        let plain = Repro {
+            shows: Shows::Prediction(expected_view(&sent)),
+            ..repro
+        };
+        assert_eq!(plain.upstream_report(&sent, "", &env), None);
+        assert!(plain.script().contains(r#""mode": "prediction""#));
     }
 
     /// The script is given the whole case, its sources too: the template

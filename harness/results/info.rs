@@ -14,7 +14,7 @@ use crate::observation::Refused;
 use crate::results::VersionStats;
 use crate::route::Route;
 use crate::versions::digest::digest_hex;
-use crate::versions::spec::{versions_json, MastraVersion};
+use crate::versions::spec::{versions_json, Basis, MastraVersion, PredictedAs};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 
@@ -46,10 +46,11 @@ pub struct RunInfo {
     /// case, bad tokens, non-loopback peers, connections over the cap): a
     /// probe that sent somewhere unexpected shows here.
     pub refused: Refused,
-    /// Each version that is no stable release, and where it came from
-    /// (`tarball ./x.tgz`, `folder ../core`, `registry prerelease`): the
-    /// model predicts it as its release, and reports say so.
-    pub builds: Vec<(MastraVersion, String)>,
+    /// Each version that is no stable release, where it came from
+    /// (`tarball ./x.tgz`, `folder ../core`, `registry prerelease`,
+    /// `registry snapshot`), and the release the model predicts it as, by
+    /// which rule: reports say so.
+    pub builds: Vec<(MastraVersion, String, PredictedAs)>,
     /// How the run used the observation store: `reuse` (stored observations
     /// judged again, new ones stored), `fresh` (everything observed, new
     /// ones stored) or `off`.
@@ -70,23 +71,32 @@ impl RunInfo {
         }
     }
 
-    /// Record where each non-release version came from; `source` names a
-    /// build's origin (`None`: a prerelease from the registry).
-    pub fn note_builds(&mut self, source: impl Fn(MastraVersion) -> Option<String>) {
+    /// Record where each non-release version came from and what it is
+    /// predicted as (`origin`).
+    pub fn note_builds(&mut self, origin: impl Fn(MastraVersion) -> (String, PredictedAs)) {
         self.builds = self
             .versions
             .iter()
             .filter(|v| !v.is_release())
-            .map(|&v| (v, source(v).unwrap_or_else(|| "registry prerelease".into())))
+            .map(|&v| {
+                let (source, predicted) = origin(v);
+                (v, source, predicted)
+            })
             .collect();
     }
 
-    /// One line per non-release version: what it is, and the release the
-    /// model predicts it as.
+    /// One line per non-release version: what it is, the release the model
+    /// predicts it as, and, for a snapshot, by which rule.
     pub fn builds_text(&self) -> String {
         self.builds
             .iter()
-            .map(|(v, source)| format!("{v}: {source}, predicted as {}\n", v.release()))
+            .map(|(v, source, p)| {
+                let why = match p.basis {
+                    Basis::Itself => String::new(),
+                    _ => format!(": {}", p.because()),
+                };
+                format!("{v}: {source}, predicted as {}{why}\n", p.release)
+            })
             .collect()
     }
 
@@ -174,11 +184,13 @@ impl RunInfo {
                 Json::Array(
                     self.builds
                         .iter()
-                        .map(|(v, source)| {
+                        .map(|(v, source, p)| {
                             Json::object([
                                 ("name", v.to_json()),
                                 ("source", Json::str(source)),
-                                ("predictedAs", Json::str(&v.release().to_string())),
+                                ("predictedAs", p.release.to_json()),
+                                ("predictedBy", Json::str(p.rule())),
+                                ("because", Json::str(&p.because())),
                             ])
                         })
                         .collect(),

@@ -6,6 +6,7 @@ use crate::observe::pool::{available_cores, PoolConfig};
 use crate::observe::probe::ProbeCommand;
 use crate::observe::proc::CommandSpec;
 use crate::versions::layout::{default_cache, Installs};
+use crate::versions::spec::MastraVersion;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -38,6 +39,9 @@ pub struct Config {
     /// Probes start in the OS sandbox where the machine has one
     /// (`observe::sandbox`); `bench` turns it off to measure its cost.
     pub sandboxed: bool,
+    /// The release a snapshot build is predicted as when neither its
+    /// CHANGELOG nor the registry's times say (`--predict-as`).
+    pub predict_as: Option<MastraVersion>,
 }
 
 /// What a run does with the observation store (`recorded`).
@@ -98,6 +102,7 @@ impl Config {
             reuse: Reuse::Off,
             store_dir: std::env::var_os("MASTRA_CONFORM_OBSERVATIONS").map(PathBuf::from),
             sandboxed: true,
+            predict_as: None,
         }
     }
 

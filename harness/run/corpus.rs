@@ -180,7 +180,7 @@ pub fn collect_run(
         routes.dedup();
         routes
     };
-    info.note_builds(|v| session.build_source(v));
+    info.note_builds(|v| (session.origin(v), session.predicted_as(v)));
     info.corpus = corpus_digest(&cases);
     info.shard = request.shard.map(|s| s.to_string());
     let units = request

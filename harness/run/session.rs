@@ -36,7 +36,10 @@ use crate::versions::install::VersionError;
 use crate::versions::layout::Installs;
 use crate::versions::node::{NodeError, NodeRuntime};
 use crate::versions::registry::RegistryError;
-use crate::versions::spec::{resolve, Build, MastraVersion, Registry, Selection, VersionSpec};
+use crate::versions::spec::{
+    first_release_heading, predict_snapshot, resolve, Build, MastraVersion, PredictedAs, Registry,
+    Selection, VersionSpec,
+};
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -151,6 +154,9 @@ pub struct Session {
     registry: Option<Result<Registry, Arc<RegistryError>>>,
     /// The builds this session was given, as `versions::build` named them.
     pub builds: Vec<Build>,
+    /// The snapshots this session resolved, each with the release the model
+    /// predicts it as and the rule that gave it.
+    pub placed: Vec<(MastraVersion, PredictedAs)>,
     pub stop: Arc<AtomicBool>,
     /// Known issues and snapshots, loaded once.
     pub refiner: Arc<Refiner>,
@@ -198,6 +204,7 @@ impl Session {
             node: None,
             registry: None,
             builds: Vec::new(),
+            placed: Vec::new(),
             stop,
             refiner,
             code: None,
@@ -257,7 +264,38 @@ impl Session {
                 }
             }
         }
-        Ok(resolve(specs, &registry, &self.builds, selection)?)
+        let found = resolve(specs, &registry, &self.builds, selection)?;
+        found.into_iter().map(|v| self.place(v)).collect()
+    }
+
+    /// A snapshot with the release it was cut from (`predict_snapshot`'s
+    /// rules: its CHANGELOG, the registry's times, `--predict-as`), found
+    /// once and remembered; any other version as it is.
+    fn place(&mut self, v: MastraVersion) -> Result<MastraVersion, VersionError> {
+        if !v.is_snapshot() {
+            return Ok(v);
+        }
+        if let Some((placed, _)) = self.placed.iter().find(|(p, _)| *p == v) {
+            return Ok(*placed);
+        }
+        let (heading, registry) = match self.builds.iter().find(|b| b.version == v) {
+            // A build is in no registry: its CHANGELOG or --predict-as.
+            Some(b) => (b.changelog, Registry::default()),
+            None => {
+                let text = self
+                    .installs
+                    .snapshot_changelog(v)
+                    .map_err(|e| VersionError::Changelog(Arc::new(e)))?;
+                (
+                    text.as_deref().and_then(first_release_heading),
+                    self.registry()?,
+                )
+            }
+        };
+        let predicted = predict_snapshot(v, heading, &registry, self.config.predict_as)?;
+        let placed = v.cut_from(predicted.release);
+        self.placed.push((placed, predicted));
+        Ok(placed)
     }
 
     /// Where a build came from (`tarball ./x.tgz`), for reports; `None` for
@@ -267,6 +305,30 @@ impl Session {
             .iter()
             .find(|b| b.version == v)
             .map(|b| format!("{} {}", b.kind, b.path.display()))
+    }
+
+    /// Where a version that is no release came from: a build's source, else
+    /// `registry snapshot` or `registry prerelease`.
+    pub fn origin(&self, v: MastraVersion) -> String {
+        self.build_source(v).unwrap_or_else(|| {
+            if v.is_snapshot() {
+                "registry snapshot".into()
+            } else {
+                "registry prerelease".into()
+            }
+        })
+    }
+
+    /// The release the model predicts `v` as, and the rule that gave it.
+    pub fn predicted_as(&self, v: MastraVersion) -> PredictedAs {
+        self.placed
+            .iter()
+            .find(|(p, _)| *p == v)
+            .map(|(_, why)| why.clone())
+            .unwrap_or_else(|| PredictedAs {
+                release: v.release(),
+                basis: crate::versions::spec::Basis::Itself,
+            })
     }
 
     /// Make sure `version` is installed. `Err` carries the observation every

@@ -21,6 +21,12 @@ use common::{bin, root, run_on, text};
 struct FixedBuild {
     tgz: PathBuf,
     folder: PathBuf,
+    /// The registry's 1.67.0 tarball the fix was made on.
+    original: PathBuf,
+    /// The one edit of the fix: this text of the agent bundles, and what
+    /// replaces it.
+    pass_through: String,
+    rewritten: String,
     _dir: tempfile::TempDir,
 }
 
@@ -41,9 +47,13 @@ fn fixed_build() -> &'static FixedBuild {
         );
         let made = Json::parse(String::from_utf8_lossy(&out.stdout).trim()).unwrap();
         let path = |k: &str| PathBuf::from(made.get(k).unwrap().as_str().unwrap().to_lossy());
+        let field = |k: &str| made.get(k).unwrap().as_str().unwrap().to_lossy();
         FixedBuild {
             tgz: path("tgz"),
             folder: path("folder"),
+            original: path("original"),
+            pass_through: field("passThrough"),
+            rewritten: field("rewritten"),
             _dir: dir,
         }
     })
@@ -420,13 +430,106 @@ fn the_repro_fails_on_1_67_0_and_passes_on_the_fixed_build_with_plain_node() {
         shown.contains("KNOWN ISSUE SHOWS: toolchoice-not-rewritten"),
         "{shown}"
     );
-    let (on_fix, _b) = run_in(&b.tgz.to_string_lossy());
+    let (on_fix, fixed) = run_in(&b.tgz.to_string_lossy());
     assert_eq!(on_fix.status.code(), Some(0), "{}", text(&on_fix));
     assert!(
         text(&on_fix).contains(r#""name":"search_web""#),
         "{}",
         text(&on_fix)
     );
+    // A normal run prints no stack: Mastra's log of the scripted reply is
+    // counted, not shown.
+    for out in [&on_release, &on_fix] {
+        let shown = text(out);
+        assert!(
+            !shown.contains("APICallError")
+                && !shown.lines().any(|l| l.trim_start().starts_with("at ")),
+            "{shown}"
+        );
+    }
+    let plain = |dir: &Path, file: &str, script: &[u8]| {
+        std::fs::write(dir.join(file), script).unwrap();
+        Command::new(&node)
+            .arg(file)
+            .current_dir(dir)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .output()
+            .unwrap()
+    };
+    // A case written by hand, listed nowhere: its named toolChoice names a
+    // key that is rewritten, and the issue is recognised by its symptom.
+    let hand = a.path().join("by-hand.json");
+    std::fs::write(
+        &hand,
+        r#"{ "about": "written by hand: forcing a dotted key by name, beside a plain tool",
+             "tools": [{ "key": "weather.now", "id": "weather-now", "description": "The weather now" }, "lookup"],
+             "call": { "toolChoice": { "type": "tool", "toolName": "weather.now" } } }"#,
+    )
+    .unwrap();
+    let out = bin().arg("repro").arg(&hand).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    for (dir, code) in [(a.path(), 1), (fixed.path(), 0)] {
+        let ran = plain(dir, "by-hand.mjs", &out.stdout);
+        assert_eq!(ran.status.code(), Some(code), "{}", text(&ran));
+        assert!(
+            code == 0 || text(&ran).contains("KNOWN ISSUE SHOWS: toolchoice-not-rewritten"),
+            "{}",
+            text(&ran)
+        );
+    }
+    // A case that shows no known issue: the script checks the model's
+    // prediction. Made for 1.0.4 (no activeTools yet) and run on 1.67.0, it
+    // finds the difference; made for 1.67.0, it agrees.
+    let active = root().join("cases/active-tools/by-rewritten-name.json");
+    for (made_for, code, says) in [
+        ("1.0.4", 1, "DIVERGES from the model made for 1.0.4"),
+        ("1.67.0", 0, "as the model predicts for 1.67.0"),
+    ] {
+        let out = bin()
+            .args(["repro", "--mastra-version", made_for])
+            .arg(&active)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        let ran = plain(a.path(), "active.mjs", &out.stdout);
+        assert_eq!(ran.status.code(), Some(code), "{made_for}: {}", text(&ran));
+        assert!(text(&ran).contains(says), "{made_for}: {}", text(&ran));
+    }
+    // The upstream report: within its limits, and its snippet, run with
+    // plain Node beside each install, shows the issue on 1.67.0 only.
+    let out = bin()
+        .args(["repro", "toolchoice-not-rewritten", "--upstream-report"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let report = String::from_utf8(out.stdout).unwrap();
+    assert!(report.lines().count() <= 150, "{report}");
+    let snippet = report
+        .split("```js\n")
+        .nth(1)
+        .and_then(|r| r.split("```").next())
+        .unwrap_or_else(|| panic!("no snippet:\n{report}"));
+    assert!(snippet.lines().count() <= 40, "{snippet}");
+    for part in [
+        "## Environment\n\n- Node v",
+        "- @mastra/core 1.67.0\n- zod 3.25.76\n- @ai-sdk/openai-compatible ",
+        "## Where the fix goes\n\n`packages/core/src/stream/aisdk/v5/compat/prepare-tools.ts`, `prepareToolsAndToolChoice`",
+        r#"tool_choice {"type":"function","function":{"name":"search.web"}}"#,
+    ] {
+        assert!(report.contains(part), "{part} in:\n{report}");
+    }
+    for (dir, name) in [(a.path(), "search.web"), (fixed.path(), "search_web")] {
+        let ran = plain(dir, "snippet.mjs", snippet.as_bytes());
+        assert_eq!(ran.status.code(), Some(0), "{}", text(&ran));
+        assert!(
+            String::from_utf8_lossy(&ran.stdout).contains(&format!(
+                r#"{{"tools":["search_web"],"tool_choice":{{"type":"function","function":{{"name":"{name}"}}}}}}"#
+            )),
+            "{name}: {}",
+            text(&ran)
+        );
+    }
 }
 
 #[test]
@@ -548,5 +651,253 @@ fn bisect_and_repro_take_every_version_spec() {
     assert!(
         on_build.contains("npm install @mastra/core@1.67.0 zod@3.25.76  # or the build itself"),
         "{on_build}"
+    );
+}
+
+/// The build script of the test's mastra repository: the registry's dist
+/// (from `$BISECT_BASE`, unpacked), with each edit of `src/fixes.json`
+/// applied to Mastra's agent bundles. `src/broken` makes the build fail.
+const BUILD_SCRIPT: &str = r#"import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+if (existsSync('src/broken')) throw new Error('src/broken: this revision does not build');
+cpSync(`${process.env.BISECT_BASE}/dist`, 'dist', { recursive: true });
+for (const { from, to } of JSON.parse(readFileSync('src/fixes.json', 'utf8'))) {
+  for (const f of readdirSync('dist').filter((n) => /^agent-[A-Za-z0-9_-]+\.c?js$/.test(n))) {
+    const text = readFileSync(`dist/${f}`, 'utf8');
+    if (text.includes(from)) writeFileSync(`dist/${f}`, text.replace(from, to));
+  }
+}
+"#;
+
+/// How the test's repository is built: its package's own build script, run
+/// with plain Node. (The default recipe, `pnpm install` and `pnpm run
+/// build`, would install the package's 31 dependencies into every
+/// revision's worktree first.)
+const BUILD: &str = "cd packages/core && node build.mjs";
+
+/// A git repository shaped like mastra's, made here: `packages/core` is the
+/// published 1.67.0's manifest with a build that makes its dist. Commits
+/// (fixed dates, so the same hashes every run):
+/// c0 the package; c1, c2 docs; c3 breaks the build; c4 mends it;
+/// c5 the toolChoice fix, naming pull request #4242; c6 docs.
+/// Returns the commits, oldest first.
+fn mastra_like_repo(dir: &Path, fix: (&str, &str)) -> Vec<String> {
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .current_dir(dir)
+            .args(args)
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.com")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.com")
+            .env("GIT_AUTHOR_DATE", "2026-09-01T00:00:00Z")
+            .env("GIT_COMMITTER_DATE", "2026-09-01T00:00:00Z")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", text(&out));
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    };
+    let core = dir.join("packages/core");
+    std::fs::create_dir_all(core.join("src")).unwrap();
+    git(&["init", "-q", "-b", "main"]);
+    std::fs::write(
+        dir.join("package.json"),
+        "{ \"name\": \"mastra\", \"private\": true }\n",
+    )
+    .unwrap();
+    let manifest = std::fs::read_to_string(
+        tar_member(&fixed_build().original, "package/package.json").as_path(),
+    )
+    .unwrap();
+    let mut manifest = Json::parse(&manifest).unwrap();
+    // Only the build: a published manifest's scripts run the monorepo's
+    // tools (pack would run a prepack), and its devDependencies are the
+    // monorepo's workspace packages.
+    if let Json::Object(fields) = &mut manifest {
+        fields.retain(|(k, _)| !["scripts", "devDependencies"].contains(&k.to_lossy().as_str()));
+        fields.push((
+            JsString::from("scripts"),
+            Json::object([("build", Json::str("node build.mjs"))]),
+        ));
+    }
+    std::fs::write(core.join("package.json"), manifest.to_pretty()).unwrap();
+    std::fs::write(core.join("build.mjs"), BUILD_SCRIPT).unwrap();
+    std::fs::write(core.join("src/fixes.json"), "[]\n").unwrap();
+    std::fs::write(dir.join(".gitignore"), "node_modules/\ndist/\n").unwrap();
+    let mut commits = Vec::new();
+    let mut commit = |message: &str| {
+        git(&["add", "-A"]);
+        git(&["commit", "-q", "--allow-empty", "-m", message]);
+        commits.push(git(&["rev-parse", "HEAD"]));
+    };
+    commit("feat(core): the package");
+    std::fs::write(dir.join("README.md"), "one\n").unwrap();
+    commit("docs: a readme");
+    std::fs::write(dir.join("README.md"), "two\n").unwrap();
+    commit("docs: more readme");
+    std::fs::write(core.join("src/broken"), "").unwrap();
+    commit("refactor(core): half a change");
+    std::fs::remove_file(core.join("src/broken")).unwrap();
+    commit("refactor(core): the other half");
+    let fixes = Json::Array(vec![Json::object([
+        ("from", Json::str(fix.0)),
+        ("to", Json::str(fix.1)),
+    ])]);
+    std::fs::write(core.join("src/fixes.json"), fixes.to_pretty()).unwrap();
+    commit("fix(core): a named toolChoice follows the tool-name rewrite (#4242)");
+    std::fs::write(dir.join("README.md"), "three\n").unwrap();
+    commit("docs: the fix");
+    commits
+}
+
+/// One member of a tarball, extracted into a temporary folder kept for the
+/// test's life.
+fn tar_member(tgz: &Path, member: &str) -> PathBuf {
+    static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
+    let dir = DIR.get_or_init(|| tempfile::tempdir().unwrap()).path();
+    let out = Command::new("tar")
+        .arg("-xzf")
+        .arg(tgz)
+        .arg("-C")
+        .arg(dir)
+        .arg(member)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "tar: {}", text(&out));
+    dir.join(member)
+}
+
+/// `bisect --repo` over the commits of a local checkout: each commit's
+/// packages/core is built (`--build`), packed with pnpm and run. The answer is the
+/// commit whose dist changed, with its pull request; the commit that does
+/// not build is skipped and said.
+#[test]
+fn bisect_over_commits_names_the_fix_and_skips_the_revision_that_does_not_build() {
+    let b = fixed_build();
+    let dir = tempfile::tempdir().unwrap();
+    let base = dir.path().join("base");
+    std::fs::create_dir_all(&base).unwrap();
+    let unpacked = Command::new("tar")
+        .arg("-xzf")
+        .arg(&b.original)
+        .arg("-C")
+        .arg(&base)
+        .arg("--strip-components=1")
+        .status()
+        .unwrap();
+    assert!(unpacked.success());
+    let repo = dir.path().join("mastra");
+    std::fs::create_dir_all(&repo).unwrap();
+    let commits = mastra_like_repo(&repo, (&b.pass_through, &b.rewritten));
+    let out = bin()
+        .arg("bisect")
+        .arg(root().join("cases/report/toolchoice-by-key-not-rewritten.json"))
+        .arg("--repo")
+        .arg(&repo)
+        .args(["--good", &commits[0], "--bad", "main"])
+        .args(["--build", BUILD])
+        .env("BISECT_BASE", &base)
+        .output()
+        .unwrap();
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(
+        said.contains(&format!(
+            "first changed commit: {} fix(core): a named toolChoice follows the tool-name rewrite (#4242)\n  pull request #4242",
+            commits[5]
+        )),
+        "{said}"
+    );
+    assert!(
+        said.contains(&format!(
+            "last the same: {} refactor(core): the other half",
+            &commits[4][..12]
+        )),
+        "{said}"
+    );
+    let broken = said
+        .lines()
+        .find(|l| l.trim_start().starts_with(&commits[3][..12]))
+        .unwrap_or_else(|| panic!("the broken commit is tried:\n{said}"));
+    assert!(
+        broken.contains("skipped: could not be built") && broken.contains("src/broken"),
+        "{broken}\n{said}"
+    );
+    assert!(
+        !said.contains("could not be built or run in between"),
+        "{said}"
+    );
+    // The same tree builds once: a second bisection builds nothing.
+    let again = bin()
+        .arg("bisect")
+        .arg(root().join("cases/report/toolchoice-by-key-not-rewritten.json"))
+        .arg("--repo")
+        .arg(&repo)
+        .args(["--good", &commits[0], "--bad", "main"])
+        .args(["--build", BUILD])
+        .env("BISECT_BASE", &base)
+        .output()
+        .unwrap();
+    assert_eq!(again.status.code(), Some(0), "{}", text(&again));
+    assert!(
+        !text(&again).contains("  built as"),
+        "every kept build is reused:\n{}",
+        text(&again)
+    );
+}
+
+/// A snapshot build (`0.0.0-*`) is a version like any other: cases written
+/// apart from the corpus run on it with no infrastructure fault, and the
+/// report says the release it was predicted as, and by which rule (its
+/// CHANGELOG.md's first release heading, 1.58.0-alpha.12, maps to 1.58.0).
+#[test]
+fn a_snapshot_runs_and_the_report_says_what_it_was_predicted_as() {
+    const SNAPSHOT: &str = "0.0.0-openai-schema-compat-issue-20260810211758";
+    let dir = tempfile::tempdir().unwrap();
+    let cases = dir.path().join("cases");
+    std::fs::create_dir_all(&cases).unwrap();
+    std::fs::write(
+        cases.join("dotted-choice.json"),
+        r#"{ "about": "apart from the corpus: a dotted key forced by name",
+             "tools": ["get.weather", "lookup"],
+             "call": { "toolChoice": { "type": "tool", "toolName": "get.weather" } } }"#,
+    )
+    .unwrap();
+    std::fs::write(
+        cases.join("spaced-keys.json"),
+        r#"{ "about": "apart from the corpus: a space and a dash, streamed",
+             "tools": ["my tool", "other-tool"], "call": { "method": "stream" } }"#,
+    )
+    .unwrap();
+    let out_dir = dir.path().join("out");
+    let out = run_on(SNAPSHOT, &cases)
+        .arg("--out")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    let report = read_json(&out_dir.join("report.json"), &out);
+    let builds = report.get("run").and_then(|r| r.get("builds")).unwrap();
+    let b = &builds.as_array().unwrap()[0];
+    assert_eq!(s(b.get("name").unwrap()), SNAPSHOT);
+    assert_eq!(s(b.get("predictedAs").unwrap()), "1.58.0");
+    assert_eq!(s(b.get("predictedBy").unwrap()), "changelog");
+    let results = report.get("results").unwrap().as_array().unwrap();
+    assert_eq!(results.len(), 2, "{said}");
+    let verdicts: BTreeSet<String> = results
+        .iter()
+        .map(|r| s(r.get("verdict").unwrap()))
+        .collect();
+    assert_eq!(
+        verdicts,
+        BTreeSet::from(["as-modelled".to_string(), "known-issue".to_string()]),
+        "{said}"
+    );
+    let md = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
+    assert!(
+        md.contains(&format!(
+            "{SNAPSHOT}: registry snapshot, predicted as 1.58.0: its CHANGELOG.md's first release heading is 1.58.0-alpha.12"
+        )),
+        "{md}"
     );
 }

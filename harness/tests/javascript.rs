@@ -12,7 +12,7 @@ use mastra_conform::case::Case;
 use mastra_conform::js::json::Json;
 use mastra_conform::judge::known::{KnownIssue, Symptom};
 use mastra_conform::observation::{projection, Captured};
-use mastra_conform::report::repro::{reading_tables, Repro};
+use mastra_conform::report::repro::{reading_tables, Repro, Shows};
 use mastra_conform::route::Route;
 use mastra_conform::versions::layout::{default_cache, Installs};
 use mastra_conform::versions::spec::MastraVersion;
@@ -312,12 +312,16 @@ fn a_repro_runs_the_cases_sources_and_refuses_a_request_elsewhere() {
         upstream: None,
         seen: ">=1.0.0".into(),
         cases: Vec::new(),
+        recognise: Vec::new(),
+        fix_at: None,
     };
     let symptom = Symptom::ToolSent("srv_mcp_tool".into());
     let script = Repro {
         case: &case,
-        issue: &issue,
-        symptom: &symptom,
+        shows: Shows::Issue {
+            issue: &issue,
+            symptom: &symptom,
+        },
         made_on: "1.67.0".into(),
         route: Route::OpenAiCompatible,
     }

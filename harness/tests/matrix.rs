@@ -176,6 +176,29 @@ fn the_html_grid_shows_the_verdicts_in_headless_chromium() {
         );
     }
 
+    // At a glance: the known issues at the top with their versions, each
+    // folder a row counting its results, a search box and a filter per
+    // verdict present.
+    let page_dom = dump_dom(&url);
+    let headline = &page_dom[page_dom.find("<ul id=\"issues\"").expect("the headline")..];
+    let headline = &headline[..headline.find("</ul>").unwrap()];
+    assert!(
+        headline.contains("toolchoice-not-rewritten: present on 1.0.4, 1.67.0")
+            && !headline.contains(" hidden"),
+        "{headline}"
+    );
+    let folders = page_dom.matches("<tr class=\"folder\"").count();
+    let distinct: std::collections::BTreeSet<&str> = GRID_CASES
+        .iter()
+        .map(|c| c.rsplit_once('/').map_or(".", |(f, _)| f))
+        .collect();
+    assert_eq!(folders, distinct.len(), "one row per folder");
+    assert!(page_dom.contains("<input id=\"search\""), "the search box");
+    assert!(
+        page_dom.contains("type=\"checkbox\"") && page_dom.contains("value=\"known-issue\""),
+        "a filter per verdict"
+    );
+
     // A cell opens its detail: the known issue and the rejection it explains.
     let dom = dump_dom(&format!("{url}#open={}@1.67.0", GRID_CASES[0]));
     let panel = &dom[dom.find("<section id=\"panel\"").expect("the panel")..];

@@ -2,7 +2,8 @@
 //! ready to install (`Installs::prepare_build`).
 //!
 //! In: a path. Out: a `Build` named by its `package.json` version plus a
-//! hash of its content (`1.67.0+3fa2…`), its tarball kept in
+//! hash of its content (`1.67.0+3fa2…`; for a build of a snapshot, also the
+//! first release heading of its CHANGELOG.md), its tarball kept in
 //! `CACHE/builds/HASH.tgz` (a folder packed first with `npm pack`, as npm
 //! would ship it), so its install is the install of that tarball, cached by
 //! the hash: a rebuilt folder hashes anew and installs again (`digest`).
@@ -10,7 +11,8 @@
 use crate::observe::proc::{CommandSpec, ProcError};
 use crate::versions::digest::{bytes_digest, digest_hex};
 use crate::versions::layout::{FsError, Installs};
-use crate::versions::spec::{Build, Label, MastraVersion, LABEL_MAX};
+use crate::versions::registry::changelog_in;
+use crate::versions::spec::{first_release_heading, Build, Label, MastraVersion, LABEL_MAX};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -86,6 +88,17 @@ impl Installs {
             build: Label::new(&hash),
             ..release
         };
+        // A build of a snapshot says no release; its CHANGELOG.md may.
+        let changelog = if release.is_snapshot() {
+            let text = if kind == "folder" {
+                std::fs::read_to_string(given.join("CHANGELOG.md")).ok()
+            } else {
+                changelog_in(given).map_err(BuildError::NotTarball)?
+            };
+            text.as_deref().and_then(first_release_heading)
+        } else {
+            None
+        };
         let tarball = self.build_tarball(&hash);
         if !tarball.is_file() {
             self.keep_build(given, kind == "folder", &tarball)?;
@@ -94,6 +107,7 @@ impl Installs {
             path: given.to_path_buf(),
             version,
             kind,
+            changelog,
         })
     }
 

@@ -60,6 +60,10 @@ pub enum VersionError {
         #[source]
         cause: BuildError,
     },
+    #[error(transparent)]
+    Unplaced(#[from] crate::versions::spec::Unplaced),
+    #[error("cannot read what the snapshot was cut from")]
+    Changelog(#[source] Arc<crate::versions::registry::ChangelogError>),
     /// Shared: a session asks the registry once, and every version that
     /// needed it fails with the same cause.
     #[error("cannot list @mastra/core versions from the registry")]
@@ -93,6 +97,7 @@ impl From<VersionError> for crate::outcome::Failure {
         use crate::outcome::Failure;
         match e {
             VersionError::Spec(s) => Failure::bad(format!("--versions: {s}")),
+            VersionError::Unplaced(u) => Failure::bad(u.to_string()),
             VersionError::Build { path, cause } => {
                 Failure::bad_because(format!("build {}", path.display()), cause)
             }

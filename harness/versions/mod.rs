@@ -6,7 +6,8 @@
 //! keeps things and how an install gets there whole (`layout`, with
 //! `Installs`), pnpm's one store (`store`), the package managers
 //! (`manager`), the registry's list (`registry`), builds given as paths
-//! (`build`), the Node runtime (`node`), installing a version (`install`,
+//! (`build`), revisions of a mastra checkout built into such builds
+//! (`revision`), the Node runtime (`node`), installing a version (`install`,
 //! the entry point), and what the cache holds and pruning it (`cache`).
 
 pub mod spec;
@@ -18,6 +19,7 @@ pub mod store;
 pub mod manager;
 pub mod registry;
 pub mod build;
+pub mod revision;
 pub mod node;
 pub mod install;
 pub mod cache;

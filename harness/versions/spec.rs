@@ -1,8 +1,11 @@
-//! Versions as data: `MastraVersion` (a release, a prerelease, or a build
-//! named by its content hash), the `--versions` grammar (`VersionSpec`) and
-//! its resolution against what the registry serves (`Registry`). Pure: the
-//! registry's lists and the builds' names come in as values; getting them
-//! lives in `versions::registry` (`npm view`) and `versions::build`
+//! Versions as data: `MastraVersion` (a release, a prerelease, a snapshot
+//! build Mastra publishes from a pull request, or a build named by its
+//! content hash), the `--versions` grammar (`VersionSpec`) and its
+//! resolution against what the registry serves (`Registry`), and the release
+//! a snapshot is predicted as (`PredictedAs`, by `predict_snapshot`'s
+//! rules). Pure: the registry's lists, its publish times, a snapshot's
+//! CHANGELOG and the builds' names come in as values; getting them lives in
+//! `versions::registry` (`npm view`, `npm pack`) and `versions::build`
 //! (hashing and packing a build).
 
 use crate::js::json::Json;
@@ -11,10 +14,12 @@ use std::fmt;
 use std::path::PathBuf;
 
 /// The longest prerelease or build label carried (`alpha.4`, a 16-digit
-/// content hash). Every 1.x prerelease the registry serves is far shorter;
-/// a longer label does not parse (and a build saying one is refused, naming
-/// the limit). Kept small: `MastraVersion` is copied everywhere.
-pub const LABEL_MAX: usize = 24;
+/// content hash, a snapshot's `openai-schema-compat-issue-20260810211758`,
+/// 41 characters, the longest the registry serves). A longer label does not
+/// parse (and a build saying one is refused, naming the limit). Kept small:
+/// `MastraVersion` is copied everywhere, and an error carrying one stays
+/// small enough to return by value.
+pub const LABEL_MAX: usize = 44;
 
 /// A short ASCII label carried by value, so that `MastraVersion` stays
 /// `Copy` (it is a key everywhere: installs, results, reports).
@@ -83,19 +88,41 @@ impl fmt::Debug for Label {
 }
 
 /// A `@mastra/core` version: `MAJOR.MINOR.PATCH`, a prerelease
-/// (`1.67.0-alpha.4`), or a build that is no published version, named by
+/// (`1.67.0-alpha.4`), a snapshot build (`0.0.0-TAG-TIMESTAMP`, published
+/// from a pull request), or a build that is no published version, named by
 /// its `package.json` version plus its content hash (`1.67.0+3fa2…`, in
 /// semver's build-metadata place).
 ///
 /// The model predicts every version as its `release()`: a build says which
-/// release it is, and is predicted as that release.
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+/// release it is, and is predicted as that release; a snapshot says none
+/// (`0.0.0`), and carries the release it was cut from once
+/// `predict_snapshot` has found it (`cut_from`).
+#[derive(Clone, Copy)]
 pub struct MastraVersion {
     pub major: u32,
     pub minor: u32,
     pub patch: u32,
     pub pre: Option<Label>,
     pub build: Option<Label>,
+    /// For a snapshot: the release it was cut from, which the model
+    /// predicts it as. Not part of its name: equality, order and hashing
+    /// leave it out, so a snapshot read back from a report or the registry's
+    /// list is the same version.
+    pub cut_from: Option<[u32; 3]>,
+}
+
+impl PartialEq for MastraVersion {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for MastraVersion {}
+
+impl std::hash::Hash for MastraVersion {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        (self.major, self.minor, self.patch, self.pre, self.build).hash(h);
+    }
 }
 
 impl MastraVersion {
@@ -106,6 +133,7 @@ impl MastraVersion {
             patch,
             pre: None,
             build: None,
+            cut_from: None,
         }
     }
 
@@ -151,9 +179,28 @@ impl MastraVersion {
     }
 
     /// The release this version says it is: a prerelease of 1.67.0, or a
-    /// build whose package.json says 1.67.0, is 1.67.0 to the model.
+    /// build whose package.json says 1.67.0, is 1.67.0 to the model; a
+    /// snapshot is the release it was cut from, once that is known.
     pub fn release(self) -> MastraVersion {
-        MastraVersion::new(self.major, self.minor, self.patch)
+        match self.cut_from {
+            Some([major, minor, patch]) => MastraVersion::new(major, minor, patch),
+            None => MastraVersion::new(self.major, self.minor, self.patch),
+        }
+    }
+
+    /// A snapshot build: `0.0.0-TAG-TIMESTAMP`, what Mastra publishes from a
+    /// pull request to test a change before it ships (a build of one, given
+    /// as a path, is one too).
+    pub fn is_snapshot(self) -> bool {
+        (self.major, self.minor, self.patch) == (0, 0, 0) && self.pre.is_some()
+    }
+
+    /// This snapshot, predicted as `release`.
+    pub fn cut_from(self, release: MastraVersion) -> MastraVersion {
+        MastraVersion {
+            cut_from: Some([release.major, release.minor, release.patch]),
+            ..self
+        }
     }
 
     pub fn is_prerelease(self) -> bool {
@@ -245,10 +292,12 @@ pub const PINNED: &[MastraVersion] = &[
 /// A `--versions` list that cannot be read, or selects nothing.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SpecError {
-    #[error("bad version {0:?}: expected an exact version like 1.67.0 or 1.67.0-alpha.4, a dist-tag, `pinned`, `latest`, `next`, `all`, a range like `>=1.60.0 <1.70.0`, or a build: a packed tarball (./mastra-core-1.72.0.tgz) or a folder (./path/to/core)")]
+    #[error("bad version {0:?}: expected an exact version like 1.67.0 or 1.67.0-alpha.4, a snapshot build like 0.0.0-TAG-20260810211758, a dist-tag, `pinned`, `latest`, `next`, `all`, `snapshots`, a range like `>=1.60.0 <1.70.0`, or a build: a packed tarball (./mastra-core-1.72.0.tgz) or a folder (./path/to/core)")]
     BadSpec(String),
     #[error("version set {0:?} selects no published 1.x version")]
     Empty(String),
+    #[error("`snapshots`: the registry serves no snapshot build (0.0.0-*) of @mastra/core")]
+    NoSnapshots,
     #[error("the registry serves no dist-tag {tag:?} for @mastra/core (it serves: {served})")]
     UnknownTag { tag: String, served: String },
     #[error("build {0} was not prepared before resolving")]
@@ -309,6 +358,7 @@ impl fmt::Display for VersionSpec {
             }
             VersionSpec::Tag(t) => f.write_str(t),
             VersionSpec::Build(p) => write!(f, "{}", p.display()),
+            VersionSpec::Snapshots => f.write_str("snapshots"),
         }
     }
 }
@@ -353,6 +403,8 @@ pub enum VersionSpec {
     Tag(String),
     /// A packed tarball or a folder holding a built `@mastra/core`.
     Build(PathBuf),
+    /// Every snapshot build the registry serves (`0.0.0-*`).
+    Snapshots,
 }
 
 impl VersionSpec {
@@ -381,6 +433,7 @@ impl VersionSpec {
             "latest" => return Ok(VersionSpec::Latest),
             "next" => return Ok(VersionSpec::Next),
             "all" => return Ok(VersionSpec::All),
+            "snapshots" => return Ok(VersionSpec::Snapshots),
             _ => {}
         }
         let path_like = ["./", "../", "/"].iter().any(|p| word.starts_with(p))
@@ -432,14 +485,33 @@ impl VersionSpec {
 }
 
 /// What the registry serves of `@mastra/core`: every version (prereleases
-/// included), ascending, and its dist-tags.
+/// and snapshots included), ascending, its dist-tags, and when each version
+/// was published (the registry's `time`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Registry {
     pub versions: Vec<MastraVersion>,
     pub tags: Vec<(String, MastraVersion)>,
+    pub published: Vec<(MastraVersion, Published)>,
 }
 
 impl Registry {
+    /// Every snapshot build it serves, ascending.
+    pub fn snapshots(&self) -> Vec<MastraVersion> {
+        self.versions
+            .iter()
+            .copied()
+            .filter(|v| v.is_snapshot())
+            .collect()
+    }
+
+    /// When `v` was published, if the registry says.
+    pub fn published(&self, v: MastraVersion) -> Option<Published> {
+        self.published
+            .iter()
+            .find(|(p, _)| *p == v)
+            .map(|(_, t)| t.clone())
+    }
+
     /// The newest stable 1.x.
     pub fn latest(&self) -> Option<MastraVersion> {
         self.versions
@@ -470,6 +542,9 @@ pub struct Build {
     pub version: MastraVersion,
     /// `tarball` or `folder`.
     pub kind: &'static str,
+    /// For a build of a snapshot (its package.json says `0.0.0-*`): the
+    /// first release heading of its CHANGELOG.md, if it has one.
+    pub changelog: Option<MastraVersion>,
 }
 
 /// How a version set is read.
@@ -529,6 +604,13 @@ pub fn resolve(
                     .ok_or_else(|| SpecError::Unprepared(path.display().to_string()))?;
                 vec![b.version]
             }
+            VersionSpec::Snapshots => {
+                let all = registry.snapshots();
+                if all.is_empty() {
+                    return Err(SpecError::NoSnapshots);
+                }
+                all
+            }
         };
         if chosen.is_empty() {
             return Err(SpecError::Empty(format!("{spec:?}")));
@@ -540,6 +622,205 @@ pub fn resolve(
         }
     }
     Ok(out)
+}
+
+/// When the registry says a version was published: its `time` entry, as
+/// written (`2026-08-23T23:30:02.121000+00:00`, or npm's own
+/// `2025-07-18T02:10:26.123Z`), and that instant in milliseconds since the
+/// Unix epoch, which is what is compared: the two spellings do not sort as
+/// text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Published {
+    pub text: String,
+    pub millis: i64,
+}
+
+impl Published {
+    /// An RFC 3339 time as the registry writes it: a date, `T`, a time with
+    /// optional fraction, and `Z` or an offset. Anything else is `None`.
+    pub fn parse(text: &str) -> Option<Published> {
+        let b = text.as_bytes();
+        let num = |from: usize, len: usize| -> Option<i64> {
+            let part = text.get(from..from + len)?;
+            part.bytes()
+                .all(|c| c.is_ascii_digit())
+                .then(|| part.parse().ok())
+                .flatten()
+        };
+        let sep = |at: usize, c: u8| b.get(at) == Some(&c);
+        if !(sep(4, b'-') && sep(7, b'-') && sep(10, b'T') && sep(13, b':') && sep(16, b':')) {
+            return None;
+        }
+        let (year, month, day) = (num(0, 4)?, num(5, 2)?, num(8, 2)?);
+        let (hour, minute, second) = (num(11, 2)?, num(14, 2)?, num(17, 2)?);
+        if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 || minute > 59 {
+            return None;
+        }
+        let mut at = 19;
+        let mut millis = 0;
+        if sep(at, b'.') {
+            let digits = b[at + 1..]
+                .iter()
+                .take_while(|c| c.is_ascii_digit())
+                .count();
+            if digits == 0 {
+                return None;
+            }
+            // The first three digits are milliseconds; finer ones are dropped.
+            let frac = &text[at + 1..at + 1 + digits.min(3)];
+            millis = frac.parse::<i64>().ok()? * 10_i64.pow(3 - frac.len() as u32);
+            at += 1 + digits;
+        }
+        let offset_minutes = match text.get(at..)? {
+            "Z" | "z" => 0,
+            zone if zone.len() == 6 && sep(at + 3, b':') => {
+                let sign = match b[at] {
+                    b'+' => 1,
+                    b'-' => -1,
+                    _ => return None,
+                };
+                sign * (num(at + 1, 2)? * 60 + num(at + 4, 2)?)
+            }
+            _ => return None,
+        };
+        // Days since the epoch of a proleptic Gregorian date (Howard
+        // Hinnant's days_from_civil).
+        let y = if month <= 2 { year - 1 } else { year };
+        let era = y.div_euclid(400);
+        let yoe = y - era * 400;
+        let mp = (month + 9) % 12;
+        let doy = (153 * mp + 2) / 5 + day - 1;
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+        let days = era * 146_097 + doe - 719_468;
+        let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset_minutes * 60;
+        Some(Published {
+            text: text.to_string(),
+            millis: seconds * 1000 + millis,
+        })
+    }
+}
+
+/// The first release heading of a `@mastra/core` CHANGELOG.md: the first
+/// `## VERSION` line naming a version that is no snapshot, taken as its
+/// release (a prerelease, `1.58.0-alpha.12`, maps to `1.58.0`, the release
+/// its changes lead to). A snapshot's CHANGELOG opens with its own
+/// `## 0.0.0-TAG` heading, then the one it was cut after.
+pub fn first_release_heading(changelog: &str) -> Option<MastraVersion> {
+    changelog
+        .lines()
+        .filter_map(|l| l.strip_prefix("## "))
+        .filter_map(|h| MastraVersion::parse(h.split_whitespace().next()?))
+        .find(|v| !v.is_snapshot())
+}
+
+/// Which rule gave the release a version is predicted as.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Basis {
+    /// A release, a prerelease or a build that says its release.
+    Itself,
+    /// A snapshot: the first release heading of its CHANGELOG.md.
+    Changelog { heading: MastraVersion },
+    /// A snapshot without one: the newest stable release the registry had
+    /// published before it.
+    PublishedBefore {
+        snapshot: Published,
+        release: Published,
+    },
+    /// A snapshot neither rule answers for: `--predict-as`.
+    Given,
+}
+
+/// The release the model predicts a version as, and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PredictedAs {
+    pub release: MastraVersion,
+    pub basis: Basis,
+}
+
+impl PredictedAs {
+    /// Why, in a few words: `its CHANGELOG.md's first release heading is
+    /// 1.58.0-alpha.12`.
+    pub fn because(&self) -> String {
+        match &self.basis {
+            Basis::Itself => "the release it says it is".into(),
+            Basis::Changelog { heading } => {
+                format!("its CHANGELOG.md's first release heading is {heading}")
+            }
+            Basis::PublishedBefore { snapshot, release } => format!(
+                "no release heading in a CHANGELOG.md; the newest stable release the registry \
+                 published before it ({}) is {} ({})",
+                snapshot.text, self.release, release.text
+            ),
+            Basis::Given => {
+                "--predict-as (no CHANGELOG.md release heading, no registry time)".into()
+            }
+        }
+    }
+
+    /// The rule's name, as reports record it.
+    pub fn rule(&self) -> &'static str {
+        match self.basis {
+            Basis::Itself => "itself",
+            Basis::Changelog { .. } => "changelog",
+            Basis::PublishedBefore { .. } => "published-before",
+            Basis::Given => "predict-as",
+        }
+    }
+}
+
+/// A snapshot that no rule can place.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("snapshot {0}: no release heading in a CHANGELOG.md and no publish time in the registry to predict it by; give --predict-as VERSION (the release it was cut from)")]
+pub struct Unplaced(pub MastraVersion);
+
+/// The release `v` is predicted as, by the first rule that applies: a
+/// version that is no snapshot is its own release; a snapshot is the first
+/// release heading of its CHANGELOG.md (`heading`), else the newest stable
+/// release published before it (`registry`'s times), else `given`
+/// (`--predict-as`). "Newest" is by version, not by publish time: a
+/// snapshot is cut from a branch that carries the highest release so far,
+/// and a registry mirror's times need not follow the releases' order.
+pub fn predict_snapshot(
+    v: MastraVersion,
+    heading: Option<MastraVersion>,
+    registry: &Registry,
+    given: Option<MastraVersion>,
+) -> Result<PredictedAs, Unplaced> {
+    if !v.is_snapshot() {
+        return Ok(PredictedAs {
+            release: v.release(),
+            basis: Basis::Itself,
+        });
+    }
+    if let Some(heading) = heading {
+        return Ok(PredictedAs {
+            release: heading.release(),
+            basis: Basis::Changelog { heading },
+        });
+    }
+    let before = registry.published(v).and_then(|snapshot| {
+        registry
+            .published
+            .iter()
+            .filter(|(r, t)| r.is_release() && t.millis < snapshot.millis)
+            .max_by_key(|(r, _)| *r)
+            .map(|(r, t)| (*r, snapshot.clone(), t.clone()))
+    });
+    if let Some((release, snapshot, at)) = before {
+        return Ok(PredictedAs {
+            release,
+            basis: Basis::PublishedBefore {
+                snapshot,
+                release: at,
+            },
+        });
+    }
+    given
+        .map(|release| PredictedAs {
+            release,
+            basis: Basis::Given,
+        })
+        .ok_or(Unplaced(v))
 }
 
 #[cfg(test)]
@@ -612,6 +893,7 @@ mod tests {
                 ("latest".into(), v("1.71.0")),
                 ("beta".into(), v("1.67.0-alpha.4")),
             ],
+            published: Vec::new(),
         }
     }
 
@@ -711,6 +993,7 @@ mod tests {
             path: "./x.tgz".into(),
             version: v("1.67.0+3fa2b1c0"),
             kind: "tarball",
+            changelog: None,
         };
         let got = resolve(
             &VersionSpec::parse_list("1.67.0,./x.tgz").unwrap(),
@@ -721,5 +1004,173 @@ mod tests {
         .unwrap();
         assert_eq!(got, vec![v("1.67.0"), v("1.67.0+3fa2b1c0")]);
         assert!(!VersionSpec::parse("./x.tgz").unwrap().needs_registry());
+    }
+
+    const SCHEMA_COMPAT: &str = "0.0.0-openai-schema-compat-issue-20260810211758";
+    const CLIENT_TOOLS: &str = "0.0.0-client-tool-results-20260912062135";
+
+    fn at(text: &str) -> Published {
+        Published::parse(text).unwrap()
+    }
+
+    /// The registry reachable here, in part: its six snapshots among the
+    /// releases, with the publish times it gives.
+    fn with_snapshots() -> Registry {
+        let times = [
+            ("1.57.0", "2026-08-07T09:06:13.400000+00:00"),
+            ("1.58.0", "2026-08-12T06:43:10.873000+00:00"),
+            ("1.61.0", "2026-08-21T01:31:59.458000+00:00"),
+            (SCHEMA_COMPAT, "2026-08-23T23:30:02.121000+00:00"),
+            ("1.18.0", "2026-08-24T06:22:54.776000+00:00"),
+            ("1.66.0", "2026-09-10T23:24:04.551000+00:00"),
+            ("1.67.0-alpha.4", "2026-09-15T05:27:50.863000+00:00"),
+            (CLIENT_TOOLS, "2026-09-15T06:33:03.064000+00:00"),
+            ("1.67.0", "2026-09-16T01:03:22.736000+00:00"),
+        ];
+        let mut versions: Vec<MastraVersion> = times.iter().map(|(n, _)| v(n)).collect();
+        versions.sort();
+        Registry {
+            versions,
+            tags: vec![("latest".into(), v("1.67.0"))],
+            published: times.iter().map(|(n, t)| (v(n), at(t))).collect(),
+        }
+    }
+
+    #[test]
+    fn snapshots_parse_and_are_named_as_the_registry_names_them() {
+        let s = v(SCHEMA_COMPAT);
+        assert!(s.is_snapshot() && s.is_prerelease() && !s.is_release());
+        assert_eq!(s.to_string(), SCHEMA_COMPAT);
+        assert!(!v("1.67.0-alpha.4").is_snapshot() && !v("0.24.9").is_snapshot());
+        assert_eq!(s.release(), v("0.0.0"), "a snapshot says no release");
+        let placed = s.cut_from(v("1.58.0"));
+        assert_eq!(placed.release(), v("1.58.0"));
+        assert_eq!(placed, s, "the release it was cut from is not its name");
+        assert_eq!(placed.to_string(), SCHEMA_COMPAT);
+        let hash = |x: MastraVersion| {
+            use std::hash::{Hash, Hasher};
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            x.hash(&mut h);
+            h.finish()
+        };
+        assert_eq!(hash(placed), hash(s));
+        let long = format!("0.0.0-{}", "t".repeat(LABEL_MAX + 1));
+        assert_eq!(MastraVersion::parse(&long), None, "past the label limit");
+        assert!(MastraVersion::parse(&format!("0.0.0-{}", "t".repeat(LABEL_MAX))).is_some());
+    }
+
+    #[test]
+    fn snapshots_is_every_snapshot_the_registry_serves_and_no_range_takes_one() {
+        let reg = with_snapshots();
+        let r = |s: &str, prereleases: bool| {
+            resolve(
+                &VersionSpec::parse_list(s).unwrap(),
+                &reg,
+                &[],
+                Selection { prereleases },
+            )
+        };
+        assert_eq!(
+            r("snapshots", false).unwrap(),
+            vec![v(CLIENT_TOOLS), v(SCHEMA_COMPAT)]
+        );
+        assert_eq!(r(SCHEMA_COMPAT, false).unwrap(), vec![v(SCHEMA_COMPAT)]);
+        for spec in ["all", ">=0.0.0", "latest,next"] {
+            for pre in [false, true] {
+                let got = r(spec, pre).unwrap();
+                assert!(got.iter().all(|x| !x.is_snapshot()), "{spec}: {got:?}");
+            }
+        }
+        assert_eq!(
+            resolve(
+                &[VersionSpec::Snapshots],
+                &registry(),
+                &[],
+                Selection::default()
+            ),
+            Err(SpecError::NoSnapshots)
+        );
+        assert_eq!(VersionSpec::Snapshots.to_string(), "snapshots");
+        assert!(VersionSpec::Snapshots.needs_registry());
+    }
+
+    #[test]
+    fn registry_times_are_instants_in_either_spelling() {
+        let mirror = at("2026-08-23T23:30:02.121000+00:00");
+        let npm = at("2026-08-23T23:30:02.121Z");
+        assert_eq!(mirror.millis, npm.millis);
+        assert_eq!(at("1970-01-01T00:00:00Z").millis, 0);
+        assert_eq!(at("2000-03-01T00:00:00Z").millis, 951_868_800_000);
+        assert_eq!(
+            at("2026-08-24T01:30:02+02:00").millis,
+            at("2026-08-23T23:30:02Z").millis
+        );
+        for bad in [
+            "",
+            "2026-08-23",
+            "2026-13-01T00:00:00Z",
+            "2026-08-23T23:30:02",
+            "x",
+        ] {
+            assert_eq!(Published::parse(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_changelog_names_the_release_a_snapshot_was_cut_after() {
+        let text = "# @mastra/core\n\n## 0.0.0-openai-schema-compat-issue-20260810211758\n\n\
+                    ### Minor Changes\n\n- x\n\n## 1.58.0-alpha.12\n\n### Patch Changes\n\n## 1.57.0\n";
+        assert_eq!(first_release_heading(text), Some(v("1.58.0-alpha.12")));
+        assert_eq!(
+            first_release_heading("# @mastra/core\n\n## Unreleased\n"),
+            None
+        );
+        assert_eq!(first_release_heading(""), None);
+    }
+
+    #[test]
+    fn a_snapshot_is_predicted_by_the_first_rule_that_applies() {
+        let reg = with_snapshots();
+        let by = |name: &str, heading: Option<&str>, given: Option<&str>| {
+            predict_snapshot(v(name), heading.map(v), &reg, given.map(v))
+        };
+        let changelog = by(SCHEMA_COMPAT, Some("1.58.0-alpha.12"), Some("1.0.4")).unwrap();
+        assert_eq!(
+            changelog.release,
+            v("1.58.0"),
+            "a prerelease maps to its release"
+        );
+        assert_eq!(changelog.rule(), "changelog");
+        assert_eq!(
+            changelog.because(),
+            "its CHANGELOG.md's first release heading is 1.58.0-alpha.12"
+        );
+        // No CHANGELOG: the newest stable release published before it,
+        // by version (1.18.0 was published later, 1.67.0-alpha.4 is no
+        // release).
+        let published = by(CLIENT_TOOLS, None, Some("1.0.4")).unwrap();
+        assert_eq!(published.release, v("1.66.0"));
+        assert_eq!(published.rule(), "published-before");
+        assert!(
+            published
+                .because()
+                .contains("2026-09-15T06:33:03.064000+00:00")
+                && published
+                    .because()
+                    .contains("is 1.66.0 (2026-09-10T23:24:04.551000+00:00)"),
+            "{}",
+            published.because()
+        );
+        let unknown = "0.0.0-elsewhere-20260101000000";
+        let given = by(unknown, None, Some("1.61.0")).unwrap();
+        assert_eq!((given.release, given.rule()), (v("1.61.0"), "predict-as"));
+        let e = by(unknown, None, None).unwrap_err();
+        assert!(e.to_string().contains("give --predict-as VERSION"), "{e}");
+        let release = by("1.67.0-alpha.4", None, None).unwrap();
+        assert_eq!((release.release, release.rule()), (v("1.67.0"), "itself"));
+        // Before every release: no release to name.
+        let mut early = reg.clone();
+        early.published.retain(|(x, _)| x.is_snapshot());
+        assert!(predict_snapshot(v(SCHEMA_COMPAT), None, &early, None).is_err());
     }
 }

@@ -7,7 +7,9 @@
 // OUT_DIR gets `package/` (the patched package folder, a folder build) and
 // `mastra-core-1.67.0-fixed.tgz` (it packed, as `npm pack` would ship it). The
 // tarball of 1.67.0 comes from the npm registry through `npm pack`; nothing
-// is committed. Prints {"folder": ..., "tgz": ...} as JSON. Plain Node (any
+// is committed. Prints {"folder": ..., "tgz": ..., "original": ...,
+// "passThrough": ..., "rewritten": ...} as JSON: the registry's tarball and
+// the one edit, for a test that makes the same fix as a commit. Plain Node (any
 // version that runs npm) is enough: this only edits files.
 //
 // Where the fix goes: in 1.67.0, Mastra's own prepareToolsAndToolChoice
@@ -43,7 +45,9 @@ const npm = (args, cwd) =>
 
 // The published tarball, unpacked into OUT_DIR/package.
 const [packed] = JSON.parse(npm(['pack', `@mastra/core@${VERSION}`, '--json', '--pack-destination', out], out));
-const original = path.join(out, packed.filename);
+// Kept under a name of its own: the repack below writes packed.filename.
+const original = path.join(out, `mastra-core-${VERSION}-registry.tgz`);
+renameSync(path.join(out, packed.filename), original);
 execFileSync('tar', ['-xzf', original, '-C', out]);
 const folder = path.join(out, 'package');
 
@@ -67,4 +71,4 @@ if (patched !== 2) fail(`expected to patch the ESM and CommonJS agent bundles, p
 const [repacked] = JSON.parse(npm(['pack', folder, '--json', '--pack-destination', out], out));
 const tgz = path.join(out, `mastra-core-${VERSION}-fixed.tgz`);
 renameSync(path.join(out, repacked.filename), tgz);
-console.log(JSON.stringify({ folder, tgz }));
+console.log(JSON.stringify({ folder, tgz, original, passThrough: PASS_THROUGH, rewritten: REWRITTEN }));
