@@ -82,17 +82,21 @@ export function checkCase(c) {
  * at all. Never rejects with a Mastra error: those are the observation.
  */
 export async function runAgent(lib, c, url, method) {
+  const notApplicable = (reason) => ({ applicable: false, reason, error: null, executed: [], mutated: [] });
+  // On 0.x (legacy.mjs): a release without an Agent, or a case it cannot
+  // build (a package or an export it lacks, a route it cannot name).
+  const legacy = lib.legacy ?? null;
+  if (legacy?.noAgent) return notApplicable(legacy.noAgent);
   // Applicability first: a builtin this version lacks means the case does
   // not exist here, whatever else it holds.
   const missing = missingBuiltin(lib, c);
-  if (missing) {
-    return {
-      applicable: false,
-      reason: `@mastra/core ${lib.mastraVersion} does not export ${missing}`,
-      error: null,
-      executed: [],
-      mutated: [],
-    };
+  if (missing) return notApplicable(`@mastra/core ${lib.mastraVersion} does not export ${missing}`);
+  let model = modelFor(routeOf(c), url);
+  if (legacy) {
+    const named = await legacy.model(lib, routeOf(c), url, modelFor);
+    const lacking = named.reason ?? (await legacy.missing(lib, c));
+    if (lacking) return notApplicable(lacking);
+    model = named.model;
   }
 
   // Each run of a case tool's execute, in order. The first argument is what
@@ -100,7 +104,8 @@ export async function runAgent(lib, c, url, method) {
   // (parsedInput, context), so that is the validated input object.
   const executed = [];
   const makeExecute = (id) =>
-    async function execute(input) {
+    async function execute(arg) {
+      const input = legacy ? legacy.input(arg) : arg;
       executed.push({ id, input: jsonSnapshot(input) });
       return { tempC: 20 };
     };
@@ -152,7 +157,6 @@ export async function runAgent(lib, c, url, method) {
   const before = watched.map(([name, obj]) => [name, obj, shapeOf(obj)]);
 
   // Sub-agents, workflows, MCP servers, memory, dynamic tools (sources.mjs).
-  const model = modelFor(routeOf(c), url);
   const sources = await prepareSources(lib, c, tools, model, (message) => new CaseFault(message));
   Object.assign(options, sources.callOptions);
 

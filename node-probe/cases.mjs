@@ -14,6 +14,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CaseFault, checkCase, runAgent } from './agent.mjs';
 import { installGuard, loopbackPort } from './guard.mjs';
+import { legacyOf } from './legacy.mjs';
 import { destination, routeOf, setRouteEnvironment } from './routes.mjs';
 import { sourceVersions } from './sources.mjs';
 
@@ -111,7 +112,9 @@ export async function loadInstall(installDir) {
   const dir = path.resolve(installDir);
   const entry = await import(pathToFileURL(path.join(dir, 'probe-entry.mjs')).href);
   const { agent, tools, z } = entry;
-  if (!agent?.Agent || !tools?.createTool || !z?.object) {
+  // 0.1.x has no Agent; its entry says so (legacy.mjs), and no case applies.
+  const noAgent = entry.noAgent === true;
+  if (!noAgent && (!agent?.Agent || !tools?.createTool || !z?.object)) {
     throw new Error(`${dir}/probe-entry.mjs does not export agent.Agent, tools.createTool and z`);
   }
   // Package versions come from the installed package.json files: the packages'
@@ -127,21 +130,33 @@ export async function loadInstall(installDir) {
   // objects, not functions (askUserTool, webFetchTool, ...). webSearchTool
   // (1.67+) is a frozen marker object Mastra swaps for the provider's own
   // web-search tool; it is a tool a user registers, so it is listed too.
-  const builtins = Object.keys(tools).filter(
+  const builtins = Object.keys(tools ?? {}).filter(
     (name) => name.endsWith('Tool') && tools[name] !== null && typeof tools[name] === 'object',
   );
+  const mastraVersion = versionOf('@mastra/core');
   return {
-    Agent: agent.Agent,
-    createTool: tools.createTool,
-    toolsModule: tools,
+    Agent: agent?.Agent ?? null,
+    createTool: tools?.createTool ?? null,
+    toolsModule: tools ?? {},
     z,
-    mastraVersion: versionOf('@mastra/core'),
+    mastraVersion,
+    legacy: legacyOf(mastraVersion, coreDependencies(dir), !noAgent),
     importPackage: packageImporter(dir),
     mcpServer: (namesFile) => ({ command: process.execPath, args: [MCP_SERVER, dir, namesFile] }),
     zodVersion: versionOf('zod'),
     sourceVersions: sourceVersions(versionOf),
     builtins,
   };
+}
+
+/** The installed core's package.json `dependencies` (legacy.mjs reads which AI SDKs it bundles). */
+function coreDependencies(dir) {
+  try {
+    return JSON.parse(readFileSync(path.join(dir, 'node_modules', '@mastra/core', 'package.json'), 'utf8'))
+      .dependencies;
+  } catch {
+    return {};
+  }
 }
 
 // ---------------------------------------------------------------------------

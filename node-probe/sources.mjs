@@ -219,15 +219,32 @@ export async function prepareSources(lib, c, tools, model, fault) {
     }
 
     if (c.mcp !== undefined && Object.keys(c.mcp).length > 0) {
-      const { MCPClient } = await need(lib, '@mastra/mcp', fault);
-      const { client: mcp, release } = await borrowMcp(lib, MCPClient, c.mcp);
+      const mcpModule = await need(lib, '@mastra/mcp', fault);
       // Kept for the next case unless this one found it broken.
       let listedWhole = false;
-      cleanups.push(() => release(listedWhole));
-      const listed =
-        typeof mcp.listToolsWithErrors === 'function'
-          ? await mcp.listToolsWithErrors()
-          : { tools: await mcp.listTools(), errors: {} };
+      let listed;
+      if (lib.legacy) {
+        // Object.fromEntries, as a literal builds it: every server name an
+        // own key, "__proto__" included.
+        const servers = Object.fromEntries(
+          Object.entries(c.mcp).map(([server, names], i) => {
+            const namesFile = path.join(tmpDir(), `mcp-${i}.json`);
+            writeFileSync(namesFile, JSON.stringify(names));
+            return [server, { ...lib.mcpServer(namesFile), env: {} }];
+          }),
+        );
+        const id = `mastra-conform-${process.pid}-${++clientSeq}`;
+        const { client, tools: listedTools } = await lib.legacy.mcpTools(mcpModule, id, servers);
+        cleanups.push(() => client.disconnect());
+        listed = { tools: listedTools, errors: {} };
+      } else {
+        const { client: mcp, release } = await borrowMcp(lib, mcpModule.MCPClient, c.mcp);
+        cleanups.push(() => release(listedWhole));
+        listed =
+          typeof mcp.listToolsWithErrors === 'function'
+            ? await mcp.listToolsWithErrors()
+            : { tools: await mcp.listTools(), errors: {} };
+      }
       const failed = Object.entries(listed.errors ?? {});
       if (failed.length > 0) {
         throw fault(`MCP server ${JSON.stringify(failed[0][0])} failed to list its tools: ${failed[0][1]}`);
@@ -238,8 +255,14 @@ export async function prepareSources(lib, c, tools, model, fault) {
 
     if (c.memory !== undefined) {
       const { Memory } = await need(lib, '@mastra/memory', fault);
-      const { LibSQLStore } = await need(lib, '@mastra/libsql', fault);
-      const storage = new LibSQLStore({ id: 'mastra-conform', url: `file:${path.join(tmpDir(), 'memory.db')}` });
+      const dbUrl = `file:${path.join(tmpDir(), 'memory.db')}`;
+      let storage;
+      if (lib.legacy) {
+        storage = await lib.legacy.storage(lib, dbUrl);
+      } else {
+        const { LibSQLStore } = await need(lib, '@mastra/libsql', fault);
+        storage = new LibSQLStore({ id: 'mastra-conform', url: dbUrl });
+      }
       // Closed before its folder goes (cleanups run last first): an open
       // libsql client keeps its native connection and file handles for the
       // probe's life. Releases before close() existed close the client.
@@ -252,7 +275,11 @@ export async function prepareSources(lib, c, tools, model, fault) {
         options: { workingMemory: { enabled: c.memory.workingMemory } },
       });
       // Memory tools join only when the call names a thread or resource.
-      callOptions.memory = { thread: 'mastra-conform-thread', resource: 'mastra-conform' };
+      const [thread, resource] = ['mastra-conform-thread', 'mastra-conform'];
+      Object.assign(
+        callOptions,
+        lib.legacy ? lib.legacy.memoryCallOptions(thread, resource) : { memory: { thread, resource } },
+      );
     }
 
     if (c.dynamicTools === true) {

@@ -168,7 +168,8 @@ impl DefaultVersions for DefaultAll {
 #[derive(Debug, Args, Clone, PartialEq, Eq)]
 pub struct VersionsArgs<D: DefaultVersions> {
     /// Versions, comma-separated: exact, a prerelease, a dist-tag, `pinned`,
-    /// `latest`, `next`, `all`, a range, or a build (./x.tgz, ./folder).
+    /// `latest`, `next`, `all` (1.x), `0.x`, `every`, a range, or a build
+    /// (./x.tgz, ./folder).
     #[arg(long, default_value = D::VERSIONS)]
     pub versions: VersionList,
     /// Ranges and `all` take prereleases too (by default they select

@@ -240,6 +240,29 @@ pub const REUSED_ID_TAKES_LATER_CALL: MastraVersion = v(1, 14, 0);
 /// next release served, answers as modelled): not modelled there.
 pub const SUB_AGENT_PROMPTLESS_THROWS: (MastraVersion, MastraVersion) = (v(1, 19, 0), v(1, 55, 0));
 
+// ---------------------------------------------------------------------------
+// The 0.x line: what was measured there (docs/0x.md). The model does not
+// predict 0.x yet (`Release::is_modelled`); these are its first facts.
+
+/// `formatTools` and its rewrite (`search.web` sent as `search_web`): first
+/// in 0.13.2; 0.13.1 and earlier send every key as registered, which the
+/// provider rule rejects for a name outside `^[a-zA-Z0-9_-]{1,64}$`
+/// (`bisect cases/report/search-web-is-sent-as-search_web.json --good
+/// 0.12.1 --bad 0.21.1`: 0.13.1 same as 0.12.1, 0.13.2 differs).
+pub const FORMAT_TOOLS_SINCE: MastraVersion = v(0, 13, 2);
+
+/// `activeTools` filters the tools sent, by sent name: first in 0.21.0 as
+/// measured (`bisect cases/active-tools/order-is-the-tools-order.json
+/// --good 0.12.1 --bad 0.21.1`: 0.19.1 ignores it; 0.20.0 and 0.20.2 could
+/// not be probed, so the change may be in either).
+pub const ZERO_ACTIVE_TOOLS: MastraVersion = v(0, 21, 0);
+
+/// The last 0.x release: 0.24.9 applies `activeTools` by the sent name,
+/// 1.0.4 ignores it until `ACTIVE_TOOLS_APPLIED` (measured: the corpus on
+/// both, `cases/active-tools/*`; `bisect cases/active-tools/by-rewritten-name.json
+/// --good 0.24.9 --bad 1.0.4` gives 1.0.4).
+pub const LAST_ZERO: MastraVersion = v(0, 24, 9);
+
 /// The switches for one version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Release {

@@ -183,12 +183,201 @@ fn pick(table: &[(MastraVersion, &'static str)], core: MastraVersion) -> &'stati
 
 /// The extra packages of an install of `core`, in manifest order.
 pub fn extras(core: MastraVersion) -> Vec<(&'static str, &'static str)> {
+    if core.major == 0 {
+        return zero(core);
+    }
     vec![
         ("@mastra/mcp", pick(MCP, core)),
         ("@mastra/memory", pick(MEMORY, core)),
         ("@mastra/libsql", pick(LIBSQL, core)),
         ("@modelcontextprotocol/sdk", MCP_SDK),
     ]
+}
+
+// ---------------------------------------------------------------------------
+// The 0.x line
+//
+// Chosen by the same rule, over every served stable 0.x core from 0.2.0
+// (0.1.x has no Agent: `versions::extras::zero` gives it nothing), from
+// `npm view @mastra/PKG@'<1.0.0-0' version peerDependencies devDependencies
+// dependencies` (registry of 2026-12-01). Up to @mastra/mcp 0.5.0,
+// @mastra/memory 0.3.4 and @mastra/libsql 0.0.4 the packages named the core
+// as a dependency (`^0.8.3`: >=0.8.3 <0.9.0), which is read as the range.
+// The registry serves no release of a package that fits some cores (`None`:
+// @mastra/mcp for 0.19.1, @mastra/memory for 0.14.0, say); those installs go
+// without it, and a case that needs it is not applicable there.
+
+/// `(first core, @mastra/mcp)` on 0.x.
+const MCP_ZERO: &[(MastraVersion, Option<&str>)] = &[
+    (v(0, 2, 0), None),
+    (v(0, 4, 4), Some("0.2.6")),
+    (v(0, 5, 0), None),
+    (v(0, 6, 3), Some("0.3.4")),
+    (v(0, 6, 4), Some("0.3.5")),
+    (v(0, 7, 0), None),
+    (v(0, 8, 2), Some("0.3.9")),
+    (v(0, 8, 3), Some("0.3.10")),
+    (v(0, 9, 0), None),
+    (v(0, 9, 4), Some("0.5.0")),
+    (v(0, 10, 1), None),
+    (v(0, 10, 2), Some("0.10.2")),
+    (v(0, 10, 5), Some("0.10.3")),
+    (v(0, 10, 6), Some("0.10.4")),
+    (v(0, 10, 8), Some("0.10.5")),
+    (v(0, 10, 14), Some("0.10.6")),
+    (v(0, 11, 1), Some("0.10.7")),
+    (v(0, 12, 0), Some("0.10.8")),
+    (v(0, 12, 1), Some("0.10.9")),
+    (v(0, 13, 0), Some("0.10.10")),
+    (v(0, 13, 2), Some("0.10.11")),
+    (v(0, 14, 0), Some("0.10.12")),
+    (v(0, 15, 2), Some("0.11.2")),
+    (v(0, 15, 3), Some("0.11.3")),
+    (v(0, 16, 0), Some("0.11.4")),
+    (v(0, 16, 1), Some("0.12.0")),
+    (v(0, 17, 0), Some("0.13.0")),
+    (v(0, 18, 0), Some("0.13.1")),
+    (v(0, 19, 1), None),
+    (v(0, 20, 0), Some("0.13.3")),
+    (v(0, 20, 2), Some("0.13.4")),
+    (v(0, 21, 0), Some("0.13.5")),
+    (v(0, 22, 0), Some("0.14.0")),
+    (v(0, 23, 1), Some("0.14.1")),
+    (v(0, 24, 0), Some("0.14.2")),
+    (v(0, 24, 2), Some("0.14.3")),
+    (v(0, 24, 6), Some("0.14.4")),
+    (v(0, 24, 7), Some("0.14.5")),
+];
+
+/// `(first core, @mastra/memory)` on 0.x.
+const MEMORY_ZERO: &[(MastraVersion, Option<&str>)] = &[
+    (v(0, 2, 0), None),
+    (v(0, 4, 2), Some("0.1.5")),
+    (v(0, 4, 4), Some("0.1.7")),
+    (v(0, 5, 0), None),
+    (v(0, 6, 0), Some("0.2.1")),
+    (v(0, 6, 3), Some("0.2.4")),
+    (v(0, 6, 4), Some("0.2.5")),
+    (v(0, 7, 0), None),
+    (v(0, 8, 2), Some("0.2.9")),
+    (v(0, 8, 3), Some("0.2.10")),
+    (v(0, 9, 0), None),
+    (v(0, 9, 1), Some("0.3.1")),
+    (v(0, 9, 4), Some("0.3.4")),
+    (v(0, 10, 1), None),
+    (v(0, 10, 2), Some("0.10.2")),
+    (v(0, 10, 5), Some("0.10.3")),
+    (v(0, 10, 8), Some("0.11.0")),
+    (v(0, 10, 9), Some("0.11.1")),
+    (v(0, 10, 14), Some("0.11.2")),
+    (v(0, 11, 1), Some("0.11.5")),
+    (v(0, 12, 0), Some("0.12.0")),
+    (v(0, 13, 0), Some("0.12.1")),
+    (v(0, 13, 2), Some("0.12.2")),
+    (v(0, 14, 0), None),
+    (v(0, 14, 1), Some("0.13.1")),
+    (v(0, 15, 2), None),
+    (v(0, 16, 0), Some("0.14.4")),
+    (v(0, 16, 1), Some("0.15.0")),
+    (v(0, 16, 3), Some("0.15.1")),
+    (v(0, 17, 0), Some("0.15.2")),
+    (v(0, 18, 0), Some("0.15.3")),
+    (v(0, 19, 1), Some("0.15.4")),
+    (v(0, 20, 0), Some("0.15.5")),
+    (v(0, 20, 2), Some("0.15.6")),
+    (v(0, 21, 0), Some("0.15.7")),
+    (v(0, 22, 0), Some("0.15.8")),
+    (v(0, 23, 1), Some("0.15.9")),
+    (v(0, 23, 3), Some("0.15.10")),
+    (v(0, 24, 0), Some("0.15.11")),
+    (v(0, 24, 6), Some("0.15.12")),
+    (v(0, 24, 7), Some("0.15.13")),
+];
+
+/// `(first core, @mastra/libsql)` on 0.x. Before it existed, storage came
+/// with the core (`@mastra/core/storage`).
+const LIBSQL_ZERO: &[(MastraVersion, Option<&str>)] = &[
+    (v(0, 2, 0), None),
+    (v(0, 9, 1), Some("0.0.1")),
+    (v(0, 9, 4), Some("0.0.4")),
+    (v(0, 10, 1), None),
+    (v(0, 10, 2), Some("0.10.1")),
+    (v(0, 10, 5), Some("0.10.2")),
+    (v(0, 10, 6), Some("0.10.3")),
+    (v(0, 10, 8), Some("0.11.0")),
+    (v(0, 11, 1), Some("0.11.2")),
+    (v(0, 12, 0), Some("0.12.0")),
+    (v(0, 13, 0), None),
+    (v(0, 13, 1), Some("0.13.1")),
+    (v(0, 13, 2), Some("0.13.2")),
+    (v(0, 14, 0), None),
+    (v(0, 15, 3), Some("0.13.8")),
+    (v(0, 16, 0), Some("0.14.0")),
+    (v(0, 16, 3), Some("0.14.1")),
+    (v(0, 17, 0), Some("0.14.2")),
+    (v(0, 18, 0), Some("0.14.3")),
+    (v(0, 19, 1), Some("0.15.0")),
+    (v(0, 20, 0), Some("0.15.1")),
+    (v(0, 21, 0), Some("0.15.2")),
+    (v(0, 22, 0), None),
+    (v(0, 23, 1), Some("0.16.1")),
+    (v(0, 24, 0), Some("0.16.2")),
+    (v(0, 24, 6), Some("0.16.3")),
+    (v(0, 24, 7), Some("0.16.4")),
+];
+
+/// The AI SDK v4 provider packages a 0.x user installs to name a model
+/// before `generate` took AI SDK v5 models (0.20.0): each the newest 1.x
+/// (0.2.x for openai-compatible), all on `@ai-sdk/provider` 1.1.3 and
+/// `@ai-sdk/provider-utils` 2.2.8, the ones the 0.12+ cores depend on.
+/// `node-probe/legacy.mjs` builds each route's model from them.
+pub const AI_SDK_V4_PROVIDERS: &[(&str, &str)] = &[
+    ("@ai-sdk/openai-compatible", "0.2.16"),
+    ("@ai-sdk/openai", "1.3.24"),
+    ("@ai-sdk/anthropic", "1.2.12"),
+    ("@ai-sdk/google", "1.2.22"),
+    ("@ai-sdk/mistral", "1.2.8"),
+    ("@ai-sdk/groq", "1.2.9"),
+];
+
+/// The first core whose `generate` and `stream` take AI SDK v5 models only
+/// (0.20.0 `dist/chunk-DQISKQDE.js:713`: "is using AI SDK v4 model ... which
+/// is not compatible with stream()"); before it they take v4 models.
+pub const V5_GENERATE: MastraVersion = v(0, 20, 0);
+
+/// The first 0.x with an Agent that takes AI SDK tools (0.2.0
+/// `dist/agent/index.js`); 0.1.x is an integrations framework without one.
+pub const FIRST_AGENT: MastraVersion = v(0, 2, 0);
+
+fn pick_zero(
+    table: &[(MastraVersion, Option<&'static str>)],
+    core: MastraVersion,
+) -> Option<&'static str> {
+    table
+        .iter()
+        .rev()
+        .find(|(from, _)| core >= *from)
+        .and_then(|(_, pkg)| *pkg)
+}
+
+/// The extra packages of an install of a 0.x `core`.
+fn zero(core: MastraVersion) -> Vec<(&'static str, &'static str)> {
+    if core < FIRST_AGENT {
+        return Vec::new();
+    }
+    let mut out: Vec<(&str, &str)> = [
+        ("@mastra/mcp", pick_zero(MCP_ZERO, core)),
+        ("@mastra/memory", pick_zero(MEMORY_ZERO, core)),
+        ("@mastra/libsql", pick_zero(LIBSQL_ZERO, core)),
+    ]
+    .into_iter()
+    .filter_map(|(name, pkg)| pkg.map(|p| (name, p)))
+    .collect();
+    out.push(("@modelcontextprotocol/sdk", MCP_SDK));
+    if core < V5_GENERATE {
+        out.extend_from_slice(AI_SDK_V4_PROVIDERS);
+    }
+    out
 }
 
 #[cfg(test)]
@@ -214,5 +403,21 @@ mod tests {
         for t in [MCP, MEMORY, LIBSQL] {
             assert!(t.windows(2).all(|w| w[0].0 < w[1].0));
         }
+        for t in [MCP_ZERO, MEMORY_ZERO, LIBSQL_ZERO] {
+            assert!(t.windows(2).all(|w| w[0].0 < w[1].0));
+            assert!(t.iter().all(|(core, _)| core.major == 0));
+        }
+    }
+
+    #[test]
+    fn a_zero_core_gets_its_own_peers_and_the_v4_providers_before_v5_generate() {
+        let names = |c| extras(c).into_iter().map(|(n, _)| n).collect::<Vec<_>>();
+        let get = |c, p: &str| extras(c).into_iter().find(|(n, _)| *n == p).map(|x| x.1);
+        assert_eq!(get(v(0, 21, 1), "@mastra/mcp"), Some("0.13.5"));
+        assert_eq!(get(v(0, 24, 9), "@mastra/memory"), Some("0.15.13"));
+        assert_eq!(get(v(0, 19, 1), "@mastra/mcp"), None, "none served fits");
+        assert!(names(v(0, 19, 1)).contains(&"@ai-sdk/openai"));
+        assert!(!names(v(0, 20, 0)).contains(&"@ai-sdk/openai"));
+        assert!(extras(v(0, 1, 26)).is_empty(), "0.1.x has no Agent");
     }
 }

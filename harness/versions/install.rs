@@ -111,6 +111,20 @@ const ENTRY: &str = "export * as agent from '@mastra/core/agent';\n\
 export * as tools from '@mastra/core/tools';\n\
 export { z } from 'zod';\n";
 
+/// The entry of a core without an Agent (0.1.x: an integrations framework
+/// with no `@mastra/core/agent`): the probe loads it and finds no case
+/// applicable (`node-probe/legacy.mjs`).
+const ENTRY_NO_AGENT: &str = "export const noAgent = true;\nexport { z } from 'zod';\n";
+
+/// The probe's entry for a release of `core`.
+fn entry_for(core: MastraVersion) -> &'static str {
+    if core < super::extras::FIRST_AGENT {
+        ENTRY_NO_AGENT
+    } else {
+        ENTRY
+    }
+}
+
 /// What goes into an install: its manifest and, for a pinned version, the
 /// lockfile it is frozen to. (Builds and extra packages extend this, not
 /// `make`.)
@@ -118,6 +132,8 @@ pub struct InstallInputs {
     pub manifest: Manifest,
     /// `pnpm-lock.yaml`, or a `package-lock.json` (installed by `npm ci`).
     pub lock: Option<PathBuf>,
+    /// `probe-entry.mjs`.
+    pub entry: &'static str,
 }
 
 impl InstallInputs {
@@ -172,6 +188,7 @@ impl Installs {
                 lock: [pin.join("pnpm-lock.yaml"), pin.join("package-lock.json")]
                     .into_iter()
                     .find(|l| l.is_file()),
+                entry: entry_for(v.release()),
             },
             None => InstallInputs {
                 manifest: Manifest::Text(manifest(
@@ -179,6 +196,7 @@ impl Installs {
                     &super::extras::extras(v.release()),
                 )),
                 lock: None,
+                entry: entry_for(v.release()),
             },
         }
     }
@@ -275,7 +293,7 @@ impl Installs {
                     // npm's own check of its lockfile, in a folder of its own
                     // (not linked to the store).
                     self.npm(&["ci", "--ignore-scripts"], tmp).run_capture()?;
-                    write_file(&tmp.join("probe-entry.mjs"), ENTRY)?;
+                    write_file(&tmp.join("probe-entry.mjs"), inputs.entry)?;
                     return Ok(());
                 }
             }
@@ -288,7 +306,7 @@ impl Installs {
                     .run_capture()?;
                 strip_core(tmp);
             }
-            write_file(&tmp.join("probe-entry.mjs"), ENTRY)?;
+            write_file(&tmp.join("probe-entry.mjs"), inputs.entry)?;
             Ok(())
         })
     }

@@ -292,9 +292,9 @@ pub const PINNED: &[MastraVersion] = &[
 /// A `--versions` list that cannot be read, or selects nothing.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SpecError {
-    #[error("bad version {0:?}: expected an exact version like 1.67.0 or 1.67.0-alpha.4, a snapshot build like 0.0.0-TAG-20260810211758, a dist-tag, `pinned`, `latest`, `next`, `all`, `snapshots`, a range like `>=1.60.0 <1.70.0`, or a build: a packed tarball (./mastra-core-1.72.0.tgz) or a folder (./path/to/core)")]
+    #[error("bad version {0:?}: expected an exact version like 1.67.0 or 1.67.0-alpha.4, a snapshot build like 0.0.0-TAG-20260810211758, a dist-tag, `pinned`, `latest`, `next`, `all` (every 1.x), `0.x` (every 0.x), `every` (both lines), `snapshots`, a range like `>=1.60.0 <1.70.0`, or a build: a packed tarball (./mastra-core-1.72.0.tgz) or a folder (./path/to/core)")]
     BadSpec(String),
-    #[error("version set {0:?} selects no published 1.x version")]
+    #[error("version set {0:?} selects no published version")]
     Empty(String),
     #[error("`snapshots`: the registry serves no snapshot build (0.0.0-*) of @mastra/core")]
     NoSnapshots,
@@ -352,6 +352,8 @@ impl fmt::Display for VersionSpec {
             VersionSpec::Latest => f.write_str("latest"),
             VersionSpec::Next => f.write_str("next"),
             VersionSpec::All => f.write_str("all"),
+            VersionSpec::AllZero => f.write_str("0.x"),
+            VersionSpec::Every => f.write_str("every"),
             VersionSpec::Range(bounds) => {
                 let words: Vec<String> = bounds.iter().map(ToString::to_string).collect();
                 f.write_str(&words.join(" "))
@@ -397,7 +399,13 @@ pub enum VersionSpec {
     /// The newest 1.x prerelease, when it is newer than `latest`; nothing
     /// otherwise (the nightly adds it to see a regression before it ships).
     Next,
+    /// Every served stable 1.x.
     All,
+    /// Every served stable 0.x (`0.x` or `all-0.x`).
+    AllZero,
+    /// Both lines: every served stable 0.x and 1.x.
+    Every,
+    /// Comparators over both lines (`>=0.20.0 <1.2.0` spans them).
     Range(Vec<Bound>),
     /// A dist-tag the registry serves (`latest`, `beta`, ...).
     Tag(String),
@@ -434,6 +442,8 @@ impl VersionSpec {
             "next" => return Ok(VersionSpec::Next),
             "all" => return Ok(VersionSpec::All),
             "snapshots" => return Ok(VersionSpec::Snapshots),
+            "0.x" | "all-0.x" => return Ok(VersionSpec::AllZero),
+            "every" => return Ok(VersionSpec::Every),
             _ => {}
         }
         let path_like = ["./", "../", "/"].iter().any(|p| word.starts_with(p))
@@ -554,10 +564,14 @@ pub struct Selection {
     pub prereleases: bool,
 }
 
+/// The lines of `@mastra/core` the harness drives: 0.x and 1.x.
+pub const LINES: [u32; 2] = [0, 1];
+
 /// Resolve specs against the registry and the prepared builds. Exact and
 /// pinned versions are kept even when unpublished: that the registry lacks
-/// them is a result the run reports. Ranges and `all` select stable 1.x
-/// releases, and prereleases too only with `Selection::prereleases`.
+/// them is a result the run reports. `all` selects stable 1.x releases,
+/// `0.x` stable 0.x ones, `every` and ranges both lines; prereleases too
+/// only with `Selection::prereleases`.
 pub fn resolve(
     specs: &[VersionSpec],
     registry: &Registry,
@@ -569,8 +583,9 @@ pub fn resolve(
         .versions
         .iter()
         .copied()
-        .filter(|v| v.major == 1 && v.build.is_none())
+        .filter(|v| LINES.contains(&v.major) && v.build.is_none())
         .filter(|v| selection.prereleases || v.is_release());
+    let line = |major: u32| selectable.clone().filter(move |v| v.major == major);
     for spec in specs {
         let chosen: Vec<MastraVersion> = match spec {
             VersionSpec::Exact(v) => vec![*v],
@@ -581,7 +596,9 @@ pub fn resolve(
                 out.extend(registry.next().filter(|v| !out.contains(v)));
                 continue;
             }
-            VersionSpec::All => selectable.clone().collect(),
+            VersionSpec::All => line(1).collect(),
+            VersionSpec::AllZero => line(0).collect(),
+            VersionSpec::Every => selectable.clone().collect(),
             VersionSpec::Range(bounds) => selectable
                 .clone()
                 .filter(|v| bounds.iter().all(|b| b.admits(*v)))
@@ -877,6 +894,8 @@ mod tests {
 
     fn registry() -> Registry {
         let versions = [
+            "0.13.2",
+            "0.24.0-alpha.1",
             "0.24.9",
             "1.0.0-beta.25",
             "1.0.4",
@@ -932,6 +951,17 @@ mod tests {
             "ranges and all stay stable"
         );
         assert_eq!(pre("all").len(), 8);
+        assert_eq!(r("0.x"), vec![v("0.13.2"), v("0.24.9")], "the 0.x line");
+        assert_eq!(r("all-0.x"), r("0.x"));
+        assert_eq!(r("every"), [r("0.x"), r("all")].concat(), "both lines");
+        assert_eq!(pre("0.x").len(), 3);
+        assert_eq!(
+            r(">=0.20.0 <1.60.0"),
+            vec![v("0.24.9"), v("1.0.4")],
+            "a range spans the lines"
+        );
+        assert_eq!(VersionSpec::parse("0.x").unwrap().to_string(), "0.x");
+        assert_eq!(VersionSpec::parse("every").unwrap().to_string(), "every");
         assert_eq!(r("1.67.0-alpha.4"), vec![v("1.67.0-alpha.4")]);
         assert_eq!(r("beta"), vec![v("1.67.0-alpha.4")], "a dist-tag");
         assert_eq!(

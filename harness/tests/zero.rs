@@ -1,0 +1,73 @@
+//! The 0.x line end to end: real installs of two 0.x cores (their own peer
+//! sets, `versions/extras.rs`), the probe's 0.x path (`node-probe/legacy.mjs`),
+//! and what each measurably sends (docs/0x.md).
+
+mod common;
+
+use common::{bin, root, text};
+use mastra_conform::js::json::Json;
+
+/// The first request's `tools` when `observe` runs CASE on VERSION.
+fn tools_sent(version: &str, case: &str) -> Json {
+    let out = bin()
+        .args(["observe", "--mastra-version", version])
+        .arg(root().join(case))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let p = Json::parse(&String::from_utf8_lossy(&out.stdout)).unwrap();
+    assert_eq!(
+        p.get("applicable"),
+        Some(&Json::Bool(true)),
+        "{version} {case}: {}",
+        text(&out)
+    );
+    let requests = p.get("requests").and_then(Json::as_array).unwrap();
+    requests[0].get("tools").cloned().unwrap()
+}
+
+fn names(json: &str) -> Json {
+    Json::parse(json).unwrap()
+}
+
+/// 0.12.1 predates `formatTools`: the dotted key goes out as registered
+/// (which providers reject); 0.24.9 rewrites it as 1.x does.
+#[test]
+fn a_dotted_key_is_sent_as_is_before_format_tools_and_rewritten_after() {
+    let case = "cases/report/search-web-is-sent-as-search_web.json";
+    assert_eq!(tools_sent("0.12.1", case), names(r#"["search.web"]"#));
+    assert_eq!(tools_sent("0.24.9", case), names(r#"["search_web"]"#));
+}
+
+/// 0.24.9 applies `activeTools` by the sent name; 1.0.4 ignores the option
+/// (`model/releases.rs`, `ACTIVE_TOOLS_APPLIED`): the upgrade sends the
+/// tool `activeTools` left out.
+#[test]
+fn active_tools_filter_on_0_24_9_and_not_on_1_0_4() {
+    let case = "cases/active-tools/by-rewritten-name.json";
+    assert_eq!(tools_sent("0.24.9", case), names(r#"["search_web"]"#));
+    assert_eq!(tools_sent("1.0.4", case), names(r#"["ok","search_web"]"#));
+}
+
+/// `0.x` is the whole served 0.x line and a range may span both lines
+/// (the registry as served: 67 stable 0.x releases, 0.1.0 to 0.24.9).
+#[test]
+fn the_0_x_words_resolve_against_the_registry() {
+    let plan = |versions: &str| {
+        let out = bin()
+            .args(["plan", "--versions", versions])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        text(&out)
+    };
+    let line = plan("0.x");
+    assert!(line.starts_with("67 versions"), "{line}");
+    assert!(
+        line.contains(" 0.1.0 ") && line.contains(" 0.24.9"),
+        "{line}"
+    );
+    assert!(!line.contains(" 1.0.4"), "{line}");
+    let span = plan(">=0.24.8 <1.0.5");
+    assert!(span.contains("0.24.8 0.24.9 1.0.4"), "{span}");
+}

@@ -1,0 +1,165 @@
+// How a case runs on @mastra/core 0.x: the parts of agent.mjs and
+// sources.mjs that differ on the 0.x line, kept here so that the 1.x path
+// reads as it did.
+//
+// agent.mjs asks `legacyOf(lib)` once per install; null means 1.x. What
+// differs on 0.x (each read in the dists of the releases named):
+//
+// - The model. Until 0.20.0, `generate` and `stream` run the AI SDK v4 loop
+//   and take an AI SDK v4 model object, which a user gets from a provider
+//   package (@ai-sdk/openai 1.x, ...); the install has them beside the core
+//   (harness: versions/extras.rs). From 0.20.0 they take AI SDK v5 models
+//   only (0.20.0 dist/chunk-DQISKQDE.js:713), named as on 1.x: `{ id, url,
+//   apiKey }`, or a router string. The router reaches a provider through
+//   that provider's own AI SDK package only when the core bundles it
+//   (`@ai-sdk/anthropic-v5` and so on in its dependencies, from 0.20.2);
+//   before, every string went through Mastra's own OpenAI-compatible client
+//   (0.19.1 dist/chunk-X6PLOE2T.js: `class OpenAICompatibleModel`), which
+//   sends Chat Completions to the provider's host: that is the route's wire
+//   for mistral and groq, and no route's for openai, anthropic and google,
+//   which are then not applicable.
+// - A tool's `execute` is called with one object whose `context` is the
+//   validated input (0.2.0 dist/chunk-K4DFI76V.js:131, `tool.execute({
+//   context: props, mastra, runId })`; 0.24.9 alike); 1.x passes the input
+//   itself first.
+// - 0.1.x has no Agent at all (an integrations framework: its entry exports
+//   none), so no case applies there.
+// - The sources: @mastra/mcp's client was `MCPConfiguration` with
+//   `getTools()` before `MCPClient`; memory's storage came from the core
+//   before @mastra/libsql existed; a call names its thread with `threadId`
+//   and `resourceId` before 0.20.0. A package the registry serves no release
+//   of for this core (versions/extras.rs) makes its cases not applicable.
+
+/** Semver order of two "MAJOR.MINOR.PATCH" strings (no prereleases). */
+function before(version, than) {
+  const a = version.split(/[.-]/).map(Number);
+  const b = than.split('.').map(Number);
+  for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return a[i] < b[i];
+  return false;
+}
+
+/** AI SDK v4 provider factories: how a 0.x user names each route's model. */
+const V4_MODELS = {
+  'openai-compatible': {
+    pkg: '@ai-sdk/openai-compatible',
+    make: (m, url) =>
+      m.createOpenAICompatible({ name: 'openai', baseURL: url, apiKey: 'sk-fake' }).chatModel('gpt-4o-mini'),
+  },
+  // The route is the Responses API; @ai-sdk/openai 1.x's default model is
+  // Chat Completions, its `.responses()` the Responses API.
+  openai: { pkg: '@ai-sdk/openai', make: (m) => m.createOpenAI({ apiKey: 'sk-fake' }).responses('gpt-4o-mini') },
+  anthropic: { pkg: '@ai-sdk/anthropic', make: (m) => m.createAnthropic({ apiKey: 'sk-fake' })('claude-sonnet-4-5') },
+  google: {
+    pkg: '@ai-sdk/google',
+    make: (m) => m.createGoogleGenerativeAI({ apiKey: 'sk-fake' })('gemini-2.5-flash'),
+  },
+  mistral: { pkg: '@ai-sdk/mistral', make: (m) => m.createMistral({ apiKey: 'sk-fake' })('mistral-small-latest') },
+  groq: { pkg: '@ai-sdk/groq', make: (m) => m.createGroq({ apiKey: 'sk-fake' })('llama-3.3-70b-versatile') },
+};
+
+/** The core's own AI SDK v5 provider package each router route needs. */
+const ROUTER_SDK = {
+  openai: ['@ai-sdk/openai-v5', 'the OpenAI Responses API'],
+  anthropic: ['@ai-sdk/anthropic-v5', 'the Anthropic Messages API'],
+  google: ['@ai-sdk/google-v5', 'Gemini generateContent'],
+};
+
+/**
+ * How this install runs a case, or null on 1.x. `coreDependencies` is the
+ * core's package.json `dependencies`; `agentModule` whether the entry
+ * exported an Agent.
+ */
+export function legacyOf(version, coreDependencies, agentModule) {
+  if (typeof version !== 'string' || !version.startsWith('0.')) return null;
+  const v5 = !before(version, '0.20.0');
+  const deps = coreDependencies ?? {};
+  return {
+    /** Why no case applies to this install at all, or null. */
+    noAgent: agentModule ? null : `@mastra/core ${version} has no Agent (no @mastra/core/agent module)`,
+
+    /** The validated input from execute's first argument. */
+    input: (arg) => arg?.context,
+
+    /**
+     * The agent's `model` for ROUTE reaching URL: { model } or
+     * { reason } when this release cannot name a model on that route.
+     */
+    async model(lib, route, url, modelFor) {
+      if (!v5) {
+        const m = V4_MODELS[route];
+        let mod;
+        try {
+          mod = await lib.importPackage(m.pkg);
+        } catch (e) {
+          return { reason: `the install has no ${m.pkg} (${e?.message ?? e})` };
+        }
+        return { model: m.make(mod, url) };
+      }
+      const sdk = ROUTER_SDK[route];
+      if (sdk && !(sdk[0] in deps)) {
+        return {
+          reason: `@mastra/core ${version} sends a "${route}/..." model through its OpenAI-compatible client, not ${sdk[1]} (its dependencies have no ${sdk[0]})`,
+        };
+      }
+      return { model: modelFor(route, url) };
+    },
+
+    /**
+     * Why the case cannot be built on this install, or null: a package its
+     * sources need that the install lacks (none served fits this core), or
+     * workflows before `createWorkflow` (0.10.1).
+     */
+    async missing(lib, c) {
+      if (c.mcp !== undefined && Object.keys(c.mcp).length > 0 && !(await hasPackage(lib, '@mastra/mcp'))) {
+        return `no @mastra/mcp release the registry serves accepts @mastra/core ${version}`;
+      }
+      if (c.memory !== undefined && !(await hasPackage(lib, '@mastra/memory'))) {
+        return `no @mastra/memory release the registry serves accepts @mastra/core ${version}`;
+      }
+      if (c.workflows !== undefined) {
+        const wf = await lib.importPackage('@mastra/core/workflows').catch(() => ({}));
+        if (typeof wf.createWorkflow !== 'function') {
+          return `@mastra/core ${version} does not export createWorkflow from @mastra/core/workflows`;
+        }
+      }
+      return null;
+    },
+
+    /** The call options naming the case's thread and resource. */
+    memoryCallOptions: (thread, resource) =>
+      v5 ? { memory: { thread, resource } } : { threadId: thread, resourceId: resource },
+
+    /** An MCP client over `servers` and the tools it lists. */
+    async mcpTools(mod, id, servers) {
+      const Client = mod.MCPClient ?? mod.MCPConfiguration;
+      if (typeof Client !== 'function') throw new Error('@mastra/mcp exports neither MCPClient nor MCPConfiguration');
+      const mcp = new Client({ id, servers, timeout: 60000 });
+      const list = typeof mcp.listTools === 'function' ? () => mcp.listTools() : () => mcp.getTools();
+      return { client: mcp, tools: await list() };
+    },
+
+    /** The storage memory keeps its thread in: @mastra/libsql, or the core's own before it. */
+    async storage(lib, url) {
+      try {
+        const { LibSQLStore } = await lib.importPackage('@mastra/libsql');
+        return new LibSQLStore({ id: 'mastra-conform', url });
+      } catch {
+        const core = await lib.importPackage('@mastra/core/storage');
+        const Store = core.LibSQLStore ?? core.DefaultStorage ?? core.MastraStorageLibSql;
+        if (typeof Store !== 'function')
+          throw new Error('neither @mastra/libsql nor a storage in @mastra/core/storage');
+        return new Store({ config: { url }, url });
+      }
+    },
+  };
+}
+
+/** Whether the install has PACKAGE beside the core (a missing one is a reason, not a fault). */
+export async function hasPackage(lib, pkg) {
+  try {
+    await lib.importPackage(pkg);
+    return true;
+  } catch {
+    return false;
+  }
+}
