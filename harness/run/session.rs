@@ -61,8 +61,9 @@ enum Produced {
         took: Duration,
         fresh: bool,
         got: Result<PathBuf, VersionError>,
-        /// Its shelf in the observation store, when the run uses one.
-        shelf: Option<Opened>,
+        /// Its shelf in the observation store, when the run uses one
+        /// (boxed: a shelf's hits are large beside the other messages).
+        shelf: Option<Box<Opened>>,
     },
     /// A case's observation, and its record for the store when it is whole.
     Case {
@@ -445,6 +446,7 @@ impl Session {
                                 let shelf = match (&got, store) {
                                     (Ok(dir), Some((store, node, code))) => {
                                         open_shelf(store, (v, dir), (node, code), cases, read)
+                                            .map(Box::new)
                                     }
                                     _ => None,
                                 };
@@ -573,7 +575,7 @@ impl Session {
                             Ok(dir) => dirs[version] = Some(dir),
                             Err(e) => failures[version] = Some(not_installed(&e)),
                         }
-                        if let Some(opened) = shelf {
+                        if let Some(opened) = shelf.map(|b| *b) {
                             if opened.unreadable > 0 {
                                 self.store_warnings.push(format!(
                                     "{}: {} unreadable segment(s) of {} left out; their cases were observed again",
