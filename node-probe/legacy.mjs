@@ -70,7 +70,8 @@ const ROUTER_SDK = {
  * exported an Agent.
  */
 export function legacyOf(version, coreDependencies, agentModule) {
-  if (typeof version !== 'string' || !version.startsWith('0.')) return null;
+  // A snapshot build (0.0.0-TAG-TIMESTAMP) is cut from the main line: 1.x.
+  if (typeof version !== 'string' || !version.startsWith('0.') || version.startsWith('0.0.0-')) return null;
   const v5 = !before(version, '0.20.0');
   const deps = coreDependencies ?? {};
   return {

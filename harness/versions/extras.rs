@@ -181,9 +181,16 @@ fn pick(table: &[(MastraVersion, &'static str)], core: MastraVersion) -> &'stati
         .map_or(table[0].1, |(_, pkg)| *pkg)
 }
 
+/// Whether `core` is a release of the 0.x line. A snapshot build
+/// (`0.0.0-TAG-TIMESTAMP`) not yet placed on a release is not: Mastra cuts
+/// them from its main line, so they take the 1.x packages and probe.
+pub fn on_zero_line(core: MastraVersion) -> bool {
+    core.major == 0 && (core.minor, core.patch) != (0, 0)
+}
+
 /// The extra packages of an install of `core`, in manifest order.
 pub fn extras(core: MastraVersion) -> Vec<(&'static str, &'static str)> {
-    if core.major == 0 {
+    if on_zero_line(core) {
         return zero(core);
     }
     vec![
@@ -419,5 +426,10 @@ mod tests {
         assert!(names(v(0, 19, 1)).contains(&"@ai-sdk/openai"));
         assert!(!names(v(0, 20, 0)).contains(&"@ai-sdk/openai"));
         assert!(extras(v(0, 1, 26)).is_empty(), "0.1.x has no Agent");
+        assert_eq!(
+            extras(v(0, 0, 0)),
+            extras(v(1, 0, 4)),
+            "a snapshot not yet placed takes the main line's packages"
+        );
     }
 }

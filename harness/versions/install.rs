@@ -118,7 +118,7 @@ const ENTRY_NO_AGENT: &str = "export const noAgent = true;\nexport { z } from 'z
 
 /// The probe's entry for a release of `core`.
 fn entry_for(core: MastraVersion) -> &'static str {
-    if core < super::extras::FIRST_AGENT {
+    if super::extras::on_zero_line(core) && core < super::extras::FIRST_AGENT {
         ENTRY_NO_AGENT
     } else {
         ENTRY
