@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 pub mod parts;
 mod read;
+pub mod script;
 mod sources;
 mod write;
 /// The top-level fields the sources take (`agents`, `workflows`, …).
@@ -41,6 +42,11 @@ pub struct Case {
     /// What the listener answers, one entry per request; a file without
     /// `replies` reads as the one default reply.
     pub replies: Vec<Reply>,
+    /// `subAgentReplies`: what the listener answers the requests of each
+    /// sub-agent named here, in the order of that sub-agent's own requests
+    /// (`script`); every other request takes from `replies`. In the order
+    /// of the file; each key is one of `agents`.
+    pub sub_agent_replies: Option<Vec<(ToolKey, Vec<Reply>)>>,
     /// The wire route of the agent's model (`route`, default
     /// `openai-compatible`).
     pub route: Route,
@@ -114,6 +120,8 @@ pub enum Reply {
 pub struct ToolCallReply {
     pub id: JsString,
     pub name: JsString,
+    /// Any JSON value: models send objects of the wrong shape, and now and
+    /// then no object at all. The wire carries it as its JSON text.
     pub arguments: Json,
 }
 
@@ -178,6 +186,7 @@ impl Case {
             client_tools: None,
             call: Call::default(),
             replies: vec![Reply::default_reply()],
+            sub_agent_replies: None,
             route: Route::default(),
             route_named: false,
             sources: Sources::default(),
@@ -215,9 +224,18 @@ impl Case {
     /// SDK retries 408, 409, 429 and 5xx): the case then spends seconds
     /// asleep, whatever the machine.
     pub fn waits_on_retries(&self) -> bool {
-        self.replies
-            .iter()
+        self.all_replies()
             .any(|r| matches!(r, Reply::Error { status, .. } if *status >= 408))
+    }
+
+    /// Every scripted reply: `replies`, then each sub-agent's.
+    pub fn all_replies(&self) -> impl Iterator<Item = &Reply> {
+        let subs = self
+            .sub_agent_replies
+            .iter()
+            .flatten()
+            .flat_map(|(_, replies)| replies.iter());
+        self.replies.iter().chain(subs)
     }
 
     /// Whether the case names its own route (`route_named`).

@@ -31,6 +31,9 @@ pub mod js;
 /// The wire routes a case's model takes to its provider, and reading a
 /// captured body on each.
 pub mod route;
+/// The rewrite `formatTools` applies to one key, and the names every
+/// JavaScript object inherits: facts every stage reads.
+pub mod naming;
 /// A case file: the contract's input format.
 pub mod case;
 /// A projection: what a case did on a version, the contract's output format.

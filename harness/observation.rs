@@ -6,6 +6,7 @@
 //! `Captured` bodies and `Observation`s; the judges read them here without
 //! importing anything that starts a process or listens.
 
+use crate::case::script::{Requester, Script};
 use crate::case::{Case, Reply};
 use crate::js::json::Json;
 use crate::js::string::JsString;
@@ -115,11 +116,8 @@ pub enum Observed {
 impl Observed {
     pub fn from_observation(case: &Case, obs: Observation) -> Observed {
         match obs {
-            Observation::Done { result, captured } => match projection(case, &result, &captured) {
-                Ok(projection) => Observed::Ran {
-                    projection,
-                    bodies: captured,
-                },
+            Observation::Done { result, captured } => match projection(case, &result, captured) {
+                Ok((projection, bodies)) => Observed::Ran { projection, bodies },
                 Err(e) => Observed::ProbeFault(e),
             },
             Observation::Fault(m) => Observed::ProbeFault(m),
@@ -150,22 +148,33 @@ impl Observed {
     }
 }
 
-/// The HTTP status of the reply the listener gave to request `n` (0-based)
-/// of a case, when that reply was an error.
-fn reply_status(case: &Case, n: usize) -> Option<u16> {
-    match case
-        .replies
-        .get(n)
-        .cloned()
-        .unwrap_or_else(Reply::default_reply)
-    {
-        Reply::Error { status, .. } => Some(status),
-        _ => None,
-    }
+/// Who made each captured request, and the HTTP status of the reply the
+/// listener gave it when that was an error: the listener's routing
+/// (`case::script`) replayed in arrival order.
+fn routed(case: &Case, captured: &[Captured]) -> Vec<(Requester, Option<u16>)> {
+    let mut script = Script::of(case);
+    captured
+        .iter()
+        .map(|c| {
+            let who = script.requester(c.json().ok().as_ref());
+            let status = match script.next(&who) {
+                Reply::Error { status, .. } => Some(status),
+                _ => None,
+            };
+            (who, status)
+        })
+        .collect()
 }
 
-/// The observed projection from the probe's `result` and the bodies.
-pub fn projection(case: &Case, result: &Json, captured: &[Captured]) -> Result<Projection, String> {
+/// The observed projection from the probe's `result` and the bodies, and
+/// the bodies in the order the projection lists them
+/// (`Script::canonical_order`: concurrent sub-agents' requests in the order
+/// of the case's `agents`, whichever arrived first).
+pub fn projection(
+    case: &Case,
+    result: &Json,
+    captured: Vec<Captured>,
+) -> Result<(Projection, Vec<Captured>), String> {
     let applicable = result
         .get("applicable")
         .and_then(Json::as_bool)
@@ -175,14 +184,29 @@ pub fn projection(case: &Case, result: &Json, captured: &[Captured]) -> Result<P
             .get("reason")
             .and_then(Json::as_str)
             .map_or_else(String::new, JsString::to_lossy);
-        return Ok(Projection::not_applicable(reason));
+        return Ok((Projection::not_applicable(reason), captured));
     }
+    let routed = routed(case, &captured);
+    // The reply of the last request to arrive (a call's API-call error
+    // comes from it).
+    let last_status = routed.last().and_then(|(_, status)| *status);
+    let who: Vec<Requester> = routed.into_iter().map(|(who, _)| who).collect();
+    let mut slots: Vec<Option<Captured>> = captured.into_iter().map(Some).collect();
+    let captured: Vec<Captured> = Script::of(case)
+        .canonical_order(&who)
+        .into_iter()
+        .filter_map(|i| slots[i].take())
+        .collect();
     let mut requests = Vec::new();
     for (i, c) in captured.iter().enumerate() {
         let body = c
             .json()
             .map_err(|e| format!("request {} of the case: {e}", i + 1))?;
-        requests.push(RequestView::on(case.route, &body).with_uuids_redacted());
+        requests.push(
+            RequestView::on(case.route, &body)
+                .with_uuids_redacted()
+                .with_validation_normalised(),
+        );
     }
     let error = match result.get("error") {
         None | Some(Json::Null) => None,
@@ -190,9 +214,7 @@ pub fn projection(case: &Case, result: &Json, captured: &[Captured]) -> Result<P
             // The API-call error a scripted error reply causes is the reply
             // doing its job, not a finding: it is written as no error.
             let status = e.get("statusCode").and_then(Json::as_f64).map(|s| s as u16);
-            let scripted = !captured.is_empty()
-                && status.is_some()
-                && status == reply_status(case, captured.len() - 1);
+            let scripted = status.is_some() && status == last_status;
             if scripted {
                 None
             } else {
@@ -202,12 +224,13 @@ pub fn projection(case: &Case, result: &Json, captured: &[Captured]) -> Result<P
     };
     let executed = executed_from(result)?;
     let mutated = mutated_from(result);
-    Ok(Projection {
+    let projection = Projection {
         applicable,
         reason: None,
         error,
         requests,
         executed,
         mutated,
-    })
+    };
+    Ok((projection, captured))
 }

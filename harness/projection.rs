@@ -215,6 +215,17 @@ impl RequestView {
         self
     }
 
+    /// The view with each tool result that reports rejected arguments in
+    /// its normalised form (`normalise_validation`).
+    pub fn with_validation_normalised(mut self) -> RequestView {
+        for item in &mut self.history {
+            if let HistoryItem::Result { content, .. } = item {
+                normalise_validation(content);
+            }
+        }
+        self
+    }
+
     pub fn to_json(&self) -> Json {
         let tools = self.tools.as_ref().map_or(Json::Null, |names| {
             Json::Array(names.iter().cloned().map(Json::String).collect())
@@ -288,6 +299,93 @@ impl RequestView {
             history,
         })
     }
+}
+
+/// What stands for a validator's own words in a normalised validation
+/// report (`normalise_validation`).
+pub const ISSUES: &str = "<issues>";
+
+const VALIDATION_FAILED: &str = "Tool input validation failed";
+const FIX_THEM: &str = ". Please fix the following errors and try again:\n";
+const PROVIDED: &str = "\n\nProvided arguments: ";
+
+/// A tool result that reports rejected arguments, in the form projections
+/// compare. Mastra answers a call whose arguments its validator rejects
+/// with `{ error: true, message, validationErrors }`, the message being
+///
+/// ```text
+/// Tool input validation failed for NAME. Please fix the following errors and try again:
+/// - PATH: WORDING
+/// ...
+///
+/// Provided arguments: ARGUMENTS
+/// ```
+///
+/// The issue lines and `validationErrors` are the validator's: zod 3, zod 4
+/// and the JSON Schema validator word (and place) the same issue
+/// differently, and which one runs depends on the release, the tool's
+/// source and the schema library installed. Both are replaced by
+/// `<issues>`; the rest (the tool's name, the provided arguments as Mastra
+/// cut them, every other member) stays exact. The content is the report's
+/// JSON text on most routes and the object itself on Gemini's; anything
+/// else is left as it is.
+pub fn normalise_validation(content: &mut Json) {
+    match content {
+        Json::String(text) => {
+            let Some(mut report) = text.to_rust().and_then(|t| Json::parse(&t).ok()) else {
+                return;
+            };
+            if normalise_report(&mut report) {
+                *text = JsString::from(report.to_compact().as_str());
+            }
+        }
+        Json::Object(_) => {
+            normalise_report(content);
+        }
+        _ => {}
+    }
+}
+
+/// `report` normalised in place, when it is a validation report.
+fn normalise_report(report: &mut Json) -> bool {
+    let Json::Object(members) = report else {
+        return false;
+    };
+    let member = |name: &str| members.iter().position(|(k, _)| *k == JsString::from(name));
+    let is_error = member("error").is_some_and(|i| members[i].1 == Json::Bool(true));
+    let (Some(m), Some(v), true) = (member("message"), member("validationErrors"), is_error) else {
+        return false;
+    };
+    let Json::String(message) = &members[m].1 else {
+        return false;
+    };
+    let Some(normalised) = normalised_message(message) else {
+        return false;
+    };
+    members[m].1 = Json::String(normalised);
+    members[v].1 = Json::str(ISSUES);
+    true
+}
+
+/// The message with its issue lines replaced by `<issues>`.
+fn normalised_message(message: &JsString) -> Option<JsString> {
+    let units = message.units();
+    let find_last = |needle: &str, within: &[u16]| -> Option<usize> {
+        let n: Vec<u16> = needle.encode_utf16().collect();
+        (0..=within.len().checked_sub(n.len())?)
+            .rev()
+            .find(|&i| within[i..].starts_with(&n))
+    };
+    let prefix: Vec<u16> = VALIDATION_FAILED.encode_utf16().collect();
+    if !units.starts_with(&prefix) {
+        return None;
+    }
+    let provided = find_last(PROVIDED, units)?;
+    let header_end = find_last(FIX_THEM, &units[..provided])? + FIX_THEM.encode_utf16().count();
+    let mut out = JsString::from_units(units[..header_end].to_vec());
+    out.push_str(ISSUES);
+    out = out.concat(&JsString::from_units(units[provided..].to_vec()));
+    Some(out)
 }
 
 /// Every string within `v` with its UUIDs redacted: a result is text on
@@ -381,6 +479,45 @@ mod tests {
             "0bd1880c-cb4e",
         ] {
             assert_eq!(t(s), s);
+        }
+    }
+
+    #[test]
+    fn validation_reports_keep_the_name_and_arguments_and_lose_the_wording() {
+        let zod3 = r#"{"error":true,"message":"Tool input validation failed for search.web. Please fix the following errors and try again:\n- city: Required\n\nProvided arguments: {\n  \"town\": 1\n}","validationErrors":{"_errors":[],"city":{"_errors":["Required"]}}}"#;
+        let ajv = r#"{"error":true,"message":"Tool input validation failed for search.web. Please fix the following errors and try again:\n- root: must have required property 'city'\n\nProvided arguments: {\n  \"town\": 1\n}","validationErrors":{"errors":["must have required property 'city'"],"fields":{}}}"#;
+        let want = r#"{"error":true,"message":"Tool input validation failed for search.web. Please fix the following errors and try again:\n<issues>\n\nProvided arguments: {\n  \"town\": 1\n}","validationErrors":"<issues>"}"#;
+        for text in [zod3, ajv] {
+            let mut content = Json::str(text);
+            normalise_validation(&mut content);
+            assert_eq!(content, Json::str(want), "{text}");
+            // Idempotent: a normalised report normalises to itself.
+            normalise_validation(&mut content);
+            assert_eq!(content, Json::str(want));
+            // Gemini's object form.
+            let mut object = Json::parse(text).unwrap();
+            normalise_validation(&mut object);
+            assert_eq!(object, Json::parse(want).unwrap());
+        }
+        // A name holding the words the normaliser looks for stays whole.
+        let odd = r#"{"error":true,"message":"Tool input validation failed for a. Please fix the following errors and try again:\nb. Please fix the following errors and try again:\n- x: y\n\nProvided arguments: {}","validationErrors":{}}"#;
+        let mut content = Json::str(odd);
+        normalise_validation(&mut content);
+        let report = Json::parse(&content.as_str().unwrap().to_lossy()).unwrap();
+        let message = report.get("message").unwrap().as_str().unwrap().to_lossy();
+        assert!(
+            message.contains("for a. Please fix the following errors and try again:\nb. Please fix the following errors and try again:\n<issues>"),
+            "{message}"
+        );
+        // Anything else is left alone.
+        for other in [
+            r#"{"tempC":20}"#,
+            "Tool \"x\" not found.",
+            r#"{"error":true,"message":"other"}"#,
+        ] {
+            let mut content = Json::str(other);
+            normalise_validation(&mut content);
+            assert_eq!(content, Json::str(other));
         }
     }
 

@@ -1,40 +1,61 @@
 // Loading a user's Mastra project for `mastra-conform lint --project`:
 //
-//   node project.mjs PROJECT_DIR ENTRY_FILE [--under-tsx]
+//   node project.mjs --tools DIR --loader auto|node|esbuild --isolation sandbox|guard PROJECT_DIR ENTRY_FILE
 //
-// Imports ENTRY_FILE (TypeScript through Node's type stripping, or through
-// the project's own tsx where Node cannot strip it), finds the exported
-// Mastra instance, and walks every registered agent with the @mastra/core the
-// project installed. For each agent it prints the record its model receives:
-// every tool key, in the order Mastra merges them and before Mastra rewrites
-// them, with where each came from; its default toolChoice and activeTools;
-// and its model's route. One JSON document on stdout; keys are JS strings,
-// written by JSON.stringify (lone surrogates as \udXXX escapes).
+// The driver (harness/lint/load.rs) writes one JSON request on stdin and
+// closes it: { "nonce": N, "env": [{ "file": NAME, "text": TEXT }], "envNotRead":
+// [NAME] }. The loader reads it whole before any of the project's code runs,
+// so the project cannot read it. It imports ENTRY_FILE (TypeScript through
+// Node's type stripping where that is enough, else bundled by esbuild:
+// project-bundle.mjs), finds the exported Mastra instance, and walks every
+// registered agent with the @mastra/core the project installed. For each
+// agent it reports the record its model receives: every tool key, in the
+// order Mastra merges them and before Mastra rewrites them, with where each
+// came from and where it is written (project-sources.mjs); its default
+// toolChoice and activeTools; its model's route; and the MCP servers its
+// tools come from, with what each gave (project-mcp.mjs).
 //
-// On failure it prints {"error": {"kind", "message", "status"}}: status 2
-// when the project is at fault (not installed, no @mastra/core or one older
-// than 1.0, the entry throws, no Mastra instance, an agent's function
-// throws), 3 when this loader could not do its job. It exits 0 whenever it
-// printed a document, so the driver reads the document, not the exit status;
-// a non-zero exit means it could not even say why.
+// The document. One JSON line on file descriptor 3, a pipe of the driver's
+// that the project's code has no reason to write to, carrying the request's
+// nonce; the driver takes only a line with that nonce, so whatever the
+// project prints on fd 1 and 2 (a logger, an exit handler) is the project's
+// output, never the document. Keys are JS strings, written by JSON.stringify
+// (lone surrogates as \udXXX escapes). On failure the document is
+// {"error": {"kind", "message", "status"}}: status 2 when the project is at
+// fault, 3 when this loader could not do its job; kind "needs-transpiler"
+// asks the driver to load again with --loader esbuild. It exits 0 whenever it
+// wrote a document.
+//
+// Side effects. The project runs with a scratch working folder, HOME and
+// TMPDIR inside one temporary folder: the working folder sits where
+// `mastra dev` runs the server (ENTRY's folder, `public/`) in a copy of the
+// project's layout, so a relative storage path (`file:../mastra.db`) lands
+// in it. What the load wrote there, and any file of the project's own that
+// changed, is listed in `wrote`; the scratch folder is removed.
 //
 // Isolation: the driver starts this with an allowlisted environment (no
-// credentials, no proxies unless the user passes --env-file). Loading a
-// project runs its code, so before it is imported the guard (guard.mjs) is
-// installed with nothing allowed: no fetch, no node:http(s), no socket, no
-// datagram, no worker, no child process (an MCP server the project
-// configures included). Each refusal is listed in the document's `blocked`.
-// Static imports are node builtins and local modules only, so stdout is
-// claimed before the project can write to it.
+// credentials, no proxies), inside the OS sandbox where there is one
+// (--isolation sandbox). Env files come in the request, not from disk, and
+// only the ones the driver chose. Before the project is imported the guard
+// (guard.mjs) is installed with nothing allowed, but, inside the sandbox, the
+// commands of the project's own stdio MCP servers while their client
+// connects. Each refusal is listed in the document's `blocked`.
 
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { createRequire, registerHooks } from 'node:module';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseEnv } from 'node:util';
 import { installGuard, nothingAllowed } from './guard.mjs';
-import { claimStdout } from './stdio.mjs';
+import { bundleEntry, registerBundlerResolution } from './project-bundle.mjs';
+import { McpWatch } from './project-mcp.mjs';
+import { SourceIndex } from './project-sources.mjs';
 
-const writeLine = claimStdout();
+// Held before the project can replace them.
+const realExit = process.exit.bind(process);
+const CHANNEL = 3;
+let nonce = null;
 
 /** A failure with the line the user sees and the exit status it deserves. */
 class LoadError extends Error {
@@ -45,60 +66,72 @@ class LoadError extends Error {
   }
 }
 
+function send(document) {
+  writeSync(CHANNEL, `${JSON.stringify({ nonce, ...document })}\n`);
+}
+
 function fail(err) {
   const kind = err instanceof LoadError ? err.kind : 'loader';
   const status = err instanceof LoadError ? err.status : 3;
   if (!(err instanceof LoadError)) console.error('[project] loader error:', err);
-  writeLine(
-    JSON.stringify({ error: { kind, message: err?.message ?? String(err), status }, blocked: blockedRequests }),
-  );
-  process.exit(0);
+  send({ error: { kind, message: err?.message ?? String(err), status }, blocked: blockedRequests, wrote: wrote() });
 }
 
 // A project's stray rejection (a storage adapter failing to connect, say)
 // must not end the walk: log it and carry on.
 process.on('unhandledRejection', (reason) => console.error('[project] unhandled rejection:', reason));
 
+const firstLine = (text) => String(text ?? '').split('\n')[0];
+
+// ---------------------------------------------------------------------------
+// The request and the arguments
+
+function readRequest() {
+  let text;
+  try {
+    text = readFileSync(0, 'utf8');
+  } catch (e) {
+    throw new LoadError('usage', `no request on stdin: ${e.message}`, 3);
+  }
+  try {
+    const request = JSON.parse(text);
+    if (typeof request.nonce !== 'string') throw new Error('no nonce');
+    return request;
+  } catch (e) {
+    throw new LoadError('usage', `the request on stdin is not the driver's: ${e.message}`, 3);
+  }
+}
+
+function parseArgs(argv) {
+  const options = { tools: null, loader: 'auto', isolation: 'guard' };
+  const positional = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--tools' || a === '--loader' || a === '--isolation') options[a.slice(2)] = argv[++i];
+    else positional.push(a);
+  }
+  const [projectArg, entryArg] = positional;
+  if (!projectArg || !entryArg || !options.tools) {
+    throw new LoadError(
+      'usage',
+      'usage: node project.mjs --tools DIR [--loader auto|node|esbuild] [--isolation sandbox|guard] PROJECT_DIR ENTRY_FILE',
+      3,
+    );
+  }
+  return { ...options, projectDir: path.resolve(projectArg), entry: path.resolve(projectArg, entryArg) };
+}
+
 // ---------------------------------------------------------------------------
 // Nothing leaves the machine
 
 const blockedRequests = [];
 
-/**
- * The guard, with nothing allowed but, under the project's tsx, the one
- * worker tsx's esbuild runs its transforms in (esbuild's own lib/main.js,
- * resolved from tsx). Returns the functions it replaced.
- */
-function blockNetwork(projectDir, underTsx) {
-  const transpiler = underTsx ? esbuildWorkerOf(projectDir) : null;
+/** The guard: nothing allowed but, inside the sandbox, the project's stdio MCP servers while they connect. */
+function blockNetwork(isolation, mcp) {
   return installGuard({
     ...nothingAllowed('mastra-conform lint', (what) => blockedRequests.push(what)),
-    worker: (filename) => transpiler !== null && realFile(filename) === transpiler,
+    child: (file, args) => isolation === 'sandbox' && mcp.isStarting(file, args),
   });
-}
-
-/** The real path of a worker's file (a path or a file: URL), or null. */
-function realFile(filename) {
-  try {
-    const file = String(filename).startsWith('file:') ? fileURLToPath(filename) : String(filename);
-    return realpathSync(file);
-  } catch {
-    return null;
-  }
-}
-
-/**
- * The file esbuild starts its worker from, as tsx resolves esbuild: from
- * where tsx really is (Node resolves a linked package's dependencies there).
- */
-function esbuildWorkerOf(projectDir) {
-  const tsx = findPackage(projectDir, 'tsx');
-  if (!tsx) return null;
-  try {
-    return realpathSync(createRequire(path.join(realpathSync(tsx), 'package.json')).resolve('esbuild'));
-  } catch {
-    return null;
-  }
 }
 
 // ---------------------------------------------------------------------------
@@ -108,7 +141,9 @@ function esbuildWorkerOf(projectDir) {
 function findPackage(dir, name) {
   for (let d = dir; ; d = path.dirname(d)) {
     const candidate = path.join(d, 'node_modules', name);
-    if (existsSync(path.join(candidate, 'package.json'))) return candidate;
+    try {
+      if (statSync(path.join(candidate, 'package.json')).isFile()) return candidate;
+    } catch {}
     if (path.dirname(d) === d) return null;
   }
 }
@@ -125,6 +160,7 @@ function exportedFile(pkgDir, subpath) {
   let target = null;
   if (exportsMap && typeof exportsMap === 'object') {
     if (subpath in exportsMap) target = pick(exportsMap[subpath]);
+    else if (subpath === '.' && !Object.keys(exportsMap).some((k) => k.startsWith('.'))) target = pick(exportsMap);
     else {
       for (const [pattern, value] of Object.entries(exportsMap)) {
         const star = pattern.indexOf('*');
@@ -152,7 +188,7 @@ function majorOf(version) {
 }
 
 function checkInstalled(projectDir) {
-  if (!existsSync(path.join(projectDir, 'package.json'))) {
+  if (!exists(path.join(projectDir, 'package.json'))) {
     throw new LoadError('not-a-project', `${projectDir} has no package.json: not a Node project`);
   }
   const core = findPackage(projectDir, '@mastra/core');
@@ -176,45 +212,129 @@ function checkInstalled(projectDir) {
   return { core, version };
 }
 
+function exists(p) {
+  try {
+    statSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function findNodeModules(dir) {
   for (let d = dir; ; d = path.dirname(d)) {
-    if (existsSync(path.join(d, 'node_modules'))) return true;
+    if (exists(path.join(d, 'node_modules'))) return true;
     if (path.dirname(d) === d) return false;
   }
 }
 
 // ---------------------------------------------------------------------------
-// TypeScript: Node strips types; extensionless relative imports (what
-// `moduleResolution: "bundler"` projects write) are resolved here the way a
-// bundler would: `./x` -> `./x.ts`, `./x/index.ts`, and `./x.js` -> `./x.ts`.
+// The environment and the scratch folders
 
-const TS_EXTENSIONS = ['.ts', '.mts', '.tsx', '.js', '.mjs'];
-
-function resolveLikeABundler(specifier, parentURL) {
-  if (!parentURL?.startsWith('file:') || !(specifier.startsWith('./') || specifier.startsWith('../'))) return null;
-  const base = fileURLToPath(new URL(specifier, parentURL));
-  const candidates = [];
-  if (/\.(c|m)?js$/.test(base)) candidates.push(base.replace(/js$/, 'ts'));
-  for (const ext of TS_EXTENSIONS) candidates.push(base + ext);
-  for (const ext of TS_EXTENSIONS) candidates.push(path.join(base, `index${ext}`));
-  const hit = candidates.find((c) => existsSync(c) && statSync(c).isFile());
-  return hit ? pathToFileURL(hit).href : null;
+/** Variables of each env file, in order, later ones winning. Returns the files' names. */
+function applyEnv(files) {
+  const read = [];
+  for (const { file, text } of files ?? []) {
+    let vars;
+    try {
+      vars = parseEnv(text);
+    } catch (e) {
+      throw new LoadError('env-file', `${file}: not an env file: ${firstLine(e.message)}`);
+    }
+    Object.assign(process.env, vars);
+    read.push(file);
+  }
+  return read;
 }
 
-function registerBundlerResolution() {
-  registerHooks({
-    resolve(specifier, context, nextResolve) {
+let scratch = null;
+
+/**
+ * A scratch folder with HOME, TMPDIR and a working folder placed as
+ * `mastra dev` places the server's: ENTRY's folder's `public/` in a copy of
+ * the project's layout, a few folders deep so that `..` stays inside.
+ */
+function enterScratch(projectDir, entry) {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'mastra-conform-load-'));
+  const layout = path.join(root, 'a', 'b', 'c', 'project');
+  const cwd = path.join(layout, path.relative(projectDir, path.dirname(entry)), 'public');
+  const home = path.join(root, 'home');
+  const tmp = path.join(root, 'tmp');
+  for (const d of [cwd, home, tmp]) mkdirSync(d, { recursive: true });
+  process.chdir(cwd);
+  process.env.HOME = home;
+  process.env.TMPDIR = tmp;
+  scratch = { root, layout, home, tmp, made: new Set([cwd, home, tmp]), project: snapshot(projectDir), projectDir };
+}
+
+/** Each file of the project (not node_modules, not .git) with its size and time. */
+function snapshot(dir, out = new Map(), budget = { files: 20000 }) {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return out;
+  }
+  for (const e of entries) {
+    if (budget.files-- <= 0) return out;
+    if (e.name === 'node_modules' || e.name === '.git') continue;
+    const full = path.join(dir, e.name);
+    if (e.isDirectory()) snapshot(full, out, budget);
+    else {
       try {
-        return nextResolve(specifier, context);
-      } catch (e) {
-        if (e?.code !== 'ERR_MODULE_NOT_FOUND' && e?.code !== 'ERR_UNSUPPORTED_DIR_IMPORT') throw e;
-        const url = resolveLikeABundler(specifier, context.parentURL);
-        if (!url) throw e;
-        return { url, shortCircuit: true };
-      }
-    },
-  });
+        const s = lstatSync(full);
+        out.set(full, `${s.size}:${s.mtimeMs}`);
+      } catch {}
+    }
+  }
+  return out;
 }
+
+/** What the load wrote: scratch files as the project would have them, and the project's own changed files. */
+function wrote() {
+  if (!scratch) return [];
+  const out = [];
+  const list = (dir) => {
+    let entries;
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const full = path.join(dir, e.name);
+      if (e.isDirectory()) {
+        const before = out.length;
+        list(full);
+        if (out.length === before && !scratch.made.has(full) && !isAncestorOfMade(full)) out.push(label(full));
+      } else out.push(label(full));
+    }
+  };
+  list(scratch.root);
+  const after = snapshot(scratch.projectDir);
+  for (const [file, stamp] of after) {
+    if (scratch.project.get(file) !== stamp) out.push(`${path.relative(scratch.projectDir, file)} (in the project)`);
+  }
+  return out.slice(0, 50);
+}
+
+function isAncestorOfMade(dir) {
+  for (const m of scratch.made) if (m.startsWith(`${dir}${path.sep}`)) return true;
+  return false;
+}
+
+function label(file) {
+  if (file.startsWith(`${scratch.home}${path.sep}`)) return `~/${path.relative(scratch.home, file)}`;
+  if (file.startsWith(`${scratch.tmp}${path.sep}`)) return `$TMPDIR/${path.relative(scratch.tmp, file)}`;
+  return path.relative(scratch.layout, file);
+}
+
+function leaveScratch() {
+  if (scratch) rmSync(scratch.root, { recursive: true, force: true });
+}
+
+// ---------------------------------------------------------------------------
+// Import failures, in words a user can act on
 
 /** Errors that mean Node itself could not run the project's TypeScript. */
 const NEEDS_A_TRANSPILER = new Set([
@@ -222,115 +342,77 @@ const NEEDS_A_TRANSPILER = new Set([
   'ERR_INVALID_TYPESCRIPT_SYNTAX',
   'ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING',
   'ERR_UNKNOWN_FILE_EXTENSION',
+  'ERR_IMPORT_ATTRIBUTE_MISSING',
+  'ERR_REQUIRE_ESM',
 ]);
+
+/** A bare specifier Node could not find: `Cannot find package 'x' imported from /abs/file`. */
+function missingPackage(e) {
+  if (e?.code !== 'ERR_MODULE_NOT_FOUND') return null;
+  const m = /Cannot find package '([^']+)' imported from (.+)$/m.exec(e.message ?? '');
+  return m ? { name: m[1], from: m[2] } : null;
+}
 
 function needsTranspiler(e) {
   if (NEEDS_A_TRANSPILER.has(e?.code)) return true;
-  // A bare specifier that is no package: a tsconfig `paths` alias (`@/x`, `~/x`).
-  return e?.code === 'ERR_MODULE_NOT_FOUND' && /Cannot find package '([@~#]\/|[@~#][^/']*\/)/.test(e.message ?? '');
+  // A link error: an import of a name the module does not export as a value
+  // (a type imported without `import type`).
+  if (e instanceof SyntaxError && /does not provide an export named/.test(e.message ?? '')) return true;
+  if (e instanceof SyntaxError && /\.(c|m)?tsx?\b/.test(e.stack ?? '')) return true;
+  // A bare specifier that is no package: a path alias (`@/x`, `~/x`, `#x`).
+  const missing = missingPackage(e);
+  return missing !== null && /^([@~#]\/|[~#])/.test(missing.name);
 }
 
-/**
- * Re-run this loader under the project's tsx, or say what is missing. The
- * loader's own child starts through the spawnSync the guard replaced.
- */
-function retryWithTsx(projectDir, original, spawnSync) {
-  const tsx = findPackage(projectDir, 'tsx');
-  if (!tsx) {
-    throw new LoadError(
-      'needs-tsx',
-      `Node cannot load the project's TypeScript (${original.code}: ${firstLine(original.message)}); install tsx in the project (npm install -D tsx) so lint can use it`,
+/** The package name of a specifier: `@scope/name/x` -> `@scope/name`. */
+function packageName(specifier) {
+  const parts = specifier.split('/');
+  return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+function fromPath(projectDir, file) {
+  const p = file.startsWith('file:') ? fileURLToPath(file.replace(/\?.*$/, '')) : file;
+  return path.relative(projectDir, p);
+}
+
+/** Variables an error message names that are not set: `DATABASE_URL is not set`. */
+function unsetVariables(message) {
+  const names = new Set(String(message ?? '').match(/\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b/g) ?? []);
+  return [...names].filter((n) => process.env[n] === undefined || process.env[n] === '');
+}
+
+function envHint(message, request, read) {
+  const unset = unsetVariables(message);
+  if (unset.length === 0) return '';
+  const names = unset.join(', ');
+  const notRead = request.envNotRead ?? [];
+  const readWords = read.length ? `lint read ${read.join(', ')}` : 'lint read no env file';
+  if (notRead.length) {
+    return ` (${names} is not set: ${notRead.join(', ')} was not read, as lint reads a project's env files only inside its OS sandbox; pass one with --env-file FILE)`;
+  }
+  return ` (${names} is not set; ${readWords}: set it in .env or pass a file with --env-file FILE)`;
+}
+
+class ExitDuringLoad extends Error {}
+
+function importFailure(e, projectDir, entry, request, read) {
+  const entryRel = path.relative(projectDir, entry);
+  if (e instanceof ExitDuringLoad) {
+    return new LoadError('entry-throws', `${entryRel} called process.exit(${e.message}) while loading`);
+  }
+  const missing = missingPackage(e);
+  if (missing) {
+    const name = packageName(missing.name);
+    return new LoadError(
+      'package-missing',
+      `the package ${name} is not installed (imported from ${fromPath(projectDir, missing.from)}): run npm install in the project, or add it with npm install ${name}`,
     );
   }
-  const loader = exportedFile(tsx, './esm');
-  const child = spawnSync(
-    process.execPath,
-    ['--import', pathToFileURL(loader).href, fileURLToPath(import.meta.url), ...process.argv.slice(2), '--under-tsx'],
-    {
-      stdio: 'inherit',
-      env: process.env,
-    },
-  );
-  process.exit(child.status ?? 3);
-}
-
-const firstLine = (text) => String(text ?? '').split('\n')[0];
-
-// ---------------------------------------------------------------------------
-// Where keys are literals in the source
-//
-// A plain scan of the project's own source files (not node_modules, not
-// dotfolders, not build output) for each name as a quoted string literal
-// ('k', "k", `k` without substitutions) or, where it is an identifier, as an
-// object property key (`k:`). It does not find keys built at run time
-// (template substitutions, computed keys, names from an MCP server or another
-// package), keys written with escapes (`'\u002e'`, a lone surrogate), or tell
-// apart two identical literals by meaning beyond the hints below.
-
-const SOURCE_EXTENSIONS = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
-const SKIP_DIRS = new Set(['node_modules', 'dist', 'build', 'out', '.mastra', 'coverage']);
-
-function sourceFiles(dir, out = []) {
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name.startsWith('.') || SKIP_DIRS.has(entry.name)) continue;
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) sourceFiles(full, out);
-    else if (entry.isFile() && SOURCE_EXTENSIONS.test(entry.name)) out.push(full);
+  if (e?.code === 'ERR_MODULE_NOT_FOUND') {
+    return new LoadError('entry-throws', `${entryRel} cannot be loaded: ${firstLine(e.message)}`);
   }
-  return out;
-}
-
-function escapeRegExp(s) {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
-
-class SourceIndex {
-  constructor(projectDir) {
-    this.projectDir = projectDir;
-    this.files = sourceFiles(projectDir)
-      .sort()
-      .map((file) => ({ file, lines: readFileSync(file, 'utf8').split('\n') }));
-  }
-
-  /** Every occurrence of NAME as a literal: {file, line, column, text}. */
-  occurrences(name) {
-    if (name === '') return [];
-    const quoted = new RegExp(`(['"\`])${escapeRegExp(name)}\\1`, 'g');
-    const bare = IDENTIFIER.test(name) ? new RegExp(`(?<![\\w$.'"\`])${escapeRegExp(name)}\\s*:(?!:)`, 'g') : null;
-    const found = [];
-    for (const { file, lines } of this.files) {
-      lines.forEach((text, i) => {
-        for (const re of bare ? [quoted, bare] : [quoted]) {
-          for (const m of text.matchAll(re)) {
-            found.push({ file: path.relative(this.projectDir, file), line: i + 1, column: m.index + 1, text });
-          }
-        }
-      });
-    }
-    return found.sort((a, b) => a.file.localeCompare(b.file) || a.line - b.line || a.column - b.column);
-  }
-
-  /**
-   * Where a registration key is written: an occurrence followed by `:` (an
-   * object property) is preferred over one that is merely mentioned.
-   */
-  definition(name) {
-    const all = this.occurrences(name);
-    const asKey = all.find((o) => new RegExp(`${escapeRegExp(name)}['"\`]?\\s*:`).test(o.text.slice(o.column - 1)));
-    return place(asKey ?? all[0]);
-  }
-
-  /** Where a name is used in an option: the occurrence on a line naming it. */
-  reference(name, hint) {
-    const all = this.occurrences(name);
-    return place(all.find((o) => hint.test(o.text)) ?? null);
-  }
-}
-
-function place(o) {
-  return o ? { file: o.file, line: o.line, column: o.column } : null;
+  const message = firstLine(e?.message ?? e);
+  return new LoadError('entry-throws', `${entryRel} threw while loading: ${message}${envHint(message, request, read)}`);
 }
 
 // ---------------------------------------------------------------------------
@@ -421,7 +503,15 @@ async function assembledTools(agent, requestContext, defaults) {
   return captured ?? {};
 }
 
-async function describeAgent(registeredAs, agent, RequestContext, sources) {
+/** The MCP server a tool came from (@mastra/mcp tags each tool with it), or null. */
+function mcpServerOf(tool) {
+  if (!tool || typeof tool !== 'object') return null;
+  const name = tool.mcpMetadata?.serverName ?? tool.serverName ?? null;
+  if (typeof name === 'string') return name;
+  return tool.mcp ? '' : null;
+}
+
+async function describeAgent(registeredAs, agent, RequestContext, sources, mcp) {
   const requestContext = new RequestContext();
   const where = `agent "${registeredAs}"`;
   const step = async (what, fn) => {
@@ -431,12 +521,14 @@ async function describeAgent(registeredAs, agent, RequestContext, sources) {
       throw new LoadError('agent-throws', `${where}: its ${what} threw: ${firstLine(e?.message ?? e)}`);
     }
   };
+  mcp.agent = registeredAs;
   const given = await step('tools function', () => agent.listTools({ requestContext }));
   const subAgents = await step('agents function', () => agent.listAgents({ requestContext }));
   const workflows = await step('workflows function', () => agent.listWorkflows({ requestContext }));
   const defaults = (await step('defaultOptions function', () => agent.getDefaultOptions({ requestContext }))) ?? {};
   const memory = await step('memory function', () => agent.getMemory?.({ requestContext }));
   const assembled = await step('tools', () => assembledTools(agent, requestContext, defaults));
+  mcp.agent = null;
 
   const givenKeys = keysOf(given);
   const agentKeys = new Set(keysOf(subAgents).map((k) => `agent-${k}`));
@@ -463,19 +555,23 @@ async function describeAgent(registeredAs, agent, RequestContext, sources) {
     }
   }
 
-  // Where a key came from, and the literal the user wrote for it.
-  const origin = (key) => {
-    if (givenKeys.includes(key)) return [isMcpTool(given[key]) ? 'mcp' : 'tool', key];
-    if (agentKeys.has(key)) return ['agent', key.slice('agent-'.length)];
-    if (workflowKeys.has(key)) return ['workflow', key.slice('workflow-'.length)];
-    if (memoryKeys.has(key)) return ['memory', key];
-    if (toolsetKeys.has(key)) return ['toolset', key];
-    if (clientKeys.has(key)) return ['client', key];
-    return ['other', key];
-  };
+  const who = { registeredAs, id: agent.id ?? null, name: agent.name ?? null };
   const tools = keys.map((key) => {
-    const [source, literal] = origin(key);
-    return { key, source, at: sources.definition(literal) };
+    if (givenKeys.includes(key)) {
+      const server = mcpServerOf(given[key]);
+      if (server !== null) return { key, source: 'mcp', server, at: null };
+      return { key, source: 'tool', at: sources.keyLocation(who, 'tools', key) };
+    }
+    if (agentKeys.has(key)) {
+      return { key, source: 'agent', at: sources.keyLocation(who, 'agents', key.slice('agent-'.length)) };
+    }
+    if (workflowKeys.has(key)) {
+      return { key, source: 'workflow', at: sources.keyLocation(who, 'workflows', key.slice('workflow-'.length)) };
+    }
+    if (memoryKeys.has(key)) return { key, source: 'memory', at: null };
+    if (toolsetKeys.has(key)) return { key, source: 'toolset', at: null };
+    if (clientKeys.has(key)) return { key, source: 'client', at: null };
+    return { key, source: 'other', at: null };
   });
 
   const activeTools = Array.isArray(defaults.activeTools)
@@ -484,48 +580,113 @@ async function describeAgent(registeredAs, agent, RequestContext, sources) {
   const choice = toolChoiceOf(defaults.toolChoice);
   return {
     registeredAs,
-    id: agent.id ?? null,
-    name: agent.name ?? null,
+    id: who.id,
+    name: who.name,
+    at: sources.agentLocation(who),
     route: await step('model function', () => routeOf(agent, requestContext)),
     tools,
     toolChoice: choice && {
       ...choice,
-      at: choice.tool !== undefined ? sources.reference(choice.tool, /toolName|toolChoice/) : null,
+      at: choice.tool !== undefined ? sources.optionLocation(who, ['toolChoice', 'toolName'], choice.tool) : null,
     },
     activeTools:
       activeTools === null
         ? null
-        : activeTools.map((name) => ({ name, at: sources.reference(name, /activeTools|^\s*(['"`])[^'"`]*\1,?\s*$/) })),
+        : activeTools.map((name) => ({ name, at: sources.optionLocation(who, ['activeTools', '[]'], name) })),
+    mcp: serversOfAgent(registeredAs, who, tools, sources, mcp),
   };
 }
 
-/** Tools an MCP client made (@mastra/mcp tags them with their server). */
-function isMcpTool(tool) {
-  return Boolean(tool && typeof tool === 'object' && (tool.mcpMetadata || tool.mcp || tool.serverName));
+/**
+ * The MCP servers an agent's tools come from: those its listed tools name,
+ * those asked while it was walked, and those its `tools` option reaches in
+ * the source. Each with what it gave.
+ */
+function serversOfAgent(registeredAs, who, tools, sources, mcp) {
+  const names = new Set();
+  for (const t of tools) if (t.source === 'mcp' && t.server) names.add(t.server);
+  for (const name of mcp.recordsFor(registeredAs).keys()) names.add(name);
+  for (const name of sources.serversOf(who)) names.add(name);
+  return [...names].map((name) => serverEntry(name, mcp.latest(name), sources));
+}
+
+function serverEntry(name, record, sources) {
+  const status = record === null ? 'unasked' : record.error !== null ? 'failed' : 'listed';
+  return {
+    server: name,
+    transport: record?.transport ?? null,
+    target: record?.target ?? null,
+    status,
+    error: record?.error ?? null,
+    tools: record?.tools ?? [],
+    at: sources.serverLocation(name),
+  };
 }
 
 // ---------------------------------------------------------------------------
 
+async function loadTools(dir) {
+  const require = createRequire(path.join(dir, 'package.json'));
+  return { esbuild: require('esbuild'), parser: require('@babel/parser') };
+}
+
 async function main() {
-  const args = process.argv.slice(2);
-  const underTsx = args.includes('--under-tsx');
-  const [projectArg, entryArg] = args.filter((a) => a !== '--under-tsx');
-  if (!projectArg || !entryArg) throw new LoadError('usage', 'usage: node project.mjs PROJECT_DIR ENTRY_FILE', 3);
-  const projectDir = path.resolve(projectArg);
-  const entry = path.resolve(projectDir, entryArg);
-  if (!existsSync(entry)) throw new LoadError('no-entry', `${entry} does not exist (pass --entry FILE)`);
+  const options = parseArgs(process.argv.slice(2));
+  const request = readRequest();
+  nonce = request.nonce;
+  const { projectDir, entry } = options;
+  if (!exists(entry)) throw new LoadError('no-entry', `${entry} does not exist (pass --entry FILE)`);
 
   const { core, version } = checkInstalled(projectDir);
-  const unguarded = blockNetwork(projectDir, underTsx);
-  registerBundlerResolution();
+  const tools = await loadTools(options.tools);
+  const sources = new SourceIndex(projectDir, tools.parser);
+  const obstacle = sources.strippingObstacle();
+  const loader = options.loader === 'auto' ? (obstacle ? 'esbuild' : 'node') : options.loader;
+  const loaderReason =
+    options.loader === 'auto'
+      ? obstacle
+        ? `Node's type stripping cannot run ${obstacle}`
+        : null
+      : `asked for (${request.loaderReason ?? '--loader'})`;
 
+  // esbuild runs its own binary: done before the guard is up, and before any
+  // of the project's code runs.
+  let bundled = null;
+  if (loader === 'esbuild') {
+    const out = await bundleEntry(tools.esbuild, projectDir, entry);
+    if (out.error) {
+      if (out.error.missing && !out.error.missing.startsWith('.')) {
+        const name = packageName(out.error.missing);
+        throw new LoadError(
+          'package-missing',
+          `the package ${name} is not installed (${out.error.text}): run npm install in the project, or add it with npm install ${name}`,
+        );
+      }
+      throw new LoadError('entry-throws', `${path.relative(projectDir, entry)} cannot be bundled: ${out.error.text}`);
+    }
+    bundled = out.url;
+  } else {
+    registerBundlerResolution();
+  }
+
+  const read = applyEnv(request.env);
+  enterScratch(projectDir, entry);
+  const mcp = new McpWatch();
+  blockNetwork(options.isolation, mcp);
+  await mcp.install(findPackage, exportedFile, projectDir);
+
+  // A project that ends the process while it loads has said why it failed.
+  process.exit = (code) => {
+    throw new ExitDuringLoad(String(code ?? 0));
+  };
   let entryModule;
   try {
-    entryModule = await import(pathToFileURL(entry).href);
+    entryModule = await import(bundled ?? pathToFileURL(entry).href);
   } catch (e) {
-    if (!underTsx && needsTranspiler(e)) retryWithTsx(projectDir, e, unguarded.spawnSync);
-    const where = e?.code === 'ERR_MODULE_NOT_FOUND' ? 'cannot be loaded' : 'threw while loading';
-    throw new LoadError('entry-throws', `${path.relative(projectDir, entry)} ${where}: ${firstLine(e?.message ?? e)}`);
+    if (loader === 'node' && needsTranspiler(e)) {
+      throw new LoadError('needs-transpiler', `Node's type stripping cannot run the project: ${firstLine(e?.message)}`);
+    }
+    throw importFailure(e, projectDir, entry, request, read);
   }
   const mastra = findMastra(entryModule);
   if (!mastra) {
@@ -536,24 +697,38 @@ async function main() {
     );
   }
   const { RequestContext } = await import(pathToFileURL(exportedFile(core, './request-context')).href);
-  const sources = new SourceIndex(projectDir);
   const agents = [];
   for (const [registeredAs, agent] of Object.entries(mastra.listAgents())) {
-    agents.push(await describeAgent(registeredAs, agent, RequestContext, sources));
+    agents.push(await describeAgent(registeredAs, agent, RequestContext, sources, mcp));
   }
-  writeLine(
-    JSON.stringify({
-      project: projectDir,
-      entry: path.relative(projectDir, entry),
-      node: process.version,
-      mastra: { version, dir: core },
-      loader: underTsx ? 'tsx' : 'node',
-      agents,
-      blocked: blockedRequests,
-    }),
-  );
+  const attributed = new Set(agents.flatMap((a) => a.mcp.map((s) => s.server)));
+  const unattributed = [...new Set(mcp.servers.map((r) => r.server))].filter((s) => !attributed.has(s));
+  send({
+    project: projectDir,
+    entry: path.relative(projectDir, entry),
+    node: process.version,
+    mastra: { version, dir: core },
+    loader,
+    loaderReason,
+    isolation: options.isolation,
+    env: { read, notRead: request.envNotRead ?? [] },
+    agents,
+    mcp: unattributed.map((name) => serverEntry(name, mcp.latest(name), sources)),
+    suppressions: sources.suppressions,
+    unparsed: sources.unparsed,
+    blocked: blockedRequests,
+    wrote: wrote(),
+  });
+  leaveScratch();
   // Mastra and the project keep timers and handles alive.
-  process.exit(0);
+  realExit(0);
 }
 
-main().catch(fail);
+main().catch((e) => {
+  try {
+    fail(e);
+  } finally {
+    leaveScratch();
+    realExit(0);
+  }
+});

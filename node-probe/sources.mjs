@@ -187,11 +187,20 @@ export async function prepareSources(lib, c, tools, model, fault) {
 
     if (c.agents !== undefined) {
       // Each sub-agent is a fresh Agent on the probe's own model: its own
-      // requests reach the listener too (case-format.md).
+      // requests reach the listener too (case-format.md). Its instructions
+      // name its key, so that the listener tells its requests apart from the
+      // parent's and from another sub-agent's (subAgentReplies; the Rust
+      // side's case/script.rs reads the same text).
       agentOptions.agents = Object.fromEntries(
         c.agents.map((key) => [
           key,
-          new lib.Agent({ id: 'sub', name: 'sub', description: 'a sub-agent', instructions: 's', model }),
+          new lib.Agent({
+            id: 'sub',
+            name: 'sub',
+            description: 'a sub-agent',
+            instructions: `sub-agent ${key}`,
+            model,
+          }),
         ]),
       );
     }

@@ -7,6 +7,7 @@
 //! In: a `Case` and a `Visitor`. Out: the visitor's edits, made in place.
 
 use super::{Case, MemorySource, Reply, Tool, ToolChoice};
+use crate::js::json::Json;
 use crate::js::string::JsString;
 
 /// How the elements of a list may go.
@@ -51,6 +52,9 @@ pub trait Visitor {
 
     /// One reply of the script.
     fn reply(&mut self, _reply: &mut Reply) {}
+
+    /// The arguments of one scripted tool call.
+    fn arguments(&mut self, _arguments: &mut Json) {}
 
     /// `memory`, when given.
     fn memory(&mut self, _memory: &mut MemorySource) {}
@@ -109,13 +113,29 @@ impl Case {
             v.max_steps(steps);
         }
         v.field(&mut self.replies, blank.replies);
-        v.replies(&mut self.replies);
-        v.list(&mut self.replies, List::Script);
-        for reply in &mut self.replies {
-            v.reply(reply);
-            if let Reply::ToolCalls(calls) = reply {
-                v.list(calls, List::Set { min: 1 });
-                calls.iter_mut().for_each(|c| v.name(&mut c.name));
+        script(&mut self.replies, v);
+        v.field(&mut self.sub_agent_replies, blank.sub_agent_replies);
+        if let Some(scripts) = &mut self.sub_agent_replies {
+            v.list(scripts, List::Set { min: 0 });
+            for (key, replies) in scripts {
+                v.name(key);
+                script(replies, v);
+            }
+        }
+    }
+}
+
+/// A script of replies: the whole, the steps, then each step and its calls.
+fn script(replies: &mut Vec<Reply>, v: &mut impl Visitor) {
+    v.replies(replies);
+    v.list(replies, List::Script);
+    for reply in replies {
+        v.reply(reply);
+        if let Reply::ToolCalls(calls) = reply {
+            v.list(calls, List::Set { min: 1 });
+            for c in calls {
+                v.name(&mut c.name);
+                v.arguments(&mut c.arguments);
             }
         }
     }
@@ -162,6 +182,9 @@ mod tests {
     }
 
     impl Visitor for Seen {
+        fn arguments(&mut self, _: &mut Json) {
+            self.others += 1;
+        }
         fn field<T: PartialEq>(&mut self, value: &mut T, absent: T) {
             self.fields += usize::from(*value != absent);
         }
@@ -197,22 +220,26 @@ mod tests {
                 "memory":{"workingMemory":true},"dynamicTools":true,
                 "call":{"method":"stream","toolChoice":{"type":"tool","toolName":"k"},
                         "activeTools":["at"],"maxSteps":3},
-                "replies":[{"toolCalls":[{"id":"call_1","name":"n","arguments":{}}]},{"text":"x"}]}"#,
+                "replies":[{"toolCalls":[{"id":"call_1","name":"n","arguments":{}}]},{"text":"x"}],
+                "subAgentReplies":{"ag":[{"toolCalls":[{"id":"s","name":"m","arguments":1}]}]}}"#,
         )
         .unwrap();
         let mut seen = Seen::default();
         c.walk(&mut seen);
         assert_eq!(
             seen.names,
-            ["k", "c", "i", "s", "b", "cl", "ag", "wf", "srv", "t", "k", "at", "n"]
+            ["k", "c", "i", "s", "b", "cl", "ag", "wf", "srv", "t", "k", "at", "n", "ag", "m"]
         );
-        assert_eq!(seen.fields, 12, "every field a file may leave out is given");
+        assert_eq!(seen.fields, 13, "every field a file may leave out is given");
         assert_eq!(seen.tools, 4);
-        assert_eq!(seen.replies, 2);
-        assert_eq!(seen.others, 3, "toolChoice, maxSteps, memory");
+        assert_eq!(seen.replies, 3);
+        assert_eq!(
+            seen.others, 5,
+            "toolChoice, maxSteps, memory, two calls' arguments"
+        );
         assert!(seen.lists.contains(&(2, List::Script)));
         assert!(seen.lists.contains(&(1, List::Set { min: 1 })), "one call");
-        assert_eq!(seen.lists.len(), 11);
+        assert_eq!(seen.lists.len(), 14);
     }
 
     #[test]

@@ -24,6 +24,7 @@ const FIELDS: &[&str] = &[
     "clientTools",
     "call",
     "replies",
+    "subAgentReplies",
     "route",
 ];
 
@@ -37,7 +38,7 @@ pub(super) fn case(path: &Path, raw: &Json) -> Result<Case, CaseError> {
     let blank = Case::new(path, about);
     // One field after another in the contract's order, whatever the
     // file's: the first bad one is the error.
-    Ok(Case {
+    let mut case = Case {
         source: v.text(top.get("source"), "source")?,
         tools: match top.get("tools") {
             None => blank.tools,
@@ -66,7 +67,13 @@ pub(super) fn case(path: &Path, raw: &Json) -> Result<Case, CaseError> {
         route_named: top.get("route").is_some(),
         sources: v.sources(top)?,
         ..blank
-    })
+    };
+    // Read last: its keys are checked against `agents`.
+    if let Some(r) = top.get("subAgentReplies") {
+        let agents = case.sources.agents.as_deref().unwrap_or_default();
+        case.sub_agent_replies = Some(v.sub_agent_replies(r, agents)?);
+    }
+    Ok(case)
 }
 
 /// Reads the values of one file; every error names that file.
@@ -347,10 +354,37 @@ impl Validator<'_> {
     }
 
     fn replies(&self, v: &Json) -> Result<Vec<Reply>, CaseError> {
-        self.at_most(v, "replies", MAX_REPLIES, ("replies", "case"))?;
-        self.array(v, "replies", "an array of replies", |r, at| {
-            self.reply(r, at)
-        })
+        self.reply_list(v, "replies")
+    }
+
+    fn reply_list(&self, v: &Json, field: &str) -> Result<Vec<Reply>, CaseError> {
+        self.at_most(v, field, MAX_REPLIES, ("replies", "case"))?;
+        self.array(v, field, "an array of replies", |r, at| self.reply(r, at))
+    }
+
+    /// `subAgentReplies`: `{ KEY: [REPLY, ...] }`, each KEY one of `agents`
+    /// (a key that names no sub-agent would script requests no one makes).
+    fn sub_agent_replies(
+        &self,
+        v: &Json,
+        agents: &[JsString],
+    ) -> Result<Vec<(JsString, Vec<Reply>)>, CaseError> {
+        let obj = self.object(v, "subAgentReplies", &[])?;
+        let mut out = Vec::new();
+        for (key, list) in obj.members().unwrap_or_default() {
+            let field = member_path("subAgentReplies", key);
+            if !agents.contains(key) {
+                return Err(self.err(
+                    &field,
+                    format!(
+                        "names no sub-agent: {} is not in `agents`",
+                        Json::String(key.clone()).to_compact()
+                    ),
+                ));
+            }
+            out.push((key.clone(), self.reply_list(list, &field)?));
+        }
+        Ok(out)
     }
 
     fn reply(&self, v: &Json, field: &str) -> Result<Reply, CaseError> {
@@ -413,9 +447,6 @@ impl Validator<'_> {
             .get("arguments")
             .cloned()
             .unwrap_or(Json::Object(Vec::new()));
-        if !matches!(arguments, Json::Object(_)) {
-            return Err(self.wrong(&format!("{field}.arguments"), "an object", &arguments));
-        }
         Ok(ToolCallReply {
             id: self.js(c.get("id"), &format!("{field}.id"))?,
             name: self.js(c.get("name"), &format!("{field}.name"))?,
@@ -509,8 +540,18 @@ pub(super) mod tests {
                 "at least one call",
             ),
             (
-                r#"{"about":"a","replies":[{"toolCalls":[{"id":"c","name":"n","arguments":1}]}]}"#,
-                "replies[0].toolCalls[0].arguments",
+                r#"{"about":"a","agents":["a"],"subAgentReplies":{"b":[]}}"#,
+                "subAgentReplies.b",
+                "names no sub-agent",
+            ),
+            (
+                r#"{"about":"a","agents":["a"],"subAgentReplies":{"a":[{"text":1}]}}"#,
+                "subAgentReplies.a[0].text",
+                "got a number 1",
+            ),
+            (
+                r#"{"about":"a","agents":["a"],"subAgentReplies":[]}"#,
+                "subAgentReplies",
                 "an object",
             ),
             (
@@ -528,6 +569,20 @@ pub(super) mod tests {
         }
         let e = parse("{\"about\": ").unwrap_err();
         assert!(e.to_string().contains("not valid JSON: line 1"), "{e}");
+    }
+
+    #[test]
+    fn arguments_may_be_any_json_value() {
+        for args in ["1", "\"Paris\"", "null", "[1]", "{}"] {
+            let text = format!(
+                r#"{{"about":"a","replies":[{{"toolCalls":[{{"id":"c","name":"n","arguments":{args}}}]}}]}}"#
+            );
+            let c = parse(&text).unwrap();
+            let Reply::ToolCalls(calls) = &c.replies[0] else {
+                panic!("{text}")
+            };
+            assert_eq!(calls[0].arguments.to_compact(), args);
+        }
     }
 
     #[test]

@@ -41,6 +41,18 @@ impl Case {
                 Json::Array(self.replies.iter().map(reply).collect()),
             ));
         }
+        if let Some(scripts) = &self.sub_agent_replies {
+            let scripts = scripts
+                .iter()
+                .map(|(key, replies)| {
+                    (
+                        key.clone(),
+                        Json::Array(replies.iter().map(reply).collect()),
+                    )
+                })
+                .collect();
+            members.push(("subAgentReplies", Json::Object(scripts)));
+        }
         // A case on another route names it, however it got there.
         if self.route_named || self.route != blank.route {
             members.push(("route", Json::str(self.route.name())));
@@ -298,7 +310,8 @@ mod tests {
     }
 
     fn reply() -> impl Strategy<Value = Reply> {
-        let call = (js(), js(), object()).prop_map(|(id, name, arguments)| ToolCallReply {
+        let arguments = prop_oneof![object(), json()];
+        let call = (js(), js(), arguments).prop_map(|(id, name, arguments)| ToolCallReply {
             id,
             name,
             arguments,
@@ -346,8 +359,20 @@ mod tests {
             replies in prop::collection::vec(reply(), 0..4),
             route in prop::option::of(prop::sample::select(Route::ALL.to_vec())),
             sources in sources(),
+            scripts in prop::option::of(prop::collection::vec(prop::collection::vec(reply(), 0..3), 0..3)),
         ) -> Case {
+            // Scripts for some of the sub-agents, each key once.
+            let mut keys: Vec<JsString> = Vec::new();
+            for k in sources.agents.iter().flatten() {
+                if !keys.contains(k) {
+                    keys.push(k.clone());
+                }
+            }
+            let sub_agent_replies = scripts.filter(|_| !keys.is_empty()).map(|scripts| {
+                keys.into_iter().zip(scripts).collect::<Vec<_>>()
+            });
             Case {
+                sub_agent_replies,
                 source,
                 tools,
                 toolsets,

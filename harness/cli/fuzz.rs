@@ -8,7 +8,7 @@ use super::out::{bar, check_writable, print_out, save_report, stop_flag};
 use crate::case::Case;
 use crate::js::json::Json;
 use crate::judge::compare::Verdict;
-use crate::loops::fuzz::{self, found::Saved, FuzzSettings, SessionOracle};
+use crate::loops::fuzz::{self, found::Saved, Counted, FuzzSettings, SessionOracle, VersionRun};
 use crate::outcome::{Exit, Failure, RunEnd};
 use crate::report::report_json;
 use crate::results::info::RunInfo;
@@ -90,6 +90,7 @@ pub fn fuzz(args: FuzzArgs) -> Result<Exit, Failure> {
     );
     info.shard = shard.map(|s| s.to_string());
     let (mut results, mut findings) = (Vec::new(), Vec::new());
+    let mut coverage = Vec::new();
     let mut end = RunEnd::default();
     for &v in &versions {
         if stop.load(Ordering::SeqCst) {
@@ -131,6 +132,7 @@ pub fn fuzz(args: FuzzArgs) -> Result<Exit, Failure> {
             None
         };
         print_out(&run.summary(v, seed, rate, &saved));
+        coverage.push(coverage_json(v, &run));
         end.finding |= !run.found.is_empty()
             || run
                 .replayed
@@ -160,7 +162,7 @@ pub fn fuzz(args: FuzzArgs) -> Result<Exit, Failure> {
     info.refused = session.listener.refused();
     end.interrupted = info.interrupted;
     if let Some(path) = &json {
-        write_report(path, &info, &results, findings)?;
+        write_report(path, &info, &results, findings, coverage)?;
     }
     Ok(Exit::of_run(end))
 }
@@ -171,10 +173,33 @@ fn write_report(
     info: &RunInfo,
     results: &[crate::results::CaseResult],
     findings: Vec<Json>,
+    coverage: Vec<Json>,
 ) -> Result<(), Failure> {
     let mut report = report_json(info, results);
     if let Json::Object(members) = &mut report {
         members.push(("findings".into(), Json::Array(findings)));
+        members.push(("coverage".into(), Json::Array(coverage)));
     }
     save_report(path, &report.to_pretty())
+}
+
+/// One version's generated cases per route and per kind of call: how many
+/// ran, how many were unmodelled.
+fn coverage_json(version: crate::versions::spec::MastraVersion, run: &VersionRun) -> Json {
+    let counts = |m: &std::collections::BTreeMap<&'static str, Counted>| {
+        Json::object(m.iter().map(|(k, c)| {
+            (
+                *k,
+                Json::object([
+                    ("cases", Json::int(c.cases as i64)),
+                    ("unmodelled", Json::int(c.unmodelled as i64)),
+                ]),
+            )
+        }))
+    };
+    Json::object([
+        ("version", Json::str(&version.to_string())),
+        ("byRoute", counts(&run.by_route)),
+        ("byKind", counts(&run.by_kind)),
+    ])
 }

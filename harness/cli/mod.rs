@@ -136,7 +136,7 @@ mod tests {
     use super::cache::{CacheAction, CacheArgs, PruneArgs};
     use super::diff::DiffArgs;
     use super::fuzz::FuzzArgs;
-    use super::lint::{KeysArgs, LintArgs, LintOutputArgs, ProjectArgs};
+    use super::lint::{ColorChoice, KeysArgs, LintArgs, LintOutputArgs, LoaderArg, ProjectArgs};
     use super::repro::ReproArgs;
     use super::runs::{
         CompareArgs, MatrixArgs, MergeArgs, RenderArgs, RunArgs, ShardSplitArgs, SweepArgs,
@@ -623,16 +623,22 @@ mod tests {
                     tool_choice: Some("search.web".into()),
                     active_tools: vec!["x".into(), "y".into()],
                     prompt_names: vec!["z".into()],
+                    mastra_version: None,
                 },
                 output: LintOutputArgs {
                     json: false,
-                    all: true
+                    format: None,
+                    all: true,
+                    color: ColorChoice::Auto,
+                    max_warnings: None,
                 },
                 project: ProjectArgs {
                     project: None,
                     entry: None,
                     sarif: None,
-                    env_file: None,
+                    env_files: vec![],
+                    loader: LoaderArg::Auto,
+                    verbose: false,
                 },
             })
         );
@@ -647,7 +653,15 @@ mod tests {
                 "l.sarif",
                 "--env-file",
                 ".env",
+                "--env-file",
+                "local.env",
                 "--json",
+                "--max-warnings",
+                "0",
+                "--color",
+                "never",
+                "--loader",
+                "esbuild",
             ]),
             Command::Lint(LintArgs {
                 keys: KeysArgs {
@@ -656,16 +670,22 @@ mod tests {
                     tool_choice: None,
                     active_tools: vec![],
                     prompt_names: vec![],
+                    mastra_version: None,
                 },
                 output: LintOutputArgs {
                     json: true,
-                    all: false
+                    format: None,
+                    all: false,
+                    color: ColorChoice::Never,
+                    max_warnings: Some(0),
                 },
                 project: ProjectArgs {
                     project: Some("p".into()),
                     entry: Some("src/m.ts".into()),
                     sarif: Some("l.sarif".into()),
-                    env_file: Some(".env".into()),
+                    env_files: vec![".env".into(), "local.env".into()],
+                    loader: LoaderArg::Esbuild,
+                    verbose: false,
                 },
             })
         );
@@ -686,6 +706,8 @@ mod tests {
             &["sweep", "--from", "r.json", "--route", "groq"],
             &["lint", "k", "--project", "p"],
             &["lint", "--project", "p", "--tool-choice", "k"],
+            &["lint", "--project", "p", "--mastra-version", "1.67.0"],
+            &["lint", "--project", "p", "--json", "--format", "github"],
             &[
                 "bisect",
                 "c.json",

@@ -91,6 +91,15 @@ pub fn repro(args: ReproArgs) -> Result<Exit, Failure> {
                 case.name()
             )))
         }
+        Prediction::Races(ps) => {
+            return Err(Failure::bad(format!(
+                "{}: on {version} what is sent depends on the order its sub-agents' requests \
+                 arrive in ({} possible results), so a script cannot check one prediction; give \
+                 each sub-agent its own replies (subAgentReplies)",
+                case.name(),
+                ps.len()
+            )))
+        }
     };
     let shows = match known.recognise(&case, &[&predicted]) {
         Some((issue, symptom)) => Shows::Issue { issue, symptom },

@@ -26,6 +26,10 @@ pub enum Verdict {
     NotApplicable,
     /// The model says it does not cover this case; the observation stands.
     Unmodelled,
+    /// The case's result depends on the order concurrent requests arrive
+    /// in: the observation is one of the projections the model gives for
+    /// the orders possible. Never a divergence: run again, it may differ.
+    Nondeterministic,
     /// As modelled, but the captured bodies changed against their snapshot.
     SnapshotChanged,
     /// As modelled, but a provider would reject a body Mastra sent.
@@ -38,13 +42,14 @@ pub enum Verdict {
 }
 
 impl Verdict {
-    pub const ALL: [Verdict; 13] = [
+    pub const ALL: [Verdict; 14] = [
         Verdict::AsModelled,
         Verdict::Diverged,
         Verdict::KnownIssue,
         Verdict::KnownIssueFixed,
         Verdict::NotApplicable,
         Verdict::Unmodelled,
+        Verdict::Nondeterministic,
         Verdict::SnapshotChanged,
         Verdict::ProviderRejects,
         Verdict::Timeout,
@@ -63,6 +68,7 @@ impl Verdict {
             Verdict::KnownIssueFixed => "known-issue-fixed",
             Verdict::NotApplicable => "not-applicable",
             Verdict::Unmodelled => "unmodelled",
+            Verdict::Nondeterministic => "nondeterministic",
             Verdict::SnapshotChanged => "snapshot-changed",
             Verdict::ProviderRejects => "provider-rejects",
             Verdict::Timeout => "probe-timeout",
@@ -115,6 +121,15 @@ pub fn compare(predicted: &Prediction, observed: &Observed) -> Verdict {
         (_, Observed::Crash(_)) => Verdict::Crash,
         (_, Observed::ProbeFault(_)) => Verdict::ProbeFault,
         (Prediction::Unmodelled(_), Observed::Ran { .. }) => Verdict::Unmodelled,
+        // Any order's projection is what Mastra may do; one no order gives
+        // is a divergence like any other.
+        (Prediction::Races(ps), Observed::Ran { projection: o, .. }) => {
+            if ps.iter().any(|p| comparable(p) == comparable(o)) {
+                Verdict::Nondeterministic
+            } else {
+                Verdict::Diverged
+            }
+        }
         (Prediction::Projection(p), Observed::Ran { projection: o, .. }) => {
             match (p.applicable, o.applicable) {
                 (false, false) => Verdict::NotApplicable,
@@ -168,6 +183,16 @@ mod tests {
             ),
             Verdict::Unmodelled
         );
+        let mut second = Projection::empty();
+        second.executed.push(crate::projection::Executed {
+            id: "t".into(),
+            input: Json::Null,
+        });
+        let races = Prediction::Races(vec![Projection::empty(), second.clone()]);
+        assert_eq!(compare(&races, &ran(second)), Verdict::Nondeterministic);
+        let mut neither = Projection::empty();
+        neither.mutated.push("tools".into());
+        assert_eq!(compare(&races, &ran(neither)), Verdict::Diverged);
         assert_eq!(
             compare(&p, &Observed::Timeout(Duration::from_secs(1))),
             Verdict::Timeout

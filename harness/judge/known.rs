@@ -456,6 +456,7 @@ impl IssueState {
         let observed = observed.projection().filter(|p| p.applicable)?;
         let predicted = match predicted {
             Prediction::Projection(p) => symptom.shows(p),
+            Prediction::Races(ps) => ps.iter().all(|p| symptom.shows(p)),
             Prediction::Unmodelled(_) => false,
         };
         Some(match (symptom.shows(observed), predicted) {

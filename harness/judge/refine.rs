@@ -110,9 +110,11 @@ impl Refiner {
             // The issue is the ledger's for a case it lists, else the one
             // recognised by its symptom on the model's projection or
             // Mastra's (`KnownIssues::recognise`).
-            let modelled = match predicted {
-                Prediction::Projection(p) => Some(p),
-                Prediction::Unmodelled(_) => None,
+            let modelled: Vec<&crate::projection::Projection> = match predicted {
+                Prediction::Projection(p) => vec![p],
+                // Each order the model follows is a projection the case may show.
+                Prediction::Races(ps) => ps.iter().collect(),
+                Prediction::Unmodelled(_) => Vec::new(),
             };
             let projections: Vec<&crate::projection::Projection> =
                 modelled.into_iter().chain([seen]).collect();

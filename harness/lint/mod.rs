@@ -8,13 +8,20 @@
 //! a collision, where Mastra stops at the first.
 //!
 //! `lint --project` builds on it: `load` runs a user's Mastra project in a
-//! Node child process, `project` decodes the document it prints, judges
-//! every agent with `lint` (a `ProjectLint`) and renders that for the
-//! terminal and as JSON, and `sarif` renders it for code scanning.
+//! Node child process and reads its configuration, `project` decodes the
+//! document the loader writes, judges every agent with `lint` (a
+//! `ProjectLint`) and renders that for the terminal, as JSON and as GitHub
+//! annotations, and `sarif` renders it for code scanning. `paint` is the
+//! terminal's colour and the plurals every text rendering shares.
 
 pub mod load;
+pub mod paint;
 pub mod project;
 pub mod sarif;
+
+use crate::model::releases::ACTIVE_TOOLS_APPLIED;
+use crate::versions::spec::MastraVersion;
+use paint::{count, Paint};
 
 use crate::js::json::Json;
 use crate::js::string::JsString;
@@ -96,12 +103,18 @@ pub struct LintInput {
     pub tool_choice: Option<JsString>,
     pub active_tools: Vec<JsString>,
     pub prompt_names: Vec<JsString>,
+    /// The `@mastra/core` release to judge for (none: the latest behaviour
+    /// the model knows). Only `activeTools` depends on it: ignored before
+    /// 1.1.0, so its names break nothing there.
+    pub version: Option<MastraVersion>,
 }
 
 #[derive(Debug, Clone)]
 pub struct LintReport {
     pub keys: Vec<KeyFinding>,
     pub names: Vec<NameFinding>,
+    /// What was not judged, and why (an option the version ignores).
+    pub notes: Vec<String>,
 }
 
 impl LintReport {
@@ -202,8 +215,18 @@ pub fn lint(input: &LintInput) -> LintReport {
     if let Some(tc) = &input.tool_choice {
         add(Reference::ToolChoice, tc);
     }
-    for n in &input.active_tools {
-        add(Reference::ActiveTools, n);
+    let mut notes = Vec::new();
+    match input.version {
+        Some(v) if v.release() < ACTIVE_TOOLS_APPLIED && !input.active_tools.is_empty() => {
+            notes.push(format!(
+                "activeTools is ignored by @mastra/core {v} (applied from {ACTIVE_TOOLS_APPLIED})"
+            ));
+        }
+        _ => {
+            for n in &input.active_tools {
+                add(Reference::ActiveTools, n);
+            }
+        }
     }
     for n in &input.prompt_names {
         add(Reference::Prompt, n);
@@ -211,6 +234,7 @@ pub fn lint(input: &LintInput) -> LintReport {
     LintReport {
         keys: findings,
         names,
+        notes,
     }
 }
 
@@ -275,7 +299,7 @@ pub fn severity_name(s: Severity) -> &'static str {
 impl LintReport {
     /// One line per problem (every key and name with `all`), then a
     /// summary line.
-    pub fn to_text(&self, all: bool) -> String {
+    pub fn to_text(&self, all: bool, paint: Paint) -> String {
         let mut out = String::new();
         for f in self
             .keys
@@ -287,8 +311,8 @@ impl LintReport {
                 .as_ref()
                 .map_or_else(|| "(not sent)".to_string(), |s| s.to_string());
             out.push_str(&format!(
-                "{:<7} {} -> {}: {}",
-                severity_name(f.severity),
+                "{} {} -> {}: {}",
+                paint.severity(f.severity),
                 f.key,
                 sent,
                 describe(f)
@@ -305,7 +329,8 @@ impl LintReport {
         {
             if n.matches {
                 out.push_str(&format!(
-                    "ok      {} {}: a tool is sent under this name\n",
+                    "{} {} {}: a tool is sent under this name\n",
+                    paint.severity(Severity::Ok),
                     n.used_in.name(),
                     n.name
                 ));
@@ -317,8 +342,8 @@ impl LintReport {
                 Reference::Prompt => "is not a name the model is offered",
             };
             out.push_str(&format!(
-                "{:<7} {} {} {why}",
-                severity_name(n.severity),
+                "{} {} {} {why}",
+                paint.severity(n.severity),
                 n.used_in.name(),
                 n.name
             ));
@@ -327,19 +352,24 @@ impl LintReport {
             }
             out.push('\n');
         }
-        let count = |s: Severity| {
-            self.keys.iter().filter(|k| k.severity == s).count()
-                + self.names.iter().filter(|n| n.severity == s).count()
-        };
+        for note in &self.notes {
+            out.push_str(&format!("{} {note}\n", paint.note("note   ")));
+        }
         out.push_str(&format!(
-            "{} keys, {} names: {} errors, {} warnings, {} ok\n",
-            self.keys.len(),
-            self.names.len(),
-            count(Severity::Error),
-            count(Severity::Warning),
-            count(Severity::Ok)
+            "{}, {}: {}, {}, {} ok\n",
+            count(self.keys.len(), "key"),
+            count(self.names.len(), "name"),
+            count(self.count(Severity::Error), "error"),
+            count(self.count(Severity::Warning), "warning"),
+            self.count(Severity::Ok)
         ));
         out
+    }
+
+    /// The keys and names of a severity.
+    pub fn count(&self, s: Severity) -> usize {
+        self.keys.iter().filter(|k| k.severity == s).count()
+            + self.names.iter().filter(|n| n.severity == s).count()
     }
 
     pub fn to_json(&self) -> Json {
@@ -394,6 +424,10 @@ impl LintReport {
         Json::object([
             ("keys", Json::Array(keys)),
             ("names", Json::Array(names)),
+            (
+                "notes",
+                Json::Array(self.notes.iter().map(|n| Json::str(n)).collect()),
+            ),
             ("worst", Json::str(severity_name(self.worst()))),
         ])
     }
@@ -459,6 +493,32 @@ mod tests {
             lint(&i).worst(),
             Severity::Warning,
             "only the rewrite itself remains"
+        );
+    }
+
+    #[test]
+    fn active_tools_before_1_1_0_are_a_note_not_an_error() {
+        let mut i = input(&["search.web"]);
+        i.active_tools = vec![js("search.web")];
+        assert_eq!(lint(&i).worst(), Severity::Error, "the latest: an error");
+        i.version = Some(MastraVersion::new(1, 0, 4));
+        let r = lint(&i);
+        assert_eq!(r.worst(), Severity::Warning, "only the rewrite");
+        assert!(r.names.is_empty());
+        assert_eq!(
+            r.notes,
+            ["activeTools is ignored by @mastra/core 1.0.4 (applied from 1.1.0)"]
+        );
+        i.version = Some(MastraVersion::new(1, 1, 0));
+        assert_eq!(lint(&i).worst(), Severity::Error);
+    }
+
+    #[test]
+    fn the_summary_counts_in_words() {
+        let text = lint(&input(&["search.web"])).to_text(false, Paint::plain());
+        assert!(
+            text.ends_with("1 key, 0 names: 0 errors, 1 warning, 0 ok\n"),
+            "{text}"
         );
     }
 

@@ -300,6 +300,7 @@ mod tests {
         let (old, new) = (MastraVersion::new(1, 0, 4), MastraVersion::new(1, 67, 0));
         let projection = |v| match predict(&case, v) {
             Prediction::Projection(p) => p.to_json(),
+            Prediction::Races(_) => panic!("races"),
             Prediction::Unmodelled(why) => panic!("unmodelled: {why}"),
         };
         let result = |v: MastraVersion, observed: Json| {

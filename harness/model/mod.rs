@@ -24,6 +24,7 @@ pub mod rewrite;
 pub mod route;
 pub mod sources;
 mod steps;
+mod validate;
 
 pub use steps::DEFAULT_MAX_STEPS;
 
@@ -36,10 +37,15 @@ use record::{Lookup, Record};
 use releases::Release;
 use rewrite::{format_tools, FormatError};
 
-/// The model's answer: a projection, or the reason it cannot give one.
+/// The model's answer: a projection, the projections a case can give when
+/// its result depends on the order concurrent requests arrive in, or the
+/// reason it cannot give one.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Prediction {
     Projection(Projection),
+    /// Two or more projections, distinct, each what one arrival order of
+    /// concurrent requests gives (`steps::run_loop`).
+    Races(Vec<Projection>),
     Unmodelled(String),
 }
 
@@ -47,6 +53,10 @@ impl Prediction {
     pub fn to_json(&self) -> Json {
         match self {
             Prediction::Projection(p) => p.to_json(),
+            Prediction::Races(ps) => Json::object([(
+                "nondeterministic",
+                Json::Array(ps.iter().map(Projection::to_json).collect()),
+            )]),
             Prediction::Unmodelled(reason) => Json::object([("unmodelled", Json::str(reason))]),
         }
     }
@@ -56,6 +66,11 @@ impl Prediction {
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct ToolValue {
     id: JsString,
+    /// Its key in Mastra's record before `formatTools`: the name a
+    /// validation report gives it (`options.name`, 1.67.0
+    /// `dist/utils-CyZ0Xi-1.js:552`; observed on 1.0.4, 1.67.0 and 1.71.0,
+    /// `cases/replies/bad-arguments.json`).
+    key: JsString,
     origin: ToolOrigin,
 }
 
@@ -78,6 +93,7 @@ enum ToolOrigin {
 }
 
 fn value_of(tool: &Tool, client: bool) -> ToolValue {
+    let key = tool.key().clone();
     let (id, origin) = match tool {
         Tool::Standard(_) => (JsString::from(STANDARD_ID), ToolOrigin::Ours),
         Tool::Custom { id, .. } => (id.clone(), ToolOrigin::Ours),
@@ -88,6 +104,7 @@ fn value_of(tool: &Tool, client: bool) -> ToolValue {
     };
     ToolValue {
         id,
+        key,
         origin: if client { ToolOrigin::Client } else { origin },
     }
 }
@@ -253,7 +270,9 @@ pub fn predict(case: &Case, version: MastraVersion) -> Prediction {
         )));
     }
     match run(case, &rel) {
-        Ok(p) => Prediction::Projection(p),
+        Ok(mut ps) if ps.len() == 1 => Prediction::Projection(ps.remove(0)),
+        Ok(ps) if ps.is_empty() => Prediction::Unmodelled("the loop gave no projection".into()),
+        Ok(ps) => Prediction::Races(ps),
         Err(reason) => Prediction::Unmodelled(reason),
     }
 }
@@ -261,13 +280,13 @@ pub fn predict(case: &Case, version: MastraVersion) -> Prediction {
 /// The call before its first request (what throws there: a sub-agent on the
 /// releases where listing them throws, then `formatTools`), then the agent
 /// loop (`steps`).
-fn run(case: &Case, rel: &Release) -> Result<Projection, String> {
+fn run(case: &Case, rel: &Release) -> Result<Vec<Projection>, String> {
     let mut tools = merged_tools(case);
     if let Some(error) = error_before_requests(case, rel, &mut tools) {
-        return Ok(Projection {
+        return Ok(vec![Projection {
             error: Some(error),
             ..Projection::empty()
-        });
+        }]);
     }
     let offered = offered(case, rel, &tools);
     steps::run_loop(case, rel, &tools, offered)

@@ -15,26 +15,7 @@
 use crate::js::string::JsString;
 use std::collections::HashMap;
 
-/// The properties of `Object.prototype` in Node 24 (all truthy functions,
-/// `__proto__` an accessor whose getter returns the prototype itself).
-pub const OBJECT_PROTOTYPE: &[&str] = &[
-    "constructor",
-    "__defineGetter__",
-    "__defineSetter__",
-    "hasOwnProperty",
-    "__lookupGetter__",
-    "__lookupSetter__",
-    "isPrototypeOf",
-    "propertyIsEnumerable",
-    "toString",
-    "valueOf",
-    "__proto__",
-    "toLocaleString",
-];
-
-pub fn is_inherited_name(key: &JsString) -> bool {
-    OBJECT_PROTOTYPE.iter().any(|n| JsString::from(*n) == *key)
-}
+pub use crate::naming::{is_inherited_name, OBJECT_PROTOTYPE};
 
 /// What `obj[key]` reads.
 #[derive(Debug, PartialEq, Eq)]

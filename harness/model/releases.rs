@@ -200,6 +200,46 @@ pub const BUILTIN_IDS: &[(&str, &str)] = &[
     ("webFetchTool", "web_fetch"),
 ];
 
+/// A sub-agent called without `prompt` (or with a `null` one) is given the
+/// first string among its call's `query`, `message` and `input` as its
+/// prompt, when that passes validation. First in 1.19.0 (`validateToolInput`,
+/// 1.19.0 `dist/chunk-EWPUWV33.js:262`, 1.67.0 `dist/tool-D0LLiaqQ.js:320`;
+/// absent from the 1.18.0 dist).
+pub const PROMPT_ALIASES: MastraVersion = v(1, 19, 0);
+
+/// A call whose arguments are `null` is answered "Tool \"NAME\" received
+/// invalid arguments — the provided JSON could not be parsed. ..." (NAME as
+/// called) before the tool validates anything; before, the validator's
+/// report quoted `null`. First in 1.6.0 (1.6.0 `dist/chunk-IHDE4CJV.js:12494`,
+/// absent from the 1.5.0 dist; observed on 1.67.0 and 1.71.0 on every route).
+pub const NULL_ARGUMENTS_REFUSED: MastraVersion = v(1, 6, 0);
+
+/// On the `google` route a call whose `args` are `null` reaches the tool as
+/// `{}` (and is validated as such); before, as `null`. First in 1.25.0
+/// (`cases/calls/null-arguments.json` on google, run over 1.10.0 … 1.60.0
+/// by tens, then 1.21.0 … 1.29.1: `null` through 1.24.0, `{}` from 1.25.0).
+pub const GOOGLE_NULL_ARGUMENTS_EMPTY: MastraVersion = v(1, 25, 0);
+
+/// On the `google` route, from 1.25.0 through 1.50.0, a step holding a call
+/// with `null` args beside others writes fewer calls back to history than
+/// it made (observed on 1.25.0, 1.26.0, 1.28.0, 1.30.0, 1.40.0, 1.50.0 with
+/// `cases/calls/null-arguments.json`; as modelled on 1.24.1 and from
+/// 1.51.0): not modelled there.
+pub const GOOGLE_NULL_ARGUMENTS_LOST: (MastraVersion, MastraVersion) = (v(1, 25, 0), v(1, 50, 0));
+
+/// A call id used again replaces the earlier invocation with the later
+/// call's name; before, the earlier call's name was kept with the later
+/// result. First in 1.14.0 (`cases/calls/reused-call-id.json` over every
+/// 1.x: the earlier name through 1.13.2, the later from 1.14.0).
+pub const REUSED_ID_TAKES_LATER_CALL: MastraVersion = v(1, 14, 0);
+
+/// From 1.19.0 through 1.55.0 a sub-agent called without a string `prompt`
+/// makes no request, and every sub-agent call of that step is answered
+/// "Cannot read properties of undefined (reading 'input')"
+/// (`cases/calls/sub-agent-without-prompt.json` over every 1.x; 1.57.0, the
+/// next release served, answers as modelled): not modelled there.
+pub const SUB_AGENT_PROMPTLESS_THROWS: (MastraVersion, MastraVersion) = (v(1, 19, 0), v(1, 55, 0));
+
 // ---------------------------------------------------------------------------
 // The 0.x line: what was measured there (docs/0x.md). The model does not
 // predict 0.x yet (`Release::is_modelled`); these are its first facts.
@@ -246,6 +286,12 @@ pub struct Release {
     pub sub_agent_parent_history: bool,
     pub sub_agent_parent_memory_ids: bool,
     pub tool_error_ends_memory_calls: bool,
+    pub prompt_aliases: bool,
+    pub null_arguments_refused: bool,
+    pub google_null_arguments_empty: bool,
+    pub google_null_arguments_lost: bool,
+    pub reused_id_takes_later_call: bool,
+    pub sub_agent_promptless_throws: bool,
 }
 
 impl Release {
@@ -269,6 +315,12 @@ impl Release {
             sub_agent_parent_history: within(SUB_AGENT_PARENT_HISTORY, version),
             sub_agent_parent_memory_ids: version >= SUB_AGENT_PARENT_MEMORY_IDS,
             tool_error_ends_memory_calls: within(TOOL_ERROR_ENDS_MEMORY_CALLS, version),
+            prompt_aliases: version >= PROMPT_ALIASES,
+            null_arguments_refused: version >= NULL_ARGUMENTS_REFUSED,
+            google_null_arguments_empty: version >= GOOGLE_NULL_ARGUMENTS_EMPTY,
+            google_null_arguments_lost: within(GOOGLE_NULL_ARGUMENTS_LOST, version),
+            reused_id_takes_later_call: version >= REUSED_ID_TAKES_LATER_CALL,
+            sub_agent_promptless_throws: within(SUB_AGENT_PROMPTLESS_THROWS, version),
         }
     }
 

@@ -1,91 +1,12 @@
-//! The rewrite in `Agent.formatTools()`, exact to JavaScript: `wire_name`
-//! (one key) and `format_tools` (a whole tools record, with its reordering
-//! and its collision check).
-//!
-//! Mastra's code, identical in every 1.x release swept
-//! (1.67.0 `dist/agent-Dk0N0Nlg.js:37205`, 1.0.4 `dist/chunk-FKO2M32N.js:18528`):
-//!
-//! ```js
-//! const INVALID_CHAR_REGEX = /[^a-zA-Z0-9_\-]/g;
-//! const STARTING_CHAR_REGEX = /[a-zA-Z_]/;
-//! for (const key of Object.keys(tools)) if (tools[key] && (key.length > 63
-//!     || key.match(INVALID_CHAR_REGEX) || !key[0].match(STARTING_CHAR_REGEX))) {
-//!   let newKey = key.replace(INVALID_CHAR_REGEX, "_");
-//!   if (!newKey[0].match(STARTING_CHAR_REGEX)) newKey = "_" + newKey;
-//!   newKey = newKey.slice(0, 63);
-//!   if (tools[newKey]) throw new MastraError({ id: "AGENT_TOOL_NAME_COLLISION", ... });
-//!   tools[newKey] = tools[key];
-//!   delete tools[key];
-//! }
-//! ```
-//!
-//! The regexes have no `u` flag, so they see UTF-16 code units: an emoji is
-//! two characters outside the set and becomes `__`; a lone surrogate is one.
+//! `format_tools`: `Agent.formatTools()` over a whole tools record, exact to
+//! JavaScript: its reordering (a renamed key moves to the end) and its
+//! collision check, on top of the one-key rewrite in `crate::naming`
+//! (re-exported here), which quotes Mastra's code.
+
+pub use crate::naming::{is_valid_name, rewrite, wire_name, Rewrite, MAX_NAME};
 
 use super::record::{Lookup, Record};
 use crate::js::string::JsString;
-
-/// The cut: `newKey.slice(0, 63)`. Providers allow 64.
-pub const MAX_NAME: usize = 63;
-
-/// What one key does in `formatTools`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Rewrite {
-    /// Already a valid name: sent as is, keeps its place.
-    Kept,
-    /// Sent under this name, moved to the end of the tools.
-    Renamed(JsString),
-    /// `key[0]` is `undefined`: `undefined.match(...)` throws a TypeError.
-    Crash,
-}
-
-fn allowed(u: u16) -> bool {
-    matches!(u, 0x30..=0x39 | 0x41..=0x5A | 0x61..=0x7A | 0x5F | 0x2D)
-}
-
-fn starting(u: u16) -> bool {
-    matches!(u, 0x41..=0x5A | 0x61..=0x7A | 0x5F)
-}
-
-/// Whether `key` is sent unchanged.
-pub fn is_valid_name(key: &JsString) -> bool {
-    matches!(key.unit(0), Some(u) if starting(u)) && key.len() <= MAX_NAME && key.all_units(allowed)
-}
-
-/// The rewrite of one key, with JavaScript's short-circuit order: the
-/// length test and the character test come before `key[0]` is read, so the
-/// empty key is the only one that crashes.
-pub fn rewrite(key: &JsString) -> Rewrite {
-    let needs = key.len() > MAX_NAME || !key.all_units(allowed) || {
-        match key.unit(0) {
-            None => return Rewrite::Crash,
-            Some(u) => !starting(u),
-        }
-    };
-    if !needs {
-        return Rewrite::Kept;
-    }
-    let mut name = JsString::from_units(
-        key.units()
-            .iter()
-            .map(|&u| if allowed(u) { u } else { 0x5F })
-            .collect(),
-    );
-    if !name.unit(0).is_some_and(starting) {
-        name = JsString::from("_").concat(&name);
-    }
-    Rewrite::Renamed(name.slice(0, MAX_NAME))
-}
-
-/// The name the model is offered for `key` alone (no collision check): the
-/// key itself when valid.
-pub fn wire_name(key: &JsString) -> Option<JsString> {
-    match rewrite(key) {
-        Rewrite::Kept => Some(key.clone()),
-        Rewrite::Renamed(n) => Some(n),
-        Rewrite::Crash => None,
-    }
-}
 
 /// Why `formatTools` threw.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -72,7 +72,8 @@ fn registered_tools(
         out.assign(
             name.clone(),
             ToolValue {
-                id: name,
+                id: name.clone(),
+                key: name,
                 origin: origin(key),
             },
         );
@@ -98,7 +99,8 @@ pub(super) fn mcp_tools(servers: &[McpServer]) -> Record<ToolValue> {
             connected.assign(
                 key.clone(),
                 ToolValue {
-                    id: key,
+                    id: key.clone(),
+                    key,
                     origin: ToolOrigin::Mcp,
                 },
             );
@@ -115,6 +117,7 @@ pub(super) fn memory_tools(memory: Option<MemorySource>) -> Record<ToolValue> {
             JsString::from(WORKING_MEMORY_KEY),
             ToolValue {
                 id: JsString::from(WORKING_MEMORY_ID),
+                key: JsString::from(WORKING_MEMORY_KEY),
                 origin: ToolOrigin::WorkingMemory,
             },
         );
@@ -193,31 +196,41 @@ pub fn sub_agent_result(
 /// `dist/chunk-7UM6FE6A.js:56`), in UTF-16 code units as `slice` counts.
 const PROVIDED_ARGUMENTS_MAX: usize = 200;
 
+/// The input a sub-agent call's tool validates: the call's arguments, with
+/// the parent's `threadId` and `resourceId` set on them by the agent loop
+/// when the case has memory options on a release that passes them on
+/// (`SUB_AGENT_PARENT_MEMORY_IDS`); without, both are `undefined`, which
+/// `JSON.stringify` leaves out. Arguments that are not an object are given
+/// as they are.
+pub fn sub_agent_input(rel: &Release, arguments: &Json, memory: bool) -> Json {
+    let Json::Object(members) = arguments else {
+        return arguments.clone();
+    };
+    let mut members = members.clone();
+    if parent_memory_ids(rel, memory) {
+        for (k, v) in [("threadId", PROBE_THREAD), ("resourceId", PROBE_RESOURCE)] {
+            let k = JsString::from(k);
+            match members.iter_mut().find(|(m, _)| *m == k) {
+                Some(slot) => slot.1 = Json::str(v),
+                None => members.push((k, Json::str(v))),
+            }
+        }
+    }
+    Json::Object(members)
+}
+
 /// On the releases whose sub-agent input schema is broken
 /// (`SUB_AGENT_SCHEMA_BROKEN`), every call of a sub-agent fails validation
-/// before it runs; this is the tool result it gets instead. The arguments
-/// it quotes are the call's `{ prompt }` plus, with memory options, the
-/// `threadId` and `resourceId` the agent loop set on them before the tool
-/// validated them (without, both are `undefined`, which `JSON.stringify`
-/// leaves out).
-pub fn sub_agent_schema_rejects(
-    rel: &Release,
-    name: &JsString,
-    prompt: &JsString,
-    memory: bool,
-) -> Option<Json> {
+/// before it runs; this is the tool result it gets instead, quoting the
+/// `input` it was given (`sub_agent_input`).
+pub fn sub_agent_schema_rejects(rel: &Release, name: &JsString, input: &Json) -> Option<Json> {
     if !rel.sub_agent_schema_broken {
         return None;
     }
     const PROBLEM: &str = "Schema validation error: schema is invalid: data/required must be array";
-    let mut args = vec![("prompt", Json::String(prompt.clone()))];
-    if parent_memory_ids(rel, memory) {
-        args.push(("threadId", Json::str(PROBE_THREAD)));
-        args.push(("resourceId", Json::str(PROBE_RESOURCE)));
-    }
     // "Provided arguments: " + truncateForLogging(args):
     // JSON.stringify(args, null, 2), cut at 200 code units.
-    let mut provided = JsString::from(Json::object(args).to_pretty().as_str());
+    let mut provided = JsString::from(input.to_pretty().as_str());
     if provided.len() > PROVIDED_ARGUMENTS_MAX {
         provided = provided.slice(0, PROVIDED_ARGUMENTS_MAX);
         provided.push_str("... (truncated)");
@@ -309,7 +322,8 @@ mod tests {
         let rel = Release::of(crate::versions::spec::MastraVersion::new(1, 11, 0));
         let name = JsString::from("agent-s");
         let message = |prompt: &JsString| {
-            let result = sub_agent_schema_rejects(&rel, &name, prompt, false).unwrap();
+            let input = Json::object([("prompt", Json::String(prompt.clone()))]);
+            let result = sub_agent_schema_rejects(&rel, &name, &input).unwrap();
             let message = result.get("message").and_then(Json::as_str).unwrap();
             let message = message.to_lossy();
             let (_, quoted) = message.split_once("Provided arguments: ").unwrap();
@@ -330,7 +344,7 @@ mod tests {
         // Not on a release whose schema compiles.
         let fine = Release::of(crate::versions::spec::MastraVersion::new(1, 13, 2));
         assert_eq!(
-            sub_agent_schema_rejects(&fine, &name, &"p".into(), true),
+            sub_agent_schema_rejects(&fine, &name, &Json::object([("prompt", Json::str("p"))])),
             None
         );
     }

@@ -1,24 +1,36 @@
-//! The agent loop: the scripted replies played through Mastra's steps.
+//! The agent loop: the scripted replies played through Mastra's steps, for
+//! the case's agent and for each sub-agent it calls.
 //!
 //! In: a case whose tools were formatted, its release's switches, and what
-//! every request offers (`tools`, `tool_choice`). Out: the `Projection` the
-//! steps produce (each request, what executed, the error the call ends in),
-//! or why the model cannot say.
+//! every request offers (`tools`, `tool_choice`). Out: every `Projection`
+//! the steps can produce (one, unless concurrent requests race for the same
+//! replies), or why the model cannot say.
 //!
-//! One step, in the order Mastra takes it: the request with the history so
-//! far (`AgentLoop::request`), the attempts a retryable error allows
-//! (`send`), what each scripted call finds (`resolve`), whether the step
-//! ends the call before anything runs (`waits_for_client`,
-//! `not_found_error`), the case tools that run and in which order
-//! (`execute`), a sub-agent's own request (`run_sub_agent`), and the calls
-//! and results the next request carries back (`append_step`). The loop ends
-//! at a reply that is not tool calls or after `maxSteps`; then `end` applies
-//! what the release does with a failed call once the loop is over.
+//! One step of an agent, in the order Mastra takes it: the request with the
+//! history so far (`Agent::request`), the attempts a retryable error allows
+//! (`Agent::send`), what each scripted call finds and whether its arguments
+//! pass (`resolve`, `validate`), whether the step ends the call
+//! (`ended_by`), the case tools that run and in which order (`execute`),
+//! the sub-agents that run (`schedule`), and the calls and results the next
+//! request carries back (`Agent::append_step`). A loop ends at a reply that
+//! is not tool calls, after `maxSteps`, or at a call that waits for the
+//! client; then `end` applies what the release does with a failed call
+//! once the loop is over.
+//!
+//! Replies go to whoever makes the request (`case::script`): the parent's
+//! requests and those of sub-agents without a script of their own share
+//! `replies`; a sub-agent with its own takes from it. The requests of the
+//! sub-agents a step calls are made concurrently; where two of them take
+//! from the same list, which gets which reply is a race, and every order is
+//! followed (`schedule`), each giving its projection. Requests are listed
+//! in `Script::canonical_order`, the order observed projections use.
 
 use super::record::{Lookup, Record};
 use super::releases::Release;
 use super::route::{self, ResultContent};
+use super::validate::{validate, Schema};
 use super::{error_view, sources, ToolOrigin, ToolValue};
+use crate::case::script::{Requester, Script};
 use crate::case::{Case, Method, Reply, ToolCallReply};
 use crate::js::json::Json;
 use crate::js::string::JsString;
@@ -31,150 +43,776 @@ pub const DEFAULT_MAX_STEPS: u32 = 5;
 /// The one execute result of the case tools, as the tool message carries it.
 const TOOL_RESULT: &str = "{\"tempC\":20}";
 
+/// The most outcomes (and partial states) the model follows before it calls
+/// a case's races too many to enumerate.
+const MAX_OUTCOMES: usize = 64;
+const MAX_STATES: usize = 4096;
+
 /// How one call of a scripted reply resolves.
+#[derive(Debug, Clone)]
 enum Resolved {
     Run {
+        /// The tool's id (what `executed` lists).
         id: JsString,
         /// Found under its own name (`stepTools[name]`), not by its id:
-        /// such a call can start while a stream is still arriving.
+        /// such a call can start while a stream is still arriving, and a
+        /// sub-agent's output goes through `toModelOutput`.
         by_name: bool,
         runs: Runs,
     },
     /// A tool without `execute` (a client tool, or a property of
-    /// `Object.prototype`): the loop stops for the client to act.
+    /// `Object.prototype`), or one that suspends the run for a person: the
+    /// loop stops after the step.
     Stop,
     NotFound {
         available: Vec<JsString>,
     },
 }
 
-/// What a found, executable call runs.
+/// What a found call runs.
 #[derive(Debug, Clone, PartialEq)]
 enum Runs {
-    /// A case tool's `execute`: listed in `executed`, answers `TOOL_RESULT`.
-    Ours,
+    /// A case tool's `execute` with this input: listed in `executed`,
+    /// answers `TOOL_RESULT`.
+    Ours(Json),
     /// A run whose result is fixed text (an MCP server's tool, a workflow,
     /// working memory); not a case tool, so not listed in `executed`.
     Fixed(&'static str),
-    /// A sub-agent: its own request takes the next reply.
-    SubAgent { key: JsString, prompt: JsString },
-    /// A run that fails before it starts; its tool result is this report.
-    Fails(Json),
+    /// A sub-agent: its own agent loop.
+    SubAgent { key: JsString },
+    /// A run that fails validation before it starts; its tool result is
+    /// this report (a sub-agent's goes through `toModelOutput`).
+    Fails { report: Json, sub_agent: bool },
+    /// Arguments that are `null`, refused before any validation
+    /// (`NULL_ARGUMENTS_REFUSED`); the tool result is this message.
+    Refused(JsString),
 }
 
-/// The only arguments a call of each kind is modelled with: the one shape
-/// its input schema accepts. Validation messages for other shapes differ
-/// between the zod and JSON Schema validators across releases; the fuzzer
-/// never sends them (`loops::fuzz::gen::fit_calls`).
-fn single_string_member(args: &Json, name: &str) -> Option<JsString> {
-    match args.members().as_deref() {
-        Some([(k, Json::String(v))]) if **k == JsString::from(name) => Some(v.clone()),
-        _ => None,
-    }
+/// A call whose tool failed (`output-error` in Mastra's message list): the
+/// step it was made in, the call, and the error text its result carries.
+#[derive(Debug, Clone)]
+struct FailedCall {
+    step: usize,
+    call: ToolCallReply,
+    error: JsString,
 }
 
-fn runs_of(
-    rel: &Release,
-    origin: &ToolOrigin,
-    id: &JsString,
-    args: &Json,
-    memory: bool,
-) -> Result<Runs, String> {
-    let shape_error = |shape: &str| {
-        format!("tool arguments other than {shape}: validation messages are not modelled")
-    };
-    match origin {
-        ToolOrigin::Ours => single_string_member(args, "city")
-            .map(|_| Runs::Ours)
-            .ok_or_else(|| shape_error("{ city: string }")),
-        ToolOrigin::Mcp => single_string_member(args, "city")
-            .map(|_| Runs::Fixed(sources::MCP_RESULT))
-            .ok_or_else(|| shape_error("{ city: string } for an MCP tool")),
-        ToolOrigin::Workflow => {
-            let inner = match args.members().as_deref() {
-                Some([(k, v)]) if **k == JsString::from("inputData") => {
-                    single_string_member(v, "city")
-                }
-                _ => None,
-            };
-            inner
-                .map(|_| Runs::Fixed(sources::WORKFLOW_RESULT))
-                .ok_or_else(|| shape_error("{ inputData: { city: string } } for a workflow"))
-        }
-        ToolOrigin::WorkingMemory => single_string_member(args, "memory")
-            .map(|_| Runs::Fixed(sources::WORKING_MEMORY_RESULT))
-            .ok_or_else(|| shape_error("{ memory: string } for updateWorkingMemory")),
-        ToolOrigin::SubAgent(key) => {
-            let prompt = single_string_member(args, "prompt")
-                .ok_or_else(|| shape_error("{ prompt: string } for a sub-agent"))?;
-            Ok(
-                match sources::sub_agent_schema_rejects(rel, id, &prompt, memory) {
-                    Some(message) => Runs::Fails(message),
-                    None => Runs::SubAgent {
-                        key: key.clone(),
-                        prompt,
-                    },
-                },
-            )
-        }
-        ToolOrigin::Builtin(_) | ToolOrigin::Client => unreachable!("resolved before"),
-    }
+/// One call and its result, as history carries them back.
+#[derive(Debug, Clone)]
+struct Invocation {
+    step: usize,
+    id: JsString,
+    call: HistoryItem,
+    result: Option<HistoryItem>,
 }
 
-fn resolve(
+/// What every agent of a case shares: the replies being handed out, the
+/// requests in the order they arrived, the case tools' runs.
+#[derive(Debug, Clone)]
+struct World {
+    script: Script,
+    arrived: Vec<(Requester, RequestView)>,
+    executed: Vec<Executed>,
+}
+
+/// How an agent's loop ended.
+#[derive(Debug, Clone, PartialEq)]
+enum Ending {
+    /// A text reply (or the steps ran out): the answer.
+    Answer(JsString),
+    /// An error reply (the API-call error, which the parent's projection
+    /// writes as no error).
+    ApiError(u16),
+    /// An error the call ends in.
+    Error(ErrorView),
+    /// A call that waits for the client, or suspends the run.
+    Stopped,
+}
+
+/// One agent's loop: the case's agent, or one run of a sub-agent.
+#[derive(Debug, Clone)]
+struct Agent {
+    who: Requester,
+    tools: Record<ToolValue>,
+    /// What each of its requests carries in `tools` and `tool_choice`.
+    offered: (Option<Vec<JsString>>, Option<Json>),
+    /// `activeTools`, as the release applies it (the parent's only).
+    active: Option<Vec<JsString>>,
+    /// History before its own steps: the parent's, for a sub-agent on the
+    /// releases that hand it over.
+    before: Vec<HistoryItem>,
+    invocations: Vec<Invocation>,
+    failed: Vec<FailedCall>,
+    step: usize,
+    max_steps: usize,
+}
+
+/// A sub-agent run inside a parent's step.
+#[derive(Debug, Clone)]
+struct SubRun {
+    /// The parent's call that started it.
+    call: usize,
+    agent: Agent,
+    ending: Option<Ending>,
+}
+
+/// The whole case at a point between two parent steps.
+#[derive(Debug, Clone)]
+struct State {
+    world: World,
+    parent: Agent,
+    error: Option<ErrorView>,
+}
+
+/// What a case's loop gives: every projection its races allow, distinct,
+/// in the order found.
+pub(super) fn run_loop(
     case: &Case,
     rel: &Release,
     tools: &Record<ToolValue>,
-    call: &ToolCallReply,
-) -> Result<Resolved, String> {
-    let name = &call.name;
-    // `stepTools?.[name] || Object.values(stepTools).find(t => t.id === name)`
-    let (key, found) = match tools.get(name) {
-        Lookup::Own(v) => (Some(name.clone()), Some(v.clone())),
-        Lookup::Inherited => (Some(name.clone()), None),
-        Lookup::Missing => match tools.entries().into_iter().find(|(_, v)| v.id == *name) {
-            Some((k, v)) => (Some(k.clone()), Some(v.clone())),
-            None => (None, None),
-        },
-    };
+    offered: (Option<Vec<JsString>>, Option<Json>),
+) -> Result<Vec<Projection>, String> {
     let active = case
         .call
         .active_tools
-        .as_ref()
+        .clone()
         .filter(|_| rel.active_tools_applied);
-    let hidden = rel.hidden_is_not_found
-        && key
-            .as_ref()
-            .is_some_and(|k| active.is_some_and(|a| !a.contains(k)));
-    if key.is_none() || hidden {
-        // From 1.11.0 the list offered back is activeTools as given (even
-        // `[]`); before, every formatted name, activeTools or not.
-        let available = match active {
-            Some(a) if rel.hidden_is_not_found => a.clone(),
-            _ => tools.keys(),
-        };
-        return Ok(Resolved::NotFound { available });
+    let start = State {
+        world: World {
+            script: Script::of(case),
+            arrived: Vec::new(),
+            executed: Vec::new(),
+        },
+        parent: Agent {
+            who: Requester::Parent,
+            tools: tools.clone(),
+            offered,
+            active,
+            before: Vec::new(),
+            invocations: Vec::new(),
+            failed: Vec::new(),
+            step: 0,
+            max_steps: case.call.max_steps.unwrap_or(DEFAULT_MAX_STEPS) as usize,
+        },
+        error: None,
+    };
+    let cx = Cx { case, rel };
+    let mut pending = vec![start];
+    let mut seen_states = 0;
+    let mut out: Vec<Projection> = Vec::new();
+    while let Some(state) = pending.pop() {
+        seen_states += 1;
+        if seen_states > MAX_STATES {
+            return Err(too_many());
+        }
+        match cx.parent_step(state)? {
+            Next::Go(states) => pending.extend(states.into_iter().rev()),
+            Next::Done(state) => {
+                let p = cx.end(*state)?;
+                if !out.contains(&p) {
+                    out.push(p);
+                }
+                if out.len() > MAX_OUTCOMES {
+                    return Err(too_many());
+                }
+            }
+        }
     }
-    match found {
-        None => Ok(Resolved::Stop),
-        Some(ToolValue {
-            origin: ToolOrigin::Client,
-            ..
-        }) => Ok(Resolved::Stop),
-        Some(ToolValue {
-            origin: ToolOrigin::Builtin(b),
-            ..
-        }) => Err(format!(
-            "a call to the builtin {b}: its execute is Mastra's"
-        )),
-        Some(ToolValue { id, origin }) => {
-            let memory = case.sources.memory.is_some();
-            let runs = runs_of(rel, &origin, &id, &call.arguments, memory)?;
-            Ok(Resolved::Run {
-                id,
+    Ok(out)
+}
+
+fn too_many() -> String {
+    format!("concurrent requests racing in more than {MAX_OUTCOMES} ways")
+}
+
+/// What one parent step leads to.
+enum Next {
+    /// The states after it (several when sub-agents raced).
+    Go(Vec<State>),
+    /// The loop is over.
+    Done(Box<State>),
+}
+
+/// The case and its release: what every step reads.
+struct Cx<'a> {
+    case: &'a Case,
+    rel: &'a Release,
+}
+
+/// What one agent's step did before its sub-agents ran.
+struct Taken {
+    calls: Vec<ToolCallReply>,
+    resolved: Vec<Resolved>,
+}
+
+/// What an agent's request led to.
+enum Sent {
+    Calls(Vec<ToolCallReply>),
+    Ended(Ending),
+}
+
+impl Cx<'_> {
+    fn memory(&self) -> bool {
+        self.case.sources.memory.is_some()
+    }
+
+    /// One step of the case's agent, through every order its sub-agents
+    /// can race in.
+    fn parent_step(&self, mut s: State) -> Result<Next, String> {
+        if s.parent.step >= s.parent.max_steps {
+            return Ok(Next::Done(Box::new(s)));
+        }
+        let taken = match self.take(&mut s.parent, &mut s.world)? {
+            Ok(taken) => taken,
+            Err(ending) => {
+                if let Ending::Error(e) = ending {
+                    s.error = Some(e);
+                }
+                return Ok(Next::Done(Box::new(s)));
+            }
+        };
+        let runs = self.sub_runs(&s.parent, &taken)?;
+        let mut next = Vec::new();
+        for (world, runs) in self.schedule(s.world.clone(), runs)? {
+            let mut branch = State { world, ..s.clone() };
+            let end = self.finish_step(&mut branch.parent, &taken, &runs)?;
+            match end {
+                None => next.push(branch),
+                Some(ending) => {
+                    if let Ending::Error(e) = ending {
+                        branch.error = Some(e);
+                    }
+                    // A stopped loop makes no further request.
+                    branch.parent.max_steps = 0;
+                    next.push(branch);
+                }
+            }
+        }
+        Ok(Next::Go(next))
+    }
+
+    /// The request of `agent`'s next step and its reply; with tool calls,
+    /// what each resolves to and the case tools' runs. `Err` when the step
+    /// ends the agent's loop first.
+    fn take(&self, agent: &mut Agent, world: &mut World) -> Result<Result<Taken, Ending>, String> {
+        let calls = match agent.send(self, world) {
+            Sent::Calls(calls) => calls,
+            Sent::Ended(ending) => return Ok(Err(ending)),
+        };
+        let resolved = calls
+            .iter()
+            .map(|c| self.resolve(agent, c))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.execute(world, &calls, &resolved);
+        Ok(Ok(Taken { calls, resolved }))
+    }
+
+    /// The sub-agent runs `taken` starts, each at its first request.
+    fn sub_runs(&self, parent: &Agent, taken: &Taken) -> Result<Vec<SubRun>, String> {
+        let mut runs = Vec::new();
+        for (i, r) in taken.resolved.iter().enumerate() {
+            let Resolved::Run {
+                runs: Runs::SubAgent { key },
+                ..
+            } = r
+            else {
+                continue;
+            };
+            // On the releases that hand it the parent's messages, those are
+            // the steps before this one, as this step's request carried them
+            // (merged or per step, names sanitised or not): calls of this
+            // same step are not among them (measured on 1.8.0 and 1.9.0).
+            let before = if self.rel.sub_agent_parent_history {
+                parent.history(self.rel)
+            } else {
+                Vec::new()
+            };
+            runs.push(SubRun {
+                call: i,
+                agent: self.sub_agent(key, before),
+                ending: None,
+            });
+        }
+        Ok(runs)
+    }
+
+    /// A sub-agent's own loop. It borrows the parent's memory
+    /// (`__setMemory`) and is called with its thread and resource, so
+    /// working memory's tool is its one tool (found by the fuzzer, seed 1
+    /// case 986). Its requests are on the parent's route, so the tool and
+    /// the (default) choice are written as that route writes them
+    /// (`{"type":"auto"}` on anthropic: seed 1 case 3392 on 1.0.4).
+    fn sub_agent(&self, key: &JsString, before: Vec<HistoryItem>) -> Agent {
+        let working_memory = self.case.sources.memory.is_some_and(|m| m.working_memory);
+        let mut tools = Record::new();
+        if working_memory {
+            tools = sources::memory_tools(self.case.sources.memory);
+        }
+        let offered = if working_memory {
+            route::offer_on(
+                self.case.route,
+                self.rel,
+                vec![JsString::from(sources::WORKING_MEMORY_KEY)],
+                &None,
+            )
+        } else {
+            (None, None)
+        };
+        Agent {
+            who: Requester::SubAgent(key.clone()),
+            tools,
+            offered,
+            active: None,
+            before,
+            invocations: Vec::new(),
+            failed: Vec::new(),
+            step: 0,
+            max_steps: DEFAULT_MAX_STEPS as usize,
+        }
+    }
+
+    /// Every way the sub-agent runs of one step can go: each run advanced
+    /// one request at a time, in every order where two runs take from the
+    /// same list of replies (elsewhere the order makes no difference, and
+    /// one is followed).
+    fn schedule(
+        &self,
+        world: World,
+        runs: Vec<SubRun>,
+    ) -> Result<Vec<(World, Vec<SubRun>)>, String> {
+        let mut done = Vec::new();
+        let mut pending = vec![(world, runs)];
+        let mut states = 0;
+        while let Some((world, runs)) = pending.pop() {
+            states += 1;
+            if states > MAX_STATES {
+                return Err(too_many());
+            }
+            let going: Vec<usize> = (0..runs.len())
+                .filter(|&i| runs[i].ending.is_none())
+                .collect();
+            if going.is_empty() {
+                done.push((world, runs));
+                if done.len() > MAX_OUTCOMES {
+                    return Err(too_many());
+                }
+                continue;
+            }
+            let list = |i: usize| {
+                let who = &runs[i].agent.who;
+                world.script.has_own(who).then(|| who.clone())
+            };
+            let alone = going
+                .iter()
+                .copied()
+                .find(|&i| going.iter().all(|&j| j == i || list(j) != list(i)));
+            let choices = match alone {
+                Some(i) => vec![i],
+                None => going,
+            };
+            for i in choices.into_iter().rev() {
+                let (mut world, mut runs) = (world.clone(), runs.clone());
+                let ending = self.advance(&mut runs[i].agent, &mut world)?;
+                runs[i].ending = ending;
+                pending.push((world, runs));
+            }
+        }
+        Ok(done)
+    }
+
+    /// One step of a sub-agent's loop: `Some` when its loop is over.
+    fn advance(&self, agent: &mut Agent, world: &mut World) -> Result<Option<Ending>, String> {
+        if agent.step >= agent.max_steps {
+            // The steps ran out on tool calls: no text was answered.
+            return Ok(Some(Ending::Answer(JsString::new())));
+        }
+        let taken = match self.take(agent, world)? {
+            Ok(taken) => taken,
+            Err(ending) => return Ok(Some(ending)),
+        };
+        if taken.resolved.iter().any(|r| {
+            matches!(
+                r,
+                Resolved::Run {
+                    runs: Runs::SubAgent { .. },
+                    ..
+                }
+            )
+        }) {
+            return Err("a sub-agent calling a sub-agent".into());
+        }
+        self.finish_step(agent, &taken, &[])
+    }
+
+    /// The rest of a step once its sub-agents have run: the error or stop
+    /// it ends in, else its calls and results written back. `None`: the
+    /// loop goes on.
+    fn finish_step(
+        &self,
+        agent: &mut Agent,
+        taken: &Taken,
+        runs: &[SubRun],
+    ) -> Result<Option<Ending>, String> {
+        if let Some(ending) = self.ended_by(agent, taken)? {
+            return Ok(Some(ending));
+        }
+        self.append_step(agent, taken, runs)?;
+        agent.step += 1;
+        Ok(None)
+    }
+
+    /// Whether the step ends the loop once its runs are over: before 1.4.0
+    /// a call naming no tool is the call's error ("Tool X not found", the
+    /// first such call); a call that waits for the client or suspends stops
+    /// it. The other calls of the step have run either way (measured on
+    /// 1.0.4 with the missing or the client call first and last).
+    fn ended_by(&self, agent: &Agent, taken: &Taken) -> Result<Option<Ending>, String> {
+        if !self.rel.not_found_is_a_result {
+            if let Some(i) = taken
+                .resolved
+                .iter()
+                .position(|r| matches!(r, Resolved::NotFound { .. }))
+            {
+                let mut message = JsString::from("Tool ");
+                message = message.concat(&taken.calls[i].name);
+                message.push_str(" not found");
+                return Ok(Some(Ending::Error(error_view(None, message, None))));
+            }
+        }
+        if taken.resolved.iter().any(|r| matches!(r, Resolved::Stop)) {
+            if agent.who != Requester::Parent {
+                return Err("a sub-agent's call of a tool without execute".into());
+            }
+            return Ok(Some(Ending::Stopped));
+        }
+        Ok(None)
+    }
+
+    /// What the call `call` of `agent` finds and, for a tool that runs,
+    /// whether its arguments pass.
+    fn resolve(&self, agent: &Agent, call: &ToolCallReply) -> Result<Resolved, String> {
+        let rel = self.rel;
+        let tools = &agent.tools;
+        let name = &call.name;
+        // `stepTools?.[name] || Object.values(stepTools).find(t => t.id === name)`
+        let (key, found) = match tools.get(name) {
+            Lookup::Own(v) => (Some(name.clone()), Some(v.clone())),
+            Lookup::Inherited => (Some(name.clone()), None),
+            Lookup::Missing => match tools.entries().into_iter().find(|(_, v)| v.id == *name) {
+                Some((k, v)) => (Some(k.clone()), Some(v.clone())),
+                None => (None, None),
+            },
+        };
+        let active = agent.active.as_ref();
+        let hidden = rel.hidden_is_not_found
+            && key
+                .as_ref()
+                .is_some_and(|k| active.is_some_and(|a| !a.contains(k)));
+        if key.is_none() || hidden {
+            // From 1.11.0 the list offered back is activeTools as given (even
+            // `[]`); before, every formatted name, activeTools or not.
+            let available = match active {
+                Some(a) if rel.hidden_is_not_found => a.clone(),
+                _ => tools.keys(),
+            };
+            return Ok(Resolved::NotFound { available });
+        }
+        let by_name = matches!(tools.get(name), Lookup::Own(_));
+        let Some(value) = found else {
+            return Ok(Resolved::Stop);
+        };
+        let memory = self.memory();
+        let named = &value.key;
+        let checked = |schema: Schema, input: &Json| validate(rel, schema, named, input);
+        let fails = |report| Runs::Fails {
+            report,
+            sub_agent: false,
+        };
+        // On google a call whose args are `null` reaches the tool as `{}`
+        // (`GOOGLE_NULL_ARGUMENTS_EMPTY`).
+        let on_google = self.case.route.wire() == Wire::GenerateContent;
+        if on_google && call.arguments == Json::Null && rel.google_null_arguments_lost {
+            return Err(
+                "null arguments on google from 1.25.0 to 1.50.0: calls are lost from history"
+                    .into(),
+            );
+        }
+        let google_empty;
+        let call = if call.arguments == Json::Null && on_google && rel.google_null_arguments_empty {
+            google_empty = ToolCallReply {
+                arguments: Json::Object(Vec::new()),
+                ..call.clone()
+            };
+            &google_empty
+        } else {
+            call
+        };
+        let refused = rel.null_arguments_refused
+            && call.arguments == Json::Null
+            && !matches!(value.origin, ToolOrigin::Client | ToolOrigin::Builtin(_));
+        if refused {
+            if rel.tool_error_ends_memory_calls && memory {
+                return Err("a failed tool call with memory on 1.57.0: null arguments".into());
+            }
+            let mut message = JsString::from("Tool \"");
+            message = message.concat(name);
+            message.push_str(
+                "\" received invalid arguments \u{2014} the provided JSON could not be parsed. Please provide valid JSON arguments.",
+            );
+            return Ok(Resolved::Run {
+                id: value.id.clone(),
                 by_name: matches!(tools.get(name), Lookup::Own(_)),
-                runs,
-            })
+                runs: Runs::Refused(message),
+            });
+        }
+        let runs = match &value.origin {
+            ToolOrigin::Client => return Ok(Resolved::Stop),
+            ToolOrigin::Ours => match checked(Schema::City, &call.arguments)? {
+                Ok(input) => Runs::Ours(input),
+                Err(report) => fails(report),
+            },
+            ToolOrigin::Mcp => match checked(Schema::City, &call.arguments)? {
+                Ok(_) => Runs::Fixed(sources::MCP_RESULT),
+                Err(report) => fails(report),
+            },
+            ToolOrigin::Workflow => match checked(Schema::Workflow, &call.arguments)? {
+                Ok(_) => Runs::Fixed(sources::WORKFLOW_RESULT),
+                Err(report) => fails(report),
+            },
+            ToolOrigin::WorkingMemory => match checked(Schema::WorkingMemory, &call.arguments)? {
+                Ok(_) => Runs::Fixed(sources::WORKING_MEMORY_RESULT),
+                Err(report) => fails(report),
+            },
+            ToolOrigin::SubAgent(_)
+                if rel.sub_agent_promptless_throws
+                    && !matches!(call.arguments.get("prompt"), Some(Json::String(_))) =>
+            {
+                return Err("a sub-agent called without a string prompt from 1.19.0 to 1.55.0: the step throws".into())
+            }
+            ToolOrigin::SubAgent(sub) => {
+                let input = sources::sub_agent_input(rel, &call.arguments, memory);
+                match sources::sub_agent_schema_rejects(rel, &value.id, &input) {
+                    Some(report) => Runs::Fails {
+                        report,
+                        sub_agent: true,
+                    },
+                    None => match checked(Schema::SubAgent, &input)? {
+                        Ok(_) => Runs::SubAgent { key: sub.clone() },
+                        Err(report) => Runs::Fails {
+                            report,
+                            sub_agent: true,
+                        },
+                    },
+                }
+            }
+            ToolOrigin::Builtin(b) => {
+                return Err(format!("a call to the builtin {b}: its execute is Mastra's"))
+            }
+        };
+        Ok(Resolved::Run {
+            id: value.id.clone(),
+            by_name,
+            runs,
+        })
+    }
+
+    /// List the case tools' runs in `executed`, in the order they start.
+    /// Eager execution (stream, from 1.71.0): each call found under its own
+    /// name starts as its chunk completes; the rest start after the stream,
+    /// in the step's foreach. History keeps the calls' order.
+    fn execute(&self, world: &mut World, calls: &[ToolCallReply], resolved: &[Resolved]) {
+        let eager = self.rel.eager_stream_tools && self.case.call.method == Method::Stream;
+        let runs = calls.iter().zip(resolved).filter_map(|(_, r)| match r {
+            Resolved::Run {
+                id,
+                by_name,
+                runs: Runs::Ours(input),
+            } => Some((id, input, *by_name)),
+            _ => None,
+        });
+        let (first, later): (Vec<_>, Vec<_>) = runs.partition(|(_, _, by_name)| !eager || *by_name);
+        for (id, input, _) in first.into_iter().chain(later) {
+            world.executed.push(Executed {
+                id: id.clone(),
+                input: input.clone(),
+            });
+        }
+    }
+
+    /// Write the step back as the next request carries it: each call by the
+    /// name history gives it, and its result; a call that found no tool is
+    /// answered "not found" and counted as failed.
+    fn append_step(&self, agent: &mut Agent, taken: &Taken, runs: &[SubRun]) -> Result<(), String> {
+        let route = self.case.route;
+        for (i, (call, r)) in taken.calls.iter().zip(&taken.resolved).enumerate() {
+            let name = history_name(self.rel, &call.name);
+            let content = match r {
+                Resolved::Run {
+                    runs: what,
+                    by_name,
+                    ..
+                } => {
+                    let run = runs.iter().find(|s| s.call == i);
+                    self.run_result(what, *by_name, run)?
+                }
+                Resolved::NotFound { available } => {
+                    let message = not_found_message(&call.name, available);
+                    agent.failed.push(FailedCall {
+                        step: agent.step,
+                        call: call.clone(),
+                        error: message.clone(),
+                    });
+                    ResultContent::Message(message)
+                }
+                // Not reached: a step with a stop ends before it is written.
+                Resolved::Stop => continue,
+            };
+            let invocation = Invocation {
+                step: agent.step,
+                id: call.id.clone(),
+                call: route::call_on(route, self.rel, i, name.clone()),
+                result: Some(route::result_on(route, &call.id, &name, content)),
+            };
+            agent.record(self, invocation);
+        }
+        Ok(())
+    }
+
+    /// The result a run gives back to the model.
+    fn run_result(
+        &self,
+        runs: &Runs,
+        by_name: bool,
+        sub: Option<&SubRun>,
+    ) -> Result<ResultContent, String> {
+        let memory = self.memory();
+        Ok(match runs {
+            Runs::Ours(_) => ResultContent::Output(TOOL_RESULT),
+            Runs::Fixed(text) => ResultContent::Output(text),
+            // A sub-agent's tool output goes through `toModelOutput`, which
+            // from `SUB_AGENT_TEXT_ONLY` sends its `text` alone for a call
+            // found under its own name: a report has none, and the model is
+            // sent the empty text (observed on 1.67.0 and 1.71.0,
+            // `cases/calls/sub-agent-without-prompt.json`).
+            Runs::Fails {
+                sub_agent: true, ..
+            } if self.rel.sub_agent_text_only && by_name => ResultContent::Message(JsString::new()),
+            Runs::Fails { report, .. } => {
+                let mut report = report.clone();
+                crate::projection::normalise_validation(&mut report);
+                ResultContent::Object(report)
+            }
+            Runs::Refused(message) => ResultContent::Message(message.clone()),
+            Runs::SubAgent { key } => {
+                let ending = sub
+                    .and_then(|s| s.ending.clone())
+                    .ok_or("a sub-agent run that did not end")?;
+                match ending {
+                    Ending::Answer(text) => {
+                        sources::sub_agent_result(self.rel, by_name, key, &text, memory)
+                    }
+                    Ending::ApiError(_) | Ending::Error(_) => {
+                        return Err("a sub-agent whose own loop ends in an error".into())
+                    }
+                    Ending::Stopped => {
+                        return Err("a sub-agent whose loop stopped for the client".into())
+                    }
+                }
+            }
+        })
+    }
+
+    /// The projection, once the loop is over: the requests in canonical
+    /// order, and on the releases where a failed tool call ends a call with
+    /// memory options in an error, that error.
+    fn end(&self, s: State) -> Result<Projection, String> {
+        let mut p = Projection::empty();
+        let who: Vec<Requester> = s.world.arrived.iter().map(|(w, _)| w.clone()).collect();
+        let order = s.world.script.canonical_order(&who);
+        p.requests = order
+            .into_iter()
+            .map(|i| s.world.arrived[i].1.clone())
+            .collect();
+        p.executed = s.world.executed;
+        p.error = s.error;
+        if self.rel.tool_error_ends_memory_calls && self.memory() {
+            if let Some(first) = s.parent.failed.first() {
+                p.error = Some(tool_invocation_error(self.case, self.rel, first)?);
+            }
+        }
+        Ok(p)
+    }
+}
+
+impl Agent {
+    /// The history its next request carries: what it was handed, then its
+    /// steps written back, each step's calls then its results
+    /// (`history_per_step`) or every call ahead of every result.
+    fn history(&self, rel: &Release) -> Vec<HistoryItem> {
+        let mut out = self.before.clone();
+        if rel.history_per_step {
+            let last = self.invocations.iter().map(|i| i.step).max();
+            for step in 0..=last.unwrap_or(0) {
+                let of = || self.invocations.iter().filter(move |i| i.step == step);
+                out.extend(of().map(|i| i.call.clone()));
+                out.extend(of().filter_map(|i| i.result.clone()));
+            }
+        } else {
+            out.extend(self.invocations.iter().map(|i| i.call.clone()));
+            out.extend(self.invocations.iter().filter_map(|i| i.result.clone()));
+        }
+        out
+    }
+
+    /// This step's request: what every request offers and the history so
+    /// far.
+    fn request(&self, rel: &Release) -> RequestView {
+        RequestView {
+            tools: self.offered.0.clone(),
+            tool_choice: self.offered.1.clone(),
+            history: self.history(rel),
+        }
+    }
+
+    /// Send this step's request: the first attempt, then the retries a
+    /// retryable error allows; every attempt is a request and takes the
+    /// next reply meant for this agent.
+    fn send(&mut self, cx: &Cx, world: &mut World) -> Sent {
+        let request = self.request(cx.rel);
+        for attempt in 0..=cx.rel.retries {
+            world.arrived.push((self.who.clone(), request.clone()));
+            match world.script.next(&self.who) {
+                Reply::Error { status, .. } if is_retryable(status) && attempt < cx.rel.retries => {
+                    continue
+                }
+                Reply::ToolCalls(calls) => return Sent::Calls(calls),
+                Reply::Text(text) => return Sent::Ended(Ending::Answer(text)),
+                Reply::Error { status, .. } => return Sent::Ended(Ending::ApiError(status)),
+            }
+        }
+        Sent::Ended(Ending::ApiError(0))
+    }
+
+    /// Keep `invocation` in the message list. Mastra keeps one tool
+    /// invocation per call id: a call whose id an earlier call of the run
+    /// (or of this step) had replaces it where it stood, the earlier call's
+    /// name kept with the later result before 1.14.0, the later call and
+    /// result from it (`REUSED_ID_TAKES_LATER_CALL`). Not on google, whose
+    /// calls carry the AI SDK's own ids.
+    fn record(&mut self, cx: &Cx, invocation: Invocation) {
+        let merges = cx.case.route.wire() != Wire::GenerateContent;
+        let earlier = self
+            .invocations
+            .iter_mut()
+            .find(|i| merges && i.id == invocation.id);
+        match earlier {
+            Some(e) => {
+                if cx.rel.reused_id_takes_later_call {
+                    e.call = invocation.call;
+                }
+                e.result = invocation.result;
+            }
+            None => self.invocations.push(invocation),
         }
     }
 }
@@ -214,370 +852,6 @@ fn is_retryable(status: u16) -> bool {
     matches!(status, 408 | 409 | 429) || status >= 500
 }
 
-/// A call whose tool failed (`output-error` in Mastra's message list): the
-/// step it was made in, the call, and the error text its result carries.
-struct FailedCall {
-    step: usize,
-    call: ToolCallReply,
-    error: JsString,
-}
-
-/// One step as later requests carry it back: the calls the model made, and
-/// their results.
-#[derive(Default)]
-struct Step {
-    calls: Vec<HistoryItem>,
-    results: Vec<HistoryItem>,
-}
-
-/// Whether the loop goes on after a step.
-enum Flow {
-    Next,
-    End,
-}
-
-/// The loop's state from one step to the next.
-struct AgentLoop<'a> {
-    case: &'a Case,
-    rel: &'a Release,
-    tools: &'a Record<ToolValue>,
-    /// What every request carries in `tools` and `tool_choice`.
-    offered: (Option<Vec<JsString>>, Option<Json>),
-    replies: std::slice::Iter<'a, Reply>,
-    steps: Vec<Step>,
-    /// Every call id of the run so far (not kept on google).
-    call_ids: Vec<JsString>,
-    failed: Vec<FailedCall>,
-    projection: Projection,
-}
-
-/// Play `case`'s replies through the agent loop over its formatted `tools`,
-/// each request offering `offered`.
-pub(super) fn run_loop(
-    case: &Case,
-    rel: &Release,
-    tools: &Record<ToolValue>,
-    offered: (Option<Vec<JsString>>, Option<Json>),
-) -> Result<Projection, String> {
-    let mut agent = AgentLoop {
-        case,
-        rel,
-        tools,
-        offered,
-        replies: case.replies.iter(),
-        steps: Vec::new(),
-        call_ids: Vec::new(),
-        failed: Vec::new(),
-        projection: Projection::empty(),
-    };
-    let max_steps = case.call.max_steps.unwrap_or(DEFAULT_MAX_STEPS);
-    for step in 0..max_steps as usize {
-        if let Flow::End = agent.step(step)? {
-            break;
-        }
-    }
-    agent.end()
-}
-
-impl AgentLoop<'_> {
-    /// Step number `step` (from 0): whether the loop goes on after it.
-    fn step(&mut self, step: usize) -> Result<Flow, String> {
-        let request = self.request();
-        let Some(calls) = self.send(&request) else {
-            return Ok(Flow::End);
-        };
-        self.check_call_ids(&calls)?;
-        let resolved = calls
-            .iter()
-            .map(|c| resolve(self.case, self.rel, self.tools, c))
-            .collect::<Result<Vec<_>, _>>()?;
-        if waits_for_client(&resolved)? {
-            return Ok(Flow::End);
-        }
-        if let Some(error) = not_found_error(self.rel, &calls, &resolved)? {
-            self.projection.error = Some(error);
-            return Ok(Flow::End);
-        }
-        self.execute(&calls, &resolved);
-        let sub_agent_text = self.run_sub_agent(&resolved, &request)?;
-        self.append_step(step, &calls, &resolved, sub_agent_text.as_ref());
-        Ok(Flow::Next)
-    }
-
-    /// What the next reply is: the case's next one, then the listener's
-    /// default once they run out.
-    fn next_reply(&mut self) -> Reply {
-        self.replies
-            .next()
-            .cloned()
-            .unwrap_or_else(Reply::default_reply)
-    }
-
-    /// This step's request: what every request offers, and the steps so far
-    /// written back, each step's calls then its results (`history_per_step`)
-    /// or every call ahead of every result.
-    fn request(&self) -> RequestView {
-        let history = if self.rel.history_per_step {
-            self.steps
-                .iter()
-                .flat_map(|s| s.calls.iter().chain(&s.results))
-                .cloned()
-                .collect()
-        } else {
-            let calls = self.steps.iter().flat_map(|s| s.calls.iter());
-            let results = self.steps.iter().flat_map(|s| s.results.iter());
-            calls.chain(results).cloned().collect()
-        };
-        RequestView {
-            tools: self.offered.0.clone(),
-            tool_choice: self.offered.1.clone(),
-            history,
-        }
-    }
-
-    /// Send `request`: the first attempt, then the retries a retryable
-    /// error allows; every attempt is a request and takes the next reply.
-    /// The calls of a tool-call reply, or `None` when the reply ends the
-    /// call: text, or an error (the API-call error it causes, which a
-    /// projection writes as no error).
-    fn send(&mut self, request: &RequestView) -> Option<Vec<ToolCallReply>> {
-        for attempt in 0..=self.rel.retries {
-            self.projection.requests.push(request.clone());
-            match self.next_reply() {
-                Reply::Error { status, .. }
-                    if is_retryable(status) && attempt < self.rel.retries =>
-                {
-                    continue
-                }
-                Reply::ToolCalls(calls) => return Some(calls),
-                Reply::Error { .. } | Reply::Text(_) => return None,
-            }
-        }
-        None
-    }
-
-    /// Mastra's message list keeps one tool invocation per call id: a call
-    /// whose id an earlier call of the run (or of this step) had replaces it
-    /// in history (measured on every release from 1.0.4 to 1.71.0: the
-    /// earlier call's name and the later result before 1.16.0, the later
-    /// call and result from it). Not on google, whose calls carry the AI
-    /// SDK's own ids. The fuzzer numbers its calls across the whole case, so
-    /// it never repeats one.
-    fn check_call_ids(&mut self, calls: &[ToolCallReply]) -> Result<(), String> {
-        if self.case.route.wire() == Wire::GenerateContent {
-            return Ok(());
-        }
-        for call in calls {
-            if self.call_ids.contains(&call.id) {
-                return Err(
-                    "a tool call id used twice in one run: the message list merges them".into(),
-                );
-            }
-            self.call_ids.push(call.id.clone());
-        }
-        Ok(())
-    }
-
-    /// List the case tools' runs in `executed`, in the order they start.
-    /// Eager execution (stream, from 1.71.0): each call found under its own
-    /// name starts as its chunk completes; the rest start after the stream,
-    /// in the step's foreach. History keeps the calls' order.
-    fn execute(&mut self, calls: &[ToolCallReply], resolved: &[Resolved]) {
-        let eager = self.rel.eager_stream_tools && self.case.call.method == Method::Stream;
-        let runs = calls.iter().zip(resolved).filter_map(|(call, r)| match r {
-            Resolved::Run {
-                id,
-                by_name,
-                runs: Runs::Ours,
-            } => Some((call, id, *by_name)),
-            _ => None,
-        });
-        let (first, later): (Vec<_>, Vec<_>) = runs.partition(|(_, _, by_name)| !eager || *by_name);
-        for (call, id, _) in first.into_iter().chain(later) {
-            self.projection.executed.push(Executed {
-                id: id.clone(),
-                input: call.arguments.clone(),
-            });
-        }
-    }
-
-    /// A sub-agent's run is its own agent call: one request (no tools but
-    /// memory's, no history but the parent's on some releases) that takes
-    /// the next reply, made while the step executes. Its reply's text, when
-    /// the step calls a sub-agent.
-    fn run_sub_agent(
-        &mut self,
-        resolved: &[Resolved],
-        parent: &RequestView,
-    ) -> Result<Option<JsString>, String> {
-        let sub_agents = resolved
-            .iter()
-            .filter(|r| {
-                matches!(
-                    r,
-                    Resolved::Run {
-                        runs: Runs::SubAgent { .. },
-                        ..
-                    }
-                )
-            })
-            .count();
-        match sub_agents {
-            0 => return Ok(None),
-            1 => {}
-            _ => {
-                return Err(
-                    "several sub-agent calls in one step: their requests race for the replies"
-                        .into(),
-                )
-            }
-        }
-        // The sub-agent borrows the parent's memory (`__setMemory`) and is
-        // called with its thread and resource, so working memory's tool is
-        // its one tool (found by the fuzzer, seed 1 case 986). Its request
-        // is on the parent's route, so the tool and the (default) choice are
-        // written as that route writes them (`{"type":"auto"}` on anthropic:
-        // seed 1 case 3392 on 1.0.4).
-        let working_memory = self.case.sources.memory.is_some_and(|m| m.working_memory);
-        let (tools, tool_choice) = if working_memory {
-            route::offer_on(
-                self.case.route,
-                self.rel,
-                vec![JsString::from(sources::WORKING_MEMORY_KEY)],
-                &None,
-            )
-        } else {
-            (None, None)
-        };
-        // On the releases that hand it the parent's messages, those are the
-        // steps before this one, as this step's request carried them (merged
-        // or per step, names sanitised or not): calls of this same step,
-        // executed or not, are not among them (measured on 1.8.0 and 1.9.0
-        // with a call beside the sub-agent's).
-        let history = if self.rel.sub_agent_parent_history {
-            parent.history.clone()
-        } else {
-            Vec::new()
-        };
-        self.projection.requests.push(RequestView {
-            tools,
-            tool_choice,
-            history,
-        });
-        match self.next_reply() {
-            Reply::Text(t) => Ok(Some(t)),
-            _ => Err("a sub-agent's request answered by something other than text".into()),
-        }
-    }
-
-    /// Write the step back as the next request carries it: each call by the
-    /// name history gives it, and its result; a call that found no tool is
-    /// answered "not found" and counted as failed.
-    fn append_step(
-        &mut self,
-        step: usize,
-        calls: &[ToolCallReply],
-        resolved: &[Resolved],
-        sub_agent_text: Option<&JsString>,
-    ) {
-        let route = self.case.route;
-        let mut done = Step::default();
-        for (i, (call, r)) in calls.iter().zip(resolved).enumerate() {
-            let name = history_name(self.rel, &call.name);
-            done.calls
-                .push(route::call_on(route, self.rel, i, name.clone()));
-            let content = match r {
-                Resolved::Run { runs, by_name, .. } => {
-                    self.run_result(runs, *by_name, sub_agent_text)
-                }
-                Resolved::NotFound { available } => {
-                    let message = not_found_message(&call.name, available);
-                    self.failed.push(FailedCall {
-                        step,
-                        call: call.clone(),
-                        error: message.clone(),
-                    });
-                    ResultContent::Message(message)
-                }
-                // Not reached: a step with a stop ended before it ran.
-                Resolved::Stop => continue,
-            };
-            done.results
-                .push(route::result_on(route, &call.id, &name, content));
-        }
-        self.steps.push(done);
-    }
-
-    /// The result a run gives back to the model.
-    fn run_result(
-        &self,
-        runs: &Runs,
-        by_name: bool,
-        sub_agent_text: Option<&JsString>,
-    ) -> ResultContent {
-        match runs {
-            Runs::Ours => ResultContent::Output(TOOL_RESULT),
-            Runs::Fixed(text) => ResultContent::Output(text),
-            Runs::Fails(report) => ResultContent::Object(report.clone()),
-            Runs::SubAgent { key, .. } => sources::sub_agent_result(
-                self.rel,
-                by_name,
-                key,
-                sub_agent_text.unwrap_or(&JsString::new()),
-                self.case.sources.memory.is_some(),
-            ),
-        }
-    }
-
-    /// The projection, once the loop is over: on the releases where a
-    /// failed tool call ends a call with memory options in an error, that
-    /// error.
-    fn end(self) -> Result<Projection, String> {
-        let mut p = self.projection;
-        if self.rel.tool_error_ends_memory_calls && self.case.sources.memory.is_some() {
-            if let Some(first) = self.failed.first() {
-                p.error = Some(tool_invocation_error(self.case, self.rel, first)?);
-            }
-        }
-        Ok(p)
-    }
-}
-
-/// Whether the step waits for the client: its calls found tools without
-/// `execute`. A step mixing those with calls that execute is not modelled.
-fn waits_for_client(resolved: &[Resolved]) -> Result<bool, String> {
-    let stops = resolved
-        .iter()
-        .filter(|r| matches!(r, Resolved::Stop))
-        .count();
-    if stops > 0 && stops != resolved.len() {
-        return Err("one step mixing calls that execute and calls that wait for the client".into());
-    }
-    Ok(stops > 0)
-}
-
-/// Before 1.4.0 a call naming no tool ends the call with this error (from
-/// it, "not found" is a result and the loop goes on).
-fn not_found_error(
-    rel: &Release,
-    calls: &[ToolCallReply],
-    resolved: &[Resolved],
-) -> Result<Option<ErrorView>, String> {
-    let missing = resolved
-        .iter()
-        .any(|r| matches!(r, Resolved::NotFound { .. }));
-    if !missing || rel.not_found_is_a_result {
-        return Ok(None);
-    }
-    if calls.len() > 1 {
-        return Err("a missing tool among several calls of one step, before 1.4.0".into());
-    }
-    let mut message = JsString::from("Tool ");
-    message = message.concat(&calls[0].name);
-    message.push_str(" not found");
-    Ok(Some(error_view(None, message, None)))
-}
-
 /// The error a call with memory options ends in on the releases where a
 /// failed tool call breaks the AI SDK v4 view of the message list
 /// (`TOOL_ERROR_ENDS_MEMORY_CALLS`): the first failed call, in step and
@@ -592,7 +866,19 @@ fn tool_invocation_error(
         // own, random (measured on 1.57.0: "7jsCLftK4XJpsghT").
         return Err("a failed tool call with memory on google on 1.57.0: the error names the AI SDK's random call id".into());
     }
-    // (Call ids are unique here: a repeated one is unmodelled in the loop.)
+    let reused = case
+        .all_replies()
+        .filter_map(|r| match r {
+            Reply::ToolCalls(calls) => Some(calls),
+            _ => None,
+        })
+        .flatten()
+        .filter(|c| c.id == first.call.id)
+        .count()
+        > 1;
+    if reused {
+        return Err("a failed tool call with memory on 1.57.0 whose call id is used again".into());
+    }
     // `{ step, ...toolInvocation }`: one `step-start` part precedes each
     // step after the first in the response's one assistant message, and
     // the count starts at -1, so the first step has no `step`.

@@ -18,7 +18,8 @@
 //! breaks a limit loses its own request, recorded as such when it was for a
 //! case; it never stalls the listener or touches another case's capture.
 
-use crate::case::Reply;
+use crate::case::script::Script;
+use crate::case::{Case, Reply};
 use crate::js::json::Json;
 use crate::observation::{BodyProblem, Captured, Refused};
 use crate::observe::wire::{self, WireReply};
@@ -63,11 +64,10 @@ impl Limits {
     }
 }
 
-#[derive(Default)]
 struct Slot {
     route: Route,
-    replies: Vec<Reply>,
-    next: usize,
+    /// Who gets which reply (`case::script`).
+    script: Script,
     captured: Vec<Captured>,
 }
 
@@ -198,12 +198,26 @@ impl Listener {
     /// Start capturing for case `id`, answering `replies` in order, in the
     /// provider format of `route`.
     pub fn register_on(&self, id: u64, route: Route, replies: Vec<Reply>) {
+        self.register_case(
+            id,
+            &Case {
+                route,
+                replies,
+                ..Case::new("", "")
+            },
+        );
+    }
+
+    /// Start capturing for case `id`, answering each request with the
+    /// reply the case scripts for whoever made it (`case::script`), in the
+    /// provider format of its route.
+    pub fn register_case(&self, id: u64, case: &Case) {
         self.shared.slots().insert(
             id,
             Slot {
-                route,
-                replies,
-                ..Slot::default()
+                route: case.route,
+                script: Script::of(case),
+                captured: Vec::new(),
             },
         );
     }
@@ -383,13 +397,8 @@ async fn handle(
             return shared.refuse(|r| r.unknown_case += 1);
         };
         slot.captured.push(Captured { bytes, problem });
-        let reply = slot
-            .replies
-            .get(slot.next)
-            .cloned()
-            .unwrap_or_else(Reply::default_reply);
-        slot.next += 1;
-        (slot.route, reply)
+        let who = slot.script.requester(body.as_ref());
+        (slot.route, slot.script.next(&who))
     };
     if oversize {
         return (StatusCode::PAYLOAD_TOO_LARGE, "body not captured").into_response();

@@ -319,8 +319,7 @@ impl Driver<'_> {
             }
             Action::Send { seq, index } => {
                 let case = self.cases[index];
-                self.listener
-                    .register_on(seq, case.route, case.replies.clone());
+                self.listener.register_case(seq, case);
                 let sent = self.probe.as_mut().is_some_and(|p| {
                     p.send_run(seq, &self.listener.url_for(seq), &case.to_json())
                         .is_ok()

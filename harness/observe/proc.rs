@@ -64,6 +64,8 @@ impl ProcError {
 pub struct Output {
     pub stdout: Vec<u8>,
     pub stderr: Vec<u8>,
+    /// What the child wrote on file descriptor 3 (`CommandSpec::channel`).
+    pub channel: Vec<u8>,
 }
 
 #[derive(Debug, Clone)]
@@ -77,6 +79,11 @@ pub struct CommandSpec {
     cancel: Option<Arc<AtomicBool>>,
     /// The kernel kills the child when the harness dies (`spawn_piped`).
     die_with_parent: bool,
+    /// Written to the child's stdin, which is then closed (else stdin is
+    /// `/dev/null`).
+    input: Option<Vec<u8>>,
+    /// A fourth stream, a pipe on the child's file descriptor 3.
+    channel: bool,
     /// The name errors give it, when the program is a launcher (a sandbox).
     label: Option<String>,
 }
@@ -127,8 +134,24 @@ impl CommandSpec {
             timeout: Duration::from_secs(600),
             cancel: None,
             die_with_parent: false,
+            input: None,
+            channel: false,
             label: None,
         }
+    }
+
+    /// Write BYTES to the child's stdin, then close it.
+    pub fn input(mut self, bytes: Vec<u8>) -> Self {
+        self.input = Some(bytes);
+        self
+    }
+
+    /// Give the child a pipe on file descriptor 3, for a document that must
+    /// not share a stream with whatever else the child prints; `run_capture`
+    /// returns what came through it as `Output::channel`.
+    pub fn channel(mut self) -> Self {
+        self.channel = true;
+        self
     }
 
     pub fn arg(mut self, a: impl Into<OsString>) -> Self {
@@ -204,6 +227,11 @@ impl CommandSpec {
     }
 
     fn expression(&self) -> duct::Expression {
+        self.expression_with(None)
+    }
+
+    /// The command, with `channel_fd` (when given) as the child's fd 3.
+    fn expression_with(&self, channel_fd: Option<std::os::fd::RawFd>) -> duct::Expression {
         // A bare name goes to duct as a string, so PATH finds it; duct would
         // take a `Path` as relative to the working directory.
         let mut e = duct::cmd(self.program.clone().into_os_string(), &self.args).unchecked();
@@ -230,6 +258,20 @@ impl CommandSpec {
         let die_with_parent = self.die_with_parent;
         e.before_spawn(move |cmd| {
             cmd.process_group(0);
+            if let Some(fd) = channel_fd {
+                // SAFETY: runs in the forked child before exec and calls only
+                // async-signal-safe functions (dup2, fcntl). `fd` is open
+                // (the parent holds it until the spawn returns) and at least
+                // 10, so it is none of the stdio descriptors set up before.
+                unsafe {
+                    cmd.pre_exec(move || {
+                        if libc::dup2(fd, 3) < 0 {
+                            return Err(std::io::Error::last_os_error());
+                        }
+                        Ok(())
+                    });
+                }
+            }
             if die_with_parent {
                 let parent = std::process::id() as libc::pid_t;
                 // SAFETY: the closure runs in the forked child before exec and
@@ -258,6 +300,19 @@ impl CommandSpec {
 
     /// Run to completion, capturing output; a non-zero exit is an error.
     pub fn run_capture(&self) -> Result<Output, ProcError> {
+        let (status, output) = self.run_to_end()?;
+        if !status.success() {
+            return Err(ProcError::Failed {
+                program: self.program_name(),
+                status: status.to_string(),
+                stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+            });
+        }
+        Ok(output)
+    }
+
+    /// Run to completion, capturing output, whatever the exit status.
+    pub fn run_to_end(&self) -> Result<(std::process::ExitStatus, Output), ProcError> {
         let program = self.program_name();
         let (out_r, out_w) = os_pipe::pipe().map_err(|cause| ProcError::Spawn {
             program: program.clone(),
@@ -267,18 +322,50 @@ impl CommandSpec {
             program: program.clone(),
             cause,
         })?;
-        let handle = self
-            .expression()
-            .stdin_null()
+        let spawn_err = |cause| ProcError::Spawn {
+            program: program.clone(),
+            cause,
+        };
+        // The channel's write end, moved to a descriptor of 10 or more so
+        // that the child's dup2 onto 3 can never clobber its stdio.
+        let channel = if self.channel {
+            let (r, w) = os_pipe::pipe().map_err(spawn_err)?;
+            use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+            // SAFETY: fcntl duplicates an open descriptor we own; the new
+            // one is owned by the returned OwnedFd alone.
+            let high = unsafe { libc::fcntl(w.as_raw_fd(), libc::F_DUPFD_CLOEXEC, 10) };
+            if high < 0 {
+                return Err(spawn_err(std::io::Error::last_os_error()));
+            }
+            drop(w);
+            Some((r, unsafe { OwnedFd::from_raw_fd(high) }))
+        } else {
+            None
+        };
+        let channel_fd = channel.as_ref().map(|(_, w)| {
+            use std::os::fd::AsRawFd;
+            w.as_raw_fd()
+        });
+        let mut expression = self
+            .expression_with(channel_fd)
             .stdout_file(out_w)
-            .stderr_file(err_w)
-            .start()
-            .map_err(|cause| ProcError::Spawn {
-                program: program.clone(),
-                cause,
-            })?;
+            .stderr_file(err_w);
+        expression = match &self.input {
+            Some(bytes) => expression.stdin_bytes(bytes.clone()),
+            None => expression.stdin_null(),
+        };
+        let handle = expression.start().map_err(spawn_err);
+        // The expression holds the write ends of the pipes: they go now, so
+        // the readers see the end of the streams when the child exits.
+        drop(expression);
+        let handle = handle?;
         let out = Capped::drain(out_r, usize::MAX >> 1);
         let err = Capped::drain(err_r, OUTPUT_CAP);
+        // The child has its copy; ours goes, so the reader sees the end.
+        let channel = channel.map(|(r, w)| {
+            drop(w);
+            Capped::drain(r, usize::MAX >> 1)
+        });
         let pid = handle.pids().first().copied();
         let deadline = Instant::now().checked_add(self.timeout);
         let cancelled = || {
@@ -313,14 +400,15 @@ impl CommandSpec {
             Err(cause) => return Err(ProcError::Spawn { program, cause }),
         };
         let (stdout, stderr) = (out.finish(), err.finish());
-        if !status.success() {
-            return Err(ProcError::Failed {
-                program,
-                status: status.to_string(),
-                stderr: String::from_utf8_lossy(&stderr).into_owned(),
-            });
-        }
-        Ok(Output { stdout, stderr })
+        let channel = channel.map(Capped::finish).unwrap_or_default();
+        Ok((
+            status,
+            Output {
+                stdout,
+                stderr,
+                channel,
+            },
+        ))
     }
 
     /// Start a long-lived child with piped stdin and stdout; stderr is kept,
@@ -662,6 +750,28 @@ mod tests {
         let e = r.unwrap_err();
         assert!(e.to_string().contains("exit status: 3"), "{e}");
         assert!(e.to_string().contains("two"), "{e}");
+    }
+
+    /// The channel is its own stream: what the child writes on fd 3 comes
+    /// back apart from stdout, and stdin carries the input.
+    #[test]
+    fn the_channel_and_the_input_are_streams_of_their_own() {
+        let (status, out) = CommandSpec::new("sh")
+            .args(["-c", "read line; echo \"doc $line\" >&3; echo printed"])
+            .input(b"n1\n".to_vec())
+            .channel()
+            .timeout(Duration::from_secs(20))
+            .run_to_end()
+            .unwrap();
+        assert!(status.success());
+        assert_eq!(String::from_utf8_lossy(&out.channel), "doc n1\n");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "printed\n");
+        let out = CommandSpec::new("sh")
+            .args(["-c", "echo x >&3"])
+            .run_to_end()
+            .unwrap()
+            .1;
+        assert!(out.channel.is_empty(), "no channel unless asked");
     }
 
     #[test]

@@ -23,6 +23,7 @@ pub fn style(v: Verdict) -> (&'static str, &'static str) {
         Verdict::KnownIssueFixed => ("F!", "#6a1b9a"),
         Verdict::NotApplicable => ("n/a", "#9e9e9e"),
         Verdict::Unmodelled => ("?", "#78909c"),
+        Verdict::Nondeterministic => ("~", "#5d4037"),
         Verdict::SnapshotChanged => ("S", "#d84315"),
         Verdict::ProviderRejects => ("P", "#ad1457"),
         Verdict::Timeout => ("T", "#37474f"),

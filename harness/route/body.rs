@@ -157,6 +157,38 @@ impl RequestView {
     }
 }
 
+/// The system texts of a body on `wire`, in body order: what tells one
+/// agent's request from another's (each agent has its own instructions).
+/// Chat Completions: `system` messages; Responses: `system` and
+/// `developer` input items; Messages: `system`; Gemini:
+/// `systemInstruction.parts`. A content written as parts gives each
+/// part's `text`.
+pub fn system_texts(wire: Wire, body: &Json) -> Vec<JsString> {
+    fn texts(content: Option<&Json>) -> Vec<JsString> {
+        match content {
+            Some(Json::String(s)) => vec![s.clone()],
+            Some(Json::Array(parts)) => parts
+                .iter()
+                .filter_map(|p| p.get("text").and_then(Json::as_str).cloned())
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+    let by_role = |member: &str, roles: &[&str]| -> Vec<JsString> {
+        list(body, member)
+            .iter()
+            .filter(|m| word(m, "role").is_some_and(|r| roles.contains(&r.as_str())))
+            .flat_map(|m| texts(m.get("content")))
+            .collect()
+    };
+    match wire {
+        Wire::ChatCompletions => by_role("messages", &["system"]),
+        Wire::Responses => by_role("input", &["system", "developer"]),
+        Wire::Messages => texts(body.get("system")),
+        Wire::GenerateContent => texts(body.get("systemInstruction").and_then(|s| s.get("parts"))),
+    }
+}
+
 fn text_of(v: Option<&Json>) -> JsString {
     v.and_then(Json::as_str).cloned().unwrap_or_default()
 }
@@ -354,6 +386,28 @@ mod tests {
                 }
             ]
         );
+    }
+
+    #[test]
+    fn system_texts_are_read_where_each_api_writes_them() {
+        let read = |wire: Wire, body: &str| -> Vec<String> {
+            system_texts(wire, &Json::parse(body).unwrap())
+                .iter()
+                .map(JsString::to_lossy)
+                .collect()
+        };
+        let chat = r#"{"messages":[{"role":"system","content":"p"},{"role":"user","content":"s"},{"role":"system","content":"w"}]}"#;
+        assert_eq!(read(Wire::ChatCompletions, chat), ["p", "w"]);
+        let responses = r#"{"input":[{"role":"developer","content":"p"},{"role":"system","content":[{"type":"input_text","text":"w"}]}]}"#;
+        assert_eq!(read(Wire::Responses, responses), ["p", "w"]);
+        assert_eq!(
+            read(Wire::Messages, r#"{"system":[{"type":"text","text":"p"}]}"#),
+            ["p"]
+        );
+        assert_eq!(read(Wire::Messages, r#"{"system":"p"}"#), ["p"]);
+        let gemini = r#"{"systemInstruction":{"parts":[{"text":"p"},{"text":"w"}]}}"#;
+        assert_eq!(read(Wire::GenerateContent, gemini), ["p", "w"]);
+        assert!(read(Wire::ChatCompletions, "{}").is_empty());
     }
 
     #[test]

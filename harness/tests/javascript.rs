@@ -188,7 +188,7 @@ fn the_repro_script_reads_bodies_and_symptoms_as_the_harness_does() {
                 problem: None,
             })
             .collect();
-        let p = projection(&case, &result, &captured).unwrap();
+        let (p, _) = projection(&case, &result, captured).unwrap();
         let requests = p.requests.iter().map(|r| {
             let v = r.to_json();
             Json::object([

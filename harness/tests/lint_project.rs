@@ -669,72 +669,206 @@ fn npx_runs_lint_project_from_the_packed_tarballs() {
     );
 }
 
-/// A variant whose `node_modules` holds the installed fixture's packages
-/// (each a link) and, when `with_tsx`, a real tsx installed apart.
-fn variant_with_own_modules(with_tsx: bool, edit: impl FnOnce(&Path)) -> tempfile::TempDir {
+/// The shapes fixture (`harness/tests/fixtures/lint-shapes/`) in a folder of
+/// its own, one level down (so that `../` of its working folder is still the
+/// test's), with the lint-project fixture's installed packages (the same
+/// manifest: no tsx among them) and, when `dotenv`, its `.env` beside it.
+fn shapes(dotenv: bool) -> (tempfile::TempDir, PathBuf) {
     let installed = fixture_1_67();
-    let dir = fixture_copy();
-    let modules = dir.path().join("node_modules");
-    std::fs::create_dir(&modules).unwrap();
-    for entry in std::fs::read_dir(installed.path().join("node_modules")).unwrap() {
-        let entry = entry.unwrap();
-        std::os::unix::fs::symlink(entry.path(), modules.join(entry.file_name())).unwrap();
-    }
-    if with_tsx {
-        std::os::unix::fs::symlink(tsx().path().join("node_modules/tsx"), modules.join("tsx"))
-            .unwrap();
-    }
-    edit(dir.path());
-    dir
-}
-
-/// tsx installed on its own; linked into variants, it resolves its own
-/// dependencies from where it really is.
-fn tsx() -> &'static tempfile::TempDir {
-    static ONCE: OnceLock<tempfile::TempDir> = OnceLock::new();
-    ONCE.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("package.json"), "{\"private\":true}\n").unwrap();
-        npm(
-            dir.path(),
-            &[
-                "install",
-                "--ignore-scripts",
-                "--no-audit",
-                "--no-fund",
-                "tsx@4.23.15",
-            ],
-        );
-        dir
-    })
-}
-
-/// An enum: TypeScript that Node's type stripping refuses.
-fn add_an_enum(dir: &Path) {
-    append(
-        &dir.join("src/mastra/agents/support-agent.ts"),
-        "\nexport enum Tier { Free, Paid }\n",
+    let outer = tempfile::tempdir().unwrap();
+    let dir = outer.path().join("project");
+    copy_tree(&root().join("harness/tests/fixtures/lint-shapes"), &dir);
+    std::os::unix::fs::symlink(
+        installed.path().join("node_modules"),
+        dir.join("node_modules"),
+    )
+    .unwrap();
+    assert!(
+        !dir.join("node_modules/tsx").exists(),
+        "the shapes load with no tsx installed"
     );
+    if dotenv {
+        std::fs::copy(dir.join("env.example"), dir.join(".env")).unwrap();
+    }
+    (outer, dir)
 }
 
+const SHAPES: &str = "src/mastra/agents/shapes-agent.ts";
+
+/// Every shape loads through esbuild with no tsx, what the project prints
+/// on fd 1 (and forges on fd 3) is never the document, relative storage
+/// lands outside the project and is reported, and the keys written as
+/// shorthand, computed and spread properties are located where written.
 #[test]
-fn typescript_node_cannot_strip_loads_through_the_projects_own_tsx() {
-    let dir = variant_with_own_modules(true, add_an_enum);
-    let out = lint_project(dir.path(), &[]);
+fn the_shapes_of_real_projects_load_with_no_tsx_and_locate_every_key() {
+    let (outer, dir) = shapes(true);
+    let env = dir.join(".env");
+    let out = lint_project(&dir, &["--json", "--env-file", env.to_str().unwrap()]);
     let shown = text(&out);
-    assert_eq!(out.status.code(), Some(1), "{shown}");
-    assert!(shown.contains(&format!("{SUPPORT}:12")), "{shown}");
-    assert!(shown.contains("loaded with tsx)"), "{shown}");
+    assert_eq!(out.status.code(), Some(0), "warnings only: {shown}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("stdout is the harness's JSON alone ({e}): {shown}"));
+    assert_eq!(v["mastra"], "1.67.0", "{v:#}");
+    assert_eq!(v["loader"], "esbuild", "{v:#}");
+    let reason = v["loaderReason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("import type") || reason.contains("enum"),
+        "the reason names what type stripping cannot run: {reason}"
+    );
+    assert!(v["seconds"].as_f64().is_some_and(|s| s > 0.0), "{v:#}");
+    let agent = &v["agents"][0];
+    assert_eq!(agent["registeredAs"], "shapesAgent");
+    let tools = agent["tools"].as_array().unwrap();
+    let at = |key: &str| -> (String, u64, u64) {
+        let t = tools
+            .iter()
+            .find(|t| t["key"] == key)
+            .unwrap_or_else(|| panic!("no key {key}: {tools:#?}"));
+        let a = &t["at"];
+        (
+            a["file"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{key} unlocated: {t:#}"))
+                .to_string(),
+            a["line"].as_u64().unwrap(),
+            a["column"].as_u64().unwrap(),
+        )
+    };
+    let keys: Vec<&str> = tools.iter().map(|t| t["key"].as_str().unwrap()).collect();
+    assert_eq!(keys, ["weatherTool", "forecast.daily", "alerts.feed"]);
+    assert_eq!(at("weatherTool"), (SHAPES.into(), 14, 5), "the shorthand");
+    let computed = at("forecast.daily");
+    assert!(
+        computed == (SHAPES.into(), 15, 5)
+            || computed == ("src/mastra/tools/index.ts".into(), 21, 7),
+        "the computed key, at the key or at the id's literal: {computed:?}"
+    );
+    assert_eq!(
+        at("alerts.feed"),
+        (SHAPES.into(), 5, 3),
+        "the spread record's key"
+    );
+    assert_eq!(v["summary"]["warnings"], 2, "{v:#}");
+    // The logger's lines and the forged document were the project's output.
+    assert!(!shown.contains("forged"), "{shown}");
+    // Relative storage stayed out of the project and the folder above it,
+    // and was reported.
+    for stray in [dir.join("mastra.db"), outer.path().join("mastra-above.db")] {
+        assert!(!stray.exists(), "{} written", stray.display());
+    }
+    let wrote: Vec<&str> = v["wrote"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .collect();
+    assert!(
+        wrote.iter().any(|w| w.ends_with("mastra.db"))
+            && wrote.iter().any(|w| w.ends_with("mastra-above.db")),
+        "{wrote:?}"
+    );
 }
 
+/// `--verbose` shows what the project printed, as its output, on stderr.
 #[test]
-fn typescript_node_cannot_strip_without_tsx_is_one_error_naming_what_is_missing() {
-    let dir = variant_with_own_modules(false, add_an_enum);
-    assert_one_error(
-        &lint_project(dir.path(), &[]),
-        2,
-        "ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX: TypeScript enum is not supported in strip-only mode); install tsx in the project (npm install -D tsx)",
+fn verbose_shows_the_projects_own_output_apart() {
+    let (_outer, dir) = shapes(true);
+    let env = dir.join(".env");
+    let out = lint_project(&dir, &["--verbose", "--env-file", env.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.starts_with("[project stdout") && l.contains("logger ready")),
+        "{stderr}"
     );
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.starts_with("[project stdout") && l.contains("shutting down")),
+        "the exit handler's line: {stderr}"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stdout.contains("logger ready"), "{stdout}");
+    assert!(
+        stdout.contains(&format!("{SHAPES}:5:3")),
+        "file:line:col: {stdout}"
+    );
+    assert!(stdout.contains("1 agent, 3 tools"), "plurals: {stdout}");
+}
+
+/// A variable demanded at import: inside the OS sandbox the `.env` beside
+/// the project is read, as `mastra dev` reads it; with the JavaScript guard
+/// alone it is not, and the one error line says so and names `--env-file`.
+/// Under `--json` the same line comes as a JSON error document.
+#[test]
+fn a_variable_demanded_at_import_is_read_from_dotenv_or_hinted_at() {
+    let (_outer, dir) = shapes(true);
+    let out = lint_project(&dir, &["--json"]);
+    if out.status.code() == Some(0) {
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["isolation"], "sandbox", "{v:#}");
+        return;
+    }
+    assert_one_error(&out, 2, "SHAPES_API_KEY");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(".env") && stderr.contains("--env-file"),
+        "{stderr}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("a JSON error document ({e}): {}", text(&out)));
+    assert_eq!(v["error"]["status"], 2);
+    assert_eq!(
+        format!("error: {}", v["error"]["message"].as_str().unwrap()),
+        stderr.trim_end(),
+        "the same line"
+    );
+    // Without a .env, the hint names both ways in.
+    let (_outer, bare) = shapes(false);
+    let out = lint_project(&bare, &[]);
+    assert_one_error(&out, 2, "--env-file");
+}
+
+/// `--max-warnings N` fails above N; the configuration file and an inline
+/// comment suppress findings.
+#[test]
+fn max_warnings_and_suppressions() {
+    let (_outer, dir) = shapes(true);
+    let env = dir.join(".env");
+    let env = env.to_str().unwrap();
+    let code = |dir: &Path, extra: &[&str]| {
+        let mut args = vec!["--env-file", env];
+        args.extend_from_slice(extra);
+        let out = lint_project(dir, &args);
+        (out.status.code(), text(&out))
+    };
+    assert_eq!(code(&dir, &["--max-warnings", "2"]).0, Some(0));
+    assert_eq!(code(&dir, &["--max-warnings", "1"]).0, Some(1));
+    std::fs::write(
+        dir.join("mastra-conform.json"),
+        "{ \"allow\": [\"alerts.*\"] }\n",
+    )
+    .unwrap();
+    let (status, shown) = code(&dir, &["--max-warnings", "1"]);
+    assert_eq!(status, Some(0), "{shown}");
+    let agent = dir.join(SHAPES);
+    let source = std::fs::read_to_string(&agent).unwrap().replace(
+        "[forecastTool.id]: forecastTool,",
+        "[forecastTool.id]: forecastTool, // mastra-conform-ignore tool-key-rewritten",
+    );
+    std::fs::write(&agent, source).unwrap();
+    let (status, shown) = code(&dir, &["--max-warnings", "0"]);
+    assert_eq!(status, Some(0), "{shown}");
+    assert!(shown.contains("0 warnings"), "{shown}");
+    std::fs::write(
+        dir.join("mastra-conform.json"),
+        "{ \"rules\": { \"tool-key-cut\": \"sometimes\" } }\n",
+    )
+    .unwrap();
+    let out = lint_project(&dir, &["--env-file", env]);
+    assert_one_error(&out, 2, "sometimes");
 }
 
 #[test]
@@ -757,7 +891,7 @@ fn plain_lint_prints_only_problems_unless_all_and_ends_with_a_summary() {
     assert!(!problems.contains("\"weather\""), "{problems}");
     assert_eq!(
         problems.lines().last(),
-        Some("3 keys, 0 names: 0 errors, 1 warnings, 2 ok")
+        Some("3 keys, 0 names: 0 errors, 1 warning, 2 ok")
     );
     let all = run(&["--all"]);
     assert_eq!(all.lines().count(), 4, "{all}");
@@ -839,4 +973,131 @@ fn memory_tools_and_default_active_tools_are_judged() {
                 && f["at"]["line"] == active_line),
         "{findings:#?}"
     );
+}
+
+/// `--format github`: one workflow command per finding, in the syntax
+/// GitHub parses (`::LEVEL k=v,k=v::MESSAGE`, `%`, CR, LF escaped in the
+/// message, and `,` `:` too in a property), located where the text
+/// report locates it; then the summary.
+#[test]
+fn format_github_prints_one_well_formed_annotation_per_finding() {
+    let dir = fixture_latest().path();
+    let out = lint_project(dir, &["--format", "github"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let mut lines: Vec<&str> = stdout.lines().collect();
+    let summary = lines.pop().unwrap();
+    assert!(
+        summary.starts_with("2 agents, 7 tools: 2 errors, 4 warnings"),
+        "{summary}"
+    );
+    let mut annotations = Vec::new();
+    for line in &lines {
+        let rest = line
+            .strip_prefix("::")
+            .unwrap_or_else(|| panic!("not a workflow command: {line}"));
+        let (head, message) = rest
+            .split_once("::")
+            .unwrap_or_else(|| panic!("no message: {line}"));
+        assert!(!message.is_empty(), "{line}");
+        assert!(!message.contains('\r') && !message.contains('\n'));
+        let (level, props) = head.split_once(' ').unwrap_or((head, ""));
+        assert!(
+            ["error", "warning", "notice"].contains(&level),
+            "level {level:?}: {line}"
+        );
+        let mut fields = std::collections::BTreeMap::new();
+        for prop in props.split(',').filter(|p| !p.is_empty()) {
+            let (k, v) = prop
+                .split_once('=')
+                .unwrap_or_else(|| panic!("property {prop:?}: {line}"));
+            assert!(
+                ["file", "line", "col", "endLine", "endColumn", "title"].contains(&k),
+                "unknown property {k}: {line}"
+            );
+            assert!(!v.contains(':'), "an unescaped ':' in {k}: {line}");
+            if k == "line" || k == "col" {
+                assert!(v.parse::<u64>().is_ok_and(|n| n > 0), "{k}={v}: {line}");
+            }
+            fields.insert(k, v.to_string());
+        }
+        annotations.push((level, fields, message.to_string()));
+    }
+    let findings: Vec<_> = annotations
+        .iter()
+        .filter(|(l, ..)| *l != "notice")
+        .collect();
+    assert_eq!(findings.len(), 6, "{stdout}");
+    for (severity, at, says) in expected_lines() {
+        let (file, line) = at.rsplit_once(':').unwrap();
+        assert!(
+            findings.iter().any(|(level, f, message)| *level == severity
+                && f.get("file").is_some_and(|p| p.ends_with(file))
+                && f.get("line").map(String::as_str) == Some(line)
+                && f.contains_key("col")
+                && f.get("title").is_some_and(|t| t.contains('-'))
+                && message.contains(says)),
+            "no {severity} annotation at {at} saying {says:?}:\n{stdout}"
+        );
+    }
+}
+
+/// The composite Action: its YAML's shape as GitHub reads it (a name, a
+/// description, `runs.using: composite`, each step with a `shell` when it
+/// has a `run`), and it runs `lint --project` with `--format github` and
+/// SARIF, and uploads that SARIF.
+#[test]
+fn the_action_is_a_composite_action_that_lints_and_uploads_sarif() {
+    let text = std::fs::read_to_string(root().join("action.yml")).unwrap();
+    assert!(!text.contains('\t'), "YAML forbids tabs");
+    let top: Vec<&str> = text
+        .lines()
+        .filter(|l| !l.starts_with(' ') && !l.starts_with('#') && !l.is_empty())
+        .map(|l| l.split(':').next().unwrap())
+        .collect();
+    for key in ["name", "description", "inputs", "outputs", "runs"] {
+        assert!(top.contains(&key), "no top-level {key}: {top:?}");
+    }
+    for key in &top {
+        assert!(
+            [
+                "name",
+                "author",
+                "description",
+                "inputs",
+                "outputs",
+                "runs",
+                "branding"
+            ]
+            .contains(key),
+            "{key} is not a key of an action's metadata"
+        );
+    }
+    assert!(text.contains("\n  using: composite\n"), "{text}");
+    let steps = text.split("\n    - ").skip(1);
+    let mut n = 0;
+    for step in steps {
+        n += 1;
+        if step.contains("\n      run:") || step.starts_with("run:") {
+            assert!(
+                step.contains("\n      shell: bash"),
+                "a composite run step needs a shell: {step}"
+            );
+        }
+    }
+    assert_eq!(n, 3, "install, lint, upload");
+    assert!(text.contains("lint --project"), "{text}");
+    assert!(text.contains("--format github") && text.contains("--sarif"));
+    assert!(text.contains("uses: github/codeql-action/upload-sarif@v3"));
+    // Every input the steps read is declared.
+    for used in text.match_indices("inputs.").map(|(i, _)| &text[i + 7..]) {
+        let name: String = used
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+            .collect();
+        assert!(
+            text.contains(&format!("\n  {name}:\n")),
+            "inputs.{name} is used but not declared"
+        );
+    }
 }

@@ -48,8 +48,13 @@ const PURE: &[&str] = &[
     "versions::extras",
     "versions::digest",
     "js",
+    "naming",
     "outcome",
 ];
+
+/// The fuzzer's generator and shrinker: they may aim at JavaScript's and
+/// the rewrite's facts (`naming`), never ask the model what it covers.
+const GENERATORS: &[&str] = &["loops::fuzz::gen", "loops::fuzz::shrink"];
 
 fn harness() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("harness")
@@ -588,6 +593,17 @@ fn io_in_pure_modules(imports: &[Import]) -> Vec<String> {
         .collect()
 }
 
+/// Imports of the model by the generator and the shrinker: a generator
+/// that asks the oracle what it covers can only confirm it.
+fn model_in_generators(imports: &[Import]) -> Vec<String> {
+    imports
+        .iter()
+        .filter(|i| GENERATORS.iter().any(|g| under(&i.from, g)))
+        .filter(|i| under(&i.to, "model") || under(&i.to, "judge"))
+        .map(Import::to_string)
+        .collect()
+}
+
 /// Imports of the command layer from outside it.
 fn command_layer_imports(imports: &[Import]) -> Vec<String> {
     imports
@@ -633,6 +649,34 @@ fn the_model_and_the_judges_import_nothing_that_does_io() {
         "pure modules importing I/O:\n{}",
         bad.join("\n")
     );
+}
+
+#[test]
+fn the_generator_and_the_shrinker_ask_the_model_nothing() {
+    let bad = model_in_generators(&imports(&modules(&sources())));
+    assert!(
+        bad.is_empty(),
+        "the fuzzer's generator or shrinker imports the model or a judge:\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn an_import_of_the_model_in_the_generator_is_found() {
+    for plant in [
+        "use crate::model::predict;",
+        "fn f() { crate::model::call_target(); }",
+        "use crate::{naming, model::Prediction};",
+    ] {
+        let sources = planted("loops::fuzz::gen", None, plant);
+        let bad = model_in_generators(&imports(&modules(&sources)));
+        assert_eq!(bad.len(), 1, "{plant}: {bad:?}");
+        assert!(
+            bad[0].starts_with("loops::fuzz::gen imports model"),
+            "{}",
+            bad[0]
+        );
+    }
 }
 
 #[test]

@@ -206,6 +206,10 @@ impl Installs {
                 .cache
                 .join("tools")
                 .join(format!("biome-lock-{digest}")),
+            Tool::Esbuild => self
+                .cache
+                .join("tools")
+                .join(format!("esbuild-lock-{digest}")),
             Tool::Node => self.cache.join("node").join(format!("lock-{digest}")),
         }
     }
@@ -309,6 +313,8 @@ pub fn write_file(path: &Path, text: &str) -> Result<(), FsError> {
 pub enum Tool {
     Pnpm,
     Biome,
+    /// The project loader's esbuild and parser (`node-probe/esbuild/`).
+    Esbuild,
     Node,
 }
 

@@ -48,6 +48,15 @@ impl Installs {
             .join("node_modules/.bin/biome"))
     }
 
+    /// The project loader's tools, pinned in `node-probe/esbuild/` and
+    /// installed as pnpm is: esbuild (which bundles a project's TypeScript
+    /// where Node's type stripping cannot run it) and @babel/parser (which
+    /// finds where each key is written). The folder whose `node_modules`
+    /// holds them.
+    pub fn esbuild(&self) -> Result<PathBuf, InstallError> {
+        self.npm_tool(Tool::Esbuild, "esbuild")
+    }
+
     /// The tool folder `node-probe/NAME/` (a manifest and its npm
     /// lockfile), installed from the npm registry into the cache once,
     /// with `npm ci`.

@@ -1,12 +1,15 @@
-//! `parse_loaded`: the document `node-probe/project.mjs` prints, read into a
-//! `LoadedProject`.
+//! `parse_loaded`: the document `node-probe/project.mjs` writes on its
+//! channel, read into a `LoadedProject`.
 //!
-//! In: the loader's last line, parsed as `Json`. Out: the `LoadedProject`,
+//! In: the loader's document, parsed as `Json`. Out: the `LoadedProject`,
 //! or a `DecodeError`: either the failure the loader itself reported (with
 //! the exit status it deserves), or a document that is not what the loader
 //! writes (a harness bug, named by the field that is missing).
 
-use super::{LoadedProject, Location, ModelRoute, NameUse, ProjectAgent, ProjectTool, ToolSource};
+use super::{
+    InlineSuppression, LoadedProject, Loader, Location, McpServer, McpStatus, ModelRoute, NameUse,
+    ProjectAgent, ProjectTool, ToolSource,
+};
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::versions::spec::MastraVersion;
@@ -18,6 +21,9 @@ pub struct LoadFailure {
     pub message: String,
     /// 2 when the project is at fault, 3 when the harness is.
     pub status: u8,
+    /// What the load wrote before it failed.
+    pub wrote: Vec<String>,
+    pub blocked: Vec<String>,
 }
 
 /// Why the loader's document gave no `LoadedProject`.
@@ -42,12 +48,19 @@ pub enum DecodeError {
     NoToolKey,
     #[error("a tool has no known `source`")]
     NoToolSource,
+    #[error("the loader's document names no known `loader`")]
+    NoLoader,
+    #[error("an MCP server has no `server` name or known `status`")]
+    BadServer,
 }
 
 /// Read the loader's document (`node-probe/project.mjs`).
 pub fn parse_loaded(doc: &Json) -> Result<LoadedProject, DecodeError> {
     if let Some(e) = doc.get("error") {
-        return Err(DecodeError::Reported(parse_failure(e)));
+        let mut failure = parse_failure(e);
+        failure.wrote = strings(doc.get("wrote"));
+        failure.blocked = strings(doc.get("blocked"));
+        return Err(DecodeError::Reported(failure));
     }
     let version_text = doc
         .get("mastra")
@@ -63,22 +76,93 @@ pub fn parse_loaded(doc: &Json) -> Result<LoadedProject, DecodeError> {
         .iter()
         .map(parse_agent)
         .collect::<Result<Vec<_>, _>>()?;
-    let blocked = doc
-        .get("blocked")
-        .and_then(Json::as_array)
-        .unwrap_or(&[])
-        .iter()
-        .filter_map(|b| b.as_str().map(JsString::to_lossy))
-        .collect();
     Ok(LoadedProject {
         dir: text(doc, "project")?,
         entry: text(doc, "entry")?,
         node: text(doc, "node")?,
         mastra,
-        loader: text(doc, "loader")?,
+        loader: match text(doc, "loader")?.as_str() {
+            "node" => Loader::Node,
+            "esbuild" => Loader::Esbuild,
+            _ => return Err(DecodeError::NoLoader),
+        },
+        loader_reason: optional_text(doc, "loaderReason"),
+        isolation: optional_text(doc, "isolation").unwrap_or_else(|| "guard".into()),
+        env_read: strings(doc.get("env").and_then(|e| e.get("read"))),
+        env_not_read: strings(doc.get("env").and_then(|e| e.get("notRead"))),
         agents,
-        blocked,
+        mcp: servers(doc.get("mcp"))?,
+        suppressions: doc
+            .get("suppressions")
+            .and_then(Json::as_array)
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(parse_suppression)
+            .collect(),
+        unparsed: strings(doc.get("unparsed")),
+        blocked: strings(doc.get("blocked")),
+        wrote: strings(doc.get("wrote")),
     })
+}
+
+/// An array of strings, as lossy text (absent: none).
+fn strings(v: Option<&Json>) -> Vec<String> {
+    v.and_then(Json::as_array)
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(|b| b.as_str().map(JsString::to_lossy))
+        .collect()
+}
+
+fn optional_text(v: &Json, key: &str) -> Option<String> {
+    v.get(key).and_then(Json::as_str).map(JsString::to_lossy)
+}
+
+fn parse_suppression(v: &Json) -> Option<InlineSuppression> {
+    Some(InlineSuppression {
+        file: v.get("file")?.as_str()?.to_lossy(),
+        line: v.get("line")?.as_f64()? as u64,
+        rules: v.get("rules").and_then(Json::as_array).map(|rules| {
+            rules
+                .iter()
+                .filter_map(|r| r.as_str().map(JsString::to_lossy))
+                .collect()
+        }),
+    })
+}
+
+fn servers(v: Option<&Json>) -> Result<Vec<McpServer>, DecodeError> {
+    v.and_then(Json::as_array)
+        .unwrap_or(&[])
+        .iter()
+        .map(|s| {
+            let status = match optional_text(s, "status").as_deref() {
+                Some("listed") => McpStatus::Listed,
+                Some("failed") => McpStatus::Failed,
+                Some("unasked") => McpStatus::Unasked,
+                _ => return Err(DecodeError::BadServer),
+            };
+            Ok(McpServer {
+                name: s
+                    .get("server")
+                    .and_then(Json::as_str)
+                    .cloned()
+                    .ok_or(DecodeError::BadServer)?,
+                transport: optional_text(s, "transport"),
+                target: optional_text(s, "target"),
+                status,
+                error: optional_text(s, "error"),
+                tools: s
+                    .get("tools")
+                    .and_then(Json::as_array)
+                    .unwrap_or(&[])
+                    .iter()
+                    .filter_map(|t| t.as_str().cloned())
+                    .collect(),
+                at: parse_location(s.get("at")),
+            })
+        })
+        .collect()
 }
 
 /// `{ kind, message, status }`; a status other than 2 is the harness's fault.
@@ -92,6 +176,8 @@ fn parse_failure(e: &Json) -> LoadFailure {
         kind: s("kind").unwrap_or_default(),
         message: s("message").unwrap_or_else(|| "the loader failed".into()),
         status,
+        wrote: Vec::new(),
+        blocked: Vec::new(),
     }
 }
 
@@ -141,10 +227,12 @@ fn parse_agent(v: &Json) -> Result<ProjectAgent, DecodeError> {
     Ok(ProjectAgent {
         registered_as,
         id: string("id"),
+        at: parse_location(v.get("at")),
         route: parse_route(v.get("route")),
         tools,
         tool_choice,
         active_tools,
+        mcp: servers(v.get("mcp"))?,
     })
 }
 
@@ -163,6 +251,7 @@ fn parse_tool(t: &Json) -> Result<ProjectTool, DecodeError> {
     Ok(ProjectTool {
         key,
         source,
+        server: t.get("server").and_then(Json::as_str).cloned(),
         at: parse_location(t.get("at")),
     })
 }

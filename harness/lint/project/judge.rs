@@ -1,18 +1,34 @@
 //! `lint_project`: every agent of a `LoadedProject` judged by `lint`, the
-//! problems turned into `Finding`s with their fix and source location.
+//! problems turned into `Finding`s with their rule, their fix and their
+//! source location, then settled against the project's `LintConfig` and
+//! its inline comments.
 //!
-//! In: a `LoadedProject`. Out: a `ProjectLint`, per agent its `LintReport`,
-//! its findings (errors first) and a note when an option was not judged;
-//! `counts` and `worst` summarise it for the renderings and the exit status.
+//! In: a `LoadedProject` and a `LintConfig`. Out: a `ProjectLint`: per agent
+//! its `LintReport`, its findings (errors first), the findings suppressed
+//! (and by what), and notes where an option was not judged; the project's
+//! own findings (an MCP server no agent names); `counts` and `worst`
+//! summarise it for the renderings and the exit status.
+//!
+//! Beyond the keys: an MCP server whose key Mastra rewrites makes one
+//! finding at the server key, with the rename that fixes all its tools,
+//! instead of one per tool; an MCP server that gave no tools (it failed to
+//! start, or lint could not reach it) is a finding, so that an agent whose
+//! tools are not all known is never called clean.
 
-use super::{LoadedProject, Location, ModelRoute, ProjectAgent, ToolSource};
+use super::config::{Level, LintConfig};
+pub use super::rules::{Rule, RULES_URI};
+use super::{
+    InlineSuppression, LoadedProject, Location, McpServer, McpStatus, ModelRoute, ProjectAgent,
+    ToolSource,
+};
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::judge::provider::NamePattern;
+use crate::lint::paint::count;
 use crate::lint::{describe, lint, KeyFinding, KeyProblem, LintInput, LintReport};
 use crate::lint::{NameFinding, Reference, Severity};
+use crate::model::rewrite::{is_valid_name, rewrite, Rewrite, MAX_NAME};
 use crate::route::Route;
-use crate::versions::spec::MastraVersion;
 
 /// The provider's rule for a function name, on the agent's route: the same
 /// per-provider patterns the judge applies to captured bodies
@@ -42,75 +58,43 @@ impl ModelRoute {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
     pub severity: Severity,
-    /// A stable rule id (SARIF `ruleId`).
+    /// A stable rule id (SARIF `ruleId`, `docs/rules/ID.md`).
     pub rule: Rule,
-    /// The key or name it is about.
+    /// The key or name it is about (an MCP server's name for the server's
+    /// findings).
     pub subject: JsString,
     /// The full sentence, with the fix.
     pub message: String,
     pub at: Option<Location>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Rule {
-    Collision,
-    FalseCollision,
-    EmptyKey,
-    ToolChoiceNotSent,
-    ActiveToolsNotSent,
-    ProviderRejects,
-    Rewritten,
-    Cut,
-    Dropped,
+/// Why a finding is not counted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SuppressedBy {
+    /// The configuration sets the rule off.
+    RuleOff { origin: String },
+    /// The configuration's `allow` names the subject.
+    Allowed { origin: String, pattern: String },
+    /// A `mastra-conform-ignore` comment covers the finding's line.
+    Comment { file: String, line: u64 },
 }
 
-impl Rule {
-    pub const ALL: [Rule; 9] = [
-        Rule::Collision,
-        Rule::FalseCollision,
-        Rule::EmptyKey,
-        Rule::ToolChoiceNotSent,
-        Rule::ActiveToolsNotSent,
-        Rule::ProviderRejects,
-        Rule::Rewritten,
-        Rule::Cut,
-        Rule::Dropped,
-    ];
-
-    pub fn id(self) -> &'static str {
+impl SuppressedBy {
+    pub fn describe(&self) -> String {
         match self {
-            Rule::Collision => "tool-name-collision",
-            Rule::FalseCollision => "tool-name-false-collision",
-            Rule::EmptyKey => "empty-tool-key",
-            Rule::ToolChoiceNotSent => "tool-choice-names-no-tool-sent",
-            Rule::ActiveToolsNotSent => "active-tools-names-no-tool-sent",
-            Rule::ProviderRejects => "provider-rejects-tool-name",
-            Rule::Rewritten => "tool-key-rewritten",
-            Rule::Cut => "tool-key-cut",
-            Rule::Dropped => "tool-key-dropped",
+            SuppressedBy::RuleOff { origin } => format!("rule off in {origin}"),
+            SuppressedBy::Allowed { origin, pattern } => {
+                format!("allowed by {} in {origin}", Json::str(pattern).to_compact())
+            }
+            SuppressedBy::Comment { file, line } => format!("comment at {file}:{line}"),
         }
     }
+}
 
-    pub fn summary(self) -> &'static str {
-        match self {
-            Rule::Collision => "Two tool keys rewrite to one name: Mastra throws AGENT_TOOL_NAME_COLLISION",
-            Rule::FalseCollision => "A tool key rewrites onto a name every JS object inherits: Mastra throws AGENT_TOOL_NAME_COLLISION",
-            Rule::EmptyKey => "The empty tool key makes Mastra throw a TypeError",
-            Rule::ToolChoiceNotSent => "toolChoice names no tool that is sent: the provider rejects the request",
-            Rule::ActiveToolsNotSent => "activeTools names no tool that is sent: that tool is not offered",
-            Rule::ProviderRejects => "The provider rejects a tool name Mastra sends",
-            Rule::Rewritten => "Mastra rewrites the tool key before the model sees it",
-            Rule::Cut => "Mastra cuts the tool key to 63 characters",
-            Rule::Dropped => "Mastra's copy of the tools object drops the key \"__proto__\"",
-        }
-    }
-
-    pub fn severity(self) -> Severity {
-        match self {
-            Rule::Rewritten | Rule::Cut | Rule::Dropped => Severity::Warning,
-            _ => Severity::Error,
-        }
-    }
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Suppressed {
+    pub finding: Finding,
+    pub by: SuppressedBy,
 }
 
 /// One agent, judged.
@@ -118,70 +102,80 @@ impl Rule {
 pub struct AgentLint {
     pub agent: ProjectAgent,
     pub report: LintReport,
-    /// Every problem, errors first, then in the order of the record.
+    /// Every problem counted, errors first, then in the order of the record.
     pub findings: Vec<Finding>,
-    /// Why activeTools was not judged (a version that ignores it).
-    pub note: Option<String>,
+    pub suppressed: Vec<Suppressed>,
+    /// What was not judged, and why (an option the version ignores).
+    pub notes: Vec<String>,
 }
 
 #[derive(Debug, Clone)]
 pub struct ProjectLint {
     pub project: LoadedProject,
+    pub config: LintConfig,
     pub agents: Vec<AgentLint>,
+    /// Problems of no one agent: an MCP server no agent's record names.
+    pub findings: Vec<Finding>,
+    pub suppressed: Vec<Suppressed>,
 }
 
-pub fn lint_project(project: LoadedProject) -> ProjectLint {
+pub fn lint_project(project: LoadedProject, config: LintConfig) -> ProjectLint {
     let agents = project
         .agents
         .iter()
-        .map(|a| lint_agent(a, project.mastra))
+        .map(|a| lint_agent(a, &project, &config))
         .collect();
-    ProjectLint { project, agents }
+    let own: Vec<Finding> = project
+        .mcp
+        .iter()
+        .filter(|s| s.status == McpStatus::Failed)
+        .map(|s| server_unavailable(s, None))
+        .collect();
+    let (findings, suppressed) = settle(own, &config, &project.suppressions);
+    ProjectLint {
+        project,
+        config,
+        agents,
+        findings,
+        suppressed,
+    }
 }
 
-fn lint_agent(agent: &ProjectAgent, version: MastraVersion) -> AgentLint {
-    // activeTools is ignored before 1.1.0: its names break nothing there.
-    let (active_tools, note) = match &agent.active_tools {
-        Some(names) if version < crate::model::releases::ACTIVE_TOOLS_APPLIED => (
-            Vec::new(),
-            (!names.is_empty()).then(|| {
-                format!("activeTools is ignored by @mastra/core {version} (applied from 1.1.0)")
-            }),
-        ),
-        Some(names) => (names.iter().map(|n| n.name.clone()).collect(), None),
-        None => (Vec::new(), None),
-    };
+fn lint_agent(agent: &ProjectAgent, project: &LoadedProject, config: &LintConfig) -> AgentLint {
     let input = LintInput {
         keys: agent.tools.iter().map(|t| t.key.clone()).collect(),
         tool_choice: agent.tool_choice.as_ref().map(|n| n.name.clone()),
-        active_tools,
+        active_tools: agent
+            .active_tools
+            .iter()
+            .flatten()
+            .map(|n| n.name.clone())
+            .collect(),
         prompt_names: Vec::new(),
+        version: Some(project.mastra),
     };
     let report = lint(&input);
-    let at_key = |key: &JsString| {
-        agent
-            .tools
-            .iter()
-            .find(|t| t.key == *key)
-            .and_then(|t| t.at.clone())
-    };
+    let tool_of = |key: &JsString| agent.tools.iter().find(|t| t.key == *key);
+    let at_key = |key: &JsString| tool_of(key).and_then(|t| t.at.clone());
+    let source_of = |key: &JsString| tool_of(key).map_or(ToolSource::Other, |t| t.source);
+
+    // An MCP server whose key rewrites: its tools' plain rewrites are one
+    // finding at the server key, with the rename.
+    let renames = server_renames(agent, &report);
+    let subsumed = |k: &KeyFinding| renames.iter().any(|r| r.keys.contains(&k.key));
+
     let mut findings = Vec::new();
-    let source_of = |key: &JsString| {
-        agent
-            .tools
-            .iter()
-            .find(|t| t.key == *key)
-            .map_or(ToolSource::Other, |t| t.source)
-    };
     for k in &report.keys {
         if let Some(rule) = key_rule(k) {
-            findings.push(Finding {
-                severity: k.severity,
-                rule,
-                subject: k.key.clone(),
-                message: key_message(k, source_of(&k.key)),
-                at: at_key(&k.key),
-            });
+            if !subsumed(k) {
+                findings.push(Finding {
+                    severity: k.severity,
+                    rule,
+                    subject: k.key.clone(),
+                    message: key_message(k, source_of(&k.key)),
+                    at: at_key(&k.key),
+                });
+            }
         }
         if let Some(sent) = &k.sent_as {
             if !provider_accepts(&agent.route, sent) {
@@ -199,6 +193,9 @@ fn lint_agent(agent: &ProjectAgent, version: MastraVersion) -> AgentLint {
                 });
             }
         }
+    }
+    for r in &renames {
+        findings.push(r.finding(&report));
     }
     for n in report.names.iter().filter(|n| n.severity != Severity::Ok) {
         let (rule, at) = match n.used_in {
@@ -224,13 +221,182 @@ fn lint_agent(agent: &ProjectAgent, version: MastraVersion) -> AgentLint {
             at,
         });
     }
-    // Errors first; within a severity, the record's order.
-    findings.sort_by_key(|f| std::cmp::Reverse(f.severity));
+    for s in agent.mcp.iter().filter(|s| s.status != McpStatus::Listed) {
+        findings.push(server_unavailable(s, Some(agent)));
+    }
+    let (findings, suppressed) = settle(findings, config, &project.suppressions);
     AgentLint {
         agent: agent.clone(),
+        notes: report.notes.clone(),
         report,
         findings,
-        note,
+        suppressed,
+    }
+}
+
+/// Each finding against the configuration and the inline comments: counted
+/// (at the severity the configuration sets), or suppressed and by what.
+/// Counted ones come errors first, then in their own order.
+fn settle(
+    found: Vec<Finding>,
+    config: &LintConfig,
+    comments: &[InlineSuppression],
+) -> (Vec<Finding>, Vec<Suppressed>) {
+    let origin = || config.origin.clone().unwrap_or_default();
+    let mut kept = Vec::new();
+    let mut suppressed = Vec::new();
+    for mut f in found {
+        let by = match config.level(f.rule) {
+            Some(Level::Off) => Some(SuppressedBy::RuleOff { origin: origin() }),
+            level => {
+                match level {
+                    Some(Level::Warning) => f.severity = Severity::Warning,
+                    Some(Level::Error) => f.severity = Severity::Error,
+                    _ => {}
+                }
+                config
+                    .allowed(&f.subject)
+                    .map(|p| SuppressedBy::Allowed {
+                        origin: origin(),
+                        pattern: p.to_string(),
+                    })
+                    .or_else(|| {
+                        let at = f.at.as_ref()?;
+                        comments
+                            .iter()
+                            .find(|c| {
+                                c.file == at.file
+                                    && c.line == at.line
+                                    && c.rules
+                                        .as_ref()
+                                        .is_none_or(|r| r.iter().any(|r| r == f.rule.id()))
+                            })
+                            .map(|c| SuppressedBy::Comment {
+                                file: c.file.clone(),
+                                line: at.line,
+                            })
+                    })
+            }
+        };
+        match by {
+            Some(by) => suppressed.push(Suppressed { finding: f, by }),
+            None => kept.push(f),
+        }
+    }
+    kept.sort_by_key(|f| std::cmp::Reverse(f.severity));
+    (kept, suppressed)
+}
+
+/// An MCP server whose key Mastra rewrites, the name that would not be, and
+/// the keys of its tools that renaming it fixes.
+struct ServerRename<'a> {
+    server: &'a JsString,
+    renamed: JsString,
+    at: Option<Location>,
+    keys: Vec<JsString>,
+}
+
+impl ServerRename<'_> {
+    fn finding(&self, report: &LintReport) -> Finding {
+        let sent: Vec<String> = self
+            .keys
+            .iter()
+            .filter_map(|k| report.keys.iter().find(|f| f.key == *k))
+            .filter_map(|f| f.sent_as.as_ref().map(quote))
+            .collect();
+        let keys: Vec<String> = self.keys.iter().map(quote).collect();
+        Finding {
+            severity: Severity::Warning,
+            rule: Rule::McpServerKeyRewritten,
+            subject: self.server.clone(),
+            message: format!(
+                "MCP server {} is registered under a key Mastra rewrites: {} of its tools are sent as {}; rename the server {} to {} (it affects {})",
+                quote(self.server),
+                self.keys.len(),
+                sent.join(", "),
+                quote(self.server),
+                quote(&self.renamed),
+                keys.join(", ")
+            ),
+            at: self.at.clone(),
+        }
+    }
+}
+
+/// The servers of an agent's MCP tools whose key rewrites, each with the
+/// keys a rename fixes: those only rewritten (not cut, not colliding) whose
+/// tool part is fine as it is.
+fn server_renames<'a>(agent: &'a ProjectAgent, report: &LintReport) -> Vec<ServerRename<'a>> {
+    let mut out: Vec<ServerRename> = Vec::new();
+    for t in &agent.tools {
+        let Some(server) = t.server.as_ref().filter(|_| t.source == ToolSource::Mcp) else {
+            continue;
+        };
+        let Rewrite::Renamed(renamed) = rewrite(server) else {
+            continue;
+        };
+        let only_rewritten = report
+            .keys
+            .iter()
+            .any(|k| k.key == t.key && matches!(k.problem, KeyProblem::Rewritten { cut: false }));
+        let prefix = server.concat(&JsString::from("_"));
+        if !only_rewritten || !t.key.units().starts_with(prefix.units()) {
+            continue;
+        }
+        let tool_part = t.key.slice(prefix.len(), t.key.len());
+        let fixed = renamed.concat(&JsString::from("_")).concat(&tool_part);
+        if !is_valid_name(&fixed) || fixed.len() > MAX_NAME {
+            continue;
+        }
+        match out.iter_mut().find(|r| r.server == server) {
+            Some(r) => r.keys.push(t.key.clone()),
+            None => out.push(ServerRename {
+                server,
+                renamed,
+                at: agent
+                    .mcp
+                    .iter()
+                    .find(|s| s.name == *server)
+                    .and_then(|s| s.at.clone()),
+                keys: vec![t.key.clone()],
+            }),
+        }
+    }
+    out
+}
+
+/// An MCP server that gave no tools, said for AGENT (or for the project).
+fn server_unavailable(s: &McpServer, agent: Option<&ProjectAgent>) -> Finding {
+    let how = match (s.transport.as_deref(), &s.target) {
+        (Some(t), Some(target)) if !target.is_empty() => format!(" ({t} {target})"),
+        _ => String::new(),
+    };
+    let why = match (s.status, s.transport.as_deref(), &s.error) {
+        (McpStatus::Unasked, _, _) => {
+            "nothing asked it for its tools while the project loaded".to_string()
+        }
+        (_, Some("url"), _) => {
+            "lint reaches no URL while it loads a project, so it listed no tools".to_string()
+        }
+        (_, _, Some(e)) if e.contains("refused spawn") => {
+            format!("it was not started: without its OS sandbox lint starts no process ({e})")
+        }
+        (_, _, Some(e)) => format!("it failed: {e}"),
+        (_, _, None) => "it gave no tools".to_string(),
+    };
+    let whom = match agent {
+        Some(_) => "this agent's tools were not all checked",
+        None => "no agent's tools were checked against them",
+    };
+    Finding {
+        severity: Severity::Warning,
+        rule: Rule::McpServerUnavailable,
+        subject: s.name.clone(),
+        message: format!(
+            "MCP server {}{how}: {why}; its tools are unknown, so {whom}",
+            quote(&s.name)
+        ),
+        at: s.at.clone(),
     }
 }
 
@@ -297,31 +463,60 @@ pub struct Counts {
     pub tools: usize,
     pub errors: usize,
     pub warnings: usize,
+    pub suppressed: usize,
+}
+
+impl Counts {
+    /// `2 agents, 7 tools: 2 errors, 4 warnings` (and `, 1 suppressed`).
+    pub fn line(&self) -> String {
+        let mut s = format!(
+            "{}, {}: {}, {}",
+            count(self.agents, "agent"),
+            count(self.tools, "tool"),
+            count(self.errors, "error"),
+            count(self.warnings, "warning")
+        );
+        if self.suppressed > 0 {
+            s.push_str(&format!(", {} suppressed", self.suppressed));
+        }
+        s
+    }
 }
 
 impl ProjectLint {
+    /// Every counted finding: each agent's, then the project's own.
+    pub fn all_findings(&self) -> impl Iterator<Item = &Finding> {
+        self.agents
+            .iter()
+            .flat_map(|a| a.findings.iter())
+            .chain(self.findings.iter())
+    }
+
     pub fn counts(&self) -> Counts {
         let mut c = Counts {
             agents: self.agents.len(),
+            tools: self.agents.iter().map(|a| a.agent.tools.len()).sum(),
+            suppressed: self.suppressed.len()
+                + self
+                    .agents
+                    .iter()
+                    .map(|a| a.suppressed.len())
+                    .sum::<usize>(),
             ..Counts::default()
         };
-        for a in &self.agents {
-            c.tools += a.agent.tools.len();
-            for f in &a.findings {
-                match f.severity {
-                    Severity::Error => c.errors += 1,
-                    Severity::Warning => c.warnings += 1,
-                    Severity::Ok => {}
-                }
+        for f in self.all_findings() {
+            match f.severity {
+                Severity::Error => c.errors += 1,
+                Severity::Warning => c.warnings += 1,
+                Severity::Ok => {}
             }
         }
         c
     }
 
     pub fn worst(&self) -> Severity {
-        self.agents
-            .iter()
-            .flat_map(|a| a.findings.iter().map(|f| f.severity))
+        self.all_findings()
+            .map(|f| f.severity)
             .max()
             .unwrap_or(Severity::Ok)
     }

@@ -1,25 +1,37 @@
 //! `ProjectLint`: a user's Mastra project through the model.
 //!
-//! In: the document `node-probe/project.mjs` prints for a project (each
+//! In: the document `node-probe/project.mjs` writes for a project (each
 //! agent's tool keys before Mastra's rewrite, in the order Mastra merges
 //! them, with where each came from and where it is written; its default
-//! `toolChoice` and `activeTools`; its model's route; the installed
-//! `@mastra/core` version). Out: per agent, the `LintReport` of the keys
-//! lint already knows how to judge, and `Finding`s, one per problem, each
-//! with its fix and source location, which the terminal, JSON and SARIF
-//! renderings share.
+//! `toolChoice` and `activeTools`; its model's route; the MCP servers its
+//! tools come from and what each gave; the installed `@mastra/core`
+//! version; how it was loaded and what the load wrote), and the project's
+//! `LintConfig`. Out: per agent, the `LintReport` of the keys lint already
+//! knows how to judge, and `Finding`s, one per problem, each with its rule,
+//! its fix and its source location, which the terminal, JSON, GitHub and
+//! SARIF renderings share; the findings the configuration or an inline
+//! comment suppressed, apart.
 //!
-//! Three parts, in the order the data flows: `decode` reads the loader's
-//! document into a `LoadedProject` (or a `DecodeError`), `judge` turns it
-//! into a `ProjectLint`, `render` writes that for the terminal and as JSON
-//! (SARIF is `lint::sarif`). All pure: running the loader is `lint::load`.
+//! Four parts, in the order the data flows: `decode` reads the loader's
+//! document into a `LoadedProject` (or a `DecodeError`), `config` reads the
+//! project's configuration into a `LintConfig`, `judge` turns both into a
+//! `ProjectLint`, `render` writes that for the terminal, as JSON and as
+//! GitHub annotations (SARIF is `lint::sarif`). All pure: running the loader
+//! and reading files is `lint::load`.
 
+pub mod config;
 pub mod decode;
 pub mod judge;
 pub mod render;
+pub mod rules;
 
+pub use config::{parse_config, ConfigError, Level, LintConfig};
 pub use decode::{parse_loaded, DecodeError, LoadFailure};
-pub use judge::{lint_project, provider_accepts, AgentLint, Counts, Finding, ProjectLint, Rule};
+pub use judge::{
+    lint_project, provider_accepts, AgentLint, Counts, Finding, ProjectLint, Rule, Suppressed,
+    SuppressedBy,
+};
+pub use render::TextStyle;
 
 use crate::js::string::JsString;
 use crate::versions::spec::MastraVersion;
@@ -83,7 +95,65 @@ impl ToolSource {
 pub struct ProjectTool {
     pub key: JsString,
     pub source: ToolSource,
+    /// The MCP server a `Mcp` tool came from (its key is `SERVER_TOOL`).
+    pub server: Option<JsString>,
     pub at: Option<Location>,
+}
+
+/// What an MCP server gave when the project's client asked it for tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum McpStatus {
+    /// It listed its tools.
+    Listed,
+    /// It failed to start, to connect or to list (the loader reaches no URL,
+    /// and starts no process without the OS sandbox).
+    Failed,
+    /// The source names it, but nothing asked it while the project loaded.
+    Unasked,
+}
+
+/// One MCP server an agent's tools come from, or that the project asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpServer {
+    /// Its key in the client's `servers`, the prefix of its tools' keys.
+    pub name: JsString,
+    /// `stdio` or `url`, when it was asked.
+    pub transport: Option<String>,
+    /// The command line or the URL.
+    pub target: Option<String>,
+    pub status: McpStatus,
+    pub error: Option<String>,
+    /// The tool names it listed.
+    pub tools: Vec<JsString>,
+    /// Where its key is written.
+    pub at: Option<Location>,
+}
+
+/// How the project's TypeScript got into Node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Loader {
+    /// Node's own type stripping.
+    Node,
+    /// Bundled by the pinned esbuild, as `mastra dev` bundles.
+    Esbuild,
+}
+
+impl Loader {
+    pub fn name(self) -> &'static str {
+        match self {
+            Loader::Node => "node",
+            Loader::Esbuild => "esbuild",
+        }
+    }
+}
+
+/// An inline `mastra-conform-ignore` comment: the line it covers and the
+/// rules it names (`None`: every rule).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InlineSuppression {
+    pub file: String,
+    pub line: u64,
+    pub rules: Option<Vec<String>>,
 }
 
 /// How an agent names its model, which decides the provider's rules
@@ -125,11 +195,15 @@ pub struct ProjectAgent {
     /// The key it is registered under in `new Mastra({ agents })`.
     pub registered_as: JsString,
     pub id: Option<JsString>,
+    /// Where its `new Agent({...})` is written.
+    pub at: Option<Location>,
     pub route: ModelRoute,
     pub tools: Vec<ProjectTool>,
     /// A named default `toolChoice` (a mode like `"auto"` names nothing).
     pub tool_choice: Option<NameUse>,
     pub active_tools: Option<Vec<NameUse>>,
+    /// The MCP servers its tools come from.
+    pub mcp: Vec<McpServer>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -138,11 +212,25 @@ pub struct LoadedProject {
     pub entry: String,
     pub node: String,
     pub mastra: MastraVersion,
-    /// `node` (type stripping) or `tsx` (the project's own).
-    pub loader: String,
+    pub loader: Loader,
+    /// Why esbuild, when it was.
+    pub loader_reason: Option<String>,
+    /// `sandbox` (the OS sandbox) or `guard` (the JavaScript guard alone).
+    pub isolation: String,
+    /// The env files the load read, and the project's own it did not.
+    pub env_read: Vec<String>,
+    pub env_not_read: Vec<String>,
     pub agents: Vec<ProjectAgent>,
+    /// MCP servers the project asked that no agent's record names.
+    pub mcp: Vec<McpServer>,
+    pub suppressions: Vec<InlineSuppression>,
+    /// Source files the loader could not parse (no location comes from them).
+    pub unparsed: Vec<String>,
     /// Requests the project tried to make while loading, all refused.
     pub blocked: Vec<String>,
+    /// What the load wrote: files in its scratch folders, as the project's
+    /// layout would have them, and the project's own files it changed.
+    pub wrote: Vec<String>,
 }
 
 #[cfg(test)]

@@ -1,18 +1,48 @@
-//! The terminal and JSON renderings of a `ProjectLint` (SARIF is
+//! The terminal, JSON and GitHub renderings of a `ProjectLint` (SARIF is
 //! `lint::sarif`).
 //!
-//! In: a `ProjectLint`. Out: `to_text`, grouped by agent with a summary
-//! line, and `to_json`, every key with its source and location, every
-//! finding, and the summary counts.
+//! In: a `ProjectLint` and, for text and annotations, a `TextStyle` (colour,
+//! every key or only problems, the folder paths are shown from). Out:
+//! `to_text`, grouped by agent with notes and a summary line, each finding
+//! at `file:line:col` with its rule id; `to_json`, every key with its source
+//! and location, every finding and suppression, how the project was loaded,
+//! and the summary counts; `to_github`, one workflow annotation
+//! (`::error file=F,line=L,col=C,title=RULE::MESSAGE`) per finding.
 
-use super::judge::{quote, AgentLint, ProjectLint};
-use super::{Location, ModelRoute};
+use super::judge::{quote, AgentLint, Finding, ProjectLint, Suppressed};
+use super::{Location, McpServer, McpStatus, ModelRoute};
 use crate::js::json::Json;
 use crate::js::string::JsString;
-use crate::lint::{severity_name, KeyProblem};
+use crate::lint::paint::{count, Paint};
+use crate::lint::{severity_name, KeyProblem, Severity};
+
+/// How text is written: colour, everything or only problems, and the path
+/// that leads from where the user is to the project (`""` when the project
+/// is not below it: paths are then the project's own).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextStyle {
+    pub paint: Paint,
+    pub all: bool,
+    pub prefix: String,
+}
+
+impl TextStyle {
+    pub fn plain() -> TextStyle {
+        TextStyle {
+            paint: Paint::plain(),
+            all: false,
+            prefix: String::new(),
+        }
+    }
+
+    /// `prefix/file:line:col`.
+    pub fn place(&self, l: &Location) -> String {
+        format!("{}{}:{}:{}", self.prefix, l.file, l.line, l.column)
+    }
+}
 
 impl ModelRoute {
-    fn to_json(&self) -> Json {
+    pub fn to_json(&self) -> Json {
         match self {
             ModelRoute::OpenAiCompatible { id, url } => Json::object([
                 ("kind", Json::str("openai-compatible")),
@@ -38,11 +68,38 @@ impl ModelRoute {
 
 impl ProjectLint {
     /// Grouped by agent, agents with errors first, each agent's errors
-    /// first; `all` adds the keys that are fine. Ends with a summary line.
-    pub fn to_text(&self, all: bool) -> String {
+    /// first; `all` adds the keys that are fine and what was suppressed.
+    /// Then the project's own findings, the notes on the load, and a
+    /// summary line.
+    pub fn to_text(&self, style: &TextStyle) -> String {
+        let paint = style.paint;
         let mut out = String::new();
         let mut agents: Vec<&AgentLint> = self.agents.iter().collect();
         agents.sort_by_key(|a| std::cmp::Reverse(a.findings.iter().map(|f| f.severity).max()));
+        let finding_line = |out: &mut String, f: &Finding| {
+            let at = f.at.as_ref().map_or_else(
+                || "(not written in the source)".to_string(),
+                |l| style.place(l),
+            );
+            out.push_str(&format!(
+                "  {} {}: {}  {}\n",
+                paint.severity(f.severity),
+                paint.place(&at),
+                f.message,
+                paint.dim(f.rule.id())
+            ));
+        };
+        let suppressed_lines = |out: &mut String, list: &[Suppressed]| {
+            for s in list {
+                out.push_str(&format!(
+                    "  {} {}: {} ({})\n",
+                    paint.dim("ignored"),
+                    s.finding.rule.id(),
+                    quote(&s.finding.subject),
+                    s.by.describe()
+                ));
+            }
+        };
         for a in agents {
             let id = a
                 .agent
@@ -52,64 +109,182 @@ impl ProjectLint {
                 .map(|id| format!(" (id {})", id.to_lossy()))
                 .unwrap_or_default();
             out.push_str(&format!(
-                "agent {}{id} · {} · {} tools\n",
-                a.agent.registered_as.to_lossy(),
+                "{} · {} · {}\n",
+                paint.bold(&format!("agent {}{id}", a.agent.registered_as.to_lossy())),
                 a.agent.route.describe(),
-                a.agent.tools.len()
+                count(a.agent.tools.len(), "tool")
             ));
             for f in &a.findings {
-                let at = f.at.as_ref().map_or_else(
-                    || "(no literal in the source)".into(),
-                    |l| format!("{}:{}", l.file, l.line),
-                );
-                out.push_str(&format!(
-                    "  {:<7} {at}: {}\n",
-                    severity_name(f.severity),
-                    f.message
-                ));
+                finding_line(&mut out, f);
             }
-            if all {
+            if style.all {
                 for k in a
                     .report
                     .keys
                     .iter()
                     .filter(|k| k.problem == KeyProblem::None)
                 {
-                    out.push_str(&format!("  ok      {} is sent as is\n", quote(&k.key)));
+                    out.push_str(&format!(
+                        "  {} {} is sent as is\n",
+                        paint.severity(Severity::Ok),
+                        quote(&k.key)
+                    ));
                 }
+                suppressed_lines(&mut out, &a.suppressed);
             }
-            if a.findings.is_empty() && !all {
+            if a.findings.is_empty() && !style.all {
                 out.push_str("  no problems\n");
             }
-            if let Some(note) = &a.note {
-                out.push_str(&format!("  note    {note}\n"));
+            for note in &a.notes {
+                out.push_str(&format!("  {} {note}\n", paint.note("note   ")));
             }
         }
-        if !self.project.blocked.is_empty() {
-            out.push_str(&format!(
-                "note: loading the project tried {} outgoing request(s), all refused: {}\n",
-                self.project.blocked.len(),
-                self.project.blocked.join(", ")
+        if !self.findings.is_empty() || (style.all && !self.suppressed.is_empty()) {
+            out.push_str(&format!("{}\n", paint.bold("project")));
+            for f in &self.findings {
+                finding_line(&mut out, f);
+            }
+            if style.all {
+                suppressed_lines(&mut out, &self.suppressed);
+            }
+        }
+        for note in self.notes() {
+            out.push_str(&format!("{} {note}\n", paint.note("note:")));
+        }
+        out.push_str(&format!(
+            "{} (@mastra/core {}, Node {}, {})\n",
+            self.counts().line(),
+            self.project.mastra,
+            self.project.node,
+            self.how_loaded()
+        ));
+        out
+    }
+
+    /// `loaded with esbuild in the OS sandbox`.
+    pub fn how_loaded(&self) -> String {
+        let isolation = match self.project.isolation.as_str() {
+            "sandbox" => "in the OS sandbox",
+            _ => "under the JavaScript guard",
+        };
+        format!("loaded with {} {isolation}", self.project.loader.name())
+    }
+
+    /// What the load did that the user should know: requests refused,
+    /// files written, env files left unread, sources that could not be read.
+    pub fn notes(&self) -> Vec<String> {
+        let p = &self.project;
+        let mut notes = Vec::new();
+        if !p.blocked.is_empty() {
+            notes.push(format!(
+                "loading the project tried {}, refused: {}",
+                count(p.blocked.len(), "outgoing request"),
+                p.blocked.join(", ")
             ));
         }
-        let c = self.counts();
+        let (own, scratch): (Vec<&String>, Vec<&String>) = p
+            .wrote
+            .iter()
+            .partition(|w| w.ends_with("(in the project)"));
+        if !scratch.is_empty() {
+            notes.push(format!(
+                "loading the project wrote {}, kept out of the project in a scratch folder: {}",
+                count(scratch.len(), "file"),
+                scratch
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        if !own.is_empty() {
+            notes.push(format!(
+                "loading the project changed {} of its own: {}",
+                count(own.len(), "file"),
+                own.iter()
+                    .map(|s| s.trim_end_matches(" (in the project)"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+        if !p.env_not_read.is_empty() {
+            notes.push(format!(
+                "{} not read: lint reads a project's env files only inside its OS sandbox, where nothing can leave; pass one with --env-file FILE",
+                p.env_not_read.join(", ")
+            ));
+        }
+        if !p.unparsed.is_empty() {
+            notes.push(format!(
+                "{} could not be parsed, so no location comes from {}: {}",
+                count(p.unparsed.len(), "source file"),
+                if p.unparsed.len() == 1 { "it" } else { "them" },
+                p.unparsed.join("; ")
+            ));
+        }
+        notes
+    }
+
+    /// One GitHub workflow annotation per finding, then the summary line.
+    pub fn to_github(&self, style: &TextStyle) -> String {
+        let mut out = String::new();
+        let mut annotate = |f: &Finding, agent: Option<&AgentLint>| {
+            let level = match f.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+                Severity::Ok => "notice",
+            };
+            let mut props = Vec::new();
+            let file = f.at.as_ref().map(|l| l.file.clone()).or_else(|| {
+                agent
+                    .and_then(|a| a.agent.at.as_ref())
+                    .map(|l| l.file.clone())
+            });
+            if let Some(file) = file {
+                props.push(format!(
+                    "file={}",
+                    escape_property(&format!("{}{file}", style.prefix))
+                ));
+            }
+            if let Some(l) = &f.at {
+                props.push(format!("line={}", l.line));
+                props.push(format!("col={}", l.column));
+            }
+            props.push(format!("title={}", escape_property(f.rule.id())));
+            let message = match agent {
+                Some(a) => format!("agent {}: {}", quote(&a.agent.registered_as), f.message),
+                None => f.message.clone(),
+            };
+            out.push_str(&format!(
+                "::{level} {}::{}\n",
+                props.join(","),
+                escape_data(&message)
+            ));
+        };
+        for a in &self.agents {
+            for f in &a.findings {
+                annotate(f, Some(a));
+            }
+        }
+        for f in &self.findings {
+            annotate(f, None);
+        }
+        for note in self.notes() {
+            out.push_str(&format!(
+                "::notice title=mastra-conform::{}\n",
+                escape_data(&note)
+            ));
+        }
         out.push_str(&format!(
-            "{} agents, {} tools: {} errors, {} warnings (@mastra/core {}, Node {}, loaded with {})\n",
-            c.agents, c.tools, c.errors, c.warnings, self.project.mastra, self.project.node, self.project.loader
+            "{} (@mastra/core {}, Node {}, {})\n",
+            self.counts().line(),
+            self.project.mastra,
+            self.project.node,
+            self.how_loaded()
         ));
         out
     }
 
     pub fn to_json(&self) -> Json {
-        let loc = |l: &Option<Location>| {
-            l.as_ref().map_or(Json::Null, |l| {
-                Json::object([
-                    ("file", Json::str(&l.file)),
-                    ("line", Json::int(l.line as i64)),
-                    ("column", Json::int(l.column as i64)),
-                ])
-            })
-        };
         let agents = self
             .agents
             .iter()
@@ -128,48 +303,69 @@ impl ProjectLint {
                             .map(|(n, v)| (n.clone(), v.clone()))
                             .collect();
                         members.push(("source".into(), Json::str(t.source.name())));
+                        members.push((
+                            "server".into(),
+                            t.server.clone().map_or(Json::Null, Json::String),
+                        ));
                         members.push(("at".into(), loc(&t.at)));
                         Json::object(members)
-                    })
-                    .collect();
-                let findings = a
-                    .findings
-                    .iter()
-                    .map(|f| {
-                        Json::object([
-                            ("severity", Json::str(severity_name(f.severity))),
-                            ("rule", Json::str(f.rule.id())),
-                            ("subject", Json::String(f.subject.clone())),
-                            ("message", Json::str(&f.message)),
-                            ("at", loc(&f.at)),
-                        ])
                     })
                     .collect();
                 Json::object([
                     ("registeredAs", Json::String(a.agent.registered_as.clone())),
                     ("id", a.agent.id.clone().map_or(Json::Null, Json::String)),
+                    ("at", loc(&a.agent.at)),
                     ("route", a.agent.route.to_json()),
                     ("tools", Json::Array(tools)),
                     (
                         "names",
                         keys.get("names").cloned().unwrap_or(Json::Array(vec![])),
                     ),
-                    ("findings", Json::Array(findings)),
-                    ("note", a.note.as_deref().map_or(Json::Null, Json::str)),
+                    ("mcp", servers_json(&a.agent.mcp)),
+                    ("findings", findings_json(&a.findings)),
+                    ("suppressed", suppressed_json(&a.suppressed)),
+                    (
+                        "notes",
+                        Json::Array(a.notes.iter().map(|n| Json::str(n)).collect()),
+                    ),
                 ])
             })
             .collect();
         let c = self.counts();
+        let p = &self.project;
+        let strings = |v: &[String]| Json::Array(v.iter().map(|b| Json::str(b)).collect());
         Json::object([
-            ("project", Json::str(&self.project.dir)),
-            ("entry", Json::str(&self.project.entry)),
-            ("mastra", Json::str(&self.project.mastra.to_string())),
-            ("node", Json::str(&self.project.node)),
-            ("loader", Json::str(&self.project.loader)),
-            ("agents", Json::Array(agents)),
+            ("project", Json::str(&p.dir)),
+            ("entry", Json::str(&p.entry)),
+            ("mastra", Json::str(&p.mastra.to_string())),
+            ("node", Json::str(&p.node)),
+            ("loader", Json::str(p.loader.name())),
             (
-                "blocked",
-                Json::Array(self.project.blocked.iter().map(|b| Json::str(b)).collect()),
+                "loaderReason",
+                p.loader_reason.as_deref().map_or(Json::Null, Json::str),
+            ),
+            ("isolation", Json::str(&p.isolation)),
+            (
+                "config",
+                self.config.origin.as_deref().map_or(Json::Null, Json::str),
+            ),
+            (
+                "env",
+                Json::object([
+                    ("read", strings(&p.env_read)),
+                    ("notRead", strings(&p.env_not_read)),
+                ]),
+            ),
+            ("agents", Json::Array(agents)),
+            ("mcp", servers_json(&p.mcp)),
+            ("findings", findings_json(&self.findings)),
+            ("suppressed", suppressed_json(&self.suppressed)),
+            ("blocked", strings(&p.blocked)),
+            ("wrote", strings(&p.wrote)),
+            ("unparsed", strings(&p.unparsed)),
+            (
+                "notes",
+                Json::Array(self.notes().iter().map(|n| Json::str(n)).collect()),
             ),
             (
                 "summary",
@@ -178,9 +374,103 @@ impl ProjectLint {
                     ("tools", Json::int(c.tools as i64)),
                     ("errors", Json::int(c.errors as i64)),
                     ("warnings", Json::int(c.warnings as i64)),
+                    ("suppressed", Json::int(c.suppressed as i64)),
                 ]),
             ),
             ("worst", Json::str(severity_name(self.worst()))),
         ])
+    }
+}
+
+fn loc(l: &Option<Location>) -> Json {
+    l.as_ref().map_or(Json::Null, |l| {
+        Json::object([
+            ("file", Json::str(&l.file)),
+            ("line", Json::int(l.line as i64)),
+            ("column", Json::int(l.column as i64)),
+        ])
+    })
+}
+
+fn finding_json(f: &Finding) -> Json {
+    Json::object([
+        ("severity", Json::str(severity_name(f.severity))),
+        ("rule", Json::str(f.rule.id())),
+        ("subject", Json::String(f.subject.clone())),
+        ("message", Json::str(&f.message)),
+        ("at", loc(&f.at)),
+    ])
+}
+
+fn findings_json(list: &[Finding]) -> Json {
+    Json::Array(list.iter().map(finding_json).collect())
+}
+
+fn suppressed_json(list: &[Suppressed]) -> Json {
+    Json::Array(
+        list.iter()
+            .map(|s| {
+                let mut members: Vec<(JsString, Json)> = finding_json(&s.finding)
+                    .members()
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                members.push(("suppressedBy".into(), Json::str(&s.by.describe())));
+                Json::object(members)
+            })
+            .collect(),
+    )
+}
+
+fn servers_json(list: &[McpServer]) -> Json {
+    let opt = |s: &Option<String>| s.as_deref().map_or(Json::Null, Json::str);
+    Json::Array(
+        list.iter()
+            .map(|s| {
+                Json::object([
+                    ("server", Json::String(s.name.clone())),
+                    ("transport", opt(&s.transport)),
+                    ("target", opt(&s.target)),
+                    (
+                        "status",
+                        Json::str(match s.status {
+                            McpStatus::Listed => "listed",
+                            McpStatus::Failed => "failed",
+                            McpStatus::Unasked => "unasked",
+                        }),
+                    ),
+                    ("error", opt(&s.error)),
+                    (
+                        "tools",
+                        Json::Array(s.tools.iter().cloned().map(Json::String).collect()),
+                    ),
+                    ("at", loc(&s.at)),
+                ])
+            })
+            .collect(),
+    )
+}
+
+/// A workflow command's message: `%`, CR and LF escaped as GitHub reads them.
+pub fn escape_data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// A workflow command's property value: as data, and `:` and `,` too.
+pub fn escape_property(s: &str) -> String {
+    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn annotation_text_is_escaped_as_github_reads_it() {
+        assert_eq!(escape_data("a%b\nc\r"), "a%25b%0Ac%0D");
+        assert_eq!(escape_property("src/a,b:c.ts"), "src/a%2Cb%3Ac.ts");
     }
 }

@@ -13,7 +13,7 @@ fn js(s: &str) -> JsString {
 fn doc(version: &str) -> Json {
     Json::parse(&format!(
         r#"{{"project":"/p","entry":"src/mastra/index.ts","node":"v24.22.3",
-        "mastra":{{"version":"{version}","dir":"/p/node_modules/@mastra/core"}},"loader":"node",
+        "mastra":{{"version":"{version}","dir":"/p/node_modules/@mastra/core"}},"loader":"node","isolation":"guard",
         "agents":[{{"registeredAs":"a","id":"a-id","route":{{"kind":"router","provider":"openai","model":"openai/gpt-4o-mini"}},
           "tools":[
             {{"key":"search.web","source":"tool","at":{{"file":"src/a.ts","line":3,"column":5}}}},
@@ -55,7 +55,7 @@ fn the_loader_document_is_read_exactly() {
 
 #[test]
 fn every_problem_is_a_finding_at_its_line_errors_first() {
-    let l = lint_project(load("1.67.0"));
+    let l = lint_project(load("1.67.0"), LintConfig::default());
     let found: Vec<(Rule, Option<u64>)> = l.agents[0]
         .findings
         .iter()
@@ -75,31 +75,27 @@ fn every_problem_is_a_finding_at_its_line_errors_first() {
     assert_eq!(l.worst(), Severity::Error);
     let c = l.counts();
     assert_eq!((c.agents, c.tools, c.errors, c.warnings), (1, 4, 3, 3));
-    let text = l.to_text(false);
+    let text = l.to_text(&TextStyle::plain());
     assert!(
-        text.contains("error   src/a.ts:4: \"search web\" -> (not sent): collision"),
+        text.contains("error   src/a.ts:4:5: \"search web\" -> (not sent): collision"),
         "{text}"
     );
     assert!(
-        text.contains("(no literal in the source): \"\\ud800x\" -> \"_x\""),
+        text.contains("(not written in the source): \"\\ud800x\" -> \"_x\""),
         "{text}"
     );
-    assert!(text.ends_with("1 agents, 4 tools: 3 errors, 3 warnings (@mastra/core 1.67.0, Node v24.22.3, loaded with node)\n"), "{text}");
+    assert!(text.ends_with("1 agent, 4 tools: 3 errors, 3 warnings (@mastra/core 1.67.0, Node v24.22.3, loaded with node under the JavaScript guard)\n"), "{text}");
 }
 
 #[test]
 fn active_tools_before_1_1_0_break_nothing() {
-    let l = lint_project(load("1.0.4"));
+    let l = lint_project(load("1.0.4"), LintConfig::default());
     let a = &l.agents[0];
     assert!(a
         .findings
         .iter()
         .all(|f| f.rule != Rule::ActiveToolsNotSent));
-    assert!(a
-        .note
-        .as_deref()
-        .unwrap()
-        .contains("ignored by @mastra/core 1.0.4"));
+    assert!(a.notes[0].contains("ignored by @mastra/core 1.0.4"));
 }
 
 #[test]

@@ -279,12 +279,41 @@ impl FoundDivergence {
     }
 }
 
+/// Cases run and, among them, cases unmodelled.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Counted {
+    pub cases: usize,
+    pub unmodelled: usize,
+}
+
+impl Counted {
+    fn add(&mut self, verdict: Verdict) {
+        self.cases += 1;
+        self.unmodelled += usize::from(verdict == Verdict::Unmodelled);
+    }
+}
+
+/// `name cases/unmodelled` for each entry, on one line.
+fn counted_line(counts: &BTreeMap<&'static str, Counted>) -> String {
+    counts
+        .iter()
+        .map(|(k, c)| format!("{k} {} ({} unmodelled)", c.cases, c.unmodelled))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// What fuzzing one version gave.
 #[derive(Debug, Default)]
 pub struct VersionRun {
     pub replayed: Vec<Replayed>,
     /// Verdicts of the generated cases.
     pub tally: BTreeMap<Verdict, usize>,
+    /// Generated cases per route: how many ran, how many were unmodelled.
+    pub by_route: BTreeMap<&'static str, Counted>,
+    /// Generated cases per kind of call they make (`gen::kinds`; a case
+    /// counts under each of its kinds): how many ran, how many were
+    /// unmodelled.
+    pub by_kind: BTreeMap<&'static str, Counted>,
     /// Diverging generated cases by signature.
     pub signatures: BTreeMap<Signature, usize>,
     /// The first few divergences of each signature, shrunk.
@@ -346,6 +375,14 @@ pub fn fuzz_version(
         }
         let g = r.index - replay.len();
         *run.tally.entry(r.verdict).or_default() += 1;
+        let case = &generated[g].case;
+        run.by_route
+            .entry(case.route.name())
+            .or_default()
+            .add(r.verdict);
+        for kind in gen::kinds(case) {
+            run.by_kind.entry(kind).or_default().add(r.verdict);
+        }
         if let Some(sig) = Signature::of(&r) {
             diverged += 1;
             progress.say(&format!("{diverged} diverged"));
@@ -484,6 +521,16 @@ impl VersionRun {
                 counts.join(", ")
             }
         ));
+        if !self.by_route.is_empty() {
+            out.push_str(&format!(
+                "          by route: {}\n",
+                counted_line(&self.by_route)
+            ));
+            out.push_str(&format!(
+                "          by kind of call: {}\n",
+                counted_line(&self.by_kind)
+            ));
+        }
         let rate = self.rate();
         if self.stats.cases > 0 {
             out.push_str(&format!(
@@ -594,25 +641,50 @@ mod tests {
         assert_eq!(seen, all);
     }
 
-    /// With routes drawn (sources included), no generated case is
-    /// unmodelled on the releases whose behaviour depends on the route
-    /// drawn (1.57.0: a failed call with memory on google).
+    /// What the model leaves unmodelled, each for the reason
+    /// `docs/modelled.md` gives: with routes drawn (sources included), a
+    /// generated case on the releases whose behaviour depends on the route
+    /// drawn is either predicted or unmodelled for one of these, and the
+    /// generator is not kept away from them.
     #[test]
-    fn no_case_is_unmodelled_on_the_route_drawn() {
+    fn every_unmodelled_case_has_a_documented_reason() {
         use crate::model::{predict, Prediction};
         use crate::route::RouteSet;
         use crate::run::shard::Shard;
+        const DOCUMENTED: &[&str] = &[
+            "a call to the builtin ",
+            "a failed tool call with memory on ",
+            "a sub-agent whose own loop ends in an error",
+            "a sub-agent called without a string prompt",
+            "a sub-agent's call of a tool without execute",
+            "tool arguments holding null",
+            "null arguments on google",
+            "a workflow's inputData sent as text",
+            "concurrent requests racing in more than",
+        ];
         let versions = [(1, 8, 0), (1, 11, 0), (1, 57, 0), (1, 71, 0)]
             .map(|(a, b, c)| MastraVersion::new(a, b, c));
         let all = RouteSet::all();
         let cases = super::generate_slice_on(3, 1500, Shard::whole(), Some(&all));
+        let mut unmodelled = 0;
         for g in &cases {
             for v in versions {
                 if let Prediction::Unmodelled(why) = predict(&g.case, v) {
-                    panic!("case {} on {v} ({:?}): {why}", g.index, g.case.route);
+                    assert!(
+                        DOCUMENTED.iter().any(|d| why.starts_with(d)),
+                        "case {} on {v} ({:?}): {why}",
+                        g.index,
+                        g.case.route
+                    );
+                    unmodelled += 1;
                 }
             }
         }
+        // Found unmodelled 62 times in 6,000 predictions; well under 5%.
+        assert!(
+            unmodelled * 20 < cases.len() * versions.len(),
+            "{unmodelled}"
+        );
     }
 
     use super::*;

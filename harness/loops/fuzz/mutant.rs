@@ -267,7 +267,13 @@ impl Oracle for MutantOracle {
     ) -> VersionStats {
         for (index, case) in cases.iter().enumerate() {
             let predicted = mutant_predict(case, version, self.defect);
-            let (verdict, observed) = match predict(case, version) {
+            let truth = match predict(case, version) {
+                // The mutant observes the first order the model follows.
+                Prediction::Races(mut ps) => Prediction::Projection(ps.remove(0)),
+                other => other,
+            };
+            let (verdict, observed) = match truth {
+                Prediction::Races(_) => unreachable!("made one projection above"),
                 Prediction::Projection(projection) => {
                     let observed = Observed::Ran {
                         projection,

@@ -14,7 +14,7 @@ use crate::case::parts::{List, Visitor};
 use crate::case::{Case, MemorySource, Reply, Tool, ToolCallReply, ToolChoice};
 use crate::js::json::Json;
 use crate::js::string::{is_surrogate, JsString};
-use crate::model::rewrite::wire_name;
+use crate::naming::wire_name;
 use std::collections::HashSet;
 
 /// How much work shrinking may do.

@@ -1,0 +1,112 @@
+//! `Rule`: the stable ids of lint's findings, each with its summary, its
+//! description, its default severity and its page (`docs/rules/ID.md`).
+//!
+//! In: nothing. Out: the rules, for the judge (which finding is which), the
+//! configuration (which ids it may name) and the renderings (SARIF's rules,
+//! `helpUri`).
+
+use crate::lint::Severity;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Rule {
+    Collision,
+    FalseCollision,
+    EmptyKey,
+    ToolChoiceNotSent,
+    ActiveToolsNotSent,
+    ProviderRejects,
+    Rewritten,
+    Cut,
+    Dropped,
+    McpServerKeyRewritten,
+    McpServerUnavailable,
+}
+
+/// Where the rules' pages are (`docs/rules/ID.md`), for SARIF's `helpUri`.
+pub const RULES_URI: &str = "https://github.com/mastra-conform/mastra-conform/blob/main/docs/rules";
+
+impl Rule {
+    pub const ALL: [Rule; 11] = [
+        Rule::Collision,
+        Rule::FalseCollision,
+        Rule::EmptyKey,
+        Rule::ToolChoiceNotSent,
+        Rule::ActiveToolsNotSent,
+        Rule::ProviderRejects,
+        Rule::Rewritten,
+        Rule::Cut,
+        Rule::Dropped,
+        Rule::McpServerKeyRewritten,
+        Rule::McpServerUnavailable,
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Rule::Collision => "tool-name-collision",
+            Rule::FalseCollision => "tool-name-false-collision",
+            Rule::EmptyKey => "empty-tool-key",
+            Rule::ToolChoiceNotSent => "tool-choice-names-no-tool-sent",
+            Rule::ActiveToolsNotSent => "active-tools-names-no-tool-sent",
+            Rule::ProviderRejects => "provider-rejects-tool-name",
+            Rule::Rewritten => "tool-key-rewritten",
+            Rule::Cut => "tool-key-cut",
+            Rule::Dropped => "tool-key-dropped",
+            Rule::McpServerKeyRewritten => "mcp-server-key-rewritten",
+            Rule::McpServerUnavailable => "mcp-server-unavailable",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Rule> {
+        Rule::ALL.into_iter().find(|r| r.id() == id)
+    }
+
+    pub fn summary(self) -> &'static str {
+        match self {
+            Rule::Collision => "Two tool keys rewrite to one name: Mastra throws AGENT_TOOL_NAME_COLLISION",
+            Rule::FalseCollision => "A tool key rewrites onto a name every JS object inherits: Mastra throws AGENT_TOOL_NAME_COLLISION",
+            Rule::EmptyKey => "The empty tool key makes Mastra throw a TypeError",
+            Rule::ToolChoiceNotSent => "toolChoice names no tool that is sent: the provider rejects the request",
+            Rule::ActiveToolsNotSent => "activeTools names no tool that is sent: that tool is not offered",
+            Rule::ProviderRejects => "The provider rejects a tool name Mastra sends",
+            Rule::Rewritten => "Mastra rewrites the tool key before the model sees it",
+            Rule::Cut => "Mastra cuts the tool key to 63 characters",
+            Rule::Dropped => "Mastra's copy of the tools object drops the key \"__proto__\"",
+            Rule::McpServerKeyRewritten => "An MCP server's key makes Mastra rewrite every one of its tools' keys",
+            Rule::McpServerUnavailable => "An MCP server gave no tools while lint loaded the project: its tools are unknown",
+        }
+    }
+
+    /// What the rule checks and why it matters: SARIF's `fullDescription`,
+    /// the first paragraph of its page.
+    pub fn description(self) -> &'static str {
+        match self {
+            Rule::Collision => "Mastra rewrites every tool key outside a-zA-Z0-9_- (and one that does not start with a letter or _) before the model sees it. When two keys rewrite to the same name, or a key rewrites onto a key already registered, Agent.formatTools() throws AGENT_TOOL_NAME_COLLISION and every call of the agent fails.",
+            Rule::FalseCollision => "A key whose rewrite is a name every JavaScript object inherits (constructor, toString, __proto__ and the like) is taken by Mastra's collision check for one already registered: it throws AGENT_TOOL_NAME_COLLISION with a single tool.",
+            Rule::EmptyKey => "The empty string as a tool key makes Agent.formatTools() read the first character of an empty key and throw a TypeError: every call of the agent fails.",
+            Rule::ToolChoiceNotSent => "A named toolChoice is sent as written, not rewritten like the tools: when it names a key that Mastra rewrote, the request forces a function its own tools list does not have, and the provider rejects it.",
+            Rule::ActiveToolsNotSent => "activeTools is compared with the rewritten names: a name that is not one of them matches no tool, and that tool is not offered to the model.",
+            Rule::ProviderRejects => "Each provider has its own rule for a function name. A name Mastra sends that the agent's provider does not accept makes that provider reject the request.",
+            Rule::Rewritten => "Mastra rewrites a tool key outside a-zA-Z0-9_- (or one that starts with a digit or a hyphen) before the model sees it: the model calls the tool by a name that is not the key, and logs, traces and prompts that use the key do not match.",
+            Rule::Cut => "Mastra cuts a tool key longer than 63 characters to 63 (providers allow 64): two long keys that share their first 63 characters collide, and the model sees a name that is not the key.",
+            Rule::Dropped => "A tool registered under the key \"__proto__\" is lost when Mastra copies the tools object: the model is never offered it.",
+            Rule::McpServerKeyRewritten => "An MCP client names each tool it lists SERVER_TOOL, after the key the server is registered under in its servers. A server key outside a-zA-Z0-9_- makes Mastra rewrite every one of its tools' keys: renaming the server key fixes them all.",
+            Rule::McpServerUnavailable => "lint loads the project without network and, without its OS sandbox, without starting processes. An MCP server it could not start or reach listed no tools, so what its tools become on the wire is unknown and the agent's tools were not all checked.",
+        }
+    }
+
+    pub fn severity(self) -> Severity {
+        match self {
+            Rule::Rewritten
+            | Rule::Cut
+            | Rule::Dropped
+            | Rule::McpServerKeyRewritten
+            | Rule::McpServerUnavailable => Severity::Warning,
+            _ => Severity::Error,
+        }
+    }
+
+    /// The rule's page in the repository.
+    pub fn help_uri(self) -> String {
+        format!("{RULES_URI}/{}.md", self.id())
+    }
+}

@@ -1,0 +1,262 @@
+//! What Mastra does with a call's arguments before a tool runs:
+//! `validate(release, input schema, arguments)`, either the input the tool
+//! is run with, or the report the model gets back instead
+//! (`validateToolInput`, 1.67.0 `dist/tool-D0LLiaqQ.js:294`).
+//!
+//! In: the release, the schema of the tool called (`Schema`: each of the
+//! probe's tools, a workflow, a sub-agent, working memory),
+//! the name the report gives the tool (its key in Mastra's record before
+//! `formatTools`), and the arguments as the model sent them. Out: `Ok` with
+//! `Ok(Ok(input))` with what `execute` receives (a zod object drops keys it
+//! does not know), `Ok(Err(report))` with the report, in the normalised form
+//! projections compare
+//! (`projection::normalise_validation`: the validator's issue lines and
+//! `validationErrors` are `<issues>`, the rest exact), or `Err` with why the
+//! model does not say: a sub-agent's or a workflow's arguments holding a
+//! `null` (each release strips and normalises nullish values its own way
+//! before it validates again, 1.1.0 `stripNullishValues`), and a workflow's `inputData` sent as JSON text
+//! (coerced from 1.3.0 for zod schemas only, `coerceStringifiedJsonValues`).
+//!
+//! Whether arguments pass is the validator's, and every validator that
+//! runs here agrees on the shapes this covers: an object whose required
+//! string fields are strings (zod 3 for the probe's tools on every release;
+//! a JSON Schema validator for workflows, working memory and MCP tools from
+//! the release that converts them). What Mastra
+//! adds in front of the validator differs by release (`releases`): a
+//! sub-agent's `prompt` taken from `query`, `message` or `input`
+//! (`PROMPT_ALIASES`).
+
+use super::releases::Release;
+use crate::js::json::Json;
+use crate::js::string::JsString;
+use crate::projection::ISSUES;
+
+/// The input schema of a tool, as far as validation tells them apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Schema {
+    /// `z.object({ city: z.string() })`: the probe's tools, its MCP tools.
+    City,
+    /// A workflow's `{ inputData: { city: string } }`.
+    Workflow,
+    /// A sub-agent's `{ prompt: string, threadId?, resourceId?,
+    /// instructions?, maxSteps? }`.
+    SubAgent,
+    /// `updateWorkingMemory`'s `{ memory: string }`.
+    WorkingMemory,
+}
+
+/// The longest "Provided arguments" text before it is cut
+/// (`truncateForLogging(data, maxLength = 200)`), in UTF-16 code units as
+/// `slice` counts them.
+const PROVIDED_MAX: usize = 200;
+
+/// `truncateForLogging(input)`: `JSON.stringify(input, null, 2)`, cut at
+/// 200 code units with "... (truncated)".
+pub fn provided(input: &Json) -> JsString {
+    let mut text = JsString::from(input.to_pretty().as_str());
+    if text.len() > PROVIDED_MAX {
+        text = text.slice(0, PROVIDED_MAX);
+        text.push_str("... (truncated)");
+    }
+    text
+}
+
+/// The report for arguments `input` that the tool `name` rejected, in its
+/// normalised form.
+pub fn report(name: &JsString, input: &Json) -> Json {
+    let mut message = JsString::from("Tool input validation failed for ");
+    message = message.concat(name);
+    message.push_str(". Please fix the following errors and try again:\n");
+    message.push_str(ISSUES);
+    message.push_str("\n\nProvided arguments: ");
+    message = message.concat(&provided(input));
+    Json::object([
+        ("error", Json::Bool(true)),
+        ("message", Json::String(message)),
+        ("validationErrors", Json::str(ISSUES)),
+    ])
+}
+
+fn member<'a>(v: &'a Json, name: &str) -> Option<&'a Json> {
+    match v {
+        Json::Object(_) => v.get(name),
+        _ => None,
+    }
+}
+
+fn is_string(v: Option<&Json>) -> bool {
+    matches!(v, Some(Json::String(_)))
+}
+
+/// `{ field: value }` of `input`'s own `fields`, in the schema's order:
+/// what a zod object passes on (unknown keys dropped, absent optional
+/// ones left out).
+fn picked(input: &Json, fields: &[&str]) -> Json {
+    Json::object(
+        fields
+            .iter()
+            .filter_map(|f| member(input, f).map(|v| (*f, v.clone()))),
+    )
+}
+
+/// What validation gives: the input `execute` runs with, or the report.
+pub type Checked = Result<Json, Json>;
+
+/// Validate `input` for a tool of `schema` named `name` in its report.
+pub fn validate(
+    rel: &Release,
+    schema: Schema,
+    name: &JsString,
+    input: &Json,
+) -> Result<Checked, String> {
+    // A `null` never makes a required string, so stripping it cannot pass
+    // the probe's tools or working memory; a sub-agent's optional fields and
+    // a workflow's JSON Schema are another matter.
+    let strips_matter = matches!(schema, Schema::SubAgent | Schema::Workflow);
+    if let (Json::Object(members), true) = (input, strips_matter) {
+        if members.iter().any(|(_, v)| *v == Json::Null) {
+            return Err(
+                "tool arguments holding null: each release strips nullish values its own way"
+                    .into(),
+            );
+        }
+    }
+    // An array arrives as an object with its indices as keys (observed on
+    // 1.0.4, 1.67.0 and 1.71.0 on every route: `["Paris"]` is quoted as
+    // `{ "0": "Paris" }`, `[]` as `{}`).
+    let spread;
+    let input = match input {
+        Json::Array(items) => {
+            spread = Json::Object(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| (JsString::from(i.to_string().as_str()), v.clone()))
+                    .collect(),
+            );
+            &spread
+        }
+        other => other,
+    };
+    let rejected = || report(name, input);
+    Ok(match schema {
+        Schema::City => {
+            if is_string(member(input, "city")) {
+                Ok(picked(input, &["city"]))
+            } else {
+                Err(rejected())
+            }
+        }
+        Schema::WorkingMemory => {
+            if is_string(member(input, "memory")) {
+                Ok(picked(input, &["memory"]))
+            } else {
+                Err(rejected())
+            }
+        }
+        Schema::Workflow => match member(input, "inputData") {
+            Some(Json::String(_)) => {
+                return Err("a workflow's inputData sent as text: coerced by some releases".into())
+            }
+            Some(d) if is_string(member(d, "city")) => {
+                Ok(Json::object([("inputData", picked(d, &["city"]))]))
+            }
+            _ => Err(rejected()),
+        },
+        Schema::SubAgent => {
+            let mut prompt = member(input, "prompt").cloned();
+            if rel.prompt_aliases && matches!(prompt, None | Some(Json::Null)) {
+                // `obj.query ?? obj.message ?? obj.input`, the first string.
+                prompt = ["query", "message", "input"]
+                    .iter()
+                    .filter_map(|a| member(input, a))
+                    .find(|v| matches!(v, Json::String(_)))
+                    .cloned();
+            }
+            match prompt {
+                Some(p @ Json::String(_)) => {
+                    let mut data = picked(input, &["prompt", "threadId", "resourceId"]);
+                    if let Json::Object(members) = &mut data {
+                        match members
+                            .iter_mut()
+                            .find(|(k, _)| *k == JsString::from("prompt"))
+                        {
+                            Some(slot) => slot.1 = p,
+                            None => members.insert(0, (JsString::from("prompt"), p)),
+                        }
+                    }
+                    Ok(data)
+                }
+                _ => Err(rejected()),
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::versions::spec::MastraVersion;
+
+    fn j(s: &str) -> Json {
+        Json::parse(s).unwrap()
+    }
+
+    #[test]
+    fn provided_arguments_are_pretty_json_cut_at_200_units() {
+        assert_eq!(provided(&j("{}")).to_lossy(), "{}");
+        assert_eq!(provided(&j("null")).to_lossy(), "null");
+        assert_eq!(provided(&j(r#""Paris""#)).to_lossy(), "\"Paris\"");
+        assert_eq!(
+            provided(&j(r#"{"town":1}"#)).to_lossy(),
+            "{\n  \"town\": 1\n}"
+        );
+        let long = provided(&j(&format!(r#"{{"city":1,"note":"{}"}}"#, "x".repeat(300))));
+        assert!(long.to_lossy().ends_with("xxx... (truncated)"));
+        assert_eq!(long.len(), 200 + "... (truncated)".len());
+    }
+
+    #[test]
+    fn the_probe_tools_pass_a_string_city_and_drop_the_rest() {
+        let rel = Release::of(MastraVersion::new(1, 67, 0));
+        let name = JsString::from("search.web");
+        let v = |s: &str| validate(&rel, Schema::City, &name, &j(s)).unwrap();
+        assert_eq!(v(r#"{"city":"Paris","x":1}"#), Ok(j(r#"{"city":"Paris"}"#)));
+        assert_eq!(
+            v(r#"{"city":"Paris","x":null}"#),
+            Ok(j(r#"{"city":"Paris"}"#))
+        );
+        for bad in [
+            "{}",
+            r#"{"city":1}"#,
+            r#"{"city":null}"#,
+            r#""Paris""#,
+            "[1]",
+            "null",
+        ] {
+            let report = v(bad).unwrap_err();
+            let message = report.get("message").unwrap().as_str().unwrap().to_lossy();
+            assert!(
+                message.starts_with("Tool input validation failed for search.web. "),
+                "{message}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_sub_agent_prompt_is_found_under_its_aliases_where_mastra_looks() {
+        let name = JsString::from("agent-a");
+        let aliased = j(r#"{"query":"Paris","x":1}"#);
+        let new = Release::of(MastraVersion::new(1, 67, 0));
+        let old = Release::of(MastraVersion::new(1, 0, 4));
+        if new.prompt_aliases {
+            assert_eq!(
+                validate(&new, Schema::SubAgent, &name, &aliased),
+                Ok(Ok(j(r#"{"prompt":"Paris"}"#)))
+            );
+        }
+        assert!(validate(&old, Schema::SubAgent, &name, &aliased)
+            .unwrap()
+            .is_err());
+    }
+}

@@ -1,0 +1,107 @@
+// What the project's MCP servers gave, for the project loader (project.mjs).
+//
+// The project's own @mastra/mcp (when it has one) is imported before the
+// project and its MCPClient watched, on the class, so that every client the
+// project makes is: each time a client asks one of its servers for its tools
+// (`listTools`, `listToolsets` and the rest all go through one method per
+// server), the server's name, how it is reached (a command, or a URL), and
+// what it gave (its tool names, or the error) are kept, together with the
+// agent being walked at the time (none during the import).
+//
+// A stdio server is a child process. Inside the OS sandbox the loader lets
+// exactly the commands of the configured stdio servers start, while their
+// client connects; with only the JavaScript guard none starts, and the server
+// reads as failed with the guard's refusal. A URL server is never reached:
+// the loader has no network.
+
+import { pathToFileURL } from 'node:url';
+
+/** `{ command, args }` or `{ url }`, as one line. */
+function describeServer(config) {
+  if (config && typeof config === 'object') {
+    if (typeof config.command === 'string') {
+      return { transport: 'stdio', target: [config.command, ...(config.args ?? [])].map(String).join(' ') };
+    }
+    if (config.url !== undefined) return { transport: 'url', target: String(config.url?.href ?? config.url) };
+  }
+  return { transport: 'unknown', target: '' };
+}
+
+const firstLine = (text) =>
+  String(text ?? '')
+    .split('\n')[0]
+    .slice(0, 300);
+
+export class McpWatch {
+  constructor() {
+    /** Every server asked, in order: { server, transport, target, tools, error, agent }. */
+    this.servers = [];
+    /** Stdio commands a client is connecting to right now: "file\0args". */
+    this.starting = new Map();
+    this.agent = null;
+    this.installed = false;
+  }
+
+  /** Whether a child process is a configured stdio server being started. */
+  isStarting(file, args) {
+    return (this.starting.get(`${file}\0${args.join('\0')}`) ?? 0) > 0;
+  }
+
+  /** Watch the project's own @mastra/mcp, if it has one. */
+  async install(findPackage, exportedFile, projectDir) {
+    const pkg = findPackage(projectDir, '@mastra/mcp');
+    if (!pkg) return;
+    let MCPClient;
+    try {
+      ({ MCPClient } = await import(pathToFileURL(exportedFile(pkg, '.')).href));
+    } catch {
+      return;
+    }
+    const proto = MCPClient?.prototype;
+    const method = typeof proto?.getToolsForServer === 'function' ? 'getToolsForServer' : null;
+    if (!method) return;
+    const real = proto[method];
+    const watch = this;
+    proto[method] = async function (serverName, ...rest) {
+      const config = this.serverConfigs?.[serverName] ?? safe(() => this.getServerConfig(serverName));
+      const { transport, target } = describeServer(config);
+      const record = { server: serverName, transport, target, tools: null, error: null, agent: watch.agent };
+      watch.servers.push(record);
+      const key = transport === 'stdio' ? `${config.command}\0${(config.args ?? []).map(String).join('\0')}` : null;
+      if (key) watch.starting.set(key, (watch.starting.get(key) ?? 0) + 1);
+      try {
+        const tools = await real.call(this, serverName, ...rest);
+        record.tools = Object.keys(tools ?? {});
+        return tools;
+      } catch (e) {
+        record.error = firstLine(e?.message ?? e);
+        throw e;
+      } finally {
+        if (key) watch.starting.set(key, watch.starting.get(key) - 1);
+      }
+    };
+    this.installed = true;
+  }
+
+  /** The latest record of each server asked while AGENT was walked, or during the import. */
+  recordsFor(agent) {
+    const latest = new Map();
+    for (const r of this.servers) if (r.agent === agent) latest.set(r.server, r);
+    return latest;
+  }
+
+  /** The latest record of a server, asked at any time. */
+  latest(server) {
+    let hit = null;
+    for (const r of this.servers) if (r.server === server) hit = r;
+    return hit;
+  }
+}
+
+function safe(fn) {
+  try {
+    return fn();
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,629 @@
+// Where a project writes its tool keys, read from its syntax trees, for the
+// project loader (project.mjs).
+//
+// Every source file of the project (not node_modules, dotfolders or build
+// output) is parsed with @babel/parser (the pinned copy in the loader's tools)
+// before any of the project's code runs. From the trees come:
+//
+//   - the agents written as `new Agent({ ... })`, each with its `id` and
+//     `name` literals and the binding it is assigned to;
+//   - the MCP clients written as `new MCPClient({ servers: { ... } })`, with
+//     where each server key is written;
+//   - where a registered key is written: as a property key of the record
+//     the agent's option holds (`tools`, `agents`, `workflows`), plain,
+//     quoted, shorthand (`{ weatherTool }`), computed (`[weatherTool.id]`,
+//     whose id literal is read through the binding) or inside a spread record
+//     (`{ ...common }`), following bindings across the project's own imports;
+//   - the inline suppressions (`// mastra-conform-ignore RULE`);
+//   - what Node's type stripping cannot run (enums, namespaces, decorators,
+//     parameter properties, a type imported without `import type`, a JSON
+//     import without its attribute, a tsconfig `paths` alias), which sends the
+//     load to esbuild instead.
+//
+// A location is only ever where the key or its string is written: a key that
+// is built at run time, comes from another package, or is written in more
+// places than one that the agent's own record cannot tell apart has none.
+
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+const FUNCTIONS = new Set([
+  'FunctionDeclaration',
+  'FunctionExpression',
+  'ArrowFunctionExpression',
+  'ObjectMethod',
+  'ClassMethod',
+  'ClassPrivateMethod',
+]);
+const SOURCE_EXTENSIONS = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
+const SKIP_DIRS = new Set(['node_modules', 'dist', 'build', 'out', '.mastra', 'coverage']);
+const RESOLVE_EXTENSIONS = ['', '.ts', '.tsx', '.mts', '.js', '.mjs', '.jsx', '/index.ts', '/index.tsx', '/index.js'];
+
+/**
+ * An inline suppression: `mastra-conform-ignore [RULE[, RULE]] [-- why]`;
+ * no rule named means every rule.
+ */
+const IGNORE = /mastra-conform-ignore(-next-line)?(?![\w-])([^\n]*)/;
+
+function sourceFiles(dir, out = []) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name.startsWith('.') || SKIP_DIRS.has(entry.name)) continue;
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) sourceFiles(full, out);
+    else if (entry.isFile() && SOURCE_EXTENSIONS.test(entry.name) && !entry.name.endsWith('.d.ts')) out.push(full);
+  }
+  return out;
+}
+
+function pluginsFor(file) {
+  const decorators = 'decorators-legacy';
+  if (/\.(ts|mts|cts)$/.test(file)) return ['typescript', decorators];
+  if (file.endsWith('.tsx')) return ['typescript', 'jsx', decorators];
+  return ['jsx', decorators];
+}
+
+/** Children of a node that are nodes, with the key they are under. */
+function* children(node) {
+  for (const key of Object.keys(node)) {
+    if (key === 'loc' || key === 'leadingComments' || key === 'trailingComments' || key === 'innerComments') continue;
+    const value = node[key];
+    if (Array.isArray(value)) {
+      for (const v of value) if (v && typeof v.type === 'string') yield [key, v];
+    } else if (value && typeof value.type === 'string') yield [key, value];
+  }
+}
+
+/** Visit every node under `root` with its parent chain. */
+function walk(root, visit, parents = []) {
+  visit(root, parents);
+  parents.push(root);
+  for (const [, child] of children(root)) walk(child, visit, parents);
+  parents.pop();
+}
+
+/** A property key's name when it is written as one: `k`, `'k'`, `1`. */
+function staticKeyName(prop) {
+  if (prop.computed) return literalString(prop.key);
+  const k = prop.key;
+  if (k.type === 'Identifier') return k.name;
+  if (k.type === 'StringLiteral') return k.value;
+  if (k.type === 'NumericLiteral') return String(k.value);
+  return null;
+}
+
+/** The string a literal expression is: `'k'`, `` `k` `` without substitutions. */
+function literalString(node) {
+  if (!node) return null;
+  if (node.type === 'StringLiteral') return node.value;
+  if (node.type === 'TemplateLiteral' && node.expressions.length === 0) return node.quasis[0].value.cooked ?? null;
+  return null;
+}
+
+/** Through the wrappers that do not change a value: parentheses, `as`, `satisfies`, `!`, `await`. */
+function unwrap(node) {
+  let n = node;
+  while (
+    n &&
+    [
+      'TSAsExpression',
+      'TSSatisfiesExpression',
+      'TSNonNullExpression',
+      'TSTypeAssertion',
+      'ParenthesizedExpression',
+      'AwaitExpression',
+    ].includes(n.type)
+  ) {
+    n = n.expression ?? n.argument;
+  }
+  return n;
+}
+
+function calleeName(node) {
+  const c = node.callee;
+  if (c?.type === 'Identifier') return c.name;
+  if (c?.type === 'MemberExpression' && !c.computed && c.property.type === 'Identifier') return c.property.name;
+  return null;
+}
+
+/** `{ key: value }` members of an object literal, by their written name. */
+function propertyOf(object, name) {
+  if (object?.type !== 'ObjectExpression') return null;
+  for (const p of object.properties) {
+    if ((p.type === 'ObjectProperty' || p.type === 'ObjectMethod') && staticKeyName(p) === name) return p;
+  }
+  return null;
+}
+
+/** Node types whose whole subtree is a type, never a value. */
+const TYPE_ONLY = new Set(['TSInterfaceDeclaration', 'TSTypeAliasDeclaration', 'TSDeclareFunction', 'TSDeclareMethod']);
+const TYPE_KEYS = new Set([
+  'typeAnnotation',
+  'returnType',
+  'typeParameters',
+  'typeArguments',
+  'superTypeParameters',
+  'superTypeArguments',
+  'implements',
+]);
+
+/** What in one file Node's type stripping cannot run, as `reason at line`. */
+function strippingObstacles(file, ast, aliases) {
+  if (!/\.(ts|mts|cts|tsx)$/.test(file)) return [];
+  const found = [];
+  const at = (what, node) => found.push(`${what} (${node.loc.start.line}:${node.loc.start.column + 1})`);
+  if (file.endsWith('.tsx')) found.push('JSX in a .tsx file');
+  const valueRefs = new Set();
+  const imported = [];
+  const visit = (node, _parent, key) => {
+    if (TYPE_ONLY.has(node.type) || node.declare === true || TYPE_KEYS.has(key)) return;
+    switch (node.type) {
+      case 'TSEnumDeclaration':
+        at('an enum', node);
+        break;
+      case 'TSModuleDeclaration':
+        at('a namespace', node);
+        break;
+      case 'TSParameterProperty':
+        at('a parameter property', node);
+        break;
+      case 'TSImportEqualsDeclaration':
+        if (node.importKind !== 'type') at('import = require', node);
+        break;
+      case 'TSExportAssignment':
+        at('export =', node);
+        break;
+      case 'Decorator':
+        at('a decorator', node);
+        break;
+      case 'ImportDeclaration': {
+        const source = node.source.value;
+        if (source.endsWith('.json') && !(node.attributes?.length || node.assertions?.length)) {
+          at('a JSON import without `with { type: "json" }`', node);
+        }
+        if (aliases.some((a) => a.test(source))) at(`the tsconfig paths alias ${source}`, node);
+        if (node.importKind !== 'type') {
+          for (const s of node.specifiers) {
+            if (s.importKind !== 'type') imported.push(s);
+          }
+        }
+        return;
+      }
+      case 'ExportNamedDeclaration':
+      case 'ExportAllDeclaration':
+        if (node.source && aliases.some((a) => a.test(node.source.value))) {
+          at(`the tsconfig paths alias ${node.source.value}`, node);
+        }
+        break;
+      case 'CallExpression':
+        if (node.callee.type === 'Import' && aliases.some((a) => a.test(literalString(node.arguments[0]) ?? ''))) {
+          at('a tsconfig paths alias', node);
+        }
+        break;
+      case 'Identifier':
+        valueRefs.add(node.name);
+        break;
+      case 'ObjectProperty':
+      case 'ClassProperty':
+      case 'ObjectMethod':
+      case 'ClassMethod':
+        if (node.computed) visit(node.key, node, 'key');
+        for (const [k, c] of children(node)) if (k !== 'key') visit(c, node, k);
+        return;
+      case 'MemberExpression':
+      case 'OptionalMemberExpression':
+        visit(node.object, node, 'object');
+        if (node.computed) visit(node.property, node, 'property');
+        return;
+      case 'TSAsExpression':
+      case 'TSSatisfiesExpression':
+      case 'TSNonNullExpression':
+      case 'TSTypeAssertion':
+      case 'TSInstantiationExpression':
+        visit(node.expression, node, 'expression');
+        return;
+      default:
+        if (node.type.startsWith('TS') && node.type.endsWith('Type')) return;
+        if (node.type === 'TSTypeReference' || node.type === 'TSQualifiedName') return;
+    }
+    for (const [k, c] of children(node)) visit(c, node, k);
+  };
+  visit(ast.program, null, null);
+  for (const s of imported) {
+    // A binding used only as a type: type stripping keeps the import, and
+    // the module it names may export no such value.
+    if (!valueRefs.has(s.local.name)) at(`${s.local.name} imported without \`import type\``, s);
+  }
+  return found;
+}
+
+/** Each tsconfig `paths` pattern of the project as a RegExp over specifiers. */
+function tsconfigAliases(projectDir) {
+  const file = path.join(projectDir, 'tsconfig.json');
+  if (!existsSync(file)) return [];
+  let config;
+  try {
+    // tsconfig allows comments and trailing commas.
+    const text = readFileSync(file, 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/(^|[^:"'])\/\/.*$/gm, '$1')
+      .replace(/,(\s*[}\]])/g, '$1');
+    config = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  return Object.keys(config?.compilerOptions?.paths ?? {}).map((pattern) => {
+    const escaped = pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace('*', '.*');
+    return new RegExp(`^${escaped}$`);
+  });
+}
+
+/** The source index of a project: parsed once, asked many times. */
+export class SourceIndex {
+  constructor(projectDir, parser) {
+    this.projectDir = projectDir;
+    this.aliases = tsconfigAliases(projectDir);
+    this.files = [];
+    this.unparsed = [];
+    for (const file of sourceFiles(projectDir).sort()) {
+      const text = readFileSync(file, 'utf8');
+      try {
+        const ast = parser.parse(text, {
+          sourceType: 'unambiguous',
+          plugins: pluginsFor(file),
+          errorRecovery: true,
+          allowAwaitOutsideFunction: true,
+          allowReturnOutsideFunction: true,
+          allowImportExportEverywhere: true,
+        });
+        this.files.push({ file, rel: path.relative(projectDir, file), ast, text });
+      } catch (e) {
+        this.unparsed.push(`${path.relative(projectDir, file)}: ${e.message}`);
+      }
+    }
+    this.bindings = new Map();
+    this.agents = [];
+    this.mcpClients = [];
+    this.suppressions = [];
+    for (const f of this.files) this.#index(f);
+  }
+
+  #index(f) {
+    f.imports = new Map();
+    for (const node of f.ast.program.body) {
+      if (node.type === 'ImportDeclaration') {
+        for (const s of node.specifiers) {
+          const imported = s.type === 'ImportSpecifier' ? (s.imported.name ?? s.imported.value) : 'default';
+          f.imports.set(s.local.name, { source: node.source.value, imported });
+        }
+      }
+    }
+    walk(f.ast.program, (node, parents) => {
+      // Module-level bindings only: a function's locals are not a record's.
+      if (node.type === 'VariableDeclarator' && node.id.type === 'Identifier' && node.init) {
+        if (!parents.some((p) => FUNCTIONS.has(p.type)))
+          this.bindings.set(`${f.file}\0${node.id.name}`, { file: f, init: node.init });
+      }
+      if (node.type === 'NewExpression' && node.arguments[0]?.type === 'ObjectExpression') {
+        const name = calleeName(node);
+        const binding = bindingNameOf(parents);
+        if (name === 'Agent') this.agents.push({ file: f, object: node.arguments[0], binding });
+        if (name === 'MCPClient') this.mcpClients.push({ file: f, object: node.arguments[0], binding });
+      }
+    });
+    for (const c of f.ast.comments ?? []) {
+      const m = IGNORE.exec(c.value);
+      if (!m) continue;
+      const rules = m[2]
+        .split('--')[0]
+        .replace(/\*\/.*$/, '')
+        .split(/[\s,]+/)
+        .filter(Boolean);
+      const line = c.loc.start.line;
+      // A comment alone on its line (or `-next-line`) covers the line below.
+      f.lines ??= f.text.split('\n');
+      const alone = f.lines[line - 1].trim().startsWith(c.type === 'CommentLine' ? '//' : '/*');
+      const lines = m[1] || alone ? [line, line + 1] : [line];
+      for (const l of lines) this.suppressions.push({ file: f.rel, line: l, rules: rules.length ? rules : null });
+    }
+  }
+
+  /** What NAME in file F is bound to: its initialiser and file, across the project's own imports. */
+  resolve(f, name, depth = 0) {
+    if (depth > 8) return null;
+    const own = this.bindings.get(`${f.file}\0${name}`);
+    if (own) return own;
+    const imp = f.imports?.get(name);
+    if (!imp || imp.imported === 'default') return null;
+    const target = this.#importedFile(f, imp.source);
+    if (target) return this.resolve(target, imp.imported, depth + 1) ?? this.#reexported(target, imp.imported, depth);
+    return null;
+  }
+
+  #reexported(f, name, depth) {
+    for (const node of f.ast.program.body) {
+      if (node.type === 'ExportNamedDeclaration' && node.source) {
+        for (const s of node.specifiers) {
+          if ((s.exported.name ?? s.exported.value) === name) {
+            const target = this.#importedFile(f, node.source.value);
+            const local = s.local?.name ?? name;
+            if (target) return this.resolve(target, local, depth + 1);
+          }
+        }
+      }
+      if (node.type === 'ExportAllDeclaration') {
+        const target = this.#importedFile(f, node.source.value);
+        const hit = target && this.resolve(target, name, depth + 1);
+        if (hit) return hit;
+      }
+    }
+    return null;
+  }
+
+  #importedFile(f, source) {
+    if (!source.startsWith('.')) return null;
+    const base = path.resolve(path.dirname(f.file), source);
+    const bases = [base, base.replace(/\.(c|m)?js$/, '.ts'), base.replace(/\.(c|m)?js$/, '.tsx')];
+    for (const b of bases) {
+      for (const ext of RESOLVE_EXTENSIONS) {
+        const candidate = b + ext;
+        const hit = this.files.find((x) => x.file === candidate);
+        if (hit && existsSync(candidate) && statSync(candidate).isFile()) return hit;
+      }
+    }
+    return null;
+  }
+
+  /** The `new Agent({...})` literal an agent was made from, by its id, name or binding. */
+  agentDefinition(agent) {
+    const literal = (def, prop) => literalString(propertyOf(def.object, prop)?.value);
+    const by = (pred) => this.agents.filter(pred);
+    for (const hits of [
+      agent.id ? by((d) => literal(d, 'id') === agent.id) : [],
+      agent.name ? by((d) => literal(d, 'name') === agent.name) : [],
+      by((d) => d.binding === agent.registeredAs),
+    ]) {
+      if (hits.length === 1) return hits[0];
+    }
+    return null;
+  }
+
+  /** Where AGENT's option OPTION (`tools`, `agents`, `workflows`) writes KEY. */
+  keyLocation(agent, option, key) {
+    const def = this.agentDefinition(agent);
+    if (def) {
+      const prop = propertyOf(def.object, option);
+      if (prop?.type === 'ObjectProperty') {
+        const hit = this.#findKey(def.file, prop.value, key, 0);
+        if (hit) return hit;
+      }
+    }
+    // The agent's own record did not say: a key written once, in one
+    // `OPTION: { ... }` record anywhere in the project that is not another
+    // agent's, is that key.
+    const others = new Set(this.agents.filter((d) => d !== def && !this.#couldBe(d, agent)).map((d) => d.object));
+    const hits = [];
+    for (const f of this.files) {
+      walk(f.ast.program, (node, parents) => {
+        if (node.type !== 'ObjectProperty' || staticKeyName(node) !== option) return;
+        if (others.has(parents[parents.length - 1])) return;
+        const hit = this.#findKey(f, node.value, key, 0);
+        if (hit) hits.push(hit);
+      });
+    }
+    const unique = new Map(hits.map((h) => [`${h.file}:${h.line}:${h.column}`, h]));
+    return unique.size === 1 ? [...unique.values()][0] : null;
+  }
+
+  /** Whether a `new Agent({...})` literal may be AGENT's: no id or name literal says otherwise. */
+  #couldBe(def, agent) {
+    const id = literalString(propertyOf(def.object, 'id')?.value);
+    const name = literalString(propertyOf(def.object, 'name')?.value);
+    return (id === null || id === agent.id) && (name === null || name === agent.name);
+  }
+
+  /** Where an expression that evaluates to a record writes KEY. */
+  #findKey(f, expr, key, depth) {
+    if (depth > 6 || !expr) return null;
+    const node = unwrap(expr);
+    switch (node?.type) {
+      case 'ObjectExpression':
+        // The last writing of a key wins in JavaScript, and so here.
+        for (const p of [...node.properties].reverse()) {
+          if (p.type === 'SpreadElement') {
+            const hit = this.#findKey(f, p.argument, key, depth + 1);
+            if (hit) return hit;
+            continue;
+          }
+          if (p.type !== 'ObjectProperty' && p.type !== 'ObjectMethod') continue;
+          if (!p.computed && staticKeyName(p) === key) return place(f, p.key);
+          if (p.computed && this.#computedKey(f, p.key, depth) === key) return place(f, p.key);
+        }
+        return null;
+      case 'Identifier': {
+        const b = this.resolve(f, node.name);
+        return b ? this.#findKey(b.file, b.init, key, depth + 1) : null;
+      }
+      case 'ArrowFunctionExpression':
+      case 'FunctionExpression': {
+        if (node.body.type !== 'BlockStatement') return this.#findKey(f, node.body, key, depth + 1);
+        for (const ret of returns(node.body)) {
+          const hit = this.#findKey(f, ret, key, depth + 1);
+          if (hit) return hit;
+        }
+        return null;
+      }
+      case 'ConditionalExpression':
+        return this.#findKey(f, node.consequent, key, depth + 1) ?? this.#findKey(f, node.alternate, key, depth + 1);
+      case 'LogicalExpression':
+        return this.#findKey(f, node.left, key, depth + 1) ?? this.#findKey(f, node.right, key, depth + 1);
+      case 'CallExpression':
+        // Object.assign({}, a, b): the later argument wins.
+        if (calleeName(node) === 'assign') {
+          for (const a of [...node.arguments].reverse()) {
+            const hit = this.#findKey(f, a, key, depth + 1);
+            if (hit) return hit;
+          }
+        }
+        return null;
+      default:
+        return null;
+    }
+  }
+
+  /** The value of a computed key when it can be read: a literal, a const, a tool's `id` or `name` literal. */
+  #computedKey(f, keyNode, depth) {
+    const node = unwrap(keyNode);
+    const direct = literalString(node);
+    if (direct !== null) return direct;
+    if (node.type === 'Identifier') {
+      const b = this.resolve(f, node.name);
+      return b ? literalString(unwrap(b.init)) : null;
+    }
+    if (node.type === 'MemberExpression' && node.object.type === 'Identifier' && depth < 6) {
+      const field = node.computed ? literalString(node.property) : node.property.name;
+      const b = this.resolve(f, node.object.name);
+      const made = b && unwrap(b.init);
+      // createTool({ id: 'x' }), new Tool({ id }), or a plain { id: 'x' }.
+      const object =
+        made?.type === 'ObjectExpression'
+          ? made
+          : (made?.type === 'CallExpression' || made?.type === 'NewExpression') &&
+              made.arguments[0]?.type === 'ObjectExpression'
+            ? made.arguments[0]
+            : null;
+      return object ? literalString(propertyOf(object, field)?.value) : null;
+    }
+    return null;
+  }
+
+  /** Where a string literal NAME is written under AGENT's default options, at PATH (`toolChoice.toolName`, `activeTools[]`). */
+  optionLocation(agent, pathInOptions, name) {
+    const def = this.agentDefinition(agent);
+    const inOptions = (f, options) => {
+      let node = unwrap(options);
+      for (const step of pathInOptions) {
+        if (!node) return null;
+        if (step === '[]') {
+          if (node.type !== 'ArrayExpression') return null;
+          const el = node.elements.find((e) => literalString(e) === name);
+          return el ? place(f, el) : null;
+        }
+        node = unwrap(propertyOf(node, step)?.value);
+      }
+      return literalString(node) === name ? place(f, node) : null;
+    };
+    if (def) {
+      const options = propertyOf(def.object, 'defaultOptions')?.value;
+      const hit = options && inOptions(def.file, options);
+      if (hit) return hit;
+    }
+    const others = new Set(this.agents.filter((d) => d !== def && !this.#couldBe(d, agent)).map((d) => d.object));
+    const hits = [];
+    for (const f of this.files) {
+      walk(f.ast.program, (node, parents) => {
+        if (node.type !== 'ObjectProperty' || staticKeyName(node) !== 'defaultOptions') return;
+        if (others.has(parents[parents.length - 1])) return;
+        const hit = inOptions(f, node.value);
+        if (hit) hits.push(hit);
+      });
+    }
+    return hits.length === 1 ? hits[0] : null;
+  }
+
+  /** Where the MCP server NAME is written as a key of an MCPClient's `servers`. */
+  serverLocation(name) {
+    const hits = [];
+    for (const c of this.mcpClients) {
+      const servers = unwrap(propertyOf(c.object, 'servers')?.value);
+      if (servers?.type !== 'ObjectExpression') continue;
+      for (const p of servers.properties) {
+        if (p.type === 'ObjectProperty' && staticKeyName(p) === name) hits.push(place(c.file, p.key));
+      }
+    }
+    return hits.length === 1 ? hits[0] : null;
+  }
+
+  /**
+   * The MCP servers an agent's `tools` option asks for tools
+   * (`await mcp.listTools()`, `...mcpTools`), by the MCPClient literals the
+   * expression reaches: [server name].
+   */
+  serversOf(agent) {
+    const def = this.agentDefinition(agent);
+    const tools = def && propertyOf(def.object, 'tools');
+    if (tools?.type !== 'ObjectProperty') return [];
+    const clients = new Set();
+    const seen = new Set();
+    const visit = (f, expr, depth) => {
+      if (!expr || depth > 6) return;
+      walk(expr, (node) => {
+        const inline = node.type === 'NewExpression' && this.mcpClients.find((c) => c.object === node.arguments[0]);
+        if (inline) clients.add(inline);
+        if (node.type !== 'Identifier' || seen.has(`${f.file}\0${node.name}`)) return;
+        seen.add(`${f.file}\0${node.name}`);
+        const b = this.resolve(f, node.name);
+        if (!b) return;
+        const made = unwrap(b.init);
+        const client = this.mcpClients.find((c) => c.object === made?.arguments?.[0]);
+        if (client) clients.add(client);
+        else visit(b.file, b.init, depth + 1);
+      });
+    };
+    visit(def.file, tools.value, 0);
+    const names = [];
+    for (const c of clients) {
+      const servers = unwrap(propertyOf(c.object, 'servers')?.value);
+      for (const p of servers?.properties ?? []) {
+        const n = p.type === 'ObjectProperty' ? staticKeyName(p) : null;
+        if (n !== null) names.push(n);
+      }
+    }
+    return names;
+  }
+
+  /** Where the agent is defined: its `new Agent(` call's object. */
+  agentLocation(agent) {
+    const def = this.agentDefinition(agent);
+    return def ? place(def.file, def.object) : null;
+  }
+
+  /** Why Node's type stripping would not run this project, or null. */
+  strippingObstacle() {
+    for (const f of this.files) {
+      const found = strippingObstacles(f.file, f.ast, this.aliases);
+      if (found.length) return `${found[0]} in ${f.rel}`;
+    }
+    return null;
+  }
+}
+
+/** The name a `new X(...)` is assigned to: `const name = new X(...)`. */
+function bindingNameOf(parents) {
+  for (let i = parents.length - 1; i >= 0; i--) {
+    const p = parents[i];
+    if (p.type === 'VariableDeclarator' && p.id.type === 'Identifier') return p.id.name;
+    if (!['AwaitExpression', 'TSAsExpression', 'TSSatisfiesExpression', 'ParenthesizedExpression'].includes(p.type)) {
+      if (p.type !== 'NewExpression') return null;
+    }
+  }
+  return null;
+}
+
+/** The expressions a function body returns (not those of nested functions). */
+function returns(body) {
+  const out = [];
+  const visit = (node) => {
+    if (node.type === 'ReturnStatement') {
+      if (node.argument) out.push(node.argument);
+      return;
+    }
+    if (node.type.includes('Function') || node.type === 'ClassMethod' || node.type === 'ObjectMethod') return;
+    for (const [, c] of children(node)) visit(c);
+  };
+  visit(body);
+  return out;
+}
+
+function place(f, node) {
+  return { file: f.rel, line: node.loc.start.line, column: node.loc.start.column + 1 };
+}
