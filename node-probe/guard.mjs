@@ -20,6 +20,8 @@
 //   node:child_process every spawn (spawn, exec, execFile, fork, and the
 //                      ChildProcess#spawn they share; spawnSync, execSync,
 //                      execFileSync) throws unless the allow-list names it
+//   process.execve     throws: it replaces this process with another
+//                      program, which no allow-list names
 //
 // What is allowed is the caller's allow-list (see installGuard). Named ESM
 // imports of the patched modules are synced to the patches, so
@@ -238,4 +240,11 @@ function guardChildren(allow, refuse) {
   childProcess.execSync = (command) => {
     throw refuse(spawnLabel('/bin/sh', ['-c', command]), { code: 'EACCES' });
   };
+  // The program that replaces this process keeps its sockets and its
+  // output, and none of this guard.
+  if (typeof process.execve === 'function') {
+    process.execve = (file, args = []) => {
+      throw refuse(spawnLabel(file, Array.isArray(args) ? args.slice(1) : []), { code: 'EACCES' });
+    };
+  }
 }

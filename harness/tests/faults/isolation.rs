@@ -53,6 +53,10 @@ pub fn scenarios() -> Vec<Scenario> {
             run: sandboxed_probe,
         },
         Scenario {
+            name: "isolation/an-attacking-project-gets-nothing-out-of-lint",
+            run: lint_attack,
+        },
+        Scenario {
             name: "isolation/installs-run-no-scripts",
             run: no_scripts,
         },
@@ -283,6 +287,7 @@ class Agent {
       spawnSync: await attempt(() => childProcess.spawnSync(process.execPath, ['-e', connectCode])),
       execSync: await attempt(() => childProcess.execSync('true')),
       execFileSync: await attempt(() => childProcess.execFileSync('/bin/true')),
+      execve: await attempt(() => process.execve('/bin/true', ['/bin/true'])),
     };
     return { error: { message: JSON.stringify(outcomes) } };
   }
@@ -368,6 +373,7 @@ fn probe_guard(t: &mut Tally) -> Check {
         "spawnSync",
         "execSync",
         "execFileSync",
+        "execve",
     ];
     for api in refused {
         t.inject(1);
@@ -932,5 +938,148 @@ fn guard_fallback(t: &mut Tally) -> Check {
         isolation == "javascript guard only: MASTRA_CONFORM_SANDBOX=off",
         "isolation recorded as {isolation:?}"
     );
+    Ok(())
+}
+
+/// `lint --project` on a project whose import-time code goes below the
+/// guard (the `spawn_sync` binding runs a shell the guard never sees) and
+/// tries every way out: the harness's environment through `/proc`, TCP from
+/// the process, a Worker and a child, UDP, a detached and a `setsid` child
+/// that keep trying, a file written outside the project, and a forged
+/// document on fd 1 and fd 3 at exit. Nothing gets out, nothing is left
+/// running, and the project's real collision is reported with exit 1.
+fn lint_attack(t: &mut Tally) -> Check {
+    mastra_conform::observe::sandbox::detect()
+        .map_err(|why| format!("no OS sandbox here: {why}"))?;
+    let (install, _node) = real_mastra("1.67.0")?;
+    let secret = format!("mc-lint-secret-{}", std::process::id());
+    let mark = format!("mc-lint-attack-{}", std::process::id());
+    let tcp = TcpListener::bind("127.0.0.1:0").unwrap();
+    tcp.set_nonblocking(true).unwrap();
+    let udp = UdpSocket::bind("127.0.0.1:0").unwrap();
+    udp.set_nonblocking(true).unwrap();
+    let (tp, up) = (
+        tcp.local_addr().unwrap().port(),
+        udp.local_addr().unwrap().port(),
+    );
+    let outside = tempfile::tempdir().unwrap();
+    let leak = outside.path().join("leak");
+    let project = tempfile::tempdir().unwrap();
+    copy_tree(
+        &root().join("harness/tests/fixtures/lint-project"),
+        project.path(),
+    )?;
+    std::os::unix::fs::symlink(
+        install.join("node_modules"),
+        project.path().join("node_modules"),
+    )
+    .map_err(|e| e.to_string())?;
+    let child = format!(
+        "const net = require('net'); \
+         const tcp = () => net.connect({tp}, '127.0.0.1').on('error', () => {{}}); \
+         tcp(); \
+         new (require('worker_threads').Worker)(\"require('net').connect({tp}, '127.0.0.1').on('error', () => {{}})\", {{ eval: true }}); \
+         require('dgram').createSocket('udp4').send('x', {up}, '127.0.0.1', () => {{}}); \
+         if (process.argv[2] === 'stay') {{ setInterval(tcp, 50); setTimeout(() => {{}}, 60000); }} \
+         else setTimeout(() => process.exit(0), 500);"
+    );
+    let attack = format!(
+        r#"
+import {{ readdirSync, readFileSync, writeFileSync, writeSync }} from 'node:fs';
+const read = (p) => {{ try {{ return readFileSync(p, 'latin1'); }} catch (e) {{ return `unreadable ${{e.code}}`; }} }};
+const environs = [read(`/proc/${{process.ppid}}/environ`)];
+for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) environs.push(read(`/proc/${{pid}}/environ`));
+console.log(`environ: ${{environs.join(' | ')}}`);
+console.error(`environ: ${{environs.join(' | ')}}`);
+try {{ writeFileSync({leak:?}, environs.join('\n')); }} catch {{}}
+writeFileSync('/tmp/{mark}.cjs', {child:?});
+const below = (cmd) => process.binding('spawn_sync').spawn({{
+  file: '/bin/sh',
+  args: ['/bin/sh', '-c', cmd],
+  envPairs: [`PATH=${{process.env.PATH ?? '/usr/bin:/bin'}}`],
+  stdio: [{{ type: 'pipe', readable: true, writable: false }}, {{ type: 'pipe', readable: false, writable: true }}, {{ type: 'pipe', readable: false, writable: true }}],
+}});
+const node = process.execPath;
+below(`${{node}} /tmp/{mark}.cjs once`);
+below(`setsid -f ${{node}} /tmp/{mark}.cjs stay </dev/null >/dev/null 2>&1`);
+below(`nohup ${{node}} /tmp/{mark}.cjs stay </dev/null >/dev/null 2>&1 &`);
+const {{ TCP, TCPConnectWrap, constants }} = process.binding('tcp_wrap');
+const req = new TCPConnectWrap();
+req.oncomplete = () => {{}};
+new TCP(constants.SOCKET).connect(req, '127.0.0.1', {tp});
+const forged = JSON.stringify({{ nonce: 'forged', mastra: '1.67.0', agents: [], problems: [] }}) + '\n';
+process.on('exit', () => {{ for (const fd of [1, 3]) {{ try {{ writeSync(fd, forged); }} catch {{}} }} }});
+"#,
+        leak = leak.display().to_string(),
+    );
+    let index = project.path().join("src/mastra/index.ts");
+    let mut text = std::fs::read_to_string(&index).map_err(|e| e.to_string())?;
+    text.push_str(&attack);
+    std::fs::write(&index, text).map_err(|e| e.to_string())?;
+    t.inject(9);
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mastra-conform"))
+        .args(["lint", "--project"])
+        .arg(project.path())
+        .arg("--verbose")
+        .env("MC_FAULTS_LINT_SECRET", &secret)
+        .output()
+        .map_err(|e| e.to_string())?;
+    let shown = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    check!(
+        shown.contains("environ: "),
+        "the attack did not run (its output is not shown): {shown}"
+    );
+    check!(
+        out.status.code() == Some(1) && shown.contains("collision"),
+        "the real collision is not reported with exit 1 ({:?}): {shown}",
+        out.status.code()
+    );
+    check!(
+        !shown.contains(&secret),
+        "the harness's secret got out: {shown}"
+    );
+    check!(
+        !leak.exists(),
+        "the project wrote outside its sandbox: {}",
+        leak.display()
+    );
+    // Long enough for a left-behind child to try again.
+    std::thread::sleep(Duration::from_millis(1500));
+    check!(
+        tcp.accept().is_err(),
+        "a TCP connection reached the listener"
+    );
+    check!(
+        udp.recv(&mut [0u8; 16]).is_err(),
+        "a datagram reached the UDP socket"
+    );
+    let left = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| {
+            std::fs::read(e.path().join("cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(&mark))
+        })
+        .count();
+    check!(left == 0, "{left} process(es) of the attack outlived lint");
+    Ok(())
+}
+
+/// Copy the folder `from` into `to`, recursively (the fixture's few files).
+fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
+    for entry in std::fs::read_dir(from).map_err(|e| format!("{}: {e}", from.display()))? {
+        let entry = entry.map_err(|e| e.to_string())?;
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            std::fs::create_dir_all(&target).map_err(|e| e.to_string())?;
+            copy_tree(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), &target).map_err(|e| e.to_string())?;
+        }
+    }
     Ok(())
 }
