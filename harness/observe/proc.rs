@@ -55,8 +55,14 @@ fn tail(stderr: &str) -> String {
 }
 
 impl ProcError {
+    /// Whether the failed command's stderr says any of `needles`, in any
+    /// case: package managers capitalise the same words differently.
     pub fn stderr_mentions(&self, needles: &[&str]) -> bool {
-        matches!(self, ProcError::Failed { stderr, .. } if needles.iter().any(|n| stderr.contains(n)))
+        let ProcError::Failed { stderr, .. } = self else {
+            return false;
+        };
+        let said = stderr.to_lowercase();
+        needles.iter().any(|n| said.contains(&n.to_lowercase()))
     }
 }
 

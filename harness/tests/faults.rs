@@ -41,7 +41,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use support::{Scenario, Tally};
 
-const BUDGET: Duration = Duration::from_secs(180);
+const BUDGET: Duration = Duration::from_secs(240);
 const WORKERS: usize = 3;
 
 fn scenarios() -> Vec<Scenario> {

@@ -70,6 +70,9 @@ pub enum InstallError {
 /// About what the largest install of the cache takes (the pinned Node).
 pub const NEEDED_MB: u64 = 400;
 
+/// Free space below which a failed install is taken for a full disk.
+const FULL_BELOW_BYTES: u64 = 1_000_000;
+
 impl InstallError {
     /// Whether the disk was full: an `ENOSPC` from the harness's own
     /// writes, or in a package manager's last words.
@@ -82,14 +85,23 @@ impl InstallError {
         }
     }
 
-    /// This error, as `NoSpace` naming `cache` when the disk was full.
-    fn naming_space(self, cache: &Path) -> InstallError {
-        if !self.is_no_space() || matches!(self, InstallError::NoSpace { .. }) {
+    /// This error, as `NoSpace` naming `cache` when the disk was full: an
+    /// `ENOSPC` said, or any failure on a disk with (almost) nothing left,
+    /// since a package manager that lost a write to a full disk may still
+    /// exit 0 and leave a binary cut short that only crashes when run.
+    fn naming_space(self, cache: &Path, written: &Path) -> InstallError {
+        if matches!(self, InstallError::NoSpace { .. }) {
+            return self;
+        }
+        // The disk that filled is the one written to, which a mount may
+        // have put under the cache.
+        let free = free_bytes(written);
+        if !self.is_no_space() && free.is_none_or(|b| b >= FULL_BELOW_BYTES) {
             return self;
         }
         InstallError::NoSpace {
             cache: cache.to_path_buf(),
-            free_mb: free_bytes(cache).unwrap_or(0) / 1_000_000,
+            free_mb: free.unwrap_or(0) / 1_000_000,
             cause: Box::new(self),
         }
     }
@@ -262,12 +274,13 @@ impl Installs {
             .tempdir_in(parent)
             .map_err(|e| FsError::new("create a folder in", parent, e))?;
         let cache = self.cache.clone();
-        fill(tmp.path()).map_err(|e| e.naming_space(&cache))?;
+        fill(tmp.path()).map_err(|e| e.naming_space(&cache, tmp.path()))?;
         sync_folder(tmp.path()).map_err(|e| {
-            InstallError::from(FsError::new("write to disk", tmp.path(), e)).naming_space(&cache)
+            InstallError::from(FsError::new("write to disk", tmp.path(), e))
+                .naming_space(&cache, tmp.path())
         })?;
         write_file(&tmp.path().join(COMPLETE), key)
-            .map_err(|e| InstallError::from(e).naming_space(&cache))?;
+            .map_err(|e| InstallError::from(e).naming_space(&cache, tmp.path()))?;
         let tmp_path = tmp.keep();
         std::fs::rename(&tmp_path, dir)
             .map(|()| Made::Here)

@@ -59,6 +59,14 @@ pub fn scenarios() -> Vec<Scenario> {
             name: "run/two-runs-share-the-cache",
             run: two_runs_share_the_cache,
         },
+        Scenario {
+            name: "run/an-install-on-a-full-disk-names-the-cache",
+            run: full_disk_install,
+        },
+        Scenario {
+            name: "run/a-broken-pinned-node-is-made-again",
+            run: broken_node_remade,
+        },
     ]
 }
 
@@ -643,5 +651,129 @@ fn two_runs_share_the_cache(t: &mut Tally) -> Check {
         let results = results(&read_json(&dir.path().join(format!("report-{n}.json")))?);
         t.lose(2usize.saturating_sub(results.len()));
     }
+    Ok(())
+}
+
+/// The installs of a cache on a real 4 MB disk (a tmpfs mounted over
+/// `installs/` in a mount namespace of its own; the pinned Node, pnpm and
+/// pnpm's store are the machine's, linked in): installing 1.67.0 fills it.
+/// The error names the cache, what is free and what an install takes, and
+/// no half-made install is left behind.
+fn full_disk_install(t: &mut Tally) -> Check {
+    real_mastra("1.67.0")?;
+    let real = mastra_conform::versions::layout::default_cache();
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("cache");
+    std::fs::create_dir_all(cache.join(INSTALLS)).unwrap();
+    for shared in ["node", "tools", "store", "pnpm-home"] {
+        std::os::unix::fs::symlink(real.join(shared), cache.join(shared)).unwrap();
+    }
+    let case = dir.path().join("case.json");
+    std::fs::write(&case, r#"{"about":"a dotted key","tools":["search.web"]}"#).unwrap();
+    t.inject(1);
+    let out = Command::new("unshare")
+        .args(["--user", "--map-root-user", "--mount", "sh", "-c"])
+        // What the run left on the small disk is listed before the
+        // namespace, and the disk with it, goes.
+        .arg(
+            r#"mount -t tmpfs -o size=4m tmpfs "$1" || exit 99
+d=$1; shift; "$@"; code=$?
+echo "left: $(ls -A "$d" | tr '\n' ' ')" >&2; exit $code"#,
+        )
+        .arg("sh")
+        .arg(cache.join(INSTALLS))
+        .arg(env!("CARGO_BIN_EXE_mastra-conform"))
+        .args(["run", "--versions", "1.67.0", "--cases"])
+        .arg(&case)
+        .arg("--cache")
+        .arg(&cache)
+        .output()
+        .map_err(|e| format!("unshare: {e}"))?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    let said = format!("{}{err}", String::from_utf8_lossy(&out.stdout));
+    check!(
+        out.status.code() != Some(99) && !err.contains("unshare:"),
+        "no namespace for a small disk here: {err}"
+    );
+    check!(
+        out.status.code() == Some(3),
+        "exit {:?}: {said}",
+        out.status.code()
+    );
+    check!(
+        said.contains(&format!("no space left in the cache {}", cache.display()))
+            && said.contains("MB free; an install takes up to"),
+        "the full disk is not named: {said}"
+    );
+    check!(!said.contains("panicked"), "{said}");
+    let left = err
+        .lines()
+        .find_map(|l| l.strip_prefix("left: "))
+        .ok_or_else(|| format!("the small disk was not listed: {err}"))?;
+    check!(left.trim().is_empty(), "left on the full disk: {left}");
+    Ok(())
+}
+
+/// The pinned Node marked complete over a binary cut short (as a full disk
+/// left it for an older harness): the next use finds it does not run,
+/// moves it aside and installs it again, instead of failing for ever.
+fn broken_node_remade(t: &mut Tally) -> Check {
+    use mastra_conform::versions::layout::{default_cache, Installs};
+    let real = Installs {
+        cache: default_cache(),
+        probe_dir: root().join("node-probe"),
+        install_timeout: Duration::from_secs(600),
+        cancel: None,
+    };
+    let good = real
+        .node()
+        .map_err(|e| mastra_conform::outcome::error_chain(&e))?;
+    let dir = tempfile::tempdir().unwrap();
+    let installs = Installs {
+        cache: dir.path().to_path_buf(),
+        ..real
+    };
+    // The pinned Node's folder, copied whole under its own name.
+    let folder = good
+        .path
+        .ancestors()
+        .find(|a| {
+            a.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("lock-"))
+        })
+        .ok_or("the pinned Node is not in a lock- folder")?;
+    let copy = dir.path().join("node").join(folder.file_name().unwrap());
+    std::fs::create_dir_all(&copy).unwrap();
+    let status = Command::new("cp")
+        .arg("-a")
+        .arg(format!("{}/.", folder.display()))
+        .arg(&copy)
+        .status()
+        .map_err(|e| e.to_string())?;
+    check!(status.success(), "cp -a {}", folder.display());
+    let binary = copy.join(good.path.strip_prefix(folder).unwrap());
+    let whole = std::fs::metadata(&binary).map_err(|e| e.to_string())?.len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&binary)
+        .and_then(|f| f.set_len(whole * 2 / 5))
+        .map_err(|e| e.to_string())?;
+    t.inject(1);
+    let again = installs.node().map_err(|e| {
+        format!(
+            "a broken Node is reported, not made again: {}",
+            mastra_conform::outcome::error_chain(&e)
+        )
+    })?;
+    check!(
+        again.version == good.version,
+        "made again as {:?}, pinned {:?}",
+        again.version,
+        good.version
+    );
+    let len = std::fs::metadata(&again.path)
+        .map_err(|e| e.to_string())?
+        .len();
+    check!(len == whole, "the binary is {len} bytes, not {whole}");
     Ok(())
 }
