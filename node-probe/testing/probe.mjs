@@ -79,6 +79,14 @@ async function run(seq, url, c) {
     }
     case 'hang':
       return new Promise(() => {});
+    case 'wait-for': {
+      // Says it started (ARG.started), then waits for ARG to exist: a case
+      // that keeps its run busy until the scenario lets it go.
+      writeFileSync(`${arg}.started`, `${process.pid}`);
+      while (!existsSync(arg)) await new Promise((r) => setTimeout(r, 50));
+      await post(url, REQUEST);
+      return answer({ seq, result: result({ fetches: 1 }) });
+    }
     case 'hang-group': {
       process.on('SIGTERM', () => {});
       const child = spawn(process.execPath, ['-e', 'process.on("SIGTERM",()=>{}); setInterval(()=>{},1000)'], {

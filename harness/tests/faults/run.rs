@@ -67,6 +67,10 @@ pub fn scenarios() -> Vec<Scenario> {
             name: "run/a-broken-pinned-node-is-made-again",
             run: broken_node_remade,
         },
+        Scenario {
+            name: "run/prune-during-a-run-keeps-its-install",
+            run: prune_during_a_run,
+        },
     ]
 }
 
@@ -775,5 +779,64 @@ fn broken_node_remade(t: &mut Tally) -> Check {
         .map_err(|e| e.to_string())?
         .len();
     check!(len == whole, "the binary is {len} bytes, not {whole}");
+    Ok(())
+}
+
+/// `cache prune --keep 0` while a run is using its install: prune keeps
+/// it and says so, the run finishes with every result, and once the run
+/// has ended the same prune removes it.
+fn prune_during_a_run(t: &mut Tally) -> Check {
+    let dir = tempfile::tempdir().unwrap();
+    let env = fake_cache(dir.path(), None);
+    let go = dir.path().join("go");
+    let cases = case_dir(dir.path(), &[&format!("wait-for {}", go.display()), "ok"]);
+    let started = dir.path().join("go.started");
+    let report = dir.path().join("report.json");
+    let mut run = Spawned::start(
+        run_fake_cases(&env, &cases).arg("--json").arg(&report),
+        dir.path(),
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !started.exists() {
+        check!(
+            std::time::Instant::now() < deadline,
+            "the waiting case never started"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let prune = || {
+        Command::new(env!("CARGO_BIN_EXE_mastra-conform"))
+            .args(["cache", "prune", "--keep", "0"])
+            .envs(env.iter().cloned())
+            .output()
+            .map(|o| {
+                String::from_utf8_lossy(&o.stdout).into_owned()
+                    + &String::from_utf8_lossy(&o.stderr)
+            })
+            .map_err(|e| e.to_string())
+    };
+    t.inject(1);
+    let during = prune()?;
+    std::fs::write(&go, "go").unwrap();
+    let finished = run.finish(Duration::from_secs(30))?;
+    check!(
+        during.contains("kept 1 install(s) a running harness is using: 1.67.0"),
+        "prune during the run: {during}"
+    );
+    check!(finished.0 == Some(0), "the run: {finished:?}");
+    let got = results(&read_json(&report)?);
+    t.lose(2usize.saturating_sub(got.len()));
+    check!(
+        got.iter().all(|r| !matches!(
+            s(r.get("verdict").unwrap_or(&Json::Null)).as_str(),
+            "install-failed" | "probe-fault"
+        )),
+        "{got:?}"
+    );
+    let after = prune()?;
+    check!(
+        after.contains("removed 1 install(s): 1.67.0"),
+        "prune after the run: {after}"
+    );
     Ok(())
 }
