@@ -651,10 +651,24 @@ fn two_runs_share_the_cache(t: &mut Tally) -> Check {
         "npm was asked to run scripts: {:?}",
         npm_installs(dir.path())
     );
+    let mut made = Vec::new();
     for n in [1, 2] {
-        let results = results(&read_json(&dir.path().join(format!("report-{n}.json")))?);
-        t.lose(2usize.saturating_sub(results.len()));
+        let report = read_json(&dir.path().join(format!("report-{n}.json")))?;
+        t.lose(2usize.saturating_sub(results(&report).len()));
+        let stats = report
+            .get("run")
+            .and_then(|r| r.get("stats"))
+            .and_then(Json::as_array)
+            .unwrap_or_default();
+        made.extend(
+            stats
+                .iter()
+                .filter(|s| s.get("installedNow").and_then(Json::as_bool) == Some(true))
+                .map(|_| n),
+        );
     }
+    // Only the run that made the install says it did.
+    check!(made.len() == 1, "installedNow in report(s) {made:?}");
     Ok(())
 }
 
