@@ -322,7 +322,7 @@ export class SourceIndex {
       if (node.type === 'ImportDeclaration') {
         for (const s of node.specifiers) {
           const imported = s.type === 'ImportSpecifier' ? (s.imported.name ?? s.imported.value) : 'default';
-          f.imports.set(s.local.name, { source: node.source.value, imported });
+          f.imports.set(s.local.name, { source: node.source.value, imported, at: place(f, s) });
         }
       }
     }
@@ -416,6 +416,18 @@ export class SourceIndex {
       by((d) => d.binding === agent.registeredAs),
     ]) {
       if (hits.length === 1) return hits[0];
+    }
+    return null;
+  }
+
+  /** Where the project imports NAME from a package (not its own files): `FILE:LINE:COL`, or null. */
+  packageImportOf(name) {
+    for (const f of this.files) {
+      for (const imp of f.imports?.values() ?? []) {
+        if (imp.imported === name && !imp.source.startsWith('.') && !this.aliases.some((a) => a.test(imp.source))) {
+          return `${imp.at.file}:${imp.at.line}:${imp.at.column} (from '${imp.source}')`;
+        }
+      }
     }
     return null;
   }

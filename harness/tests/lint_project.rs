@@ -502,6 +502,28 @@ fn an_entry_that_throws_is_one_error_with_exit_2() {
     );
 }
 
+/// A name the installed `@mastra/core` no longer exports (an API renamed
+/// between releases, as a template written for 0.x on today's release): one
+/// line naming the project's own import of it, not only the package's file.
+#[test]
+fn an_import_the_installed_core_does_not_export_is_one_error_naming_the_import() {
+    let dir = variant(fixture_1_67(), |d| {
+        let tools = d.join("src/mastra/context.ts");
+        std::fs::write(
+            &tools,
+            "import { RuntimeContext } from '@mastra/core/di';\n\nexport const context = new RuntimeContext();\n",
+        )
+        .unwrap();
+        append(&d.join("src/mastra/index.ts"), "\nimport './context';\n");
+    });
+    let out = lint_project(dir.path(), &[]);
+    assert_one_error(
+        &out,
+        2,
+        "src/mastra/context.ts:1:10 (from '@mastra/core/di') imports RuntimeContext, which the installed package does not export",
+    );
+}
+
 #[test]
 fn an_entry_without_a_mastra_instance_is_one_error_with_exit_2() {
     let dir = variant(fixture_1_67(), |d| {
