@@ -385,12 +385,13 @@ function envHint(message, request, read) {
   const unset = unsetVariables(message);
   if (unset.length === 0) return '';
   const names = unset.join(', ');
+  const isNot = unset.length > 1 ? 'are not set' : 'is not set';
   const notRead = request.envNotRead ?? [];
   const readWords = read.length ? `lint read ${read.join(', ')}` : 'lint read no env file';
   if (notRead.length) {
-    return ` (${names} is not set: ${notRead.join(', ')} was not read, as lint reads a project's env files only inside its OS sandbox; pass one with --env-file FILE)`;
+    return ` (${names} ${isNot}: ${notRead.join(', ')} was not read, as lint reads a project's env files only inside its OS sandbox; pass one with --env-file FILE)`;
   }
-  return ` (${names} is not set; ${readWords}: set it in .env or pass a file with --env-file FILE)`;
+  return ` (${names} ${isNot}; ${readWords}: set it in .env or pass a file with --env-file FILE)`;
 }
 
 class ExitDuringLoad extends Error {}
