@@ -236,24 +236,53 @@ function strippingObstacles(file, ast, aliases) {
   return found;
 }
 
+// JSON with comments and trailing commas (tsconfig's dialect) as JSON.
+// Comments are found outside strings only: in `"@/*": ["./src/*"]` and
+// `"include": ["src/**/*"]` the slash-stars are strings, not a comment.
+function withoutComments(text) {
+  let out = '';
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '"') {
+      let j = i + 1;
+      while (j < text.length && text[j] !== '"') j += text[j] === '\\' ? 2 : 1;
+      out += text.slice(i, j + 1);
+      i = j;
+    } else if (c === '/' && text[i + 1] === '/') {
+      while (i < text.length && text[i] !== '\n') i++;
+      out += '\n';
+    } else if (c === '/' && text[i + 1] === '*') {
+      const end = text.indexOf('*/', i + 2);
+      i = end < 0 ? text.length : end + 1;
+    } else out += c;
+  }
+  return out.replace(/,(\s*[}\]])/g, '$1');
+}
+
 /** Each tsconfig `paths` pattern of the project as a RegExp over specifiers. */
 function tsconfigAliases(projectDir) {
   const file = path.join(projectDir, 'tsconfig.json');
   if (!existsSync(file)) return [];
   let config;
   try {
-    // tsconfig allows comments and trailing commas.
-    const text = readFileSync(file, 'utf8')
-      .replace(/\/\*[\s\S]*?\*\//g, '')
-      .replace(/(^|[^:"'])\/\/.*$/gm, '$1')
-      .replace(/,(\s*[}\]])/g, '$1');
-    config = JSON.parse(text);
+    config = JSON.parse(withoutComments(readFileSync(file, 'utf8')));
   } catch {
     return [];
   }
-  return Object.keys(config?.compilerOptions?.paths ?? {}).map((pattern) => {
-    const escaped = pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace('*', '.*');
-    return new RegExp(`^${escaped}$`);
+  const options = config?.compilerOptions ?? {};
+  // Targets are relative to baseUrl, or to the tsconfig's folder without one.
+  const base = path.resolve(projectDir, typeof options.baseUrl === 'string' ? options.baseUrl : '.');
+  return Object.entries(options.paths ?? {}).map(([pattern, targets]) => {
+    const escaped = pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace('*', '(.*)');
+    const alias = new RegExp(`^${escaped}$`);
+    // Where the alias leads, for finding the file an import names: each
+    // target with the part `*` matched put in.
+    alias.targetsOf = (source) => {
+      const m = alias.exec(source);
+      if (!m || !Array.isArray(targets)) return [];
+      return targets.filter((t) => typeof t === 'string').map((t) => path.resolve(base, t.replace('*', m[1] ?? '')));
+    };
+    return alias;
   });
 }
 
@@ -293,7 +322,7 @@ export class SourceIndex {
       if (node.type === 'ImportDeclaration') {
         for (const s of node.specifiers) {
           const imported = s.type === 'ImportSpecifier' ? (s.imported.name ?? s.imported.value) : 'default';
-          f.imports.set(s.local.name, { source: node.source.value, imported });
+          f.imports.set(s.local.name, { source: node.source.value, imported, at: place(f, s) });
         }
       }
     }
@@ -359,15 +388,19 @@ export class SourceIndex {
     return null;
   }
 
+  /** The project's file an import of SOURCE in F names: a relative path, or a tsconfig `paths` alias. */
   #importedFile(f, source) {
-    if (!source.startsWith('.')) return null;
-    const base = path.resolve(path.dirname(f.file), source);
-    const bases = [base, base.replace(/\.(c|m)?js$/, '.ts'), base.replace(/\.(c|m)?js$/, '.tsx')];
-    for (const b of bases) {
-      for (const ext of RESOLVE_EXTENSIONS) {
-        const candidate = b + ext;
-        const hit = this.files.find((x) => x.file === candidate);
-        if (hit && existsSync(candidate) && statSync(candidate).isFile()) return hit;
+    const targets = source.startsWith('.')
+      ? [path.resolve(path.dirname(f.file), source)]
+      : this.aliases.flatMap((a) => a.targetsOf(source));
+    for (const base of targets) {
+      const bases = [base, base.replace(/\.(c|m)?js$/, '.ts'), base.replace(/\.(c|m)?js$/, '.tsx')];
+      for (const b of bases) {
+        for (const ext of RESOLVE_EXTENSIONS) {
+          const candidate = b + ext;
+          const hit = this.files.find((x) => x.file === candidate);
+          if (hit && existsSync(candidate) && statSync(candidate).isFile()) return hit;
+        }
       }
     }
     return null;
@@ -383,6 +416,18 @@ export class SourceIndex {
       by((d) => d.binding === agent.registeredAs),
     ]) {
       if (hits.length === 1) return hits[0];
+    }
+    return null;
+  }
+
+  /** Where the project imports NAME from a package (not its own files): `FILE:LINE:COL`, or null. */
+  packageImportOf(name) {
+    for (const f of this.files) {
+      for (const imp of f.imports?.values() ?? []) {
+        if (imp.imported === name && !imp.source.startsWith('.') && !this.aliases.some((a) => a.test(imp.source))) {
+          return `${imp.at.file}:${imp.at.line}:${imp.at.column} (from '${imp.source}')`;
+        }
+      }
     }
     return null;
   }
@@ -436,7 +481,8 @@ export class SourceIndex {
           }
           if (p.type !== 'ObjectProperty' && p.type !== 'ObjectMethod') continue;
           if (!p.computed && staticKeyName(p) === key) return place(f, p.key);
-          if (p.computed && this.#computedKey(f, p.key, depth) === key) return place(f, p.key);
+          // A computed key is written from its bracket: `[tool.id]`.
+          if (p.computed && this.#computedKey(f, p.key, depth) === key) return place(f, p);
         }
         return null;
       case 'Identifier': {

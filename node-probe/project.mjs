@@ -385,17 +385,18 @@ function envHint(message, request, read) {
   const unset = unsetVariables(message);
   if (unset.length === 0) return '';
   const names = unset.join(', ');
+  const isNot = unset.length > 1 ? 'are not set' : 'is not set';
   const notRead = request.envNotRead ?? [];
   const readWords = read.length ? `lint read ${read.join(', ')}` : 'lint read no env file';
   if (notRead.length) {
-    return ` (${names} is not set: ${notRead.join(', ')} was not read, as lint reads a project's env files only inside its OS sandbox; pass one with --env-file FILE)`;
+    return ` (${names} ${isNot}: ${notRead.join(', ')} was not read, as lint reads a project's env files only inside its OS sandbox; pass one with --env-file FILE)`;
   }
-  return ` (${names} is not set; ${readWords}: set it in .env or pass a file with --env-file FILE)`;
+  return ` (${names} ${isNot}; ${readWords}: set it in .env or pass a file with --env-file FILE)`;
 }
 
 class ExitDuringLoad extends Error {}
 
-function importFailure(e, projectDir, entry, request, read) {
+function importFailure(e, projectDir, entry, request, read, sources) {
   const entryRel = path.relative(projectDir, entry);
   if (e instanceof ExitDuringLoad) {
     return new LoadError('entry-throws', `${entryRel} called process.exit(${e.message}) while loading`);
@@ -412,6 +413,16 @@ function importFailure(e, projectDir, entry, request, read) {
     return new LoadError('entry-throws', `${entryRel} cannot be loaded: ${firstLine(e.message)}`);
   }
   const message = firstLine(e?.message ?? e);
+  // A name the installed package does not export (an API renamed between
+  // releases): Node names the package's file, the user needs their own.
+  const unexported = e instanceof SyntaxError && /does not provide an export named '([^']+)'/.exec(message);
+  const importer = unexported && sources?.packageImportOf(unexported[1]);
+  if (importer) {
+    return new LoadError(
+      'entry-throws',
+      `${entryRel} cannot be loaded: ${importer} imports ${unexported[1]}, which the installed package does not export (${message})`,
+    );
+  }
   return new LoadError('entry-throws', `${entryRel} threw while loading: ${message}${envHint(message, request, read)}`);
 }
 
@@ -686,7 +697,7 @@ async function main() {
     if (loader === 'node' && needsTranspiler(e)) {
       throw new LoadError('needs-transpiler', `Node's type stripping cannot run the project: ${firstLine(e?.message)}`);
     }
-    throw importFailure(e, projectDir, entry, request, read);
+    throw importFailure(e, projectDir, entry, request, read, sources);
   }
   const mastra = findMastra(entryModule);
   if (!mastra) {

@@ -433,7 +433,11 @@ fn append(file: &Path, text: &str) {
 fn assert_one_error(out: &std::process::Output, status: i32, says: &str) {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(status), "{}", text(out));
-    let lines: Vec<&str> = stderr.lines().filter(|l| !l.trim().is_empty()).collect();
+    // Behind the guard alone, the harness's one notice of that comes first.
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with("notice: no OS sandbox"))
+        .collect();
     assert_eq!(lines.len(), 1, "one line: {stderr}");
     assert!(
         lines[0].starts_with("error: ") && lines[0].contains(says),
@@ -498,6 +502,28 @@ fn an_entry_that_throws_is_one_error_with_exit_2() {
     );
 }
 
+/// A name the installed `@mastra/core` no longer exports (an API renamed
+/// between releases, as a template written for 0.x on today's release): one
+/// line naming the project's own import of it, not only the package's file.
+#[test]
+fn an_import_the_installed_core_does_not_export_is_one_error_naming_the_import() {
+    let dir = variant(fixture_1_67(), |d| {
+        let tools = d.join("src/mastra/context.ts");
+        std::fs::write(
+            &tools,
+            "import { RuntimeContext } from '@mastra/core/di';\n\nexport const context = new RuntimeContext();\n",
+        )
+        .unwrap();
+        append(&d.join("src/mastra/index.ts"), "\nimport './context';\n");
+    });
+    let out = lint_project(dir.path(), &[]);
+    assert_one_error(
+        &out,
+        2,
+        "src/mastra/context.ts:1:10 (from '@mastra/core/di') imports RuntimeContext, which the installed package does not export",
+    );
+}
+
 #[test]
 fn an_entry_without_a_mastra_instance_is_one_error_with_exit_2() {
     let dir = variant(fixture_1_67(), |d| {
@@ -542,47 +568,137 @@ fn a_missing_entry_is_one_error_with_exit_2() {
     assert_one_error(&out, 2, "src/nope.ts: no such entry file");
 }
 
+/// Whether this machine runs the loader in the OS sandbox, as the
+/// installed fixture's load says.
+fn machine_sandboxes() -> bool {
+    static ONCE: OnceLock<bool> = OnceLock::new();
+    *ONCE.get_or_init(|| {
+        let out = lint_project(fixture_1_67().path(), &["--json"]);
+        let v: serde_json::Value =
+            serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out)));
+        v["isolation"] == "sandbox"
+    })
+}
+
+/// The isolations to prove on this machine: the sandbox (its default) and
+/// the JavaScript guard alone where it has a sandbox, else the guard alone.
+fn isolations() -> &'static [bool] {
+    if machine_sandboxes() {
+        &[true, false]
+    } else {
+        &[false]
+    }
+}
+
+/// `lint --project DIR` in the sandbox, or with it off
+/// (`MASTRA_CONFORM_SANDBOX=off`: the JavaScript guard alone).
+fn lint_isolated(
+    dir: &Path,
+    sandboxed: bool,
+    extra: &[&str],
+    env: &[(&str, &str)],
+) -> std::process::Output {
+    let mut cmd = bin();
+    cmd.args(["lint", "--project"]).arg(dir).args(extra);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    if !sandboxed {
+        cmd.env("MASTRA_CONFORM_SANDBOX", "off");
+    }
+    let out = cmd.output().unwrap();
+    let shown = text(&out);
+    let says = if sandboxed {
+        "in the OS sandbox)"
+    } else {
+        "under the JavaScript guard)"
+    };
+    assert!(
+        shown.contains(says) || out.status.code() == Some(2),
+        "the summary says {says}: {shown}"
+    );
+    out
+}
+
+/// Whether this test runs as root: root reads every process's `/proc`
+/// files, a non-dumpable harness's included, unless a PID namespace hides
+/// them (docs/isolation.md).
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions and touches no memory.
+    unsafe { libc::geteuid() == 0 }
+}
+
 /// Loading runs the project's code with no credentials and no way out: a
-/// planted API key is not seen, a request is refused and reported; a key the
-/// user passes with --env-file is seen.
+/// planted API key is not in its environment, nor (in the sandbox) in any
+/// `/proc/*/environ` it can see; a request is refused and reported. Behind
+/// the guard alone, a root harness's `/proc/PID/environ` is readable: the
+/// known limit the sandbox lifts, asserted as known. A key the user passes
+/// with --env-file is seen.
 #[test]
 fn the_project_runs_isolated_unless_given_an_env_file() {
     let dir = variant(fixture_1_67(), |d| {
         append(
             &d.join("src/mastra/index.ts"),
             "\nawait fetch('https://api.openai.com/v1/models').catch(() => undefined);\n\
-             if (process.env.OPENAI_API_KEY) throw new Error('saw OPENAI_API_KEY');\n",
+             if (process.env.OPENAI_API_KEY) throw new Error('saw OPENAI_API_KEY');\n\
+             {\n\
+               const { readdirSync, readFileSync } = await import('node:fs');\n\
+               for (const pid of readdirSync('/proc').filter((n) => /^\\d+$/.test(n))) {\n\
+                 let environ = '';\n\
+                 try { environ = readFileSync(`/proc/${pid}/environ`, 'latin1'); } catch {}\n\
+                 if (environ.includes('sk-planted')) throw new Error(`saw the planted key in /proc/${pid}/environ`);\n\
+               }\n\
+             }\n",
         )
     });
-    let out = bin()
-        .args(["lint", "--project"])
-        .arg(dir.path())
-        .env("OPENAI_API_KEY", "sk-planted")
-        .output()
-        .unwrap();
-    let shown = text(&out);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "no credential seen, the lint ran: {shown}"
-    );
-    assert!(
-        shown
-            .contains("tried 1 outgoing request(s), all refused: https://api.openai.com/v1/models"),
-        "{shown}"
-    );
+    for &sandboxed in isolations() {
+        let out = lint_isolated(
+            dir.path(),
+            sandboxed,
+            &[],
+            &[("OPENAI_API_KEY", "sk-planted")],
+        );
+        let shown = text(&out);
+        if !sandboxed && is_root() {
+            assert_one_error(&out, 2, "saw the planted key in /proc/");
+            continue;
+        }
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "no credential seen (sandboxed: {sandboxed}), the lint ran: {shown}"
+        );
+        assert!(
+            shown.contains(
+                "note: loading the project tried 1 outgoing request, refused: https://api.openai.com/v1/models"
+            ),
+            "{shown}"
+        );
+    }
     let env = dir.path().join(".env.lint");
     std::fs::write(&env, "OPENAI_API_KEY=sk-from-the-user\n").unwrap();
-    let out = lint_project(dir.path(), &["--env-file", env.to_str().unwrap()]);
-    assert_one_error(&out, 2, "saw OPENAI_API_KEY");
+    for &sandboxed in isolations() {
+        let out = lint_isolated(
+            dir.path(),
+            sandboxed,
+            &["--env-file", env.to_str().unwrap()],
+            &[],
+        );
+        assert_one_error(&out, 2, "saw OPENAI_API_KEY");
+    }
 }
 
 /// Import-time code that tries every way out the guard covers, each against
 /// a listener of the test's own on 127.0.0.1: fetch, node:http(s), TCP, TLS,
 /// UDP, a Worker, a detached child and a `setsid` one. None gets out, each
-/// is listed as refused, and the real collision is still reported.
+/// is listed as refused, and the real collision is still reported. Then one
+/// way out below the guard (`process.binding('spawn_sync')`, a child the
+/// guard never sees, connecting to the listener): inside the sandbox it
+/// reaches nothing; behind the guard alone it does, the known limit the
+/// sandbox is there for, so the escape is proved real.
 #[test]
 fn the_projects_code_opens_no_connection_and_starts_no_process() {
+    use std::io::Read;
     let tcp = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     tcp.set_nonblocking(true).unwrap();
     let udp = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
@@ -592,6 +708,7 @@ fn the_projects_code_opens_no_connection_and_starts_no_process() {
         udp.local_addr().unwrap().port(),
     );
     let connect = format!("require('net').connect({t}, '127.0.0.1')");
+    let below = format!("const s = require('net').connect({t}, '127.0.0.1', () => s.end('below'))");
     let dir = variant(fixture_1_67(), |d| {
         append(
             &d.join("src/mastra/index.ts"),
@@ -623,36 +740,71 @@ await attempt(() => dgram.createSocket('udp4').send('x', {u}, '127.0.0.1'));
 await attempt(() => new Worker("{connect}", {{ eval: true }}));
 await attempt(() => childProcess.spawn(process.execPath, ['-e', "{connect}"], {{ detached: true }}).unref());
 await attempt(() => childProcess.execSync('setsid -f sleep 30'));
+// Below the guard: a child started by Node's internal binding.
+await attempt(() =>
+  process.binding('spawn_sync').spawn({{
+    file: process.execPath,
+    args: [process.execPath, '-e', "{below}"],
+    envPairs: [],
+    stdio: [{{ type: 'ignore' }}, {{ type: 'ignore' }}, {{ type: 'ignore' }}],
+    timeout: 10000,
+    killSignal: 15,
+  }}),
+);
 "#
             ),
         )
     });
-    let out = lint_project(dir.path(), &[]);
-    let shown = text(&out);
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "the collision is reported: {shown}"
-    );
-    assert!(
-        shown.contains("tried 9 outgoing request(s), all refused:"),
-        "{shown}"
-    );
-    for refused in [
-        format!("http://127.0.0.1:{t}/fetch"),
-        format!("http://127.0.0.1:{t}/http"),
-        format!("https://127.0.0.1:{t}/https"),
-        format!("tcp 127.0.0.1:{t}"),
-        format!("tls 127.0.0.1:{t}"),
-        format!("udp 127.0.0.1:{u}"),
-        format!("worker {connect}"),
-        format!("-e {connect}"),
-        "spawn /bin/sh -c setsid -f sleep 30".to_string(),
-    ] {
-        assert!(shown.contains(&refused), "{refused} is not listed: {shown}");
+    for &sandboxed in isolations() {
+        let out = lint_isolated(dir.path(), sandboxed, &[], &[]);
+        let shown = text(&out);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "the collision is reported: {shown}"
+        );
+        assert!(
+            shown.contains("note: loading the project tried 9 outgoing requests, refused:"),
+            "{shown}"
+        );
+        for refused in [
+            format!("http://127.0.0.1:{t}/fetch"),
+            format!("http://127.0.0.1:{t}/http"),
+            format!("https://127.0.0.1:{t}/https"),
+            format!("tcp 127.0.0.1:{t}"),
+            format!("tls 127.0.0.1:{t}"),
+            format!("udp 127.0.0.1:{u}"),
+            format!("worker {connect}"),
+            format!("-e {connect}"),
+            "spawn /bin/sh -c setsid -f sleep 30".to_string(),
+        ] {
+            assert!(shown.contains(&refused), "{refused} is not listed: {shown}");
+        }
+        assert!(udp.recv(&mut [0u8; 16]).is_err(), "a datagram got out");
+        // What reached the listener: only the child below the guard, and
+        // only without the sandbox.
+        let mut reached = Vec::new();
+        while let Ok((mut conn, _)) = tcp.accept() {
+            conn.set_nonblocking(false).unwrap();
+            conn.set_read_timeout(Some(std::time::Duration::from_secs(5)))
+                .unwrap();
+            let mut said = String::new();
+            let _ = conn.read_to_string(&mut said);
+            reached.push(said);
+        }
+        if sandboxed {
+            assert!(
+                reached.is_empty(),
+                "a connection got out of the sandbox: {reached:?}"
+            );
+        } else {
+            assert_eq!(
+                reached,
+                ["below"],
+                "only the child below the guard gets out without the sandbox"
+            );
+        }
     }
-    assert!(tcp.accept().is_err(), "a connection got out");
-    assert!(udp.recv(&mut [0u8; 16]).is_err(), "a datagram got out");
 }
 
 #[test]
@@ -710,10 +862,12 @@ fn the_shapes_of_real_projects_load_with_no_tsx_and_locate_every_key() {
         .unwrap_or_else(|e| panic!("stdout is the harness's JSON alone ({e}): {shown}"));
     assert_eq!(v["mastra"], "1.67.0", "{v:#}");
     assert_eq!(v["loader"], "esbuild", "{v:#}");
-    let reason = v["loaderReason"].as_str().unwrap_or_default();
-    assert!(
-        reason.contains("import type") || reason.contains("enum"),
-        "the reason names what type stripping cannot run: {reason}"
+    // The reason is the first obstacle the loader finds, its files in
+    // sorted order, named where it is written: the agent's tsconfig alias.
+    assert_eq!(
+        v["loaderReason"],
+        "Node's type stripping cannot run the tsconfig paths alias @/mastra/tools (2:1) in src/mastra/agents/shapes-agent.ts",
+        "{v:#}"
     );
     assert!(v["seconds"].as_f64().is_some_and(|s| s > 0.0), "{v:#}");
     let agent = &v["agents"][0];
@@ -737,11 +891,10 @@ fn the_shapes_of_real_projects_load_with_no_tsx_and_locate_every_key() {
     let keys: Vec<&str> = tools.iter().map(|t| t["key"].as_str().unwrap()).collect();
     assert_eq!(keys, ["weatherTool", "forecast.daily", "alerts.feed"]);
     assert_eq!(at("weatherTool"), (SHAPES.into(), 14, 5), "the shorthand");
-    let computed = at("forecast.daily");
-    assert!(
-        computed == (SHAPES.into(), 15, 5)
-            || computed == ("src/mastra/tools/index.ts".into(), 21, 7),
-        "the computed key, at the key or at the id's literal: {computed:?}"
+    assert_eq!(
+        at("forecast.daily"),
+        (SHAPES.into(), 15, 5),
+        "the computed key, from its bracket, through the tsconfig alias its tool is imported by"
     );
     assert_eq!(
         at("alerts.feed"),
@@ -1042,21 +1195,136 @@ fn format_github_prints_one_well_formed_annotation_per_finding() {
     }
 }
 
-/// The composite Action: its YAML's shape as GitHub reads it (a name, a
-/// description, `runs.using: composite`, each step with a `shell` when it
-/// has a `run`), and it runs `lint --project` with `--format github` and
-/// SARIF, and uploads that SARIF.
+/// A YAML file of the repository, parsed: one document.
+fn yaml(rel: &str) -> yaml_rust2::Yaml {
+    let text = std::fs::read_to_string(root().join(rel)).unwrap();
+    let mut docs = yaml_rust2::YamlLoader::load_from_str(&text)
+        .unwrap_or_else(|e| panic!("{rel} is not YAML: {e}"));
+    assert_eq!(docs.len(), 1, "{rel}: one document");
+    docs.remove(0)
+}
+
+fn keys(y: &yaml_rust2::Yaml) -> Vec<String> {
+    y.as_hash()
+        .map(|h| {
+            h.keys()
+                .filter_map(|k| k.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Every `${{ ... }}` expression in `text`, trimmed.
+fn expressions(text: &str) -> Vec<String> {
+    text.match_indices("${{")
+        .map(|(i, _)| {
+            let rest = &text[i + 3..];
+            let end = rest
+                .find("}}")
+                .unwrap_or_else(|| panic!("unclosed ${{{{ in {text}"));
+            rest[..end].trim().to_string()
+        })
+        .collect()
+}
+
+/// Every string anywhere in a YAML value.
+fn strings(y: &yaml_rust2::Yaml, out: &mut Vec<String>) {
+    use yaml_rust2::Yaml;
+    match y {
+        Yaml::String(s) => out.push(s.clone()),
+        Yaml::Array(a) => a.iter().for_each(|v| strings(v, out)),
+        Yaml::Hash(h) => h.iter().for_each(|(k, v)| {
+            strings(k, out);
+            strings(v, out);
+        }),
+        _ => {}
+    }
+}
+
+/// A step as GitHub runs it: exactly one of `run` and `uses`, a `shell`
+/// beside a `run` where the caller needs one, only a step's keys.
+fn check_step(step: &yaml_rust2::Yaml, needs_shell: bool, whose: &str) {
+    let ks = keys(step);
+    for k in &ks {
+        assert!(
+            [
+                "name",
+                "id",
+                "if",
+                "run",
+                "uses",
+                "with",
+                "env",
+                "shell",
+                "working-directory",
+                "continue-on-error",
+                "timeout-minutes"
+            ]
+            .contains(&k.as_str()),
+            "{whose}: {k} is not a key of a step"
+        );
+    }
+    let run = step["run"].as_str();
+    assert!(
+        run.is_some() != step["uses"].as_str().is_some(),
+        "{whose}: a step has run or uses, not both: {ks:?}"
+    );
+    if run.is_some() && needs_shell {
+        assert!(
+            step["shell"].as_str().is_some(),
+            "{whose}: a composite run step needs a shell"
+        );
+    }
+}
+
+/// The workflows parse, and each job's steps are steps.
 #[test]
-fn the_action_is_a_composite_action_that_lints_and_uploads_sarif() {
-    let text = std::fs::read_to_string(root().join("action.yml")).unwrap();
-    assert!(!text.contains('\t'), "YAML forbids tabs");
-    let top: Vec<&str> = text
-        .lines()
-        .filter(|l| !l.starts_with(' ') && !l.starts_with('#') && !l.is_empty())
-        .map(|l| l.split(':').next().unwrap())
-        .collect();
-    for key in ["name", "description", "inputs", "outputs", "runs"] {
-        assert!(top.contains(&key), "no top-level {key}: {top:?}");
+fn the_workflows_are_valid_yaml_with_jobs_of_steps() {
+    let mut n = 0;
+    for entry in std::fs::read_dir(root().join(".github/workflows")).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if !name.ends_with(".yml") {
+            continue;
+        }
+        n += 1;
+        let rel = format!(".github/workflows/{name}");
+        let doc = yaml(&rel);
+        let top = keys(&doc);
+        assert!(
+            top.contains(&"on".into()) && top.contains(&"jobs".into()),
+            "{rel}: {top:?}"
+        );
+        for (job, body) in doc["jobs"].as_hash().unwrap() {
+            let job = job.as_str().unwrap();
+            assert!(
+                body["runs-on"].as_str().is_some(),
+                "{rel}: job {job} has no runs-on"
+            );
+            let steps = body["steps"]
+                .as_vec()
+                .unwrap_or_else(|| panic!("{rel}: {job}: no steps"));
+            for (i, step) in steps.iter().enumerate() {
+                check_step(step, false, &format!("{rel}: {job} step {}", i + 1));
+            }
+        }
+    }
+    assert!(n >= 2, "nightly and release");
+}
+
+/// The composite Action (`action.yml`), parsed as GitHub reads it: only an
+/// action's metadata keys, `runs.using: composite`, its steps well formed;
+/// every input it declares is used by a step and every input a step uses
+/// is declared; the binary it runs is the one the npm package it installs
+/// puts there. Then its lint step's own script runs in bash as GitHub runs
+/// it, on the fixture, with the real binary in the place the install step
+/// gives it: the CLI accepts the command, the annotations and the SARIF
+/// file come out, and the step's `sarif` output names that file.
+#[test]
+fn the_action_parses_uses_its_inputs_and_its_lint_step_runs() {
+    let doc = yaml("action.yml");
+    let top = keys(&doc);
+    for key in ["name", "description", "runs"] {
+        assert!(top.contains(&key.into()), "no top-level {key}: {top:?}");
     }
     for key in &top {
         assert!(
@@ -1069,35 +1337,287 @@ fn the_action_is_a_composite_action_that_lints_and_uploads_sarif() {
                 "runs",
                 "branding"
             ]
-            .contains(key),
+            .contains(&key.as_str()),
             "{key} is not a key of an action's metadata"
         );
     }
-    assert!(text.contains("\n  using: composite\n"), "{text}");
-    let steps = text.split("\n    - ").skip(1);
-    let mut n = 0;
+    assert_eq!(doc["runs"]["using"].as_str(), Some("composite"));
+    let steps = doc["runs"]["steps"].as_vec().unwrap();
+    assert_eq!(steps.len(), 3, "install, lint, upload");
+    for (i, step) in steps.iter().enumerate() {
+        check_step(step, true, &format!("action.yml step {}", i + 1));
+    }
+    let declared = keys(&doc["inputs"]);
+    for name in &declared {
+        let input = &doc["inputs"][name.as_str()];
+        assert!(
+            input["description"].as_str().is_some(),
+            "input {name}: no description"
+        );
+    }
+    // Inputs and step outputs, as the expressions use them.
+    let mut used = Vec::new();
+    let mut ids: Vec<String> = Vec::new();
     for step in steps {
-        n += 1;
-        if step.contains("\n      run:") || step.starts_with("run:") {
-            assert!(
-                step.contains("\n      shell: bash"),
-                "a composite run step needs a shell: {step}"
-            );
+        let mut texts = Vec::new();
+        strings(step, &mut texts);
+        for e in texts.iter().flat_map(|t| expressions(t)) {
+            for word in e.split(|c: char| !(c.is_ascii_alphanumeric() || "._-".contains(c))) {
+                if let Some(name) = word.strip_prefix("inputs.") {
+                    assert!(
+                        declared.contains(&name.to_string()),
+                        "inputs.{name} is not declared"
+                    );
+                    used.push(name.to_string());
+                }
+                if let Some(rest) = word.strip_prefix("steps.") {
+                    let id = rest.split('.').next().unwrap();
+                    assert!(
+                        ids.contains(&id.to_string()),
+                        "steps.{id} is not an earlier step"
+                    );
+                }
+            }
+        }
+        if let Some(id) = step["id"].as_str() {
+            ids.push(id.to_string());
         }
     }
-    assert_eq!(n, 3, "install, lint, upload");
-    assert!(text.contains("lint --project"), "{text}");
-    assert!(text.contains("--format github") && text.contains("--sarif"));
-    assert!(text.contains("uses: github/codeql-action/upload-sarif@v3"));
-    // Every input the steps read is declared.
-    for used in text.match_indices("inputs.").map(|(i, _)| &text[i + 7..]) {
-        let name: String = used
-            .chars()
-            .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
-            .collect();
+    for name in &declared {
         assert!(
-            text.contains(&format!("\n  {name}:\n")),
-            "inputs.{name} is used but not declared"
+            used.contains(name),
+            "input {name} is declared but no step uses it"
         );
+    }
+    let mut out_texts = Vec::new();
+    strings(&doc["outputs"], &mut out_texts);
+    for e in out_texts.iter().flat_map(|t| expressions(t)) {
+        let id = e
+            .strip_prefix("steps.")
+            .and_then(|r| r.split('.').next())
+            .unwrap_or("");
+        assert!(ids.contains(&id.to_string()), "output {e} names no step");
+    }
+
+    // The install step installs the launcher, whose bin the lint step runs.
+    let install = steps[0]["run"].as_str().unwrap();
+    assert!(
+        install.contains("npm install")
+            && install.contains("--prefix \"$RUNNER_TEMP/mastra-conform\""),
+        "{install}"
+    );
+    let manifest: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("npm/mastra-conform/package.json")).unwrap(),
+    )
+    .unwrap();
+    assert!(
+        manifest["bin"]["mastra-conform"].is_string(),
+        "{manifest:#}"
+    );
+    let lint = &steps[1];
+    let script = lint["run"].as_str().unwrap();
+    assert!(
+        script.contains("\"$RUNNER_TEMP/mastra-conform/node_modules/.bin/mastra-conform\""),
+        "{script}"
+    );
+    assert_eq!(lint["shell"].as_str(), Some("bash"));
+    let upload = &steps[2];
+    assert_eq!(
+        upload["uses"].as_str(),
+        Some("github/codeql-action/upload-sarif@v3")
+    );
+    assert_eq!(
+        upload["with"]["sarif_file"].as_str(),
+        Some("${{ steps.lint.outputs.sarif }}")
+    );
+
+    // The lint step, run: its env with the inputs put in, bash as GitHub
+    // starts it for `shell: bash`.
+    let project = fixture_1_67().path().to_str().unwrap().to_string();
+    let inputs = |name: &str| -> String {
+        match name {
+            "project" => project.clone(),
+            "max-warnings" => "0".into(),
+            other => doc["inputs"][other]["default"]
+                .as_str()
+                .unwrap_or("")
+                .to_string(),
+        }
+    };
+    let runner = tempfile::tempdir().unwrap();
+    let bin_dir = runner.path().join("mastra-conform/node_modules/.bin");
+    std::fs::create_dir_all(&bin_dir).unwrap();
+    std::os::unix::fs::symlink(
+        env!("CARGO_BIN_EXE_mastra-conform"),
+        bin_dir.join("mastra-conform"),
+    )
+    .unwrap();
+    let output_file = runner.path().join("github_output");
+    std::fs::write(&output_file, "").unwrap();
+    let script_file = runner.path().join("lint.sh");
+    std::fs::write(&script_file, script).unwrap();
+    let mut cmd = Command::new("bash");
+    cmd.args(["--noprofile", "--norc", "-eo", "pipefail"])
+        .arg(&script_file)
+        .current_dir(root())
+        .env("RUNNER_TEMP", runner.path())
+        .env("GITHUB_OUTPUT", &output_file);
+    for (k, v) in lint["env"].as_hash().unwrap() {
+        let v = v.as_str().unwrap();
+        let value = match expressions(v).as_slice() {
+            [e] => inputs(e.strip_prefix("inputs.").unwrap_or_else(|| panic!("{e}"))),
+            _ => v.to_string(),
+        };
+        cmd.env(k.as_str().unwrap(), value);
+    }
+    let out = cmd.output().unwrap();
+    let shown = text(&out);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "the fixture's errors fail the step: {shown}"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let annotations = stdout
+        .lines()
+        .filter(|l| l.starts_with("::error ") || l.starts_with("::warning "))
+        .count();
+    assert_eq!(annotations, 6, "{shown}");
+    let outputs = std::fs::read_to_string(&output_file).unwrap();
+    let sarif = outputs
+        .lines()
+        .find_map(|l| l.strip_prefix("sarif="))
+        .unwrap_or_else(|| panic!("no sarif output: {outputs:?}"));
+    let log: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(sarif).unwrap()).unwrap();
+    assert_eq!(log["version"], "2.1.0");
+    assert_eq!(
+        log["runs"][0]["results"].as_array().map(Vec::len),
+        Some(6),
+        "{log:#}"
+    );
+}
+
+/// The MCP fixture (`harness/tests/fixtures/lint-mcp/`), installed once:
+/// its own `@mastra/core` 1.67.0 and the `@mastra/mcp` paired with it.
+fn fixture_mcp() -> &'static Installed {
+    static ONCE: OnceLock<Installed> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        copy_tree(&root().join("harness/tests/fixtures/lint-mcp"), dir.path());
+        install_project(dir.path());
+        Installed { dir }
+    })
+}
+
+/// `lint --project DIR --json` with the sandbox on (the machine's default)
+/// or off (`MASTRA_CONFORM_SANDBOX=off`: the JavaScript guard alone).
+fn lint_json(
+    dir: &Path,
+    sandbox: bool,
+    extra: &[&str],
+) -> (Option<i32>, serde_json::Value, String) {
+    let mut cmd = bin();
+    cmd.args(["lint", "--project"])
+        .arg(dir)
+        .arg("--json")
+        .args(extra);
+    if !sandbox {
+        cmd.env("MASTRA_CONFORM_SANDBOX", "off");
+    }
+    let out = cmd.output().unwrap();
+    let shown = text(&out);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("stdout is one JSON document ({e}): {shown}"));
+    (out.status.code(), v, shown)
+}
+
+const MCP_FILE: &str = "src/mastra/mcp.ts";
+
+/// An agent whose tools come from MCP servers: the server that cannot start
+/// is a finding naming it, its error and where it is registered; the server
+/// under a dotted key is one finding at that key, naming the rename, with
+/// no finding per tool. Without the sandbox no stdio server starts, and
+/// both are findings that say so: "no problems" is never claimed. Run with
+/// the sandbox where this machine has one, and always without.
+#[test]
+fn mcp_servers_that_fail_to_start_or_sit_under_a_dotted_key_are_findings() {
+    let dir = fixture_mcp().path();
+    let (status, first, shown) = lint_json(dir, true, &[]);
+    let mut runs = vec![(status, first, shown)];
+    if runs[0].1["isolation"] == "sandbox" {
+        runs.push(lint_json(dir, false, &[]));
+    }
+    for (status, v, shown) in runs {
+        let sandboxed = v["isolation"] == "sandbox";
+        assert_eq!(status, Some(0), "warnings only: {shown}");
+        let agent = &v["agents"][0];
+        assert_eq!(agent["registeredAs"], "filesAgent", "{v:#}");
+        let servers = agent["mcp"].as_array().unwrap();
+        let server = |name: &str| {
+            servers
+                .iter()
+                .find(|s| s["server"] == name)
+                .unwrap_or_else(|| panic!("no server {name}: {servers:#?}"))
+        };
+        let findings = agent["findings"].as_array().unwrap();
+        let finding = |rule: &str, subject: &str| {
+            findings
+                .iter()
+                .find(|f| f["rule"] == rule && f["subject"] == subject)
+                .unwrap_or_else(|| panic!("no {rule} for {subject}: {findings:#?}"))
+        };
+        let at = |f: &serde_json::Value| {
+            (
+                f["at"]["file"].as_str().unwrap_or_default().to_string(),
+                f["at"]["line"].as_u64().unwrap_or(0),
+                f["at"]["column"].as_u64().unwrap_or(0),
+            )
+        };
+        // The server that cannot start, in either isolation.
+        let search = server("search");
+        assert_eq!(search["status"], "failed", "{search:#}");
+        let unavailable = finding("mcp-server-unavailable", "search");
+        assert_eq!(at(unavailable), (MCP_FILE.into(), 15, 5), "{unavailable:#}");
+        let says = unavailable["message"].as_str().unwrap();
+        assert!(
+            says.contains("\"search\"") && says.contains("tools are unknown"),
+            "{says}"
+        );
+        if sandboxed {
+            assert!(says.contains("ENOENT"), "the spawn's own error: {says}");
+        } else {
+            assert!(says.contains("without its OS sandbox"), "{says}");
+        }
+        let dotted = server("fs.local");
+        if sandboxed {
+            // Started inside the sandbox: its tools are known, and the one
+            // fix is the server's key.
+            assert_eq!(dotted["status"], "listed", "{dotted:#}");
+            assert_eq!(
+                dotted["tools"],
+                serde_json::json!(["read_file", "list_dir"])
+            );
+            let renamed = finding("mcp-server-key-rewritten", "fs.local");
+            assert_eq!(at(renamed), (MCP_FILE.into(), 10, 5), "{renamed:#}");
+            let says = renamed["message"].as_str().unwrap();
+            assert!(
+                says.contains("rename the server \"fs.local\" to \"fs_local\"")
+                    && says.contains("\"fs_local_read_file\"")
+                    && says.contains("\"fs.local_list_dir\""),
+                "{says}"
+            );
+            assert_eq!(
+                findings.len(),
+                2,
+                "one finding per server, none per tool: {findings:#?}"
+            );
+        } else {
+            assert_eq!(dotted["status"], "failed", "{dotted:#}");
+            let unavailable = finding("mcp-server-unavailable", "fs.local");
+            assert_eq!(at(unavailable), (MCP_FILE.into(), 10, 5), "{unavailable:#}");
+            assert_eq!(findings.len(), 2, "{findings:#?}");
+        }
+        assert_eq!(v["summary"]["warnings"], 2, "{v:#}");
     }
 }
