@@ -34,6 +34,29 @@ pub struct Findings {
     /// changed; `None`: no snapshot.
     pub snapshot: Option<bool>,
     pub provider: Vec<Rejection>,
+    /// The known issue's title and upstream link, as the ledger has them,
+    /// so a report read without the ledger still says what the issue is.
+    pub issue_about: Option<(String, Option<String>)>,
+    /// What the case gives the agent, as its file writes it (`input`):
+    /// the tools' keys, and the call's toolChoice and activeTools when it
+    /// has them. Reports show it beside each verdict; it rides with the
+    /// findings because every result is judged here with its case at hand.
+    pub input: Option<Json>,
+}
+
+/// A case's `input` (see `Findings::input`).
+pub fn input_json(case: &Case) -> Json {
+    let file = case.to_json();
+    let mut members = vec![(
+        "tools",
+        Json::Array(case.tools.iter().map(|t| Json::String(t.key().clone())).collect()),
+    )];
+    for field in ["toolChoice", "activeTools"] {
+        if let Some(v) = file.get("call").and_then(|c| c.get(field)) {
+            members.push((field, v.clone()));
+        }
+    }
+    Json::object(members)
 }
 
 /// The findings as members of a result in the JSON report; nothing when
@@ -41,10 +64,12 @@ pub struct Findings {
 pub fn findings_json(f: &Findings) -> Vec<(&'static str, Json)> {
     let mut out = Vec::new();
     if let Some((id, state)) = &f.known_issue {
-        out.push((
-            "knownIssue",
-            Json::object([("id", Json::str(id)), ("state", Json::str(state.name()))]),
-        ));
+        let mut issue = vec![("id", Json::str(id)), ("state", Json::str(state.name()))];
+        if let Some((title, link)) = &f.issue_about {
+            issue.push(("title", Json::str(title)));
+            issue.push(("upstream", link.as_deref().map_or(Json::Null, Json::str)));
+        }
+        out.push(("knownIssue", Json::object(issue)));
     }
     if let Some(matches) = f.snapshot {
         out.push((
@@ -59,6 +84,9 @@ pub fn findings_json(f: &Findings) -> Vec<(&'static str, Json)> {
             .map(|r| Json::str(&r.to_string()))
             .collect();
         out.push(("providerRejects", Json::Array(reasons)));
+    }
+    if let Some(input) = &f.input {
+        out.push(("input", input.clone()));
     }
     out
 }
@@ -101,7 +129,10 @@ impl Refiner {
         observed: &Observed,
         base: Verdict,
     ) -> (Verdict, Findings) {
-        let mut f = Findings::default();
+        let mut f = Findings {
+            input: Some(input_json(case)),
+            ..Findings::default()
+        };
         if let Observed::Ran {
             bodies,
             projection: seen,
@@ -118,12 +149,16 @@ impl Refiner {
             };
             let projections: Vec<&crate::projection::Projection> =
                 modelled.into_iter().chain([seen]).collect();
-            f.known_issue =
+            if let Some((issue, state)) =
                 self.known
                     .recognise(case, &projections)
                     .and_then(|(issue, symptom)| {
-                        IssueState::of(symptom, predicted, observed).map(|s| (issue.id.clone(), s))
-                    });
+                        IssueState::of(symptom, predicted, observed).map(|s| (issue, s))
+                    })
+            {
+                f.known_issue = Some((issue.id.clone(), state));
+                f.issue_about = Some((issue.title.clone(), issue.upstream.clone()));
+            }
             f.snapshot = snapshot_matches(&self.snapshots, &case.name(), version, bodies);
             f.provider = provider::check(case.route, bodies);
         }
@@ -159,6 +194,7 @@ mod tests {
             } else {
                 vec![]
             },
+            ..Findings::default()
         }
     }
 
