@@ -249,10 +249,17 @@ fn the_html_grid_shows_the_verdicts_in_headless_chromium() {
     let mut links = 0;
     for r in linked["results"].as_array_mut().unwrap() {
         let on_1_67 = r["version"] == "1.67.0";
-        if let Some(issue) = r.get_mut("knownIssue") {
+        let Some(issue) = r.get_mut("knownIssue") else {
+            continue;
+        };
+        assert!(
+            issue["title"].as_str().is_some_and(|t| !t.is_empty()),
+            "the JSON report carries each issue's title: {issue}"
+        );
+        if issue["id"] == "toolchoice-not-rewritten" {
             assert_eq!(
-                issue["title"], "A named toolChoice does not follow the tool-name rewrite",
-                "the JSON report carries the title"
+                issue["title"],
+                "A named toolChoice does not follow the tool-name rewrite"
             );
             let link = if on_1_67 {
                 "https://example.org/upstream/1"
@@ -292,7 +299,7 @@ fn the_html_grid_shows_the_verdicts_in_headless_chromium() {
     );
     let md = std::fs::read_to_string(out_dir.path().join("report.md")).unwrap();
     assert!(
-        md.contains("| `toolchoice-not-rewritten` | present | 1.0.4, 1.67.0 | 2 |"),
+        md.contains("| `toolchoice-not-rewritten` | present | 1.0.4, 1.67.0 | 1 |"),
         "{md}"
     );
     let lines = std::fs::read_to_string(out_dir.path().join("results.jsonl")).unwrap();
