@@ -212,7 +212,15 @@ mod tests {
     #[test]
     fn every_versions_help_names_every_word() {
         use crate::versions::spec::VersionSpec;
-        const WORDS: &[&str] = &["pinned", "latest", "next", "all", "0.x", "every", "snapshots"];
+        const WORDS: &[&str] = &[
+            "pinned",
+            "latest",
+            "next",
+            "all",
+            "0.x",
+            "every",
+            "snapshots",
+        ];
         for w in WORDS {
             let spec = VersionSpec::parse(w).unwrap();
             assert!(
@@ -240,7 +248,10 @@ mod tests {
                 sub.get_name()
             );
         }
-        assert!(seen >= 5, "run, matrix, verify, sweep, plan… take --versions");
+        assert!(
+            seen >= 5,
+            "run, matrix, verify, sweep, plan… take --versions"
+        );
     }
 
     #[test]

@@ -49,7 +49,12 @@ pub fn input_json(case: &Case) -> Json {
     let file = case.to_json();
     let mut members = vec![(
         "tools",
-        Json::Array(case.tools.iter().map(|t| Json::String(t.key().clone())).collect()),
+        Json::Array(
+            case.tools
+                .iter()
+                .map(|t| Json::String(t.key().clone()))
+                .collect(),
+        ),
     )];
     for field in ["toolChoice", "activeTools"] {
         if let Some(v) = file.get("call").and_then(|c| c.get(field)) {

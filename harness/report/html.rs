@@ -205,12 +205,14 @@ for (const [name, s] of Object.entries(D.verdicts)) {
   li.appendChild(document.createTextNode(' ' + name + ' (' + n + ')'));
   li.dataset.verdict = name; li.dataset.count = n;
 }
-// The known issues at the top: each, and the versions where it is in each
-// state.
+// The known issues at the top: each, its title, and the versions where it
+// is in each state.
 const issues = new Map();
+const titles = new Map();
 for (const r of D.rows) {
   const m = r.knownIssue && r.knownIssue.match(/^(.*) \((.*)\)$/);
   if (!m) continue;
+  if (r.issueTitle) titles.set(m[1], r.issueTitle);
   const states = issues.get(m[1]) ?? new Map();
   const vs = states.get(m[2]) ?? new Set();
   vs.add(r.version); states.set(m[2], vs); issues.set(m[1], states);
@@ -219,7 +221,7 @@ const headline = document.getElementById('issues');
 for (const [id, states] of issues) {
   const li = headline.appendChild(document.createElement('li'));
   li.dataset.issue = id;
-  li.textContent = id + ': ' + [...states].map(([st, vs]) => st + ' on ' + D.versions.filter(v => vs.has(v)).join(', ')).join('; ');
+  li.textContent = id + (titles.has(id) ? ' (' + titles.get(id) + ')' : '') + ': ' + [...states].map(([st, vs]) => st + ' on ' + D.versions.filter(v => vs.has(v)).join(', ')).join('; ');
 }
 headline.hidden = issues.size === 0;
 function section(panel, title, text) {

@@ -23,6 +23,9 @@ fn fenced(lang: &str, body: &str) -> String {
     format!("{fence}{lang}\n{}\n{fence}\n", body.trim_end())
 }
 
+/// Where one issue is in one state: the versions, and the cases.
+type Seen<'a> = (Vec<&'a str>, Vec<&'a str>);
+
 pub fn render(doc: &ReportDoc) -> String {
     let mut out = String::from("## mastra-conform\n\n");
     out.push_str(&format!("{}\n\n", cell(&doc.run_line())));
@@ -101,7 +104,7 @@ pub fn render(doc: &ReportDoc) -> String {
     // Per issue and state: the versions, and the cases (each once, first
     // seen first). The cases are the groups `diff` files its differences
     // under, so a reader can hold the two side by side.
-    let mut issues: BTreeMap<&str, BTreeMap<&str, (Vec<&str>, Vec<&str>)>> = BTreeMap::new();
+    let mut issues: BTreeMap<&str, BTreeMap<&str, Seen>> = BTreeMap::new();
     for r in &doc.rows {
         if let Some((id, state)) = &r.known_issue {
             let (versions, cases) = issues

@@ -155,13 +155,33 @@ fn verify_says_the_fixed_build_fixes_toolchoice_not_rewritten() {
     );
 }
 
+/// `diff` on the corpus, after a matrix of the same two builds that stored
+/// its observations: `diff` judges them again, so the two are one run, and
+/// report.md and `diff` must put each case in the same group
+/// (`assert_the_groups_agree`).
 #[test]
 fn diff_lists_exactly_the_cases_whose_toolchoice_gets_rewritten() {
     let b = fixed_build();
     let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("observations");
+    let out_dir = dir.path().join("matrix");
+    let ran = bin()
+        .env("MASTRA_CONFORM_OBSERVATIONS", &store)
+        .args(["matrix", "--versions"])
+        .arg(format!("1.67.0,{}", b.tgz.display()))
+        .arg("--out")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert!(
+        matches!(ran.status.code(), Some(0 | 1)),
+        "the matrix ran: {}",
+        text(&ran)
+    );
     let json = dir.path().join("diff.json");
     let md = dir.path().join("diff.md");
     let out = bin()
+        .env("MASTRA_CONFORM_OBSERVATIONS", &store)
         .args(["diff", "--from", "1.67.0", "--to"])
         .arg(&b.tgz)
         .arg("--json")
@@ -206,6 +226,8 @@ fn diff_lists_exactly_the_cases_whose_toolchoice_gets_rewritten() {
         md.contains("Matches the fixed behaviour of `toolchoice-not-rewritten`"),
         "{md}"
     );
+    let report_md = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
+    assert_the_groups_agree(&report_md, &md);
 }
 
 #[test]
@@ -977,44 +999,15 @@ fn report_groups(md: &str) -> Groups {
     groups
 }
 
-/// One run (the matrix observes 1.67.0 and the fixed build; `diff` judges
-/// the same stored observations again): each case `diff` files under an
-/// issue's fixed behaviour is in report.md under that issue, present on
-/// 1.67.0 and fixed on the build, the same cases and the same count, and
-/// none of them under the bodies a provider would reject "not a known
-/// issue". Every case report.md has as fixed is in `diff`'s group.
-#[test]
-fn report_md_and_diff_put_each_case_in_the_same_group() {
-    let b = fixed_build();
-    let dir = tempfile::tempdir().unwrap();
-    let store = dir.path().join("observations");
-    let out_dir = dir.path().join("matrix");
-    let out = bin()
-        .env("MASTRA_CONFORM_OBSERVATIONS", &store)
-        .args(["matrix", "--versions"])
-        .arg(format!("1.67.0,{}", b.tgz.display()))
-        .arg("--out")
-        .arg(&out_dir)
-        .output()
-        .unwrap();
-    assert!(
-        matches!(out.status.code(), Some(0 | 1)),
-        "the matrix ran: {}",
-        text(&out)
-    );
-    let diff_md = dir.path().join("diff.md");
-    let diffed = bin()
-        .env("MASTRA_CONFORM_OBSERVATIONS", &store)
-        .args(["diff", "--from", "1.67.0", "--to"])
-        .arg(&b.tgz)
-        .arg("--markdown")
-        .arg(&diff_md)
-        .output()
-        .unwrap();
-    assert_eq!(diffed.status.code(), Some(1), "{}", text(&diffed));
-    let diff = diff_groups(&std::fs::read_to_string(&diff_md).unwrap());
-    let report_md = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
-    let report = report_groups(&report_md);
+/// One run (a matrix of 1.67.0 and the fixed build, and `diff` of the
+/// same observations): each case `diff` files under an issue's fixed
+/// behaviour is in report.md under that issue, present on 1.67.0 and fixed
+/// on the build, the same cases and the same count, and none of them under
+/// the bodies a provider would reject "not a known issue". Every case
+/// report.md has as fixed is in `diff`'s group.
+fn assert_the_groups_agree(report_md: &str, diff_md: &str) {
+    let diff = diff_groups(diff_md);
+    let report = report_groups(report_md);
     let fixes: Vec<&String> = diff.keys().filter(|k| !k.is_empty()).collect();
     assert_eq!(
         fixes,
@@ -1119,7 +1112,9 @@ fn verify_answers_on_every_snapshot_and_names_one_that_cannot_install() {
         "a snapshot not served gets no answer: {said}"
     );
     assert!(
-        said.contains(&format!("{UNSERVED}: registry snapshot, not served by the registry")),
+        said.contains(&format!(
+            "{UNSERVED}: registry snapshot, not served by the registry"
+        )),
         "{said}"
     );
     assert_eq!(

@@ -183,7 +183,7 @@ fn the_html_grid_shows_the_verdicts_in_headless_chromium() {
     let headline = &page_dom[page_dom.find("<ul id=\"issues\"").expect("the headline")..];
     let headline = &headline[..headline.find("</ul>").unwrap()];
     assert!(
-        headline.contains("toolchoice-not-rewritten: present on 1.0.4, 1.67.0")
+        headline.contains("toolchoice-not-rewritten (A named toolChoice does not follow the tool-name rewrite): present on 1.0.4, 1.67.0")
             && !headline.contains(" hidden"),
         "{headline}"
     );
@@ -274,7 +274,12 @@ fn the_html_grid_shows_the_verdicts_in_headless_chromium() {
     let again = out_dir.path().join("linked");
     let file = out_dir.path().join("linked.json");
     std::fs::write(&file, serde_json::to_string(&linked).unwrap()).unwrap();
-    let r = run(&["report", file.to_str().unwrap(), "--out", again.to_str().unwrap()]);
+    let r = run(&[
+        "report",
+        file.to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap(),
+    ]);
     assert_eq!(r.status.code(), Some(0));
     let linked_url = format!("file://{}", again.join("report.html").display());
     let dom = dump_dom(&format!("{linked_url}#open={}@1.67.0", GRID_CASES[0]));
