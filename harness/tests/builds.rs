@@ -918,8 +918,7 @@ fn a_snapshot_runs_and_the_report_says_what_it_was_predicted_as() {
     );
 }
 
-/// The groups of a Markdown rendering: each `## ` heading's cases, as
-/// `read_group` finds them under it.
+/// The groups of a Markdown rendering, by name, each with its cases.
 type Groups = std::collections::BTreeMap<String, Vec<String>>;
 
 /// `diff`'s Markdown: `## Matches the fixed behaviour of `ID` (N)` or
