@@ -39,9 +39,13 @@ pub struct Findings {
     pub issue_about: Option<(String, Option<String>)>,
     /// What the case gives the agent, as its file writes it (`input`):
     /// the tools' keys, and the call's toolChoice and activeTools when it
-    /// has them. Reports show it beside each verdict; it rides with the
-    /// findings because every result is judged here with its case at hand.
-    pub input: Option<Json>,
+    /// has them, as pretty JSON text. Text, not a value: a key may be no
+    /// well-formed UTF-16 (a lone surrogate, which the case format allows),
+    /// and as text its `\ud800` escape reaches every JSON reader (serde
+    /// refuses a lone surrogate) as the file writes it. Reports show it
+    /// beside each verdict; it rides with the findings because every result
+    /// is judged here with its case at hand.
+    pub input: Option<String>,
 }
 
 /// A case's `input` (see `Findings::input`).
@@ -91,7 +95,7 @@ pub fn findings_json(f: &Findings) -> Vec<(&'static str, Json)> {
         out.push(("providerRejects", Json::Array(reasons)));
     }
     if let Some(input) = &f.input {
-        out.push(("input", input.clone()));
+        out.push(("input", Json::str(input)));
     }
     out
 }
@@ -135,7 +139,7 @@ impl Refiner {
         base: Verdict,
     ) -> (Verdict, Findings) {
         let mut f = Findings {
-            input: Some(input_json(case)),
+            input: Some(input_json(case).to_pretty()),
             ..Findings::default()
         };
         if let Observed::Ran {
@@ -238,6 +242,34 @@ mod tests {
                 "{base:?} {issue:?} {snapshot:?} {rejects}"
             );
         }
+    }
+
+    /// A key with a lone surrogate (the case format allows one) reaches the
+    /// report as the escape its file writes, in a document serde reads.
+    #[test]
+    fn the_input_keeps_a_lone_surrogate_as_its_escape() {
+        use crate::case::{Tool, ToolChoice};
+        use crate::js::string::JsString;
+        let key = JsString::from_units(vec![0xD800, u16::from(b'x')]);
+        let mut case = Case::new("cases/x.json", "a lone surrogate");
+        case.tools = vec![Tool::Standard(key.clone()), Tool::Standard("ok".into())];
+        case.call.tool_choice = Some(ToolChoice::Tool(key));
+        let f = Findings {
+            input: Some(input_json(&case).to_pretty()),
+            ..Findings::default()
+        };
+        let doc = Json::object(findings_json(&f)).to_compact();
+        let read: serde_json::Value = serde_json::from_str(&doc).expect("serde reads it");
+        let input = read["input"].as_str().unwrap();
+        assert!(
+            input.contains(
+                r#""tools": [
+    "\ud800x",
+    "ok"
+  ]"#
+            ) && input.contains(r#""toolName": "\ud800x""#),
+            "{input}"
+        );
     }
 
     #[test]

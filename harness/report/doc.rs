@@ -41,7 +41,7 @@ pub struct Row {
     pub provider: Vec<String>,
     /// What the case gives the agent (its tools' keys, toolChoice and
     /// activeTools as its file writes them), when the report carries it.
-    pub input: Option<Json>,
+    pub input: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -93,7 +93,7 @@ impl Row {
             issue_title: issue("title"),
             issue_link: issue("upstream"),
             provider,
-            input: v.get("input").filter(|i| !i.is_null()).cloned(),
+            input: text(v, "input"),
         })
     }
 

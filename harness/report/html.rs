@@ -63,12 +63,7 @@ fn data(doc: &ReportDoc) -> Json {
                     "provider",
                     Json::Array(r.provider.iter().map(|p| Json::str(p)).collect()),
                 ),
-                (
-                    "input",
-                    r.input
-                        .as_ref()
-                        .map_or(Json::Null, |i| Json::str(&i.to_pretty())),
-                ),
+                ("input", opt(&r.input)),
             ])
         })
         .collect();
