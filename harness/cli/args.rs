@@ -167,9 +167,12 @@ impl DefaultVersions for DefaultAll {
 /// registry.
 #[derive(Debug, Args, Clone, PartialEq, Eq)]
 pub struct VersionsArgs<D: DefaultVersions> {
-    /// Versions, comma-separated: exact, a prerelease, a dist-tag, `pinned`,
-    /// `latest`, `next`, `all` (1.x), `0.x`, `every`, a range, or a build
-    /// (./x.tgz, ./folder).
+    /// Versions, comma-separated: exact (1.67.0), a prerelease
+    /// (1.67.0-alpha.4), a snapshot build (0.0.0-TAG-TIMESTAMP), a dist-tag,
+    /// `pinned`, `latest`, `next`, `all` (every 1.x), `0.x` (every 0.x),
+    /// `every` (both lines), `snapshots` (every 0.0.0-* snapshot build the
+    /// registry serves), a range (">=1.60.0 <1.70.0"), or a build (./x.tgz,
+    /// ./folder).
     #[arg(long, default_value = D::VERSIONS)]
     pub versions: VersionList,
     /// Ranges and `all` take prereleases too (by default they select
@@ -223,8 +226,9 @@ impl CaseRouteArgs {
 /// The one version a command on one case runs or predicts on.
 #[derive(Debug, Args, Clone, PartialEq, Eq)]
 pub struct OneVersionArgs {
-    /// One version: exact, a prerelease, a dist-tag, or a build (a packed
-    /// tarball or a folder).
+    /// One version: exact, a prerelease, a snapshot build
+    /// (0.0.0-TAG-TIMESTAMP), a dist-tag, or a build (a packed tarball or a
+    /// folder).
     #[arg(long = "mastra-version")]
     pub mastra_version: VersionSpec,
 }

@@ -35,8 +35,9 @@ pub struct Cli {
 }
 
 /// Every version flag takes the same grammar (`VersionSpec`): exact
-/// (`1.67.0`), a prerelease (`1.67.0-alpha.4`), a dist-tag, `pinned`,
-/// `latest`, `next`, `all`, a range (`>=1.60.0 <1.70.0`), or a build: a
+/// (`1.67.0`), a prerelease (`1.67.0-alpha.4`), a snapshot build
+/// (`0.0.0-TAG-TIMESTAMP`), a dist-tag, `pinned`, `latest`, `next`, `all`,
+/// `0.x`, `every`, `snapshots`, a range (`>=1.60.0 <1.70.0`), or a build: a
 /// packed tarball (`./mastra-core-1.72.0.tgz`) or a folder holding a built
 /// @mastra/core. A flag that takes one version refuses a spec naming several.
 #[derive(Debug, Subcommand, PartialEq, Eq)]
@@ -203,6 +204,54 @@ mod tests {
     #[test]
     fn the_command_line_is_consistent() {
         Cli::command().debug_assert();
+    }
+
+    /// Every `--versions` help names each word the grammar reads as a set of
+    /// versions, and the snapshot-build form; a word missing from the help
+    /// is a word no one finds.
+    #[test]
+    fn every_versions_help_names_every_word() {
+        use crate::versions::spec::VersionSpec;
+        const WORDS: &[&str] = &[
+            "pinned",
+            "latest",
+            "next",
+            "all",
+            "0.x",
+            "every",
+            "snapshots",
+        ];
+        for w in WORDS {
+            let spec = VersionSpec::parse(w).unwrap();
+            assert!(
+                !matches!(spec, VersionSpec::Tag(_)),
+                "{w} is a word of the grammar, not a dist-tag"
+            );
+        }
+        let mut seen = 0;
+        for sub in Cli::command().get_subcommands() {
+            let Some(arg) = sub.get_arguments().find(|a| a.get_id() == "versions") else {
+                continue;
+            };
+            seen += 1;
+            let help = arg.get_help().map(ToString::to_string).unwrap_or_default();
+            for w in WORDS {
+                assert!(
+                    help.contains(&format!("`{w}`")),
+                    "`{} --versions` help does not name `{w}`: {help}",
+                    sub.get_name()
+                );
+            }
+            assert!(
+                help.contains("0.0.0-TAG-TIMESTAMP"),
+                "`{} --versions` help does not show a snapshot build: {help}",
+                sub.get_name()
+            );
+        }
+        assert!(
+            seen >= 5,
+            "run, matrix, verify, sweep, plan… take --versions"
+        );
     }
 
     #[test]

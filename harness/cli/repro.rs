@@ -26,7 +26,8 @@ pub struct ReproArgs {
     /// prediction), or a known issue's id (its smallest case).
     pub case: PathBuf,
     /// The version the script's install line names: exact, a prerelease, a
-    /// dist-tag, or a build (a packed tarball or a folder).
+    /// snapshot build (0.0.0-TAG-TIMESTAMP), a dist-tag, or a build (a
+    /// packed tarball or a folder).
     #[arg(long = "mastra-version", default_value = "1.67.0")]
     pub mastra_version: VersionSpec,
     /// The wire route the script's agent takes (a case that names its

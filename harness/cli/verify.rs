@@ -82,7 +82,12 @@ pub fn verify(args: VerifyArgs) -> Result<Exit, Failure> {
                 );
             }
         }
-        for r in rows.iter().filter(|r| r.status == Status::Unknown) {
+        // Each version that gave no answer, with why: one that could not
+        // run and one the registry does not serve alike.
+        for r in rows
+            .iter()
+            .filter(|r| matches!(r.status, Status::Unknown | Status::Unavailable))
+        {
             if let Some((case, _, verdict, detail)) = r.cases.first() {
                 let why = detail
                     .as_deref()

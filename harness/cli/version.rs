@@ -50,6 +50,9 @@ pub fn announced(
 /// for a snapshot, also by which rule (`predicted as 1.58.0: its
 /// CHANGELOG.md's first release heading is 1.58.0-alpha.12`).
 pub fn predicted_as(session: &Session, v: MastraVersion) -> String {
+    if session.unplaced(v) {
+        return format!("{v}: {}, not served by the registry", session.origin(v));
+    }
     let predicted = session.predicted_as(v);
     let mut line = format!(
         "{v}: {}, predicted as {}",

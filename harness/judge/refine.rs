@@ -34,6 +34,38 @@ pub struct Findings {
     /// changed; `None`: no snapshot.
     pub snapshot: Option<bool>,
     pub provider: Vec<Rejection>,
+    /// The known issue's title and upstream link, as the ledger has them,
+    /// so a report read without the ledger still says what the issue is.
+    pub issue_about: Option<(String, Option<String>)>,
+    /// What the case gives the agent, as its file writes it (`input`):
+    /// the tools' keys, and the call's toolChoice and activeTools when it
+    /// has them, as pretty JSON text. Text, not a value: a key may be no
+    /// well-formed UTF-16 (a lone surrogate, which the case format allows),
+    /// and as text its `\ud800` escape reaches every JSON reader (serde
+    /// refuses a lone surrogate) as the file writes it. Reports show it
+    /// beside each verdict; it rides with the findings because every result
+    /// is judged here with its case at hand.
+    pub input: Option<String>,
+}
+
+/// A case's `input` (see `Findings::input`).
+pub fn input_json(case: &Case) -> Json {
+    let file = case.to_json();
+    let mut members = vec![(
+        "tools",
+        Json::Array(
+            case.tools
+                .iter()
+                .map(|t| Json::String(t.key().clone()))
+                .collect(),
+        ),
+    )];
+    for field in ["toolChoice", "activeTools"] {
+        if let Some(v) = file.get("call").and_then(|c| c.get(field)) {
+            members.push((field, v.clone()));
+        }
+    }
+    Json::object(members)
 }
 
 /// The findings as members of a result in the JSON report; nothing when
@@ -41,10 +73,12 @@ pub struct Findings {
 pub fn findings_json(f: &Findings) -> Vec<(&'static str, Json)> {
     let mut out = Vec::new();
     if let Some((id, state)) = &f.known_issue {
-        out.push((
-            "knownIssue",
-            Json::object([("id", Json::str(id)), ("state", Json::str(state.name()))]),
-        ));
+        let mut issue = vec![("id", Json::str(id)), ("state", Json::str(state.name()))];
+        if let Some((title, link)) = &f.issue_about {
+            issue.push(("title", Json::str(title)));
+            issue.push(("upstream", link.as_deref().map_or(Json::Null, Json::str)));
+        }
+        out.push(("knownIssue", Json::object(issue)));
     }
     if let Some(matches) = f.snapshot {
         out.push((
@@ -59,6 +93,9 @@ pub fn findings_json(f: &Findings) -> Vec<(&'static str, Json)> {
             .map(|r| Json::str(&r.to_string()))
             .collect();
         out.push(("providerRejects", Json::Array(reasons)));
+    }
+    if let Some(input) = &f.input {
+        out.push(("input", Json::str(input)));
     }
     out
 }
@@ -101,7 +138,10 @@ impl Refiner {
         observed: &Observed,
         base: Verdict,
     ) -> (Verdict, Findings) {
-        let mut f = Findings::default();
+        let mut f = Findings {
+            input: Some(input_json(case).to_pretty()),
+            ..Findings::default()
+        };
         if let Observed::Ran {
             bodies,
             projection: seen,
@@ -118,12 +158,16 @@ impl Refiner {
             };
             let projections: Vec<&crate::projection::Projection> =
                 modelled.into_iter().chain([seen]).collect();
-            f.known_issue =
+            if let Some((issue, state)) =
                 self.known
                     .recognise(case, &projections)
                     .and_then(|(issue, symptom)| {
-                        IssueState::of(symptom, predicted, observed).map(|s| (issue.id.clone(), s))
-                    });
+                        IssueState::of(symptom, predicted, observed).map(|s| (issue, s))
+                    })
+            {
+                f.known_issue = Some((issue.id.clone(), state));
+                f.issue_about = Some((issue.title.clone(), issue.upstream.clone()));
+            }
             f.snapshot = snapshot_matches(&self.snapshots, &case.name(), version, bodies);
             f.provider = provider::check(case.route, bodies);
         }
@@ -159,6 +203,7 @@ mod tests {
             } else {
                 vec![]
             },
+            ..Findings::default()
         }
     }
 
@@ -197,6 +242,34 @@ mod tests {
                 "{base:?} {issue:?} {snapshot:?} {rejects}"
             );
         }
+    }
+
+    /// A key with a lone surrogate (the case format allows one) reaches the
+    /// report as the escape its file writes, in a document serde reads.
+    #[test]
+    fn the_input_keeps_a_lone_surrogate_as_its_escape() {
+        use crate::case::{Tool, ToolChoice};
+        use crate::js::string::JsString;
+        let key = JsString::from_units(vec![0xD800, u16::from(b'x')]);
+        let mut case = Case::new("cases/x.json", "a lone surrogate");
+        case.tools = vec![Tool::Standard(key.clone()), Tool::Standard("ok".into())];
+        case.call.tool_choice = Some(ToolChoice::Tool(key));
+        let f = Findings {
+            input: Some(input_json(&case).to_pretty()),
+            ..Findings::default()
+        };
+        let doc = Json::object(findings_json(&f)).to_compact();
+        let read: serde_json::Value = serde_json::from_str(&doc).expect("serde reads it");
+        let input = read["input"].as_str().unwrap();
+        assert!(
+            input.contains(
+                r#""tools": [
+    "\ud800x",
+    "ok"
+  ]"#
+            ) && input.contains(r#""toolName": "\ud800x""#),
+            "{input}"
+        );
     }
 
     #[test]

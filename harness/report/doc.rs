@@ -35,7 +35,13 @@ pub struct Row {
     pub detail: Option<String>,
     /// The known issue the case shows, and its state on this version.
     pub known_issue: Option<(String, String)>,
+    /// That issue's title and upstream link, when the report carries them.
+    pub issue_title: Option<String>,
+    pub issue_link: Option<String>,
     pub provider: Vec<String>,
+    /// What the case gives the agent (its tools' keys, toolChoice and
+    /// activeTools as its file writes them), when the report carries it.
+    pub input: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -64,6 +70,7 @@ impl Row {
         let known_issue = v
             .get("knownIssue")
             .and_then(|k| Some((text(k, "id")?, text(k, "state")?)));
+        let issue = |field: &str| v.get("knownIssue").and_then(|k| text(k, field));
         let provider = v
             .get("providerRejects")
             .and_then(Json::as_array)
@@ -83,7 +90,10 @@ impl Row {
             diff: text(v, "diff"),
             detail: text(v, "detail"),
             known_issue,
+            issue_title: issue("title"),
+            issue_link: issue("upstream"),
             provider,
+            input: text(v, "input"),
         })
     }
 

@@ -1,8 +1,11 @@
 //! One self-contained HTML page: a grid of cases (one row per case and wire
 //! route, with a route column and a route filter) by versions, each cell
-//! coloured by its verdict; a cell opens its diff (or predicted and observed
-//! projections, the known issue, provider rejections, the infrastructure
-//! detail) in a panel beside the grid, which stays in view as the grid scrolls.
+//! coloured by its verdict; a cell opens its detail in a panel beside the
+//! grid, which stays in view as the grid scrolls: the case's input (its
+//! tools' keys, toolChoice and activeTools as written), the known issue
+//! with its title and upstream link, provider rejections, the
+//! infrastructure detail, and the diff (or predicted and observed
+//! projections).
 //!
 //! The results travel inside the page as JSON (`<script type=
 //! "application/json">`, every `<` escaped so no string can close the tag)
@@ -54,10 +57,13 @@ fn data(doc: &ReportDoc) -> Json {
                         .as_ref()
                         .map_or(Json::Null, |(id, s)| Json::str(&format!("{id} ({s})"))),
                 ),
+                ("issueTitle", opt(&r.issue_title)),
+                ("issueLink", opt(&r.issue_link)),
                 (
                     "provider",
                     Json::Array(r.provider.iter().map(|p| Json::str(p)).collect()),
                 ),
+                ("input", opt(&r.input)),
             ])
         })
         .collect();
@@ -194,12 +200,14 @@ for (const [name, s] of Object.entries(D.verdicts)) {
   li.appendChild(document.createTextNode(' ' + name + ' (' + n + ')'));
   li.dataset.verdict = name; li.dataset.count = n;
 }
-// The known issues at the top: each, and the versions where it is in each
-// state.
+// The known issues at the top: each, its title, and the versions where it
+// is in each state.
 const issues = new Map();
+const titles = new Map();
 for (const r of D.rows) {
   const m = r.knownIssue && r.knownIssue.match(/^(.*) \((.*)\)$/);
   if (!m) continue;
+  if (r.issueTitle) titles.set(m[1], r.issueTitle);
   const states = issues.get(m[1]) ?? new Map();
   const vs = states.get(m[2]) ?? new Set();
   vs.add(r.version); states.set(m[2], vs); issues.set(m[1], states);
@@ -208,7 +216,7 @@ const headline = document.getElementById('issues');
 for (const [id, states] of issues) {
   const li = headline.appendChild(document.createElement('li'));
   li.dataset.issue = id;
-  li.textContent = id + ': ' + [...states].map(([st, vs]) => st + ' on ' + D.versions.filter(v => vs.has(v)).join(', ')).join('; ');
+  li.textContent = id + (titles.has(id) ? ' (' + titles.get(id) + ')' : '') + ': ' + [...states].map(([st, vs]) => st + ' on ' + D.versions.filter(v => vs.has(v)).join(', ')).join('; ');
 }
 headline.hidden = issues.size === 0;
 function section(panel, title, text) {
@@ -216,12 +224,33 @@ function section(panel, title, text) {
   panel.appendChild(document.createElement('h3')).textContent = title;
   panel.appendChild(document.createElement('pre')).textContent = text;
 }
+// The known issue: its id and state, its title, and its upstream link. Only
+// a web address becomes a link: the page opens nothing else.
+function issue(panel, r) {
+  if (!r.knownIssue) return;
+  panel.appendChild(document.createElement('h3')).textContent = 'known issue';
+  const p = panel.appendChild(document.createElement('p'));
+  p.className = 'issue';
+  p.appendChild(document.createElement('b')).textContent = r.knownIssue;
+  if (r.issueTitle) p.appendChild(document.createTextNode(': ' + r.issueTitle));
+  const link = panel.appendChild(document.createElement('p'));
+  link.className = 'issue-link';
+  if (r.issueLink && /^https?:\/\//.test(r.issueLink)) {
+    link.appendChild(document.createTextNode('upstream: '));
+    const a = link.appendChild(document.createElement('a'));
+    a.setAttribute('href', r.issueLink);
+    a.textContent = r.issueLink;
+  } else {
+    link.textContent = 'upstream: not reported yet (known-issues.json links no report)';
+  }
+}
 function open(r) {
   const panel = document.getElementById('panel');
   panel.replaceChildren();
   panel.dataset.case = r.case; panel.dataset.version = r.version; panel.dataset.verdict = r.verdict;
   panel.appendChild(document.createElement('h2')).textContent = r.case + ' on ' + r.version + ': ' + r.verdict;
-  section(panel, 'known issue', r.knownIssue);
+  section(panel, 'input (tools\' keys, toolChoice, activeTools as the case file writes them)', r.input);
+  issue(panel, r);
   section(panel, 'a provider would reject', r.provider.join('\n'));
   section(panel, 'infrastructure', r.detail);
   if (r.diff) section(panel, 'diff (predicted → observed)', r.diff);

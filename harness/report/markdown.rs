@@ -23,6 +23,9 @@ fn fenced(lang: &str, body: &str) -> String {
     format!("{fence}{lang}\n{}\n{fence}\n", body.trim_end())
 }
 
+/// Where one issue is in one state: the versions, and the cases.
+type Seen<'a> = (Vec<&'a str>, Vec<&'a str>);
+
 pub fn render(doc: &ReportDoc) -> String {
     let mut out = String::from("## mastra-conform\n\n");
     out.push_str(&format!("{}\n\n", cell(&doc.run_line())));
@@ -98,33 +101,52 @@ pub fn render(doc: &ReportDoc) -> String {
             out.push_str("\n</details>\n");
         }
     }
-    let mut issues: BTreeMap<String, BTreeMap<String, Vec<String>>> = BTreeMap::new();
+    // Per issue and state: the versions, and the cases (each once, first
+    // seen first). The cases are the groups `diff` files its differences
+    // under, so a reader can hold the two side by side.
+    let mut issues: BTreeMap<&str, BTreeMap<&str, Seen>> = BTreeMap::new();
     for r in &doc.rows {
         if let Some((id, state)) = &r.known_issue {
-            issues
-                .entry(id.clone())
+            let (versions, cases) = issues
+                .entry(id.as_str())
                 .or_default()
-                .entry(state.clone())
-                .or_default()
-                .push(r.version.clone());
+                .entry(state.as_str())
+                .or_default();
+            versions.push(r.version.as_str());
+            if !cases.contains(&r.case.as_str()) {
+                cases.push(r.case.as_str());
+            }
         }
     }
     if !issues.is_empty() {
         out.push_str(
-            "\n### Known upstream issues\n\n| issue | state | versions |\n|---|---|---|\n",
+            "\n### Known upstream issues\n\n| issue | state | versions | cases |\n|---|---|---|---:|\n",
         );
         for (id, states) in &issues {
-            for (state, versions) in states {
+            for (state, (versions, cases)) in states {
                 // Each version once, in the run's order (not string order).
                 let vs: Vec<String> = doc
                     .versions()
                     .into_iter()
-                    .filter(|v| versions.contains(v))
+                    .filter(|v| versions.contains(&v.as_str()))
                     .collect();
                 out.push_str(&format!(
-                    "| `{id}` | {state} | {} |\n",
-                    cell(&vs.join(", "))
+                    "| `{id}` | {state} | {} | {} |\n",
+                    cell(&vs.join(", ")),
+                    cases.len()
                 ));
+            }
+        }
+        for (id, states) in &issues {
+            for (state, (_, cases)) in states {
+                out.push_str(&format!(
+                    "\n<details><summary><code>{id}</code> {state}: {} case(s)</summary>\n\n",
+                    cases.len()
+                ));
+                for c in cases {
+                    out.push_str(&format!("- `{}`\n", cell(c)));
+                }
+                out.push_str("\n</details>\n");
             }
         }
     }
@@ -183,8 +205,12 @@ mod tests {
         assert!(md.contains("| 1.67.0 | | 1 | | 1 |"), "{md}");
         assert!(md.contains("```diff\n-x 1\n+x 2\n```"), "{md}");
         assert!(
-            md.contains("| `toolchoice-not-rewritten` | present | 1.0.4 |"),
+            md.contains("| `toolchoice-not-rewritten` | present | 1.0.4 | 1 |"),
             "{md}"
+        );
+        assert!(
+            md.contains("<code>toolchoice-not-rewritten</code> present: 1 case(s)</summary>\n\n- `cases/b&lt;c>.json`\n"),
+            "the cases under each issue: {md}"
         );
         assert!(md.contains("npm failed"));
         assert!(

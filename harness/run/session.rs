@@ -281,6 +281,13 @@ impl Session {
         if let Some((placed, _)) = self.placed.iter().find(|(p, _)| *p == v) {
             return Ok(*placed);
         }
+        // A snapshot the registry does not serve has no CHANGELOG to read
+        // and nothing to run: it stays unplaced, and its install says it is
+        // not served, as an unserved release's does.
+        let is_build = self.builds.iter().any(|b| b.version == v);
+        if !is_build && !self.registry()?.versions.contains(&v) {
+            return Ok(v);
+        }
         let (heading, registry) = match self.builds.iter().find(|b| b.version == v) {
             // A build is in no registry: its CHANGELOG or --predict-as.
             Some(b) => (b.changelog, Registry::default()),
@@ -320,6 +327,12 @@ impl Session {
                 "registry prerelease".into()
             }
         })
+    }
+
+    /// Whether `v` is a snapshot no rule placed (the registry does not
+    /// serve it), so the model predicts it as nothing.
+    pub fn unplaced(&self, v: MastraVersion) -> bool {
+        v.is_snapshot() && !self.placed.iter().any(|(p, _)| *p == v)
     }
 
     /// The release the model predicts `v` as, and the rule that gave it.

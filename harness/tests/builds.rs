@@ -155,13 +155,33 @@ fn verify_says_the_fixed_build_fixes_toolchoice_not_rewritten() {
     );
 }
 
+/// `diff` on the corpus, after a matrix of the same two builds that stored
+/// its observations: `diff` judges them again, so the two are one run, and
+/// report.md and `diff` must put each case in the same group
+/// (`assert_the_groups_agree`).
 #[test]
 fn diff_lists_exactly_the_cases_whose_toolchoice_gets_rewritten() {
     let b = fixed_build();
     let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("observations");
+    let out_dir = dir.path().join("matrix");
+    let ran = bin()
+        .env("MASTRA_CONFORM_OBSERVATIONS", &store)
+        .args(["matrix", "--versions"])
+        .arg(format!("1.67.0,{}", b.tgz.display()))
+        .arg("--out")
+        .arg(&out_dir)
+        .output()
+        .unwrap();
+    assert!(
+        matches!(ran.status.code(), Some(0 | 1)),
+        "the matrix ran: {}",
+        text(&ran)
+    );
     let json = dir.path().join("diff.json");
     let md = dir.path().join("diff.md");
     let out = bin()
+        .env("MASTRA_CONFORM_OBSERVATIONS", &store)
         .args(["diff", "--from", "1.67.0", "--to"])
         .arg(&b.tgz)
         .arg("--json")
@@ -206,6 +226,8 @@ fn diff_lists_exactly_the_cases_whose_toolchoice_gets_rewritten() {
         md.contains("Matches the fixed behaviour of `toolchoice-not-rewritten`"),
         "{md}"
     );
+    let report_md = std::fs::read_to_string(out_dir.join("report.md")).unwrap();
+    assert_the_groups_agree(&report_md, &md);
 }
 
 #[test]
@@ -893,5 +915,210 @@ fn a_snapshot_runs_and_the_report_says_what_it_was_predicted_as() {
             "{SNAPSHOT}: registry snapshot, predicted as 1.58.0: its CHANGELOG.md's first release heading is 1.58.0-alpha.12"
         )),
         "{md}"
+    );
+}
+
+/// The groups of a Markdown rendering, by name, each with its cases.
+type Groups = std::collections::BTreeMap<String, Vec<String>>;
+
+/// `diff`'s Markdown: `## Matches the fixed behaviour of `ID` (N)` or
+/// `## Not explained by a known issue (N)`, each case a `### `CASE`` under
+/// it; the heading's count is checked against the cases listed.
+fn diff_groups(md: &str) -> Groups {
+    let mut groups = Groups::new();
+    let mut current: Option<(String, usize)> = None;
+    let close = |current: &Option<(String, usize)>, groups: &Groups| {
+        if let Some((g, n)) = current {
+            assert_eq!(groups[g].len(), *n, "the heading counts its cases: {md}");
+        }
+    };
+    for line in md.lines() {
+        if let Some(h) = line.strip_prefix("## ") {
+            close(&current, &groups);
+            current = None;
+            let (name, count) = h.rsplit_once(" (").unwrap();
+            let count: usize = count.trim_end_matches(')').parse().unwrap();
+            let id = name
+                .strip_prefix("Matches the fixed behaviour of `")
+                .map(|r| r.trim_end_matches('`').to_string());
+            if let Some(id) = id {
+                groups.insert(id.clone(), Vec::new());
+                current = Some((id, count));
+            } else if name == "Not explained by a known issue" {
+                groups.insert(String::new(), Vec::new());
+                current = Some((String::new(), count));
+            }
+        } else if let (Some(c), Some((g, _))) = (line.strip_prefix("### `"), &current) {
+            groups
+                .get_mut(g)
+                .unwrap()
+                .push(c.trim_end_matches('`').to_string());
+        }
+    }
+    close(&current, &groups);
+    groups
+}
+
+/// report.md's cases per known issue and state (`ID STATE`), from its
+/// `<details>` lists, each list's count checked against the table's.
+fn report_groups(md: &str) -> Groups {
+    let mut groups = Groups::new();
+    let mut lines = md.lines();
+    while let Some(line) = lines.next() {
+        let Some(rest) = line.strip_prefix("<details><summary><code>") else {
+            continue;
+        };
+        let Some((id, rest)) = rest.split_once("</code> ") else {
+            continue;
+        };
+        let Some((state, count)) = rest.split_once(": ") else {
+            continue;
+        };
+        let Some(count) = count.strip_suffix(" case(s)</summary>") else {
+            continue;
+        };
+        let cases: Vec<String> = lines
+            .by_ref()
+            .take_while(|l| *l != "</details>")
+            .filter_map(|l| l.strip_prefix("- `")?.strip_suffix('`').map(String::from))
+            .collect();
+        assert_eq!(cases.len().to_string(), count, "{md}");
+        assert!(
+            md.contains(&format!("| `{id}` | {state} | ")) && {
+                let row = md
+                    .lines()
+                    .find(|l| l.starts_with(&format!("| `{id}` | {state} | ")))
+                    .unwrap();
+                row.ends_with(&format!(" | {count} |"))
+            },
+            "the table counts the same cases: {md}"
+        );
+        groups.insert(format!("{id} {state}"), cases);
+    }
+    groups
+}
+
+/// One run (a matrix of 1.67.0 and the fixed build, and `diff` of the
+/// same observations): each case `diff` files under an issue's fixed
+/// behaviour is in report.md under that issue, present on 1.67.0 and fixed
+/// on the build, the same cases and the same count, and none of them under
+/// the bodies a provider would reject "not a known issue". Every case
+/// report.md has as fixed is in `diff`'s group.
+fn assert_the_groups_agree(report_md: &str, diff_md: &str) {
+    let diff = diff_groups(diff_md);
+    let report = report_groups(report_md);
+    let fixes: Vec<&String> = diff.keys().filter(|k| !k.is_empty()).collect();
+    assert_eq!(
+        fixes,
+        vec!["toolchoice-not-rewritten"],
+        "the build fixes one issue: {diff:?}"
+    );
+    for id in &fixes {
+        let grouped: BTreeSet<&String> = diff[*id].iter().collect();
+        let fixed: BTreeSet<&String> = report[&format!("{id} fixed")].iter().collect();
+        assert_eq!(grouped, fixed, "the same cases, so the same count");
+        let present: BTreeSet<&String> = report[&format!("{id} present")].iter().collect();
+        assert!(
+            grouped.is_subset(&present),
+            "each was present on 1.67.0: {grouped:?} {present:?}"
+        );
+    }
+    let fixed_in_report: Vec<&String> = report.keys().filter(|k| k.ends_with(" fixed")).collect();
+    assert_eq!(fixed_in_report.len(), fixes.len(), "{report:?}");
+    if let Some(rejects) = report_md.split("### Bodies a provider would reject").nth(1) {
+        let rejects = rejects.split("\n### ").next().unwrap();
+        for id in &fixes {
+            for case in &diff[*id] {
+                assert!(
+                    !rejects.contains(&format!("`{case}`")),
+                    "{case} is under {id} in diff, so not \"not a known issue\" in report.md:\n{rejects}"
+                );
+            }
+        }
+    }
+}
+
+/// Every snapshot build the registry serves, as npm itself lists them.
+fn served_snapshots() -> Vec<String> {
+    let out = Command::new("npm")
+        .args(["view", "@mastra/core", "versions", "--json"])
+        .output()
+        .expect("npm runs");
+    assert!(out.status.success(), "npm view: {}", text(&out));
+    let all = Json::parse(String::from_utf8_lossy(&out.stdout).trim()).unwrap();
+    all.as_array()
+        .unwrap()
+        .iter()
+        .map(s)
+        .filter(|v| v.starts_with("0.0.0-"))
+        .collect()
+}
+
+/// `verify toolchoice-not-rewritten --versions snapshots` answers on each
+/// snapshot build that installs (and says what it was predicted as, by
+/// which rule), and names each that does not, with why. A snapshot the
+/// registry does not serve is given beside them, so the second half is
+/// seen whatever the registry serves.
+#[test]
+fn verify_answers_on_every_snapshot_and_names_one_that_cannot_install() {
+    const UNSERVED: &str = "0.0.0-no-such-snapshot-20260101000000";
+    let served = served_snapshots();
+    assert!(!served.is_empty(), "the registry serves snapshots");
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("verify.json");
+    let out = bin()
+        .args(["verify", "toolchoice-not-rewritten", "--versions"])
+        .arg(format!("snapshots,{UNSERVED}"))
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let said = text(&out);
+    let report = read_json(&json, &out);
+    let rows = report.get("issues").unwrap().as_array().unwrap()[0]
+        .get("versions")
+        .unwrap()
+        .as_array()
+        .unwrap();
+    let status: Vec<(String, String)> = rows
+        .iter()
+        .map(|r| (s(r.get("version").unwrap()), s(r.get("status").unwrap())))
+        .collect();
+    let named: BTreeSet<&str> = status.iter().map(|(v, _)| v.as_str()).collect();
+    let mut want: BTreeSet<&str> = served.iter().map(String::as_str).collect();
+    want.insert(UNSERVED);
+    assert_eq!(named, want, "one answer per snapshot: {said}");
+    let answers = ["present", "FIXED", "partly fixed", "absent (as modelled)"];
+    for (v, st) in &status {
+        if answers.contains(&st.as_str()) || st.starts_with("CHANGED") {
+            assert!(
+                said.contains(&format!("{v}: registry snapshot, predicted as ")),
+                "an answered snapshot says what it was predicted as: {said}"
+            );
+        } else {
+            // Not answered: the output names it and says why, in a line
+            // of its own.
+            let why = said
+                .lines()
+                .find(|l| l.trim_start().starts_with(&format!("{v} ")) && l.len() > v.len() + 20)
+                .unwrap_or_else(|| panic!("{v} ({st}) is not named with why: {said}"));
+            eprintln!("{v}: {st}: {why}");
+        }
+    }
+    let unserved = &status.iter().find(|(v, _)| v == UNSERVED).unwrap().1;
+    assert!(
+        !answers.contains(&unserved.as_str()),
+        "a snapshot not served gets no answer: {said}"
+    );
+    assert!(
+        said.contains(&format!(
+            "{UNSERVED}: registry snapshot, not served by the registry"
+        )),
+        "{said}"
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "an unserved version is reported, not failed, as in `run` without --strict: {said}"
     );
 }

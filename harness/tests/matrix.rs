@@ -183,7 +183,7 @@ fn the_html_grid_shows_the_verdicts_in_headless_chromium() {
     let headline = &page_dom[page_dom.find("<ul id=\"issues\"").expect("the headline")..];
     let headline = &headline[..headline.find("</ul>").unwrap()];
     assert!(
-        headline.contains("toolchoice-not-rewritten: present on 1.0.4, 1.67.0")
+        headline.contains("toolchoice-not-rewritten (A named toolChoice does not follow the tool-name rewrite): present on 1.0.4, 1.67.0")
             && !headline.contains(" hidden"),
         "{headline}"
     );
@@ -212,6 +212,87 @@ fn the_html_grid_shows_the_verdicts_in_headless_chromium() {
         panel.contains("the tool choice names \"search.web\", which is not among the tools sent"),
         "{panel}"
     );
+    // The issue's title, and its upstream link or that there is none yet.
+    assert!(
+        panel.contains("A named toolChoice does not follow the tool-name rewrite"),
+        "the issue's title: {panel}"
+    );
+    assert!(
+        panel.contains("upstream: not reported yet") && !panel.contains("<a "),
+        "the ledger links no report for this issue, and the panel says so: {panel}"
+    );
+    // The case's input as its file writes it: the tools' keys and the named
+    // toolChoice, the very key the issue is about.
+    let input = section_text(panel, "input");
+    assert!(
+        input.contains(r#""tools":["search.web"]"#)
+            && input.contains(r#""toolChoice":{"type":"tool","toolName":"search.web"}"#),
+        "{panel}"
+    );
+    // A case with two tools and a choice of neither, on a version where it
+    // is no known issue: its input, and no issue section.
+    let dom = dump_dom(&format!("{url}#open={}@1.67.0", GRID_CASES[1]));
+    let other = &dom[dom.find("<section id=\"panel\"").expect("the panel")..];
+    let other = &other[..other.find("</section>").unwrap()];
+    let input = section_text(other, "input");
+    assert!(
+        input.contains(r#""tools":["search.web","ok"]"#)
+            && input.contains(r#""toolChoice":{"type":"tool","toolName":"nope"}"#),
+        "{other}"
+    );
+    assert!(!other.contains("known issue"), "{other}");
+
+    // A report whose issue links an upstream report shows it as a link, and
+    // only a web address becomes one. The report is the run's own JSON with
+    // one link written in, rendered again by `report`.
+    let mut linked = json(&out_dir.path().join("report.json"));
+    let mut links = 0;
+    for r in linked["results"].as_array_mut().unwrap() {
+        let on_1_67 = r["version"] == "1.67.0";
+        let Some(issue) = r.get_mut("knownIssue") else {
+            continue;
+        };
+        assert!(
+            issue["title"].as_str().is_some_and(|t| !t.is_empty()),
+            "the JSON report carries each issue's title: {issue}"
+        );
+        if issue["id"] == "toolchoice-not-rewritten" {
+            assert_eq!(
+                issue["title"],
+                "A named toolChoice does not follow the tool-name rewrite"
+            );
+            let link = if on_1_67 {
+                "https://example.org/upstream/1"
+            } else {
+                "javascript:alert(1)"
+            };
+            issue["upstream"] = serde_json::Value::from(link);
+            links += 1;
+        }
+    }
+    assert!(links >= 2, "{links}");
+    let again = out_dir.path().join("linked");
+    let file = out_dir.path().join("linked.json");
+    std::fs::write(&file, serde_json::to_string(&linked).unwrap()).unwrap();
+    let r = run(&[
+        "report",
+        file.to_str().unwrap(),
+        "--out",
+        again.to_str().unwrap(),
+    ]);
+    assert_eq!(r.status.code(), Some(0));
+    let linked_url = format!("file://{}", again.join("report.html").display());
+    let dom = dump_dom(&format!("{linked_url}#open={}@1.67.0", GRID_CASES[0]));
+    assert!(
+        dom.contains(r#"upstream: <a href="https://example.org/upstream/1">https://example.org/upstream/1</a>"#),
+        "{dom}"
+    );
+    let dom = dump_dom(&format!("{linked_url}#open={}@1.0.4", GRID_CASES[0]));
+    let panel = &dom[dom.find("<section id=\"panel\"").expect("the panel")..];
+    assert!(
+        !panel.contains("<a ") && panel.contains("upstream: not reported yet"),
+        "no link but a web address: {panel}"
+    );
 
     // The other renderings of the same run.
     let xml = std::fs::read_to_string(out_dir.path().join("report.xml")).unwrap();
@@ -223,7 +304,7 @@ fn the_html_grid_shows_the_verdicts_in_headless_chromium() {
     );
     let md = std::fs::read_to_string(out_dir.path().join("report.md")).unwrap();
     assert!(
-        md.contains("| `toolchoice-not-rewritten` | present | 1.0.4, 1.67.0 |"),
+        md.contains("| `toolchoice-not-rewritten` | present | 1.0.4, 1.67.0 | 1 |"),
         "{md}"
     );
     let lines = std::fs::read_to_string(out_dir.path().join("results.jsonl")).unwrap();
@@ -245,6 +326,22 @@ fn the_html_grid_shows_the_verdicts_in_headless_chromium() {
     let r = run(&["compare", same.to_str().unwrap(), same.to_str().unwrap()]);
     assert_eq!(r.status.code(), Some(0));
     assert!(stdout(&r).contains(&format!("unchanged: {}", results.len())));
+}
+
+/// The text of the `<pre>` after the panel's heading that starts with
+/// `title`, without whitespace (the page pretty-prints JSON).
+fn section_text(panel: &str, title: &str) -> String {
+    let at = panel
+        .find(&format!("<h3>{title}"))
+        .unwrap_or_else(|| panic!("no {title} section: {panel}"));
+    let pre = &panel[at..];
+    let start = pre.find("<pre>").unwrap() + 5;
+    let end = pre.find("</pre>").unwrap();
+    pre[start..end]
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .collect::<String>()
+        .replace("&quot;", "\"")
 }
 
 fn count_cases(dir: &Path) -> usize {
