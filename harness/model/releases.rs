@@ -233,6 +233,31 @@ pub const GOOGLE_NULL_ARGUMENTS_LOST: (MastraVersion, MastraVersion) = (v(1, 25,
 /// 1.x: the earlier name through 1.13.2, the later from 1.14.0).
 pub const REUSED_ID_TAKES_LATER_CALL: MastraVersion = v(1, 14, 0);
 
+/// Within one step, the same release changes how a second call of an id
+/// is kept: before 1.14.0 the id's one invocation moves to the end of the
+/// step, with the last call's name and the last result of a call that
+/// found its tool; from 1.14.0 it stays where the id was first used, with
+/// the later call's name and result, and a later call naming no tool is
+/// dropped where the earlier found its tool
+/// (`cases/calls/reused-call-id-in-one-step.json` over every 1.x, and
+/// variants on every route of 1.0.4, 1.13.2, 1.14.0, 1.55.0, 1.58.0 and
+/// 1.67.0).
+///
+/// From 1.57.0 a call with memory options keeps the first result of a
+/// reused id, in one step or across steps, with the later call's name
+/// (1.55.0 as without memory; 1.56.x is not served). Found by the fuzzer
+/// on 1.67.0: an `updateWorkingMemory` call answered with another tool's
+/// result.
+pub const MEMORY_KEEPS_FIRST_RESULT: MastraVersion = v(1, 57, 0);
+
+/// On the `openai` route, where history refers to earlier items, a call id
+/// used twice in one step is referred to by its first output item from
+/// 1.11.0 through 1.19.0, by its last (of a call that found its tool)
+/// before and after (`cases/calls/reused-call-id-in-one-step.json` over
+/// every 1.x on that route; items are referred to until 1.51.0).
+pub const RESPONSES_REUSED_ID_FIRST_ITEM: (MastraVersion, MastraVersion) =
+    (v(1, 11, 0), v(1, 19, 0));
+
 /// From 1.19.0 through 1.55.0 a sub-agent called without a string `prompt`
 /// makes no request, and every sub-agent call of that step is answered
 /// "Cannot read properties of undefined (reading 'input')"
@@ -291,6 +316,8 @@ pub struct Release {
     pub google_null_arguments_empty: bool,
     pub google_null_arguments_lost: bool,
     pub reused_id_takes_later_call: bool,
+    pub memory_keeps_first_result: bool,
+    pub responses_reused_id_first_item: bool,
     pub sub_agent_promptless_throws: bool,
 }
 
@@ -320,6 +347,8 @@ impl Release {
             google_null_arguments_empty: version >= GOOGLE_NULL_ARGUMENTS_EMPTY,
             google_null_arguments_lost: within(GOOGLE_NULL_ARGUMENTS_LOST, version),
             reused_id_takes_later_call: version >= REUSED_ID_TAKES_LATER_CALL,
+            memory_keeps_first_result: version >= MEMORY_KEEPS_FIRST_RESULT,
+            responses_reused_id_first_item: within(RESPONSES_REUSED_ID_FIRST_ITEM, version),
             sub_agent_promptless_throws: within(SUB_AGENT_PROMPTLESS_THROWS, version),
         }
     }

@@ -104,6 +104,8 @@ struct Invocation {
     id: JsString,
     call: HistoryItem,
     result: Option<HistoryItem>,
+    /// The call found its tool (its result is not "not found").
+    found: bool,
 }
 
 /// What every agent of a case shares: the replies being handed out, the
@@ -672,6 +674,7 @@ impl Cx<'_> {
                 id: call.id.clone(),
                 call: route::call_on(route, self.rel, i, name.clone()),
                 result: Some(route::result_on(route, &call.id, &name, content)),
+                found: !matches!(r, Resolved::NotFound { .. }),
             };
             agent.record(self, invocation);
         }
@@ -799,20 +802,72 @@ impl Agent {
     /// name kept with the later result before 1.14.0, the later call and
     /// result from it (`REUSED_ID_TAKES_LATER_CALL`). Not on google, whose
     /// calls carry the AI SDK's own ids.
+    ///
+    /// Within one step (`MEMORY_KEEPS_FIRST_RESULT` and the note beside
+    /// it): before 1.14.0 the invocation moves to the end, with the later
+    /// name, and the later result unless the later call found no tool where
+    /// the earlier did; from 1.14.0 it stays in place, and a later call that
+    /// found no tool where the earlier did is dropped. From 1.57.0 a call
+    /// with memory options keeps the earlier result of two calls that found
+    /// their tools, in one step or across steps. On the Responses route an earlier item is referred to by the
+    /// first output item of its id.
     fn record(&mut self, cx: &Cx, invocation: Invocation) {
         let merges = cx.case.route.wire() != Wire::GenerateContent;
         let earlier = self
             .invocations
-            .iter_mut()
-            .find(|i| merges && i.id == invocation.id);
-        match earlier {
-            Some(e) => {
-                if cx.rel.reused_id_takes_later_call {
-                    e.call = invocation.call;
-                }
-                e.result = invocation.result;
+            .iter()
+            .position(|i| merges && i.id == invocation.id);
+        let Some(at) = earlier else {
+            self.invocations.push(invocation);
+            return;
+        };
+        let rel = cx.rel;
+        // Between two calls that found their tools only: a result "not
+        // found" neither stays nor is kept (measured both ways round, in
+        // one step and across steps, on 1.58.0 and 1.67.0).
+        let first_result = rel.memory_keeps_first_result
+            && cx.memory()
+            && invocation.found
+            && self.invocations[at].found;
+        let replaces = invocation.found || !self.invocations[at].found;
+        // A reference names an output item of a call that found its tool
+        // (the last such outside `RESPONSES_REUSED_ID_FIRST_ITEM`, measured
+        // on 1.10.0 with the call naming no tool first and last).
+        let take_call = |e: &mut Invocation, call: HistoryItem| {
+            let reference = matches!(e.call, HistoryItem::Ref(_));
+            if !reference || (replaces && !rel.responses_reused_id_first_item) {
+                e.call = call;
             }
-            None => self.invocations.push(invocation),
+        };
+        if self.invocations[at].step != invocation.step {
+            let e = &mut self.invocations[at];
+            if rel.reused_id_takes_later_call {
+                e.call = invocation.call;
+            }
+            if !first_result {
+                e.result = invocation.result;
+                e.found = invocation.found;
+            }
+            return;
+        }
+        if !rel.reused_id_takes_later_call {
+            let mut e = self.invocations.remove(at);
+            take_call(&mut e, invocation.call);
+            if replaces {
+                e.result = invocation.result;
+                e.found = invocation.found;
+            }
+            self.invocations.push(e);
+            return;
+        }
+        if !replaces {
+            return;
+        }
+        let e = &mut self.invocations[at];
+        take_call(e, invocation.call);
+        if !first_result {
+            e.result = invocation.result;
+            e.found = invocation.found;
         }
     }
 }

@@ -21,7 +21,7 @@ use crate::model::record::is_inherited_name;
 use crate::model::rewrite::wire_name;
 use crate::model::{predict, Prediction};
 use crate::observation::Observed;
-use crate::projection::{ErrorView, RequestView};
+use crate::projection::{ErrorView, HistoryItem, Projection, RequestView};
 use crate::results::{CaseResult, VersionStats};
 use crate::versions::spec::MastraVersion;
 
@@ -40,6 +40,12 @@ enum Defect {
     NoIndexOrder,
     /// Cuts at 64, where providers allow 64, instead of 63.
     CutAt64,
+    /// Writes the results of a step with several calls back in reverse
+    /// order (as if concurrent runs were written as they finished).
+    ResultsReversed,
+    /// Names the tool in a validation report by the name it is sent under
+    /// (the rewritten key), not by its key before `formatTools`.
+    ReportNamesSentName,
 }
 
 /// A plain object's own keys (values do not decide names).
@@ -202,6 +208,22 @@ fn naming(case: &Case, defect: Defect) -> Result<Vec<JsString>, Thrown> {
 /// the naming; then the copy's naming in its place.
 fn mutant_predict(case: &Case, version: MastraVersion, defect: Defect) -> Prediction {
     let real = predict(case, version);
+    if matches!(
+        defect,
+        Defect::ResultsReversed | Defect::ReportNamesSentName
+    ) {
+        return match real {
+            Prediction::Projection(mut p) => {
+                plant_in_history(&mut p, defect);
+                Prediction::Projection(p)
+            }
+            Prediction::Races(mut ps) => {
+                ps.iter_mut().for_each(|p| plant_in_history(p, defect));
+                Prediction::Races(ps)
+            }
+            other => other,
+        };
+    }
     let planted = naming(case, defect);
     if planted == naming(case, Defect::None) {
         return real;
@@ -251,6 +273,87 @@ fn mutant_predict(case: &Case, version: MastraVersion, defect: Defect) -> Predic
         }
     }
     Prediction::Projection(p)
+}
+
+/// The defects of the loop, planted in the history the model predicts:
+/// each request's results reversed where several follow each other, or
+/// each validation report naming the tool by its sent name.
+fn plant_in_history(p: &mut Projection, defect: Defect) {
+    for r in &mut p.requests {
+        match defect {
+            Defect::ResultsReversed => {
+                let mut i = 0;
+                while i < r.history.len() {
+                    let start = i;
+                    while r
+                        .history
+                        .get(i)
+                        .is_some_and(|h| matches!(h, HistoryItem::Result { .. }))
+                    {
+                        i += 1;
+                    }
+                    r.history[start..i].reverse();
+                    i = i.max(start + 1);
+                }
+            }
+            Defect::ReportNamesSentName => {
+                for h in &mut r.history {
+                    if let HistoryItem::Result { content, .. } = h {
+                        name_report_by_sent_name(content);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+const REPORT_HEAD: &str = "Tool input validation failed for ";
+const REPORT_AFTER_NAME: &str = ". Please fix the following errors";
+
+/// A validation report (its JSON text, or the object on Gemini's route)
+/// with the key it names replaced by the name the key is sent under.
+fn name_report_by_sent_name(content: &mut Json) {
+    let renamed = |message: &JsString| -> Option<JsString> {
+        let text = message.to_rust()?;
+        let rest = text.strip_prefix(REPORT_HEAD)?;
+        let end = rest.find(REPORT_AFTER_NAME)?;
+        let sent = wire_name(&JsString::from(&rest[..end]))?;
+        let mut m = JsString::from(REPORT_HEAD);
+        m = m.concat(&sent);
+        m.push_str(&rest[end..]);
+        Some(m)
+    };
+    let in_report = |report: &mut Json| -> bool {
+        let Json::Object(members) = report else {
+            return false;
+        };
+        for (k, v) in members.iter_mut() {
+            if *k == JsString::from("message") {
+                if let Json::String(m) = v {
+                    if let Some(n) = renamed(m) {
+                        *m = n;
+                        return true;
+                    }
+                }
+            }
+        }
+        false
+    };
+    match content {
+        Json::String(text) => {
+            let Some(mut report) = text.to_rust().and_then(|t| Json::parse(&t).ok()) else {
+                return;
+            };
+            if in_report(&mut report) {
+                *text = JsString::from(report.to_compact().as_str());
+            }
+        }
+        Json::Object(_) => {
+            in_report(content);
+        }
+        _ => {}
+    }
 }
 
 /// The model observes; the mutant predicts.
@@ -419,9 +522,97 @@ fn finds_and_shrinks_cutting_at_64() {
     });
 }
 
+/// The budget of the defects of the loop: they need a step with several
+/// calls, or rejected arguments of a key that is rewritten.
+const LOOP_CASES: u64 = 2000;
+
+/// Found within `LOOP_CASES`, fully shrunk, diverged, with at most `tools`
+/// tools and `replies` replies left; and `shows` holds of the shrunk case.
+fn assert_loop_defect_found_and_shrunk(
+    defect: Defect,
+    tools: usize,
+    replies: usize,
+    shows: impl Fn(&Case) -> bool,
+) {
+    for seed in [1, 2] {
+        let generated = generate(seed, LOOP_CASES);
+        let run = fuzz_version(
+            &mut MutantOracle { defect },
+            V1_67,
+            &FuzzSettings::new(seed),
+            &[],
+            &generated,
+            false,
+            &(),
+        );
+        assert!(
+            !run.found.is_empty(),
+            "{defect:?}: nothing found in {LOOP_CASES} cases of seed {seed}"
+        );
+        for f in &run.found {
+            let c = &f.shrunk;
+            let shown = c.to_json().to_pretty();
+            assert_eq!(
+                f.how,
+                super::shrink::Ended::Minimal,
+                "{defect:?}: not fully shrunk:\n{shown}"
+            );
+            assert_eq!(f.result.verdict, Verdict::Diverged, "{defect:?}");
+            assert!(
+                c.all_tools().count() <= tools && c.replies.len() <= replies,
+                "{defect:?}: too much left:\n{shown}"
+            );
+            assert!(
+                shows(c),
+                "{defect:?}: the shrunk case does not show the defect:\n{shown}"
+            );
+        }
+    }
+}
+
+fn calls(c: &Case) -> impl Iterator<Item = &[crate::case::ToolCallReply]> {
+    c.replies.iter().filter_map(|r| match r {
+        Reply::ToolCalls(calls) => Some(calls.as_slice()),
+        _ => None,
+    })
+}
+
+#[test]
+fn finds_and_shrinks_results_written_in_reverse() {
+    // One step with two calls whose results differ, and the request after
+    // it that carries them back.
+    assert_loop_defect_found_and_shrunk(Defect::ResultsReversed, 2, 2, |c| {
+        calls(c).any(|step| step.len() == 2)
+    });
+}
+
+#[test]
+fn finds_and_shrinks_a_report_naming_the_sent_name() {
+    // A call the validator rejects, of a tool whose key is rewritten.
+    assert_loop_defect_found_and_shrunk(Defect::ReportNamesSentName, 2, 2, |c| {
+        keys(c)
+            .iter()
+            .any(|k| wire_name(k).is_some_and(|w| w != *k))
+            && calls(c).any(|step| !step.is_empty())
+    });
+}
+
 #[test]
 fn without_a_defect_nothing_is_found() {
     assert!(fuzz(Defect::None, 1).is_empty());
+    // Nor in the budget the defects of the loop are given.
+    let run = fuzz_version(
+        &mut MutantOracle {
+            defect: Defect::None,
+        },
+        V1_67,
+        &FuzzSettings::new(1),
+        &[],
+        &generate(1, LOOP_CASES),
+        false,
+        &(),
+    );
+    assert!(run.found.is_empty());
 }
 
 /// The copy is faithful: its names are the model's, and it throws where the
