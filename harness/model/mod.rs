@@ -25,6 +25,7 @@ pub mod route;
 pub mod sources;
 mod steps;
 mod validate;
+pub mod zero;
 
 pub use steps::DEFAULT_MAX_STEPS;
 
@@ -250,6 +251,9 @@ pub fn call_target(case: &Case, name: &JsString) -> Option<CallTarget> {
 pub fn predict(case: &Case, version: MastraVersion) -> Prediction {
     let version = version.release();
     let rel = Release::of(version);
+    if let Some(reason) = zero::no_agent(&rel) {
+        return Prediction::Projection(Projection::not_applicable(reason));
+    }
     if !rel.is_modelled() {
         return Prediction::Unmodelled(format!(
             "@mastra/core {version} is outside the 1.x line the model was swept on"
@@ -269,7 +273,21 @@ pub fn predict(case: &Case, version: MastraVersion) -> Prediction {
             "@mastra/core {version} does not export {name}"
         )));
     }
-    match run(case, &rel) {
+    let outcome = match zero::mcp_orders(case, &rel) {
+        Some(orders) => orders.and_then(|cases| {
+            let mut all: Vec<Projection> = Vec::new();
+            for c in &cases {
+                for p in run(c, &rel)? {
+                    if !all.contains(&p) {
+                        all.push(p);
+                    }
+                }
+            }
+            Ok(all)
+        }),
+        None => run(case, &rel),
+    };
+    match outcome {
         Ok(mut ps) if ps.len() == 1 => Prediction::Projection(ps.remove(0)),
         Ok(ps) if ps.is_empty() => Prediction::Unmodelled("the loop gave no projection".into()),
         Ok(ps) => Prediction::Races(ps),
@@ -289,7 +307,11 @@ fn run(case: &Case, rel: &Release) -> Result<Vec<Projection>, String> {
         }]);
     }
     let offered = offered(case, rel, &tools);
-    steps::run_loop(case, rel, &tools, offered)
+    let projections = steps::run_loop(case, rel, &tools, offered)?;
+    match &rel.zero {
+        Some(z) => zero::after_loop(case, rel, z, projections),
+        None => Ok(projections),
+    }
 }
 
 /// The error the call ends in before any request, if any; otherwise
@@ -310,7 +332,13 @@ fn error_before_requests(
         let message = JsString::from(releases::SUB_AGENTS_THROW_MESSAGE);
         return Some(error_view(Some(failed_id), message, None));
     }
+    if !rel.formats_tools() {
+        return None;
+    }
     format_tools(tools).err().map(|e| {
+        if let Some(z) = &rel.zero {
+            return zero::format_error(z, &e);
+        }
         let cause = match e {
             FormatError::Collision { .. } => Some("AGENT_TOOL_NAME_COLLISION"),
             FormatError::EmptyKey => None,

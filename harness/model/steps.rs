@@ -50,7 +50,7 @@ const MAX_STATES: usize = 4096;
 
 /// How one call of a scripted reply resolves.
 #[derive(Debug, Clone)]
-enum Resolved {
+pub(super) enum Resolved {
     Run {
         /// The tool's id (what `executed` lists).
         id: JsString,
@@ -71,7 +71,7 @@ enum Resolved {
 
 /// What a found call runs.
 #[derive(Debug, Clone, PartialEq)]
-enum Runs {
+pub(super) enum Runs {
     /// A case tool's `execute` with this input: listed in `executed`,
     /// answers `TOOL_RESULT`.
     Ours(Json),
@@ -479,7 +479,11 @@ impl Cx<'_> {
                 return Ok(Some(Ending::Error(error_view(None, message, None))));
             }
         }
-        if taken.resolved.iter().any(|r| matches!(r, Resolved::Stop)) {
+        let stops = match &self.rel.zero {
+            Some(_) => super::zero::step_stops(&taken.resolved),
+            None => taken.resolved.iter().any(|r| matches!(r, Resolved::Stop)),
+        };
+        if stops {
             if agent.who != Requester::Parent {
                 return Err("a sub-agent's call of a tool without execute".into());
             }
@@ -566,6 +570,10 @@ impl Cx<'_> {
             });
         }
         let runs = match &value.origin {
+            // 0.x: what a client tool's call and a workflow's run do there.
+            ToolOrigin::Client | ToolOrigin::Workflow if rel.zero.is_some() => {
+                super::zero::client_or_workflow_run(rel, &value.origin, named, &call.arguments)?
+            }
             ToolOrigin::Client => return Ok(Resolved::Stop),
             ToolOrigin::Ours => match checked(Schema::City, &call.arguments)? {
                 Ok(input) => Runs::Ours(input),
