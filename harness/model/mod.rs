@@ -114,8 +114,14 @@ fn entries(tools: &[Tool], client: bool) -> Record<ToolValue> {
     Record::from_entries(tools.iter().map(|t| (t.key().clone(), value_of(t, client))))
 }
 
-/// Mastra's request record, before `formatTools`.
+/// Mastra's request record, before `formatTools`, as 1.x builds it.
 fn merged_tools(case: &Case) -> Record<ToolValue> {
+    merged_tools_on(case, None)
+}
+
+/// Mastra's request record, before `formatTools`, as the release builds it
+/// (`zero::convert_tools` on 0.x).
+fn merged_tools_on(case: &Case, zero: Option<&zero::Zero>) -> Record<ToolValue> {
     let src = &case.sources;
     // The agent's tools: the case's object, then (as users write it)
     // `{ ...tools, ...(await mcp.listTools()) }`; given as is or returned by
@@ -153,6 +159,9 @@ fn merged_tools(case: &Case) -> Record<ToolValue> {
     // (1.67.0 and 1.71.0 spread workspace, skill and browser tools after
     // them, which a case never has). A later source replaces an equal key
     // silently, keeping the first one's position.
+    if let Some(z) = zero {
+        return zero::convert_tools(z, case, &agent, &toolset_tools, &client_tools);
+    }
     let mut all = Record::new();
     all.spread_from(&agent);
     all.spread_from(&sources::memory_tools(src.memory));
@@ -299,7 +308,7 @@ pub fn predict(case: &Case, version: MastraVersion) -> Prediction {
 /// releases where listing them throws, then `formatTools`), then the agent
 /// loop (`steps`).
 fn run(case: &Case, rel: &Release) -> Result<Vec<Projection>, String> {
-    let mut tools = merged_tools(case);
+    let mut tools = merged_tools_on(case, rel.zero.as_ref());
     if let Some(error) = error_before_requests(case, rel, &mut tools) {
         return Ok(vec![Projection {
             error: Some(error),

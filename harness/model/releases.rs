@@ -285,7 +285,8 @@ impl Release {
             not_found_is_a_result: version >= NOT_FOUND_IS_A_RESULT,
             history_names_sanitised: version >= HISTORY_NAMES_SANITISED,
             hidden_is_not_found: version >= HIDDEN_IS_NOT_FOUND,
-            history_per_step: version >= HISTORY_PER_STEP,
+            // The v4 loop of 0.x writes history per step too (`zero`).
+            history_per_step: version >= HISTORY_PER_STEP || zero.is_some_and(|z| !z.v5_loop),
             eager_stream_tools: version >= EAGER_STREAM_TOOLS,
             retries: if version >= NO_RETRIES { 0 } else { 2 },
             responses_item_references: version < RESPONSES_CALLS_BY_NAME,

@@ -117,7 +117,7 @@ struct World {
 
 /// How an agent's loop ended.
 #[derive(Debug, Clone, PartialEq)]
-enum Ending {
+pub(super) enum Ending {
     /// A text reply (or the steps ran out): the answer.
     Answer(JsString),
     /// An error reply (the API-call error, which the parent's projection
@@ -131,9 +131,9 @@ enum Ending {
 
 /// One agent's loop: the case's agent, or one run of a sub-agent.
 #[derive(Debug, Clone)]
-struct Agent {
+pub(super) struct Agent {
     who: Requester,
-    tools: Record<ToolValue>,
+    pub(super) tools: Record<ToolValue>,
     /// What each of its requests carries in `tools` and `tool_choice`.
     offered: (Option<Vec<JsString>>, Option<Json>),
     /// `activeTools`, as the release applies it (the parent's only).
@@ -240,9 +240,9 @@ struct Cx<'a> {
 }
 
 /// What one agent's step did before its sub-agents ran.
-struct Taken {
-    calls: Vec<ToolCallReply>,
-    resolved: Vec<Resolved>,
+pub(super) struct Taken {
+    pub(super) calls: Vec<ToolCallReply>,
+    pub(super) resolved: Vec<Resolved>,
 }
 
 /// What an agent's request led to.
@@ -303,7 +303,9 @@ impl Cx<'_> {
             .iter()
             .map(|c| self.resolve(agent, c))
             .collect::<Result<Vec<_>, _>>()?;
-        self.execute(world, &calls, &resolved);
+        if !super::zero::throws_before_running(self.rel, &resolved) {
+            self.execute(world, &calls, &resolved);
+        }
         Ok(Ok(Taken { calls, resolved }))
     }
 
@@ -467,6 +469,9 @@ impl Cx<'_> {
     /// it. The other calls of the step have run either way (measured on
     /// 1.0.4 with the missing or the client call first and last).
     fn ended_by(&self, agent: &Agent, taken: &Taken) -> Result<Option<Ending>, String> {
+        if let Some(ending) = super::zero::step_fails(self.case, self.rel, agent, taken)? {
+            return Ok(Some(ending));
+        }
         if !self.rel.not_found_is_a_result {
             if let Some(i) = taken
                 .resolved
@@ -502,6 +507,7 @@ impl Cx<'_> {
         let (key, found) = match tools.get(name) {
             Lookup::Own(v) => (Some(name.clone()), Some(v.clone())),
             Lookup::Inherited => (Some(name.clone()), None),
+            Lookup::Missing if !super::zero::finds_by_id(rel) => (None, None),
             Lookup::Missing => match tools.entries().into_iter().find(|(_, v)| v.id == *name) {
                 Some((k, v)) => (Some(k.clone()), Some(v.clone())),
                 None => (None, None),
@@ -758,7 +764,12 @@ impl Agent {
     /// (`history_per_step`) or every call ahead of every result.
     fn history(&self, rel: &Release) -> Vec<HistoryItem> {
         let mut out = self.before.clone();
-        if rel.history_per_step {
+        if super::zero::history_per_call(rel) {
+            for i in &self.invocations {
+                out.push(i.call.clone());
+                out.extend(i.result.clone());
+            }
+        } else if rel.history_per_step {
             let last = self.invocations.iter().map(|i| i.step).max();
             for step in 0..=last.unwrap_or(0) {
                 let of = || self.invocations.iter().filter(move |i| i.step == step);
@@ -790,12 +801,19 @@ impl Agent {
         for attempt in 0..=cx.rel.retries {
             world.arrived.push((self.who.clone(), request.clone()));
             match world.script.next(&self.who) {
-                Reply::Error { status, .. } if is_retryable(status) && attempt < cx.rel.retries => {
+                Reply::Error { status, .. }
+                    if super::zero::retryable(cx.rel, status) && attempt < cx.rel.retries =>
+                {
                     continue
                 }
                 Reply::ToolCalls(calls) => return Sent::Calls(calls),
                 Reply::Text(text) => return Sent::Ended(Ending::Answer(text)),
-                Reply::Error { status, .. } => return Sent::Ended(Ending::ApiError(status)),
+                Reply::Error { status, .. } => {
+                    return Sent::Ended(match super::zero::api_error(cx.rel) {
+                        Some(e) => Ending::Error(e),
+                        None => Ending::ApiError(status),
+                    })
+                }
             }
         }
         Sent::Ended(Ending::ApiError(0))
@@ -808,7 +826,8 @@ impl Agent {
     /// result from it (`REUSED_ID_TAKES_LATER_CALL`). Not on google, whose
     /// calls carry the AI SDK's own ids.
     fn record(&mut self, cx: &Cx, invocation: Invocation) {
-        let merges = cx.case.route.wire() != Wire::GenerateContent;
+        let merges =
+            cx.case.route.wire() != Wire::GenerateContent && super::zero::merges_call_ids(cx.rel);
         let earlier = self
             .invocations
             .iter_mut()
@@ -854,10 +873,6 @@ fn history_name(rel: &Release, name: &JsString) -> JsString {
     } else {
         name.clone()
     }
-}
-
-fn is_retryable(status: u16) -> bool {
-    matches!(status, 408 | 409 | 429) || status >= 500
 }
 
 /// The error a call with memory options ends in on the releases where a

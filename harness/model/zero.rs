@@ -9,12 +9,13 @@
 //! taken here: `activeTools` (applied on 0.21.0 to 0.24.9) and
 //! `formatTools` (absent before 0.13.2).
 
+use super::record::Record;
 use super::releases::Release;
 use super::rewrite::FormatError;
-use super::steps::{Resolved, Runs};
+use super::steps::{Agent, Ending, Resolved, Runs, Taken};
 use super::validate::{validate, Schema};
-use super::ToolOrigin;
-use crate::case::{Case, Reply};
+use super::{sources, ToolOrigin, ToolValue};
+use crate::case::{Case, Method, Reply};
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::projection::{ErrorView, Projection, RequestView};
@@ -55,6 +56,17 @@ pub const LAST_ZERO: MastraVersion = v(0, 24, 9);
 /// rejects) is the AI SDK's own error, which ends the call.
 pub const V5_LOOP_SINCE: MastraVersion = v(0, 20, 0);
 
+/// The first v5 releases, which differ from the later ones in how
+/// sub-agents and workflows are named, API errors retried, a call naming
+/// no tool ended and history written (each switch below). Measured on
+/// 0.21.1 (the corpus, every route), against 0.24.9; the ends are the
+/// sweep's (docs/0x.md, "Boundaries measured").
+pub const EARLY_V5: (MastraVersion, MastraVersion) = (v(0, 20, 0), v(0, 21, 1));
+
+fn within((first, last): (MastraVersion, MastraVersion), version: MastraVersion) -> bool {
+    (first..=last).contains(&version)
+}
+
 /// The switches for one 0.x version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Zero {
@@ -65,6 +77,10 @@ pub struct Zero {
     pub active_tools_applied: bool,
     /// The v5 loop (else the v4 one).
     pub v5_loop: bool,
+    /// The first v5 releases (`EARLY_V5`): sub-agents and workflows named
+    /// by their key, every API error retried and ending the call, a call
+    /// naming no tool ending the loop silently, history per call.
+    pub sources_by_key: bool,
 }
 
 impl Zero {
@@ -77,6 +93,7 @@ impl Zero {
             format_tools: version >= FORMAT_TOOLS_SINCE,
             active_tools_applied: (ACTIVE_TOOLS_SINCE..=LAST_ZERO).contains(&version),
             v5_loop: version >= V5_LOOP_SINCE,
+            sources_by_key: within(EARLY_V5, version),
         })
     }
 }
@@ -202,7 +219,7 @@ pub fn after_loop(
             for attempt in 0..=rel.retries {
                 p.requests.push(title.clone());
                 let retried =
-                    matches!(reply(next), Reply::Error { status, .. } if is_retryable(status));
+                    matches!(reply(next), Reply::Error { status, .. } if retryable(rel, status));
                 next += 1;
                 if !retried || attempt == rel.retries {
                     break;
@@ -228,6 +245,12 @@ pub(super) fn client_or_workflow_run(
     arguments: &Json,
 ) -> Result<Runs, String> {
     match origin {
+        // The v4 loop stops for a client tool, as 1.x does (the same case
+        // on 0.13.1 and 0.13.2: one request).
+        ToolOrigin::Client if !rel.zero.is_some_and(|z| z.v5_loop) => Ok(Runs::Fixed(CLIENT_STOPS)),
+        ToolOrigin::Client if rel.zero.is_some_and(|z| z.sources_by_key) => {
+            Ok(Runs::Fixed(CLIENT_RESULT_EARLY))
+        }
         ToolOrigin::Client => Ok(Runs::Fixed(CLIENT_RESULT)),
         _ => match validate(rel, Schema::City, named, arguments)? {
             Ok(_) => Err(
@@ -241,18 +264,28 @@ pub(super) fn client_or_workflow_run(
     }
 }
 
-/// The result a client tool's call gets on 0.x (`undefined`, sent as
-/// JSON `null`).
+/// The result a client tool's call gets on the later v5 releases
+/// (`undefined`, sent as JSON `null`), and on the first ones (the empty
+/// text: `cases/calls/client-and-server-tool-in-one-step.json` on 0.21.1).
 const CLIENT_RESULT: &str = "null";
+const CLIENT_RESULT_EARLY: &str = "";
+/// Marks a client tool's call on the v4 loop, which stops the loop (never
+/// written back: a stopped step is not).
+const CLIENT_STOPS: &str = "\u{0}client tool";
 
 /// Whether a 0.x step ends the loop for the client: when no call of it
 /// runs anything but client tools (`cases/replies/client-tool-call-stops-the-loop.json`
 /// on 0.24.9: one request); a client call beside a tool that runs is
 /// answered `null` and the loop goes on.
 pub(super) fn step_stops(resolved: &[Resolved]) -> bool {
+    let stops_v4 = |r: &Resolved| matches!(r, Resolved::Run { runs: Runs::Fixed(t), .. } if *t == CLIENT_STOPS);
+    if resolved.iter().any(stops_v4) {
+        return true;
+    }
     let client = |r: &Resolved| {
         matches!(r, Resolved::Stop)
-            || matches!(r, Resolved::Run { runs: Runs::Fixed(t), .. } if *t == CLIENT_RESULT)
+            || matches!(r, Resolved::Run { runs: Runs::Fixed(t), .. }
+                if *t == CLIENT_RESULT || *t == CLIENT_RESULT_EARLY)
     };
     !resolved.is_empty() && resolved.iter().all(client)
         || resolved.iter().any(|r| matches!(r, Resolved::Stop))
@@ -299,4 +332,236 @@ fn permutations<T: Clone>(mut items: Vec<T>, from: usize, out: &mut Vec<Vec<T>>)
         permutations(items.clone(), from + 1, out);
         items.swap(from, i);
     }
+}
+
+/// `convertTools` on 0.x: the record of every source's tools, before
+/// `formatTools`, in 1.x's order (the agent's tools, memory, toolsets,
+/// client tools, sub-agents, workflows). On the v4 loop sub-agents are not
+/// tools at all, and workflows are named by their key
+/// (`cases/sources/merge-order-of-every-source.json` on 0.13.1: `w` last);
+/// on the first v5 releases (`EARLY_V5`) both are named by their key (`a`,
+/// `w`; `cases/sources/later-source-replaces-an-equal-key-silently.json` on
+/// 0.21.1); later, as on 1.x, `agent-KEY` and `workflow-KEY`.
+pub(super) fn convert_tools(
+    z: &Zero,
+    case: &Case,
+    agent: &Record<ToolValue>,
+    toolsets: &Record<ToolValue>,
+    client: &Record<ToolValue>,
+) -> Record<ToolValue> {
+    let src = &case.sources;
+    let agents = src.agents.as_deref().unwrap_or_default();
+    let workflows = src.workflows.as_deref().unwrap_or_default();
+    let by_key = !z.v5_loop || z.sources_by_key;
+    let sub_agents = if by_key {
+        keyed(agents, |k| ToolOrigin::SubAgent(k.clone()))
+    } else {
+        sources::agent_tools(agents)
+    };
+    let workflows = if by_key {
+        keyed(workflows, |_| ToolOrigin::Workflow)
+    } else {
+        sources::workflow_tools(workflows)
+    };
+    let mut all = Record::new();
+    all.spread_from(agent);
+    all.spread_from(&sources::memory_tools(src.memory));
+    all.spread_from(toolsets);
+    all.spread_from(client);
+    if z.v5_loop {
+        all.spread_from(&sub_agents);
+    }
+    all.spread_from(&workflows);
+    all
+}
+
+/// One tool per key of a registration object, named and identified by the
+/// key itself.
+fn keyed(keys: &[JsString], origin: impl Fn(&JsString) -> ToolOrigin) -> Record<ToolValue> {
+    let registered = Record::from_entries(keys.iter().map(|k| (k.clone(), ())));
+    let mut out = Record::new();
+    for (key, ()) in registered.entries() {
+        out.assign(
+            key.clone(),
+            ToolValue {
+                id: key.clone(),
+                key: key.clone(),
+                origin: origin(key),
+            },
+        );
+    }
+    out
+}
+
+/// Whether an API error of `status` is retried: every error on the first
+/// v5 releases (a scripted 400 is sent three times on 0.21.1:
+/// `cases/active-tools/*`), else the retryable ones as on 1.x.
+pub fn retryable(rel: &Release, status: u16) -> bool {
+    rel.zero.is_some_and(|z| z.sources_by_key) || is_retryable(status)
+}
+
+/// The error an API error ends the call in, where it is not the AI SDK's
+/// `APICallError` (which the projection writes as no error): on the first
+/// v5 releases a plain `Error` with the error body's message, "captured"
+/// in every reply the listener writes (`observe/wire`).
+pub fn api_error(rel: &Release) -> Option<ErrorView> {
+    rel.zero.filter(|z| z.sources_by_key).map(|_| ErrorView {
+        id: None,
+        message: JsString::from("captured"),
+        cause_code: None,
+    })
+}
+
+/// Whether a call naming no tool's name is looked up by tool id: not on
+/// the v4 loop (`cases/replies/call-by-tool-id.json` on 0.13.2: "Model
+/// tried to call unavailable tool 'get-weather'").
+pub fn finds_by_id(rel: &Release) -> bool {
+    rel.zero.is_none_or(|z| z.v5_loop)
+}
+
+/// Whether history writes each call followed by its result, call by call:
+/// on the first v5 releases (`cases/replies/parallel-calls.json` on
+/// 0.21.1). The v4 loop writes each step's calls, then its results, as 1.x
+/// from `HISTORY_PER_STEP` (`Release::of`; `loop-stops-at-*` and
+/// `parallel-calls` on 0.13.2); 0.24.9 every call ahead of every result,
+/// as 1.x before it.
+pub fn history_per_call(rel: &Release) -> bool {
+    rel.zero.is_some_and(|z| z.sources_by_key)
+}
+
+/// Whether a call id used again replaces the earlier invocation: not on
+/// the v4 loop, which keeps both (`cases/calls/reused-call-id.json` on
+/// 0.13.2).
+pub fn merges_call_ids(rel: &Release) -> bool {
+    rel.zero.is_none_or(|z| z.v5_loop)
+}
+
+/// On the v4 loop the AI SDK checks every call of a step before any runs:
+/// a step with a call it refuses runs none (`step_fails`).
+pub(super) fn throws_before_running(rel: &Release, resolved: &[Resolved]) -> bool {
+    rel.zero.is_some_and(|z| !z.v5_loop) && resolved.iter().any(refused_on_v4)
+}
+
+fn refused_on_v4(r: &Resolved) -> bool {
+    matches!(
+        r,
+        Resolved::NotFound { .. }
+            | Resolved::Stop
+            | Resolved::Run {
+                runs: Runs::Fails { .. },
+                ..
+            }
+    )
+}
+
+/// How a 0.x step ends the call before its calls are written back, if it
+/// does:
+/// - on the v4 loop, at the first call the AI SDK refuses: a name no tool
+///   has, "Model tried to call unavailable tool 'NAME'. Available tools:
+///   A, B." (the sent names; `NoSuchToolError`), a name of
+///   `Object.prototype`, "Cannot read properties of undefined (reading
+///   '_def')"; as `LLM_GENERATE_TEXT_AI_SDK_EXECUTION_FAILED` on
+///   `generate`, without an id on `stream` (`cases/replies/call-by-*` on
+///   0.13.1 and 0.13.2); arguments the schema rejects end it in the AI
+///   SDK's `InvalidToolArgumentsError`, whose text quotes zod's issues,
+///   which the model does not give;
+/// - on the first v5 releases, a call naming no tool ends the loop: on
+///   `generate` in "promise 'text' was not resolved or rejected when
+///   stream finished", on `stream` silently (`cases/replies/call-by-unknown-name*`
+///   on 0.21.1); what a sub-agent or a workflow named by its key runs
+///   there is not measured.
+pub(super) fn step_fails(
+    case: &Case,
+    rel: &Release,
+    agent: &Agent,
+    taken: &Taken,
+) -> Result<Option<Ending>, String> {
+    let Some(z) = rel.zero else {
+        return Ok(None);
+    };
+    let generate = case.call.method == Method::Generate;
+    if !z.v5_loop {
+        let Some(i) = taken.resolved.iter().position(refused_on_v4) else {
+            return Ok(None);
+        };
+        if !generate && !taken.resolved.iter().all(refused_on_v4) {
+            // The stream drops the refused call and runs the others
+            // (`cases/found/stream-call-by-id-executes-after-call-by-key-on-1.71.0.json`
+            // on 0.13.2); where its error goes then is not measured.
+            return Err("a refused call beside calls that run on 0.x's AI SDK v4 stream".into());
+        }
+        let name = &taken.calls[i].name;
+        let message = match &taken.resolved[i] {
+            Resolved::NotFound { .. } => {
+                let mut m = JsString::from("Model tried to call unavailable tool '");
+                m = m.concat(name);
+                m.push_str("'. Available tools: ");
+                for (k, n) in agent.tools.keys().iter().enumerate() {
+                    if k > 0 {
+                        m.push_str(", ");
+                    }
+                    m = m.concat(n);
+                }
+                m.push_str(".");
+                m
+            }
+            Resolved::Stop => JsString::from("Cannot read properties of undefined (reading '_def')"),
+            _ => {
+                return Err(
+                    "arguments the schema rejects on 0.x's AI SDK v4 loop: the error quotes zod's issues"
+                        .into(),
+                )
+            }
+        };
+        let id = generate.then_some("LLM_GENERATE_TEXT_AI_SDK_EXECUTION_FAILED");
+        return Ok(Some(Ending::Error(ErrorView {
+            id: id.map(JsString::from),
+            message,
+            cause_code: None,
+        })));
+    }
+    if !z.sources_by_key {
+        return Ok(None);
+    }
+    let by_key = |r: &Resolved| {
+        matches!(
+            r,
+            Resolved::Run {
+                runs: Runs::SubAgent { .. },
+                ..
+            }
+        ) || matches!(
+            r,
+            Resolved::Run {
+                runs: Runs::Fails {
+                    report: _,
+                    sub_agent: true
+                },
+                ..
+            }
+        )
+    };
+    if taken.resolved.iter().any(by_key) {
+        return Err(
+            "a sub-agent called by its key on 0.x's first v5 releases: not measured".into(),
+        );
+    }
+    if taken
+        .resolved
+        .iter()
+        .any(|r| matches!(r, Resolved::NotFound { .. }))
+    {
+        return Ok(Some(if generate {
+            Ending::Error(ErrorView {
+                id: None,
+                message: JsString::from(
+                    "promise 'text' was not resolved or rejected when stream finished",
+                ),
+                cause_code: None,
+            })
+        } else {
+            Ending::Answer(JsString::new())
+        }));
+    }
+    Ok(None)
 }
