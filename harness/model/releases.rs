@@ -289,7 +289,10 @@ impl Release {
             history_per_step: version >= HISTORY_PER_STEP || zero.is_some_and(|z| !z.v5_loop),
             eager_stream_tools: version >= EAGER_STREAM_TOOLS,
             retries: if version >= NO_RETRIES { 0 } else { 2 },
-            responses_item_references: version < RESPONSES_CALLS_BY_NAME,
+            // 0.x's v4 provider and the first v5 releases' send calls by name
+            // (`zero::calls_by_name`).
+            responses_item_references: version < RESPONSES_CALLS_BY_NAME
+                && !zero.is_some_and(|z| z.calls_by_name()),
             responses_name_mapping: version >= RESPONSES_NAME_MAPPING,
             sub_agent_tool_results: version >= SUB_AGENT_TOOL_RESULTS,
             sub_agent_text_only: version >= SUB_AGENT_TEXT_ONLY,

@@ -136,6 +136,9 @@ fn is_openai_tool_type(rel: &Release, name: &JsString) -> bool {
     ];
     const WITH_MAPPING: [&str; 2] = ["mcp", "apply_patch"];
     let is = |n: &&str| JsString::from(*n) == *name;
+    if let Some(only) = super::zero::openai_tool_types(rel) {
+        return only.iter().any(is);
+    }
     ALWAYS.iter().any(is) || (rel.responses_name_mapping && WITH_MAPPING.iter().any(is))
 }
 

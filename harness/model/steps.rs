@@ -809,10 +809,12 @@ impl Agent {
                 Reply::ToolCalls(calls) => return Sent::Calls(calls),
                 Reply::Text(text) => return Sent::Ended(Ending::Answer(text)),
                 Reply::Error { status, .. } => {
-                    return Sent::Ended(match super::zero::api_error(cx.rel) {
-                        Some(e) => Ending::Error(e),
-                        None => Ending::ApiError(status),
-                    })
+                    return Sent::Ended(
+                        match super::zero::api_error(cx.rel, cx.case.route, status) {
+                            Some(e) => Ending::Error(e),
+                            None => Ending::ApiError(status),
+                        },
+                    )
                 }
             }
         }

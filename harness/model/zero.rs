@@ -19,6 +19,7 @@ use crate::case::{Case, Method, Reply};
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::projection::{ErrorView, Projection, RequestView};
+use crate::route::Route;
 use crate::versions::spec::MastraVersion;
 
 const fn v(major: u32, minor: u32, patch: u32) -> MastraVersion {
@@ -84,6 +85,15 @@ pub struct Zero {
 }
 
 impl Zero {
+    /// On the `openai` route, earlier calls go back in history by name
+    /// (`function_call` items), not as `item_reference`s: with the v4
+    /// provider (`@ai-sdk/openai` 1.3.24) and on the first v5 releases
+    /// (every `replies/` case `@openai` on 0.13.1, 0.13.2 and 0.21.1; 0.24.9
+    /// refers to them, as 1.x before `RESPONSES_CALLS_BY_NAME`).
+    pub fn calls_by_name(&self) -> bool {
+        !self.v5_loop || self.sources_by_key
+    }
+
     /// The switches of `version`, or `None` on 1.x.
     pub fn of(version: MastraVersion) -> Option<Zero> {
         if version.major != 0 {
@@ -402,13 +412,40 @@ pub fn retryable(rel: &Release, status: u16) -> bool {
 
 /// The error an API error ends the call in, where it is not the AI SDK's
 /// `APICallError` (which the projection writes as no error): on the first
-/// v5 releases a plain `Error` with the error body's message, "captured"
-/// in every reply the listener writes (`observe/wire`).
-pub fn api_error(rel: &Release) -> Option<ErrorView> {
-    rel.zero.filter(|z| z.sources_by_key).map(|_| ErrorView {
+/// v5 releases a plain `Error` with the error document's message,
+/// "captured" in every reply the listener writes (`observe/wire`), except
+/// on mistral, whose error handler does not read the listener's document
+/// and gives the status's reason phrase ("Bad Request" for the default
+/// 400: every case `@mistral` on 0.21.1).
+pub fn api_error(rel: &Release, route: Route, status: u16) -> Option<ErrorView> {
+    rel.zero.filter(|z| z.sources_by_key)?;
+    let message = match route {
+        Route::Mistral => reason_phrase(status)?,
+        _ => "captured",
+    };
+    Some(ErrorView {
         id: None,
-        message: JsString::from("captured"),
+        message: JsString::from(message),
         cause_code: None,
+    })
+}
+
+/// The HTTP reason phrase of the statuses the listener answers with.
+fn reason_phrase(status: u16) -> Option<&'static str> {
+    Some(match status {
+        400 => "Bad Request",
+        401 => "Unauthorized",
+        403 => "Forbidden",
+        404 => "Not Found",
+        408 => "Request Timeout",
+        409 => "Conflict",
+        422 => "Unprocessable Entity",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        504 => "Gateway Timeout",
+        _ => return None,
     })
 }
 
@@ -564,4 +601,14 @@ pub(super) fn step_fails(
         }));
     }
     Ok(None)
+}
+
+/// On the `openai` route with the v4 provider, the one choice name written
+/// as an OpenAI tool type: `web_search_preview` (`@ai-sdk/openai` 1.3.24
+/// `dist/index.mjs:2024`; `web_search` is a function there:
+/// `cases/found/seed1-case1108-*` on 0.13.1 and 0.13.2). `None`: as 1.x.
+pub fn openai_tool_types(rel: &Release) -> Option<&'static [&'static str]> {
+    rel.zero
+        .filter(|z| !z.v5_loop)
+        .map(|_| &["web_search_preview"][..])
 }
