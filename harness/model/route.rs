@@ -32,6 +32,7 @@ pub fn offer_on(
     choice: &Option<ToolChoice>,
 ) -> (Option<Vec<JsString>>, Option<Json>) {
     let choice = choice.clone().unwrap_or(ToolChoice::Auto);
+    let route = super::zero::offering_route(rel, route);
     match route {
         // @ai-sdk/openai-compatible and @ai-sdk/groq `prepareTools`.
         Route::OpenAiCompatible | Route::Groq => {

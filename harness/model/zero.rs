@@ -612,3 +612,22 @@ pub fn openai_tool_types(rel: &Release) -> Option<&'static [&'static str]> {
         .filter(|z| !z.v5_loop)
         .map(|_| &["web_search_preview"][..])
 }
+
+/// The first release whose core bundles `@ai-sdk/mistral-v5` (its
+/// `package.json` dependencies, as the registry serves them: absent from
+/// 0.24.0, present from 0.24.1).
+pub const MISTRAL_BUNDLED_SINCE: MastraVersion = v(0, 24, 1);
+
+/// The route whose `prepareTools` writes a request's tools and choice. On
+/// the v5 loop before `MISTRAL_BUNDLED_SINCE` a `"mistral/..."` model goes
+/// through Mastra's own OpenAI-compatible client, which writes them as
+/// openai-compatible does (`"required"`, a named choice beside every tool:
+/// `cases/toolchoice/*` `@mistral` on 0.21.1).
+pub fn offering_route(rel: &Release, route: Route) -> Route {
+    let compatible = rel.zero.is_some_and(|z| z.v5_loop) && rel.version < MISTRAL_BUNDLED_SINCE;
+    if route == Route::Mistral && compatible {
+        Route::OpenAiCompatible
+    } else {
+        route
+    }
+}
