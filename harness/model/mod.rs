@@ -316,11 +316,7 @@ fn run(case: &Case, rel: &Release) -> Result<Vec<Projection>, String> {
         }]);
     }
     let offered = offered(case, rel, &tools);
-    let projections = steps::run_loop(case, rel, &tools, offered)?;
-    match &rel.zero {
-        Some(z) => zero::after_loop(case, rel, z, projections),
-        None => Ok(projections),
-    }
+    steps::run_loop(case, rel, &tools, offered)
 }
 
 /// The error the call ends in before any request, if any; otherwise

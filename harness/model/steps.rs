@@ -109,9 +109,9 @@ struct Invocation {
 /// What every agent of a case shares: the replies being handed out, the
 /// requests in the order they arrived, the case tools' runs.
 #[derive(Debug, Clone)]
-struct World {
-    script: Script,
-    arrived: Vec<(Requester, RequestView)>,
+pub(super) struct World {
+    pub(super) script: Script,
+    pub(super) arrived: Vec<(Requester, RequestView)>,
     executed: Vec<Executed>,
 }
 
@@ -132,7 +132,7 @@ pub(super) enum Ending {
 /// One agent's loop: the case's agent, or one run of a sub-agent.
 #[derive(Debug, Clone)]
 pub(super) struct Agent {
-    who: Requester,
+    pub(super) who: Requester,
     pub(super) tools: Record<ToolValue>,
     /// What each of its requests carries in `tools` and `tool_choice`.
     offered: (Option<Vec<JsString>>, Option<Json>),
@@ -158,10 +158,13 @@ struct SubRun {
 
 /// The whole case at a point between two parent steps.
 #[derive(Debug, Clone)]
-struct State {
-    world: World,
+pub(super) struct State {
+    pub(super) world: World,
     parent: Agent,
-    error: Option<ErrorView>,
+    pub(super) error: Option<ErrorView>,
+    /// How the parent's loop ended; `None` while it goes on, and when its
+    /// steps ran out.
+    pub(super) ended: Option<Ending>,
 }
 
 /// What a case's loop gives: every projection its races allow, distinct,
@@ -195,6 +198,7 @@ pub(super) fn run_loop(
             max_steps: case.call.max_steps.unwrap_or(DEFAULT_MAX_STEPS) as usize,
         },
         error: None,
+        ended: None,
     };
     let cx = Cx { case, rel };
     let mut pending = vec![start];
@@ -265,6 +269,7 @@ impl Cx<'_> {
         let taken = match self.take(&mut s.parent, &mut s.world)? {
             Ok(taken) => taken,
             Err(ending) => {
+                s.ended = Some(ending.clone());
                 if let Ending::Error(e) = ending {
                     s.error = Some(e);
                 }
@@ -279,6 +284,7 @@ impl Cx<'_> {
             match end {
                 None => next.push(branch),
                 Some(ending) => {
+                    branch.ended = Some(ending.clone());
                     if let Ending::Error(e) = ending {
                         branch.error = Some(e);
                     }
@@ -415,6 +421,9 @@ impl Cx<'_> {
             for i in choices.into_iter().rev() {
                 let (mut world, mut runs) = (world.clone(), runs.clone());
                 let ending = self.advance(&mut runs[i].agent, &mut world)?;
+                if let Some(ended) = &ending {
+                    super::zero::title(self.case, self.rel, &runs[i].agent.who, ended, &mut world);
+                }
                 runs[i].ending = ending;
                 pending.push((world, runs));
             }
@@ -739,7 +748,8 @@ impl Cx<'_> {
     /// The projection, once the loop is over: the requests in canonical
     /// order, and on the releases where a failed tool call ends a call with
     /// memory options in an error, that error.
-    fn end(&self, s: State) -> Result<Projection, String> {
+    fn end(&self, mut s: State) -> Result<Projection, String> {
+        super::zero::after_loop(self.case, self.rel, &mut s);
         let mut p = Projection::empty();
         let who: Vec<Requester> = s.world.arrived.iter().map(|(w, _)| w.clone()).collect();
         let order = s.world.script.canonical_order(&who);

@@ -12,13 +12,14 @@
 use super::record::Record;
 use super::releases::Release;
 use super::rewrite::FormatError;
-use super::steps::{Agent, Ending, Resolved, Runs, Taken};
+use super::steps::{Agent, Ending, Resolved, Runs, State, Taken, World};
 use super::validate::{validate, Schema};
 use super::{sources, ToolOrigin, ToolValue};
+use crate::case::script::Requester;
 use crate::case::{Case, Method, Reply};
 use crate::js::json::Json;
 use crate::js::string::JsString;
-use crate::projection::{ErrorView, Projection, RequestView};
+use crate::projection::{ErrorView, RequestView};
 use crate::route::Route;
 use crate::versions::spec::MastraVersion;
 
@@ -182,72 +183,64 @@ pub fn is_retryable(status: u16) -> bool {
 }
 
 /// What a 0.x call does once its loop is over. With memory options, a
-/// call that ended in an answer asks the model for its thread's title: one
-/// more request, without tools and with no tool history, answered by the
-/// next reply (the default 400 when they ran out, which the call ignores).
-/// Measured on 0.24.9: `cases/sources/working-memory-call-updates-memory.json`
-/// (three requests, the third the title's), and no such request where the
-/// call ended in an error (`cases/sources/memory-without-working-memory-adds-no-tool.json`).
-pub fn after_loop(
+/// call that ended in an answer (or ran out of steps) asks the model for
+/// its thread's title: one more request by the case's agent, without tools
+/// and with no tool history, answered by the agent's next reply (the
+/// default 400 when they ran out, which the call ignores), retried as any
+/// request. Measured on 0.24.9 (`cases/sources/working-memory-call-updates-memory.json`:
+/// three requests, the third the title's) and 0.21.1 (five: the title's
+/// 400 sent three times); none where the call ended in an error
+/// (`cases/sources/memory-without-working-memory-adds-no-tool.json`) and
+/// none on the v4 loop.
+pub(super) fn after_loop(case: &Case, rel: &Release, s: &mut State) {
+    if s.error.is_some() {
+        return;
+    }
+    let ended = s.ended.clone().unwrap_or(Ending::Answer(JsString::new()));
+    title(case, rel, &Requester::Parent, &ended, &mut s.world);
+}
+
+/// The title request of an agent whose loop `ended`, if it makes one
+/// (`after_loop`). A sub-agent makes its own: it borrows the parent's
+/// memory and is called with its own thread (`cases/found/seed1-case3392-*`
+/// `@anthropic` on 0.24.9: the sub-agent's title request follows its
+/// answer).
+pub(super) fn title(
     case: &Case,
     rel: &Release,
-    z: &Zero,
-    projections: Vec<Projection>,
-) -> Result<Vec<Projection>, String> {
-    if case.sources.memory.is_none() || !z.v5_loop {
-        return Ok(projections);
+    who: &Requester,
+    ended: &Ending,
+    world: &mut World,
+) {
+    let Some(z) = rel.zero else {
+        return;
+    };
+    if case.sources.memory.is_none() || !z.v5_loop || !matches!(ended, Ending::Answer(_)) {
+        return;
     }
-    if case.sources.agents.as_ref().is_some_and(|a| !a.is_empty()) {
-        return Err(
-            "memory with sub-agents on 0.x: which agent's replies the title request takes".into(),
-        );
+    let title = RequestView {
+        tools: None,
+        tool_choice: None,
+        history: Vec::new(),
+    };
+    for attempt in 0..=rel.retries {
+        world.arrived.push((who.clone(), title.clone()));
+        let retried = matches!(world.script.next(who),
+            Reply::Error { status, .. } if retryable(rel, status));
+        if !retried || attempt == rel.retries {
+            break;
+        }
     }
-    let max_steps = case.call.max_steps.unwrap_or(super::DEFAULT_MAX_STEPS) as usize;
-    let replies = case.replies.clone();
-    let reply = |i: usize| replies.get(i).cloned().unwrap_or_else(Reply::default_reply);
-    projections
-        .into_iter()
-        .map(|mut p| {
-            if p.error.is_some() {
-                return Ok(p);
-            }
-            let asked = p.requests.len();
-            let answered = match reply(asked.wrapping_sub(1)) {
-                Reply::Text(_) => true,
-                Reply::ToolCalls(_) => asked >= max_steps,
-                Reply::Error { .. } => false,
-            };
-            if asked == 0 || !answered {
-                return Ok(p);
-            }
-            let title = RequestView {
-                tools: None,
-                tool_choice: None,
-                history: Vec::new(),
-            };
-            let mut next = asked;
-            for attempt in 0..=rel.retries {
-                p.requests.push(title.clone());
-                let retried =
-                    matches!(reply(next), Reply::Error { status, .. } if retryable(rel, status));
-                next += 1;
-                if !retried || attempt == rel.retries {
-                    break;
-                }
-            }
-            Ok(p)
-        })
-        .collect()
 }
 
 /// A call of a client tool or a workflow on 0.x. A client tool has no
-/// `execute` there either, but the loop does not stop for it: its result
-/// is `undefined`, sent as `null`, and the loop goes on
-/// (`cases/calls/client-and-server-tool-in-one-step.json` on 0.21.1 and
-/// 0.24.9). A workflow's input schema is the workflow's own (`{ city }`),
-/// not `{ inputData }`: the probe's `{ inputData: { city } }` is rejected
-/// (`cases/sources/workflow-call-*.json` on 0.24.9), and a run's result
-/// carries each step's start and end times, which the model cannot give.
+/// `execute` there either; the v4 loop stops for it as 1.x does, the v5
+/// loop answers it (`CLIENT_RESULT`) and goes on unless nothing else of
+/// the step runs (`step_stops`). A workflow's input schema is the
+/// workflow's own (`{ city }`), not `{ inputData }`: the probe's `{
+/// inputData: { city } }` is rejected (`cases/sources/workflow-call-*.json`
+/// on 0.24.9), and a run's result carries each step's start and end
+/// times, which the model cannot give.
 pub(super) fn client_or_workflow_run(
     rel: &Release,
     origin: &ToolOrigin,
