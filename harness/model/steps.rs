@@ -538,7 +538,7 @@ impl Cx<'_> {
         }
         let by_name = matches!(tools.get(name), Lookup::Own(_));
         let Some(value) = found else {
-            return Ok(Resolved::Stop);
+            return Ok(super::zero::inherited(rel).unwrap_or(Resolved::Stop));
         };
         let memory = self.memory();
         let named = &value.key;

@@ -139,7 +139,7 @@ pub fn validate(
         }
         other => other,
     };
-    let rejected = || super::zero::worded(rel, report(name, input));
+    let rejected = || super::zero::worded(rel, report(name, input), name, input);
     Ok(match schema {
         Schema::City => {
             if is_string(member(input, "city")) {
