@@ -685,10 +685,10 @@ mod tests {
     /// the form of its loop.
     #[test]
     fn format_tools_from_0_13_2_and_its_error_per_loop() {
-        let dotted = case(r#"{"tools": ["search.web"]}"#);
+        let dotted = case(r#"{"about": "a", "tools": ["search.web"]}"#);
         assert_eq!(sent(&projection(&dotted, "0.13.1")), ["search.web"]);
         assert_eq!(sent(&projection(&dotted, "0.13.2")), ["search_web"]);
-        let clash = case(r#"{"tools": ["x.y", "x_y"]}"#);
+        let clash = case(r#"{"about": "a", "tools": ["x.y", "x_y"]}"#);
         assert_eq!(sent(&projection(&clash, "0.13.1")), ["x.y", "x_y"]);
         let v4 = projection(&clash, "0.13.2").error.unwrap();
         assert_eq!(v4.id.unwrap().to_lossy(), "AGENT_TOOL_NAME_COLLISION");
@@ -704,7 +704,7 @@ mod tests {
     /// 0.1.x has no Agent: no case applies, whatever it holds.
     #[test]
     fn no_case_applies_before_the_agent() {
-        let p = projection(&case(r#"{"tools": ["a"]}"#), "0.1.26");
+        let p = projection(&case(r#"{"about": "a", "tools": ["a"]}"#), "0.1.26");
         assert!(!p.applicable);
     }
 
@@ -712,7 +712,7 @@ mod tests {
     /// error document's message; 0.24.9 sends it once, as an API error.
     #[test]
     fn the_default_400_on_the_first_v5_releases_and_after() {
-        let c = case(r#"{"tools": ["a"]}"#);
+        let c = case(r#"{"about": "a", "tools": ["a"]}"#);
         let early = projection(&c, "0.21.1");
         assert_eq!(early.requests.len(), 3);
         assert_eq!(early.error.unwrap().message.to_lossy(), "captured");
@@ -723,7 +723,7 @@ mod tests {
     /// Several MCP servers race: every order is a projection.
     #[test]
     fn mcp_servers_race_on_0_x() {
-        let c = case(r#"{"mcp": {"a": ["x"], "b": ["y"]}}"#);
+        let c = case(r#"{"about": "a", "mcp": {"a": ["x"], "b": ["y"]}}"#);
         match predict(&c, ver("0.24.9")) {
             Prediction::Races(ps) => assert_eq!(ps.len(), 2),
             other => panic!("{other:?}"),
@@ -738,7 +738,7 @@ mod tests {
     #[test]
     fn memory_asks_for_a_title_after_an_answer() {
         let c = case(
-            r#"{"tools": ["a"], "memory": {"workingMemory": false}, "replies": [{"text": "hi"}]}"#,
+            r#"{"about": "a", "tools": ["a"], "memory": {"workingMemory": false}, "replies": [{"text": "hi"}]}"#,
         );
         let title = projection(&c, "0.24.9");
         assert_eq!(title.requests.len(), 2);
