@@ -536,6 +536,30 @@ mod tests {
         }
     }
 
+    /// A message's stack frames go; a message without any is kept whole.
+    #[test]
+    fn stack_frames_are_cut_from_a_message() {
+        let with = JsString::from(
+            "Tool nope not found\n    at Object.execute (file:///x.js:1:2)\n    at y",
+        );
+        assert_eq!(without_stack(&with).to_lossy(), "Tool nope not found");
+        let plain = JsString::from("Error: Two or more tools\nsecond line");
+        assert_eq!(without_stack(&plain), plain);
+    }
+
+    /// 0.x's report ("Tool validation failed") is normalised as 1.x's is.
+    #[test]
+    fn the_0_x_validation_report_is_normalised_too() {
+        let zero = r#"{"error":true,"message":"Tool validation failed for a. Please fix the following errors and try again:\n- city: Required\n\nProvided arguments: {}","validationErrors":{}}"#;
+        let mut report = Json::parse(zero).unwrap();
+        normalise_validation(&mut report);
+        let message = report.get("message").unwrap().as_str().unwrap().to_lossy();
+        assert!(
+            message.contains("again:\n<issues>\n\nProvided"),
+            "{message}"
+        );
+    }
+
     #[test]
     fn the_format_example_round_trips() {
         let text = r#"{"applicable":true,"error":null,"requests":[{"tools":["search_web"],
