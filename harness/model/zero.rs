@@ -626,6 +626,20 @@ pub fn offering_route(rel: &Release, route: Route) -> Route {
     }
 }
 
+/// A call by a name of `Object.prototype` on the later v5 releases: found
+/// (a method, without `execute`), answered as a client tool is, and the
+/// loop goes on beside calls that run (found by the fuzzer on 0.24.9, seed
+/// 1 case 154: `__proto__` beside a sub-agent's call). `None`: it stops
+/// the loop, as on 1.x (and on 0.21.1, measured by the same fuzz run).
+pub(super) fn inherited(rel: &Release) -> Option<Resolved> {
+    let z = rel.zero?;
+    (z.v5_loop && !z.sources_by_key).then(|| Resolved::Run {
+        id: JsString::new(),
+        by_name: true,
+        runs: Runs::Fixed(CLIENT_RESULT),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -746,18 +760,4 @@ mod tests {
         assert_eq!(projection(&c, "0.13.2").requests.len(), 1);
         assert_eq!(projection(&c, "1.0.4").requests.len(), 1);
     }
-}
-
-/// A call by a name of `Object.prototype` on the later v5 releases: found
-/// (a method, without `execute`), answered as a client tool is, and the
-/// loop goes on beside calls that run (found by the fuzzer on 0.24.9, seed
-/// 1 case 154: `__proto__` beside a sub-agent's call). `None`: it stops
-/// the loop, as on 1.x (and on 0.21.1, measured by the same fuzz run).
-pub(super) fn inherited(rel: &Release) -> Option<Resolved> {
-    let z = rel.zero?;
-    (z.v5_loop && !z.sources_by_key).then(|| Resolved::Run {
-        id: JsString::new(),
-        by_name: true,
-        runs: Runs::Fixed(CLIENT_RESULT),
-    })
 }
