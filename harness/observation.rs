@@ -218,7 +218,9 @@ pub fn projection(
             if scripted {
                 None
             } else {
-                Some(ErrorView::from_json(e)?)
+                let mut error = ErrorView::from_json(e)?;
+                error.message = crate::projection::without_stack(&error.message);
+                Some(error)
             }
         }
     };

@@ -306,6 +306,8 @@ impl RequestView {
 pub const ISSUES: &str = "<issues>";
 
 const VALIDATION_FAILED: &str = "Tool input validation failed";
+/// The same report's first words on 0.x.
+const VALIDATION_FAILED_ZERO: &str = "Tool validation failed";
 const FIX_THEM: &str = ". Please fix the following errors and try again:\n";
 const PROVIDED: &str = "\n\nProvided arguments: ";
 
@@ -376,8 +378,8 @@ fn normalised_message(message: &JsString) -> Option<JsString> {
             .rev()
             .find(|&i| within[i..].starts_with(&n))
     };
-    let prefix: Vec<u16> = VALIDATION_FAILED.encode_utf16().collect();
-    if !units.starts_with(&prefix) {
+    let starts = |p: &str| units.starts_with(&p.encode_utf16().collect::<Vec<u16>>());
+    if !starts(VALIDATION_FAILED) && !starts(VALIDATION_FAILED_ZERO) {
         return None;
     }
     let provided = find_last(PROVIDED, units)?;
@@ -386,6 +388,19 @@ fn normalised_message(message: &JsString) -> Option<JsString> {
     out.push_str(ISSUES);
     out = out.concat(&JsString::from_units(units[provided..].to_vec()));
     Some(out)
+}
+
+/// `message` without the stack frames some errors carry in it (on 0.x
+/// Mastra wraps an error with its `stack` as the message): the lines from
+/// the first `\n    at ` on, which name the install's files and lines,
+/// not what was sent.
+pub fn without_stack(message: &JsString) -> JsString {
+    let units = message.units();
+    let frame: Vec<u16> = "\n    at ".encode_utf16().collect();
+    match (0..units.len()).find(|&i| units[i..].starts_with(&frame)) {
+        Some(at) => JsString::from_units(units[..at].to_vec()),
+        None => message.clone(),
+    }
 }
 
 /// Every string within `v` with its UUIDs redacted: a result is text on
@@ -519,6 +534,30 @@ mod tests {
             normalise_validation(&mut content);
             assert_eq!(content, Json::str(other));
         }
+    }
+
+    /// A message's stack frames go; a message without any is kept whole.
+    #[test]
+    fn stack_frames_are_cut_from_a_message() {
+        let with = JsString::from(
+            "Tool nope not found\n    at Object.execute (file:///x.js:1:2)\n    at y",
+        );
+        assert_eq!(without_stack(&with).to_lossy(), "Tool nope not found");
+        let plain = JsString::from("Error: Two or more tools\nsecond line");
+        assert_eq!(without_stack(&plain), plain);
+    }
+
+    /// 0.x's report ("Tool validation failed") is normalised as 1.x's is.
+    #[test]
+    fn the_0_x_validation_report_is_normalised_too() {
+        let zero = r#"{"error":true,"message":"Tool validation failed for a. Please fix the following errors and try again:\n- city: Required\n\nProvided arguments: {}","validationErrors":{}}"#;
+        let mut report = Json::parse(zero).unwrap();
+        normalise_validation(&mut report);
+        let message = report.get("message").unwrap().as_str().unwrap().to_lossy();
+        assert!(
+            message.contains("again:\n<issues>\n\nProvided"),
+            "{message}"
+        );
     }
 
     #[test]

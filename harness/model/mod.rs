@@ -25,6 +25,7 @@ pub mod route;
 pub mod sources;
 mod steps;
 mod validate;
+pub mod zero;
 
 pub use steps::DEFAULT_MAX_STEPS;
 
@@ -113,8 +114,14 @@ fn entries(tools: &[Tool], client: bool) -> Record<ToolValue> {
     Record::from_entries(tools.iter().map(|t| (t.key().clone(), value_of(t, client))))
 }
 
-/// Mastra's request record, before `formatTools`.
+/// Mastra's request record, before `formatTools`, as 1.x builds it.
 fn merged_tools(case: &Case) -> Record<ToolValue> {
+    merged_tools_on(case, None)
+}
+
+/// Mastra's request record, before `formatTools`, as the release builds it
+/// (`zero::convert_tools` on 0.x).
+fn merged_tools_on(case: &Case, zero: Option<&zero::Zero>) -> Record<ToolValue> {
     let src = &case.sources;
     // The agent's tools: the case's object, then (as users write it)
     // `{ ...tools, ...(await mcp.listTools()) }`; given as is or returned by
@@ -152,6 +159,9 @@ fn merged_tools(case: &Case) -> Record<ToolValue> {
     // (1.67.0 and 1.71.0 spread workspace, skill and browser tools after
     // them, which a case never has). A later source replaces an equal key
     // silently, keeping the first one's position.
+    if let Some(z) = zero {
+        return zero::convert_tools(z, case, &agent, &toolset_tools, &client_tools);
+    }
     let mut all = Record::new();
     all.spread_from(&agent);
     all.spread_from(&sources::memory_tools(src.memory));
@@ -250,6 +260,9 @@ pub fn call_target(case: &Case, name: &JsString) -> Option<CallTarget> {
 pub fn predict(case: &Case, version: MastraVersion) -> Prediction {
     let version = version.release();
     let rel = Release::of(version);
+    if let Some(reason) = zero::no_agent(&rel) {
+        return Prediction::Projection(Projection::not_applicable(reason));
+    }
     if !rel.is_modelled() {
         return Prediction::Unmodelled(format!(
             "@mastra/core {version} is outside the 1.x line the model was swept on"
@@ -269,7 +282,21 @@ pub fn predict(case: &Case, version: MastraVersion) -> Prediction {
             "@mastra/core {version} does not export {name}"
         )));
     }
-    match run(case, &rel) {
+    let outcome = match zero::mcp_orders(case, &rel) {
+        Some(orders) => orders.and_then(|cases| {
+            let mut all: Vec<Projection> = Vec::new();
+            for c in &cases {
+                for p in run(c, &rel)? {
+                    if !all.contains(&p) {
+                        all.push(p);
+                    }
+                }
+            }
+            Ok(all)
+        }),
+        None => run(case, &rel),
+    };
+    match outcome {
         Ok(mut ps) if ps.len() == 1 => Prediction::Projection(ps.remove(0)),
         Ok(ps) if ps.is_empty() => Prediction::Unmodelled("the loop gave no projection".into()),
         Ok(ps) => Prediction::Races(ps),
@@ -281,7 +308,7 @@ pub fn predict(case: &Case, version: MastraVersion) -> Prediction {
 /// releases where listing them throws, then `formatTools`), then the agent
 /// loop (`steps`).
 fn run(case: &Case, rel: &Release) -> Result<Vec<Projection>, String> {
-    let mut tools = merged_tools(case);
+    let mut tools = merged_tools_on(case, rel.zero.as_ref());
     if let Some(error) = error_before_requests(case, rel, &mut tools) {
         return Ok(vec![Projection {
             error: Some(error),
@@ -310,7 +337,13 @@ fn error_before_requests(
         let message = JsString::from(releases::SUB_AGENTS_THROW_MESSAGE);
         return Some(error_view(Some(failed_id), message, None));
     }
+    if !rel.formats_tools() {
+        return None;
+    }
     format_tools(tools).err().map(|e| {
+        if let Some(z) = &rel.zero {
+            return zero::format_error(z, &e);
+        }
         let cause = match e {
             FormatError::Collision { .. } => Some("AGENT_TOOL_NAME_COLLISION"),
             FormatError::EmptyKey => None,

@@ -7,6 +7,7 @@
 //! versions and every change found), and each change below names
 //! the first release that has it and the dist file where it lives.
 
+use super::zero::{self, Zero};
 use crate::versions::spec::MastraVersion;
 
 const fn v(major: u32, minor: u32, patch: u32) -> MastraVersion {
@@ -265,29 +266,6 @@ pub const RESPONSES_REUSED_ID_FIRST_ITEM: (MastraVersion, MastraVersion) =
 /// next release served, answers as modelled): not modelled there.
 pub const SUB_AGENT_PROMPTLESS_THROWS: (MastraVersion, MastraVersion) = (v(1, 19, 0), v(1, 55, 0));
 
-// ---------------------------------------------------------------------------
-// The 0.x line: what was measured there (docs/0x.md). The model does not
-// predict 0.x yet (`Release::is_modelled`); these are its first facts.
-
-/// `formatTools` and its rewrite (`search.web` sent as `search_web`): first
-/// in 0.13.2; 0.13.1 and earlier send every key as registered, which the
-/// provider rule rejects for a name outside `^[a-zA-Z0-9_-]{1,64}$`
-/// (`bisect cases/report/search-web-is-sent-as-search_web.json --good
-/// 0.12.1 --bad 0.21.1`: 0.13.1 same as 0.12.1, 0.13.2 differs).
-pub const FORMAT_TOOLS_SINCE: MastraVersion = v(0, 13, 2);
-
-/// `activeTools` filters the tools sent, by sent name: first in 0.21.0 as
-/// measured (`bisect cases/active-tools/order-is-the-tools-order.json
-/// --good 0.12.1 --bad 0.21.1`: 0.19.1 ignores it; 0.20.0 and 0.20.2 could
-/// not be probed, so the change may be in either).
-pub const ZERO_ACTIVE_TOOLS: MastraVersion = v(0, 21, 0);
-
-/// The last 0.x release: 0.24.9 applies `activeTools` by the sent name,
-/// 1.0.4 ignores it until `ACTIVE_TOOLS_APPLIED` (measured: the corpus on
-/// both, `cases/active-tools/*`; `bisect cases/active-tools/by-rewritten-name.json
-/// --good 0.24.9 --bad 1.0.4` gives 1.0.4).
-pub const LAST_ZERO: MastraVersion = v(0, 24, 9);
-
 /// The switches for one version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Release {
@@ -319,21 +297,29 @@ pub struct Release {
     pub memory_keeps_first_result: bool,
     pub responses_reused_id_first_item: bool,
     pub sub_agent_promptless_throws: bool,
+    /// What a 0.x release does differently (`zero`); `None` on 1.x.
+    pub zero: Option<Zero>,
 }
 
 impl Release {
     pub fn of(version: MastraVersion) -> Release {
+        let zero = Zero::of(version);
         Release {
             version,
-            active_tools_applied: version >= ACTIVE_TOOLS_APPLIED,
+            active_tools_applied: version >= ACTIVE_TOOLS_APPLIED
+                || zero.is_some_and(|z| z.active_tools_applied),
             none_drops_tools: version >= NONE_DROPS_TOOLS,
             not_found_is_a_result: version >= NOT_FOUND_IS_A_RESULT,
             history_names_sanitised: version >= HISTORY_NAMES_SANITISED,
             hidden_is_not_found: version >= HIDDEN_IS_NOT_FOUND,
-            history_per_step: version >= HISTORY_PER_STEP,
+            // The v4 loop of 0.x writes history per step too (`zero`).
+            history_per_step: version >= HISTORY_PER_STEP || zero.is_some_and(|z| !z.v5_loop),
             eager_stream_tools: version >= EAGER_STREAM_TOOLS,
             retries: if version >= NO_RETRIES { 0 } else { 2 },
-            responses_item_references: version < RESPONSES_CALLS_BY_NAME,
+            // 0.x's v4 provider and the first v5 releases' send calls by name
+            // (`zero::calls_by_name`).
+            responses_item_references: version < RESPONSES_CALLS_BY_NAME
+                && !zero.is_some_and(|z| z.calls_by_name()),
             responses_name_mapping: version >= RESPONSES_NAME_MAPPING,
             sub_agent_tool_results: version >= SUB_AGENT_TOOL_RESULTS,
             sub_agent_text_only: version >= SUB_AGENT_TEXT_ONLY,
@@ -350,6 +336,7 @@ impl Release {
             memory_keeps_first_result: version >= MEMORY_KEEPS_FIRST_RESULT,
             responses_reused_id_first_item: within(RESPONSES_REUSED_ID_FIRST_ITEM, version),
             sub_agent_promptless_throws: within(SUB_AGENT_PROMPTLESS_THROWS, version),
+            zero,
         }
     }
 
@@ -359,9 +346,15 @@ impl Release {
             .any(|(n, since)| *n == name && self.version >= *since)
     }
 
-    /// Whether the model covers this version at all: the swept 1.x line.
+    /// Whether the model covers this version at all: the swept 1.x line,
+    /// and the 0.x releases with an `Agent` (`zero`).
     pub fn is_modelled(&self) -> bool {
-        self.version.major == 1
+        self.version.major == 1 || (self.zero.is_some() && self.version >= zero::AGENT_SINCE)
+    }
+
+    /// Whether `formatTools` runs (every 1.x; 0.x from 0.13.2).
+    pub fn formats_tools(&self) -> bool {
+        self.zero.is_none_or(|z| z.format_tools)
     }
 }
 

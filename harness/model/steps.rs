@@ -50,7 +50,7 @@ const MAX_STATES: usize = 4096;
 
 /// How one call of a scripted reply resolves.
 #[derive(Debug, Clone)]
-enum Resolved {
+pub(super) enum Resolved {
     Run {
         /// The tool's id (what `executed` lists).
         id: JsString,
@@ -71,7 +71,7 @@ enum Resolved {
 
 /// What a found call runs.
 #[derive(Debug, Clone, PartialEq)]
-enum Runs {
+pub(super) enum Runs {
     /// A case tool's `execute` with this input: listed in `executed`,
     /// answers `TOOL_RESULT`.
     Ours(Json),
@@ -111,15 +111,15 @@ struct Invocation {
 /// What every agent of a case shares: the replies being handed out, the
 /// requests in the order they arrived, the case tools' runs.
 #[derive(Debug, Clone)]
-struct World {
-    script: Script,
-    arrived: Vec<(Requester, RequestView)>,
+pub(super) struct World {
+    pub(super) script: Script,
+    pub(super) arrived: Vec<(Requester, RequestView)>,
     executed: Vec<Executed>,
 }
 
 /// How an agent's loop ended.
 #[derive(Debug, Clone, PartialEq)]
-enum Ending {
+pub(super) enum Ending {
     /// A text reply (or the steps ran out): the answer.
     Answer(JsString),
     /// An error reply (the API-call error, which the parent's projection
@@ -133,9 +133,9 @@ enum Ending {
 
 /// One agent's loop: the case's agent, or one run of a sub-agent.
 #[derive(Debug, Clone)]
-struct Agent {
-    who: Requester,
-    tools: Record<ToolValue>,
+pub(super) struct Agent {
+    pub(super) who: Requester,
+    pub(super) tools: Record<ToolValue>,
     /// What each of its requests carries in `tools` and `tool_choice`.
     offered: (Option<Vec<JsString>>, Option<Json>),
     /// `activeTools`, as the release applies it (the parent's only).
@@ -160,10 +160,13 @@ struct SubRun {
 
 /// The whole case at a point between two parent steps.
 #[derive(Debug, Clone)]
-struct State {
-    world: World,
+pub(super) struct State {
+    pub(super) world: World,
     parent: Agent,
-    error: Option<ErrorView>,
+    pub(super) error: Option<ErrorView>,
+    /// How the parent's loop ended; `None` while it goes on, and when its
+    /// steps ran out.
+    pub(super) ended: Option<Ending>,
 }
 
 /// What a case's loop gives: every projection its races allow, distinct,
@@ -197,6 +200,7 @@ pub(super) fn run_loop(
             max_steps: case.call.max_steps.unwrap_or(DEFAULT_MAX_STEPS) as usize,
         },
         error: None,
+        ended: None,
     };
     let cx = Cx { case, rel };
     let mut pending = vec![start];
@@ -242,9 +246,9 @@ struct Cx<'a> {
 }
 
 /// What one agent's step did before its sub-agents ran.
-struct Taken {
-    calls: Vec<ToolCallReply>,
-    resolved: Vec<Resolved>,
+pub(super) struct Taken {
+    pub(super) calls: Vec<ToolCallReply>,
+    pub(super) resolved: Vec<Resolved>,
 }
 
 /// What an agent's request led to.
@@ -267,6 +271,7 @@ impl Cx<'_> {
         let taken = match self.take(&mut s.parent, &mut s.world)? {
             Ok(taken) => taken,
             Err(ending) => {
+                s.ended = Some(ending.clone());
                 if let Ending::Error(e) = ending {
                     s.error = Some(e);
                 }
@@ -281,6 +286,7 @@ impl Cx<'_> {
             match end {
                 None => next.push(branch),
                 Some(ending) => {
+                    branch.ended = Some(ending.clone());
                     if let Ending::Error(e) = ending {
                         branch.error = Some(e);
                     }
@@ -305,7 +311,9 @@ impl Cx<'_> {
             .iter()
             .map(|c| self.resolve(agent, c))
             .collect::<Result<Vec<_>, _>>()?;
-        self.execute(world, &calls, &resolved);
+        if !super::zero::throws_before_running(self.rel, &resolved) {
+            self.execute(world, &calls, &resolved);
+        }
         Ok(Ok(Taken { calls, resolved }))
     }
 
@@ -415,6 +423,9 @@ impl Cx<'_> {
             for i in choices.into_iter().rev() {
                 let (mut world, mut runs) = (world.clone(), runs.clone());
                 let ending = self.advance(&mut runs[i].agent, &mut world)?;
+                if let Some(ended) = &ending {
+                    super::zero::title(self.case, self.rel, &runs[i].agent.who, ended, &mut world);
+                }
                 runs[i].ending = ending;
                 pending.push((world, runs));
             }
@@ -469,6 +480,9 @@ impl Cx<'_> {
     /// it. The other calls of the step have run either way (measured on
     /// 1.0.4 with the missing or the client call first and last).
     fn ended_by(&self, agent: &Agent, taken: &Taken) -> Result<Option<Ending>, String> {
+        if let Some(ending) = super::zero::step_fails(self.case, self.rel, agent, taken)? {
+            return Ok(Some(ending));
+        }
         if !self.rel.not_found_is_a_result {
             if let Some(i) = taken
                 .resolved
@@ -481,7 +495,11 @@ impl Cx<'_> {
                 return Ok(Some(Ending::Error(error_view(None, message, None))));
             }
         }
-        if taken.resolved.iter().any(|r| matches!(r, Resolved::Stop)) {
+        let stops = match &self.rel.zero {
+            Some(_) => super::zero::step_stops(&taken.resolved),
+            None => taken.resolved.iter().any(|r| matches!(r, Resolved::Stop)),
+        };
+        if stops {
             if agent.who != Requester::Parent {
                 return Err("a sub-agent's call of a tool without execute".into());
             }
@@ -500,6 +518,7 @@ impl Cx<'_> {
         let (key, found) = match tools.get(name) {
             Lookup::Own(v) => (Some(name.clone()), Some(v.clone())),
             Lookup::Inherited => (Some(name.clone()), None),
+            Lookup::Missing if !super::zero::finds_by_id(rel) => (None, None),
             Lookup::Missing => match tools.entries().into_iter().find(|(_, v)| v.id == *name) {
                 Some((k, v)) => (Some(k.clone()), Some(v.clone())),
                 None => (None, None),
@@ -521,7 +540,7 @@ impl Cx<'_> {
         }
         let by_name = matches!(tools.get(name), Lookup::Own(_));
         let Some(value) = found else {
-            return Ok(Resolved::Stop);
+            return Ok(super::zero::inherited(rel).unwrap_or(Resolved::Stop));
         };
         let memory = self.memory();
         let named = &value.key;
@@ -568,6 +587,10 @@ impl Cx<'_> {
             });
         }
         let runs = match &value.origin {
+            // 0.x: what a client tool's call and a workflow's run do there.
+            ToolOrigin::Client | ToolOrigin::Workflow if rel.zero.is_some() => {
+                super::zero::client_or_workflow_run(rel, &value.origin, named, &call.arguments)?
+            }
             ToolOrigin::Client => return Ok(Resolved::Stop),
             ToolOrigin::Ours => match checked(Schema::City, &call.arguments)? {
                 Ok(input) => Runs::Ours(input),
@@ -728,7 +751,8 @@ impl Cx<'_> {
     /// The projection, once the loop is over: the requests in canonical
     /// order, and on the releases where a failed tool call ends a call with
     /// memory options in an error, that error.
-    fn end(&self, s: State) -> Result<Projection, String> {
+    fn end(&self, mut s: State) -> Result<Projection, String> {
+        super::zero::after_loop(self.case, self.rel, &mut s);
         let mut p = Projection::empty();
         let who: Vec<Requester> = s.world.arrived.iter().map(|(w, _)| w.clone()).collect();
         let order = s.world.script.canonical_order(&who);
@@ -753,7 +777,12 @@ impl Agent {
     /// (`history_per_step`) or every call ahead of every result.
     fn history(&self, rel: &Release) -> Vec<HistoryItem> {
         let mut out = self.before.clone();
-        if rel.history_per_step {
+        if super::zero::history_per_call(rel) {
+            for i in &self.invocations {
+                out.push(i.call.clone());
+                out.extend(i.result.clone());
+            }
+        } else if rel.history_per_step {
             let last = self.invocations.iter().map(|i| i.step).max();
             for step in 0..=last.unwrap_or(0) {
                 let of = || self.invocations.iter().filter(move |i| i.step == step);
@@ -785,12 +814,21 @@ impl Agent {
         for attempt in 0..=cx.rel.retries {
             world.arrived.push((self.who.clone(), request.clone()));
             match world.script.next(&self.who) {
-                Reply::Error { status, .. } if is_retryable(status) && attempt < cx.rel.retries => {
+                Reply::Error { status, .. }
+                    if super::zero::retryable(cx.rel, status) && attempt < cx.rel.retries =>
+                {
                     continue
                 }
                 Reply::ToolCalls(calls) => return Sent::Calls(calls),
                 Reply::Text(text) => return Sent::Ended(Ending::Answer(text)),
-                Reply::Error { status, .. } => return Sent::Ended(Ending::ApiError(status)),
+                Reply::Error { status, .. } => {
+                    return Sent::Ended(
+                        match super::zero::api_error(cx.rel, cx.case.route, status) {
+                            Some(e) => Ending::Error(e),
+                            None => Ending::ApiError(status),
+                        },
+                    )
+                }
             }
         }
         Sent::Ended(Ending::ApiError(0))
@@ -812,7 +850,8 @@ impl Agent {
     /// their tools, in one step or across steps. On the Responses route an earlier item is referred to by the
     /// first output item of its id.
     fn record(&mut self, cx: &Cx, invocation: Invocation) {
-        let merges = cx.case.route.wire() != Wire::GenerateContent;
+        let merges =
+            cx.case.route.wire() != Wire::GenerateContent && super::zero::merges_call_ids(cx.rel);
         let earlier = self
             .invocations
             .iter()
@@ -901,10 +940,6 @@ fn history_name(rel: &Release, name: &JsString) -> JsString {
     } else {
         name.clone()
     }
-}
-
-fn is_retryable(status: u16) -> bool {
-    matches!(status, 408 | 409 | 429) || status >= 500
 }
 
 /// The error a call with memory options ends in on the releases where a

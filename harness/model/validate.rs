@@ -126,7 +126,8 @@ pub fn validate(
     // `{ "0": "Paris" }`, `[]` as `{}`).
     let spread;
     let input = match input {
-        Json::Array(items) => {
+        // 0.x validates the array itself (`zero::spreads_arrays`).
+        Json::Array(items) if super::zero::spreads_arrays(rel) => {
             spread = Json::Object(
                 items
                     .iter()
@@ -138,7 +139,7 @@ pub fn validate(
         }
         other => other,
     };
-    let rejected = || report(name, input);
+    let rejected = || super::zero::worded(rel, report(name, input), name, input);
     Ok(match schema {
         Schema::City => {
             if is_string(member(input, "city")) {

@@ -71,3 +71,62 @@ fn the_0_x_words_resolve_against_the_registry() {
     let span = plan(">=0.24.8 <1.0.5");
     assert!(span.contains("0.24.8 0.24.9 1.0.4"), "{span}");
 }
+
+/// The model of 0.x against real installs: cases whose result differs
+/// between the 0.x loops (`model/zero.rs`) agree with what each release
+/// sends, none unmodelled.
+#[test]
+fn the_model_agrees_with_0_13_2_0_21_1_and_0_24_9() {
+    let cases = [
+        "cases/report/search-web-is-sent-as-search_web.json",
+        "cases/merge/collision-agent-tool-vs-toolset.json",
+        "cases/replies/call-by-unknown-name.json",
+        "cases/replies/parallel-calls.json",
+        "cases/replies/retries-on-500.json",
+        "cases/calls/client-and-server-tool-in-one-step.json",
+        "cases/sources/working-memory-call-updates-memory.json",
+        "cases/active-tools/by-rewritten-name.json",
+    ];
+    let json = std::env::temp_dir().join(format!("zero-agree-{}.json", std::process::id()));
+    let mut cmd = bin();
+    cmd.args(["run", "--versions", "0.13.2,0.21.1,0.24.9", "--json"])
+        .arg(&json);
+    for c in cases {
+        cmd.args(["--cases", c]);
+    }
+    let out = cmd.output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let report = Json::parse(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let results = report.get("results").and_then(Json::as_array).unwrap();
+    assert_eq!(results.len(), cases.len() * 3, "{}", text(&out));
+    for r in results {
+        let verdict = r.get("verdict").and_then(Json::as_str).unwrap().to_lossy();
+        assert!(
+            ["as-modelled", "known-issue", "provider-rejects"].contains(&verdict.as_str()),
+            "{verdict}: {}",
+            r.to_compact()
+        );
+    }
+}
+
+/// `bisect` crosses from the 0.x line to 1.x as within a line: 0.24.8 and
+/// 0.24.9 apply `activeTools`, 1.0.4 does not (`zero::LAST_ZERO`), so the
+/// first release that differs from 0.24.8 is 1.0.4, not 1.1.0.
+#[test]
+fn bisect_crosses_from_0_x_to_1_x() {
+    let out = bin()
+        .args([
+            "bisect",
+            "cases/active-tools/by-rewritten-name.json",
+            "--good",
+            "0.24.8",
+            "--bad",
+            "1.1.0",
+        ])
+        .output()
+        .unwrap();
+    let said = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{said}");
+    assert!(said.contains("1.0.4"), "{said}");
+    assert!(said.contains("0.24.9"), "{said}");
+}
