@@ -298,23 +298,49 @@ export const tools = { createTool: (t) => t };
 export const z = { object: (shape) => shape, string: () => 'string' };
 "#;
 
+/// The real 1.67.0 probe on a made-up install whose `probe-entry.mjs` is
+/// `entry` and whose `targets.json` is `targets`, run on one case against
+/// the harness's own listener (reached through its socket): the answer, the
+/// outcomes the entry's Agent reports as its error message (parsed, and as
+/// text), and how many requests the listener captured.
+fn probe_below(entry: &str, targets: Json) -> Result<(Json, Json, String, usize), String> {
+    let (_, node) = real_mastra("1.67.0")?;
+    let dir = tempfile::tempdir().unwrap();
+    let install = dir.path().join("install");
+    std::fs::create_dir_all(&install).unwrap();
+    std::fs::write(install.join("probe-entry.mjs"), entry).unwrap();
+    std::fs::write(install.join("targets.json"), targets.to_compact()).unwrap();
+    let listener = Listener::start(1 << 20).map_err(|e| e.to_string())?;
+    listener.register(1, Vec::new());
+    let answer = real_probe_result(
+        node,
+        &install,
+        &listener.url_for(1),
+        r#"{"about":"a","tools":[]}"#,
+        Some(&listener.reach()),
+    )?;
+    let captured = listener.take(1).len();
+    let message = answer
+        .get("error")
+        .and_then(|e| e.get("message"))
+        .map(s)
+        .ok_or_else(|| format!("no outcomes in {answer:?}"))?;
+    let outcomes = Json::parse(&message).map_err(|e| format!("{e}: {message}"))?;
+    Ok((answer, outcomes, message, captured))
+}
+
 /// The real probe on an install whose code tries every way out: nothing but
 /// the case's listener and the probe's own MCP server is reached; every
 /// attempt inside the case is refused and listed in its `elsewhere`; the
 /// scenario's own listeners, on loopback, get no connection and no datagram.
 fn probe_guard(t: &mut Tally) -> Check {
-    let (_, node) = real_mastra("1.67.0")?;
-    let dir = tempfile::tempdir().unwrap();
-    let install = dir.path().join("install");
-    std::fs::create_dir_all(&install).unwrap();
     let forbidden = TcpListener::bind("127.0.0.1:0").unwrap();
     forbidden.set_nonblocking(true).unwrap();
     let datagrams = UdpSocket::bind("127.0.0.1:0").unwrap();
     datagrams.set_nonblocking(true).unwrap();
     let mcp_server = root().join("node-probe").join("mcp-server.mjs");
-    std::fs::write(install.join("probe-entry.mjs"), ESCAPING_ENTRY).unwrap();
-    std::fs::write(
-        install.join("targets.json"),
+    let (answer, outcomes, message, captured) = probe_below(
+        ESCAPING_ENTRY,
         Json::object([
             (
                 "tcp",
@@ -325,33 +351,9 @@ fn probe_guard(t: &mut Tally) -> Check {
                 Json::int(datagrams.local_addr().unwrap().port().into()),
             ),
             ("mcpServer", Json::str(&mcp_server.to_string_lossy())),
-        ])
-        .to_compact(),
-    )
-    .unwrap();
-
-    // The case's listener: the harness's own, reached through its socket.
-    let listener = Listener::start(1 << 20).map_err(|e| e.to_string())?;
-    listener.register(1, Vec::new());
-    let url = listener.url_for(1);
-    let answer = real_probe_result(
-        node,
-        &install,
-        &url,
-        r#"{"about":"a","tools":[]}"#,
-        Some(&listener.reach()),
+        ]),
     )?;
-    check!(
-        listener.take(1).len() == 1,
-        "the listener did not get the case's request"
-    );
-
-    let message = answer
-        .get("error")
-        .and_then(|e| e.get("message"))
-        .map(s)
-        .ok_or_else(|| format!("no outcomes in {answer:?}"))?;
-    let outcomes = Json::parse(&message).map_err(|e| format!("{e}: {message}"))?;
+    check!(captured == 1, "the listener did not get the case's request");
     let outcome = |api: &str| outcomes.get(api).map(s).unwrap_or_default();
     check!(outcome("listener") == "reached", "the listener: {message}");
     check!(
@@ -478,47 +480,24 @@ export const z = { object: (shape) => shape, string: () => 'string' };
 
 /// The real probe, sandboxed, on an install that goes below the guard: a
 /// raw TCP connection to a loopback port of the machine finds nothing
-/// there, no process shows the harness's secret, and the case's listener
-/// (through the sandbox's one socket) still gets the case's request.
+/// there, and no process shows the harness's secret.
 fn sandboxed_probe(t: &mut Tally) -> Check {
-    let (_, node) = real_mastra("1.67.0")?;
     let secret = format!("mc-sandbox-secret-{}", std::process::id());
     // The harness's own environment: what the probe must not read.
     std::env::set_var("MC_FAULT_SUITE_SECRET", &secret);
-    let dir = tempfile::tempdir().unwrap();
-    let install = dir.path().join("install");
-    std::fs::create_dir_all(&install).unwrap();
     let forbidden = TcpListener::bind("127.0.0.1:0").unwrap();
     forbidden.set_nonblocking(true).unwrap();
-    std::fs::write(install.join("probe-entry.mjs"), BELOW_THE_GUARD).unwrap();
-    std::fs::write(
-        install.join("targets.json"),
+    t.inject(3);
+    let (_, outcomes, message, _) = probe_below(
+        BELOW_THE_GUARD,
         Json::object([
             (
                 "tcp",
                 Json::int(forbidden.local_addr().unwrap().port().into()),
             ),
             ("secret", Json::str(&secret)),
-        ])
-        .to_compact(),
-    )
-    .unwrap();
-    let listener = Listener::start(1 << 20).map_err(|e| e.to_string())?;
-    listener.register(1, Vec::new());
-    t.inject(3);
-    let answer = real_probe_result(
-        node,
-        &install,
-        &listener.url_for(1),
-        r#"{"about":"a","tools":[]}"#,
-        Some(&listener.reach()),
+        ]),
     )?;
-    let message = answer
-        .get("error")
-        .and_then(|e| e.get("message"))
-        .map(s)
-        .ok_or_else(|| format!("no outcomes in {answer:?}"))?;
-    let outcomes = Json::parse(&message).map_err(|e| format!("{e}: {message}"))?;
     let raw = outcomes.get("raw").map(s).unwrap_or_default();
     check!(raw.starts_with("refused"), "a raw TCP connection: {raw}");
     check!(
