@@ -252,10 +252,10 @@ const BAD_CASES: &[(&str, &[u8], &str, &str)] = &[
         "is empty",
     ),
     (
-        "toolcall-args-string",
-        br#"{"about":"a","replies":[{"toolCalls":[{"id":"c","name":"n","arguments":"{}"}]}]}"#,
-        "replies[0].toolCalls[0].arguments",
-        r#"a string "{}""#,
+        "toolcall-id-number",
+        br#"{"about":"a","replies":[{"toolCalls":[{"id":7,"name":"n","arguments":"{}"}]}]}"#,
+        "replies[0].toolCalls[0].id",
+        "a number 7",
     ),
     (
         "toolcall-no-name",
