@@ -25,7 +25,6 @@ pub mod route;
 pub mod sources;
 mod steps;
 mod validate;
-pub mod zero;
 
 pub use steps::DEFAULT_MAX_STEPS;
 
@@ -121,7 +120,7 @@ fn merged_tools(case: &Case) -> Record<ToolValue> {
 
 /// Mastra's request record, before `formatTools`, as the release builds it
 /// (`zero::convert_tools` on 0.x).
-fn merged_tools_on(case: &Case, zero: Option<&zero::Zero>) -> Record<ToolValue> {
+fn merged_tools_on(case: &Case, zero: Option<&releases::zero::Zero>) -> Record<ToolValue> {
     let src = &case.sources;
     // The agent's tools: the case's object, then (as users write it)
     // `{ ...tools, ...(await mcp.listTools()) }`; given as is or returned by
@@ -160,7 +159,7 @@ fn merged_tools_on(case: &Case, zero: Option<&zero::Zero>) -> Record<ToolValue> 
     // them, which a case never has). A later source replaces an equal key
     // silently, keeping the first one's position.
     if let Some(z) = zero {
-        return zero::convert_tools(z, case, &agent, &toolset_tools, &client_tools);
+        return steps::zero::convert_tools(z, case, &agent, &toolset_tools, &client_tools);
     }
     let mut all = Record::new();
     all.spread_from(&agent);
@@ -260,7 +259,7 @@ pub fn call_target(case: &Case, name: &JsString) -> Option<CallTarget> {
 pub fn predict(case: &Case, version: MastraVersion) -> Prediction {
     let version = version.release();
     let rel = Release::of(version);
-    if let Some(reason) = zero::no_agent(&rel) {
+    if let Some(reason) = releases::zero::no_agent(&rel) {
         return Prediction::Projection(Projection::not_applicable(reason));
     }
     if !rel.is_modelled() {
@@ -282,7 +281,7 @@ pub fn predict(case: &Case, version: MastraVersion) -> Prediction {
             "@mastra/core {version} does not export {name}"
         )));
     }
-    let outcome = match zero::mcp_orders(case, &rel) {
+    let outcome = match steps::zero::mcp_orders(case, &rel) {
         Some(orders) => orders.and_then(|cases| {
             let mut all: Vec<Projection> = Vec::new();
             for c in &cases {
@@ -342,7 +341,7 @@ fn error_before_requests(
     }
     format_tools(tools).err().map(|e| {
         if let Some(z) = &rel.zero {
-            return zero::format_error(z, &e);
+            return releases::zero::format_error(z, &e);
         }
         let cause = match e {
             FormatError::Collision { .. } => Some("AGENT_TOOL_NAME_COLLISION"),

@@ -7,8 +7,10 @@
 //! versions and every change found), and each change below names
 //! the first release that has it and the dist file where it lives.
 
-use super::zero::{self, Zero};
+pub mod zero;
+
 use crate::versions::spec::MastraVersion;
+use zero::Zero;
 
 const fn v(major: u32, minor: u32, patch: u32) -> MastraVersion {
     MastraVersion::new(major, minor, patch)

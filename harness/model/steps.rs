@@ -37,6 +37,8 @@ use crate::js::string::JsString;
 use crate::projection::{ErrorView, Executed, HistoryItem, Projection, RequestView};
 use crate::route::Wire;
 
+pub(super) mod zero;
+
 /// The default `maxSteps` of the agent loop.
 pub const DEFAULT_MAX_STEPS: u32 = 5;
 
@@ -311,7 +313,7 @@ impl Cx<'_> {
             .iter()
             .map(|c| self.resolve(agent, c))
             .collect::<Result<Vec<_>, _>>()?;
-        if !super::zero::throws_before_running(self.rel, &resolved) {
+        if !zero::throws_before_running(self.rel, &resolved) {
             self.execute(world, &calls, &resolved);
         }
         Ok(Ok(Taken { calls, resolved }))
@@ -424,7 +426,7 @@ impl Cx<'_> {
                 let (mut world, mut runs) = (world.clone(), runs.clone());
                 let ending = self.advance(&mut runs[i].agent, &mut world)?;
                 if let Some(ended) = &ending {
-                    super::zero::title(self.case, self.rel, &runs[i].agent.who, ended, &mut world);
+                    zero::title(self.case, self.rel, &runs[i].agent.who, ended, &mut world);
                 }
                 runs[i].ending = ending;
                 pending.push((world, runs));
@@ -480,7 +482,7 @@ impl Cx<'_> {
     /// it. The other calls of the step have run either way (measured on
     /// 1.0.4 with the missing or the client call first and last).
     fn ended_by(&self, agent: &Agent, taken: &Taken) -> Result<Option<Ending>, String> {
-        if let Some(ending) = super::zero::step_fails(self.case, self.rel, agent, taken)? {
+        if let Some(ending) = zero::step_fails(self.case, self.rel, agent, taken)? {
             return Ok(Some(ending));
         }
         if !self.rel.not_found_is_a_result {
@@ -496,7 +498,7 @@ impl Cx<'_> {
             }
         }
         let stops = match &self.rel.zero {
-            Some(_) => super::zero::step_stops(&taken.resolved),
+            Some(_) => zero::step_stops(&taken.resolved),
             None => taken.resolved.iter().any(|r| matches!(r, Resolved::Stop)),
         };
         if stops {
@@ -518,7 +520,7 @@ impl Cx<'_> {
         let (key, found) = match tools.get(name) {
             Lookup::Own(v) => (Some(name.clone()), Some(v.clone())),
             Lookup::Inherited => (Some(name.clone()), None),
-            Lookup::Missing if !super::zero::finds_by_id(rel) => (None, None),
+            Lookup::Missing if !super::releases::zero::finds_by_id(rel) => (None, None),
             Lookup::Missing => match tools.entries().into_iter().find(|(_, v)| v.id == *name) {
                 Some((k, v)) => (Some(k.clone()), Some(v.clone())),
                 None => (None, None),
@@ -540,7 +542,7 @@ impl Cx<'_> {
         }
         let by_name = matches!(tools.get(name), Lookup::Own(_));
         let Some(value) = found else {
-            return Ok(super::zero::inherited(rel).unwrap_or(Resolved::Stop));
+            return Ok(zero::inherited(rel).unwrap_or(Resolved::Stop));
         };
         let memory = self.memory();
         let named = &value.key;
@@ -589,7 +591,7 @@ impl Cx<'_> {
         let runs = match &value.origin {
             // 0.x: what a client tool's call and a workflow's run do there.
             ToolOrigin::Client | ToolOrigin::Workflow if rel.zero.is_some() => {
-                super::zero::client_or_workflow_run(rel, &value.origin, named, &call.arguments)?
+                zero::client_or_workflow_run(rel, &value.origin, named, &call.arguments)?
             }
             ToolOrigin::Client => return Ok(Resolved::Stop),
             ToolOrigin::Ours => match checked(Schema::City, &call.arguments)? {
@@ -752,7 +754,7 @@ impl Cx<'_> {
     /// order, and on the releases where a failed tool call ends a call with
     /// memory options in an error, that error.
     fn end(&self, mut s: State) -> Result<Projection, String> {
-        super::zero::after_loop(self.case, self.rel, &mut s);
+        zero::after_loop(self.case, self.rel, &mut s);
         let mut p = Projection::empty();
         let who: Vec<Requester> = s.world.arrived.iter().map(|(w, _)| w.clone()).collect();
         let order = s.world.script.canonical_order(&who);
@@ -777,7 +779,7 @@ impl Agent {
     /// (`history_per_step`) or every call ahead of every result.
     fn history(&self, rel: &Release) -> Vec<HistoryItem> {
         let mut out = self.before.clone();
-        if super::zero::history_per_call(rel) {
+        if super::releases::zero::history_per_call(rel) {
             for i in &self.invocations {
                 out.push(i.call.clone());
                 out.extend(i.result.clone());
@@ -815,7 +817,8 @@ impl Agent {
             world.arrived.push((self.who.clone(), request.clone()));
             match world.script.next(&self.who) {
                 Reply::Error { status, .. }
-                    if super::zero::retryable(cx.rel, status) && attempt < cx.rel.retries =>
+                    if super::releases::zero::retryable(cx.rel, status)
+                        && attempt < cx.rel.retries =>
                 {
                     continue
                 }
@@ -823,7 +826,7 @@ impl Agent {
                 Reply::Text(text) => return Sent::Ended(Ending::Answer(text)),
                 Reply::Error { status, .. } => {
                     return Sent::Ended(
-                        match super::zero::api_error(cx.rel, cx.case.route, status) {
+                        match super::releases::zero::api_error(cx.rel, cx.case.route, status) {
                             Some(e) => Ending::Error(e),
                             None => Ending::ApiError(status),
                         },
@@ -850,8 +853,8 @@ impl Agent {
     /// their tools, in one step or across steps. On the Responses route an earlier item is referred to by the
     /// first output item of its id.
     fn record(&mut self, cx: &Cx, invocation: Invocation) {
-        let merges =
-            cx.case.route.wire() != Wire::GenerateContent && super::zero::merges_call_ids(cx.rel);
+        let merges = cx.case.route.wire() != Wire::GenerateContent
+            && super::releases::zero::merges_call_ids(cx.rel);
         let earlier = self
             .invocations
             .iter()

@@ -127,7 +127,7 @@ pub fn validate(
     let spread;
     let input = match input {
         // 0.x validates the array itself (`zero::spreads_arrays`).
-        Json::Array(items) if super::zero::spreads_arrays(rel) => {
+        Json::Array(items) if super::releases::zero::spreads_arrays(rel) => {
             spread = Json::Object(
                 items
                     .iter()
@@ -139,7 +139,7 @@ pub fn validate(
         }
         other => other,
     };
-    let rejected = || super::zero::worded(rel, report(name, input), name, input);
+    let rejected = || super::releases::zero::worded(rel, report(name, input), name, input);
     Ok(match schema {
         Schema::City => {
             if is_string(member(input, "city")) {
