@@ -161,13 +161,13 @@ pub fn collect_run(
     // With nothing left to run, the first bad file is the failure, said
     // once by `main`; the others are reported before it.
     if cases.is_empty() {
-        for e in case_errors.iter().skip(1) {
+        let Some((first, others)) = case_errors.split_first() else {
+            return Err(Failure::bad("no case to run"));
+        };
+        for e in others {
             observer.bad_case(e);
         }
-        return Err(match case_errors.first() {
-            Some(e) => Failure::bad(e.to_string()),
-            None => Failure::bad("no case to run"),
-        });
+        return Err(Failure::bad(first.to_string()));
     }
     for e in &case_errors {
         observer.bad_case(e);
