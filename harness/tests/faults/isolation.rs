@@ -862,14 +862,7 @@ console.log(JSON.stringify(said));
         !stdout.contains("forged"),
         "a left-behind child wrote to the probe's stdout: {stdout}"
     );
-    let left = std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(Result::ok)
-        .filter(|e| {
-            std::fs::read(e.path().join("cmdline"))
-                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(&mark))
-        })
-        .count();
+    let left = running_with(&mark);
     check!(
         left == 0,
         "{left} child(ren) of the attack outlived the sandbox"
@@ -1036,14 +1029,7 @@ process.on('exit', () => {{ for (const fd of [1, 3]) {{ try {{ writeSync(fd, for
         udp.recv(&mut [0u8; 16]).is_err(),
         "a datagram reached the UDP socket"
     );
-    let left = std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(Result::ok)
-        .filter(|e| {
-            std::fs::read(e.path().join("cmdline"))
-                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(&mark))
-        })
-        .count();
+    let left = running_with(&mark);
     check!(left == 0, "{left} process(es) of the attack outlived lint");
     Ok(())
 }
@@ -1061,4 +1047,17 @@ fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// How many processes of the machine carry `mark` in their command line.
+fn running_with(mark: &str) -> usize {
+    std::fs::read_dir("/proc")
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter(|e| {
+            std::fs::read(e.path().join("cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains(mark))
+        })
+        .count()
 }
