@@ -206,14 +206,7 @@ impl Installs {
     /// so no reader ever sees it half gone.
     pub fn remove_install(&self, dir: &Path) -> std::io::Result<()> {
         let _lock = self.lock(dir).map_err(std::io::Error::other)?;
-        let parent = dir.parent().unwrap_or(Path::new("."));
-        let name = dir
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let aside = parent.join(format!(".tmp-{name}-pruned-{}", std::process::id()));
-        std::fs::rename(dir, &aside)?;
-        std::fs::remove_dir_all(&aside)
+        std::fs::remove_dir_all(moved_aside(dir)?)
     }
 
     /// Remove the install at `dir` unless a run holds it (`hold_for_use`):
@@ -225,13 +218,7 @@ impl Installs {
             .map_err(std::io::Error::other)?
         {
             crate::versions::lock::Waited::Held(lock) => {
-                let parent = dir.parent().unwrap_or(Path::new("."));
-                let name = dir
-                    .file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                let aside = parent.join(format!(".tmp-{name}-pruned-{}", std::process::id()));
-                std::fs::rename(dir, &aside)?;
+                let aside = moved_aside(dir)?;
                 drop(lock);
                 std::fs::remove_dir_all(&aside)?;
                 Ok(true)
@@ -403,6 +390,19 @@ impl Installs {
             Ok(())
         })
     }
+}
+
+/// `dir` renamed beside itself under a name no reader takes for an
+/// install, so that it is never seen half deleted: the new path.
+fn moved_aside(dir: &Path) -> std::io::Result<PathBuf> {
+    let parent = dir.parent().unwrap_or(Path::new("."));
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let aside = parent.join(format!(".tmp-{name}-pruned-{}", std::process::id()));
+    std::fs::rename(dir, &aside)?;
+    Ok(aside)
 }
 
 /// The manifest of an on-demand install: `@mastra/core` from `source`
