@@ -56,13 +56,20 @@ fn tail(stderr: &str) -> String {
 
 impl ProcError {
     /// Whether the failed command's stderr says any of `needles`, in any
-    /// case: package managers capitalise the same words differently.
+    /// case and across line breaks: package managers capitalise the same
+    /// words differently, and pnpm wraps its messages to the terminal.
     pub fn stderr_mentions(&self, needles: &[&str]) -> bool {
         let ProcError::Failed { stderr, .. } = self else {
             return false;
         };
-        let said = stderr.to_lowercase();
-        needles.iter().any(|n| said.contains(&n.to_lowercase()))
+        let words = |t: &str| {
+            t.split_whitespace()
+                .collect::<Vec<_>>()
+                .join(" ")
+                .to_lowercase()
+        };
+        let said = words(stderr);
+        needles.iter().any(|n| said.contains(&words(n)))
     }
 }
 
