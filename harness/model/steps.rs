@@ -147,6 +147,8 @@ pub(super) struct Agent {
     before: Vec<HistoryItem>,
     invocations: Vec<Invocation>,
     failed: Vec<FailedCall>,
+    /// Its calls of working memory, which decide a 0.x title request.
+    working_memory: zero::WorkingMemoryCalls,
     step: usize,
     max_steps: usize,
 }
@@ -198,6 +200,7 @@ pub(super) fn run_loop(
             before: Vec::new(),
             invocations: Vec::new(),
             failed: Vec::new(),
+            working_memory: zero::WorkingMemoryCalls::default(),
             step: 0,
             max_steps: case.call.max_steps.unwrap_or(DEFAULT_MAX_STEPS) as usize,
         },
@@ -378,6 +381,7 @@ impl Cx<'_> {
             before,
             invocations: Vec::new(),
             failed: Vec::new(),
+            working_memory: zero::WorkingMemoryCalls::default(),
             step: 0,
             max_steps: DEFAULT_MAX_STEPS as usize,
         }
@@ -426,7 +430,7 @@ impl Cx<'_> {
                 let (mut world, mut runs) = (world.clone(), runs.clone());
                 let ending = self.advance(&mut runs[i].agent, &mut world)?;
                 if let Some(ended) = &ending {
-                    zero::title(self.case, self.rel, &runs[i].agent.who, ended, &mut world);
+                    zero::title(self.case, self.rel, &runs[i].agent, ended, &mut world);
                 }
                 runs[i].ending = ending;
                 pending.push((world, runs));
@@ -694,6 +698,7 @@ impl Cx<'_> {
                 // Not reached: a step with a stop ends before it is written.
                 Resolved::Stop => continue,
             };
+            agent.working_memory.note(&call.name, r);
             let invocation = Invocation {
                 step: agent.step,
                 id: call.id.clone(),
