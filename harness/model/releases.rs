@@ -302,6 +302,28 @@ pub const REUSED_ID_MERGES_STEPS: MastraVersion = v(1, 26, 0);
 /// mistral.
 pub const EMPTY_ARGUMENTS_TAKE_LATER: MastraVersion = v(1, 29, 1);
 
+/// On `stream()` on the `openai-compatible` and `groq` routes, a call whose
+/// id an earlier call of the same step had does not run, and the id's
+/// result is the earlier call's, with the later call's name (measured on
+/// those routes and on `openai`, `anthropic` and `mistral`, where every
+/// call runs as on `generate()`).
+/// First in 1.52.0 on `openai-compatible`:
+/// `cases/found/seed1-case595-1.67.0-executed.json` and
+/// four variants (other arguments, another name, a call between, keyless
+/// arguments first) on 1.29.1, 1.40.0, 1.50.0, 1.51.0 (each call runs) and
+/// 1.52.0, 1.52.1, 1.53.0, 1.54.0, 1.55.0, 1.60.0, 1.63.1, 1.66.0, 1.67.0
+/// (the first only); where in the stream this happens was not traced.
+/// With eager execution (`EAGER_STREAM_TOOLS`) the same cases run none of
+/// the id's calls and answer it with a validation report of `{}`: not
+/// modelled there.
+pub const STREAM_REUSED_ID_RUNS_ONCE: MastraVersion = v(1, 52, 0);
+
+/// The same on the `groq` route, one release earlier: first in 1.51.0
+/// (`cases/found/seed1-case595-1.67.0-executed.json` and its variants run
+/// every call on 1.0.4, 1.13.2, 1.20.0, 1.30.0, 1.40.0, 1.45.0, 1.50.0,
+/// 1.50.1 and the first only on 1.51.0, 1.52.0, 1.67.0).
+pub const GROQ_STREAM_REUSED_ID_RUNS_ONCE: MastraVersion = v(1, 51, 0);
+
 /// From 1.19.0 through 1.55.0 a sub-agent called without a string `prompt`
 /// makes no request, and every sub-agent call of that step is answered
 /// "Cannot read properties of undefined (reading 'input')"
@@ -342,6 +364,8 @@ pub struct Release {
     pub sub_agent_promptless_throws: bool,
     pub reused_id_merges_steps: bool,
     pub empty_arguments_take_later: bool,
+    pub stream_reused_id_runs_once: bool,
+    pub groq_stream_reused_id_runs_once: bool,
     /// What a 0.x release does differently (`zero`); `None` on 1.x.
     pub zero: Option<Zero>,
 }
@@ -384,6 +408,8 @@ impl Release {
             reused_id_merges_steps: version.major == 1
                 && (version < REUSED_ID_TAKES_LATER_CALL || version >= REUSED_ID_MERGES_STEPS),
             empty_arguments_take_later: version >= EMPTY_ARGUMENTS_TAKE_LATER,
+            stream_reused_id_runs_once: version >= STREAM_REUSED_ID_RUNS_ONCE,
+            groq_stream_reused_id_runs_once: version >= GROQ_STREAM_REUSED_ID_RUNS_ONCE,
             zero,
         }
     }

@@ -35,7 +35,7 @@ use crate::case::{Case, Method, Reply, ToolCallReply};
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::projection::{ErrorView, Executed, HistoryItem, Projection, RequestView};
-use crate::route::Wire;
+use crate::route::{Route, Wire};
 
 pub(super) mod zero;
 
@@ -309,6 +309,20 @@ impl Cx<'_> {
             Sent::Calls(calls) => calls,
             Sent::Ended(ending) => return Ok(Err(ending)),
         };
+        let merges = self.case.route.wire() != Wire::GenerateContent
+            && super::releases::zero::merges_call_ids(self.rel);
+        let reused_in_step = merges
+            && calls
+                .iter()
+                .enumerate()
+                .any(|(i, c)| calls[..i].iter().any(|e| e.id == c.id));
+        if reused_in_step && self.rel.eager_stream_tools && self.case.call.method == Method::Stream
+        {
+            return Err(
+                "a call id used twice in one step on stream() from 1.71.0: none of its calls runs"
+                    .into(),
+            );
+        }
         let running = self.arguments_run_with(&calls);
         let resolved = running
             .iter()
@@ -671,20 +685,39 @@ impl Cx<'_> {
         })
     }
 
+    /// Whether a later call of an id already called in the step is left
+    /// unrun (`STREAM_REUSED_ID_RUNS_ONCE`): on `stream()`, on the two
+    /// Chat Completions routes whose deltas name calls by index.
+    fn runs_once(&self) -> bool {
+        let rel = self.rel;
+        self.case.call.method == Method::Stream
+            && match self.case.route {
+                Route::OpenAiCompatible => rel.stream_reused_id_runs_once,
+                Route::Groq => rel.groq_stream_reused_id_runs_once,
+                _ => false,
+            }
+    }
+
     /// List the case tools' runs in `executed`, in the order they start.
     /// Eager execution (stream, from 1.71.0): each call found under its own
     /// name starts as its chunk completes; the rest start after the stream,
     /// in the step's foreach. History keeps the calls' order.
     fn execute(&self, world: &mut World, calls: &[ToolCallReply], resolved: &[Resolved]) {
         let eager = self.rel.eager_stream_tools && self.case.call.method == Method::Stream;
-        let runs = calls.iter().zip(resolved).filter_map(|(_, r)| match r {
-            Resolved::Run {
-                id,
-                by_name,
-                runs: Runs::Ours(input),
-            } => Some((id, input, *by_name)),
-            _ => None,
-        });
+        let once = self.runs_once();
+        let runs = calls
+            .iter()
+            .zip(resolved)
+            .enumerate()
+            .filter_map(|(i, (c, r))| match r {
+                _ if once && calls[..i].iter().any(|e| e.id == c.id) => None,
+                Resolved::Run {
+                    id,
+                    by_name,
+                    runs: Runs::Ours(input),
+                } => Some((id, input, *by_name)),
+                _ => None,
+            });
         let (first, later): (Vec<_>, Vec<_>) = runs.partition(|(_, _, by_name)| !eager || *by_name);
         for (id, input, _) in first.into_iter().chain(later) {
             world.executed.push(Executed {
@@ -723,13 +756,21 @@ impl Cx<'_> {
                 // Not reached: a step with a stop ends before it is written.
                 Resolved::Stop => continue,
             };
-            let invocation = Invocation {
+            let mut invocation = Invocation {
                 step: agent.step,
                 id: call.id.clone(),
                 call: route::call_on(route, self.rel, i, name.clone()),
                 result: Some(route::result_on(route, &call.id, &name, content)),
                 found: !matches!(r, Resolved::NotFound { .. }),
             };
+            // A later call of an id that did not run leaves the earlier
+            // result (`STREAM_REUSED_ID_RUNS_ONCE`).
+            if self.runs_once() {
+                if let Some(e) = step.iter().find(|e: &&Invocation| e.id == call.id) {
+                    invocation.result = e.result.clone();
+                    invocation.found = e.found;
+                }
+            }
             step.push(invocation);
         }
         agent.record_step(self, step);

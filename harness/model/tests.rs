@@ -827,10 +827,10 @@ fn empty_arguments_take_a_later_calls_of_the_id_from_1_29_1() {
             .map(|e| e.input.to_compact())
             .collect::<Vec<_>>()
     };
-    let paris = r#"{"city":"Paris"}"#.to_string();
-    assert_eq!(inputs(&c("{}"), "1.28.0"), [paris.clone()]);
-    assert_eq!(inputs(&c("{}"), "1.29.1"), [paris.clone(), paris.clone()]);
-    assert_eq!(inputs(&c("null"), "1.67.0"), [paris.clone(), paris.clone()]);
-    assert_eq!(inputs(&c(r#"{"x":1}"#), "1.67.0"), [paris.clone()]);
-    assert_eq!(inputs(&c(r#"{"city":4}"#), "1.67.0"), [paris]);
+    let paris = || r#"{"city":"Paris"}"#.to_string();
+    assert_eq!(inputs(&c("{}"), "1.28.0"), [paris()]);
+    assert_eq!(inputs(&c("{}"), "1.29.1"), [paris(), paris()]);
+    assert_eq!(inputs(&c("null"), "1.67.0"), [paris(), paris()]);
+    assert_eq!(inputs(&c(r#"{"x":1}"#), "1.67.0"), [paris()]);
+    assert_eq!(inputs(&c(r#"{"city":4}"#), "1.67.0"), [paris()]);
 }
