@@ -312,9 +312,7 @@ impl Cx<'_> {
             Sent::Calls(calls) => calls,
             Sent::Ended(ending) => return Ok(Err(ending)),
         };
-        let merges = self.case.route.wire() != Wire::GenerateContent
-            && super::releases::zero::merges_call_ids(self.rel);
-        let reused_in_step = merges
+        let reused_in_step = self.merges_call_ids()
             && calls
                 .iter()
                 .enumerate()
@@ -343,9 +341,7 @@ impl Cx<'_> {
     /// truthy and its own still have no keys. History keeps what was sent.
     fn arguments_run_with(&self, calls: &[ToolCallReply]) -> Vec<ToolCallReply> {
         let mut running = calls.to_vec();
-        let merges = self.case.route.wire() != Wire::GenerateContent
-            && super::releases::zero::merges_call_ids(self.rel);
-        if !self.rel.empty_arguments_take_later || !merges {
+        if !self.rel.empty_arguments_take_later || !self.merges_call_ids() {
             return running;
         }
         for (i, call) in calls.iter().enumerate() {
@@ -689,6 +685,14 @@ impl Cx<'_> {
         })
     }
 
+    /// Whether Mastra keeps one invocation per call id on this case's route
+    /// and release: on every wire but Gemini's (whose ids the AI SDK makes
+    /// itself), and not on the 0.x v4 loop.
+    fn merges_call_ids(&self) -> bool {
+        self.case.route.wire() != Wire::GenerateContent
+            && super::releases::zero::merges_call_ids(self.rel)
+    }
+
     /// Whether a later call of an id already called in the step is left
     /// unrun (`STREAM_REUSED_ID_RUNS_ONCE`): on `stream()`, on the two
     /// Chat Completions routes whose deltas name calls by index.
@@ -919,10 +923,8 @@ impl Agent {
     /// steps as `MessageMerger` places its parts (the note beside the
     /// switch).
     fn record_step(&mut self, cx: &Cx, step: Vec<Invocation>) {
-        let merges = cx.case.route.wire() != Wire::GenerateContent
-            && super::releases::zero::merges_call_ids(cx.rel);
         let joins = cx.rel.reused_id_merges_steps
-            && merges
+            && cx.merges_call_ids()
             && step
                 .iter()
                 .any(|n| self.invocations.iter().any(|e| e.id == n.id));
@@ -1037,8 +1039,7 @@ impl Agent {
     /// their tools, in one step or across steps. On the Responses route an earlier item is referred to by the
     /// first output item of its id.
     fn record(&mut self, cx: &Cx, invocation: Invocation) {
-        let merges = cx.case.route.wire() != Wire::GenerateContent
-            && super::releases::zero::merges_call_ids(cx.rel);
+        let merges = cx.merges_call_ids();
         let earlier = self
             .invocations
             .iter()
