@@ -59,14 +59,23 @@ fn biome_finds_nothing_to_format_or_fix() {
     );
 }
 
+/// The pinned versions' installs.
+fn pinned() -> [PathBuf; 2] {
+    [install("1.0.4"), install("1.67.0")]
+}
+
+/// `node SCRIPT DIR...`, SCRIPT under the repository's root.
+fn node_on(script: &str, dirs: &[PathBuf]) -> std::process::Output {
+    Command::new(node())
+        .arg(root().join(script))
+        .args(dirs)
+        .output()
+        .unwrap_or_else(|e| panic!("node {script}: {e}"))
+}
+
 #[test]
 fn the_probe_passes_its_selftest_on_the_pinned_versions() {
-    let dirs = [install("1.0.4"), install("1.67.0")];
-    let out = Command::new(node())
-        .arg(root().join("node-probe/selftest.mjs"))
-        .args(&dirs)
-        .output()
-        .unwrap();
+    let out = node_on("node-probe/selftest.mjs", &pinned());
     let stderr = String::from_utf8_lossy(&out.stderr);
     let report: Vec<&str> = stderr
         .lines()
@@ -82,12 +91,8 @@ fn the_probe_passes_its_selftest_on_the_pinned_versions() {
 /// indistinguishable from it to the client installed beside each pinned core.
 #[test]
 fn an_mcp_listing_reads_the_same_from_this_server_and_the_sdks() {
-    let dirs = [install("1.0.4"), install("1.67.0")];
-    let out = Command::new(node())
-        .arg(root().join("node-probe/testing/mcp-compare.mjs"))
-        .args(&dirs)
-        .output()
-        .unwrap();
+    let dirs = pinned();
+    let out = node_on("node-probe/testing/mcp-compare.mjs", &dirs);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{}", text(&out));
     let same = stdout
