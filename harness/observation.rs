@@ -151,12 +151,12 @@ impl Observed {
 /// Who made each captured request, and the HTTP status of the reply the
 /// listener gave it when that was an error: the listener's routing
 /// (`case::script`) replayed in arrival order.
-fn routed(case: &Case, captured: &[Captured]) -> Vec<(Requester, Option<u16>)> {
+fn routed(case: &Case, bodies: &[Result<Json, String>]) -> Vec<(Requester, Option<u16>)> {
     let mut script = Script::of(case);
-    captured
+    bodies
         .iter()
-        .map(|c| {
-            let who = script.requester(c.json().ok().as_ref());
+        .map(|body| {
+            let who = script.requester(body.as_ref().ok());
             let status = match script.next(&who) {
                 Reply::Error { status, .. } => Some(status),
                 _ => None,
@@ -186,22 +186,23 @@ pub fn projection(
             .map_or_else(String::new, JsString::to_lossy);
         return Ok((Projection::not_applicable(reason), captured));
     }
-    let routed = routed(case, &captured);
+    // Each body parsed once, for the routing and the requests both.
+    let bodies: Vec<Result<Json, String>> = captured.iter().map(Captured::json).collect();
+    let routed = routed(case, &bodies);
     // The reply of the last request to arrive (a call's API-call error
     // comes from it).
     let last_status = routed.last().and_then(|(_, status)| *status);
     let who: Vec<Requester> = routed.into_iter().map(|(who, _)| who).collect();
-    let mut slots: Vec<Option<Captured>> = captured.into_iter().map(Some).collect();
-    let captured: Vec<Captured> = Script::of(case)
+    let mut slots: Vec<Option<(Captured, Result<Json, String>)>> =
+        captured.into_iter().zip(bodies).map(Some).collect();
+    let (captured, bodies): (Vec<Captured>, Vec<Result<Json, String>>) = Script::of(case)
         .canonical_order(&who)
         .into_iter()
         .filter_map(|i| slots[i].take())
-        .collect();
+        .unzip();
     let mut requests = Vec::new();
-    for (i, c) in captured.iter().enumerate() {
-        let body = c
-            .json()
-            .map_err(|e| format!("request {} of the case: {e}", i + 1))?;
+    for (i, body) in bodies.into_iter().enumerate() {
+        let body = body.map_err(|e| format!("request {} of the case: {e}", i + 1))?;
         requests.push(
             RequestView::on(case.route, &body)
                 .with_uuids_redacted()
