@@ -88,6 +88,9 @@ struct Opened {
     case_keys: Arc<Vec<CaseKey>>,
     /// The cases stored under their keys, with their observations.
     hits: Vec<(usize, Observation)>,
+    /// The hits judged (on the install's thread, so that a run the store
+    /// answers judges on every core), those that may be reused.
+    judged: Vec<CaseResult>,
     /// What the probe that made them loaded.
     hello: Option<Hello>,
     unreadable: usize,
@@ -132,6 +135,7 @@ fn open_shelf(
         key,
         case_keys: Arc::new(Vec::new()),
         hits: Vec::new(),
+        judged: Vec::new(),
         hello: None,
         unreadable: 0,
     };
@@ -454,6 +458,7 @@ impl Session {
                         SessionAction::Install { version } => {
                             let (tx, published, store) = (tx.clone(), &published, &store);
                             let VersionCases { version: v, cases } = versions[version];
+                            let judged = &judged;
                             s.spawn(move || {
                                 let began = Instant::now();
                                 let got = installs.ensure_held(v, published.as_deref());
@@ -467,8 +472,22 @@ impl Session {
                                 };
                                 let shelf = match (&got, store) {
                                     (Ok(dir), Some((store, node, code))) => {
-                                        open_shelf(store, (v, dir), (node, code), cases, read)
-                                            .map(Box::new)
+                                        open_shelf(store, (v, dir), (node, code), cases, read).map(
+                                            |mut opened| {
+                                                opened.judged = std::mem::take(&mut opened.hits)
+                                                    .into_iter()
+                                                    .map(|(index, obs)| {
+                                                        let observed = Observed::from_observation(
+                                                            &cases[index],
+                                                            obs,
+                                                        );
+                                                        judged(version, index, observed)
+                                                    })
+                                                    .filter(reusable)
+                                                    .collect();
+                                                Box::new(opened)
+                                            },
+                                        )
                                     }
                                     _ => None,
                                 };
@@ -611,15 +630,8 @@ impl Session {
                                     opened.key.folder()
                                 ));
                             }
-                            for (index, obs) in opened.hits {
-                                let observed = Observed::from_observation(
-                                    &versions[version].cases[index],
-                                    obs,
-                                );
-                                let r = judged(version, index, observed);
-                                if !reusable(&r) {
-                                    continue;
-                                }
+                            for r in opened.judged {
+                                let index = r.index;
                                 reused[version][index] = true;
                                 stats[version].reused += 1;
                                 on_result(version, r);
