@@ -4,7 +4,7 @@
 
 use crate::case::CaseError;
 use crate::outcome::Failure;
-use crate::report::write_atomically;
+pub use crate::report::save_report;
 use crate::results::info::RunInfo;
 use crate::results::{CaseResult, VersionStats};
 use crate::run::corpus::RunObserver;
@@ -176,33 +176,4 @@ pub fn check_writable(flag: &str, path: &Path) -> Result<(), Failure> {
     tempfile::NamedTempFile::new_in(dir).map(drop).map_err(|e| {
         Failure::infra_because(format!("cannot write the report {}", path.display()), e)
     })
-}
-
-/// Write a report. When its place will not take it after all (the disk
-/// filled up, the folder went away during the run), the results are not
-/// thrown away: they go to the temporary folder, or as a last resort to
-/// stderr, and the error says where.
-pub fn save_report(path: &Path, text: &str) -> Result<(), Failure> {
-    let Err(e) = write_atomically(path, text) else {
-        return Ok(());
-    };
-    let first = format!("cannot write the report {}: {e}", path.display());
-    let fallback =
-        std::env::temp_dir().join(format!("mastra-conform-report-{}.json", std::process::id()));
-    match write_atomically(&fallback, text) {
-        Ok(()) => Err(Failure::infra(format!(
-            "{first}; it was written to {} instead",
-            fallback.display()
-        ))),
-        Err(e) => {
-            eprintln!(
-                "error: {first}; nor to {}: {e}; the report follows",
-                fallback.display()
-            );
-            eprintln!("{text}");
-            Err(Failure::infra(format!(
-                "{first}; the report was printed to stderr"
-            )))
-        }
-    }
 }

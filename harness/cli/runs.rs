@@ -175,10 +175,6 @@ pub fn matrix(args: MatrixArgs) -> Result<Exit, Failure> {
         &scope,
         &mut ObserverPair(&mut watcher, &mut writer),
     )?;
-    save_report(
-        &out.join(JSON),
-        &report_json(&outcome.info, &outcome.results).to_pretty(),
-    )?;
     eprintln!(
         "matrix: {} results in {}/{{{JSONL},{JSON},{JUNIT},{MARKDOWN},{HTML}}}",
         writer.written,

@@ -7,8 +7,8 @@
 //!   run ends), so an interrupted or killed matrix keeps what finished, and
 //!   `mastra-conform report results.jsonl` renders it, marked partial when
 //!   the footer is missing;
-//! - at the end writes `report.xml` (JUnit), `report.md` and `report.html`
-//!   beside the `report.json` the command layer saves.
+//! - at the end writes `report.json`, `report.xml` (JUnit), `report.md` and
+//!   `report.html`.
 //!
 //! Exit statuses are `run`'s: 0 all as expected, 1 a divergence (a known
 //! issue still present is not one), 3 infrastructure or interrupted.
@@ -16,7 +16,7 @@
 use crate::js::json::Json;
 use crate::outcome::Failure;
 use crate::report::doc::{ReportDoc, END};
-use crate::report::{report_json, result_json, write_reports, JSONL};
+use crate::report::{report_json, result_json, save_report, write_reports, JSON, JSONL};
 use crate::results::info::RunInfo;
 use crate::results::CaseResult;
 use crate::run::corpus::RunObserver;
@@ -84,11 +84,18 @@ impl RunObserver for MatrixWriter {
                 .and_then(|()| f.sync_all())
                 .map_err(|e| self.fail(JSONL, e))?;
         }
-        // The renderers read the JSON form, as they would read a report
-        // file, so a report rebuilt later from disk looks the same.
-        let doc =
-            ReportDoc::parse(&report_json(info, results).to_compact()).map_err(Failure::infra)?;
-        write_reports(&doc, &self.out)
+        // The renderers read the JSON document `report.json` holds, as
+        // they would read the file, so a report rebuilt later from disk
+        // looks the same; the file is written while they render.
+        let report = report_json(info, results);
+        let doc = ReportDoc::of_report(&report).map_err(Failure::infra)?;
+        std::thread::scope(|s| {
+            let json = s.spawn(|| save_report(&self.out.join(JSON), &report.to_pretty()));
+            let rendered = write_reports(&doc, &self.out);
+            json.join()
+                .unwrap_or_else(|p| std::panic::resume_unwind(p))
+                .and(rendered)
+        })
     }
 }
 

@@ -78,18 +78,60 @@ pub const JUNIT: &str = "report.xml";
 pub const MARKDOWN: &str = "report.md";
 pub const HTML: &str = "report.html";
 
-/// Render every report but the JSON one from one `ReportDoc` into `out`.
+/// Render every report but the JSON one from one `ReportDoc` into `out`,
+/// each on a thread of its own (a whole matrix's HTML alone is seconds).
 pub fn write_reports(doc: &ReportDoc, out: &Path) -> Result<(), Failure> {
-    for (name, text) in [
-        (JUNIT, junit::render(doc)),
-        (MARKDOWN, markdown::render(doc)),
-        (HTML, html::render(doc)),
-    ] {
-        let path = out.join(name);
-        write_atomically(&path, &text)
-            .map_err(|e| Failure::infra_because(format!("cannot write {}", path.display()), e))?;
+    type Render = fn(&ReportDoc) -> String;
+    let renderers: [(&str, Render); 3] = [
+        (JUNIT, junit::render),
+        (MARKDOWN, markdown::render),
+        (HTML, html::render),
+    ];
+    std::thread::scope(|s| {
+        let writes: Vec<_> = renderers
+            .into_iter()
+            .map(|(name, render)| {
+                s.spawn(move || {
+                    let path = out.join(name);
+                    write_atomically(&path, &render(doc)).map_err(|e| {
+                        Failure::infra_because(format!("cannot write {}", path.display()), e)
+                    })
+                })
+            })
+            .collect();
+        writes
+            .into_iter()
+            .try_for_each(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+    })
+}
+
+/// Write a report. When its place will not take it after all (the disk
+/// filled up, the folder went away during the run), the results are not
+/// thrown away: they go to the temporary folder, or as a last resort to
+/// stderr, and the error says where.
+pub fn save_report(path: &Path, text: &str) -> Result<(), Failure> {
+    let Err(e) = write_atomically(path, text) else {
+        return Ok(());
+    };
+    let first = format!("cannot write the report {}: {e}", path.display());
+    let fallback =
+        std::env::temp_dir().join(format!("mastra-conform-report-{}.json", std::process::id()));
+    match write_atomically(&fallback, text) {
+        Ok(()) => Err(Failure::infra(format!(
+            "{first}; it was written to {} instead",
+            fallback.display()
+        ))),
+        Err(e) => {
+            eprintln!(
+                "error: {first}; nor to {}: {e}; the report follows",
+                fallback.display()
+            );
+            eprintln!("{text}");
+            Err(Failure::infra(format!(
+                "{first}; the report was printed to stderr"
+            )))
+        }
     }
-    Ok(())
 }
 
 /// Write `text` to `path` atomically (temporary file, then rename).
