@@ -115,14 +115,25 @@ pub enum Observed {
 
 impl Observed {
     pub fn from_observation(case: &Case, obs: Observation) -> Observed {
+        Observed::from_observation_parsed(case, obs).0
+    }
+
+    /// As `from_observation`, with the bodies as the projection parsed
+    /// them, one for each of `Ran`'s bodies in its order (none otherwise),
+    /// for the judges that read them again.
+    pub fn from_observation_parsed(case: &Case, obs: Observation) -> (Observed, Vec<ParsedBody>) {
         match obs {
-            Observation::Done { result, captured } => match projection(case, &result, captured) {
-                Ok((projection, bodies)) => Observed::Ran { projection, bodies },
-                Err(e) => Observed::ProbeFault(e),
-            },
-            Observation::Fault(m) => Observed::ProbeFault(m),
-            Observation::Timeout(d) => Observed::Timeout(d),
-            Observation::Crash(tail) => Observed::Crash(tail),
+            Observation::Done { result, captured } => {
+                match projection_parsed(case, &result, captured) {
+                    Ok((projection, bodies, parsed)) => {
+                        (Observed::Ran { projection, bodies }, parsed)
+                    }
+                    Err(e) => (Observed::ProbeFault(e), Vec::new()),
+                }
+            }
+            Observation::Fault(m) => (Observed::ProbeFault(m), Vec::new()),
+            Observation::Timeout(d) => (Observed::Timeout(d), Vec::new()),
+            Observation::Crash(tail) => (Observed::Crash(tail), Vec::new()),
         }
     }
 
@@ -175,6 +186,19 @@ pub fn projection(
     result: &Json,
     captured: Vec<Captured>,
 ) -> Result<(Projection, Vec<Captured>), String> {
+    projection_parsed(case, result, captured).map(|(p, bodies, _)| (p, bodies))
+}
+
+/// A captured body as JSON, or why it is not (`Captured::json`).
+pub type ParsedBody = Result<Json, String>;
+
+/// As `projection`, with each body parsed, in the order of the bodies
+/// returned.
+pub fn projection_parsed(
+    case: &Case,
+    result: &Json,
+    captured: Vec<Captured>,
+) -> Result<(Projection, Vec<Captured>, Vec<ParsedBody>), String> {
     let applicable = result
         .get("applicable")
         .and_then(Json::as_bool)
@@ -184,7 +208,8 @@ pub fn projection(
             .get("reason")
             .and_then(Json::as_str)
             .map_or_else(String::new, JsString::to_lossy);
-        return Ok((Projection::not_applicable(reason), captured));
+        let parsed = captured.iter().map(Captured::json).collect();
+        return Ok((Projection::not_applicable(reason), captured, parsed));
     }
     // Each body parsed once, for the routing and the requests both.
     let bodies: Vec<Result<Json, String>> = captured.iter().map(Captured::json).collect();
@@ -201,10 +226,12 @@ pub fn projection(
         .filter_map(|i| slots[i].take())
         .unzip();
     let mut requests = Vec::new();
-    for (i, body) in bodies.into_iter().enumerate() {
-        let body = body.map_err(|e| format!("request {} of the case: {e}", i + 1))?;
+    for (i, body) in bodies.iter().enumerate() {
+        let body = body
+            .as_ref()
+            .map_err(|e| format!("request {} of the case: {e}", i + 1))?;
         requests.push(
-            RequestView::on(case.route, &body)
+            RequestView::on(case.route, body)
                 .with_uuids_redacted()
                 .with_validation_normalised(),
         );
@@ -235,5 +262,5 @@ pub fn projection(
         executed,
         mutated,
     };
-    Ok((projection, captured))
+    Ok((projection, captured, bodies))
 }

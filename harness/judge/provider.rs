@@ -32,7 +32,7 @@
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::judge::known::named_choice;
-use crate::observation::Captured;
+use crate::observation::{Captured, ParsedBody};
 use crate::projection::RequestView;
 use crate::route::Route;
 use std::fmt;
@@ -187,10 +187,20 @@ pub fn check_body(request: usize, body: &Json) -> Vec<Rejection> {
 /// Every rejection of the bodies a case sent on `route`. A body that is not
 /// JSON is a probe fault reported elsewhere, not a provider question.
 pub fn check(route: Route, bodies: &[Captured]) -> Vec<Rejection> {
+    let parsed: Vec<ParsedBody> = bodies.iter().map(Captured::json).collect();
+    check_parsed(route, &parsed)
+}
+
+/// As `check`, on bodies already parsed.
+pub fn check_parsed(route: Route, bodies: &[ParsedBody]) -> Vec<Rejection> {
     bodies
         .iter()
         .enumerate()
-        .filter_map(|(i, b)| b.json().ok().map(|body| check_body_on(route, i + 1, &body)))
+        .filter_map(|(i, b)| {
+            b.as_ref()
+                .ok()
+                .map(|body| check_body_on(route, i + 1, body))
+        })
         .flatten()
         .collect()
 }

@@ -129,13 +129,14 @@ impl Refiner {
         })
     }
 
-    /// The findings about one result, and its final verdict.
+    /// The findings about one result, and its final verdict. `parsed`:
+    /// the observed bodies as the projection parsed them, when it did.
     pub fn refine(
         &self,
         case: &Case,
         version: MastraVersion,
-        predicted: &Prediction,
-        observed: &Observed,
+        (predicted, observed): (&Prediction, &Observed),
+        parsed: Option<&[crate::observation::ParsedBody]>,
         base: Verdict,
     ) -> (Verdict, Findings) {
         let mut f = Findings {
@@ -169,7 +170,12 @@ impl Refiner {
                 f.issue_about = Some((issue.title.clone(), issue.upstream.clone()));
             }
             f.snapshot = snapshot_matches(&self.snapshots, &case.name(), version, bodies);
-            f.provider = provider::check(case.route, bodies);
+            f.provider = match parsed {
+                Some(parsed) if parsed.len() == bodies.len() => {
+                    provider::check_parsed(case.route, parsed)
+                }
+                _ => provider::check(case.route, bodies),
+            };
         }
         (decide(base, &f), f)
     }

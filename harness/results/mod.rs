@@ -14,7 +14,7 @@ use crate::case::Case;
 use crate::judge::compare::{compare, Verdict};
 use crate::judge::refine::{Findings, Refiner};
 use crate::model::{predict, Prediction};
-use crate::observation::Observed;
+use crate::observation::{Observed, ParsedBody};
 use crate::route::Route;
 use crate::versions::spec::MastraVersion;
 use std::time::Duration;
@@ -45,12 +45,24 @@ pub fn judge(
     version: MastraVersion,
     observed: Observed,
 ) -> CaseResult {
+    judge_parsed(refiner, case, (index, version), observed, None)
+}
+
+/// As `judge`, with the observed bodies as the projection parsed them
+/// (`Observed::from_observation_parsed`), so that they are not parsed again.
+pub fn judge_parsed(
+    refiner: &Refiner,
+    case: &Case,
+    (index, version): (usize, MastraVersion),
+    observed: Observed,
+    parsed: Option<&[ParsedBody]>,
+) -> CaseResult {
     let predicted = predict(case, version);
     let (verdict, findings) = refiner.refine(
         case,
         version,
-        &predicted,
-        &observed,
+        (&predicted, &observed),
+        parsed,
         compare(&predicted, &observed),
     );
     CaseResult {

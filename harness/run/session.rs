@@ -29,7 +29,7 @@ use crate::outcome::{error_chain, Failure};
 use crate::recorded::format::Record;
 use crate::recorded::key::{CaseKey, ShelfKey, FORMAT};
 use crate::recorded::{install_identity_of, probe_code_digest, ObservationStore};
-use crate::results::{judge, CaseResult, Hello, PoolStats, VersionStats};
+use crate::results::{judge, judge_parsed, CaseResult, Hello, PoolStats, VersionStats};
 use crate::run::config::{Config, Reuse};
 use crate::run::schedule::{SessionAction, SessionEvent, SessionMachine};
 use crate::versions::install::VersionError;
@@ -458,7 +458,7 @@ impl Session {
                         SessionAction::Install { version } => {
                             let (tx, published, store) = (tx.clone(), &published, &store);
                             let VersionCases { version: v, cases } = versions[version];
-                            let judged = &judged;
+                            let refiner = &*refiner;
                             s.spawn(move || {
                                 let began = Instant::now();
                                 let got = installs.ensure_held(v, published.as_deref());
@@ -477,11 +477,18 @@ impl Session {
                                                 opened.judged = std::mem::take(&mut opened.hits)
                                                     .into_iter()
                                                     .map(|(index, obs)| {
-                                                        let observed = Observed::from_observation(
-                                                            &cases[index],
-                                                            obs,
-                                                        );
-                                                        judged(version, index, observed)
+                                                        let case = &cases[index];
+                                                        let (observed, parsed) =
+                                                            Observed::from_observation_parsed(
+                                                                case, obs,
+                                                            );
+                                                        judge_parsed(
+                                                            refiner,
+                                                            case,
+                                                            (index, v),
+                                                            observed,
+                                                            Some(&parsed),
+                                                        )
                                                     })
                                                     .filter(reusable)
                                                     .collect();
