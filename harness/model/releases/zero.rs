@@ -91,6 +91,14 @@ impl Zero {
         !self.v5_loop || self.sources_by_key
     }
 
+    /// Whether a sub-agent or workflow is a tool under its key alone (`a`,
+    /// `w`), not `agent-KEY` / `workflow-KEY`: on the v4 loop (workflows;
+    /// sub-agents are no tools there) and on the first v5 releases
+    /// (`steps::zero::convert_tools` cites the cases).
+    pub fn names_sources_by_key(&self) -> bool {
+        !self.v5_loop || self.sources_by_key
+    }
+
     /// The switches of `version`, or `None` on 1.x.
     pub fn of(version: MastraVersion) -> Option<Zero> {
         if version.major != 0 {

@@ -228,7 +228,7 @@ pub(in crate::model) fn convert_tools(
     let src = &case.sources;
     let agents = src.agents.as_deref().unwrap_or_default();
     let workflows = src.workflows.as_deref().unwrap_or_default();
-    let by_key = !z.v5_loop || z.sources_by_key;
+    let by_key = z.names_sources_by_key();
     let sub_agents = if by_key {
         keyed(agents, |k| ToolOrigin::SubAgent(k.clone()))
     } else {
