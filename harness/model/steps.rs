@@ -131,6 +131,9 @@ pub(super) enum Ending {
     Error(ErrorView),
     /// A call that waits for the client, or suspends the run.
     Stopped,
+    /// A stream that ended with no answer and no error (0.x's first v5
+    /// releases, `steps::zero`).
+    Unanswered,
 }
 
 /// One agent's loop: the case's agent, or one run of a sub-agent.
@@ -824,6 +827,9 @@ impl Cx<'_> {
                     }
                     Ending::Stopped => {
                         return Err("a sub-agent whose loop stopped for the client".into())
+                    }
+                    Ending::Unanswered => {
+                        return Err("a sub-agent whose stream ended with no answer".into())
                     }
                 }
             }

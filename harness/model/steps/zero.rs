@@ -13,7 +13,9 @@ use crate::model::{sources, ToolOrigin, ToolValue};
 use crate::projection::{ErrorView, RequestView};
 
 /// What a 0.x call does once its loop is over. With memory options, a
-/// call that ended in an answer (or ran out of steps) asks the model for
+/// call that ended in an answer, ran out of steps or stopped for a client
+/// tool (`cases/zero/client-call-alone-asks-the-title.json` on 0.21.1 and
+/// 0.24.9; found by the fuzzer on 0.21.1, seed 1 cases 385 and 390) asks the model for
 /// its thread's title: one more request by the case's agent, without tools
 /// and with no tool history, answered by the agent's next reply (the
 /// default 400 when they ran out, which the call ignores), retried as any
@@ -48,7 +50,7 @@ pub(in crate::model) fn title(
     };
     if case.sources.memory.is_none()
         || !z.v5_loop
-        || !matches!(ended, Ending::Answer(_))
+        || !matches!(ended, Ending::Answer(_) | Ending::Stopped)
         || !agent.working_memory.thread_found()
     {
         return;
@@ -395,7 +397,7 @@ pub(in crate::model) fn step_fails(
         } else {
             // The stream ends with no answer: no title request follows
             // (found by the fuzzer on 0.21.1, seed 1 cases 70 and 124).
-            Ending::Stopped
+            Ending::Unanswered
         }));
     }
     Ok(None)
