@@ -593,6 +593,64 @@ mod tests {
         assert_eq!(lint(&i).worst(), Severity::Error);
     }
 
+    /// 0.12.1 has no formatTools: a key is sent as registered, so nothing
+    /// collides or crashes in Mastra, and a name that is no valid one is
+    /// left to the provider; 0.13.2 rewrites as 1.x does.
+    #[test]
+    fn before_format_tools_every_key_is_sent_as_registered() {
+        let mut i = input(&["search.web", "search web", "", "__proto__", "ok"]);
+        i.tool_choice = Some(js("search.web"));
+        i.version = Some(MastraVersion::new(0, 12, 1));
+        let r = lint(&i);
+        let sent: Vec<Option<JsString>> = r.keys.iter().map(|k| k.sent_as.clone()).collect();
+        assert_eq!(
+            sent,
+            [
+                Some(js("search.web")),
+                Some(js("search web")),
+                Some(js("")),
+                None,
+                Some(js("ok"))
+            ]
+        );
+        assert!(r.keys[..3]
+            .iter()
+            .all(|k| k.problem == KeyProblem::Unformatted));
+        assert_eq!(r.keys[3].problem, KeyProblem::Dropped);
+        assert_eq!(r.keys[4].problem, KeyProblem::None);
+        for k in &r.keys[..4] {
+            let s = k.suggestion.clone().unwrap();
+            assert!(is_valid_name(&s) && !is_inherited_name(&s), "{s:?}");
+        }
+        assert!(r.names[0].matches, "toolChoice by the key itself");
+        i.version = Some(MastraVersion::new(0, 13, 2));
+        let r = lint(&i);
+        assert_eq!(
+            r.keys[1].problem,
+            KeyProblem::Collision {
+                with: js("search.web")
+            }
+        );
+        assert_eq!(r.keys[2].problem, KeyProblem::Crash);
+        assert!(!r.names[0].matches);
+    }
+
+    #[test]
+    fn active_tools_on_0_x_count_where_the_release_applies_them() {
+        let mut i = input(&["search.web"]);
+        i.active_tools = vec![js("search.web")];
+        for (v, applied) in [
+            ((0, 19, 1), false),
+            ((0, 21, 0), true),
+            ((0, 24, 9), true),
+            ((1, 0, 4), false),
+        ] {
+            i.version = Some(MastraVersion::new(v.0, v.1, v.2));
+            assert_eq!(lint(&i).names.len(), usize::from(applied), "{v:?}");
+            assert_eq!(lint(&i).notes.is_empty(), applied, "{v:?}");
+        }
+    }
+
     #[test]
     fn the_summary_counts_in_words() {
         let text = lint(&input(&["search.web"])).to_text(false, Paint::plain());

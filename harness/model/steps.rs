@@ -1073,6 +1073,17 @@ impl Agent {
             }
         };
         if self.invocations[at].step != invocation.step {
+            if super::releases::zero::reused_id_moves_across_steps(rel) {
+                let mut e = self.invocations.remove(at);
+                let earlier = e.call.clone();
+                replace_across(rel, first_result, &mut e, invocation);
+                // A reference stays the earlier item's (0.24.9 `@openai`).
+                if matches!(earlier, HistoryItem::Ref(_)) {
+                    e.call = earlier;
+                }
+                self.invocations.push(e);
+                return;
+            }
             replace_across(rel, first_result, &mut self.invocations[at], invocation);
             return;
         }

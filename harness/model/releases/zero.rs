@@ -248,6 +248,18 @@ pub fn history_per_call(rel: &Release) -> bool {
     rel.zero.is_some_and(|z| z.sources_by_key)
 }
 
+/// Whether a call id used again in a later step moves its invocation to
+/// the end of the history (1.x replaces it in place): on the v5 loop
+/// (found by the fuzzer on 0.21.1, seed 1 case 623;
+/// `cases/zero/reused-id-in-a-later-step-moves-to-the-end.json` on 0.21.1
+/// and 0.24.9, every route: `call_2`'s result ahead of `call_1`'s in the
+/// third request; on the `openai` route of 0.24.9 the moved call still
+/// refers to its earlier output item). The v4 loop keeps both
+/// (`merges_call_ids`).
+pub fn reused_id_moves_across_steps(rel: &Release) -> bool {
+    rel.zero.is_some_and(|z| z.v5_loop)
+}
+
 /// Whether a call id used again replaces the earlier invocation: not on
 /// the v4 loop, which keeps both (`cases/calls/reused-call-id.json` on
 /// 0.13.2).
