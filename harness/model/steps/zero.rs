@@ -403,17 +403,25 @@ pub(in crate::model) fn step_fails(
     Ok(None)
 }
 
-/// A call by a name of `Object.prototype` on the later v5 releases: found
-/// (a method, without `execute`), answered as a client tool is, and the
-/// loop goes on beside calls that run (found by the fuzzer on 0.24.9, seed
-/// 1 case 154: `__proto__` beside a sub-agent's call). `None`: it stops
-/// the loop, as on 1.x (and on 0.21.1, measured by the same fuzz run).
+/// A call by a name of `Object.prototype` on the v5 loop: found (a
+/// method, or the prototype itself, without `execute`), answered as a
+/// client tool is (`step_stops`: alone it ends the loop), and the loop goes
+/// on beside calls that run or are rejected (found by the fuzzer: on 0.24.9,
+/// seed 1 case 154, `__proto__` beside a sub-agent's call; on 0.21.1, seed
+/// 1 cases 750 and 830, `__proto__` beside a rejected `updateWorkingMemory`
+/// call and `valueOf` beside a tool that runs, each answered `""`).
+/// `None`: it stops the loop, as on 1.x.
 pub(in crate::model) fn inherited(rel: &Release) -> Option<Resolved> {
     let z = rel.zero?;
-    (z.v5_loop && !z.sources_by_key).then(|| Resolved::Run {
+    let answer = if z.sources_by_key {
+        CLIENT_RESULT_EARLY
+    } else {
+        CLIENT_RESULT
+    };
+    z.v5_loop.then(|| Resolved::Run {
         id: JsString::new(),
         by_name: true,
-        runs: Runs::Fixed(CLIENT_RESULT),
+        runs: Runs::Fixed(answer),
     })
 }
 
