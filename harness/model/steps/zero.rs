@@ -123,7 +123,7 @@ pub(in crate::model) fn client_or_workflow_run(
         // The v4 loop stops for a client tool, as 1.x does (the same case
         // on 0.13.1 and 0.13.2: one request).
         ToolOrigin::Client if !rel.zero.is_some_and(|z| z.v5_loop) => Ok(Runs::Fixed(CLIENT_STOPS)),
-        ToolOrigin::Client if rel.zero.is_some_and(|z| z.sources_by_key) => {
+        ToolOrigin::Client if rel.zero.is_some_and(|z| z.history_per_call) => {
             Ok(Runs::Fixed(CLIENT_RESULT_EARLY))
         }
         ToolOrigin::Client => Ok(Runs::Fixed(CLIENT_RESULT)),
@@ -140,8 +140,9 @@ pub(in crate::model) fn client_or_workflow_run(
 }
 
 /// The result a client tool's call gets on the later v5 releases
-/// (`undefined`, sent as JSON `null`), and on the first ones (the empty
-/// text: `cases/calls/client-and-server-tool-in-one-step.json` on 0.21.1).
+/// (`undefined`, sent as JSON `null`), and within `HISTORY_PER_CALL` (the
+/// empty text: `cases/calls/client-and-server-tool-in-one-step.json` on
+/// 0.21.1 to 0.24.2, the sweep in docs/figures/sweep-0x.md).
 const CLIENT_RESULT: &str = "null";
 const CLIENT_RESULT_EARLY: &str = "";
 /// Marks a client tool's call on the v4 loop, which stops the loop (never
@@ -300,7 +301,7 @@ fn refused_on_v4(r: &Resolved) -> bool {
 ///   0.13.1 and 0.13.2); arguments the schema rejects end it in the AI
 ///   SDK's `InvalidToolArgumentsError`, whose text quotes zod's issues,
 ///   which the model does not give;
-/// - on the first v5 releases, a call naming no tool ends the loop: on
+/// - within `NO_TOOL_ENDS_SILENTLY`, a call naming no tool ends the loop: on
 ///   `generate` in "promise 'text' was not resolved or rejected when
 ///   stream finished", on `stream` silently (`cases/replies/call-by-unknown-name*`
 ///   on 0.21.1); what a sub-agent or a workflow named by its key runs
@@ -355,7 +356,7 @@ pub(in crate::model) fn step_fails(
             cause_code: None,
         })));
     }
-    if !z.sources_by_key {
+    if !z.no_tool_ends_silently {
         return Ok(None);
     }
     let by_key = |r: &Resolved| {
@@ -413,7 +414,7 @@ pub(in crate::model) fn step_fails(
 /// `None`: it stops the loop, as on 1.x.
 pub(in crate::model) fn inherited(rel: &Release) -> Option<Resolved> {
     let z = rel.zero?;
-    let answer = if z.sources_by_key {
+    let answer = if z.history_per_call {
         CLIENT_RESULT_EARLY
     } else {
         CLIENT_RESULT
