@@ -1073,7 +1073,7 @@ impl Agent {
             }
         };
         if self.invocations[at].step != invocation.step {
-            if super::releases::zero::reused_id_moves_across_steps(rel) {
+            if super::releases::zero::reused_id_moves_across_steps(rel) && !cx.memory() {
                 let mut e = self.invocations.remove(at);
                 let earlier = e.call.clone();
                 replace_across(rel, first_result, &mut e, invocation);

@@ -284,7 +284,9 @@ pub fn history_per_call(rel: &Release) -> bool {
 /// and 0.24.9, every route: `call_2`'s result ahead of `call_1`'s in the
 /// third request; on the `openai` route of 0.24.9 the moved call still
 /// refers to its earlier output item). The v4 loop keeps both
-/// (`merges_call_ids`).
+/// (`merges_call_ids`). With memory options the invocation is replaced in
+/// place, as on 1.x (found by the fuzzer on 0.21.1, seed 1 case 56:
+/// `cases/zero/reused-id-in-a-later-step-with-memory-stays-in-place.json`).
 pub fn reused_id_moves_across_steps(rel: &Release) -> bool {
     rel.zero.is_some_and(|z| z.v5_loop)
 }
