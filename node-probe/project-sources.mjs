@@ -542,8 +542,13 @@ export class SourceIndex {
     return null;
   }
 
-  /** Where a string literal NAME is written under AGENT's default options, at PATH (`toolChoice.toolName`, `activeTools[]`). */
-  optionLocation(agent, pathInOptions, name) {
+  /**
+   * Where a string literal NAME is written under AGENT's default options
+   * (the option OPTION: `defaultOptions`, or a 0.x core's
+   * `defaultGenerateOptions` / `defaultVNextStreamOptions`), at PATH
+   * (`toolChoice.toolName`, `activeTools[]`).
+   */
+  optionLocation(agent, pathInOptions, name, option = 'defaultOptions') {
     const def = this.agentDefinition(agent);
     const inOptions = (f, options) => {
       let node = unwrap(options);
@@ -559,7 +564,7 @@ export class SourceIndex {
       return literalString(node) === name ? place(f, node) : null;
     };
     if (def) {
-      const options = propertyOf(def.object, 'defaultOptions')?.value;
+      const options = propertyOf(def.object, option)?.value;
       const hit = options && inOptions(def.file, options);
       if (hit) return hit;
     }
@@ -567,7 +572,7 @@ export class SourceIndex {
     const hits = [];
     for (const f of this.files) {
       walk(f.ast.program, (node, parents) => {
-        if (node.type !== 'ObjectProperty' || staticKeyName(node) !== 'defaultOptions') return;
+        if (node.type !== 'ObjectProperty' || staticKeyName(node) !== option) return;
         if (others.has(parents[parents.length - 1])) return;
         const hit = inOptions(f, node.value);
         if (hit) hits.push(hit);

@@ -182,9 +182,10 @@ function versionOf(pkgDir) {
   return JSON.parse(readFileSync(path.join(pkgDir, 'package.json'), 'utf8')).version ?? null;
 }
 
-function majorOf(version) {
-  const m = /^(\d+)\./.exec(version ?? '');
-  return m ? Number(m[1]) : null;
+/** [MAJOR, MINOR] of a version string, or [null, null]. */
+function numbersOf(version) {
+  const m = /^(\d+)\.(\d+)\./.exec(version ?? '');
+  return m ? [Number(m[1]), Number(m[2])] : [null, null];
 }
 
 function checkInstalled(projectDir) {
@@ -205,11 +206,33 @@ function checkInstalled(projectDir) {
     );
   }
   const version = versionOf(core);
-  const major = majorOf(version);
-  if (major === null || major < 1) {
-    throw new LoadError('mastra-too-old', `${core} is @mastra/core ${version}; lint --project needs 1.0 or later`);
+  const [major, minor] = numbersOf(version);
+  if (major === null || (major === 0 && minor < 2)) {
+    throw new LoadError(
+      'mastra-too-old',
+      `${core} is @mastra/core ${version}, which has no Agent; lint --project needs 0.2.0 or later`,
+    );
   }
-  return { core, version };
+  return { core, version, zero: major === 0 ? zeroApi(version) : null };
+}
+
+/**
+ * What the walk calls differently on a 0.x core, or null on 1.x. Read in
+ * the dists of 0.12.1, 0.13.2, 0.21.1 and 0.24.9: the Mastra instance lists
+ * its agents with `getAgents()`; an agent's methods are `getTools`,
+ * `getWorkflows` and `listAgents` (from 0.21.0), each taking a
+ * `runtimeContext` (a `RuntimeContext` of `@mastra/core/runtime-context`);
+ * its default options are `defaultGenerateOptions` on the AI SDK v4 loop
+ * and `defaultVNextStreamOptions` from 0.20.0 (what `stream`, and
+ * `generate` through it, merge in); memory lists its tools with
+ * `getTools()`; and before 0.13.2 there is no `formatTools`: `convertTools`
+ * returns the record Mastra sends.
+ */
+function zeroApi(version) {
+  const [, minor] = numbersOf(version);
+  return minor >= 20
+    ? { defaults: 'defaultVNextStreamOptions', getDefaults: 'getDefaultVNextStreamOptions' }
+    : { defaults: 'defaultGenerateOptions', getDefaults: 'getDefaultGenerateOptions' };
 }
 
 function exists(p) {
@@ -433,7 +456,7 @@ function isMastra(value) {
   return (
     value !== null &&
     typeof value === 'object' &&
-    typeof value.listAgents === 'function' &&
+    (typeof value.listAgents === 'function' || typeof value.getAgents === 'function') &&
     typeof value.getAgent === 'function'
   );
 }
@@ -485,7 +508,8 @@ function toolChoiceOf(choice) {
  * by one that keeps what it is given. The rewrite (and its collision errors)
  * is the model's job, not Mastra's, here.
  */
-async function assembledTools(agent, requestContext, defaults) {
+async function assembledTools(agent, requestContext, defaults, zero) {
+  if (zero) return assembledToolsZero(agent, requestContext, defaults);
   let captured = null;
   const own = Object.getOwnPropertyDescriptor(agent, 'formatTools');
   agent.formatTools = (tools) => {
@@ -514,6 +538,36 @@ async function assembledTools(agent, requestContext, defaults) {
   return captured ?? {};
 }
 
+/**
+ * `assembledTools` on a 0.x core: `convertTools` with a `runtimeContext`.
+ * Before 0.13.2 it returns the record as sent (no `formatTools` to
+ * replace); after, `formatTools` is replaced as on 1.x.
+ */
+async function assembledToolsZero(agent, runtimeContext, defaults) {
+  const args = {
+    toolsets: defaults?.toolsets,
+    clientTools: defaults?.clientTools,
+    runtimeContext,
+    methodType: 'generate',
+    threadId: 'mastra-conform-lint',
+    resourceId: 'mastra-conform-lint',
+  };
+  if (typeof agent.formatTools !== 'function') return (await agent.convertTools(args)) ?? {};
+  let captured = null;
+  const own = Object.getOwnPropertyDescriptor(agent, 'formatTools');
+  agent.formatTools = (tools) => {
+    captured = tools;
+    return tools;
+  };
+  try {
+    await agent.convertTools(args);
+  } finally {
+    if (own) Object.defineProperty(agent, 'formatTools', own);
+    else delete agent.formatTools;
+  }
+  return captured ?? {};
+}
+
 /** The MCP server a tool came from (@mastra/mcp tags each tool with it), or null. */
 function mcpServerOf(tool) {
   if (!tool || typeof tool !== 'object') return null;
@@ -522,7 +576,7 @@ function mcpServerOf(tool) {
   return tool.mcp ? '' : null;
 }
 
-async function describeAgent(registeredAs, agent, RequestContext, sources, mcp) {
+async function describeAgent(registeredAs, agent, RequestContext, sources, mcp, zero) {
   const requestContext = new RequestContext();
   const where = `agent "${registeredAs}"`;
   const step = async (what, fn) => {
@@ -533,22 +587,36 @@ async function describeAgent(registeredAs, agent, RequestContext, sources, mcp) 
     }
   };
   mcp.agent = registeredAs;
-  const given = await step('tools function', () => agent.listTools({ requestContext }));
-  const subAgents = await step('agents function', () => agent.listAgents({ requestContext }));
-  const workflows = await step('workflows function', () => agent.listWorkflows({ requestContext }));
-  const defaults = (await step('defaultOptions function', () => agent.getDefaultOptions({ requestContext }))) ?? {};
-  const memory = await step('memory function', () => agent.getMemory?.({ requestContext }));
-  const assembled = await step('tools', () => assembledTools(agent, requestContext, defaults));
+  const runtimeContext = requestContext;
+  const given = await step('tools function', () =>
+    zero ? agent.getTools({ runtimeContext }) : agent.listTools({ requestContext }),
+  );
+  const subAgents = await step('agents function', () =>
+    zero ? (agent.listAgents?.({ runtimeContext }) ?? {}) : agent.listAgents({ requestContext }),
+  );
+  const workflows = await step('workflows function', () =>
+    zero ? agent.getWorkflows({ runtimeContext }) : agent.listWorkflows({ requestContext }),
+  );
+  const defaultsName = zero ? zero.defaults : 'defaultOptions';
+  const getDefaults = zero
+    ? () => agent[zero.getDefaults]({ runtimeContext })
+    : () => agent.getDefaultOptions({ requestContext });
+  const defaults = (await step(`${defaultsName} function`, getDefaults)) ?? {};
+  const memory = await step('memory function', () => agent.getMemory?.({ requestContext, runtimeContext }));
+  const assembled = await step('tools', () => assembledTools(agent, requestContext, defaults, zero));
   mcp.agent = null;
 
   const givenKeys = keysOf(given);
-  const agentKeys = new Set(keysOf(subAgents).map((k) => `agent-${k}`));
-  const workflowKeys = new Set(keysOf(workflows).map((k) => `workflow-${k}`));
+  // A sub-agent or workflow tool is `agent-KEY` / `workflow-KEY`, or, on
+  // the 0.x releases that name them by their key, KEY itself.
+  const agentKeys = new Map(keysOf(subAgents).flatMap((k) => [[`agent-${k}`, k], ...(zero ? [[k, k]] : [])]));
+  const workflowKeys = new Map(keysOf(workflows).flatMap((k) => [[`workflow-${k}`, k], ...(zero ? [[k, k]] : [])]));
   const toolsetKeys = new Set(Object.values(defaults.toolsets ?? {}).flatMap(keysOf));
   const clientKeys = new Set(keysOf(defaults.clientTools));
   let memoryKeys = new Set();
   try {
-    const listed = memory && typeof memory.listTools === 'function' ? await memory.listTools() : null;
+    const list = memory && (typeof memory.listTools === 'function' ? 'listTools' : zero ? 'getTools' : null);
+    const listed = list && typeof memory[list] === 'function' ? await memory[list]() : null;
     memoryKeys = new Set(keysOf(listed));
   } catch {
     // Memory that cannot list its tools without a thread: left to "other".
@@ -574,10 +642,10 @@ async function describeAgent(registeredAs, agent, RequestContext, sources, mcp) 
       return { key, source: 'tool', at: sources.keyLocation(who, 'tools', key) };
     }
     if (agentKeys.has(key)) {
-      return { key, source: 'agent', at: sources.keyLocation(who, 'agents', key.slice('agent-'.length)) };
+      return { key, source: 'agent', at: sources.keyLocation(who, 'agents', agentKeys.get(key)) };
     }
     if (workflowKeys.has(key)) {
-      return { key, source: 'workflow', at: sources.keyLocation(who, 'workflows', key.slice('workflow-'.length)) };
+      return { key, source: 'workflow', at: sources.keyLocation(who, 'workflows', workflowKeys.get(key)) };
     }
     if (memoryKeys.has(key)) return { key, source: 'memory', at: null };
     if (toolsetKeys.has(key)) return { key, source: 'toolset', at: null };
@@ -598,12 +666,18 @@ async function describeAgent(registeredAs, agent, RequestContext, sources, mcp) 
     tools,
     toolChoice: choice && {
       ...choice,
-      at: choice.tool !== undefined ? sources.optionLocation(who, ['toolChoice', 'toolName'], choice.tool) : null,
+      at:
+        choice.tool !== undefined
+          ? sources.optionLocation(who, ['toolChoice', 'toolName'], choice.tool, defaultsName)
+          : null,
     },
     activeTools:
       activeTools === null
         ? null
-        : activeTools.map((name) => ({ name, at: sources.optionLocation(who, ['activeTools', '[]'], name) })),
+        : activeTools.map((name) => ({
+            name,
+            at: sources.optionLocation(who, ['activeTools', '[]'], name, defaultsName),
+          })),
     mcp: serversOfAgent(registeredAs, who, tools, sources, mcp),
   };
 }
@@ -648,7 +722,7 @@ async function main() {
   const { projectDir, entry } = options;
   if (!exists(entry)) throw new LoadError('no-entry', `${entry} does not exist (pass --entry FILE)`);
 
-  const { core, version } = checkInstalled(projectDir);
+  const { core, version, zero } = checkInstalled(projectDir);
   const tools = await loadTools(options.tools);
   const sources = new SourceIndex(projectDir, tools.parser);
   const obstacle = sources.strippingObstacle();
@@ -707,10 +781,12 @@ async function main() {
       `${path.relative(projectDir, entry)} exports no Mastra instance (exports: ${names.length ? names.join(', ') : 'none'}); export one, e.g. export const mastra = new Mastra({ agents })`,
     );
   }
-  const { RequestContext } = await import(pathToFileURL(exportedFile(core, './request-context')).href);
+  const RequestContext = zero
+    ? (await import(pathToFileURL(exportedFile(core, './runtime-context')).href)).RuntimeContext
+    : (await import(pathToFileURL(exportedFile(core, './request-context')).href)).RequestContext;
   const agents = [];
-  for (const [registeredAs, agent] of Object.entries(mastra.listAgents())) {
-    agents.push(await describeAgent(registeredAs, agent, RequestContext, sources, mcp));
+  for (const [registeredAs, agent] of Object.entries(zero ? mastra.getAgents() : mastra.listAgents())) {
+    agents.push(await describeAgent(registeredAs, agent, RequestContext, sources, mcp, zero));
   }
   const attributed = new Set(agents.flatMap((a) => a.mcp.map((s) => s.server)));
   const unattributed = [...new Set(mcp.servers.map((r) => r.server))].filter((s) => !attributed.has(s));

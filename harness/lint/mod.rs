@@ -19,6 +19,7 @@ pub mod paint;
 pub mod project;
 pub mod sarif;
 
+use crate::model::releases::zero::{Zero, ACTIVE_TOOLS_SINCE, FORMAT_TOOLS_SINCE, LAST_ZERO};
 use crate::model::releases::ACTIVE_TOOLS_APPLIED;
 use crate::versions::spec::MastraVersion;
 use paint::{count, Paint};
@@ -56,6 +57,26 @@ pub enum KeyProblem {
     Crash,
     /// `"__proto__"`: Mastra's own copy drops it silently; never offered.
     Dropped,
+    /// Sent as registered, by a release without `formatTools` (0.x before
+    /// 0.13.2), though it is no valid function name: the provider's rule
+    /// decides whether the request is accepted.
+    Unformatted,
+}
+
+impl KeyProblem {
+    /// The name the JSON renderings write.
+    pub fn name(&self) -> &'static str {
+        match self {
+            KeyProblem::None => "none",
+            KeyProblem::Rewritten { .. } => "rewritten",
+            KeyProblem::Cut => "cut",
+            KeyProblem::Collision { .. } => "collision",
+            KeyProblem::FalseCollision => "false-collision",
+            KeyProblem::Crash => "crash",
+            KeyProblem::Dropped => "dropped",
+            KeyProblem::Unformatted => "unformatted",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,8 +125,10 @@ pub struct LintInput {
     pub active_tools: Vec<JsString>,
     pub prompt_names: Vec<JsString>,
     /// The `@mastra/core` release to judge for (none: the latest behaviour
-    /// the model knows). Only `activeTools` depends on it: ignored before
-    /// 1.1.0, so its names break nothing there.
+    /// the model knows). Two things depend on it: `formatTools` (absent
+    /// before 0.13.2, where every key is sent as registered) and
+    /// `activeTools` (applied on 0.21.0 to 0.24.9 and from 1.1.0, ignored
+    /// elsewhere, so its names break nothing there).
     pub version: Option<MastraVersion>,
 }
 
@@ -131,6 +154,10 @@ impl LintReport {
 /// Lint the keys in the order Mastra processes them (`Object.keys` order of
 /// the tools object).
 pub fn lint(input: &LintInput) -> LintReport {
+    let zero = input.version.and_then(Zero::of);
+    if zero.is_some_and(|z| !z.format_tools) {
+        return lint_unformatted(input);
+    }
     let given: Record<usize> =
         Record::from_entries(input.keys.iter().cloned().enumerate().map(|(i, k)| (k, i)));
     // The record Mastra formats: `"__proto__"` never reaches it.
@@ -188,7 +215,57 @@ pub fn lint(input: &LintInput) -> LintReport {
     // Keep findings in the order the user gave the keys.
     findings.sort_by_key(|f| input.keys.iter().position(|k| *k == f.key));
     suggest(&mut findings);
+    with_names(input, findings)
+}
 
+/// Lint for a release without `formatTools`: every key but `"__proto__"`
+/// (which Mastra's copy drops there too) is sent as registered, so nothing
+/// collides or crashes in Mastra, and a key that is no valid name is left
+/// to the provider.
+fn lint_unformatted(input: &LintInput) -> LintReport {
+    let given: Record<usize> =
+        Record::from_entries(input.keys.iter().cloned().enumerate().map(|(i, k)| (k, i)));
+    let mut findings: Vec<KeyFinding> = given
+        .keys()
+        .into_iter()
+        .map(|key| {
+            let (sent_as, problem, severity) = if key == JsString::from("__proto__") {
+                (None, KeyProblem::Dropped, Severity::Warning)
+            } else if is_valid_name(&key) {
+                (Some(key.clone()), KeyProblem::None, Severity::Ok)
+            } else {
+                (
+                    Some(key.clone()),
+                    KeyProblem::Unformatted,
+                    Severity::Warning,
+                )
+            };
+            KeyFinding {
+                key,
+                sent_as,
+                problem,
+                severity,
+                suggestion: None,
+            }
+        })
+        .collect();
+    findings.sort_by_key(|f| input.keys.iter().position(|k| *k == f.key));
+    suggest(&mut findings);
+    with_names(input, findings)
+}
+
+/// Whether `activeTools` filters what `version` sends (none: the newest).
+pub fn active_tools_applied(version: Option<MastraVersion>) -> bool {
+    match version.map(|v| (v, Zero::of(v))) {
+        None => true,
+        Some((_, Some(z))) => z.active_tools_applied,
+        Some((v, None)) => v.release() >= ACTIVE_TOOLS_APPLIED,
+    }
+}
+
+/// The findings of the names `toolChoice`, `activeTools` and prompts use,
+/// against the keys' findings.
+fn with_names(input: &LintInput, findings: Vec<KeyFinding>) -> LintReport {
     let sent: Vec<JsString> = findings.iter().filter_map(|f| f.sent_as.clone()).collect();
     let meant_for = |name: &JsString| -> Option<JsString> {
         findings
@@ -217,9 +294,14 @@ pub fn lint(input: &LintInput) -> LintReport {
     }
     let mut notes = Vec::new();
     match input.version {
-        Some(v) if v.release() < ACTIVE_TOOLS_APPLIED && !input.active_tools.is_empty() => {
+        Some(v) if !active_tools_applied(Some(v)) && !input.active_tools.is_empty() => {
+            let applied = if v.major == 0 {
+                format!("applied on {ACTIVE_TOOLS_SINCE} to {LAST_ZERO} and from {ACTIVE_TOOLS_APPLIED}")
+            } else {
+                format!("applied from {ACTIVE_TOOLS_APPLIED}")
+            };
             notes.push(format!(
-                "activeTools is ignored by @mastra/core {v} (applied from {ACTIVE_TOOLS_APPLIED})"
+                "activeTools is ignored by @mastra/core {v} ({applied})"
             ));
         }
         _ => {
@@ -254,6 +336,11 @@ fn suggest(findings: &mut [KeyFinding]) {
         let base = match (&f.problem, &f.sent_as) {
             (KeyProblem::Crash, _) => JsString::from("tool"),
             (KeyProblem::Dropped, _) => JsString::from("proto"),
+            // Its own name is no valid one: start from what formatTools
+            // would make of it.
+            (KeyProblem::Unformatted, _) => {
+                crate::model::rewrite::wire_name(&f.key).unwrap_or_else(|| JsString::from("tool"))
+            }
             (_, Some(name)) => name.clone(),
             _ => crate::model::rewrite::wire_name(&f.key).unwrap_or_else(|| JsString::from("tool")),
         };
@@ -285,6 +372,7 @@ pub fn describe(f: &KeyFinding) -> String {
         }
         KeyProblem::Crash => "crash: the empty key makes Mastra throw a TypeError".into(),
         KeyProblem::Dropped => "dropped: Mastra's copy of the tools object loses \"__proto__\"; the model never sees it".into(),
+        KeyProblem::Unformatted => format!("sent as registered: @mastra/core before {FORMAT_TOOLS_SINCE} has no formatTools, so a name outside a-zA-Z0-9_- (or too long, or with a bad first character) reaches the provider as it is"),
     }
 }
 
@@ -378,15 +466,7 @@ impl LintReport {
             .keys
             .iter()
             .map(|f| {
-                let problem = match &f.problem {
-                    KeyProblem::None => "none",
-                    KeyProblem::Rewritten { .. } => "rewritten",
-                    KeyProblem::Cut => "cut",
-                    KeyProblem::Collision { .. } => "collision",
-                    KeyProblem::FalseCollision => "false-collision",
-                    KeyProblem::Crash => "crash",
-                    KeyProblem::Dropped => "dropped",
-                };
+                let problem = f.problem.name();
                 let with = match &f.problem {
                     KeyProblem::Collision { with } => Json::String(with.clone()),
                     _ => Json::Null,
@@ -511,6 +591,64 @@ mod tests {
         );
         i.version = Some(MastraVersion::new(1, 1, 0));
         assert_eq!(lint(&i).worst(), Severity::Error);
+    }
+
+    /// 0.12.1 has no formatTools: a key is sent as registered, so nothing
+    /// collides or crashes in Mastra, and a name that is no valid one is
+    /// left to the provider; 0.13.2 rewrites as 1.x does.
+    #[test]
+    fn before_format_tools_every_key_is_sent_as_registered() {
+        let mut i = input(&["search.web", "search web", "", "__proto__", "ok"]);
+        i.tool_choice = Some(js("search.web"));
+        i.version = Some(MastraVersion::new(0, 12, 1));
+        let r = lint(&i);
+        let sent: Vec<Option<JsString>> = r.keys.iter().map(|k| k.sent_as.clone()).collect();
+        assert_eq!(
+            sent,
+            [
+                Some(js("search.web")),
+                Some(js("search web")),
+                Some(js("")),
+                None,
+                Some(js("ok"))
+            ]
+        );
+        assert!(r.keys[..3]
+            .iter()
+            .all(|k| k.problem == KeyProblem::Unformatted));
+        assert_eq!(r.keys[3].problem, KeyProblem::Dropped);
+        assert_eq!(r.keys[4].problem, KeyProblem::None);
+        for k in &r.keys[..4] {
+            let s = k.suggestion.clone().unwrap();
+            assert!(is_valid_name(&s) && !is_inherited_name(&s), "{s:?}");
+        }
+        assert!(r.names[0].matches, "toolChoice by the key itself");
+        i.version = Some(MastraVersion::new(0, 13, 2));
+        let r = lint(&i);
+        assert_eq!(
+            r.keys[1].problem,
+            KeyProblem::Collision {
+                with: js("search.web")
+            }
+        );
+        assert_eq!(r.keys[2].problem, KeyProblem::Crash);
+        assert!(!r.names[0].matches);
+    }
+
+    #[test]
+    fn active_tools_on_0_x_count_where_the_release_applies_them() {
+        let mut i = input(&["search.web"]);
+        i.active_tools = vec![js("search.web")];
+        for (v, applied) in [
+            ((0, 19, 1), false),
+            ((0, 21, 0), true),
+            ((0, 24, 9), true),
+            ((1, 0, 4), false),
+        ] {
+            i.version = Some(MastraVersion::new(v.0, v.1, v.2));
+            assert_eq!(lint(&i).names.len(), usize::from(applied), "{v:?}");
+            assert_eq!(lint(&i).notes.is_empty(), applied, "{v:?}");
+        }
     }
 
     #[test]

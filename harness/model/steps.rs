@@ -131,6 +131,9 @@ pub(super) enum Ending {
     Error(ErrorView),
     /// A call that waits for the client, or suspends the run.
     Stopped,
+    /// A stream that ended with no answer and no error (0.x's first v5
+    /// releases, `steps::zero`).
+    Unanswered,
 }
 
 /// One agent's loop: the case's agent, or one run of a sub-agent.
@@ -825,6 +828,9 @@ impl Cx<'_> {
                     Ending::Stopped => {
                         return Err("a sub-agent whose loop stopped for the client".into())
                     }
+                    Ending::Unanswered => {
+                        return Err("a sub-agent whose stream ended with no answer".into())
+                    }
                 }
             }
         })
@@ -1067,6 +1073,17 @@ impl Agent {
             }
         };
         if self.invocations[at].step != invocation.step {
+            if super::releases::zero::reused_id_moves_across_steps(rel) && !cx.memory() {
+                let mut e = self.invocations.remove(at);
+                let earlier = e.call.clone();
+                replace_across(rel, first_result, &mut e, invocation);
+                // A reference stays the earlier item's (0.24.9 `@openai`).
+                if matches!(earlier, HistoryItem::Ref(_)) {
+                    e.call = earlier;
+                }
+                self.invocations.push(e);
+                return;
+            }
             replace_across(rel, first_result, &mut self.invocations[at], invocation);
             return;
         }

@@ -474,16 +474,17 @@ fn a_project_without_mastra_core_is_one_error_with_exit_2() {
 }
 
 #[test]
-fn a_mastra_core_older_than_1_0_is_one_error_with_exit_2() {
-    // A real 0.x release, installed as a user would have it.
+fn a_mastra_core_without_an_agent_is_one_error_with_exit_2() {
+    // A real 0.1.x release (an integrations framework, no Agent), installed
+    // as a user would have it.
     let dir = fixture_copy();
-    edit_manifest(dir.path(), "\"1.67.0\"", "\"0.24.9\"");
+    edit_manifest(dir.path(), "\"1.67.0\"", "\"0.1.26\"");
     install_project(dir.path());
-    assert_eq!(installed_core(dir.path()), "0.24.9");
+    assert_eq!(installed_core(dir.path()), "0.1.26");
     assert_one_error(
         &lint_project(dir.path(), &[]),
         2,
-        "is @mastra/core 0.24.9; lint --project needs 1.0 or later",
+        "is @mastra/core 0.1.26, which has no Agent; lint --project needs 0.2.0 or later",
     );
 }
 
@@ -1620,4 +1621,286 @@ fn mcp_servers_that_fail_to_start_or_sit_under_a_dotted_key_are_findings() {
         }
         assert_eq!(v["summary"]["warnings"], 2, "{v:#}");
     }
+}
+
+/// One of this repository's 0.x project shapes
+/// (`harness/tests/fixtures/NAME/`), copied and installed as a user would.
+fn install_shape(name: &str) -> Installed {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(
+        &root().join("harness/tests/fixtures").join(name),
+        dir.path(),
+    );
+    install_project(dir.path());
+    Installed { dir }
+}
+
+/// Before `formatTools` (as template-openai-oss is): 0.12.1.
+fn fixture_0_12() -> &'static Installed {
+    static ONCE: OnceLock<Installed> = OnceLock::new();
+    ONCE.get_or_init(|| install_shape("lint-project-0.12"))
+}
+
+/// After `formatTools` (as template-meeting-scheduler is): 0.21.1.
+fn fixture_0_21() -> &'static Installed {
+    static ONCE: OnceLock<Installed> = OnceLock::new();
+    ONCE.get_or_init(|| install_shape("lint-project-0.21"))
+}
+
+fn rules_of(agent: &serde_json::Value) -> Vec<(String, String, String)> {
+    agent["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["severity"].as_str().unwrap().to_string(),
+                f["rule"].as_str().unwrap().to_string(),
+                f["subject"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// (key now, sent now, key on 1.x, sent on 1.x, problem on 1.x) of each
+/// key the upgrade view lists.
+fn upgrade_keys(agent: &serde_json::Value) -> Vec<[String; 5]> {
+    let s = |v: &serde_json::Value| v.as_str().unwrap_or("(none)").to_string();
+    agent["upgrade"]["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| {
+            [
+                s(&k["now"]["key"]),
+                s(&k["now"]["sentAs"]),
+                s(&k["then"]["key"]),
+                s(&k["then"]["sentAs"]),
+                s(&k["then"]["problem"]),
+            ]
+        })
+        .collect()
+}
+
+fn upgrade_names(agent: &serde_json::Value) -> Vec<[String; 4]> {
+    agent["upgrade"]["names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| ["usedIn", "name", "now", "then"].map(|f| n[f].as_str().unwrap().to_string()))
+        .collect()
+}
+
+fn owned<const N: usize>(rows: &[[&str; N]]) -> Vec<[String; N]> {
+    rows.iter().map(|r| r.map(str::to_string)).collect()
+}
+
+const WEATHER: &str = "src/mastra/agents/weather-agent.ts";
+const SCHEDULER: &str = "src/mastra/agents/scheduler-agent.ts";
+
+/// 0.12.1 has no `formatTools`: every key goes out as registered, so a
+/// dotted key is no rewrite but a name the provider rejects, two keys that
+/// would collide on 1.x are both sent, `toolChoice` by key matches, and
+/// `activeTools` is ignored. The upgrade view says what 1.x makes of each.
+#[test]
+fn lint_project_on_0_12_1_judges_keys_as_sent_and_gives_the_upgrade_view() {
+    let dir = fixture_0_12().path();
+    assert_eq!(installed_core(dir), "0.12.1");
+    let (code, v, _) = lint_json(dir, true, &[]);
+    assert_eq!(code, Some(1), "{v}");
+    assert_eq!(v["mastra"], "0.12.1");
+    let agent = &v["agents"][0];
+    assert_eq!(agent["registeredAs"], "weatherAgent");
+    assert_eq!(agent["route"]["kind"], "sdk", "an AI SDK v4 model object");
+    let tools = agent["tools"].as_array().unwrap();
+    let column = |k: &str| -> Vec<String> {
+        tools
+            .iter()
+            .map(|t| t[k].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        column("key"),
+        ["weather.forecast", "weather forecast", "1tool"]
+    );
+    assert_eq!(column("sentAs"), column("key"), "sent as registered");
+    // Each is a key formatTools would change; "1tool" only in its first
+    // character, which OpenAI's rule allows: no finding for it.
+    assert_eq!(column("problem"), ["unformatted"; 3]);
+    assert_eq!(
+        rules_of(agent),
+        [
+            ("error", "provider-rejects-tool-name", "weather.forecast"),
+            ("error", "provider-rejects-tool-name", "weather forecast"),
+        ]
+        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+    );
+    assert_eq!(
+        agent["notes"][0],
+        "activeTools is ignored by @mastra/core 0.12.1 (applied on 0.21.0 to 0.24.9 and from 1.1.0)"
+    );
+    assert_eq!(
+        upgrade_keys(agent),
+        owned(&[
+            [
+                "weather.forecast",
+                "weather.forecast",
+                "weather.forecast",
+                "weather_forecast",
+                "rewritten"
+            ],
+            [
+                "weather forecast",
+                "weather forecast",
+                "weather forecast",
+                "(none)",
+                "collision"
+            ],
+            ["1tool", "1tool", "1tool", "_1tool", "rewritten"],
+        ])
+    );
+    assert_eq!(
+        upgrade_names(agent),
+        owned(&[
+            [
+                "toolChoice",
+                "weather.forecast",
+                "matches",
+                "matches-nothing"
+            ],
+            [
+                "activeTools",
+                "weather.forecast",
+                "ignored",
+                "matches-nothing"
+            ],
+        ])
+    );
+
+    let out = lint_project(dir, &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&format!("{WEATHER}:11:"))
+            && stdout.contains("\"weather.forecast\" -> \"weather.forecast\": openai (AI SDK model gpt-4o-mini) rejects this function name"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("\"weather forecast\": sent as \"weather forecast\", which openai (AI SDK model gpt-4o-mini) rejects -> fails: collides with \"weather.forecast\""),
+        "{stdout}"
+    );
+    assert!(
+        stdout
+            .lines()
+            .last()
+            .unwrap()
+            .contains("@mastra/core 0.12.1"),
+        "{stdout}"
+    );
+}
+
+/// 0.21.1 rewrites as 1.x does, names a sub-agent and a workflow by their
+/// keys, and applies `activeTools` by sent name: the findings are 1.x's on
+/// those keys, and the upgrade view lists what 1.x names differently.
+#[test]
+fn lint_project_on_0_21_1_judges_by_its_model_and_gives_the_upgrade_view() {
+    let dir = fixture_0_21().path();
+    assert_eq!(installed_core(dir), "0.21.1");
+    let (code, v, _) = lint_json(dir, true, &[]);
+    assert_eq!(code, Some(1), "{v}");
+    let agent = &v["agents"][0];
+    assert_eq!(agent["registeredAs"], "schedulerAgent");
+    let tools = agent["tools"].as_array().unwrap();
+    let column = |k: &str| -> Vec<String> {
+        tools
+            .iter()
+            .map(|t| t[k].as_str().unwrap_or("(none)").to_string())
+            .collect()
+    };
+    assert_eq!(
+        column("key"),
+        [
+            "calendar.list",
+            "search.web",
+            "search web",
+            "notes.agent",
+            "digest"
+        ]
+    );
+    assert_eq!(
+        column("source"),
+        ["tool", "tool", "tool", "agent", "workflow"]
+    );
+    assert_eq!(
+        column("sentAs"),
+        [
+            "calendar_list",
+            "search_web",
+            "(none)",
+            "notes_agent",
+            "digest"
+        ]
+    );
+    let rules = rules_of(agent);
+    let has = |sev: &str, rule: &str, subject: &str| {
+        rules
+            .iter()
+            .any(|r| (r.0.as_str(), r.1.as_str(), r.2.as_str()) == (sev, rule, subject))
+    };
+    assert!(
+        has("error", "tool-name-collision", "search web"),
+        "{rules:?}"
+    );
+    assert!(
+        has("error", "active-tools-names-no-tool-sent", "calendar.list"),
+        "activeTools is applied on 0.21.1: {rules:?}"
+    );
+    assert!(
+        !rules
+            .iter()
+            .any(|r| r.2 == "notes_agent" || r.2 == "calendar_list"),
+        "names that match what is sent: {rules:?}"
+    );
+    assert!(agent["notes"].as_array().unwrap().is_empty(), "{v}");
+    assert_eq!(
+        upgrade_keys(agent),
+        owned(&[
+            [
+                "notes.agent",
+                "notes_agent",
+                "agent-notes.agent",
+                "agent-notes_agent",
+                "rewritten"
+            ],
+            [
+                "digest",
+                "digest",
+                "workflow-digest",
+                "workflow-digest",
+                "none"
+            ],
+        ])
+    );
+    assert_eq!(
+        upgrade_names(agent),
+        owned(&[["activeTools", "notes_agent", "matches", "matches-nothing"]])
+    );
+    let notes_agent = &v["agents"][1];
+    assert_eq!(notes_agent["registeredAs"], "notesAgent");
+    assert_eq!(notes_agent["upgrade"]["keys"], serde_json::json!([]));
+
+    let out = lint_project(dir, &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&format!("{SCHEDULER}:15:"))
+            && stdout.contains("\"search web\" -> (not sent): collision"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("\"notes.agent\" (1.x names it \"agent-notes.agent\"): sent as \"notes_agent\" -> sent as \"agent-notes_agent\""),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("nothing these keys send changes on the newest 1.x"),
+        "the notes agent: {stdout}"
+    );
 }

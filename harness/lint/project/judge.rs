@@ -17,6 +17,7 @@
 
 use super::config::{Level, LintConfig};
 pub use super::rules::{Rule, RULES_URI};
+use super::upgrade::{upgrade, Upgrade};
 use super::{
     InlineSuppression, LoadedProject, Location, McpServer, McpStatus, ModelRoute, ProjectAgent,
     ToolSource,
@@ -107,6 +108,8 @@ pub struct AgentLint {
     pub suppressed: Vec<Suppressed>,
     /// What was not judged, and why (an option the version ignores).
     pub notes: Vec<String>,
+    /// On a 0.x core, what moving to the newest 1.x changes on the wire.
+    pub upgrade: Option<Upgrade>,
 }
 
 #[derive(Debug, Clone)]
@@ -228,6 +231,7 @@ fn lint_agent(agent: &ProjectAgent, project: &LoadedProject, config: &LintConfig
     AgentLint {
         agent: agent.clone(),
         notes: report.notes.clone(),
+        upgrade: upgrade(agent, project.mastra, &report),
         report,
         findings,
         suppressed,
@@ -402,7 +406,9 @@ fn server_unavailable(s: &McpServer, agent: Option<&ProjectAgent>) -> Finding {
 
 fn key_rule(k: &KeyFinding) -> Option<Rule> {
     Some(match k.problem {
-        KeyProblem::None => return None,
+        // Sent as registered: whether that breaks is the provider's rule,
+        // judged apart (`Rule::ProviderRejects`).
+        KeyProblem::None | KeyProblem::Unformatted => return None,
         KeyProblem::Rewritten { .. } => Rule::Rewritten,
         KeyProblem::Cut => Rule::Cut,
         KeyProblem::Collision { .. } => Rule::Collision,

@@ -24,6 +24,7 @@ pub mod decode;
 pub mod judge;
 pub mod render;
 pub mod rules;
+pub mod upgrade;
 
 pub use config::{parse_config, ConfigError, Level, LintConfig};
 pub use decode::{parse_loaded, DecodeError, LoadFailure};

@@ -10,7 +10,8 @@
 //! (`::error file=F,line=L,col=C,title=RULE::MESSAGE`) per finding.
 
 use super::judge::{quote, AgentLint, Finding, ProjectLint, Suppressed};
-use super::{Location, McpServer, McpStatus, ModelRoute};
+use super::upgrade::{KeyFate, Upgrade};
+use super::{Location, McpServer, McpStatus, ModelRoute, ProjectAgent};
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::lint::paint::{count, Paint};
@@ -137,6 +138,9 @@ impl ProjectLint {
             }
             for note in &a.notes {
                 out.push_str(&format!("  {} {note}\n", paint.note("note   ")));
+            }
+            if let Some(u) = &a.upgrade {
+                upgrade_lines(&mut out, u, &a.agent, paint);
             }
         }
         if !self.findings.is_empty() || (style.all && !self.suppressed.is_empty()) {
@@ -322,6 +326,12 @@ impl ProjectLint {
                         keys.get("names").cloned().unwrap_or(Json::Array(vec![])),
                     ),
                     ("mcp", servers_json(&a.agent.mcp)),
+                    (
+                        "upgrade",
+                        a.upgrade
+                            .as_ref()
+                            .map_or(Json::Null, |u| upgrade_json(u, &a.agent)),
+                    ),
                     ("findings", findings_json(&a.findings)),
                     ("suppressed", suppressed_json(&a.suppressed)),
                     (
@@ -380,6 +390,84 @@ impl ProjectLint {
             ("worst", Json::str(severity_name(self.worst()))),
         ])
     }
+}
+
+/// The upgrade view under an agent: each key and name whose outcome moving
+/// to the newest 1.x changes, `now -> on 1.x`.
+fn upgrade_lines(out: &mut String, u: &Upgrade, agent: &ProjectAgent, paint: Paint) {
+    if u.is_empty() {
+        out.push_str(&format!(
+            "  {} nothing these keys send changes on the newest 1.x\n",
+            paint.note("upgrade")
+        ));
+        return;
+    }
+    out.push_str(&format!(
+        "  {} on the newest 1.x, what changes on the wire:\n",
+        paint.note("upgrade")
+    ));
+    for k in &u.keys {
+        let renamed = if k.then.key != k.now.key {
+            format!(" (1.x names it {})", quote(&k.then.key))
+        } else {
+            String::new()
+        };
+        out.push_str(&format!(
+            "    {}{renamed}: {} -> {}\n",
+            quote(&k.now.key),
+            k.now.describe(agent),
+            k.then.describe(agent)
+        ));
+    }
+    for n in &u.names {
+        out.push_str(&format!(
+            "    {} {}: {} -> {}\n",
+            n.used_in.name(),
+            quote(&n.name),
+            n.now.describe(n.used_in),
+            n.then.describe(n.used_in)
+        ));
+    }
+}
+
+fn upgrade_json(u: &Upgrade, agent: &ProjectAgent) -> Json {
+    let fate = |f: &KeyFate| {
+        Json::object([
+            ("key", Json::String(f.key.clone())),
+            ("sentAs", f.sent_as.clone().map_or(Json::Null, Json::String)),
+            ("problem", Json::str(f.problem.name())),
+            ("providerAccepts", Json::Bool(f.provider_accepts)),
+            ("says", Json::str(&f.describe(agent))),
+        ])
+    };
+    let keys = u
+        .keys
+        .iter()
+        .map(|k| {
+            Json::object([
+                ("source", Json::str(k.source.name())),
+                ("now", fate(&k.now)),
+                ("then", fate(&k.then)),
+            ])
+        })
+        .collect();
+    let names = u
+        .names
+        .iter()
+        .map(|n| {
+            Json::object([
+                ("usedIn", Json::str(n.used_in.name())),
+                ("name", Json::String(n.name.clone())),
+                ("now", Json::str(n.now.name())),
+                ("then", Json::str(n.then.name())),
+            ])
+        })
+        .collect();
+    Json::object([
+        ("to", Json::str("1.x")),
+        ("keys", Json::Array(keys)),
+        ("names", Json::Array(names)),
+    ])
 }
 
 fn loc(l: &Option<Location>) -> Json {

@@ -61,6 +61,24 @@ pub const V5_LOOP_SINCE: MastraVersion = v(0, 20, 0);
 /// sweep's (docs/0x.md, "Boundaries measured").
 pub const EARLY_V5: (MastraVersion, MastraVersion) = (v(0, 20, 0), v(0, 21, 1));
 
+/// Every API error retried twice and ended in a plain `Error`: from the v5
+/// loop through 0.22.2 (`sweep --versions 0.21.1,0.22.0,...,0.24.9 --route
+/// openai-compatible`, docs/figures/sweep-0x.md: `active-tools/*` send the
+/// scripted 400 three times and end in "captured" on 0.22.0 and 0.22.2,
+/// once on 0.23.1).
+pub const EVERY_ERROR_RETRIED: (MastraVersion, MastraVersion) = (v(0, 20, 0), v(0, 22, 2));
+
+/// History written call by call (each call, then its result): from the v5
+/// loop through 0.24.2 (the same sweep: `replies/parallel-calls` changes at
+/// 0.24.2 to 0.24.5, every call ahead of every result after).
+pub const HISTORY_PER_CALL: (MastraVersion, MastraVersion) = (v(0, 20, 0), v(0, 24, 2));
+
+/// A call naming no tool ends the stream with no answer (`generate`:
+/// "promise 'text' was not resolved ..."): from the v5 loop through 0.24.6
+/// (the same sweep: `replies/call-by-unknown-name*` change at 0.24.6 to
+/// 0.24.8, "Tool X not found" after).
+pub const NO_TOOL_ENDS_SILENTLY: (MastraVersion, MastraVersion) = (v(0, 20, 0), v(0, 24, 6));
+
 fn within((first, last): (MastraVersion, MastraVersion), version: MastraVersion) -> bool {
     (first..=last).contains(&version)
 }
@@ -79,15 +97,31 @@ pub struct Zero {
     /// by their key, every API error retried and ending the call, a call
     /// naming no tool ending the loop silently, history per call.
     pub sources_by_key: bool,
+    /// `EVERY_ERROR_RETRIED`.
+    pub every_error_retried: bool,
+    /// `HISTORY_PER_CALL`.
+    pub history_per_call: bool,
+    /// `NO_TOOL_ENDS_SILENTLY`.
+    pub no_tool_ends_silently: bool,
 }
 
 impl Zero {
     /// On the `openai` route, earlier calls go back in history by name
     /// (`function_call` items), not as `item_reference`s: with the v4
-    /// provider (`@ai-sdk/openai` 1.3.24) and on the first v5 releases
-    /// (every `replies/` case `@openai` on 0.13.1, 0.13.2 and 0.21.1; 0.24.9
-    /// refers to them, as 1.x before `RESPONSES_CALLS_BY_NAME`).
+    /// provider (`@ai-sdk/openai` 1.3.24) and within `HISTORY_PER_CALL`
+    /// (every `replies/` case `@openai` on 0.13.1, 0.13.2 and 0.21.1;
+    /// `found/seed1-case421-*` and `-case550-*` `@openai` on 0.22.0 to
+    /// 0.24.2; 0.24.5 on refers to them, as 1.x before
+    /// `RESPONSES_CALLS_BY_NAME`).
     pub fn calls_by_name(&self) -> bool {
+        !self.v5_loop || self.history_per_call
+    }
+
+    /// Whether a sub-agent or workflow is a tool under its key alone (`a`,
+    /// `w`), not `agent-KEY` / `workflow-KEY`: on the v4 loop (workflows;
+    /// sub-agents are no tools there) and on the first v5 releases
+    /// (`steps::zero::convert_tools` cites the cases).
+    pub fn names_sources_by_key(&self) -> bool {
         !self.v5_loop || self.sources_by_key
     }
 
@@ -101,6 +135,9 @@ impl Zero {
             active_tools_applied: (ACTIVE_TOOLS_SINCE..=LAST_ZERO).contains(&version),
             v5_loop: version >= V5_LOOP_SINCE,
             sources_by_key: within(EARLY_V5, version),
+            every_error_retried: within(EVERY_ERROR_RETRIED, version),
+            history_per_call: within(HISTORY_PER_CALL, version),
+            no_tool_ends_silently: within(NO_TOOL_ENDS_SILENTLY, version),
         })
     }
 }
@@ -177,22 +214,22 @@ pub fn is_retryable(status: u16) -> bool {
     matches!(status, 408 | 409 | 429) || status >= 500
 }
 
-/// Whether an API error of `status` is retried: every error on the first
-/// v5 releases (a scripted 400 is sent three times on 0.21.1:
-/// `cases/active-tools/*`), else the retryable ones as on 1.x.
+/// Whether an API error of `status` is retried: every error within
+/// `EVERY_ERROR_RETRIED` (a scripted 400 is sent three times on 0.21.1 to
+/// 0.22.2: `cases/active-tools/*`), else the retryable ones as on 1.x.
 pub fn retryable(rel: &Release, status: u16) -> bool {
-    rel.zero.is_some_and(|z| z.sources_by_key) || is_retryable(status)
+    rel.zero.is_some_and(|z| z.every_error_retried) || is_retryable(status)
 }
 
 /// The error an API error ends the call in, where it is not the AI SDK's
-/// `APICallError` (which the projection writes as no error): on the first
-/// v5 releases a plain `Error` with the error document's message,
+/// `APICallError` (which the projection writes as no error): within
+/// `EVERY_ERROR_RETRIED` a plain `Error` with the error document's message,
 /// "captured" in every reply the listener writes (`observe/wire`), except
 /// on mistral, whose error handler does not read the listener's document
 /// and gives the status's reason phrase ("Bad Request" for the default
 /// 400: every case `@mistral` on 0.21.1).
 pub fn api_error(rel: &Release, route: Route, status: u16) -> Option<ErrorView> {
-    rel.zero.filter(|z| z.sources_by_key)?;
+    rel.zero.filter(|z| z.every_error_retried)?;
     let message = match route {
         Route::Mistral => reason_phrase(status)?,
         _ => "captured",
@@ -231,13 +268,27 @@ pub fn finds_by_id(rel: &Release) -> bool {
 }
 
 /// Whether history writes each call followed by its result, call by call:
-/// on the first v5 releases (`cases/replies/parallel-calls.json` on
-/// 0.21.1). The v4 loop writes each step's calls, then its results, as 1.x
+/// within `HISTORY_PER_CALL` (`cases/replies/parallel-calls.json` on
+/// 0.21.1 to 0.24.2). The v4 loop writes each step's calls, then its results, as 1.x
 /// from `HISTORY_PER_STEP` (`Release::of`; `loop-stops-at-*` and
 /// `parallel-calls` on 0.13.2); 0.24.9 every call ahead of every result,
 /// as 1.x before it.
 pub fn history_per_call(rel: &Release) -> bool {
-    rel.zero.is_some_and(|z| z.sources_by_key)
+    rel.zero.is_some_and(|z| z.history_per_call)
+}
+
+/// Whether a call id used again in a later step moves its invocation to
+/// the end of the history (1.x replaces it in place): on the v5 loop
+/// (found by the fuzzer on 0.21.1, seed 1 case 623;
+/// `cases/zero/reused-id-in-a-later-step-moves-to-the-end.json` on 0.21.1
+/// and 0.24.9, every route: `call_2`'s result ahead of `call_1`'s in the
+/// third request; on the `openai` route of 0.24.9 the moved call still
+/// refers to its earlier output item). The v4 loop keeps both
+/// (`merges_call_ids`). With memory options the invocation is replaced in
+/// place, as on 1.x (found by the fuzzer on 0.21.1, seed 1 case 56:
+/// `cases/zero/reused-id-in-a-later-step-with-memory-stays-in-place.json`).
+pub fn reused_id_moves_across_steps(rel: &Release) -> bool {
+    rel.zero.is_some_and(|z| z.v5_loop)
 }
 
 /// Whether a call id used again replaces the earlier invocation: not on

@@ -13,7 +13,9 @@ use crate::model::{sources, ToolOrigin, ToolValue};
 use crate::projection::{ErrorView, RequestView};
 
 /// What a 0.x call does once its loop is over. With memory options, a
-/// call that ended in an answer (or ran out of steps) asks the model for
+/// call that ended in an answer, ran out of steps or stopped for a client
+/// tool (`cases/zero/client-call-alone-asks-the-title.json` on 0.21.1 and
+/// 0.24.9; found by the fuzzer on 0.21.1, seed 1 cases 385 and 390) asks the model for
 /// its thread's title: one more request by the case's agent, without tools
 /// and with no tool history, answered by the agent's next reply (the
 /// default 400 when they ran out, which the call ignores), retried as any
@@ -48,7 +50,7 @@ pub(in crate::model) fn title(
     };
     if case.sources.memory.is_none()
         || !z.v5_loop
-        || !matches!(ended, Ending::Answer(_))
+        || !matches!(ended, Ending::Answer(_) | Ending::Stopped)
         || !agent.working_memory.thread_found()
     {
         return;
@@ -121,7 +123,7 @@ pub(in crate::model) fn client_or_workflow_run(
         // The v4 loop stops for a client tool, as 1.x does (the same case
         // on 0.13.1 and 0.13.2: one request).
         ToolOrigin::Client if !rel.zero.is_some_and(|z| z.v5_loop) => Ok(Runs::Fixed(CLIENT_STOPS)),
-        ToolOrigin::Client if rel.zero.is_some_and(|z| z.sources_by_key) => {
+        ToolOrigin::Client if rel.zero.is_some_and(|z| z.history_per_call) => {
             Ok(Runs::Fixed(CLIENT_RESULT_EARLY))
         }
         ToolOrigin::Client => Ok(Runs::Fixed(CLIENT_RESULT)),
@@ -138,8 +140,9 @@ pub(in crate::model) fn client_or_workflow_run(
 }
 
 /// The result a client tool's call gets on the later v5 releases
-/// (`undefined`, sent as JSON `null`), and on the first ones (the empty
-/// text: `cases/calls/client-and-server-tool-in-one-step.json` on 0.21.1).
+/// (`undefined`, sent as JSON `null`), and within `HISTORY_PER_CALL` (the
+/// empty text: `cases/calls/client-and-server-tool-in-one-step.json` on
+/// 0.21.1 to 0.24.2, the sweep in docs/figures/sweep-0x.md).
 const CLIENT_RESULT: &str = "null";
 const CLIENT_RESULT_EARLY: &str = "";
 /// Marks a client tool's call on the v4 loop, which stops the loop (never
@@ -228,7 +231,7 @@ pub(in crate::model) fn convert_tools(
     let src = &case.sources;
     let agents = src.agents.as_deref().unwrap_or_default();
     let workflows = src.workflows.as_deref().unwrap_or_default();
-    let by_key = !z.v5_loop || z.sources_by_key;
+    let by_key = z.names_sources_by_key();
     let sub_agents = if by_key {
         keyed(agents, |k| ToolOrigin::SubAgent(k.clone()))
     } else {
@@ -298,7 +301,7 @@ fn refused_on_v4(r: &Resolved) -> bool {
 ///   0.13.1 and 0.13.2); arguments the schema rejects end it in the AI
 ///   SDK's `InvalidToolArgumentsError`, whose text quotes zod's issues,
 ///   which the model does not give;
-/// - on the first v5 releases, a call naming no tool ends the loop: on
+/// - within `NO_TOOL_ENDS_SILENTLY`, a call naming no tool ends the loop: on
 ///   `generate` in "promise 'text' was not resolved or rejected when
 ///   stream finished", on `stream` silently (`cases/replies/call-by-unknown-name*`
 ///   on 0.21.1); what a sub-agent or a workflow named by its key runs
@@ -353,7 +356,7 @@ pub(in crate::model) fn step_fails(
             cause_code: None,
         })));
     }
-    if !z.sources_by_key {
+    if !z.no_tool_ends_silently {
         return Ok(None);
     }
     let by_key = |r: &Resolved| {
@@ -395,23 +398,31 @@ pub(in crate::model) fn step_fails(
         } else {
             // The stream ends with no answer: no title request follows
             // (found by the fuzzer on 0.21.1, seed 1 cases 70 and 124).
-            Ending::Stopped
+            Ending::Unanswered
         }));
     }
     Ok(None)
 }
 
-/// A call by a name of `Object.prototype` on the later v5 releases: found
-/// (a method, without `execute`), answered as a client tool is, and the
-/// loop goes on beside calls that run (found by the fuzzer on 0.24.9, seed
-/// 1 case 154: `__proto__` beside a sub-agent's call). `None`: it stops
-/// the loop, as on 1.x (and on 0.21.1, measured by the same fuzz run).
+/// A call by a name of `Object.prototype` on the v5 loop: found (a
+/// method, or the prototype itself, without `execute`), answered as a
+/// client tool is (`step_stops`: alone it ends the loop), and the loop goes
+/// on beside calls that run or are rejected (found by the fuzzer: on 0.24.9,
+/// seed 1 case 154, `__proto__` beside a sub-agent's call; on 0.21.1, seed
+/// 1 cases 750 and 830, `__proto__` beside a rejected `updateWorkingMemory`
+/// call and `valueOf` beside a tool that runs, each answered `""`).
+/// `None`: it stops the loop, as on 1.x.
 pub(in crate::model) fn inherited(rel: &Release) -> Option<Resolved> {
     let z = rel.zero?;
-    (z.v5_loop && !z.sources_by_key).then(|| Resolved::Run {
+    let answer = if z.history_per_call {
+        CLIENT_RESULT_EARLY
+    } else {
+        CLIENT_RESULT
+    };
+    z.v5_loop.then(|| Resolved::Run {
         id: JsString::new(),
         by_name: true,
-        runs: Runs::Fixed(CLIENT_RESULT),
+        runs: Runs::Fixed(answer),
     })
 }
 
