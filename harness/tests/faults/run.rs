@@ -1044,8 +1044,10 @@ fn damaged_install_not_remade(t: &mut Tally) -> Check {
         &cache,
         dir.path(),
         &[
-            ("npm_config_registry", &registry),
-            ("npm_config_fetch_retries", "0"),
+            // pnpm 12 reads its settings from `pnpm_config_*`, not
+            // `npm_config_*` (measured with `pnpm config get registry`).
+            ("pnpm_config_registry", &registry),
+            ("pnpm_config_fetch_retries", "0"),
         ],
     );
     let err = String::from_utf8_lossy(&again.stderr);
