@@ -581,7 +581,12 @@ impl Session {
                                             left.retain(|i| !done.contains(i));
                                         }
                                         Err(e) => {
-                                            let said = error_chain(&e);
+                                            let said = format!(
+                                                "{}\n  the install at {} was damaged and could not be made again: {}",
+                                                error_chain(&e),
+                                                dir.display(),
+                                                remedy(&dir, &installs.store().dir)
+                                            );
                                             eprintln!("error: {said}");
                                             break Err(said);
                                         }
