@@ -37,7 +37,7 @@ check:
 # their date, command, commit and cores, go to docs/figures/bench.md.
 BENCH_RANGE ?= >=1.60.0 <1.70.0
 bench: build
-	$(BIN) bench --mastra-version 1.67.0 --repeat 10 --route all --matrix-versions "$(BENCH_RANGE)" --json target/bench.json --markdown docs/figures/bench.md
+	$(BIN) bench --mastra-version 1.67.0 --repeat 2 --route all --matrix-versions "$(BENCH_RANGE)" --json target/bench.json --markdown docs/figures/bench.md
 
 # The nightly job, unsharded (.github/workflows/nightly.yml runs it in slices): the corpus, the
 # saved fuzz finds and a fuzz budget on the pinned versions and the latest.

@@ -142,7 +142,7 @@ export async function loadInstall(installDir) {
     mastraVersion,
     legacy: legacyOf(mastraVersion, coreDependencies(dir), !noAgent),
     importPackage: packageImporter(dir),
-    mcpServer: (namesFile) => ({ command: process.execPath, args: [MCP_SERVER, dir, namesFile] }),
+    mcpServer: (namesFile) => ({ command: process.execPath, args: [MCP_SERVER, namesFile] }),
     zodVersion: versionOf('zod'),
     sourceVersions: sourceVersions(versionOf),
     builtins,

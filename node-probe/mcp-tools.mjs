@@ -7,10 +7,22 @@
 // { content: [{ type: "text", text: '{"tempC":20}' }] }, the standard tool's
 // result, so a case reads the same whatever source it came from.
 //
-// The low-level `Server` is used, not `McpServer.registerTool`: the case's
-// names must reach the client exactly as written (registerTool warns on or
-// rejects names outside the SDK's own naming rule on some versions, and
-// builds a zod schema per tool, which is slow for a thousand tools).
+// The server speaks the protocol itself (newline-delimited JSON-RPC 2.0 on
+// stdin/stdout, the MCP stdio transport) instead of running the official
+// SDK's `Server`. A case's servers are started as processes, about fifty per
+// corpus run per probe, and the SDK's import alone is about 0.3 s of CPU per
+// start (its zod schemas and validators), most of an MCP case's cost; bare
+// Node starts in about 0.04 s. What the client sees is the same: the test
+// `an_mcp_listing_reads_the_same_from_this_server_and_the_sdks` in
+// harness/tests/javascript.rs compares this server's answers with the SDK
+// server's through the installed client, message by message.
+//
+// Only what a tools-only server answers is answered: `initialize` (with the
+// protocol version the client asked for, which is what the SDK server does
+// with any version it supports), `ping`, `tools/list` and `tools/call`;
+// notifications get no answer, and any other method is JSON-RPC's
+// "Method not found", as the SDK server answers a method no handler is
+// registered for.
 
 import { readFileSync } from 'node:fs';
 
@@ -27,31 +39,73 @@ export function readToolNames(namesFile) {
   return names;
 }
 
+const INPUT_SCHEMA = {
+  type: 'object',
+  properties: { city: { type: 'string' } },
+  required: ['city'],
+};
+
 /**
- * Serve `names` on stdin/stdout until the client closes stdin. `sdk` is a
- * require function that resolves @modelcontextprotocol/sdk where the server
- * is to find it. Everything the SDK would print goes to stderr: stdout is
- * the transport.
+ * The answer to one JSON-RPC message, or null for a notification (or for an
+ * answer the client sent: this server sends no requests of its own).
+ * `listing` is the `tools/list` result.
  */
-export async function serveToolNames(sdk, names) {
-  const { Server } = sdk('@modelcontextprotocol/sdk/server/index.js');
-  const { StdioServerTransport } = sdk('@modelcontextprotocol/sdk/server/stdio.js');
-  const { ListToolsRequestSchema, CallToolRequestSchema } = sdk('@modelcontextprotocol/sdk/types.js');
-  const inputSchema = {
-    type: 'object',
-    properties: { city: { type: 'string' } },
-    required: ['city'],
-  };
-  // Built once: a thousand-tool listing is answered from this array.
-  const listing = {
-    tools: names.map((name) => ({ name, description: 'Get the weather', inputSchema })),
-  };
-  const server = new Server({ name: 'mastra-conform-mcp', version: '1.0.0' }, { capabilities: { tools: {} } });
-  server.setRequestHandler(ListToolsRequestSchema, async () => listing);
-  server.setRequestHandler(CallToolRequestSchema, async () => ({
-    content: [{ type: 'text', text: JSON.stringify({ tempC: 20 }) }],
-  }));
-  await server.connect(new StdioServerTransport());
+export function answerMessage(message, listing) {
+  const isRequest = message !== null && typeof message === 'object' && typeof message.method === 'string';
+  if (!isRequest || message.id === undefined) return null;
+  const reply = (result) => ({ jsonrpc: '2.0', id: message.id, result });
+  switch (message.method) {
+    case 'initialize':
+      return reply({
+        protocolVersion: message.params?.protocolVersion,
+        capabilities: { tools: {} },
+        serverInfo: { name: 'mastra-conform-mcp', version: '1.0.0' },
+      });
+    case 'ping':
+      return reply({});
+    case 'tools/list':
+      return reply(listing);
+    case 'tools/call':
+      return reply({ content: [{ type: 'text', text: JSON.stringify({ tempC: 20 }) }] });
+    default:
+      return { jsonrpc: '2.0', id: message.id, error: { code: -32601, message: 'Method not found' } };
+  }
+}
+
+/** The `tools/list` result for `names`, built once: a thousand-tool listing is answered from it. */
+export function toolListing(names) {
+  return { tools: names.map((name) => ({ name, description: 'Get the weather', inputSchema: INPUT_SCHEMA })) };
+}
+
+/**
+ * Serve `names` on stdin/stdout until the client closes stdin. Nothing else
+ * is written to stdout: it is the transport.
+ */
+export function serveToolNames(names) {
+  const listing = toolListing(names);
+  let pending = '';
+  process.stdin.setEncoding('utf8');
+  process.stdin.on('data', (chunk) => {
+    pending += chunk;
+    let end = pending.indexOf('\n');
+    while (end !== -1) {
+      const line = pending.slice(0, end).replace(/\r$/, '');
+      pending = pending.slice(end + 1);
+      end = pending.indexOf('\n');
+      if (line.trim() === '') continue;
+      let message;
+      try {
+        message = JSON.parse(line);
+      } catch {
+        process.stdout.write(
+          `${JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } })}\n`,
+        );
+        continue;
+      }
+      const answer = answerMessage(message, listing);
+      if (answer !== null) process.stdout.write(`${JSON.stringify(answer)}\n`);
+    }
+  });
   // The client ends the server by closing its stdin (or with a signal).
   process.stdin.on('end', () => process.exit(0));
 }

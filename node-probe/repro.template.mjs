@@ -30,10 +30,9 @@
 
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { checkCase, runAgent } from './agent.mjs';
-import { installGuard, nothingAllowed } from './guard.mjs';
+import { installGuard } from './guard.mjs';
 import { readToolNames, serveToolNames } from './mcp-tools.mjs';
 import { holds, projectedError, viewOf } from './reading.mjs';
 import { destination, setRouteEnvironment } from './routes.mjs';
@@ -201,9 +200,8 @@ function againstTheModel(projection) {
 // finding: exit 2, never the 1 of an issue that shows.
 try {
   if (process.argv[2] === MCP_SERVER_FLAG) {
-    // One of the case's MCP servers; the MCP SDK is installed beside this script.
-    installGuard(nothingAllowed('the MCP server'));
-    await serveToolNames(createRequire(import.meta.url), readToolNames(process.argv[3]));
+    // One of the case's MCP servers (mcp-tools.mjs).
+    serveToolNames(readToolNames(process.argv[3]));
   } else {
     await reproduce();
   }

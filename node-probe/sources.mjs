@@ -64,7 +64,7 @@ export function sourceVersions(versionOf) {
 let clientSeq = 0;
 
 // MCP clients kept between cases whose servers list the same tools. Each
-// MCP server is a Node process (about 70 MB and a Node start), and the
+// MCP server is a Node process (about 50 MB and a Node start), and the
 // corpus names the same servers on every route: started once per probe,
 // each stays a real stdio server, and every case lists its tools and calls
 // them over stdio itself. A client no case uses waits for the next one

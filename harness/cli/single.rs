@@ -134,9 +134,21 @@ pub fn bench(args: BenchArgs) -> Result<Exit, Failure> {
         .into_iter()
         .filter(|c| !c.waits_on_retries())
         .collect();
-    let workload: Vec<Case> = (0..args.repeat)
-        .flat_map(|_| corpus.iter().cloned())
-        .collect();
+    let routes = args.routes.route;
+    // The corpus on every route of `--route` (each case that names its own
+    // route on that one), as a matrix runs it: the probes and the ceiling
+    // are measured on the whole of it. Each route's own rate is measured on
+    // the corpus alone, moved to that route.
+    let repeated = |cases: &[Case]| -> Vec<Case> {
+        (0..args.repeat)
+            .flat_map(|_| cases.iter().cloned())
+            .collect()
+    };
+    let per_route = repeated(&corpus);
+    let workload = repeated(&crate::run::corpus::on_routes(
+        corpus.clone(),
+        routes.as_ref(),
+    ));
     let config = args.probe.config();
     let matrix_config = config.clone();
     let mut session = Session::new(config, stop_flag())?;
@@ -165,10 +177,9 @@ pub fn bench(args: BenchArgs) -> Result<Exit, Failure> {
             crate::loops::bench::model_scale_json(&scale),
         ));
     }
-    let routes = args.routes.route;
     if let Some(set) = &routes {
         let rates =
-            crate::loops::bench::route_rates(&mut session, version, &workload, set.routes())
+            crate::loops::bench::route_rates(&mut session, version, &per_route, set.routes())
                 .map_err(Failure::infra)?;
         print_out(&crate::loops::bench::route_table(&rates));
         if let Json::Object(members) = &mut report {

@@ -45,7 +45,8 @@
 //! | `{"route": ROUTE}` | the case is on ROUTE |
 //!
 //! Case paths are relative to the file's folder; `seen` is a version set in
-//! `--versions` syntax. `fixedShows` (optional) is the fixed behaviour as a
+//! `--versions` syntax (a comma-separated list: an issue may be seen on a
+//! stretch of 0.x and again on 1.x). `fixedShows` (optional) is the fixed behaviour as a
 //! symptom: `verify` calls a version fixed only when it shows it (a symptom
 //! gone some other way is a third behaviour, not the fix), `diff` files a
 //! difference under the issue whose fixed behaviour it shows, and `repro`
@@ -539,7 +540,7 @@ impl KnownIssues {
                 return Err(err(&at("id"), format!("{id:?} is used twice")));
             }
             let seen = text("seen")?;
-            VersionSpec::parse(&seen).map_err(|e| err(&at("seen"), e.to_string()))?;
+            VersionSpec::parse_list(&seen).map_err(|e| err(&at("seen"), e.to_string()))?;
             let upstream = match item.get("upstream") {
                 None | Some(Json::Null) => None,
                 Some(u) => Some(
@@ -900,6 +901,64 @@ mod tests {
                 .for_case(&case, Route::Google)
                 .map(|(i, _)| i.id.as_str()),
             Some("toolchoice-not-rewritten")
+        );
+    }
+
+    /// Where in 0.x each issue starts is the 0.x switch it needs
+    /// (`model::releases::zero`): the rewrite's issues from `formatTools`,
+    /// `activeTools`' wherever a release applies it, on either line.
+    #[test]
+    fn the_ledgers_0_x_starts_are_the_switches_they_need() {
+        use crate::model::releases::Release;
+        use crate::versions::spec::{Bound, MastraVersion};
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("known-issues.json");
+        let known = KnownIssues::load(&file).unwrap();
+        let seen_on = |id: &str, v: MastraVersion| {
+            let specs = VersionSpec::parse_list(&known.get(id).unwrap().seen).unwrap();
+            specs.iter().any(|s| match s {
+                VersionSpec::Range(bounds) => bounds.iter().all(|b| match *b {
+                    Bound::Ge(x) => v >= x,
+                    Bound::Gt(x) => v > x,
+                    Bound::Le(x) => v <= x,
+                    Bound::Lt(x) => v < x,
+                    Bound::Eq(x) => v == x,
+                }),
+                other => panic!("{id}: seen is a list of ranges, not {other}"),
+            })
+        };
+        let measured = [
+            "0.12.1", "0.13.1", "0.13.2", "0.19.1", "0.21.0", "0.21.1", "0.24.0", "0.24.1",
+            "0.24.9", "1.0.4", "1.1.0", "1.71.0",
+        ]
+        .map(|v| MastraVersion::parse(v).unwrap());
+        for v in measured {
+            let rel = Release::of(v);
+            let rewrites = rel.zero.is_none_or(|z| z.format_tools);
+            for id in [
+                "toolchoice-not-rewritten",
+                "cut-at-63",
+                "empty-key-type-error",
+                "false-collision-on-prototype-names",
+            ] {
+                assert_eq!(seen_on(id, v), rewrites, "{id} on {v}");
+            }
+            assert_eq!(
+                seen_on("activetools-by-key-drops-all", v),
+                rel.active_tools_applied,
+                "on {v}"
+            );
+            assert!(seen_on("proto-key-dropped", v), "on {v}");
+        }
+        let mistral = |v: &str| {
+            seen_on(
+                "mistral-named-choice-drops-tools",
+                MastraVersion::parse(v).unwrap(),
+            )
+        };
+        assert!(mistral("0.13.1") && mistral("0.19.1") && mistral("0.24.1") && mistral("1.0.4"));
+        assert!(
+            !mistral("0.21.1") && !mistral("0.24.0"),
+            "Mastra's own client before 0.24.1"
         );
     }
 

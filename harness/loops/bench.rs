@@ -212,10 +212,9 @@ pub fn model_scale_json(scale: &[(usize, f64)]) -> Json {
     )
 }
 
-/// The harness's rate on each route: the same workload with every case on
-/// that route, through the whole pipeline, start-up subtracted. The ceiling
-/// speaks only the OpenAI-compatible format, so routes are compared with
-/// each other (and with `openai-compatible`), not with the ceiling.
+/// The harness's rate on each route: `workload` with every case moved to
+/// that route, through the whole pipeline, start-up subtracted; the routes
+/// are compared with each other (and with `openai-compatible`).
 pub fn route_rates(
     session: &mut Session,
     version: MastraVersion,
@@ -478,8 +477,8 @@ pub fn figures_markdown(report: &Json) -> Result<String, String> {
     let ceiling = f("ceilingCasesPerSecond")?;
     out.push_str(&format!(
         "\n## The corpus through the whole pipeline\n\n\
-         @mastra/core {}, {} cases (the corpus less the cases that wait on retry back-off, times \
-         `--repeat`), {} in flight per probe. Install {:.2} s (0 when cached); \
+         @mastra/core {}, {} cases (the corpus less the cases that wait on retry back-off, on \
+         every route of `--route`, times `--repeat`), {} in flight per probe. Install {:.2} s (0 when cached); \
          probe start (Node and the import of Mastra) {:.2} s, left out of every rate.\n\n\
          | | cases/s | ratio to the ceiling |\n|---|---:|---:|\n",
         text(report, "", "version")?,
@@ -519,9 +518,8 @@ pub fn figures_markdown(report: &Json) -> Result<String, String> {
             .transpose()?;
         out.push_str(
             "\n## Each route\n\n\
-             The same workload with every case on one route, through the whole pipeline, \
-             probe start left out. The ceiling speaks only the OpenAI-compatible format, so the \
-             routes are compared with `openai-compatible`.\n\n\
+             The corpus (times `--repeat`) with every case moved to one route, through the whole \
+             pipeline, probe start left out, each compared with `openai-compatible`.\n\n\
              | route | cases | cases/s | ratio to openai-compatible | not as expected |\n\
              |---|---:|---:|---:|---:|\n",
         );

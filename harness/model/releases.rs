@@ -261,6 +261,69 @@ pub const MEMORY_KEEPS_FIRST_RESULT: MastraVersion = v(1, 57, 0);
 pub const RESPONSES_REUSED_ID_FIRST_ITEM: (MastraVersion, MastraVersion) =
     (v(1, 11, 0), v(1, 19, 0));
 
+/// A call id used again in a later step merges that step into the message
+/// that holds the id's invocation, as `MessageMerger.merge` does with an
+/// incoming message sharing a tool call id with the latest (1.26.0
+/// `dist/chunk-EFTNMBKQ.js:2817`, parts placed by `addPartsToMessage` at
+/// `:2918`; 1.13.2 `dist/chunk-ESN5IH6I.js:2173`, `:2239`): the reused call replaces its invocation where it stood (the
+/// anchor); each other call of the step is put at the anchor before it plus
+/// its distance from it in the step (counting the step's own `step-start`
+/// first), or with no anchor before it at that distance from the start of
+/// the message, and is dropped where that passes the next anchor; the
+/// step's `step-start` is never added, so the step joins the earlier one.
+/// From 1.14.0 (`REUSED_ID_TAKES_LATER_CALL`) through 1.25.0 the step
+/// stays a step of its own (the merger is in those dists too, 1.25.0
+/// `dist/chunk-XMF2ZGOE.js:2817`: what keeps it from the step was not
+/// traced); before and after, it is merged. Measured with
+/// `cases/calls/reused-call-id-naming-no-tool.json` and seven variants (the
+/// reused call first or second in the later step, found or not, a third
+/// call in the earlier step, two ids reused out of order, which drops the
+/// call between them) on 1.4.0, 1.8.0, 1.10.0 to 1.13.2 (merged), 1.14.0,
+/// 1.16.0, 1.20.0, 1.24.1, 1.25.0 (not merged), 1.26.0, 1.28.0, 1.29.1,
+/// 1.67.0 (merged), on every route but google. Found by the fuzzer on
+/// anthropic.
+pub const REUSED_ID_MERGES_STEPS: MastraVersion = v(1, 26, 0);
+
+/// In one step, a call whose arguments have no keys (`{}`, `null`, a
+/// number) takes the arguments of a later call of the step with its id,
+/// when those are truthy, and runs with them: the stream's output keeps the
+/// first `tool-call` chunk of an id and, `if (chunk.payload.args &&
+/// Object.keys(existing.payload.args || {}).length === 0)`, writes a later
+/// chunk's arguments into that first chunk's payload, which the step's
+/// tool runs share (1.29.1 `dist/chunk-KHPY3KIA.js:3504`-`3508`; 1.28.0
+/// `dist/chunk-BPT3YHUU.js:3503` keeps the first chunk without writing its
+/// arguments). The later calls keep their own. The step's first call of
+/// the id is written to, whether or not an earlier step used the id. First
+/// in 1.29.1: `cases/calls/reused-call-id-one-name-in-one-step.json` and
+/// thirteen variants (a later call of another name or none, three calls,
+/// one between, a wrong type, extra keys, `null`, an id of an earlier step)
+/// on every route of 1.25.0, 1.26.0, 1.28.0, 1.29.1 and 1.67.0 (google
+/// aside, whose calls carry the AI SDK's own ids). Found by the fuzzer on
+/// mistral.
+pub const EMPTY_ARGUMENTS_TAKE_LATER: MastraVersion = v(1, 29, 1);
+
+/// On `stream()` on the `openai-compatible` and `groq` routes, a call whose
+/// id an earlier call of the same step had does not run, and the id's
+/// result is the earlier call's, with the later call's name (measured on
+/// those routes and on `openai`, `anthropic` and `mistral`, where every
+/// call runs as on `generate()`).
+/// First in 1.52.0 on `openai-compatible`:
+/// `cases/found/seed1-case595-1.67.0-executed.json` and
+/// four variants (other arguments, another name, a call between, keyless
+/// arguments first) on 1.29.1, 1.40.0, 1.50.0, 1.51.0 (each call runs) and
+/// 1.52.0, 1.52.1, 1.53.0, 1.54.0, 1.55.0, 1.60.0, 1.63.1, 1.66.0, 1.67.0
+/// (the first only); where in the stream this happens was not traced.
+/// With eager execution (`EAGER_STREAM_TOOLS`) the same cases run none of
+/// the id's calls and answer it with a validation report of `{}`: not
+/// modelled there.
+pub const STREAM_REUSED_ID_RUNS_ONCE: MastraVersion = v(1, 52, 0);
+
+/// The same on the `groq` route, one release earlier: first in 1.51.0
+/// (`cases/found/seed1-case595-1.67.0-executed.json` and its variants run
+/// every call on 1.0.4, 1.13.2, 1.20.0, 1.30.0, 1.40.0, 1.45.0, 1.50.0,
+/// 1.50.1 and the first only on 1.51.0, 1.52.0, 1.67.0).
+pub const GROQ_STREAM_REUSED_ID_RUNS_ONCE: MastraVersion = v(1, 51, 0);
+
 /// From 1.19.0 through 1.55.0 a sub-agent called without a string `prompt`
 /// makes no request, and every sub-agent call of that step is answered
 /// "Cannot read properties of undefined (reading 'input')"
@@ -299,6 +362,10 @@ pub struct Release {
     pub memory_keeps_first_result: bool,
     pub responses_reused_id_first_item: bool,
     pub sub_agent_promptless_throws: bool,
+    pub reused_id_merges_steps: bool,
+    pub empty_arguments_take_later: bool,
+    pub stream_reused_id_runs_once: bool,
+    pub groq_stream_reused_id_runs_once: bool,
     /// What a 0.x release does differently (`zero`); `None` on 1.x.
     pub zero: Option<Zero>,
 }
@@ -338,6 +405,11 @@ impl Release {
             memory_keeps_first_result: version >= MEMORY_KEEPS_FIRST_RESULT,
             responses_reused_id_first_item: within(RESPONSES_REUSED_ID_FIRST_ITEM, version),
             sub_agent_promptless_throws: within(SUB_AGENT_PROMPTLESS_THROWS, version),
+            reused_id_merges_steps: version.major == 1
+                && (version < REUSED_ID_TAKES_LATER_CALL || version >= REUSED_ID_MERGES_STEPS),
+            empty_arguments_take_later: version >= EMPTY_ARGUMENTS_TAKE_LATER,
+            stream_reused_id_runs_once: version >= STREAM_REUSED_ID_RUNS_ONCE,
+            groq_stream_reused_id_runs_once: version >= GROQ_STREAM_REUSED_ID_RUNS_ONCE,
             zero,
         }
     }

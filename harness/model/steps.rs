@@ -35,7 +35,7 @@ use crate::case::{Case, Method, Reply, ToolCallReply};
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::projection::{ErrorView, Executed, HistoryItem, Projection, RequestView};
-use crate::route::Wire;
+use crate::route::{Route, Wire};
 
 pub(super) mod zero;
 
@@ -147,6 +147,8 @@ pub(super) struct Agent {
     before: Vec<HistoryItem>,
     invocations: Vec<Invocation>,
     failed: Vec<FailedCall>,
+    /// Its calls of working memory, which decide a 0.x title request.
+    working_memory: zero::WorkingMemoryCalls,
     step: usize,
     max_steps: usize,
 }
@@ -198,6 +200,7 @@ pub(super) fn run_loop(
             before: Vec::new(),
             invocations: Vec::new(),
             failed: Vec::new(),
+            working_memory: zero::WorkingMemoryCalls::default(),
             step: 0,
             max_steps: case.call.max_steps.unwrap_or(DEFAULT_MAX_STEPS) as usize,
         },
@@ -309,7 +312,20 @@ impl Cx<'_> {
             Sent::Calls(calls) => calls,
             Sent::Ended(ending) => return Ok(Err(ending)),
         };
-        let resolved = calls
+        let reused_in_step = self.merges_call_ids()
+            && calls
+                .iter()
+                .enumerate()
+                .any(|(i, c)| calls[..i].iter().any(|e| e.id == c.id));
+        if reused_in_step && self.rel.eager_stream_tools && self.case.call.method == Method::Stream
+        {
+            return Err(
+                "a call id used twice in one step on stream() from 1.71.0: none of its calls runs"
+                    .into(),
+            );
+        }
+        let running = self.arguments_run_with(&calls);
+        let resolved = running
             .iter()
             .map(|c| self.resolve(agent, c))
             .collect::<Result<Vec<_>, _>>()?;
@@ -317,6 +333,31 @@ impl Cx<'_> {
             self.execute(world, &calls, &resolved);
         }
         Ok(Ok(Taken { calls, resolved }))
+    }
+
+    /// The calls as the step's tools run them (`EMPTY_ARGUMENTS_TAKE_LATER`):
+    /// the step's first call of an id, when its arguments have no keys,
+    /// takes each later call's of the step with that id while they are
+    /// truthy and its own still have no keys. History keeps what was sent.
+    fn arguments_run_with(&self, calls: &[ToolCallReply]) -> Vec<ToolCallReply> {
+        let mut running = calls.to_vec();
+        if !self.rel.empty_arguments_take_later || !self.merges_call_ids() {
+            return running;
+        }
+        for (i, call) in calls.iter().enumerate() {
+            if calls.iter().position(|c| c.id == call.id) != Some(i) {
+                continue;
+            }
+            for later in &calls[i + 1..] {
+                if later.id == call.id
+                    && js_truthy(&later.arguments)
+                    && !has_keys(&running[i].arguments)
+                {
+                    running[i].arguments = later.arguments.clone();
+                }
+            }
+        }
+        running
     }
 
     /// The sub-agent runs `taken` starts, each at its first request.
@@ -378,6 +419,7 @@ impl Cx<'_> {
             before,
             invocations: Vec::new(),
             failed: Vec::new(),
+            working_memory: zero::WorkingMemoryCalls::default(),
             step: 0,
             max_steps: DEFAULT_MAX_STEPS as usize,
         }
@@ -426,7 +468,7 @@ impl Cx<'_> {
                 let (mut world, mut runs) = (world.clone(), runs.clone());
                 let ending = self.advance(&mut runs[i].agent, &mut world)?;
                 if let Some(ended) = &ending {
-                    zero::title(self.case, self.rel, &runs[i].agent.who, ended, &mut world);
+                    zero::title(self.case, self.rel, &runs[i].agent, ended, &mut world);
                 }
                 runs[i].ending = ending;
                 pending.push((world, runs));
@@ -643,20 +685,47 @@ impl Cx<'_> {
         })
     }
 
+    /// Whether Mastra keeps one invocation per call id on this case's route
+    /// and release: on every wire but Gemini's (whose ids the AI SDK makes
+    /// itself), and not on the 0.x v4 loop.
+    fn merges_call_ids(&self) -> bool {
+        self.case.route.wire() != Wire::GenerateContent
+            && super::releases::zero::merges_call_ids(self.rel)
+    }
+
+    /// Whether a later call of an id already called in the step is left
+    /// unrun (`STREAM_REUSED_ID_RUNS_ONCE`): on `stream()`, on the two
+    /// Chat Completions routes whose deltas name calls by index.
+    fn runs_once(&self) -> bool {
+        let rel = self.rel;
+        self.case.call.method == Method::Stream
+            && match self.case.route {
+                Route::OpenAiCompatible => rel.stream_reused_id_runs_once,
+                Route::Groq => rel.groq_stream_reused_id_runs_once,
+                _ => false,
+            }
+    }
+
     /// List the case tools' runs in `executed`, in the order they start.
     /// Eager execution (stream, from 1.71.0): each call found under its own
     /// name starts as its chunk completes; the rest start after the stream,
     /// in the step's foreach. History keeps the calls' order.
     fn execute(&self, world: &mut World, calls: &[ToolCallReply], resolved: &[Resolved]) {
         let eager = self.rel.eager_stream_tools && self.case.call.method == Method::Stream;
-        let runs = calls.iter().zip(resolved).filter_map(|(_, r)| match r {
-            Resolved::Run {
-                id,
-                by_name,
-                runs: Runs::Ours(input),
-            } => Some((id, input, *by_name)),
-            _ => None,
-        });
+        let once = self.runs_once();
+        let runs = calls
+            .iter()
+            .zip(resolved)
+            .enumerate()
+            .filter_map(|(i, (c, r))| match r {
+                _ if once && calls[..i].iter().any(|e| e.id == c.id) => None,
+                Resolved::Run {
+                    id,
+                    by_name,
+                    runs: Runs::Ours(input),
+                } => Some((id, input, *by_name)),
+                _ => None,
+            });
         let (first, later): (Vec<_>, Vec<_>) = runs.partition(|(_, _, by_name)| !eager || *by_name);
         for (id, input, _) in first.into_iter().chain(later) {
             world.executed.push(Executed {
@@ -671,6 +740,7 @@ impl Cx<'_> {
     /// answered "not found" and counted as failed.
     fn append_step(&self, agent: &mut Agent, taken: &Taken, runs: &[SubRun]) -> Result<(), String> {
         let route = self.case.route;
+        let mut step = Vec::new();
         for (i, (call, r)) in taken.calls.iter().zip(&taken.resolved).enumerate() {
             let name = history_name(self.rel, &call.name);
             let content = match r {
@@ -694,15 +764,25 @@ impl Cx<'_> {
                 // Not reached: a step with a stop ends before it is written.
                 Resolved::Stop => continue,
             };
-            let invocation = Invocation {
+            agent.working_memory.note(&call.name, r);
+            let mut invocation = Invocation {
                 step: agent.step,
                 id: call.id.clone(),
                 call: route::call_on(route, self.rel, i, name.clone()),
                 result: Some(route::result_on(route, &call.id, &name, content)),
                 found: !matches!(r, Resolved::NotFound { .. }),
             };
-            agent.record(self, invocation);
+            // A later call of an id that did not run leaves the earlier
+            // result (`STREAM_REUSED_ID_RUNS_ONCE`).
+            if self.runs_once() {
+                if let Some(e) = step.iter().find(|e: &&Invocation| e.id == call.id) {
+                    invocation.result = e.result.clone();
+                    invocation.found = e.found;
+                }
+            }
+            step.push(invocation);
         }
+        agent.record_step(self, step);
         Ok(())
     }
 
@@ -837,6 +917,112 @@ impl Agent {
         Sent::Ended(Ending::ApiError(0))
     }
 
+    /// Keep a step's invocations in the message list, in call order. From
+    /// `REUSED_ID_MERGES_STEPS`, a step reusing an id of an earlier step is
+    /// first kept as a message of its own, then merged into the earlier
+    /// steps as `MessageMerger` places its parts (the note beside the
+    /// switch).
+    fn record_step(&mut self, cx: &Cx, step: Vec<Invocation>) {
+        let joins = cx.rel.reused_id_merges_steps
+            && cx.merges_call_ids()
+            && step
+                .iter()
+                .any(|n| self.invocations.iter().any(|e| e.id == n.id));
+        if !joins {
+            for invocation in step {
+                self.record(cx, invocation);
+            }
+            return;
+        }
+        let earlier = std::mem::take(&mut self.invocations);
+        for invocation in step {
+            self.record(cx, invocation);
+        }
+        let incoming = std::mem::replace(&mut self.invocations, earlier);
+        self.merge_step(cx, incoming);
+    }
+
+    /// `MessageMerger.merge` of a step's message (its `step-start`, then
+    /// `incoming`) into the message of the earlier steps.
+    fn merge_step(&mut self, cx: &Cx, incoming: Vec<Invocation>) {
+        enum Part {
+            Start(usize),
+            Call(Invocation),
+        }
+        let mut parts = Vec::new();
+        for invocation in std::mem::take(&mut self.invocations) {
+            let starts = match parts.last() {
+                Some(Part::Call(last)) => last.step != invocation.step,
+                _ => true,
+            };
+            if starts {
+                parts.push(Part::Start(invocation.step));
+            }
+            parts.push(Part::Call(invocation));
+        }
+        let rel = cx.rel;
+        // (index in the step's message, index in the earlier message)
+        let mut anchors: Vec<(usize, usize)> = Vec::new();
+        let mut added = Vec::new();
+        for (k, invocation) in incoming.into_iter().enumerate() {
+            // The step's message starts with its `step-start`.
+            let i = k + 1;
+            let at = parts
+                .iter()
+                .rposition(|p| matches!(p, Part::Call(e) if e.id == invocation.id));
+            match at {
+                Some(at) => {
+                    let Part::Call(e) = &mut parts[at] else {
+                        unreachable!("rposition found a call")
+                    };
+                    let first_result =
+                        rel.memory_keeps_first_result && cx.memory() && invocation.found && e.found;
+                    replace_across(rel, first_result, e, invocation);
+                    anchors.push((i, at));
+                }
+                None => added.push((i, invocation)),
+            }
+        }
+        // The step's `step-start` is not added: the earlier message has one
+        // (`pushNewPart` adds a part only while the message has fewer of its
+        // kind than the incoming one).
+        for (i, mut invocation) in added {
+            let left = anchors
+                .iter()
+                .filter(|(a, _)| *a < i)
+                .max_by_key(|(a, _)| *a);
+            let right = anchors
+                .iter()
+                .filter(|(a, _)| *a > i)
+                .min_by_key(|(a, _)| *a);
+            let at = match left {
+                Some(&(a, p)) => p + (i - a),
+                None => i,
+            };
+            let bound = right.map_or(parts.len(), |&(_, p)| p);
+            if at > bound {
+                continue;
+            }
+            invocation.step = match &parts[at - 1] {
+                Part::Start(step) => *step,
+                Part::Call(e) => e.step,
+            };
+            parts.insert(at, Part::Call(invocation));
+            for (_, p) in anchors.iter_mut() {
+                if *p >= at {
+                    *p += 1;
+                }
+            }
+        }
+        self.invocations = parts
+            .into_iter()
+            .filter_map(|p| match p {
+                Part::Call(e) => Some(e),
+                Part::Start(_) => None,
+            })
+            .collect();
+    }
+
     /// Keep `invocation` in the message list. Mastra keeps one tool
     /// invocation per call id: a call whose id an earlier call of the run
     /// (or of this step) had replaces it where it stood, the earlier call's
@@ -853,8 +1039,7 @@ impl Agent {
     /// their tools, in one step or across steps. On the Responses route an earlier item is referred to by the
     /// first output item of its id.
     fn record(&mut self, cx: &Cx, invocation: Invocation) {
-        let merges = cx.case.route.wire() != Wire::GenerateContent
-            && super::releases::zero::merges_call_ids(cx.rel);
+        let merges = cx.merges_call_ids();
         let earlier = self
             .invocations
             .iter()
@@ -882,14 +1067,7 @@ impl Agent {
             }
         };
         if self.invocations[at].step != invocation.step {
-            let e = &mut self.invocations[at];
-            if rel.reused_id_takes_later_call {
-                e.call = invocation.call;
-            }
-            if !first_result {
-                e.result = invocation.result;
-                e.found = invocation.found;
-            }
+            replace_across(rel, first_result, &mut self.invocations[at], invocation);
             return;
         }
         if !rel.reused_id_takes_later_call {
@@ -911,6 +1089,42 @@ impl Agent {
             e.result = invocation.result;
             e.found = invocation.found;
         }
+    }
+}
+
+/// An invocation of an earlier step taken over by a later call of its id,
+/// where it stands: the later name from `REUSED_ID_TAKES_LATER_CALL` (the
+/// earlier before), and the later result unless the first is kept.
+fn replace_across(rel: &Release, first_result: bool, e: &mut Invocation, later: Invocation) {
+    // A reference to an output item is the later one's either way
+    // (measured on the `openai` route of 1.8.0 and 1.13.2).
+    if rel.reused_id_takes_later_call || matches!(e.call, HistoryItem::Ref(_)) {
+        e.call = later.call;
+    }
+    if !first_result {
+        e.result = later.result;
+        e.found = later.found;
+    }
+}
+
+/// `Object.keys(value || {}).length > 0` for a parsed JSON value.
+fn has_keys(value: &Json) -> bool {
+    match value {
+        Json::Object(members) => !members.is_empty(),
+        Json::Array(items) => !items.is_empty(),
+        Json::String(s) => !s.is_empty(),
+        Json::Null | Json::Bool(_) | Json::Number(_) => false,
+    }
+}
+
+/// JavaScript truthiness of a parsed JSON value.
+fn js_truthy(value: &Json) -> bool {
+    match value {
+        Json::Null => false,
+        Json::Bool(b) => *b,
+        Json::Number(n) => n.parse::<f64>().is_ok_and(|x| x != 0.0),
+        Json::String(s) => !s.is_empty(),
+        Json::Array(_) | Json::Object(_) => true,
     }
 }
 

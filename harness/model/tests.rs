@@ -755,3 +755,82 @@ fn a_repeated_call_id_is_one_invocation_except_on_google() {
         );
     }
 }
+
+/// The calls and results of a request's history, written `C:name` and
+/// `R:id`.
+fn history_outline(p: &Projection, request: usize) -> Vec<String> {
+    p.requests[request]
+        .history
+        .iter()
+        .map(|h| match h {
+            HistoryItem::Call(n) => format!("C:{}", n.to_lossy()),
+            HistoryItem::Ref(r) => format!("F:{}", r.to_lossy()),
+            HistoryItem::Result { id, .. } => format!("R:{}", id.to_lossy()),
+        })
+        .collect()
+}
+
+/// A later step reusing an id joins the earlier step, its other calls put
+/// before the reused one when they come first (`REUSED_ID_MERGES_STEPS`),
+/// except from 1.14.0 through 1.25.0, where it stays a step of its own.
+#[test]
+fn a_step_reusing_an_id_joins_the_earlier_step_outside_1_14_0_to_1_25_0() {
+    let c = case(
+        r#"{"about":"a","tools":[],"replies":[
+            {"toolCalls":[{"id":"call_3","name":"x","arguments":{}},{"id":"call_5","name":"c","arguments":{}}]},
+            {"toolCalls":[{"id":"call_4","name":"y","arguments":{}},{"id":"call_3","name":"z","arguments":{}}]},
+            {"text":"done"}]}"#,
+    );
+    let outline = |ver: &str| history_outline(&projection(&c, ver), 2).join(" ");
+    assert_eq!(outline("1.25.0"), "C:z C:c R:call_3 R:call_5 C:y R:call_4");
+    assert_eq!(outline("1.26.0"), "C:y C:z C:c R:call_4 R:call_3 R:call_5");
+    assert_eq!(outline("1.67.0"), outline("1.26.0"));
+    // Before 1.14.0 the earlier name stays, and every call precedes every
+    // result there (no history per step before 1.16.0).
+    assert_eq!(outline("1.13.2"), "C:y C:x C:c R:call_4 R:call_3 R:call_5");
+    // Two ids reused out of order: the call between them would go past the
+    // next anchor, and is dropped.
+    let dropped = case(
+        r#"{"about":"a","tools":[],"replies":[
+            {"toolCalls":[{"id":"c1","name":"p","arguments":{}},{"id":"c3","name":"q","arguments":{}}]},
+            {"toolCalls":[{"id":"c3","name":"r","arguments":{}},{"id":"c5","name":"s","arguments":{}},{"id":"c1","name":"t","arguments":{}}]},
+            {"text":"done"}]}"#,
+    );
+    assert_eq!(
+        history_outline(&projection(&dropped, "1.67.0"), 2).join(" "),
+        "C:t C:r R:c1 R:c3"
+    );
+    // google's calls carry the AI SDK's own ids: every call and result
+    // is kept.
+    let mut google = c.clone();
+    google.route = crate::route::Route::Google;
+    assert_eq!(projection(&google, "1.67.0").requests[2].history.len(), 8);
+}
+
+/// In one step, a call whose arguments have no keys runs with a later call's
+/// of its id from 1.29.1 (`EMPTY_ARGUMENTS_TAKE_LATER`); the later call runs
+/// with its own, and a call with keys keeps them.
+#[test]
+fn empty_arguments_take_a_later_calls_of_the_id_from_1_29_1() {
+    let c = |first: &str| {
+        case(&format!(
+            r#"{{"about":"a","tools":["a"],"replies":[
+                {{"toolCalls":[{{"id":"call_2","name":"a","arguments":{first}}},
+                              {{"id":"call_2","name":"a","arguments":{{"city":"Paris"}}}}]}},
+                {{"text":"done"}}]}}"#
+        ))
+    };
+    let inputs = |c: &Case, ver: &str| {
+        projection(c, ver)
+            .executed
+            .iter()
+            .map(|e| e.input.to_compact())
+            .collect::<Vec<_>>()
+    };
+    let paris = || r#"{"city":"Paris"}"#.to_string();
+    assert_eq!(inputs(&c("{}"), "1.28.0"), [paris()]);
+    assert_eq!(inputs(&c("{}"), "1.29.1"), [paris(), paris()]);
+    assert_eq!(inputs(&c("null"), "1.67.0"), [paris(), paris()]);
+    assert_eq!(inputs(&c(r#"{"x":1}"#), "1.67.0"), [paris()]);
+    assert_eq!(inputs(&c(r#"{"city":4}"#), "1.67.0"), [paris()]);
+}

@@ -2,8 +2,9 @@
 //! finds nothing to format or fix (what `make check` runs); the probe passes
 //! its own selftest on the pinned versions; the repro script's reading of a
 //! body and of a symptom (`node-probe/reading.mjs`, by the tables the Rust
-//! side generates) agrees with the harness's on every route; and a repro
-//! script runs a case's sources with its guard in place.
+//! side generates) agrees with the harness's on every route; a repro
+//! script runs a case's sources with its guard in place; and the probe's MCP
+//! server reads the same to the MCP client as the official SDK's server.
 
 mod common;
 
@@ -58,14 +59,23 @@ fn biome_finds_nothing_to_format_or_fix() {
     );
 }
 
+/// The pinned versions' installs.
+fn pinned() -> [PathBuf; 2] {
+    [install("1.0.4"), install("1.67.0")]
+}
+
+/// `node SCRIPT DIR...`, SCRIPT under the repository's root.
+fn node_on(script: &str, dirs: &[PathBuf]) -> std::process::Output {
+    Command::new(node())
+        .arg(root().join(script))
+        .args(dirs)
+        .output()
+        .unwrap_or_else(|e| panic!("node {script}: {e}"))
+}
+
 #[test]
 fn the_probe_passes_its_selftest_on_the_pinned_versions() {
-    let dirs = [install("1.0.4"), install("1.67.0")];
-    let out = Command::new(node())
-        .arg(root().join("node-probe/selftest.mjs"))
-        .args(&dirs)
-        .output()
-        .unwrap();
+    let out = node_on("node-probe/selftest.mjs", &pinned());
     let stderr = String::from_utf8_lossy(&out.stderr);
     let report: Vec<&str> = stderr
         .lines()
@@ -74,6 +84,22 @@ fn the_probe_passes_its_selftest_on_the_pinned_versions() {
     assert!(out.status.success(), "{}", report.join("\n"));
     assert!(stderr.contains("all passed"), "{stderr}");
     assert!(report.len() > 40, "{}", report.join("\n"));
+}
+
+/// The probe's MCP server speaks the protocol itself, for the cost of a
+/// start; the official SDK's `Server` with the same listing must be
+/// indistinguishable from it to the client installed beside each pinned core.
+#[test]
+fn an_mcp_listing_reads_the_same_from_this_server_and_the_sdks() {
+    let dirs = pinned();
+    let out = node_on("node-probe/testing/mcp-compare.mjs", &dirs);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out));
+    let same = stdout
+        .lines()
+        .filter(|l| l.starts_with("ok ") && l.contains(" 5 messages identical"))
+        .count();
+    assert_eq!(same, dirs.len(), "{stdout}");
 }
 
 /// Bodies as each provider API writes them, and the odd ones: no tools, an

@@ -1,7 +1,7 @@
 //! `Extras`: the packages installed beside each `@mastra/core` so that a
 //! case can use every tool source (`shared/case-format.md`): `@mastra/mcp`
-//! for MCP servers, the official MCP SDK the probe's own server runs on,
-//! and `@mastra/memory` with `@mastra/libsql` for working memory.
+//! for MCP servers, the official MCP SDK (the reference the probe's own
+//! server is compared with, `node-probe/testing/mcp-compare.mjs`), and `@mastra/memory` with `@mastra/libsql` for working memory.
 //!
 //! In: a `MastraVersion`. Out: `(package, exact version)` pairs for the
 //! install manifest. Pure.
@@ -30,7 +30,10 @@ const fn v(major: u32, minor: u32, patch: u32) -> MastraVersion {
     MastraVersion::new(major, minor, patch)
 }
 
-/// The MCP SDK the probe's MCP server runs on (`node-probe/mcp-server.mjs`).
+/// The MCP SDK whose `Server` the probe's MCP server is compared with
+/// (`node-probe/testing/mcp-compare.mjs`). Dropping it would change every
+/// install's identity, and so remake every install and miss every stored
+/// observation, for a package of about 5 MB.
 pub const MCP_SDK: &str = "1.32.2";
 
 /// `(first core, @mastra/mcp)`: from that core on, until the next row.

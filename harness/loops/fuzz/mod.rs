@@ -661,6 +661,7 @@ mod tests {
             "null arguments on google",
             "a workflow's inputData sent as text",
             "concurrent requests racing in more than",
+            "a call id used twice in one step on stream() from 1.71.0",
         ];
         let versions = [(1, 8, 0), (1, 11, 0), (1, 57, 0), (1, 71, 0)]
             .map(|(a, b, c)| MastraVersion::new(a, b, c));

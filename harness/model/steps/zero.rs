@@ -2,7 +2,6 @@
 //! `releases::zero::Zero` (docs/0x.md records the runs that measured each).
 
 use super::{Agent, Ending, Resolved, Runs, State, Taken, World};
-use crate::case::script::Requester;
 use crate::case::{Case, Method, Reply};
 use crate::js::json::Json;
 use crate::js::string::JsString;
@@ -21,14 +20,15 @@ use crate::projection::{ErrorView, RequestView};
 /// request. Measured on 0.24.9 (`cases/sources/working-memory-call-updates-memory.json`:
 /// three requests, the third the title's) and 0.21.1 (five: the title's
 /// 400 sent three times); none where the call ended in an error
-/// (`cases/sources/memory-without-working-memory-adds-no-tool.json`) and
-/// none on the v4 loop.
+/// (`cases/sources/memory-without-working-memory-adds-no-tool.json`), none
+/// on the v4 loop, and none after a call of working memory that did not
+/// run (`WorkingMemoryCalls`).
 pub(in crate::model) fn after_loop(case: &Case, rel: &Release, s: &mut State) {
     if s.error.is_some() {
         return;
     }
     let ended = s.ended.clone().unwrap_or(Ending::Answer(JsString::new()));
-    title(case, rel, &Requester::Parent, &ended, &mut s.world);
+    title(case, rel, &s.parent, &ended, &mut s.world);
 }
 
 /// The title request of an agent whose loop `ended`, if it makes one
@@ -39,14 +39,18 @@ pub(in crate::model) fn after_loop(case: &Case, rel: &Release, s: &mut State) {
 pub(in crate::model) fn title(
     case: &Case,
     rel: &Release,
-    who: &Requester,
+    agent: &Agent,
     ended: &Ending,
     world: &mut World,
 ) {
     let Some(z) = rel.zero else {
         return;
     };
-    if case.sources.memory.is_none() || !z.v5_loop || !matches!(ended, Ending::Answer(_)) {
+    if case.sources.memory.is_none()
+        || !z.v5_loop
+        || !matches!(ended, Ending::Answer(_))
+        || !agent.working_memory.thread_found()
+    {
         return;
     }
     let title = RequestView {
@@ -54,6 +58,7 @@ pub(in crate::model) fn title(
         tool_choice: None,
         history: Vec::new(),
     };
+    let who = &agent.who;
     for attempt in 0..=rel.retries {
         world.arrived.push((who.clone(), title.clone()));
         let retried = matches!(world.script.next(who),
@@ -61,6 +66,40 @@ pub(in crate::model) fn title(
         if !retried || attempt == rel.retries {
             break;
         }
+    }
+}
+
+/// An agent's calls of working memory, as 0.x's end of a call reads them.
+/// When a tool message of the response names `updateWorkingMemory`, the
+/// thread the title is saved on is read back from storage rather than
+/// taken from the call (`usedWorkingMemory`: 0.24.9
+/// `dist/chunk-GSQD3QNR.js:967`, 0.21.1 `dist/chunk-HBJVAMCS.js:917`).
+/// Only working memory's own run saves the thread before that point, so
+/// after calls of it none of which ran (rejected arguments, a name not
+/// found) there is no thread: nothing is saved and no title asked for
+/// (measured on 0.21.1 and 0.24.9: `cases/calls/reused-call-id-with-memory.json`,
+/// `cases/zero/rejected-working-memory-call-asks-no-title.json`).
+#[derive(Debug, Clone, Copy, Default)]
+pub(in crate::model) struct WorkingMemoryCalls {
+    called: bool,
+    ran: bool,
+}
+
+impl WorkingMemoryCalls {
+    /// Count one call written back under `name`, resolved as `r`.
+    pub(in crate::model) fn note(&mut self, name: &JsString, r: &Resolved) {
+        if *name == JsString::from(sources::WORKING_MEMORY_KEY) {
+            self.called = true;
+        }
+        if matches!(r, Resolved::Run { runs: Runs::Fixed(t), .. } if *t == sources::WORKING_MEMORY_RESULT)
+        {
+            self.ran = true;
+        }
+    }
+
+    /// Whether the end of the call finds a thread to save and title.
+    fn thread_found(&self) -> bool {
+        !self.called || self.ran
     }
 }
 
