@@ -47,6 +47,20 @@ const DAMAGE_WORDS: &[&str] = &[
     "Cannot find package",
 ];
 
+/// The words of a module that is not there. Such a module is damage only
+/// inside pnpm's virtual store, where every file is a link of a file the
+/// package shipped: elsewhere in an install (a package written by hand, or
+/// an entry a release does not export) a missing module is what the
+/// install is, and the probe reports it.
+const MISSING_WORDS: &[&str] = &[
+    "ERR_MODULE_NOT_FOUND",
+    "Cannot find module",
+    "Cannot find package",
+];
+
+/// Where pnpm links the packages' own files, below an install's root.
+const VIRTUAL_STORE: &str = "/node_modules/.pnpm/";
+
 /// The damage a load failure's text names, if it names some: one of
 /// `DAMAGE_WORDS` and a path inside `install` (as a path or a `file:` URL,
 /// a `:line:column` after it dropped). Pure.
@@ -72,6 +86,9 @@ pub fn named_damage(text: &str, install: &Path) -> Option<Damage> {
                 break;
             }
             path = head;
+        }
+        if MISSING_WORDS.contains(word) && !path[root.len() - 1..].contains(VIRTUAL_STORE) {
+            return None;
         }
         let line = text
             .lines()
@@ -241,11 +258,17 @@ mod tests {
                 what: "SyntaxError: Invalid or unexpected token".into(),
             })
         );
-        let missing = "Error [ERR_MODULE_NOT_FOUND]: Cannot find module '/c/installs/1.67.0/node_modules/z/a.js' imported from /c/installs/1.67.0/probe-entry.mjs";
+        let missing = "Error [ERR_MODULE_NOT_FOUND]: Cannot find module '/c/installs/1.67.0/node_modules/.pnpm/z@1/node_modules/z/a.js' imported from /c/installs/1.67.0/probe-entry.mjs";
         assert_eq!(
             named_damage(missing, install).map(|d| d.file),
-            Some(PathBuf::from("/c/installs/1.67.0/node_modules/z/a.js"))
+            Some(PathBuf::from(
+                "/c/installs/1.67.0/node_modules/.pnpm/z@1/node_modules/z/a.js"
+            ))
         );
+        // A module missing outside the virtual store is what the install
+        // is (here a package written by hand without the entry asked for).
+        let unshipped = "Error [ERR_MODULE_NOT_FOUND]: Cannot find module '/c/installs/1.67.0/node_modules/@mastra/core/agent' imported from /c/installs/1.67.0/probe-entry.mjs";
+        assert_eq!(named_damage(unshipped, install), None);
         let config =
             "Error [ERR_INVALID_PACKAGE_CONFIG]: Invalid package config /c/installs/1.67.0/node_modules/z/package.json.";
         assert_eq!(
