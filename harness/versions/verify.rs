@@ -144,6 +144,7 @@ pub fn damaged_links(install: &Path, store: &Path) -> (Vec<PathBuf>, Checked) {
     let dirs = content_dirs(store);
     let mut damaged = Vec::new();
     let mut checked = Checked::default();
+    let mut store_files: Option<HashSet<(u64, u64)>> = None;
     if dirs.is_empty() {
         return (damaged, checked);
     }
@@ -175,13 +176,45 @@ pub fn damaged_links(install: &Path, store: &Path) -> (Vec<PathBuf>, Checked) {
                 let at = d.join(&hex[..2]);
                 same(at.join(&hex[2..])) || same(at.join(format!("{}-exec", &hex[2..])))
             });
-            if !whole {
+            if whole {
+                continue;
+            }
+            // A second link that is no store file at all is not the
+            // store's to judge: pnpm links a `file:` folder's own files.
+            let stored = store_files.get_or_insert_with(|| store_inodes(&dirs));
+            if stored.contains(&(meta.dev(), meta.ino())) {
                 damaged.push(path);
+            } else {
+                checked.files -= 1;
+                checked.bytes -= meta.len();
             }
         }
     }
     damaged.sort();
     (damaged, checked)
+}
+
+/// The (device, inode) of every file in the store's content folders, read
+/// from the folders alone (no file is opened or stat'ed), for the rare
+/// link whose bytes name no store file.
+fn store_inodes(dirs: &[PathBuf]) -> HashSet<(u64, u64)> {
+    use std::os::unix::fs::DirEntryExt;
+    let mut found = HashSet::new();
+    for dir in dirs {
+        let Ok(dev) = dir.metadata().map(|m| m.dev()) else {
+            continue;
+        };
+        for shard in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            for file in std::fs::read_dir(shard.path())
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
+                found.insert((dev, file.ino()));
+            }
+        }
+    }
+    found
 }
 
 /// Remove the store files that `files` (of an install) are hard links to,
@@ -318,6 +351,11 @@ mod tests {
             std::fs::hard_link(from, pkg.join(name)).unwrap();
         }
         std::fs::write(pkg.join("own.js"), "pnpm's own, one link").unwrap();
+        // A `file:` folder's own file, linked into the install but never
+        // into the store.
+        let local = tmp.path().join("local-package.json");
+        std::fs::write(&local, "{\"name\":\"local\"}").unwrap();
+        std::fs::hard_link(&local, pkg.join("package.json")).unwrap();
         let install = tmp.path().join("install");
         let (damaged, checked) = damaged_links(&install, &store);
         assert_eq!(damaged, Vec::<PathBuf>::new());
