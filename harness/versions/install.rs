@@ -353,17 +353,17 @@ impl Installs {
     /// Make the install `inputs` describe at `dir` (atomically, under its
     /// lock): the manifest, the lockfile, the store settings, `pnpm install`
     /// (frozen to the lockfile when there is one), the never-loaded files of
-    /// `@mastra/core` removed, and the probe's entry module; then checked
-    /// whole (`damage`) before the marker. A damaged install is linked
+    /// `@mastra/core` removed, and the probe's entry module; then its store
+    /// links hashed (`damage` without the import: a Node start and an
+    /// import of Mastra would cost more than the install from a warm
+    /// store, and a probe that cannot load the install has it checked
+    /// with the import) before the marker. A damaged install is linked
     /// again once, its damaged store files removed first (pnpm fetches
     /// them again); damaged again, it is an error with the remedy.
     fn make(&self, dir: &Path, inputs: &InstallInputs, key: &str) -> Result<Made, InstallError> {
         let pnpm = self.pnpm()?;
         let store = self.store();
         let home = self.pnpm_home();
-        // Without a Node the import is not checked: the run then reports
-        // that no Node could be had.
-        let node = self.node().ok().map(|n| n.path);
         self.install_atomically(dir, key, |tmp| {
             match &inputs.manifest {
                 Manifest::File(p) => copy_file(p, &tmp.join("package.json"))?,
@@ -386,7 +386,7 @@ impl Installs {
                     // npm's own check of its lockfile, in a folder of its own
                     // (not linked to the store).
                     self.npm(&["ci", "--ignore-scripts"], tmp).run_capture()?;
-                    return match self.damage(tmp, node.as_deref()) {
+                    return match self.damage(tmp, None) {
                         Some((d, _)) => Err(damaged(d)),
                         None => Ok(()),
                     };
@@ -403,7 +403,7 @@ impl Installs {
                 Ok(())
             };
             link()?;
-            let Some((first, links)) = self.damage(tmp, node.as_deref()) else {
+            let Some((first, links)) = self.damage(tmp, None) else {
                 return Ok(());
             };
             let removed = remove_store_copies(&store.dir, &links);
@@ -415,7 +415,7 @@ impl Installs {
             let modules = tmp.join("node_modules");
             std::fs::remove_dir_all(&modules).map_err(|e| FsError::new("remove", &modules, e))?;
             link()?;
-            match self.damage(tmp, node.as_deref()) {
+            match self.damage(tmp, None) {
                 Some((d, _)) => Err(damaged(d)),
                 None => Ok(()),
             }
