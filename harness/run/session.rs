@@ -33,7 +33,7 @@ use crate::results::{judge, judge_parsed, CaseResult, Hello, PoolStats, VersionS
 use crate::run::config::{Config, Reuse};
 use crate::run::schedule::{SessionAction, SessionEvent, SessionMachine};
 use crate::versions::install::VersionError;
-use crate::versions::layout::{Installs, Made};
+use crate::versions::layout::{remedy, Installs, Made};
 use crate::versions::node::{NodeError, NodeRuntime};
 use crate::versions::registry::RegistryError;
 use crate::versions::spec::{
@@ -74,11 +74,22 @@ enum Produced {
         observed: Observed,
         record: Option<Record>,
     },
-    /// A version's probes ended.
+    /// A version's probes ended (the error as it is reported), and the
+    /// install's use lock back (a remade install's own).
     Probes {
         version: usize,
-        ran: Result<PoolStats, ProbeError>,
+        ran: Result<PoolStats, String>,
+        held: Option<std::fs::File>,
     },
+}
+
+/// Whether the probes of an install failed as a probe does when it cannot
+/// load what the install holds: at start, or dying before any case ended.
+fn failed_to_start(e: &ProbeError) -> bool {
+    matches!(
+        e,
+        ProbeError::LoadFailed { .. } | ProbeError::NoHello { .. } | ProbeError::Unstable { .. }
+    )
 }
 
 /// A version's shelf as its install thread found it.
@@ -443,6 +454,10 @@ impl Session {
         let mut reused: Vec<Vec<bool>> = counts.iter().map(|&n| vec![false; n]).collect();
         let warnings: Mutex<Vec<String>> = Mutex::new(Vec::new());
         let mut holds: Vec<std::fs::File> = Vec::new();
+        // Per version: its install's use lock until its probes run, which
+        // take it along (a damaged install is remade by them, and making
+        // it takes the lock alone).
+        let mut version_holds: Vec<Option<std::fs::File>> = versions.iter().map(|_| None).collect();
         let mut installs_made = false;
         let judged = |version: usize, index: usize, observed: Observed| {
             let VersionCases { version: v, cases } = &versions[version];
@@ -525,7 +540,9 @@ impl Session {
                                 continue;
                             };
                             let tx = tx.clone();
-                            let cases = versions[version].cases;
+                            let (v, cases) = (versions[version].version, versions[version].cases);
+                            let held = version_holds[version].take();
+                            let published = &published;
                             // The cases the store did not answer.
                             let runnable: Vec<usize> =
                                 (0..cases.len()).filter(|&i| !reused[version][i]).collect();
@@ -535,24 +552,73 @@ impl Session {
                                 ..pool.clone()
                             };
                             s.spawn(move || {
-                                let refs: Vec<&Case> =
-                                    runnable.iter().map(|&i| &cases[i]).collect();
-                                let ran =
-                                    run_cases(cmd, &dir, listener, &refs, &pool, stop, |k, obs| {
-                                        let index = runnable[k];
-                                        let record = keys
-                                            .as_ref()
-                                            .and_then(|ks| Record::of(ks[index], &obs));
-                                        let observed =
-                                            Observed::from_observation(&cases[index], obs);
-                                        let _ = tx.send(Produced::Case {
-                                            version,
-                                            index,
-                                            observed,
-                                            record,
+                                let mut held = held;
+                                let mut dir = dir;
+                                let mut left = runnable;
+                                let mut remade = false;
+                                let ran = loop {
+                                    let done = Mutex::new(Vec::new());
+                                    let refs: Vec<&Case> = left.iter().map(|&i| &cases[i]).collect();
+                                    let ran =
+                                        run_cases(cmd, &dir, listener, &refs, &pool, stop, |k, obs| {
+                                            let index = left[k];
+                                            done.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(index);
+                                            let record = keys
+                                                .as_ref()
+                                                .and_then(|ks| Record::of(ks[index], &obs));
+                                            let observed =
+                                                Observed::from_observation(&cases[index], obs);
+                                            let _ = tx.send(Produced::Case {
+                                                version,
+                                                index,
+                                                observed,
+                                                record,
+                                            });
                                         });
-                                    });
-                                let _ = tx.send(Produced::Probes { version, ran });
+                                    let e = match ran {
+                                        Err(e) if failed_to_start(&e) && !stop.load(Ordering::SeqCst) => e,
+                                        other => break other.map_err(|e| error_chain(&e)),
+                                    };
+                                    let Some((damage, _)) = installs.damage(&dir, Some(&cmd.node)) else {
+                                        break Err(error_chain(&e));
+                                    };
+                                    if remade {
+                                        let said = format!(
+                                            "the install at {} is damaged ({damage}), also when made again: {}",
+                                            dir.display(),
+                                            remedy(&dir, &installs.store().dir)
+                                        );
+                                        eprintln!("error: {said}");
+                                        break Err(format!("{}\n  caused by: {said}", error_chain(&e)));
+                                    }
+                                    // Once a run: a second failure is the
+                                    // user's to see, with the remedy.
+                                    remade = true;
+                                    eprintln!(
+                                        "notice: the install at {} is damaged ({damage}); moving it aside and installing it again",
+                                        dir.display()
+                                    );
+                                    drop(held.take());
+                                    match installs.remake(v, &dir, published.as_deref()) {
+                                        Ok((again, _, h)) => {
+                                            dir = again;
+                                            held = Some(h);
+                                            let done = done.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+                                            left.retain(|i| !done.contains(i));
+                                        }
+                                        Err(e) => {
+                                            let said = format!(
+                                                "{}\n  the install at {} was damaged and could not be made again: {}",
+                                                error_chain(&e),
+                                                dir.display(),
+                                                remedy(&dir, &installs.store().dir)
+                                            );
+                                            eprintln!("error: {said}");
+                                            break Err(said);
+                                        }
+                                    }
+                                };
+                                let _ = tx.send(Produced::Probes { version, ran, held });
                             });
                         }
                         SessionAction::Fail { version, cases } => {
@@ -619,7 +685,7 @@ impl Session {
                     } => {
                         // Held until the session's run ends: no prune
                         // removes an install its probes are using.
-                        holds.extend(held);
+                        version_holds[version] = held;
                         stats[version].install = took;
                         stats[version].installed_now = fresh && got.is_ok();
                         installs_made |= stats[version].installed_now;
@@ -673,7 +739,8 @@ impl Session {
                         on_result(version, r);
                         SessionEvent::CaseObserved { version, index }
                     }
-                    Produced::Probes { version, ran } => {
+                    Produced::Probes { version, ran, held } => {
+                        holds.extend(held);
                         let ok = ran.is_ok();
                         match ran {
                             Ok(p) => {
@@ -687,9 +754,7 @@ impl Session {
                             // The probes could not run the cases left: a
                             // fault of the probe (its stderr is in the
                             // error), not of the install.
-                            Err(e) => {
-                                failures[version] = Some(Observed::ProbeFault(error_chain(&e)))
-                            }
+                            Err(e) => failures[version] = Some(Observed::ProbeFault(e)),
                         }
                         SessionEvent::ProbesEnded { version, ok }
                     }

@@ -29,7 +29,7 @@
 use crate::versions::build::BuildError;
 use crate::versions::digest::bytes_digest;
 use crate::versions::layout::{
-    copy_file, mark_used, marked, write_file, InstallError, Installs, Made, COMPLETE,
+    copy_file, mark_used, marked, write_file, FsError, InstallError, Installs, Made, COMPLETE,
 };
 use crate::versions::lock::Hold;
 use crate::versions::manager::{install_args, pnpm_command, workspace_settings};
@@ -37,6 +37,7 @@ use crate::versions::node::NodeError;
 use crate::versions::registry::RegistryError;
 use crate::versions::spec::{MastraVersion, SpecError};
 use crate::versions::store::{strip_core, Store};
+use crate::versions::verify::{damaged_links, import_damage, remove_store_copies, Damage};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -352,7 +353,13 @@ impl Installs {
     /// Make the install `inputs` describe at `dir` (atomically, under its
     /// lock): the manifest, the lockfile, the store settings, `pnpm install`
     /// (frozen to the lockfile when there is one), the never-loaded files of
-    /// `@mastra/core` removed, and the probe's entry module.
+    /// `@mastra/core` removed, and the probe's entry module; then its store
+    /// links hashed (`damage` without the import: a Node start and an
+    /// import of Mastra would cost more than the install from a warm
+    /// store, and a probe that cannot load the install has it checked
+    /// with the import) before the marker. A damaged install is linked
+    /// again once, its damaged store files removed first (pnpm fetches
+    /// them again); damaged again, it is an error with the remedy.
     fn make(&self, dir: &Path, inputs: &InstallInputs, key: &str) -> Result<Made, InstallError> {
         let pnpm = self.pnpm()?;
         let store = self.store();
@@ -366,6 +373,12 @@ impl Installs {
                 &tmp.join("pnpm-workspace.yaml"),
                 &workspace_settings(&store.dir, &home.join("cache")),
             )?;
+            write_file(&tmp.join("probe-entry.mjs"), inputs.entry)?;
+            let damaged = |damage| InstallError::Damaged {
+                dir: dir.to_path_buf(),
+                store: store.dir.clone(),
+                damage,
+            };
             if let Some(lock) = &inputs.lock {
                 let name = lock.file_name().unwrap_or_default();
                 copy_file(lock, &tmp.join(name))?;
@@ -373,11 +386,13 @@ impl Installs {
                     // npm's own check of its lockfile, in a folder of its own
                     // (not linked to the store).
                     self.npm(&["ci", "--ignore-scripts"], tmp).run_capture()?;
-                    write_file(&tmp.join("probe-entry.mjs"), inputs.entry)?;
-                    return Ok(());
+                    return match self.damage(tmp, None) {
+                        Some((d, _)) => Err(damaged(d)),
+                        None => Ok(()),
+                    };
                 }
             }
-            {
+            let link = || -> Result<(), InstallError> {
                 // Shared: installs run side by side; a sweep waits for none.
                 let _held = store.hold(Hold::Shared, self.install_timeout)?;
                 pnpm_command(&pnpm, tmp, &home, &install_args(inputs.lock.is_some()))
@@ -385,10 +400,68 @@ impl Installs {
                     .cancel_on(self.cancel.clone())
                     .run_capture()?;
                 strip_core(tmp);
+                Ok(())
+            };
+            link()?;
+            let Some((first, links)) = self.damage(tmp, None) else {
+                return Ok(());
+            };
+            let removed = remove_store_copies(&store.dir, &links);
+            eprintln!(
+                "notice: a new install of {} is damaged ({first}); linking it again with {} damaged store file(s) removed",
+                dir.display(),
+                removed.len()
+            );
+            let modules = tmp.join("node_modules");
+            std::fs::remove_dir_all(&modules).map_err(|e| FsError::new("remove", &modules, e))?;
+            link()?;
+            match self.damage(tmp, None) {
+                Some((d, _)) => Err(damaged(d)),
+                None => Ok(()),
             }
-            write_file(&tmp.join("probe-entry.mjs"), inputs.entry)?;
-            Ok(())
         })
+    }
+
+    /// The first damage found in the install at `dir`, and its store links
+    /// whose bytes are not the store's record: those links hashed against
+    /// the store (every file), then, with `node`, the entry imported once
+    /// (what hashing cannot see: a file missing, a package that does not
+    /// load). `None` when it is whole.
+    pub fn damage(&self, dir: &Path, node: Option<&Path>) -> Option<(Damage, Vec<PathBuf>)> {
+        let (links, _) = damaged_links(dir, &self.store().dir);
+        if let Some(first) = links.first() {
+            let damage = Damage {
+                file: first.clone(),
+                what: format!(
+                    "its bytes are not the ones the store recorded ({} such file(s))",
+                    links.len()
+                ),
+            };
+            return Some((damage, links));
+        }
+        node.and_then(|n| import_damage(n, dir))
+            .map(|d| (d, Vec::new()))
+    }
+
+    /// The install at `dir` of `v`, found damaged after its marker (a
+    /// probe failed to start naming `damage`), moved aside and made again
+    /// with its damaged store files removed, then held for use as
+    /// `ensure_held` holds it. The caller holds no lock on it.
+    pub fn remake(
+        &self,
+        v: MastraVersion,
+        dir: &Path,
+        published: Option<&[MastraVersion]>,
+    ) -> Result<(PathBuf, Made, std::fs::File), VersionError> {
+        let store = self.store();
+        let (links, _) = damaged_links(dir, &store.dir);
+        remove_store_copies(&store.dir, &links);
+        self.remove_install(dir)
+            .map_err(|e| VersionError::Install {
+                what: format!("@mastra/core@{v}"),
+                cause: FsError::new("move aside", dir, e).into(),
+            })?;
+        self.ensure_held(v, published)
     }
 }
 

@@ -65,6 +65,25 @@ pub enum InstallError {
     /// The install was made but what it holds does not run.
     #[error("the install at {} was made but does not work: {what}", dir.display())]
     Unverified { dir: PathBuf, what: String },
+    /// A file of the install is damaged even after it was made again with
+    /// its damaged store files removed: what is left is the user's to
+    /// remove.
+    #[error("the install at {} is damaged ({damage}), also when made again: {}", dir.display(), remedy(dir, store))]
+    Damaged {
+        dir: PathBuf,
+        store: PathBuf,
+        damage: crate::versions::verify::Damage,
+    },
+}
+
+/// What a user does about an install that stays damaged: remove it and
+/// the store it links (pnpm fetches the store again).
+pub fn remedy(dir: &Path, store: &Path) -> String {
+    format!(
+        "remove {} (`mastra-conform cache prune` removes the installs no run is using) and the store {}, which is fetched again, then run again",
+        dir.display(),
+        store.display()
+    )
 }
 
 /// About what the largest install of the cache takes (the pinned Node).

@@ -4,7 +4,8 @@
 //! getting them (I/O), each subject on the ones before it: the digests the
 //! cache names things by (`digest`, pure), its locks (`lock`), where it
 //! keeps things and how an install gets there whole (`layout`, with
-//! `Installs`), pnpm's one store (`store`), the package managers
+//! `Installs`), pnpm's one store (`store`), whether an install is whole
+//! (`verify`), the package managers
 //! (`manager`), the registry's list (`registry`), builds given as paths
 //! (`build`), revisions of a mastra checkout built into such builds
 //! (`revision`), the Node runtime (`node`), installing a version (`install`,
@@ -16,6 +17,7 @@ pub mod digest;
 pub mod lock;
 pub mod layout;
 pub mod store;
+pub mod verify;
 pub mod manager;
 pub mod registry;
 pub mod build;

@@ -2,7 +2,8 @@
 //! Mastra, the suite's acceptance test, and on a probe group that ignores
 //! SIGTERM), an interrupt while a probe starts, a report folder that is
 //! missing, a file, or gone by the end, a full disk, an install interrupted
-//! (politely and with SIGKILL), and two runs sharing one cache.
+//! (politely and with SIGKILL), two runs sharing one cache, and a real
+//! install damaged under its marker.
 
 use crate::check;
 use crate::support::*;
@@ -70,6 +71,14 @@ pub fn scenarios() -> Vec<Scenario> {
         Scenario {
             name: "run/prune-during-a-run-keeps-its-install",
             run: prune_during_a_run,
+        },
+        Scenario {
+            name: "run/a-damaged-install-is-made-again",
+            run: damaged_install_remade,
+        },
+        Scenario {
+            name: "run/a-damaged-install-not-made-whole-names-the-remedy",
+            run: damaged_install_not_remade,
         },
     ]
 }
@@ -851,6 +860,225 @@ fn prune_during_a_run(t: &mut Tally) -> Check {
     check!(
         after.contains("removed 1 install(s): 1.67.0"),
         "prune after the run: {after}"
+    );
+    Ok(())
+}
+
+/// A cache of the scenario's own, with its own store, whose pinned Node
+/// and pnpm are the machine's (linked in, only run): `run` on 1.67.0 in it
+/// is a real install from the registry, and nothing done to it reaches
+/// the shared cache.
+fn own_store_cache(dir: &Path) -> Result<PathBuf, String> {
+    real_mastra("1.67.0")?;
+    let real = mastra_conform::versions::layout::default_cache();
+    let cache = dir.join("cache");
+    std::fs::create_dir_all(&cache).unwrap();
+    for shared in ["node", "tools"] {
+        std::os::unix::fs::symlink(real.join(shared), cache.join(shared)).unwrap();
+    }
+    Ok(cache)
+}
+
+/// `run --versions 1.67.0 --fresh` of one real case in `cache` (`--fresh`:
+/// a stored observation would answer without starting a probe), with
+/// `env`.
+fn run_real_in(cache: &Path, dir: &Path, env: &[(&str, &str)]) -> std::process::Output {
+    let case = dir.join("case.json");
+    std::fs::write(&case, r#"{"about":"a dotted key","tools":["search.web"]}"#).unwrap();
+    Command::new(env!("CARGO_BIN_EXE_mastra-conform"))
+        .args(["run", "--versions", "1.67.0", "--fresh", "--cases"])
+        .arg(&case)
+        .arg("--cache")
+        .arg(cache)
+        .arg("--json")
+        .arg(dir.join("report.json"))
+        .envs(env.iter().copied())
+        .output()
+        .unwrap()
+}
+
+/// The one install of `cache` (pinned 1.67.0), and the chunk of its
+/// `@mastra/core` that the probe's entry loads first: `dist/agent-*.js`.
+fn install_and_chunk(cache: &Path) -> Result<(PathBuf, PathBuf), String> {
+    let installs: Vec<PathBuf> = std::fs::read_dir(cache.join(INSTALLS))
+        .map_err(|e| e.to_string())?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.join(".mastra-conform-complete").is_file())
+        .collect();
+    check!(installs.len() == 1, "installs: {installs:?}");
+    let install = installs[0].clone();
+    let dist = install
+        .join("node_modules/@mastra/core")
+        .canonicalize()
+        .map_err(|e| e.to_string())?
+        .join("dist");
+    let chunk = std::fs::read_dir(&dist)
+        .map_err(|e| e.to_string())?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            let n = p.file_name().unwrap().to_string_lossy();
+            n.starts_with("agent-") && n.ends_with(".js")
+        })
+        .max_by_key(|p| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0))
+        .ok_or_else(|| format!("no agent chunk in {}", dist.display()))?;
+    Ok((install, chunk))
+}
+
+/// Where a content-addressed store keeps `bytes`: `v11/files/HH/REST`.
+fn store_path(cache: &Path, bytes: &[u8]) -> PathBuf {
+    use sha2::{Digest, Sha512};
+    let hex: String = Sha512::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    cache
+        .join("store/v11/files")
+        .join(&hex[..2])
+        .join(&hex[2..])
+}
+
+/// Cut `file` to half its length, its mtime kept: pnpm then trusts its
+/// store's copy (the same file) and would link it into the next install
+/// as it is. Returns the whole bytes.
+fn cut_in_half(file: &Path) -> Result<Vec<u8>, String> {
+    let whole = std::fs::read(file).map_err(|e| e.to_string())?;
+    let mtime = std::fs::metadata(file)
+        .and_then(|m| m.modified())
+        .map_err(|e| e.to_string())?;
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(file)
+        .map_err(|e| e.to_string())?;
+    f.set_len(whole.len() as u64 / 2)
+        .and_then(|()| f.set_modified(mtime))
+        .map_err(|e| e.to_string())?;
+    Ok(whole)
+}
+
+/// A real install whose first chunk is cut in half under its marker (the
+/// store's copy with it, one hard-linked file): the next `run` moves it
+/// aside, removes the damaged store file and installs again, says so, and
+/// runs its case on the new install; the store's copy is whole again.
+fn damaged_install_remade(t: &mut Tally) -> Check {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = own_store_cache(dir.path())?;
+    let first = run_real_in(&cache, dir.path(), &[]);
+    check!(
+        first.status.code() == Some(0),
+        "the install: {}",
+        text(&first)
+    );
+    let (install, chunk) = install_and_chunk(&cache)?;
+    let stored = std::fs::read(&chunk).map_err(|e| e.to_string())?;
+    let in_store = store_path(&cache, &stored);
+    check!(
+        in_store.is_file(),
+        "{} is not in the store at {}",
+        chunk.display(),
+        in_store.display()
+    );
+    t.inject(1);
+    let whole = cut_in_half(&chunk)?;
+    check!(
+        std::fs::metadata(&in_store).map(|m| m.len()).ok() == Some(whole.len() as u64 / 2),
+        "the store's copy was not cut with the install's"
+    );
+    let again = run_real_in(&cache, dir.path(), &[]);
+    let err = String::from_utf8_lossy(&again.stderr);
+    check!(again.status.code() == Some(0), "the run: {}", text(&again));
+    check!(
+        err.contains(&format!(
+            "notice: the install at {} is damaged",
+            install.display()
+        )) && err.contains("moving it aside and installing it again"),
+        "the remake is not said: {err}"
+    );
+    check!(
+        err.contains(&chunk.file_name().unwrap().to_string_lossy().into_owned()),
+        "the damaged file is not named: {err}"
+    );
+    let got = results(&read_json(&dir.path().join("report.json"))?);
+    t.lose(1usize.saturating_sub(got.len()));
+    check!(
+        got.iter()
+            .all(|r| s(r.get("verdict").unwrap_or(&Json::Null)) == "as-modelled"),
+        "{got:?}"
+    );
+    check!(
+        std::fs::read(&in_store).ok().as_deref() == Some(&whole[..]),
+        "the store's copy is not whole again"
+    );
+    let (_, remade) = install_and_chunk(&cache)?;
+    check!(
+        std::fs::read(&remade).ok().as_deref() == Some(&whole[..]),
+        "the remade install's chunk is not whole"
+    );
+    Ok(())
+}
+
+/// The same damage, and the registry out of reach when the install is
+/// made again (a closed port of 127.0.0.1): the remake cannot fetch the
+/// damaged file, so the run says what to do (the install, `cache prune`,
+/// the store), exits 3 as a probe failure does, and leaves no install
+/// marked complete over the damage.
+fn damaged_install_not_remade(t: &mut Tally) -> Check {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = own_store_cache(dir.path())?;
+    let first = run_real_in(&cache, dir.path(), &[]);
+    check!(
+        first.status.code() == Some(0),
+        "the install: {}",
+        text(&first)
+    );
+    let (install, chunk) = install_and_chunk(&cache)?;
+    t.inject(1);
+    cut_in_half(&chunk)?;
+    // Nobody listens on a port this listener held and let go.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map_err(|e| e.to_string())?;
+    let registry = format!("http://{closed}/");
+    let again = run_real_in(
+        &cache,
+        dir.path(),
+        &[
+            // pnpm 12 reads its settings from `pnpm_config_*`, not
+            // `npm_config_*` (measured with `pnpm config get registry`).
+            ("pnpm_config_registry", &registry),
+            ("pnpm_config_fetch_retries", "0"),
+        ],
+    );
+    let err = String::from_utf8_lossy(&again.stderr);
+    check!(
+        again.status.code() == Some(3),
+        "exit {:?}: {}",
+        again.status.code(),
+        text(&again)
+    );
+    check!(
+        err.contains("moving it aside and installing it again"),
+        "the remake is not said: {err}"
+    );
+    let store = cache.join("store");
+    check!(
+        err.contains(&format!("remove {}", install.display()))
+            && err.contains("mastra-conform cache prune")
+            && err.contains(&format!("the store {}", store.display())),
+        "the remedy is not named: {err}"
+    );
+    check!(!err.contains("panicked"), "{err}");
+    check!(
+        !install.join(".mastra-conform-complete").exists(),
+        "the damaged install is still marked complete"
+    );
+    let got = results(&read_json(&dir.path().join("report.json"))?);
+    t.lose(1usize.saturating_sub(got.len()));
+    check!(
+        got.iter()
+            .all(|r| s(r.get("verdict").unwrap_or(&Json::Null)) == "probe-fault"),
+        "{got:?}"
     );
     Ok(())
 }
