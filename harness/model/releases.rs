@@ -218,17 +218,29 @@ pub const PROMPT_ALIASES: MastraVersion = v(1, 19, 0);
 pub const NULL_ARGUMENTS_REFUSED: MastraVersion = v(1, 6, 0);
 
 /// On the `google` route a call whose `args` are `null` reaches the tool as
-/// `{}` (and is validated as such); before, as `null`. First in 1.25.0
-/// (`cases/calls/null-arguments.json` on google, run over 1.10.0 … 1.60.0
-/// by tens, then 1.21.0 … 1.29.1: `null` through 1.24.0, `{}` from 1.25.0).
-pub const GOOGLE_NULL_ARGUMENTS_EMPTY: MastraVersion = v(1, 25, 0);
+/// `{}` (and is validated as such); before, as `null`, and from 1.25.0
+/// through 1.50.1 not at all (`GOOGLE_NULL_ARGUMENTS_LOST`). First in
+/// 1.51.0 (`cases/calls/null-arguments.json` and
+/// `cases/calls/null-arguments-dropped-on-google.json` on google: `null`
+/// through 1.24.1, dropped on 1.25.0, 1.50.0 and 1.50.1, `{}` on 1.51.0).
+pub const GOOGLE_NULL_ARGUMENTS_EMPTY: MastraVersion = v(1, 51, 0);
 
-/// On the `google` route, from 1.25.0 through 1.50.0, a step holding a call
-/// with `null` args beside others writes fewer calls back to history than
-/// it made (observed on 1.25.0, 1.26.0, 1.28.0, 1.30.0, 1.40.0, 1.50.0 with
-/// `cases/calls/null-arguments.json`; as modelled on 1.24.1 and from
-/// 1.51.0): not modelled there.
-pub const GOOGLE_NULL_ARGUMENTS_LOST: (MastraVersion, MastraVersion) = (v(1, 25, 0), v(1, 50, 0));
+/// On the `google` route, from 1.25.0 through 1.50.1, a call whose `args`
+/// are `null` is dropped by the bundled Gemini provider before Mastra sees
+/// it: its stream parser emits a `functionCall` part as a tool call only
+/// when `isCompleteCall = part.functionCall.name != null &&
+/// part.functionCall.args != null && part.functionCall.partialArgs ==
+/// null` (1.25.0 `dist/chunk-3RIGZMZ5.js:20230`, 1.50.1
+/// `dist/chunk-DRULWNQ6.js:21090`; 1.24.1 has no such parser), and a part
+/// with `args: null` is neither that nor a streaming or terminal chunk. The
+/// call does not run, is not written back, and a step of such calls alone
+/// is a step with no calls: the loop ends there. 1.51.0 routes google
+/// through the other bundled provider, which stringifies the `null`.
+/// Measured with `cases/calls/null-arguments.json` and
+/// `cases/calls/null-arguments-dropped-on-google.json` (a null call alone,
+/// first, last, between, beside `{}`) on 1.24.1 (kept), 1.25.0, 1.50.0,
+/// 1.50.1 (dropped) and 1.51.0 (kept, as `{}`).
+pub const GOOGLE_NULL_ARGUMENTS_LOST: (MastraVersion, MastraVersion) = (v(1, 25, 0), v(1, 50, 1));
 
 /// A call id used again replaces the earlier invocation with the later
 /// call's name; before, the earlier call's name was kept with the later

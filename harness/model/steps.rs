@@ -308,10 +308,19 @@ impl Cx<'_> {
     /// what each resolves to and the case tools' runs. `Err` when the step
     /// ends the agent's loop first.
     fn take(&self, agent: &mut Agent, world: &mut World) -> Result<Result<Taken, Ending>, String> {
-        let calls = match agent.send(self, world) {
+        let mut calls = match agent.send(self, world) {
             Sent::Calls(calls) => calls,
             Sent::Ended(ending) => return Ok(Err(ending)),
         };
+        // The provider drops a call with `null` args before Mastra sees it
+        // (`GOOGLE_NULL_ARGUMENTS_LOST`); a step of such calls alone has
+        // none, and ends the loop as a reply without text does.
+        if self.rel.google_null_arguments_lost && self.case.route.wire() == Wire::GenerateContent {
+            calls.retain(|c| c.arguments != Json::Null);
+            if calls.is_empty() {
+                return Ok(Err(Ending::Answer(JsString::new())));
+            }
+        }
         let reused_in_step = self.merges_call_ids()
             && calls
                 .iter()
@@ -596,12 +605,6 @@ impl Cx<'_> {
         // On google a call whose args are `null` reaches the tool as `{}`
         // (`GOOGLE_NULL_ARGUMENTS_EMPTY`).
         let on_google = self.case.route.wire() == Wire::GenerateContent;
-        if on_google && call.arguments == Json::Null && rel.google_null_arguments_lost {
-            return Err(
-                "null arguments on google from 1.25.0 to 1.50.0: calls are lost from history"
-                    .into(),
-            );
-        }
         let google_empty;
         let call = if call.arguments == Json::Null && on_google && rel.google_null_arguments_empty {
             google_empty = ToolCallReply {
