@@ -273,6 +273,14 @@ pub const MEMORY_KEEPS_FIRST_RESULT: MastraVersion = v(1, 57, 0);
 pub const RESPONSES_REUSED_ID_FIRST_ITEM: (MastraVersion, MastraVersion) =
     (v(1, 11, 0), v(1, 19, 0));
 
+/// On `stream()` the same reference names the id's first output item from
+/// 1.11.0 until history stops referring to items (`RESPONSES_CALLS_BY_NAME`),
+/// past the end of `RESPONSES_REUSED_ID_FIRST_ITEM` on `generate()`
+/// (`cases/calls/reused-call-id-on-stream.json` on openai: the last item on
+/// 1.8.0 and 1.10.0, the first on 1.11.0, 1.20.0, 1.26.0, 1.29.1, 1.30.0,
+/// 1.40.0 and 1.50.1; not traced to a dist line).
+pub const STREAM_REUSED_ID_FIRST_ITEM: MastraVersion = v(1, 11, 0);
+
 /// A call id used again in a later step merges that step into the message
 /// that holds the id's invocation, as `MessageMerger.merge` does with an
 /// incoming message sharing a tool call id with the latest (1.26.0
@@ -295,6 +303,18 @@ pub const RESPONSES_REUSED_ID_FIRST_ITEM: (MastraVersion, MastraVersion) =
 /// 1.67.0 (merged), on every route but google. Found by the fuzzer on
 /// anthropic.
 pub const REUSED_ID_MERGES_STEPS: MastraVersion = v(1, 26, 0);
+
+/// On the `openai` route, where history refers to earlier items, a later
+/// step that reuses an id and joins the earlier steps' message
+/// (`REUSED_ID_MERGES_STEPS`) keeps the reference to the id's earlier
+/// output item; from 1.5.0 it takes the later step's item. Measured with
+/// `cases/calls/reused-call-id-twice-in-a-later-step.json` and three
+/// variants (one reuse after another call, two reuses of an id with a call
+/// between, one of them after another id) on 1.0.4 and 1.4.0 (earlier
+/// item) and 1.5.0, 1.6.0, 1.7.0, 1.8.0 (later item); where the merger
+/// takes the item from was not traced to a dist line. Found by the corpus
+/// variants on openai 1.0.4.
+pub const MERGED_STEP_TAKES_LATER_ITEM: MastraVersion = v(1, 5, 0);
 
 /// In one step, a call whose arguments have no keys (`{}`, `null`, a
 /// number) takes the arguments of a later call of the step with its id,
@@ -373,8 +393,11 @@ pub struct Release {
     pub reused_id_takes_later_call: bool,
     pub memory_keeps_first_result: bool,
     pub responses_reused_id_first_item: bool,
+    pub stream_reused_id_first_item: bool,
     pub sub_agent_promptless_throws: bool,
     pub reused_id_merges_steps: bool,
+    /// `openai` route: a merged step keeps the earlier item's reference.
+    pub merged_step_keeps_earlier_item: bool,
     pub empty_arguments_take_later: bool,
     pub stream_reused_id_runs_once: bool,
     pub groq_stream_reused_id_runs_once: bool,
@@ -416,9 +439,12 @@ impl Release {
             reused_id_takes_later_call: version >= REUSED_ID_TAKES_LATER_CALL,
             memory_keeps_first_result: version >= MEMORY_KEEPS_FIRST_RESULT,
             responses_reused_id_first_item: within(RESPONSES_REUSED_ID_FIRST_ITEM, version),
+            stream_reused_id_first_item: version >= STREAM_REUSED_ID_FIRST_ITEM,
             sub_agent_promptless_throws: within(SUB_AGENT_PROMPTLESS_THROWS, version),
             reused_id_merges_steps: version.major == 1
                 && (version < REUSED_ID_TAKES_LATER_CALL || version >= REUSED_ID_MERGES_STEPS),
+            merged_step_keeps_earlier_item: version.major == 1
+                && version < MERGED_STEP_TAKES_LATER_ITEM,
             empty_arguments_take_later: version >= EMPTY_ARGUMENTS_TAKE_LATER,
             stream_reused_id_runs_once: version >= STREAM_REUSED_ID_RUNS_ONCE,
             groq_stream_reused_id_runs_once: version >= GROQ_STREAM_REUSED_ID_RUNS_ONCE,

@@ -108,6 +108,10 @@ struct Invocation {
     result: Option<HistoryItem>,
     /// The call found its tool (its result is not "not found").
     found: bool,
+    /// The step of the latest call written into it: a call of its id in
+    /// that step is a second call within one step, even where the
+    /// invocation stands in an earlier step.
+    last: usize,
 }
 
 /// What every agent of a case shares: the replies being handed out, the
@@ -774,6 +778,7 @@ impl Cx<'_> {
                 call: route::call_on(route, self.rel, i, name.clone()),
                 result: Some(route::result_on(route, &call.id, &name, content)),
                 found: !matches!(r, Resolved::NotFound { .. }),
+                last: agent.step,
             };
             // A later call of an id that did not run leaves the earlier
             // result (`STREAM_REUSED_ID_RUNS_ONCE`).
@@ -938,16 +943,21 @@ impl Agent {
             return;
         }
         let earlier = std::mem::take(&mut self.invocations);
-        for invocation in step {
+        for invocation in step.clone() {
             self.record(cx, invocation);
         }
-        let incoming = std::mem::replace(&mut self.invocations, earlier);
-        self.merge_step(cx, incoming);
+        let kept = std::mem::replace(&mut self.invocations, earlier);
+        self.merge_step(cx, step, kept);
     }
 
     /// `MessageMerger.merge` of a step's message (its `step-start`, then
-    /// `incoming`) into the message of the earlier steps.
-    fn merge_step(&mut self, cx: &Cx, incoming: Vec<Invocation>) {
+    /// one part per call of `step`) into the message of the earlier steps.
+    /// Each call of an id is an anchor where that id stands (a call placed
+    /// between two calls of one reused id passes the second, and is
+    /// dropped: measured on every route but google of 1.0.4 to 1.13.2,
+    /// 1.26.0 and 1.67.0); what the id's invocation becomes, and what a new
+    /// id adds at its first call, is the step's own invocation in `kept`.
+    fn merge_step(&mut self, cx: &Cx, step: Vec<Invocation>, kept: Vec<Invocation>) {
         enum Part {
             Start(usize),
             Call(Invocation),
@@ -966,23 +976,34 @@ impl Agent {
         let rel = cx.rel;
         // (index in the step's message, index in the earlier message)
         let mut anchors: Vec<(usize, usize)> = Vec::new();
-        let mut added = Vec::new();
-        for (k, invocation) in incoming.into_iter().enumerate() {
+        let mut added: Vec<(usize, Invocation)> = Vec::new();
+        let mut replaced: Vec<JsString> = Vec::new();
+        for (k, call) in step.into_iter().enumerate() {
             // The step's message starts with its `step-start`.
             let i = k + 1;
+            let invocation = kept
+                .iter()
+                .find(|e| e.id == call.id)
+                .cloned()
+                .unwrap_or(call);
             let at = parts
                 .iter()
                 .rposition(|p| matches!(p, Part::Call(e) if e.id == invocation.id));
             match at {
                 Some(at) => {
+                    anchors.push((i, at));
+                    if replaced.contains(&invocation.id) {
+                        continue;
+                    }
+                    replaced.push(invocation.id.clone());
                     let Part::Call(e) = &mut parts[at] else {
                         unreachable!("rposition found a call")
                     };
                     let first_result =
                         rel.memory_keeps_first_result && cx.memory() && invocation.found && e.found;
                     replace_across(rel, first_result, e, invocation);
-                    anchors.push((i, at));
                 }
+                None if added.iter().any(|(_, e)| e.id == invocation.id) => {}
                 None => added.push((i, invocation)),
             }
         }
@@ -1065,11 +1086,13 @@ impl Agent {
         // on 1.10.0 with the call naming no tool first and last).
         let take_call = |e: &mut Invocation, call: HistoryItem| {
             let reference = matches!(e.call, HistoryItem::Ref(_));
-            if !reference || (replaces && !rel.responses_reused_id_first_item) {
+            let first_item = rel.responses_reused_id_first_item
+                || (rel.stream_reused_id_first_item && cx.case.call.method == Method::Stream);
+            if !reference || (replaces && !first_item) {
                 e.call = call;
             }
         };
-        if self.invocations[at].step != invocation.step {
+        if self.invocations[at].last != invocation.step {
             replace_across(rel, first_result, &mut self.invocations[at], invocation);
             return;
         }
@@ -1100,10 +1123,14 @@ impl Agent {
 /// earlier before), and the later result unless the first is kept.
 fn replace_across(rel: &Release, first_result: bool, e: &mut Invocation, later: Invocation) {
     // A reference to an output item is the later one's either way
-    // (measured on the `openai` route of 1.8.0 and 1.13.2).
-    if rel.reused_id_takes_later_call || matches!(e.call, HistoryItem::Ref(_)) {
+    // (measured on the `openai` route of 1.8.0 and 1.13.2), but for a
+    // merged step before `MERGED_STEP_TAKES_LATER_ITEM`.
+    let reference = matches!(e.call, HistoryItem::Ref(_));
+    let keeps_item = reference && rel.merged_step_keeps_earlier_item;
+    if (rel.reused_id_takes_later_call || reference) && !keeps_item {
         e.call = later.call;
     }
+    e.last = later.last;
     if !first_result {
         e.result = later.result;
         e.found = later.found;
