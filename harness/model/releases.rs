@@ -190,6 +190,12 @@ pub const BUILTINS_SINCE: &[(&str, MastraVersion)] = &[
     ("webSearchTool", v(1, 55, 0)),
 ];
 
+/// `submitPlanTool` takes the path of a plan file (`{ path: string }`);
+/// before, the plan itself (`{ title?: string, plan: string }`, at least
+/// one character). First in 1.47.0 (`dist/chunk-JVN7H2TP.js:4515`; 1.46.0
+/// `dist/chunk-HVCQJ5NJ.js:4512` has `plan`).
+pub const SUBMIT_PLAN_TAKES_A_PATH: MastraVersion = v(1, 47, 0);
+
 /// The id each builtin carries (what the model can also call it by).
 /// `webSearchTool` has none: it is a marker Mastra swaps for the provider's
 /// own web search, which the model does not cover.

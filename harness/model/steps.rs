@@ -25,10 +25,11 @@
 //! followed (`schedule`), each giving its projection. Requests are listed
 //! in `Script::canonical_order`, the order observed projections use.
 
+use super::builtins::{self, Builtin};
 use super::record::{Lookup, Record};
 use super::releases::Release;
 use super::route::{self, ResultContent};
-use super::validate::{validate, Schema};
+use super::validate::{self, validate, Schema};
 use super::{error_view, sources, ToolOrigin, ToolValue};
 use crate::case::script::{Requester, Script};
 use crate::case::{Case, Method, Reply, ToolCallReply};
@@ -80,6 +81,8 @@ pub(super) enum Runs {
     /// A run whose result is fixed text (an MCP server's tool, a workflow,
     /// working memory); not a case tool, so not listed in `executed`.
     Fixed(&'static str),
+    /// A builtin's own `execute`, with the object it returned.
+    Output(Json),
     /// A sub-agent: its own agent loop.
     SubAgent { key: JsString },
     /// A run that fails validation before it starts; its tool result is
@@ -621,7 +624,7 @@ impl Cx<'_> {
         };
         let refused = rel.null_arguments_refused
             && call.arguments == Json::Null
-            && !matches!(value.origin, ToolOrigin::Client | ToolOrigin::Builtin(_));
+            && !matches!(value.origin, ToolOrigin::Client);
         if refused {
             if rel.tool_error_ends_memory_calls && memory {
                 return Err("a failed tool call with memory on 1.57.0: null arguments".into());
@@ -681,9 +684,11 @@ impl Cx<'_> {
                     },
                 }
             }
-            ToolOrigin::Builtin(b) => {
-                return Err(format!("a call to the builtin {b}: its execute is Mastra's"))
-            }
+            ToolOrigin::Builtin(b) => match builtins::call(rel, b, &call.arguments, memory)? {
+                Builtin::Output(output) => Runs::Output(output),
+                Builtin::Rejected => fails(validate::report(named, &call.arguments)),
+                Builtin::Suspends => return Ok(Resolved::Stop),
+            },
         };
         Ok(Resolved::Run {
             id: value.id.clone(),
@@ -805,6 +810,7 @@ impl Cx<'_> {
         Ok(match runs {
             Runs::Ours(_) => ResultContent::Output(TOOL_RESULT),
             Runs::Fixed(text) => ResultContent::Output(text),
+            Runs::Output(output) => ResultContent::Object(output.clone()),
             // A sub-agent's tool output goes through `toModelOutput`, which
             // from `SUB_AGENT_TEXT_ONLY` sends its `text` alone for a call
             // found under its own name: a report has none, and the model is
