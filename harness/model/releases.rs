@@ -97,6 +97,16 @@ pub const RESPONSES_NAME_MAPPING: MastraVersion = v(1, 25, 0);
 /// three fields, 1.11.0 and 1.12.0 run no sub-agent at all, below).
 pub const SUB_AGENT_TOOL_RESULTS: MastraVersion = v(1, 13, 2);
 
+/// A sub-agent whose own request is answered with an API error gives its
+/// parent the text "[Agent:probe] - Failed agent tool execution for KEY"
+/// (the parent agent's name, the sub-agent's key) as the call's result;
+/// before, Mastra's whole error object (`TOOL_EXECUTION_FAILED`, quoting
+/// the model id and the call's arguments). First in 1.5.0
+/// (`cases/calls/sub-agent-api-error.json` on every route: the object on
+/// 1.0.4 and 1.4.0, the text on 1.5.0, 1.6.0, 1.7.0, 1.8.0, 1.10.0,
+/// 1.13.2, 1.30.0, 1.31.0, 1.67.0 and 1.71.0; not traced to a dist line).
+pub const SUB_AGENT_ERROR_AS_TEXT: MastraVersion = v(1, 5, 0);
+
 /// A sub-agent's tool result is its text alone (`toModelOutput` on the
 /// agent tool, unless `delegation.includeSubAgentToolResultsInModelContext`;
 /// 1.67.0 `dist/agent-Dk0N0Nlg.js`, `listAgentTools`). First in 1.31.0
@@ -387,6 +397,7 @@ pub struct Release {
     pub responses_name_mapping: bool,
     pub sub_agent_tool_results: bool,
     pub sub_agent_text_only: bool,
+    pub sub_agent_error_as_text: bool,
     pub sub_agent_schema_broken: bool,
     pub sub_agents_throw: bool,
     pub sub_agent_parent_history: bool,
@@ -433,6 +444,7 @@ impl Release {
             responses_name_mapping: version >= RESPONSES_NAME_MAPPING,
             sub_agent_tool_results: version >= SUB_AGENT_TOOL_RESULTS,
             sub_agent_text_only: version >= SUB_AGENT_TEXT_ONLY,
+            sub_agent_error_as_text: version >= SUB_AGENT_ERROR_AS_TEXT,
             sub_agent_schema_broken: within(SUB_AGENT_SCHEMA_BROKEN, version),
             sub_agents_throw: within(SUB_AGENTS_THROW, version),
             sub_agent_parent_history: within(SUB_AGENT_PARENT_HISTORY, version),

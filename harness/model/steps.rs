@@ -833,6 +833,17 @@ impl Cx<'_> {
                     Ending::Answer(text) => {
                         sources::sub_agent_result(self.rel, by_name, key, &text, memory)
                     }
+                    // From `SUB_AGENT_ERROR_AS_TEXT` the parent is sent the
+                    // error's message; before, the whole error object.
+                    Ending::ApiError(_)
+                        if self.rel.sub_agent_error_as_text
+                            && !(self.rel.tool_error_ends_memory_calls && memory) =>
+                    {
+                        let mut text =
+                            JsString::from("[Agent:probe] - Failed agent tool execution for ");
+                        text = text.concat(key);
+                        ResultContent::Message(text)
+                    }
                     Ending::ApiError(_) | Ending::Error(_) => {
                         return Err("a sub-agent whose own loop ends in an error".into())
                     }
