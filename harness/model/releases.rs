@@ -107,6 +107,17 @@ pub const SUB_AGENT_TOOL_RESULTS: MastraVersion = v(1, 13, 2);
 /// 1.13.2, 1.30.0, 1.31.0, 1.67.0 and 1.71.0; not traced to a dist line).
 pub const SUB_AGENT_ERROR_AS_TEXT: MastraVersion = v(1, 5, 0);
 
+/// On `stream()` the sub-agent's API error reaches its parent as
+/// `SUB_AGENT_ERROR_AS_TEXT` says only from 1.68.0; before, the
+/// sub-agent's stream ends without text, and the parent gets its ordinary
+/// output with empty text (`cases/calls/sub-agent-api-error-on-stream.json`
+/// on every route of 1.42.0, 1.67.0, 1.68.0 and 1.71.0, and without its
+/// builtin on openai-compatible and anthropic: empty text on 1.5.0, 1.30.0,
+/// 1.31.0 and 1.67.0, the message on 1.68.0 to 1.71.0; found by
+/// the fuzzer, seed 1 cases 415 and 601 on 1.67.0; not traced to a dist
+/// line).
+pub const SUB_AGENT_STREAM_ERROR_THROWN: MastraVersion = v(1, 68, 0);
+
 /// A sub-agent's tool result is its text alone (`toModelOutput` on the
 /// agent tool, unless `delegation.includeSubAgentToolResultsInModelContext`;
 /// 1.67.0 `dist/agent-Dk0N0Nlg.js`, `listAgentTools`). First in 1.31.0
@@ -398,6 +409,7 @@ pub struct Release {
     pub sub_agent_tool_results: bool,
     pub sub_agent_text_only: bool,
     pub sub_agent_error_as_text: bool,
+    pub sub_agent_stream_error_thrown: bool,
     pub sub_agent_schema_broken: bool,
     pub sub_agents_throw: bool,
     pub sub_agent_parent_history: bool,
@@ -445,6 +457,7 @@ impl Release {
             sub_agent_tool_results: version >= SUB_AGENT_TOOL_RESULTS,
             sub_agent_text_only: version >= SUB_AGENT_TEXT_ONLY,
             sub_agent_error_as_text: version >= SUB_AGENT_ERROR_AS_TEXT,
+            sub_agent_stream_error_thrown: version >= SUB_AGENT_STREAM_ERROR_THROWN,
             sub_agent_schema_broken: within(SUB_AGENT_SCHEMA_BROKEN, version),
             sub_agents_throw: within(SUB_AGENTS_THROW, version),
             sub_agent_parent_history: within(SUB_AGENT_PARENT_HISTORY, version),

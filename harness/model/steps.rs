@@ -833,6 +833,16 @@ impl Cx<'_> {
                     Ending::Answer(text) => {
                         sources::sub_agent_result(self.rel, by_name, key, &text, memory)
                     }
+                    // On `stream()` before `SUB_AGENT_STREAM_ERROR_THROWN`
+                    // the sub-agent's stream ends without text instead.
+                    Ending::ApiError(_)
+                        if self.rel.sub_agent_error_as_text
+                            && !self.rel.sub_agent_stream_error_thrown
+                            && self.case.call.method == Method::Stream
+                            && !(self.rel.tool_error_ends_memory_calls && memory) =>
+                    {
+                        sources::sub_agent_result(self.rel, by_name, key, &JsString::new(), memory)
+                    }
                     // From `SUB_AGENT_ERROR_AS_TEXT` the parent is sent the
                     // error's message; before, the whole error object.
                     Ending::ApiError(_)
