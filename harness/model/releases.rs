@@ -102,9 +102,10 @@ pub const SUB_AGENT_TOOL_RESULTS: MastraVersion = v(1, 13, 2);
 /// (the parent agent's name, the sub-agent's key) as the call's result;
 /// before, Mastra's whole error object (`TOOL_EXECUTION_FAILED`, quoting
 /// the model id and the call's arguments). First in 1.5.0
-/// (`cases/calls/sub-agent-api-error.json` on every route: the object on
-/// 1.0.4 and 1.4.0, the text on 1.5.0, 1.6.0, 1.7.0, 1.8.0, 1.10.0,
-/// 1.13.2, 1.30.0, 1.31.0, 1.67.0 and 1.71.0; not traced to a dist line).
+/// (`cases/calls/sub-agent-api-error.json`, and the same case without its
+/// builtin, on every route: the object on 1.0.4 and 1.4.0, the text on
+/// 1.5.0, 1.6.0, 1.7.0, 1.8.0, 1.10.0, 1.13.2, 1.30.0, 1.31.0, 1.42.0,
+/// 1.57.0, 1.67.0 and 1.71.0; not traced to a dist line).
 pub const SUB_AGENT_ERROR_AS_TEXT: MastraVersion = v(1, 5, 0);
 
 /// On `stream()` the sub-agent's API error reaches its parent as
