@@ -18,6 +18,7 @@
 //! reaches something the model does not cover, the projection says
 //! `unmodelled` with the reason, rather than guess.
 
+mod builtins;
 pub mod record;
 pub mod releases;
 pub mod rewrite;

@@ -97,6 +97,28 @@ pub const RESPONSES_NAME_MAPPING: MastraVersion = v(1, 25, 0);
 /// three fields, 1.11.0 and 1.12.0 run no sub-agent at all, below).
 pub const SUB_AGENT_TOOL_RESULTS: MastraVersion = v(1, 13, 2);
 
+/// A sub-agent whose own request is answered with an API error gives its
+/// parent the text "[Agent:probe] - Failed agent tool execution for KEY"
+/// (the parent agent's name, the sub-agent's key) as the call's result;
+/// before, Mastra's whole error object (`TOOL_EXECUTION_FAILED`, quoting
+/// the model id and the call's arguments). First in 1.5.0
+/// (`cases/calls/sub-agent-api-error.json`, and the same case without its
+/// builtin, on every route: the object on 1.0.4 and 1.4.0, the text on
+/// 1.5.0, 1.6.0, 1.7.0, 1.8.0, 1.10.0, 1.13.2, 1.30.0, 1.31.0, 1.42.0,
+/// 1.57.0, 1.67.0 and 1.71.0; not traced to a dist line).
+pub const SUB_AGENT_ERROR_AS_TEXT: MastraVersion = v(1, 5, 0);
+
+/// On `stream()` the sub-agent's API error reaches its parent as
+/// `SUB_AGENT_ERROR_AS_TEXT` says only from 1.68.0; before, the
+/// sub-agent's stream ends without text, and the parent gets its ordinary
+/// output with empty text (`cases/calls/sub-agent-api-error-on-stream.json`
+/// on every route of 1.42.0, 1.67.0, 1.68.0 and 1.71.0, and without its
+/// builtin on openai-compatible and anthropic: empty text on 1.5.0, 1.30.0,
+/// 1.31.0 and 1.67.0, the message on 1.68.0 to 1.71.0; found by
+/// the fuzzer, seed 1 cases 415 and 601 on 1.67.0; not traced to a dist
+/// line).
+pub const SUB_AGENT_STREAM_ERROR_THROWN: MastraVersion = v(1, 68, 0);
+
 /// A sub-agent's tool result is its text alone (`toModelOutput` on the
 /// agent tool, unless `delegation.includeSubAgentToolResultsInModelContext`;
 /// 1.67.0 `dist/agent-Dk0N0Nlg.js`, `listAgentTools`). First in 1.31.0
@@ -190,6 +212,12 @@ pub const BUILTINS_SINCE: &[(&str, MastraVersion)] = &[
     ("webSearchTool", v(1, 55, 0)),
 ];
 
+/// `submitPlanTool` takes the path of a plan file (`{ path: string }`);
+/// before, the plan itself (`{ title?: string, plan: string }`, at least
+/// one character). First in 1.47.0 (`dist/chunk-JVN7H2TP.js:4515`; 1.46.0
+/// `dist/chunk-HVCQJ5NJ.js:4512` has `plan`).
+pub const SUBMIT_PLAN_TAKES_A_PATH: MastraVersion = v(1, 47, 0);
+
 /// The id each builtin carries (what the model can also call it by).
 /// `webSearchTool` has none: it is a marker Mastra swaps for the provider's
 /// own web search, which the model does not cover.
@@ -218,17 +246,29 @@ pub const PROMPT_ALIASES: MastraVersion = v(1, 19, 0);
 pub const NULL_ARGUMENTS_REFUSED: MastraVersion = v(1, 6, 0);
 
 /// On the `google` route a call whose `args` are `null` reaches the tool as
-/// `{}` (and is validated as such); before, as `null`. First in 1.25.0
-/// (`cases/calls/null-arguments.json` on google, run over 1.10.0 … 1.60.0
-/// by tens, then 1.21.0 … 1.29.1: `null` through 1.24.0, `{}` from 1.25.0).
-pub const GOOGLE_NULL_ARGUMENTS_EMPTY: MastraVersion = v(1, 25, 0);
+/// `{}` (and is validated as such); before, as `null`, and from 1.25.0
+/// through 1.50.1 not at all (`GOOGLE_NULL_ARGUMENTS_LOST`). First in
+/// 1.51.0 (`cases/calls/null-arguments.json` and
+/// `cases/calls/null-arguments-dropped-on-google.json` on google: `null`
+/// through 1.24.1, dropped on 1.25.0, 1.50.0 and 1.50.1, `{}` on 1.51.0).
+pub const GOOGLE_NULL_ARGUMENTS_EMPTY: MastraVersion = v(1, 51, 0);
 
-/// On the `google` route, from 1.25.0 through 1.50.0, a step holding a call
-/// with `null` args beside others writes fewer calls back to history than
-/// it made (observed on 1.25.0, 1.26.0, 1.28.0, 1.30.0, 1.40.0, 1.50.0 with
-/// `cases/calls/null-arguments.json`; as modelled on 1.24.1 and from
-/// 1.51.0): not modelled there.
-pub const GOOGLE_NULL_ARGUMENTS_LOST: (MastraVersion, MastraVersion) = (v(1, 25, 0), v(1, 50, 0));
+/// On the `google` route, from 1.25.0 through 1.50.1, a call whose `args`
+/// are `null` is dropped by the bundled Gemini provider before Mastra sees
+/// it: its stream parser emits a `functionCall` part as a tool call only
+/// when `isCompleteCall = part.functionCall.name != null &&
+/// part.functionCall.args != null && part.functionCall.partialArgs ==
+/// null` (1.25.0 `dist/chunk-3RIGZMZ5.js:20230`, 1.50.1
+/// `dist/chunk-DRULWNQ6.js:21090`; 1.24.1 has no such parser), and a part
+/// with `args: null` is neither that nor a streaming or terminal chunk. The
+/// call does not run, is not written back, and a step of such calls alone
+/// is a step with no calls: the loop ends there. 1.51.0 routes google
+/// through the other bundled provider, which stringifies the `null`.
+/// Measured with `cases/calls/null-arguments.json` and
+/// `cases/calls/null-arguments-dropped-on-google.json` (a null call alone,
+/// first, last, between, beside `{}`) on 1.24.1 (kept), 1.25.0, 1.50.0,
+/// 1.50.1 (dropped) and 1.51.0 (kept, as `{}`).
+pub const GOOGLE_NULL_ARGUMENTS_LOST: (MastraVersion, MastraVersion) = (v(1, 25, 0), v(1, 50, 1));
 
 /// A call id used again replaces the earlier invocation with the later
 /// call's name; before, the earlier call's name was kept with the later
@@ -261,6 +301,14 @@ pub const MEMORY_KEEPS_FIRST_RESULT: MastraVersion = v(1, 57, 0);
 pub const RESPONSES_REUSED_ID_FIRST_ITEM: (MastraVersion, MastraVersion) =
     (v(1, 11, 0), v(1, 19, 0));
 
+/// On `stream()` the same reference names the id's first output item from
+/// 1.11.0 until history stops referring to items (`RESPONSES_CALLS_BY_NAME`),
+/// past the end of `RESPONSES_REUSED_ID_FIRST_ITEM` on `generate()`
+/// (`cases/calls/reused-call-id-on-stream.json` on openai: the last item on
+/// 1.8.0 and 1.10.0, the first on 1.11.0, 1.20.0, 1.26.0, 1.29.1, 1.30.0,
+/// 1.40.0 and 1.50.1; not traced to a dist line).
+pub const STREAM_REUSED_ID_FIRST_ITEM: MastraVersion = v(1, 11, 0);
+
 /// A call id used again in a later step merges that step into the message
 /// that holds the id's invocation, as `MessageMerger.merge` does with an
 /// incoming message sharing a tool call id with the latest (1.26.0
@@ -283,6 +331,18 @@ pub const RESPONSES_REUSED_ID_FIRST_ITEM: (MastraVersion, MastraVersion) =
 /// 1.67.0 (merged), on every route but google. Found by the fuzzer on
 /// anthropic.
 pub const REUSED_ID_MERGES_STEPS: MastraVersion = v(1, 26, 0);
+
+/// On the `openai` route, where history refers to earlier items, a later
+/// step that reuses an id and joins the earlier steps' message
+/// (`REUSED_ID_MERGES_STEPS`) keeps the reference to the id's earlier
+/// output item; from 1.5.0 it takes the later step's item. Measured with
+/// `cases/calls/reused-call-id-twice-in-a-later-step.json` and three
+/// variants (one reuse after another call, two reuses of an id with a call
+/// between, one of them after another id) on 1.0.4 and 1.4.0 (earlier
+/// item) and 1.5.0, 1.6.0, 1.7.0, 1.8.0 (later item); where the merger
+/// takes the item from was not traced to a dist line. Found by the corpus
+/// variants on openai 1.0.4.
+pub const MERGED_STEP_TAKES_LATER_ITEM: MastraVersion = v(1, 5, 0);
 
 /// In one step, a call whose arguments have no keys (`{}`, `null`, a
 /// number) takes the arguments of a later call of the step with its id,
@@ -349,6 +409,8 @@ pub struct Release {
     pub responses_name_mapping: bool,
     pub sub_agent_tool_results: bool,
     pub sub_agent_text_only: bool,
+    pub sub_agent_error_as_text: bool,
+    pub sub_agent_stream_error_thrown: bool,
     pub sub_agent_schema_broken: bool,
     pub sub_agents_throw: bool,
     pub sub_agent_parent_history: bool,
@@ -361,8 +423,11 @@ pub struct Release {
     pub reused_id_takes_later_call: bool,
     pub memory_keeps_first_result: bool,
     pub responses_reused_id_first_item: bool,
+    pub stream_reused_id_first_item: bool,
     pub sub_agent_promptless_throws: bool,
     pub reused_id_merges_steps: bool,
+    /// `openai` route: a merged step keeps the earlier item's reference.
+    pub merged_step_keeps_earlier_item: bool,
     pub empty_arguments_take_later: bool,
     pub stream_reused_id_runs_once: bool,
     pub groq_stream_reused_id_runs_once: bool,
@@ -392,6 +457,8 @@ impl Release {
             responses_name_mapping: version >= RESPONSES_NAME_MAPPING,
             sub_agent_tool_results: version >= SUB_AGENT_TOOL_RESULTS,
             sub_agent_text_only: version >= SUB_AGENT_TEXT_ONLY,
+            sub_agent_error_as_text: version >= SUB_AGENT_ERROR_AS_TEXT,
+            sub_agent_stream_error_thrown: version >= SUB_AGENT_STREAM_ERROR_THROWN,
             sub_agent_schema_broken: within(SUB_AGENT_SCHEMA_BROKEN, version),
             sub_agents_throw: within(SUB_AGENTS_THROW, version),
             sub_agent_parent_history: within(SUB_AGENT_PARENT_HISTORY, version),
@@ -404,9 +471,12 @@ impl Release {
             reused_id_takes_later_call: version >= REUSED_ID_TAKES_LATER_CALL,
             memory_keeps_first_result: version >= MEMORY_KEEPS_FIRST_RESULT,
             responses_reused_id_first_item: within(RESPONSES_REUSED_ID_FIRST_ITEM, version),
+            stream_reused_id_first_item: version >= STREAM_REUSED_ID_FIRST_ITEM,
             sub_agent_promptless_throws: within(SUB_AGENT_PROMPTLESS_THROWS, version),
             reused_id_merges_steps: version.major == 1
                 && (version < REUSED_ID_TAKES_LATER_CALL || version >= REUSED_ID_MERGES_STEPS),
+            merged_step_keeps_earlier_item: version.major == 1
+                && version < MERGED_STEP_TAKES_LATER_ITEM,
             empty_arguments_take_later: version >= EMPTY_ARGUMENTS_TAKE_LATER,
             stream_reused_id_runs_once: version >= STREAM_REUSED_ID_RUNS_ONCE,
             groq_stream_reused_id_runs_once: version >= GROQ_STREAM_REUSED_ID_RUNS_ONCE,

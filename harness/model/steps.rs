@@ -25,10 +25,11 @@
 //! followed (`schedule`), each giving its projection. Requests are listed
 //! in `Script::canonical_order`, the order observed projections use.
 
+use super::builtins::{self, Builtin};
 use super::record::{Lookup, Record};
 use super::releases::Release;
 use super::route::{self, ResultContent};
-use super::validate::{validate, Schema};
+use super::validate::{self, validate, Schema};
 use super::{error_view, sources, ToolOrigin, ToolValue};
 use crate::case::script::{Requester, Script};
 use crate::case::{Case, Method, Reply, ToolCallReply};
@@ -80,6 +81,8 @@ pub(super) enum Runs {
     /// A run whose result is fixed text (an MCP server's tool, a workflow,
     /// working memory); not a case tool, so not listed in `executed`.
     Fixed(&'static str),
+    /// A builtin's own `execute`, with the object it returned.
+    Output(Json),
     /// A sub-agent: its own agent loop.
     SubAgent { key: JsString },
     /// A run that fails validation before it starts; its tool result is
@@ -108,6 +111,10 @@ struct Invocation {
     result: Option<HistoryItem>,
     /// The call found its tool (its result is not "not found").
     found: bool,
+    /// The step of the latest call written into it: a call of its id in
+    /// that step is a second call within one step, even where the
+    /// invocation stands in an earlier step.
+    last: usize,
 }
 
 /// What every agent of a case shares: the replies being handed out, the
@@ -311,10 +318,19 @@ impl Cx<'_> {
     /// what each resolves to and the case tools' runs. `Err` when the step
     /// ends the agent's loop first.
     fn take(&self, agent: &mut Agent, world: &mut World) -> Result<Result<Taken, Ending>, String> {
-        let calls = match agent.send(self, world) {
+        let mut calls = match agent.send(self, world) {
             Sent::Calls(calls) => calls,
             Sent::Ended(ending) => return Ok(Err(ending)),
         };
+        // The provider drops a call with `null` args before Mastra sees it
+        // (`GOOGLE_NULL_ARGUMENTS_LOST`); a step of such calls alone has
+        // none, and ends the loop as a reply without text does.
+        if self.rel.google_null_arguments_lost && self.case.route.wire() == Wire::GenerateContent {
+            calls.retain(|c| c.arguments != Json::Null);
+            if calls.is_empty() {
+                return Ok(Err(Ending::Answer(JsString::new())));
+            }
+        }
         let reused_in_step = self.merges_call_ids()
             && calls
                 .iter()
@@ -599,12 +615,6 @@ impl Cx<'_> {
         // On google a call whose args are `null` reaches the tool as `{}`
         // (`GOOGLE_NULL_ARGUMENTS_EMPTY`).
         let on_google = self.case.route.wire() == Wire::GenerateContent;
-        if on_google && call.arguments == Json::Null && rel.google_null_arguments_lost {
-            return Err(
-                "null arguments on google from 1.25.0 to 1.50.0: calls are lost from history"
-                    .into(),
-            );
-        }
         let google_empty;
         let call = if call.arguments == Json::Null && on_google && rel.google_null_arguments_empty {
             google_empty = ToolCallReply {
@@ -617,7 +627,7 @@ impl Cx<'_> {
         };
         let refused = rel.null_arguments_refused
             && call.arguments == Json::Null
-            && !matches!(value.origin, ToolOrigin::Client | ToolOrigin::Builtin(_));
+            && !matches!(value.origin, ToolOrigin::Client);
         if refused {
             if rel.tool_error_ends_memory_calls && memory {
                 return Err("a failed tool call with memory on 1.57.0: null arguments".into());
@@ -677,9 +687,11 @@ impl Cx<'_> {
                     },
                 }
             }
-            ToolOrigin::Builtin(b) => {
-                return Err(format!("a call to the builtin {b}: its execute is Mastra's"))
-            }
+            ToolOrigin::Builtin(b) => match builtins::call(rel, b, &call.arguments, memory)? {
+                Builtin::Output(output) => Runs::Output(output),
+                Builtin::Rejected => fails(validate::report(named, &call.arguments)),
+                Builtin::Suspends => return Ok(Resolved::Stop),
+            },
         };
         Ok(Resolved::Run {
             id: value.id.clone(),
@@ -774,6 +786,7 @@ impl Cx<'_> {
                 call: route::call_on(route, self.rel, i, name.clone()),
                 result: Some(route::result_on(route, &call.id, &name, content)),
                 found: !matches!(r, Resolved::NotFound { .. }),
+                last: agent.step,
             };
             // A later call of an id that did not run leaves the earlier
             // result (`STREAM_REUSED_ID_RUNS_ONCE`).
@@ -800,6 +813,7 @@ impl Cx<'_> {
         Ok(match runs {
             Runs::Ours(_) => ResultContent::Output(TOOL_RESULT),
             Runs::Fixed(text) => ResultContent::Output(text),
+            Runs::Output(output) => ResultContent::Object(output.clone()),
             // A sub-agent's tool output goes through `toModelOutput`, which
             // from `SUB_AGENT_TEXT_ONLY` sends its `text` alone for a call
             // found under its own name: a report has none, and the model is
@@ -821,6 +835,27 @@ impl Cx<'_> {
                 match ending {
                     Ending::Answer(text) => {
                         sources::sub_agent_result(self.rel, by_name, key, &text, memory)
+                    }
+                    // On `stream()` before `SUB_AGENT_STREAM_ERROR_THROWN`
+                    // the sub-agent's stream ends without text instead.
+                    Ending::ApiError(_)
+                        if self.rel.sub_agent_error_as_text
+                            && !self.rel.sub_agent_stream_error_thrown
+                            && self.case.call.method == Method::Stream
+                            && !(self.rel.tool_error_ends_memory_calls && memory) =>
+                    {
+                        sources::sub_agent_result(self.rel, by_name, key, &JsString::new(), memory)
+                    }
+                    // From `SUB_AGENT_ERROR_AS_TEXT` the parent is sent the
+                    // error's message; before, the whole error object.
+                    Ending::ApiError(_)
+                        if self.rel.sub_agent_error_as_text
+                            && !(self.rel.tool_error_ends_memory_calls && memory) =>
+                    {
+                        let mut text =
+                            JsString::from("[Agent:probe] - Failed agent tool execution for ");
+                        text = text.concat(key);
+                        ResultContent::Message(text)
                     }
                     Ending::ApiError(_) | Ending::Error(_) => {
                         return Err("a sub-agent whose own loop ends in an error".into())
@@ -941,16 +976,21 @@ impl Agent {
             return;
         }
         let earlier = std::mem::take(&mut self.invocations);
-        for invocation in step {
+        for invocation in step.clone() {
             self.record(cx, invocation);
         }
-        let incoming = std::mem::replace(&mut self.invocations, earlier);
-        self.merge_step(cx, incoming);
+        let kept = std::mem::replace(&mut self.invocations, earlier);
+        self.merge_step(cx, step, kept);
     }
 
     /// `MessageMerger.merge` of a step's message (its `step-start`, then
-    /// `incoming`) into the message of the earlier steps.
-    fn merge_step(&mut self, cx: &Cx, incoming: Vec<Invocation>) {
+    /// one part per call of `step`) into the message of the earlier steps.
+    /// Each call of an id is an anchor where that id stands (a call placed
+    /// between two calls of one reused id passes the second, and is
+    /// dropped: measured on every route but google of 1.0.4 to 1.13.2,
+    /// 1.26.0 and 1.67.0); what the id's invocation becomes, and what a new
+    /// id adds at its first call, is the step's own invocation in `kept`.
+    fn merge_step(&mut self, cx: &Cx, step: Vec<Invocation>, kept: Vec<Invocation>) {
         enum Part {
             Start(usize),
             Call(Invocation),
@@ -969,23 +1009,34 @@ impl Agent {
         let rel = cx.rel;
         // (index in the step's message, index in the earlier message)
         let mut anchors: Vec<(usize, usize)> = Vec::new();
-        let mut added = Vec::new();
-        for (k, invocation) in incoming.into_iter().enumerate() {
+        let mut added: Vec<(usize, Invocation)> = Vec::new();
+        let mut replaced: Vec<JsString> = Vec::new();
+        for (k, call) in step.into_iter().enumerate() {
             // The step's message starts with its `step-start`.
             let i = k + 1;
+            let invocation = kept
+                .iter()
+                .find(|e| e.id == call.id)
+                .cloned()
+                .unwrap_or(call);
             let at = parts
                 .iter()
                 .rposition(|p| matches!(p, Part::Call(e) if e.id == invocation.id));
             match at {
                 Some(at) => {
+                    anchors.push((i, at));
+                    if replaced.contains(&invocation.id) {
+                        continue;
+                    }
+                    replaced.push(invocation.id.clone());
                     let Part::Call(e) = &mut parts[at] else {
                         unreachable!("rposition found a call")
                     };
                     let first_result =
                         rel.memory_keeps_first_result && cx.memory() && invocation.found && e.found;
                     replace_across(rel, first_result, e, invocation);
-                    anchors.push((i, at));
                 }
+                None if added.iter().any(|(_, e)| e.id == invocation.id) => {}
                 None => added.push((i, invocation)),
             }
         }
@@ -1068,11 +1119,13 @@ impl Agent {
         // on 1.10.0 with the call naming no tool first and last).
         let take_call = |e: &mut Invocation, call: HistoryItem| {
             let reference = matches!(e.call, HistoryItem::Ref(_));
-            if !reference || (replaces && !rel.responses_reused_id_first_item) {
+            let first_item = rel.responses_reused_id_first_item
+                || (rel.stream_reused_id_first_item && cx.case.call.method == Method::Stream);
+            if !reference || (replaces && !first_item) {
                 e.call = call;
             }
         };
-        if self.invocations[at].step != invocation.step {
+        if self.invocations[at].last != invocation.step {
             if super::releases::zero::reused_id_moves_across_steps(rel) && !cx.memory() {
                 let mut e = self.invocations.remove(at);
                 let earlier = e.call.clone();
@@ -1114,10 +1167,14 @@ impl Agent {
 /// earlier before), and the later result unless the first is kept.
 fn replace_across(rel: &Release, first_result: bool, e: &mut Invocation, later: Invocation) {
     // A reference to an output item is the later one's either way
-    // (measured on the `openai` route of 1.8.0 and 1.13.2).
-    if rel.reused_id_takes_later_call || matches!(e.call, HistoryItem::Ref(_)) {
+    // (measured on the `openai` route of 1.8.0 and 1.13.2), but for a
+    // merged step before `MERGED_STEP_TAKES_LATER_ITEM`.
+    let reference = matches!(e.call, HistoryItem::Ref(_));
+    let keeps_item = reference && rel.merged_step_keeps_earlier_item;
+    if (rel.reused_id_takes_later_call || reference) && !keeps_item {
         e.call = later.call;
     }
+    e.last = later.last;
     if !first_result {
         e.result = later.result;
         e.found = later.found;

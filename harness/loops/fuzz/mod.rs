@@ -658,7 +658,6 @@ mod tests {
             "a sub-agent called without a string prompt",
             "a sub-agent's call of a tool without execute",
             "tool arguments holding null",
-            "null arguments on google",
             "a workflow's inputData sent as text",
             "concurrent requests racing in more than",
             "a call id used twice in one step on stream() from 1.71.0",

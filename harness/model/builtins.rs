@@ -1,0 +1,241 @@
+//! What a builtin of `@mastra/core/tools` does when a model calls it: its
+//! own input schema, then its own `execute`.
+//!
+//! In: the release, the builtin's export name, the arguments as sent, and
+//! whether the call has memory options. Out: the output object Mastra sends
+//! back, a validation failure, a suspension (the loop stops for a person),
+//! or why the model does not say.
+//!
+//! The task tools keep their list in the thread state store of the agent's
+//! Mastra storage. The probe's agent belongs to no `Mastra` instance, so
+//! there is no store: every task tool answers with its "no memory" result,
+//! and `taskCheckTool` with an empty check when the call is memory-backed
+//! (a thread and a resource). Measured on 1.42.0 and 1.67.0 with and
+//! without memory (`cases/calls/builtin-calls.json`); the texts are the
+//! same in every release from 1.42.0 to 1.71.0 (1.42.0
+//! `dist/chunk-QJNGPAKF.js:7`, 1.71.0
+//! `dist/task-state-processor-BVzGSjZy.js:228`). `askUserTool` and
+//! `submitPlanTool` suspend the run (the agent loop hands them `suspend`).
+//! `webFetchTool` fetches the network and `webSearchTool` is swapped for
+//! the provider's own search: neither is modelled.
+
+use super::releases::{Release, SUBMIT_PLAN_TAKES_A_PATH};
+use crate::js::json::Json;
+use crate::js::string::JsString;
+
+/// What a builtin's call comes to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Builtin {
+    /// `execute` returned this object (its keys in the output schema's
+    /// order, which Mastra's output validation gives them).
+    Output(Json),
+    /// The input schema rejected the arguments.
+    Rejected,
+    /// `execute` suspended the run.
+    Suspends,
+}
+
+const NO_MEMORY: &str = "Task tools require agent memory (a memory-backed thread). No task was recorded. Configure the agent with Memory to use the task list.";
+const NO_TASKS: &str =
+    "No tasks found. Consider using task_write to create a task list for complex work.";
+
+const STATUSES: &[&str] = &["pending", "in_progress", "completed"];
+
+/// An input field's requirement, as the builtin's zod schema states it.
+#[derive(Clone, Copy)]
+enum Field {
+    /// `z.string().min(1)`.
+    Text,
+    /// `z.string()`.
+    AnyText,
+    /// `z.enum([...])` of the task statuses.
+    Status,
+    /// `z.array(taskItemInputSchema)`.
+    Tasks,
+    /// `z.array(optionSchema)` (`{ label: string, description?: string }`).
+    Options,
+    /// `z.enum(["single_select", "multi_select"])`.
+    SelectionMode,
+}
+
+/// The arguments as an object (an array arrives keyed by its indices), or
+/// `None` for a value that is not one.
+fn as_object(input: &Json) -> Option<Vec<(JsString, Json)>> {
+    match input {
+        Json::Object(members) => Some(members.clone()),
+        Json::Array(items) => Some(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (JsString::from(i.to_string().as_str()), v.clone()))
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+
+fn text(v: &Json, min: usize) -> bool {
+    matches!(v, Json::String(s) if s.len() >= min)
+}
+
+fn one_of(v: &Json, options: &[&str]) -> bool {
+    matches!(v, Json::String(s) if options.iter().any(|o| *s == JsString::from(*o)))
+}
+
+fn passes(field: Field, v: &Json) -> bool {
+    let object_with = |v: &Json, fields: &[(&str, Field, bool)]| match v {
+        Json::Object(_) => fields.iter().all(|(name, f, required)| match v.get(name) {
+            Some(x) => passes(*f, x),
+            None => !required,
+        }),
+        _ => false,
+    };
+    match field {
+        Field::Text => text(v, 1),
+        Field::AnyText => text(v, 0),
+        Field::Status => one_of(v, STATUSES),
+        Field::SelectionMode => one_of(v, &["single_select", "multi_select"]),
+        Field::Tasks => match v {
+            Json::Array(items) => items.iter().all(|t| {
+                object_with(
+                    t,
+                    &[
+                        ("id", Field::Text, false),
+                        ("content", Field::Text, true),
+                        ("status", Field::Status, true),
+                        ("activeForm", Field::Text, true),
+                    ],
+                )
+            }),
+            _ => false,
+        },
+        Field::Options => match v {
+            Json::Array(items) => items.iter().all(|o| {
+                object_with(
+                    o,
+                    &[
+                        ("label", Field::AnyText, true),
+                        ("description", Field::AnyText, false),
+                    ],
+                )
+            }),
+            _ => false,
+        },
+    }
+}
+
+/// Each builtin's input fields (name, requirement, required) on `rel`.
+fn schema(rel: &Release, name: &str) -> Option<&'static [(&'static str, Field, bool)]> {
+    Some(match name {
+        "taskWriteTool" => &[("tasks", Field::Tasks, true)],
+        "taskUpdateTool" => &[
+            ("id", Field::Text, true),
+            ("content", Field::Text, false),
+            ("status", Field::Status, false),
+            ("activeForm", Field::Text, false),
+        ],
+        "taskCompleteTool" => &[("id", Field::Text, true)],
+        "taskCheckTool" => &[],
+        "askUserTool" => &[
+            ("question", Field::Text, true),
+            ("options", Field::Options, false),
+            ("selectionMode", Field::SelectionMode, false),
+        ],
+        "submitPlanTool" if rel.version >= SUBMIT_PLAN_TAKES_A_PATH => {
+            &[("path", Field::AnyText, true)]
+        }
+        "submitPlanTool" => &[
+            ("title", Field::AnyText, false),
+            ("plan", Field::Text, true),
+        ],
+        _ => return None,
+    })
+}
+
+/// The task tools' empty check summary.
+fn empty_summary() -> Json {
+    let zero = || Json::int(0);
+    Json::object([
+        ("total", zero()),
+        ("completed", zero()),
+        ("inProgress", zero()),
+        ("pending", zero()),
+        ("incomplete", zero()),
+        ("hasTasks", Json::Bool(false)),
+        ("allCompleted", Json::Bool(false)),
+    ])
+}
+
+/// What a call of the builtin `name` with `input` comes to; `Err` with why
+/// the model does not say (the reason starts "a call to the builtin NAME").
+pub fn call(rel: &Release, name: &str, input: &Json, memory: bool) -> Result<Builtin, String> {
+    let unmodelled = |why: &str| Err(format!("a call to the builtin {name}: {why}"));
+    let Some(fields) = schema(rel, name) else {
+        return unmodelled("its execute reaches the network or the provider's own search");
+    };
+    let Some(members) = as_object(input) else {
+        return Ok(Builtin::Rejected);
+    };
+    let args = Json::Object(members);
+    for (field, kind, required) in fields {
+        match args.get(field) {
+            // Each release strips nullish values its own way before it
+            // validates again.
+            Some(Json::Null) => return unmodelled("an argument of its own holding null"),
+            // From 1.3.0 a JSON text is parsed where a zod schema wants an
+            // array or an object (`coerceStringifiedJsonValues`).
+            Some(Json::String(s))
+                if matches!(kind, Field::Tasks | Field::Options)
+                    && matches!(
+                        Json::parse(&s.to_lossy()),
+                        Ok(Json::Array(_) | Json::Object(_))
+                    ) =>
+            {
+                return unmodelled("an argument of its own sent as JSON text")
+            }
+            Some(v) if !passes(*kind, v) => return Ok(Builtin::Rejected),
+            None if *required => return Ok(Builtin::Rejected),
+            _ => {}
+        }
+    }
+    let given = |f: &str| args.get(f).is_some();
+    let no_memory = || {
+        Json::object([
+            ("content", Json::str(NO_MEMORY)),
+            ("tasks", Json::Array(Vec::new())),
+            ("isError", Json::Bool(true)),
+        ])
+    };
+    Ok(match name {
+        // `.refine(...)`: at least one field to change.
+        "taskUpdateTool" if !["content", "status", "activeForm"].iter().any(|f| given(f)) => {
+            Builtin::Rejected
+        }
+        "taskWriteTool" | "taskUpdateTool" | "taskCompleteTool" => Builtin::Output(no_memory()),
+        "taskCheckTool" => Builtin::Output(Json::object([
+            (
+                "content",
+                Json::str(if memory { NO_TASKS } else { NO_MEMORY }),
+            ),
+            ("tasks", Json::Array(Vec::new())),
+            ("isError", Json::Bool(!memory)),
+            ("summary", empty_summary()),
+            ("incompleteTasks", Json::Array(Vec::new())),
+        ])),
+        // Options chosen without options are refused before it suspends.
+        "askUserTool" if given("selectionMode") && !has_options(&args) => {
+            Builtin::Output(Json::object([
+                (
+                    "content",
+                    Json::str("Failed to ask user: selectionMode requires options."),
+                ),
+                ("isError", Json::Bool(true)),
+            ]))
+        }
+        _ => Builtin::Suspends,
+    })
+}
+
+fn has_options(args: &Json) -> bool {
+    matches!(args.get("options"), Some(Json::Array(items)) if !items.is_empty())
+}
