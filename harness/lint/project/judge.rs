@@ -30,6 +30,7 @@ use crate::lint::{describe, lint, KeyFinding, KeyProblem, LintInput, LintReport}
 use crate::lint::{NameFinding, Reference, Severity};
 use crate::model::rewrite::{is_valid_name, rewrite, Rewrite, MAX_NAME};
 use crate::route::Route;
+use crate::versions::spec::MastraVersion;
 
 /// The provider's rule for a function name, on the agent's route: the same
 /// per-provider patterns the judge applies to captured bodies
@@ -144,9 +145,15 @@ pub fn lint_project(project: LoadedProject, config: LintConfig) -> ProjectLint {
     }
 }
 
-fn lint_agent(agent: &ProjectAgent, project: &LoadedProject, config: &LintConfig) -> AgentLint {
-    let input = LintInput {
-        keys: agent.tools.iter().map(|t| t.key.clone()).collect(),
+/// What `lint` is given for AGENT when its tools reach the model under
+/// `keys` on `version` (`None`: the newest the model knows).
+pub(super) fn agent_input(
+    agent: &ProjectAgent,
+    keys: Vec<JsString>,
+    version: Option<MastraVersion>,
+) -> LintInput {
+    LintInput {
+        keys,
         tool_choice: agent.tool_choice.as_ref().map(|n| n.name.clone()),
         active_tools: agent
             .active_tools
@@ -155,9 +162,13 @@ fn lint_agent(agent: &ProjectAgent, project: &LoadedProject, config: &LintConfig
             .map(|n| n.name.clone())
             .collect(),
         prompt_names: Vec::new(),
-        version: Some(project.mastra),
-    };
-    let report = lint(&input);
+        version,
+    }
+}
+
+fn lint_agent(agent: &ProjectAgent, project: &LoadedProject, config: &LintConfig) -> AgentLint {
+    let keys = agent.tools.iter().map(|t| t.key.clone()).collect();
+    let report = lint(&agent_input(agent, keys, Some(project.mastra)));
     let tool_of = |key: &JsString| agent.tools.iter().find(|t| t.key == *key);
     let at_key = |key: &JsString| tool_of(key).and_then(|t| t.at.clone());
     let source_of = |key: &JsString| tool_of(key).map_or(ToolSource::Other, |t| t.source);

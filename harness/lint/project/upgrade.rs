@@ -15,10 +15,10 @@
 //! (`Zero::names_sources_by_key`) send it as KEY, so its 1.x key is
 //! built from that.
 
-use super::judge::{provider_accepts, quote};
+use super::judge::{agent_input, provider_accepts, quote};
 use super::{ProjectAgent, ToolSource};
 use crate::js::string::JsString;
-use crate::lint::{active_tools_applied, lint, KeyFinding, KeyProblem, LintInput, LintReport};
+use crate::lint::{active_tools_applied, lint, KeyFinding, KeyProblem, LintReport};
 use crate::lint::{NameFinding, Reference};
 use crate::model::releases::zero::Zero;
 use crate::versions::spec::MastraVersion;
@@ -152,19 +152,7 @@ pub fn upgrade(agent: &ProjectAgent, version: MastraVersion, now: &LintReport) -
         .iter()
         .map(|t| key_on_1x(&z, t.source, &t.key))
         .collect();
-    let input = |keys: Vec<JsString>, version| LintInput {
-        keys,
-        tool_choice: agent.tool_choice.as_ref().map(|n| n.name.clone()),
-        active_tools: agent
-            .active_tools
-            .iter()
-            .flatten()
-            .map(|n| n.name.clone())
-            .collect(),
-        prompt_names: Vec::new(),
-        version,
-    };
-    let then = lint(&input(keys_then.clone(), None));
+    let then = lint(&agent_input(agent, keys_then.clone(), None));
     let mut out = Upgrade::default();
     for (i, t) in agent.tools.iter().enumerate() {
         let (Some(f_now), Some(f_then)) = (
