@@ -15,6 +15,7 @@
 //! start, or lint could not reach it) is a finding, so that an agent whose
 //! tools are not all known is never called clean.
 
+use super::basis::{agent_input, provider_accepts, quote};
 use super::config::{Level, LintConfig};
 pub use super::rules::{Rule, RULES_URI};
 use super::upgrade::{upgrade, Upgrade};
@@ -24,22 +25,11 @@ use super::{
 };
 use crate::js::json::Json;
 use crate::js::string::JsString;
-use crate::judge::provider::NamePattern;
 use crate::lint::paint::count;
-use crate::lint::{describe, lint, KeyFinding, KeyProblem, LintInput, LintReport};
+use crate::lint::{describe, lint, KeyFinding, KeyProblem, LintReport};
 use crate::lint::{NameFinding, Reference, Severity};
 use crate::model::rewrite::{is_valid_name, rewrite, Rewrite, MAX_NAME};
 use crate::route::Route;
-use crate::versions::spec::MastraVersion;
-
-/// The provider's rule for a function name, on the agent's route: the same
-/// per-provider patterns the judge applies to captured bodies
-/// (`judge::provider::NamePattern`, each rule cited there). A model the
-/// loader could not place, or an AI SDK provider the harness has no route
-/// for, is judged by the OpenAI-compatible rule, `^[a-zA-Z0-9_-]{1,64}$`.
-pub fn provider_accepts(route: &ModelRoute, name: &JsString) -> bool {
-    NamePattern::of(route.wire_route()).accepts(name)
-}
 
 impl ModelRoute {
     /// The harness's route for this model (`openai-compatible` when unknown).
@@ -142,27 +132,6 @@ pub fn lint_project(project: LoadedProject, config: LintConfig) -> ProjectLint {
         agents,
         findings,
         suppressed,
-    }
-}
-
-/// What `lint` is given for AGENT when its tools reach the model under
-/// `keys` on `version` (`None`: the newest the model knows).
-pub(super) fn agent_input(
-    agent: &ProjectAgent,
-    keys: Vec<JsString>,
-    version: Option<MastraVersion>,
-) -> LintInput {
-    LintInput {
-        keys,
-        tool_choice: agent.tool_choice.as_ref().map(|n| n.name.clone()),
-        active_tools: agent
-            .active_tools
-            .iter()
-            .flatten()
-            .map(|n| n.name.clone())
-            .collect(),
-        prompt_names: Vec::new(),
-        version,
     }
 }
 
@@ -427,10 +396,6 @@ fn key_rule(k: &KeyFinding) -> Option<Rule> {
         KeyProblem::Crash => Rule::EmptyKey,
         KeyProblem::Dropped => Rule::Dropped,
     })
-}
-
-pub(super) fn quote(s: &JsString) -> String {
-    Json::String(s.clone()).to_compact()
 }
 
 /// The key's problem and its fix. A sub-agent or workflow is fixed where it

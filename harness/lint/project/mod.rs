@@ -19,6 +19,7 @@
 //! GitHub annotations (SARIF is `lint::sarif`). All pure: running the loader
 //! and reading files is `lint::load`.
 
+pub mod basis;
 pub mod config;
 pub mod decode;
 pub mod judge;
@@ -26,11 +27,11 @@ pub mod render;
 pub mod rules;
 pub mod upgrade;
 
+pub use basis::provider_accepts;
 pub use config::{parse_config, ConfigError, Level, LintConfig};
 pub use decode::{parse_loaded, DecodeError, LoadFailure};
 pub use judge::{
-    lint_project, provider_accepts, AgentLint, Counts, Finding, ProjectLint, Rule, Suppressed,
-    SuppressedBy,
+    lint_project, AgentLint, Counts, Finding, ProjectLint, Rule, Suppressed, SuppressedBy,
 };
 pub use render::TextStyle;
 

@@ -9,7 +9,8 @@
 //! and the summary counts; `to_github`, one workflow annotation
 //! (`::error file=F,line=L,col=C,title=RULE::MESSAGE`) per finding.
 
-use super::judge::{quote, AgentLint, Finding, ProjectLint, Suppressed};
+use super::basis::quote;
+use super::judge::{AgentLint, Finding, ProjectLint, Suppressed};
 use super::upgrade::{KeyFate, Upgrade};
 use super::{Location, McpServer, McpStatus, ModelRoute, ProjectAgent};
 use crate::js::json::Json;

@@ -15,7 +15,7 @@
 //! (`Zero::names_sources_by_key`) send it as KEY, so its 1.x key is
 //! built from that.
 
-use super::judge::{agent_input, provider_accepts, quote};
+use super::basis::{agent_input, provider_accepts, quote};
 use super::{ProjectAgent, ToolSource};
 use crate::js::string::JsString;
 use crate::lint::{active_tools_applied, lint, KeyFinding, KeyProblem, LintReport};
