@@ -35,16 +35,13 @@ pub struct Damage {
     pub what: String,
 }
 
-/// What Node says when a module it loads is cut short, missing or
-/// malformed: the words that make a load failure the install's damage
+/// What Node says when a module it loads is cut short or malformed: with
+/// `MISSING_WORDS`, the words that make a load failure the install's damage
 /// rather than the code's fault, once they come with a path inside it.
-const DAMAGE_WORDS: &[&str] = &[
+const BROKEN_WORDS: &[&str] = &[
     "SyntaxError",
     "Unexpected end of input",
     "ERR_INVALID_PACKAGE_CONFIG",
-    "ERR_MODULE_NOT_FOUND",
-    "Cannot find module",
-    "Cannot find package",
 ];
 
 /// The words of a module that is not there. Such a module is damage only
@@ -62,10 +59,13 @@ const MISSING_WORDS: &[&str] = &[
 const VIRTUAL_STORE: &str = "/node_modules/.pnpm/";
 
 /// The damage a load failure's text names, if it names some: one of
-/// `DAMAGE_WORDS` and a path inside `install` (as a path or a `file:` URL,
+/// `BROKEN_WORDS` or `MISSING_WORDS` and a path inside `install` (as a path or a `file:` URL,
 /// a `:line:column` after it dropped). Pure.
 pub fn named_damage(text: &str, install: &Path) -> Option<Damage> {
-    let word = DAMAGE_WORDS.iter().find(|w| text.contains(*w))?;
+    let word = BROKEN_WORDS
+        .iter()
+        .chain(MISSING_WORDS)
+        .find(|w| text.contains(*w))?;
     let mut roots = vec![install.display().to_string()];
     if let Ok(real) = install.canonicalize() {
         roots.push(real.display().to_string());
