@@ -129,7 +129,10 @@ fn merged_tools_on(case: &Case, zero: Option<&releases::zero::Zero>) -> Record<T
     // the same `ensureToolProperties` (1.0.4 `listTools`, 1.67.0 and 1.71.0
     // `resolveToolList`).
     let mut given = entries(&case.tools, false);
-    if let Some(servers) = src.mcp.as_deref().filter(|s| !s.is_empty()) {
+    if src.dynamic_tools && zero.is_some_and(|z| !z.dynamic_tools) {
+        // `releases::zero::DYNAMIC_TOOLS_SINCE`: the function has no keys.
+        given = Record::new();
+    } else if let Some(servers) = src.mcp.as_deref().filter(|s| !s.is_empty()) {
         given.spread_from(&sources::mcp_tools_in(servers, zero.is_some()));
     }
     // ensureToolProperties: `acc[key] = tool` over Object.keys — an own

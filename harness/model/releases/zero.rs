@@ -70,6 +70,17 @@ pub const EARLY_V5: (MastraVersion, MastraVersion) = (v(0, 20, 0), v(0, 21, 1));
 /// times on 0.21.0).
 pub const EVERY_ERROR_RETRIED: (MastraVersion, MastraVersion) = (v(0, 21, 0), v(0, 22, 2));
 
+/// An API error ends the call in a plain `Error` (`api_error`) from 0.20.2,
+/// whose model router replaced 0.20.0's own client, through the end of
+/// `EVERY_ERROR_RETRIED` (the sweep of every 0.x: every case answered by
+/// the default 400 on 0.20.2 ends in "captured", on mistral "Bad Request").
+pub const PLAIN_API_ERROR: (MastraVersion, MastraVersion) = (v(0, 20, 2), v(0, 22, 2));
+
+/// Nothing is retried on 0.20.0 and 0.20.2, not even a 500 (the sweep of
+/// every 0.x: `cases/replies/retries-on-500.json` sends one request there,
+/// three on 0.19.1 and 0.21.0).
+pub const NOTHING_RETRIED: (MastraVersion, MastraVersion) = (v(0, 20, 0), v(0, 20, 2));
+
 /// A `formatTools` failure ends the call as `AGENT_STREAM_FAILED` with the
 /// message "Unknown error", the thrown error not being read: on 0.20.0
 /// and 0.20.2 (the sweep of every 0.x: every `merge/collision-*`,
@@ -85,7 +96,8 @@ pub const HISTORY_PER_CALL: (MastraVersion, MastraVersion) = (v(0, 20, 0), v(0, 
 /// A call naming no tool ends the stream with no answer (`generate`:
 /// "promise 'text' was not resolved ..."): from the v5 loop through 0.24.6
 /// (the same sweep: `replies/call-by-unknown-name*` change at 0.24.6 to
-/// 0.24.8, "Tool X not found" after).
+/// 0.24.8, "Tool X not found" after; the sweep of every 0.x puts it at
+/// 0.24.6 to 0.24.7).
 pub const NO_TOOL_ENDS_SILENTLY: (MastraVersion, MastraVersion) = (v(0, 20, 0), v(0, 24, 6));
 
 fn within((first, last): (MastraVersion, MastraVersion), version: MastraVersion) -> bool {
@@ -116,6 +128,8 @@ pub struct Zero {
     pub sub_agent_tools: bool,
     /// `CLIENT_TOOLS_SINCE`.
     pub client_tools: bool,
+    /// `DYNAMIC_TOOLS_SINCE`.
+    pub dynamic_tools: bool,
 }
 
 impl Zero {
@@ -174,9 +188,16 @@ impl Zero {
             no_tool_ends_silently: within(NO_TOOL_ENDS_SILENTLY, version),
             sub_agent_tools: version >= SUB_AGENT_TOOLS_SINCE,
             client_tools: version >= CLIENT_TOOLS_SINCE,
+            dynamic_tools: version >= DYNAMIC_TOOLS_SINCE,
         })
     }
 }
+
+/// The first release that calls an agent's `tools` given as a function of
+/// the request context (0.9.1 `dist/chunk-H2UWWO4L.js:180`); before it the
+/// function is taken as an object with no keys: no tools (the sweep of
+/// every 0.x: `cases/sources/dynamic-tools-*` send none on 0.2.0 to 0.9.0).
+pub const DYNAMIC_TOOLS_SINCE: MastraVersion = v(0, 9, 1);
 
 /// The first release that takes a call's `clientTools` (0.8.3
 /// `dist/chunk-3DJ53HTG.js:1138`); before it they are ignored: neither
@@ -324,6 +345,9 @@ pub fn is_retryable(status: u16) -> bool {
 /// `EVERY_ERROR_RETRIED` (a scripted 400 is sent three times on 0.21.1 to
 /// 0.22.2: `cases/active-tools/*`), else the retryable ones as on 1.x.
 pub fn retryable(rel: &Release, status: u16) -> bool {
+    if rel.zero.is_some() && within(NOTHING_RETRIED, rel.version) {
+        return false;
+    }
     rel.zero.is_some_and(|z| z.every_error_retried) || is_retryable(status)
 }
 
@@ -344,7 +368,9 @@ pub fn api_error(
     if z.v5_loop && rel.version < ROUTER_PROVIDERS_SINCE {
         return Some(own_client_error(route, status, body));
     }
-    rel.zero.filter(|z| z.every_error_retried)?;
+    if !within(PLAIN_API_ERROR, rel.version) {
+        return None;
+    }
     let message = match route {
         Route::Mistral => reason_phrase(status)?,
         _ => "captured",
