@@ -8,7 +8,7 @@
 //! and the sweep): each names the first release that has it and what
 //! measured it. The 1.x switches in `releases` keep their meaning on 0.x,
 //! where every one of them is before its boundary, with two exceptions
-//! taken here: `activeTools` (applied on 0.21.0 to 0.24.9) and
+//! taken here: `activeTools` (applied on 0.20.0 to 0.24.9) and
 //! `formatTools` (absent before 0.13.2).
 
 use super::Release;
