@@ -233,6 +233,7 @@ pub fn projection_parsed(
         requests.push(
             RequestView::on(case.route, body)
                 .with_uuids_redacted()
+                .with_step_times_zeroed()
                 .with_validation_normalised(),
         );
     }

@@ -215,6 +215,17 @@ impl RequestView {
         self
     }
 
+    /// The view with each tool result's step times zeroed
+    /// (`zero_step_times_within`).
+    pub fn with_step_times_zeroed(mut self) -> RequestView {
+        for item in &mut self.history {
+            if let HistoryItem::Result { content, .. } = item {
+                zero_step_times_within(content);
+            }
+        }
+        self
+    }
+
     /// The view with each tool result that reports rejected arguments in
     /// its normalised form (`normalise_validation`).
     pub fn with_validation_normalised(mut self) -> RequestView {
@@ -348,11 +359,21 @@ pub fn normalise_validation(content: &mut Json) {
     }
 }
 
-/// `report` normalised in place, when it is a validation report.
+/// `report` normalised in place, when it is a validation report, or the
+/// AI SDK v5 output object `{"type":"json","value":REPORT}` that 0.20.0's
+/// own client sends in its place (`model::steps::zero::own_client_output`).
 fn normalise_report(report: &mut Json) -> bool {
     let Json::Object(members) = report else {
         return false;
     };
+    if let [(t, Json::String(kind)), (v, value)] = members.as_mut_slice() {
+        if *t == JsString::from("type")
+            && *kind == JsString::from("json")
+            && *v == JsString::from("value")
+        {
+            return normalise_report(value);
+        }
+    }
     let member = |name: &str| members.iter().position(|(k, _)| *k == JsString::from(name));
     let is_error = member("error").is_some_and(|i| members[i].1 == Json::Bool(true));
     let (Some(m), Some(v), true) = (member("message"), member("validationErrors"), is_error) else {
@@ -415,6 +436,63 @@ pub fn redact_uuids_within(v: &mut Json) {
             .for_each(|(_, item)| redact_uuids_within(item)),
         _ => {}
     }
+}
+
+/// The keys under which a 0.x workflow run's result gives each step's
+/// start and end (milliseconds since the epoch), which differ from run to
+/// run and say nothing of what was sent.
+const STEP_TIMES: [&str; 2] = ["startedAt", "endedAt"];
+
+/// Every `"startedAt":N` and `"endedAt":N` within `v` with N written 0: in
+/// a result's text, and as the member of an object on Gemini's route.
+pub fn zero_step_times_within(v: &mut Json) {
+    match v {
+        Json::String(text) => *text = zero_step_times(text),
+        Json::Array(items) => items.iter_mut().for_each(zero_step_times_within),
+        Json::Object(members) => {
+            for (key, item) in members.iter_mut() {
+                let timed = STEP_TIMES.iter().any(|k| *key == JsString::from(*k));
+                if timed && matches!(item, Json::Number(_)) {
+                    *item = Json::Number("0".to_string());
+                } else {
+                    zero_step_times_within(item);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `text` with the digits after each `"startedAt":` and `"endedAt":`
+/// written 0.
+pub fn zero_step_times(text: &JsString) -> JsString {
+    let units = text.units();
+    let keys: Vec<Vec<u16>> = STEP_TIMES
+        .iter()
+        .map(|k| format!("\"{k}\":").encode_utf16().collect())
+        .collect();
+    let digit = |u: u16| (0x30..=0x39).contains(&u);
+    let mut out = JsString::new();
+    let mut i = 0;
+    while i < units.len() {
+        match keys.iter().find(|k| units[i..].starts_with(k)) {
+            Some(k) if units.get(i + k.len()).is_some_and(|&u| digit(u)) => {
+                for &u in k {
+                    out.push_unit(u);
+                }
+                out.push_str("0");
+                i += k.len();
+                while units.get(i).is_some_and(|&u| digit(u)) {
+                    i += 1;
+                }
+            }
+            _ => {
+                out.push_unit(units[i]);
+                i += 1;
+            }
+        }
+    }
+    out
 }
 
 /// `text` with each UUID (8-4-4-4-12 hex digits, not inside a longer run
@@ -545,6 +623,22 @@ mod tests {
         assert_eq!(without_stack(&with).to_lossy(), "Tool nope not found");
         let plain = JsString::from("Error: Two or more tools\nsecond line");
         assert_eq!(without_stack(&plain), plain);
+    }
+
+    #[test]
+    fn step_times_are_zeroed_in_text_and_in_objects() {
+        let text =
+            JsString::from(r#"{"startedAt":1796181705842,"status":"success","endedAt":17,"n":5}"#);
+        assert_eq!(
+            zero_step_times(&text).to_lossy(),
+            r#"{"startedAt":0,"status":"success","endedAt":0,"n":5}"#
+        );
+        let mut object = Json::parse(r#"{"a":{"startedAt":12,"x":3},"endedAt":"later"}"#).unwrap();
+        zero_step_times_within(&mut object);
+        assert_eq!(
+            object.to_compact(),
+            r#"{"a":{"startedAt":0,"x":3},"endedAt":"later"}"#
+        );
     }
 
     /// 0.x's report ("Tool validation failed") is normalised as 1.x's is.

@@ -96,6 +96,17 @@ export function legacyOf(version, coreDependencies, agentModule) {
         }
         return { model: m.make(mod, url) };
       }
+      if (route === 'openai-compatible' && before(version, '0.20.2')) {
+        // Mastra's own OpenAI-compatible client posts to the model's `url`
+        // itself, the whole endpoint (0.20.0 dist/chunk-AND6J5LG.js:1548
+        // and :1622), not a base below which it adds the path.
+        return { model: { ...modelFor(route, url), url: `${url}/chat/completions` } };
+      }
+      if (route === 'openai-compatible' && before(version, '0.21.0')) {
+        return {
+          reason: `@mastra/core ${version} sends a { id, url } model to the provider its id names, not to its url (the model router reads a url from 0.21.0: dist/chunk-VNVHOWW4.js:2032)`,
+        };
+      }
       const sdk = ROUTER_SDK[route];
       if (sdk && !(sdk[0] in deps)) {
         return {
@@ -139,14 +150,23 @@ export function legacyOf(version, coreDependencies, agentModule) {
       return { client: mcp, tools: await list() };
     },
 
-    /** The storage memory keeps its thread in: @mastra/libsql, or the core's own before it. */
+    /**
+     * The storage memory keeps its thread in: @mastra/libsql, or the core's
+     * own where the install has none. Before @mastra/libsql existed the core
+     * carried a libsql store; where no @mastra/libsql release fits the core
+     * (0.10.1, 0.13.0, 0.14.x, 0.22.x: versions/extras.rs), the core's
+     * in-memory one is what a user of that release has (`InMemoryStore`,
+     * 0.22.0 dist/storage/index.js:1453; `MockStore` its older name, 0.10.1
+     * dist/storage/index.js:6).
+     */
     async storage(lib, url) {
       try {
         const { LibSQLStore } = await lib.importPackage('@mastra/libsql');
         return new LibSQLStore({ id: 'mastra-conform', url });
       } catch {
         const core = await lib.importPackage('@mastra/core/storage');
-        const Store = core.LibSQLStore ?? core.DefaultStorage ?? core.MastraStorageLibSql;
+        const Store =
+          core.LibSQLStore ?? core.DefaultStorage ?? core.MastraStorageLibSql ?? core.InMemoryStore ?? core.MockStore;
         if (typeof Store !== 'function')
           throw new Error('neither @mastra/libsql nor a storage in @mastra/core/storage');
         return new Store({ config: { url }, url });

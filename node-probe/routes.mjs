@@ -61,6 +61,7 @@ export const ROUTES = {
     router: true,
     apiKeyVar: 'MISTRAL_API_KEY',
     baseUrlVar: 'MISTRAL_BASE_URL',
+    endpoint: '/chat/completions',
     bases: ['http://mistral.route.invalid/v1', 'https://api.mistral.ai/v1'],
   },
   groq: {
@@ -68,6 +69,7 @@ export const ROUTES = {
     router: true,
     apiKeyVar: 'GROQ_API_KEY',
     baseUrlVar: 'GROQ_BASE_URL',
+    endpoint: '/chat/completions',
     bases: ['http://groq.route.invalid/v1', 'https://api.groq.com/openai/v1'],
   },
 };
@@ -109,8 +111,12 @@ export function modelFor(route, url) {
  */
 export function destination(route, caseUrl, requested) {
   if (requested === caseUrl || requested.startsWith(`${caseUrl}/`)) return requested;
-  for (const base of ROUTES[route]?.bases ?? []) {
+  const r = ROUTES[route];
+  for (const base of r?.bases ?? []) {
     if (requested.startsWith(`${base}/`)) return caseUrl + requested.slice(base.length);
+    // @mastra/core 0.20.0 reads the base-URL variable as the whole endpoint
+    // (dist/chunk-AND6J5LG.js:1143), so it posts to the sentinel itself.
+    if (requested === base && r.endpoint) return caseUrl + r.endpoint;
   }
   return null;
 }

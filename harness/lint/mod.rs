@@ -127,7 +127,7 @@ pub struct LintInput {
     /// The `@mastra/core` release to judge for (none: the latest behaviour
     /// the model knows). Two things depend on it: `formatTools` (absent
     /// before 0.13.2, where every key is sent as registered) and
-    /// `activeTools` (applied on 0.21.0 to 0.24.9 and from 1.1.0, ignored
+    /// `activeTools` (applied on 0.20.0 to 0.24.9 and from 1.1.0, ignored
     /// elsewhere, so its names break nothing there).
     pub version: Option<MastraVersion>,
 }

@@ -129,8 +129,11 @@ fn merged_tools_on(case: &Case, zero: Option<&releases::zero::Zero>) -> Record<T
     // the same `ensureToolProperties` (1.0.4 `listTools`, 1.67.0 and 1.71.0
     // `resolveToolList`).
     let mut given = entries(&case.tools, false);
-    if let Some(servers) = src.mcp.as_deref().filter(|s| !s.is_empty()) {
-        given.spread_from(&sources::mcp_tools(servers));
+    if src.dynamic_tools && zero.is_some_and(|z| !z.dynamic_tools) {
+        // `releases::zero::DYNAMIC_TOOLS_SINCE`: the function has no keys.
+        given = Record::new();
+    } else if let Some(servers) = src.mcp.as_deref().filter(|s| !s.is_empty()) {
+        given.spread_from(&sources::mcp_tools_in(servers, zero.is_some()));
     }
     // ensureToolProperties: `acc[key] = tool` over Object.keys — an own
     // "__proto__" key is lost to the setter here.
@@ -260,7 +263,10 @@ pub fn call_target(case: &Case, name: &JsString) -> Option<CallTarget> {
 pub fn predict(case: &Case, version: MastraVersion) -> Prediction {
     let version = version.release();
     let rel = Release::of(version);
-    if let Some(reason) = releases::zero::no_agent(&rel) {
+    if let Some(reason) = releases::zero::no_agent(&rel)
+        .or_else(|| releases::zero::route_reason(&rel, case.route))
+        .or_else(|| steps::zero::install_reason(case, &rel))
+    {
         return Prediction::Projection(Projection::not_applicable(reason));
     }
     if !rel.is_modelled() {
@@ -342,7 +348,7 @@ fn error_before_requests(
     }
     format_tools(tools).err().map(|e| {
         if let Some(z) = &rel.zero {
-            return releases::zero::format_error(z, &e);
+            return releases::zero::format_error(z, rel.version, &e);
         }
         let cause = match e {
             FormatError::Collision { .. } => Some("AGENT_TOOL_NAME_COLLISION"),

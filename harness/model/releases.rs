@@ -473,9 +473,11 @@ impl Release {
             responses_reused_id_first_item: within(RESPONSES_REUSED_ID_FIRST_ITEM, version),
             stream_reused_id_first_item: version >= STREAM_REUSED_ID_FIRST_ITEM,
             sub_agent_promptless_throws: within(SUB_AGENT_PROMPTLESS_THROWS, version),
-            reused_id_merges_steps: version.major == 1
-                && (version < REUSED_ID_TAKES_LATER_CALL || version >= REUSED_ID_MERGES_STEPS),
-            merged_step_keeps_earlier_item: version.major == 1
+            reused_id_merges_steps: (version.major == 1
+                && (version < REUSED_ID_TAKES_LATER_CALL || version >= REUSED_ID_MERGES_STEPS))
+                || zero.is_some_and(|z| z.merges_reused_steps()),
+            merged_step_keeps_earlier_item: (version.major == 1
+                || zero.is_some_and(|z| z.merges_reused_steps()))
                 && version < MERGED_STEP_TAKES_LATER_ITEM,
             empty_arguments_take_later: version >= EMPTY_ARGUMENTS_TAKE_LATER,
             stream_reused_id_runs_once: version >= STREAM_REUSED_ID_RUNS_ONCE,

@@ -81,13 +81,21 @@ fn registered_tools(
     out
 }
 
-/// `MCPClient.listTools()` over the case's servers.
-pub(super) fn mcp_tools(servers: &[McpServer]) -> Record<ToolValue> {
+/// `MCPClient.listTools()` over the case's servers; with `arrival`, the
+/// servers' tools joined in the order the case lists them, as 0.x's `@mastra/mcp` adds each server's tools when its
+/// listing arrives (`steps::zero::mcp_orders` gives every order), rather
+/// than in `Object.keys` order of the servers object.
+pub(super) fn mcp_tools_in(servers: &[McpServer], arrival: bool) -> Record<ToolValue> {
     // The servers object is built with Object.fromEntries by the probe, as a
     // literal would be: own keys, index-like names first.
     let configs = Record::from_entries(servers.iter().map(|s| (s.name.clone(), s.tools.clone())));
+    let in_order: Vec<(&JsString, &Vec<JsString>)> = if arrival {
+        servers.iter().map(|s| (&s.name, &s.tools)).collect()
+    } else {
+        configs.entries()
+    };
     let mut connected = Record::new();
-    for (server, names) in configs.entries() {
+    for (server, names) in in_order {
         let mut listed: Record<()> = Record::new();
         for name in names.iter().filter(|n| !n.is_empty()) {
             listed.assign(name.clone(), ());
@@ -299,7 +307,7 @@ mod tests {
         // "__proto__" and "" are never listed, "_" + "_" + "proto__" is the
         // key "__proto__" and is lost to the setter, server "2" comes first.
         assert_eq!(
-            keys(&mcp_tools(&servers)),
+            keys(&mcp_tools_in(&servers, false)),
             ["2_x", "s_0", "s_1", "s_b", "s_a b"]
         );
     }

@@ -780,6 +780,7 @@ impl Cx<'_> {
                 Resolved::Stop => continue,
             };
             agent.working_memory.note(&call.name, r);
+            let content = zero::own_client_output(self.rel, content);
             let mut invocation = Invocation {
                 step: agent.step,
                 id: call.id.clone(),
@@ -945,9 +946,14 @@ impl Agent {
                 }
                 Reply::ToolCalls(calls) => return Sent::Calls(calls),
                 Reply::Text(text) => return Sent::Ended(Ending::Answer(text)),
-                Reply::Error { status, .. } => {
+                Reply::Error { status, body } => {
                     return Sent::Ended(
-                        match super::releases::zero::api_error(cx.rel, cx.case.route, status) {
+                        match super::releases::zero::api_error(
+                            cx.rel,
+                            cx.case.route,
+                            status,
+                            body.as_ref(),
+                        ) {
                             Some(e) => Ending::Error(e),
                             None => Ending::ApiError(status),
                         },
@@ -1126,17 +1132,6 @@ impl Agent {
             }
         };
         if self.invocations[at].last != invocation.step {
-            if super::releases::zero::reused_id_moves_across_steps(rel) && !cx.memory() {
-                let mut e = self.invocations.remove(at);
-                let earlier = e.call.clone();
-                replace_across(rel, first_result, &mut e, invocation);
-                // A reference stays the earlier item's (0.24.9 `@openai`).
-                if matches!(earlier, HistoryItem::Ref(_)) {
-                    e.call = earlier;
-                }
-                self.invocations.push(e);
-                return;
-            }
             replace_across(rel, first_result, &mut self.invocations[at], invocation);
             return;
         }

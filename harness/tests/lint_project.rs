@@ -1737,7 +1737,7 @@ fn lint_project_on_0_12_1_judges_keys_as_sent_and_gives_the_upgrade_view() {
     );
     assert_eq!(
         agent["notes"][0],
-        "activeTools is ignored by @mastra/core 0.12.1 (applied on 0.21.0 to 0.24.9 and from 1.1.0)"
+        "activeTools is ignored by @mastra/core 0.12.1 (applied on 0.20.0 to 0.24.9 and from 1.1.0)"
     );
     assert_eq!(
         upgrade_keys(agent),

@@ -8,7 +8,7 @@
 //! and the sweep): each names the first release that has it and what
 //! measured it. The 1.x switches in `releases` keep their meaning on 0.x,
 //! where every one of them is before its boundary, with two exceptions
-//! taken here: `activeTools` (applied on 0.21.0 to 0.24.9) and
+//! taken here: `activeTools` (applied on 0.20.0 to 0.24.9) and
 //! `formatTools` (absent before 0.13.2).
 
 use super::Release;
@@ -36,12 +36,13 @@ pub const AGENT_SINCE: MastraVersion = v(0, 2, 0);
 /// on 0.13.1 and 0.13.2, every `merge/collision-*` and `js/empty-key-*`).
 pub const FORMAT_TOOLS_SINCE: MastraVersion = v(0, 13, 2);
 
-/// `activeTools` filters the tools sent, by sent name: first in 0.21.0 as
-/// measured (`bisect cases/active-tools/order-is-the-tools-order.json
-/// --good 0.12.1 --bad 0.21.1`: 0.19.1 ignores it; 0.20.0 and 0.20.2 are not
-/// probed, docs/0x.md says why). A call of a tool it hides still runs
-/// (`cases/replies/call-hidden-by-activetools.json` on 0.21.1 and 0.24.9).
-pub const ACTIVE_TOOLS_SINCE: MastraVersion = v(0, 21, 0);
+/// `activeTools` filters the tools sent, by sent name: from the v5 loop
+/// (`bisect cases/active-tools/order-is-the-tools-order.json --good 0.12.1
+/// --bad 0.21.1`: 0.19.1 ignores it; the sweep of every 0.x: every
+/// `active-tools/*` case on 0.20.0 and 0.20.2 as on 0.21.0). A call of a
+/// tool it hides still runs (`cases/replies/call-hidden-by-activetools.json`
+/// on 0.21.1 and 0.24.9).
+pub const ACTIVE_TOOLS_SINCE: MastraVersion = v(0, 20, 0);
 
 /// The last 0.x release; 1.0.4 ignores `activeTools` until
 /// `releases::ACTIVE_TOOLS_APPLIED` (`bisect
@@ -61,12 +62,31 @@ pub const V5_LOOP_SINCE: MastraVersion = v(0, 20, 0);
 /// sweep's (docs/0x.md, "Boundaries measured").
 pub const EARLY_V5: (MastraVersion, MastraVersion) = (v(0, 20, 0), v(0, 21, 1));
 
-/// Every API error retried twice and ended in a plain `Error`: from the v5
-/// loop through 0.22.2 (`sweep --versions 0.21.1,0.22.0,...,0.24.9 --route
+/// Every API error retried twice and ended in a plain `Error`: 0.21.0
+/// through 0.22.2 (`sweep --versions 0.21.1,0.22.0,...,0.24.9 --route
 /// openai-compatible`, docs/figures/sweep-0x.md: `active-tools/*` send the
 /// scripted 400 three times and end in "captured" on 0.22.0 and 0.22.2,
-/// once on 0.23.1).
-pub const EVERY_ERROR_RETRIED: (MastraVersion, MastraVersion) = (v(0, 20, 0), v(0, 22, 2));
+/// once on 0.23.1; the sweep of every 0.x: once on 0.20.0 and 0.20.2, three
+/// times on 0.21.0).
+pub const EVERY_ERROR_RETRIED: (MastraVersion, MastraVersion) = (v(0, 21, 0), v(0, 22, 2));
+
+/// An API error ends the call in a plain `Error` (`api_error`) from 0.20.2,
+/// whose model router replaced 0.20.0's own client, through the end of
+/// `EVERY_ERROR_RETRIED` (the sweep of every 0.x: every case answered by
+/// the default 400 on 0.20.2 ends in "captured", on mistral "Bad Request").
+pub const PLAIN_API_ERROR: (MastraVersion, MastraVersion) = (v(0, 20, 2), v(0, 22, 2));
+
+/// Nothing is retried on 0.20.0 and 0.20.2, not even a 500 (the sweep of
+/// every 0.x: `cases/replies/retries-on-500.json` sends one request there,
+/// three on 0.19.1 and 0.21.0).
+pub const NOTHING_RETRIED: (MastraVersion, MastraVersion) = (v(0, 20, 0), v(0, 20, 2));
+
+/// A `formatTools` failure ends the call as `AGENT_STREAM_FAILED` with the
+/// message "Unknown error", the thrown error not being read: on 0.20.0
+/// and 0.20.2 (the sweep of every 0.x: every `merge/collision-*`,
+/// `report/collision-*` and `js/empty-key-*` case; 0.21.0 gives the error's
+/// stack, `Error: Two or more tools ...`).
+pub const FORMAT_ERROR_UNKNOWN: (MastraVersion, MastraVersion) = (v(0, 20, 0), v(0, 20, 2));
 
 /// History written call by call (each call, then its result): from the v5
 /// loop through 0.24.2 (the same sweep: `replies/parallel-calls` changes at
@@ -76,7 +96,8 @@ pub const HISTORY_PER_CALL: (MastraVersion, MastraVersion) = (v(0, 20, 0), v(0, 
 /// A call naming no tool ends the stream with no answer (`generate`:
 /// "promise 'text' was not resolved ..."): from the v5 loop through 0.24.6
 /// (the same sweep: `replies/call-by-unknown-name*` change at 0.24.6 to
-/// 0.24.8, "Tool X not found" after).
+/// 0.24.8, "Tool X not found" after; the sweep of every 0.x puts it at
+/// 0.24.6 to 0.24.7).
 pub const NO_TOOL_ENDS_SILENTLY: (MastraVersion, MastraVersion) = (v(0, 20, 0), v(0, 24, 6));
 
 fn within((first, last): (MastraVersion, MastraVersion), version: MastraVersion) -> bool {
@@ -103,6 +124,12 @@ pub struct Zero {
     pub history_per_call: bool,
     /// `NO_TOOL_ENDS_SILENTLY`.
     pub no_tool_ends_silently: bool,
+    /// `SUB_AGENT_TOOLS_SINCE`.
+    pub sub_agent_tools: bool,
+    /// `CLIENT_TOOLS_SINCE`.
+    pub client_tools: bool,
+    /// `DYNAMIC_TOOLS_SINCE`.
+    pub dynamic_tools: bool,
 }
 
 impl Zero {
@@ -125,6 +152,27 @@ impl Zero {
         !self.v5_loop || self.sources_by_key
     }
 
+    /// Whether a call id used again in a later step merges that step into
+    /// the message holding the id's invocation, as 1.x does from
+    /// `releases::REUSED_ID_MERGES_STEPS`: on the v5 loop. `MessageList.add`
+    /// appends an assistant message to the latest one, a part of a known
+    /// call id being an anchor whose invocation takes the later result and
+    /// keeps its name, and `addPartsToLatestMessage` places each other part
+    /// by the anchors (0.21.1 `dist/chunk-T3PBU7JK.js:1446` and `:1577`). So
+    /// the invocation stays where it was and a new call ahead of it in the
+    /// step goes in ahead of it. Found by the fuzzer on 0.21.1, seed 1:
+    /// case 623 (`cases/zero/reused-id-in-a-later-step-moves-to-the-end.json`,
+    /// `call_2`'s result ahead of `call_1`'s), case 56, with memory
+    /// (`cases/zero/reused-id-in-a-later-step-with-memory-stays-in-place.json`),
+    /// case 452, two calls of one MCP tool and the next step's reuse of the
+    /// first id under another tool's name, still written under the first
+    /// name, in place (`cases/zero/reused-id-alone-in-a-later-step-keeps-its-place-and-name.json`).
+    /// On the `openai` route the merged call still refers to its earlier
+    /// output item, as 1.x before `releases::MERGED_STEP_TAKES_LATER_ITEM`.
+    pub fn merges_reused_steps(&self) -> bool {
+        self.v5_loop
+    }
+
     /// The switches of `version`, or `None` on 1.x.
     pub fn of(version: MastraVersion) -> Option<Zero> {
         if version.major != 0 {
@@ -138,8 +186,84 @@ impl Zero {
             every_error_retried: within(EVERY_ERROR_RETRIED, version),
             history_per_call: within(HISTORY_PER_CALL, version),
             no_tool_ends_silently: within(NO_TOOL_ENDS_SILENTLY, version),
+            sub_agent_tools: version >= SUB_AGENT_TOOLS_SINCE,
+            client_tools: version >= CLIENT_TOOLS_SINCE,
+            dynamic_tools: version >= DYNAMIC_TOOLS_SINCE,
         })
     }
+}
+
+/// The first release that calls an agent's `tools` given as a function of
+/// the request context (0.9.1 `dist/chunk-H2UWWO4L.js:180`); before it the
+/// function is taken as an object with no keys: no tools (the sweep of
+/// every 0.x: `cases/sources/dynamic-tools-*` send none on 0.2.0 to 0.9.0).
+pub const DYNAMIC_TOOLS_SINCE: MastraVersion = v(0, 9, 1);
+
+/// The first release that takes a call's `clientTools` (0.8.3
+/// `dist/chunk-3DJ53HTG.js:1138`); before it they are ignored: neither
+/// sent nor found (the sweep of every 0.x: every `clientTools` case on
+/// 0.2.0 to 0.8.2 sends the agent's tools alone).
+pub const CLIENT_TOOLS_SINCE: MastraVersion = v(0, 8, 3);
+
+/// The first release whose agent offers its sub-agents as tools
+/// (`getAgentTools`, 0.21.1 `dist/chunk-HBJVAMCS.js:872`): on 0.21.0 and
+/// earlier a sub-agent is no tool, on the v5 loop as on the v4 one (the
+/// sweep of every 0.x: every `sources/sub-agent-*` and `calls/sub-agent-*`
+/// case sends no tools on 0.21.0, `a` on 0.21.1).
+pub const SUB_AGENT_TOOLS_SINCE: MastraVersion = v(0, 21, 1);
+
+/// The first release whose `generate` wraps the AI SDK's error in a
+/// `MastraError` of id `LLM_GENERATE_TEXT_AI_SDK_EXECUTION_FAILED` (0.10.5
+/// `dist/chunk-YDGX5LRI.js:242`); 0.10.3 (0.10.4 is not served) and every
+/// earlier release end in the AI SDK's error itself, without an id (the
+/// sweep of every 0.x: `cases/calls/reused-call-id-naming-no-tool.json`
+/// and every `replies/call-by-*` on `generate`).
+pub const GENERATE_ERROR_ID_SINCE: MastraVersion = v(0, 10, 5);
+
+/// The first release that exports `createWorkflow` from
+/// `@mastra/core/workflows`, which the probe builds a case's workflows
+/// with; before it a case with workflows is not applicable (the sweep:
+/// 0.9.4 lacks it, 0.10.1 has it).
+pub const CREATE_WORKFLOW_SINCE: MastraVersion = v(0, 10, 1);
+
+/// The first release whose core bundles the AI SDK v5 providers a router
+/// string for `openai`, `anthropic` or `google` reaches its provider's
+/// own API through (`@ai-sdk/openai-v5` and the others in its
+/// `package.json` dependencies: absent from 0.20.0, present from 0.20.2).
+/// Before it, such a string goes through Mastra's own OpenAI-compatible
+/// client (0.20.0 `dist/chunk-AND6J5LG.js:1359`), no wire of those routes.
+pub const ROUTER_PROVIDERS_SINCE: MastraVersion = v(0, 20, 2);
+
+/// The first release whose model router sends a `{ id, url }` model to its
+/// `url` (0.21.0 `dist/chunk-VNVHOWW4.js:2032`). 0.20.2's router reads no
+/// url and sends it to the provider its id names (`dist/chunk-BZ6BIHLE.js:1352`;
+/// observed: `cases/report/*` on 0.20.2 sent to the OpenAI Responses API),
+/// so the `openai-compatible` route has no wire there; 0.20.0's own client
+/// posts to the url itself, the whole endpoint (`:1548`).
+pub const MODEL_URL_SINCE: MastraVersion = v(0, 21, 0);
+
+/// Why no case applies to `rel`'s version on `route`, where that release
+/// cannot name a model on it: the router routes on the v5 loop before
+/// `ROUTER_PROVIDERS_SINCE`, and `openai-compatible` from it until
+/// `MODEL_URL_SINCE` (`node-probe/legacy.mjs` says the same).
+pub fn route_reason(rel: &Release, route: Route) -> Option<String> {
+    let z = rel.zero?;
+    let version = rel.version;
+    let routed = matches!(route, Route::OpenAi | Route::Anthropic | Route::Google);
+    if z.v5_loop && version < ROUTER_PROVIDERS_SINCE && routed {
+        return Some(format!(
+            "@mastra/core {version} sends a \"{}/...\" model through its OpenAI-compatible client",
+            route.name()
+        ));
+    }
+    if (ROUTER_PROVIDERS_SINCE..MODEL_URL_SINCE).contains(&version)
+        && route == Route::OpenAiCompatible
+    {
+        return Some(format!(
+            "@mastra/core {version} sends a {{ id, url }} model to the provider its id names, not to its url"
+        ));
+    }
+    None
 }
 
 /// Why no case applies to `rel`'s version, on the releases without an
@@ -157,11 +281,14 @@ pub fn no_agent(rel: &Release) -> Option<String> {
 /// `AGENT_STREAM_FAILED` for `generate` too (which runs the stream), the
 /// message being the thrown error's stack, whose first line is
 /// `NAME: MESSAGE` (the frames are not compared: `projection::without_stack`).
-pub fn format_error(z: &Zero, e: &FormatError) -> ErrorView {
+pub fn format_error(z: &Zero, version: MastraVersion, e: &FormatError) -> ErrorView {
     let message = e.message();
     let (id, message) = match (z.v5_loop, e) {
         (false, FormatError::Collision { .. }) => (Some("AGENT_TOOL_NAME_COLLISION"), message),
         (false, FormatError::EmptyKey) => (None, message),
+        (true, _) if within(FORMAT_ERROR_UNKNOWN, version) => {
+            (Some("AGENT_STREAM_FAILED"), JsString::from("Unknown error"))
+        }
         (true, FormatError::Collision { .. }) => (
             Some("AGENT_STREAM_FAILED"),
             JsString::from("Error: ").concat(&message),
@@ -218,6 +345,9 @@ pub fn is_retryable(status: u16) -> bool {
 /// `EVERY_ERROR_RETRIED` (a scripted 400 is sent three times on 0.21.1 to
 /// 0.22.2: `cases/active-tools/*`), else the retryable ones as on 1.x.
 pub fn retryable(rel: &Release, status: u16) -> bool {
+    if rel.zero.is_some() && within(NOTHING_RETRIED, rel.version) {
+        return false;
+    }
     rel.zero.is_some_and(|z| z.every_error_retried) || is_retryable(status)
 }
 
@@ -228,8 +358,19 @@ pub fn retryable(rel: &Release, status: u16) -> bool {
 /// on mistral, whose error handler does not read the listener's document
 /// and gives the status's reason phrase ("Bad Request" for the default
 /// 400: every case `@mistral` on 0.21.1).
-pub fn api_error(rel: &Release, route: Route, status: u16) -> Option<ErrorView> {
-    rel.zero.filter(|z| z.every_error_retried)?;
+pub fn api_error(
+    rel: &Release,
+    route: Route,
+    status: u16,
+    body: Option<&Json>,
+) -> Option<ErrorView> {
+    let z = rel.zero?;
+    if z.v5_loop && rel.version < ROUTER_PROVIDERS_SINCE {
+        return Some(own_client_error(route, status, body));
+    }
+    if !within(PLAIN_API_ERROR, rel.version) {
+        return None;
+    }
     let message = match route {
         Route::Mistral => reason_phrase(status)?,
         _ => "captured",
@@ -239,6 +380,36 @@ pub fn api_error(rel: &Release, route: Route, status: u16) -> Option<ErrorView> 
         message: JsString::from(message),
         cause_code: None,
     })
+}
+
+/// The error Mastra's own OpenAI-compatible client ends an API error in on
+/// 0.20.0, every route's model going through it: `OpenAI-compatible API
+/// error: STATUS - TEXT`, the text being the reply's body (0.20.0
+/// `dist/chunk-AND6J5LG.js:1633`; the sweep of every 0.x: every case
+/// answered by the default 400 on 0.20.0). The default body is the
+/// listener's error document for the route (`observe::wire::error_body`,
+/// which the model may not import: written here again for the routes 0.20.0
+/// runs on).
+fn own_client_error(route: Route, status: u16, body: Option<&Json>) -> ErrorView {
+    let captured = || Json::str("captured");
+    let default = match route {
+        Route::Mistral => Json::object([
+            ("object", Json::str("error")),
+            ("message", captured()),
+            ("type", Json::str("invalid_request_error")),
+            ("param", Json::Null),
+            ("code", Json::Null),
+        ]),
+        _ => Json::object([("error", Json::object([("message", captured())]))]),
+    };
+    let text = body.cloned().unwrap_or(default).to_compact();
+    let mut message = JsString::from(format!("OpenAI-compatible API error: {status} - ").as_str());
+    message = message.concat(&JsString::from(text.as_str()));
+    ErrorView {
+        id: None,
+        message,
+        cause_code: None,
+    }
 }
 
 /// The HTTP reason phrase of the statuses the listener answers with.
@@ -275,20 +446,6 @@ pub fn finds_by_id(rel: &Release) -> bool {
 /// as 1.x before it.
 pub fn history_per_call(rel: &Release) -> bool {
     rel.zero.is_some_and(|z| z.history_per_call)
-}
-
-/// Whether a call id used again in a later step moves its invocation to
-/// the end of the history (1.x replaces it in place): on the v5 loop
-/// (found by the fuzzer on 0.21.1, seed 1 case 623;
-/// `cases/zero/reused-id-in-a-later-step-moves-to-the-end.json` on 0.21.1
-/// and 0.24.9, every route: `call_2`'s result ahead of `call_1`'s in the
-/// third request; on the `openai` route of 0.24.9 the moved call still
-/// refers to its earlier output item). The v4 loop keeps both
-/// (`merges_call_ids`). With memory options the invocation is replaced in
-/// place, as on 1.x (found by the fuzzer on 0.21.1, seed 1 case 56:
-/// `cases/zero/reused-id-in-a-later-step-with-memory-stays-in-place.json`).
-pub fn reused_id_moves_across_steps(rel: &Release) -> bool {
-    rel.zero.is_some_and(|z| z.v5_loop)
 }
 
 /// Whether a call id used again replaces the earlier invocation: not on
