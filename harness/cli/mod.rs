@@ -465,6 +465,7 @@ mod tests {
                 },
                 out: "docs/figures/sweep.md".into(),
                 from: None,
+                all_diffs: false,
                 report: JsonReportArgs {
                     json: Some("s.json".into())
                 },

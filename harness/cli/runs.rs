@@ -209,6 +209,10 @@ pub struct SweepArgs {
     /// observation judged again by today's model.
     #[arg(long, conflicts_with_all = ["cases", "versions", "route"])]
     pub from: Option<PathBuf>,
+    /// Every change's diff in the Markdown record, not only the first few
+    /// of each boundary.
+    #[arg(long)]
+    pub all_diffs: bool,
     #[command(flatten)]
     pub report: JsonReportArgs,
     #[command(flatten)]
@@ -220,7 +224,7 @@ pub struct SweepArgs {
 /// `sweep`, or `sweep --from REPORT`.
 pub fn sweep(args: SweepArgs) -> Result<Exit, Failure> {
     match &args.from {
-        Some(from) => sweep_from(from, &args.out),
+        Some(from) => sweep_from(from, &args.out, args.all_diffs),
         None => sweep_run(args),
     }
 }
@@ -271,7 +275,7 @@ fn sweep_run(args: SweepArgs) -> Result<Exit, Failure> {
         .collect();
     write_atomically(
         out,
-        &crate::loops::sweep::markdown(&ran, &skipped, &changes, &measured),
+        &crate::loops::sweep::markdown(&ran, &skipped, &changes, &measured, args.all_diffs),
     )
     .map_err(|e| Failure::infra_because(format!("cannot write {}", out.display()), e))?;
     if let Some(path) = json {
@@ -294,7 +298,7 @@ fn sweep_run(args: SweepArgs) -> Result<Exit, Failure> {
 
 /// `sweep --from REPORT`: the changes between neighbouring versions in a
 /// report already written, judged by today's model; nothing runs.
-fn sweep_from(from: &Path, out: &Path) -> Result<Exit, Failure> {
+fn sweep_from(from: &Path, out: &Path, all_diffs: bool) -> Result<Exit, Failure> {
     check_writable("--out", out)?;
     let doc = ReportDoc::load(from).map_err(Failure::bad)?;
     let run = &doc.run;
@@ -334,7 +338,7 @@ fn sweep_from(from: &Path, out: &Path) -> Result<Exit, Failure> {
     };
     let (command_run, commit) = (field("command"), field("commit"));
     let measured = Provenance::here(command, &repo_root());
-    let md = crate::loops::sweep::markdown(&ran, &skipped, &changes, &measured).replacen(
+    let md = crate::loops::sweep::markdown(&ran, &skipped, &changes, &measured, all_diffs).replacen(
         "## Versions",
         &format!(
             "The observations are those of a `{command_run}` run at commit `{commit}` (routes: {routes}); the model that \

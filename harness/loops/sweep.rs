@@ -154,13 +154,22 @@ pub fn from_report(
     Ok((versions, out))
 }
 
+/// How many diffs each boundary shows unless every one is asked for: the
+/// sweep of every 0.x on every route changes thousands of cases at once
+/// (14 MB of diffs), which no reader reads and the repository should not
+/// carry; the table still names every case.
+pub const DIFFS_PER_BOUNDARY: usize = 5;
+
 /// `docs/figures/sweep.md`: when, how and at which commit it was measured,
-/// the versions swept, and each change with its diff.
+/// the versions swept, and each change with its diff: every one with
+/// `all_diffs`, else the first `DIFFS_PER_BOUNDARY` of each boundary, those
+/// not modelled first.
 pub fn markdown(
     versions: &[MastraVersion],
     skipped: &[(MastraVersion, String)],
     changes: &[Change],
     measured: &Provenance,
+    all_diffs: bool,
 ) -> String {
     let mut out = String::from("# Sweep: where what Mastra sends changes between releases\n\n");
     out.push_str(
@@ -211,8 +220,21 @@ pub fn markdown(
     }
     for ((a, b), cs) in &by_boundary {
         out.push_str(&format!("\n### {a} → {b}\n"));
-        for c in cs {
+        let mut shown: Vec<&&Change> = cs.iter().collect();
+        shown.sort_by_key(|c| c.modelled);
+        let limit = if all_diffs {
+            shown.len()
+        } else {
+            DIFFS_PER_BOUNDARY
+        };
+        for c in shown.iter().take(limit) {
             out.push_str(&format!("\n`{}`\n\n```diff\n{}```\n", c.case, c.diff));
+        }
+        if shown.len() > limit {
+            out.push_str(&format!(
+                "\n{} more cases change here (named in the table above); `sweep --all-diffs` writes every diff.\n",
+                shown.len() - limit
+            ));
         }
     }
     out
@@ -278,7 +300,7 @@ mod tests {
             cores: 2,
             load: None,
         };
-        let md = markdown(&[MastraVersion::new(1, 0, 4)], &[], &cs, &measured);
+        let md = markdown(&[MastraVersion::new(1, 0, 4)], &[], &cs, &measured, false);
         assert!(md.contains("| 1.2.0 | 1.3.0 | `c` | yes |"), "{md}");
         for line in [
             "| date | 2026-12-01 09:00 UTC |",
@@ -288,6 +310,47 @@ mod tests {
         ] {
             assert!(md.contains(line), "no {line:?} in:\n{md}");
         }
+    }
+
+    #[test]
+    fn a_boundary_shows_its_first_diffs_unmodelled_first_and_counts_the_rest() {
+        let change = |i: usize, modelled: bool| Change {
+            case: format!("cases/c{i}.json"),
+            before: MastraVersion::new(1, 0, 4),
+            after: MastraVersion::new(1, 1, 0),
+            diff: format!("-a{i}\n+b{i}\n"),
+            modelled,
+        };
+        let cs: Vec<Change> = (0..DIFFS_PER_BOUNDARY + 3)
+            .map(|i| change(i, i != DIFFS_PER_BOUNDARY + 2))
+            .collect();
+        let measured = Provenance {
+            date: "2026-12-02 04:00 UTC".into(),
+            command: "mastra-conform sweep --versions 0.x".into(),
+            commit: "0e314bd".into(),
+            cores: 2,
+            load: None,
+        };
+        let versions = [MastraVersion::new(1, 0, 4), MastraVersion::new(1, 1, 0)];
+        let short = markdown(&versions, &[], &cs, &measured, false);
+        let last = DIFFS_PER_BOUNDARY + 2;
+        assert!(
+            short.contains(&format!("`cases/c{last}.json`\n")),
+            "the one not modelled is shown: {short}"
+        );
+        assert_eq!(
+            short.matches("```diff").count(),
+            DIFFS_PER_BOUNDARY,
+            "{short}"
+        );
+        assert!(short.contains("\n3 more cases change here"), "{short}");
+        assert!(
+            short.contains(&format!("`c{}`", DIFFS_PER_BOUNDARY + 1)),
+            "the table names every case: {short}"
+        );
+        let all = markdown(&versions, &[], &cs, &measured, true);
+        assert_eq!(all.matches("```diff").count(), cs.len(), "{all}");
+        assert!(!all.contains("more cases change here"), "{all}");
     }
 
     #[test]
