@@ -108,6 +108,20 @@ pub const SUB_AGENT_TOOL_RESULTS: MastraVersion = v(1, 13, 2);
 /// 1.57.0, 1.67.0 and 1.71.0; not traced to a dist line).
 pub const SUB_AGENT_ERROR_AS_TEXT: MastraVersion = v(1, 5, 0);
 
+/// Before `SUB_AGENT_ERROR_AS_TEXT`, the error object's
+/// `details.errorMessage` is `String(err)`, the sub-agent's own error as
+/// JSON text; before this release it is the fixed "[Agent:probe] - Failed
+/// tool execution". First in 1.2.0 (`errorMessage: String(err)`, 1.2.0
+/// `dist/chunk-T6PRRKMW.js:325`, where 1.1.0 `dist/chunk-4DDIPGB6.js:316`
+/// has `String(error)`; `cases/calls/sub-agent-api-error-before-1.5.0.json`
+/// on every route of 1.0.4, 1.1.0, 1.2.0, 1.3.0 and 1.4.0).
+pub const SUB_AGENT_ERROR_QUOTES_CAUSE: MastraVersion = v(1, 2, 0);
+
+/// The same object's `details.argsJson` (the arguments the sub-agent's
+/// tool ran with) ends with `"suspendedToolRunId":""` from this release
+/// (same case, 1.2.0 → 1.3.0; not traced to a dist line).
+pub const SUB_AGENT_ARGS_RUN_ID: MastraVersion = v(1, 3, 0);
+
 /// On `stream()` the sub-agent's API error reaches its parent as
 /// `SUB_AGENT_ERROR_AS_TEXT` says only from 1.68.0; before, the
 /// sub-agent's stream ends without text, and the parent gets its ordinary
@@ -410,6 +424,8 @@ pub struct Release {
     pub sub_agent_tool_results: bool,
     pub sub_agent_text_only: bool,
     pub sub_agent_error_as_text: bool,
+    pub sub_agent_error_quotes_cause: bool,
+    pub sub_agent_args_run_id: bool,
     pub sub_agent_stream_error_thrown: bool,
     pub sub_agent_schema_broken: bool,
     pub sub_agents_throw: bool,
@@ -458,6 +474,8 @@ impl Release {
             sub_agent_tool_results: version >= SUB_AGENT_TOOL_RESULTS,
             sub_agent_text_only: version >= SUB_AGENT_TEXT_ONLY,
             sub_agent_error_as_text: version >= SUB_AGENT_ERROR_AS_TEXT,
+            sub_agent_error_quotes_cause: version >= SUB_AGENT_ERROR_QUOTES_CAUSE,
+            sub_agent_args_run_id: version >= SUB_AGENT_ARGS_RUN_ID,
             sub_agent_stream_error_thrown: version >= SUB_AGENT_STREAM_ERROR_THROWN,
             sub_agent_schema_broken: within(SUB_AGENT_SCHEMA_BROKEN, version),
             sub_agents_throw: within(SUB_AGENTS_THROW, version),

@@ -83,8 +83,9 @@ pub(super) enum Runs {
     Fixed(&'static str),
     /// A builtin's own `execute`, with the object it returned.
     Output(Json),
-    /// A sub-agent: its own agent loop.
-    SubAgent { key: JsString },
+    /// A sub-agent: its own agent loop, given `input` (what validation
+    /// passed on, which an error quotes).
+    SubAgent { key: JsString, input: Json },
     /// A run that fails validation before it starts; its tool result is
     /// this report (a sub-agent's goes through `toModelOutput`).
     Fails { report: Json, sub_agent: bool },
@@ -384,7 +385,7 @@ impl Cx<'_> {
         let mut runs = Vec::new();
         for (i, r) in taken.resolved.iter().enumerate() {
             let Resolved::Run {
-                runs: Runs::SubAgent { key },
+                runs: Runs::SubAgent { key, .. },
                 ..
             } = r
             else {
@@ -679,7 +680,10 @@ impl Cx<'_> {
                         sub_agent: true,
                     },
                     None => match checked(Schema::SubAgent, &input)? {
-                        Ok(_) => Runs::SubAgent { key: sub.clone() },
+                        Ok(input) => Runs::SubAgent {
+                            key: sub.clone(),
+                            input,
+                        },
                         Err(report) => Runs::Fails {
                             report,
                             sub_agent: true,
@@ -828,7 +832,7 @@ impl Cx<'_> {
                 ResultContent::Object(report)
             }
             Runs::Refused(message) => ResultContent::Message(message.clone()),
-            Runs::SubAgent { key } => {
+            Runs::SubAgent { key, input } => {
                 let ending = sub
                     .and_then(|s| s.ending.clone())
                     .ok_or("a sub-agent run that did not end")?;
@@ -837,9 +841,10 @@ impl Cx<'_> {
                         sources::sub_agent_result(self.rel, by_name, key, &text, memory)
                     }
                     // On `stream()` before `SUB_AGENT_STREAM_ERROR_THROWN`
-                    // the sub-agent's stream ends without text instead.
+                    // the sub-agent's stream ends without text instead
+                    // (observed from 1.0.4).
                     Ending::ApiError(_)
-                        if self.rel.sub_agent_error_as_text
+                        if (self.rel.sub_agent_error_as_text || self.rel.zero.is_none())
                             && !self.rel.sub_agent_stream_error_thrown
                             && self.case.call.method == Method::Stream
                             && !(self.rel.tool_error_ends_memory_calls && memory) =>
@@ -856,6 +861,21 @@ impl Cx<'_> {
                             JsString::from("[Agent:probe] - Failed agent tool execution for ");
                         text = text.concat(key);
                         ResultContent::Message(text)
+                    }
+                    // Before it, the whole error object.
+                    Ending::ApiError(status)
+                        if !self.rel.sub_agent_error_as_text && self.rel.zero.is_none() =>
+                    {
+                        let mut error = sources::sub_agent_error(
+                            self.rel,
+                            self.case.route,
+                            key,
+                            input,
+                            status,
+                            memory,
+                        );
+                        crate::projection::normalise_api_errors(&mut error);
+                        ResultContent::Object(error)
                     }
                     Ending::ApiError(_) | Ending::Error(_) => {
                         return Err("a sub-agent whose own loop ends in an error".into())
