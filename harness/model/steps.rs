@@ -337,12 +337,12 @@ impl Cx<'_> {
                 .iter()
                 .enumerate()
                 .any(|(i, c)| calls[..i].iter().any(|e| e.id == c.id));
-        if reused_in_step && self.rel.eager_stream_tools && self.case.call.method == Method::Stream
+        if reused_in_step
+            && self.rel.eager_stream_tools
+            && self.case.call.method == Method::Stream
+            && self.runs_once()
         {
-            return Err(
-                "a call id used twice in one step on stream() from 1.71.0: none of its calls runs"
-                    .into(),
-            );
+            calls = eagerly_merged(calls);
         }
         let running = self.arguments_run_with(&calls);
         let resolved = running
@@ -1199,6 +1199,33 @@ fn replace_across(rel: &Release, first_result: bool, e: &mut Invocation, later: 
         e.result = later.result;
         e.found = later.found;
     }
+}
+
+/// A step's calls as eager execution meets them on the Chat Completions
+/// routes that run a reused id once (`Cx::runs_once`, stream, from
+/// `EAGER_STREAM_TOOLS`): an id called more than once in the step is one
+/// call where the id was first used, under its last call's name and with
+/// no arguments (`{}`), so that none of the id's calls runs and the id is
+/// answered as that name is for `{}` (observed on openai-compatible and
+/// groq of 1.71.0, where 1.70.0 runs the first call; the other routes run
+/// them as without eager execution: `cases/calls/reused-call-id-on-stream.json`).
+fn eagerly_merged(calls: Vec<ToolCallReply>) -> Vec<ToolCallReply> {
+    let mut out: Vec<ToolCallReply> = Vec::new();
+    for call in &calls {
+        if out.iter().any(|c| c.id == call.id) {
+            continue;
+        }
+        let last = calls.iter().rev().find(|c| c.id == call.id).unwrap_or(call);
+        if std::ptr::eq(last, call) {
+            out.push(call.clone());
+        } else {
+            out.push(ToolCallReply {
+                arguments: Json::Object(Vec::new()),
+                ..last.clone()
+            });
+        }
+    }
+    out
 }
 
 /// `Object.keys(value || {}).length > 0` for a parsed JSON value.
