@@ -1031,6 +1031,25 @@ impl Agent {
         let mut anchors: Vec<(usize, usize)> = Vec::new();
         let mut added: Vec<(usize, Invocation)> = Vec::new();
         let mut replaced: Vec<JsString> = Vec::new();
+        // Before `REUSED_ID_TAKES_LATER_CALL`, a later call of an id that
+        // names no tool, where the step's earlier call of the id found its
+        // tool, has no part in the step's message: it is no anchor, and the
+        // calls after it count their places without it (measured on every
+        // route but google of 1.4.0 and 1.13.2; from 1.26.0 it is an anchor,
+        // and a call between the two is dropped:
+        // `cases/calls/reused-call-id-around-a-call-naming-no-tool.json`).
+        let mut found: Vec<JsString> = Vec::new();
+        let step: Vec<Invocation> = step
+            .into_iter()
+            .filter(|call| {
+                let partless =
+                    !rel.reused_id_takes_later_call && !call.found && found.contains(&call.id);
+                if call.found {
+                    found.push(call.id.clone());
+                }
+                !partless
+            })
+            .collect();
         for (k, call) in step.into_iter().enumerate() {
             // The step's message starts with its `step-start`.
             let i = k + 1;
