@@ -208,9 +208,10 @@ fn model_id(route: Route) -> &'static str {
 /// API error, before `SUB_AGENT_ERROR_AS_TEXT`: Mastra's error object,
 /// `TOOL_EXECUTION_FAILED` (the agent tool's `execute` threw) caused by
 /// `AGENT_AGENT_TOOL_EXECUTION_FAILED` (the sub-agent's run failed) caused
-/// by the AI SDK's `AI_APICallError`, in the normalised form projections
-/// compare: the API error is its `name` and `statusCode` alone
-/// (`projection::normalise_api_errors`), and the run id is `<uuid>`.
+/// by `cause`: the AI SDK's `AI_APICallError` in the normalised form
+/// projections compare (its `name` and `statusCode` alone,
+/// `projection::normalise_api_errors`), or the sub-agent loop's own error.
+/// The run id is `<uuid>`.
 ///
 /// `details.errorMessage` is the sub-agent's error as JSON text from
 /// `SUB_AGENT_ERROR_QUOTES_CAUSE`, fixed text before; `details.argsJson`
@@ -224,7 +225,7 @@ pub fn sub_agent_error(
     route: Route,
     key: &JsString,
     input: &Json,
-    status: u16,
+    cause: Json,
     memory: bool,
 ) -> Json {
     let message = JsString::from("[Agent:probe] - Failed agent tool execution for ").concat(key);
@@ -248,7 +249,7 @@ pub fn sub_agent_error(
                 ("resourceId", Json::str(resource)),
             ]),
         ),
-        ("cause", crate::projection::api_error(status)),
+        ("cause", cause),
     ]);
     let error_message = if rel.sub_agent_error_quotes_cause {
         Json::String(JsString::from(cause.to_compact().as_str()))

@@ -842,9 +842,11 @@ impl Cx<'_> {
                     }
                     // On `stream()` before `SUB_AGENT_STREAM_ERROR_THROWN`
                     // the sub-agent's stream ends without text instead
-                    // (observed from 1.0.4).
-                    Ending::ApiError(_)
-                        if (self.rel.sub_agent_error_as_text || self.rel.zero.is_none())
+                    // (observed from 1.0.4; a loop that ends in an error of
+                    // its own, "Tool X not found" before
+                    // `NOT_FOUND_IS_A_RESULT`, ends it so too).
+                    Ending::ApiError(_) | Ending::Error(_)
+                        if self.rel.zero.is_none()
                             && !self.rel.sub_agent_stream_error_thrown
                             && self.case.call.method == Method::Stream
                             && !(self.rel.tool_error_ends_memory_calls && memory) =>
@@ -862,16 +864,26 @@ impl Cx<'_> {
                         text = text.concat(key);
                         ResultContent::Message(text)
                     }
-                    // Before it, the whole error object.
-                    Ending::ApiError(status)
+                    // Before it, the whole error object, caused by the API
+                    // error or by the loop's own error (a plain `Error`,
+                    // serialised as its message and name).
+                    Ending::ApiError(_) | Ending::Error(_)
                         if !self.rel.sub_agent_error_as_text && self.rel.zero.is_none() =>
                     {
+                        let cause = match &ending {
+                            Ending::ApiError(status) => crate::projection::api_error(*status),
+                            Ending::Error(e) => Json::object([
+                                ("message", Json::String(e.message.clone())),
+                                ("name", Json::str("Error")),
+                            ]),
+                            _ => unreachable!("matched an error ending"),
+                        };
                         let mut error = sources::sub_agent_error(
                             self.rel,
                             self.case.route,
                             key,
                             input,
-                            status,
+                            cause,
                             memory,
                         );
                         crate::projection::normalise_api_errors(&mut error);
