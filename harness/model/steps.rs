@@ -337,20 +337,17 @@ impl Cx<'_> {
                 .iter()
                 .enumerate()
                 .any(|(i, c)| calls[..i].iter().any(|e| e.id == c.id));
-        if reused_in_step
-            && self.rel.eager_stream_tools
-            && self.case.call.method == Method::Stream
-            && self.runs_once()
-        {
-            calls = eagerly_merged(calls);
+        let mut running = self.arguments_run_with(&calls);
+        if reused_in_step && self.runs_once() {
+            running = merged_by_id(&calls, &running, self.rel.eager_stream_tools);
+            calls = running.clone();
         }
-        let running = self.arguments_run_with(&calls);
         let resolved = running
             .iter()
             .map(|c| self.resolve(agent, c))
             .collect::<Result<Vec<_>, _>>()?;
         if !zero::throws_before_running(self.rel, &resolved) {
-            self.execute(world, &calls, &resolved);
+            self.execute(world, &resolved);
         }
         Ok(Ok(Taken { calls, resolved }))
     }
@@ -712,9 +709,9 @@ impl Cx<'_> {
             && super::releases::zero::merges_call_ids(self.rel)
     }
 
-    /// Whether a later call of an id already called in the step is left
-    /// unrun (`STREAM_REUSED_ID_RUNS_ONCE`): on `stream()`, on the two
-    /// Chat Completions routes whose deltas name calls by index.
+    /// Whether the calls of an id called more than once in a step are one
+    /// call (`STREAM_REUSED_ID_RUNS_ONCE`, `merged_by_id`): on `stream()`,
+    /// on the two Chat Completions routes whose deltas name calls by index.
     fn runs_once(&self) -> bool {
         let rel = self.rel;
         self.case.call.method == Method::Stream
@@ -729,22 +726,16 @@ impl Cx<'_> {
     /// Eager execution (stream, from 1.71.0): each call found under its own
     /// name starts as its chunk completes; the rest start after the stream,
     /// in the step's foreach. History keeps the calls' order.
-    fn execute(&self, world: &mut World, calls: &[ToolCallReply], resolved: &[Resolved]) {
+    fn execute(&self, world: &mut World, resolved: &[Resolved]) {
         let eager = self.rel.eager_stream_tools && self.case.call.method == Method::Stream;
-        let once = self.runs_once();
-        let runs = calls
-            .iter()
-            .zip(resolved)
-            .enumerate()
-            .filter_map(|(i, (c, r))| match r {
-                _ if once && calls[..i].iter().any(|e| e.id == c.id) => None,
-                Resolved::Run {
-                    id,
-                    by_name,
-                    runs: Runs::Ours(input),
-                } => Some((id, input, *by_name)),
-                _ => None,
-            });
+        let runs = resolved.iter().filter_map(|r| match r {
+            Resolved::Run {
+                id,
+                by_name,
+                runs: Runs::Ours(input),
+            } => Some((id, input, *by_name)),
+            _ => None,
+        });
         let (first, later): (Vec<_>, Vec<_>) = runs.partition(|(_, _, by_name)| !eager || *by_name);
         for (id, input, _) in first.into_iter().chain(later) {
             world.executed.push(Executed {
@@ -784,7 +775,7 @@ impl Cx<'_> {
                 Resolved::Stop => continue,
             };
             agent.working_memory.note(&call.name, r);
-            let mut invocation = Invocation {
+            let invocation = Invocation {
                 step: agent.step,
                 id: call.id.clone(),
                 call: route::call_on(route, self.rel, i, name.clone()),
@@ -792,14 +783,6 @@ impl Cx<'_> {
                 found: !matches!(r, Resolved::NotFound { .. }),
                 last: agent.step,
             };
-            // A later call of an id that did not run leaves the earlier
-            // result (`STREAM_REUSED_ID_RUNS_ONCE`).
-            if self.runs_once() {
-                if let Some(e) = step.iter().find(|e: &&Invocation| e.id == call.id) {
-                    invocation.result = e.result.clone();
-                    invocation.found = e.found;
-                }
-            }
             step.push(invocation);
         }
         agent.record_step(self, step);
@@ -1232,29 +1215,44 @@ fn replace_across(rel: &Release, first_result: bool, e: &mut Invocation, later: 
     }
 }
 
-/// A step's calls as eager execution meets them on the Chat Completions
-/// routes that run a reused id once (`Cx::runs_once`, stream, from
-/// `EAGER_STREAM_TOOLS`): an id called more than once in the step is one
-/// call where the id was first used, under its last call's name and with
+/// A step's calls as Mastra runs them on the Chat Completions routes that
+/// run a reused id once (`Cx::runs_once`): an id called more than once in
+/// the step is one call where the id was first used, under its last call's
+/// name, with the first call's arguments as it runs them (`running`, after
+/// `EMPTY_ARGUMENTS_TAKE_LATER`), so that it runs once, as that name does
+/// (observed on openai-compatible and groq from `STREAM_REUSED_ID_RUNS_ONCE`
+/// with the names of two tools, a tool and no tool, no tool and a tool, and
+/// two missing names: `cases/calls/reused-call-id-on-stream-two-tools.json`).
+/// With eager execution (`eager`, `EAGER_STREAM_TOOLS`) the one call has
 /// no arguments (`{}`), so that none of the id's calls runs and the id is
-/// answered as that name is for `{}` (observed on openai-compatible and
-/// groq of 1.71.0, where 1.70.0 runs the first call; the other routes run
-/// them as without eager execution: `cases/calls/reused-call-id-on-stream.json`).
-fn eagerly_merged(calls: Vec<ToolCallReply>) -> Vec<ToolCallReply> {
+/// answered as that name is for `{}` (observed on 1.71.0, where 1.70.0
+/// runs the first call's arguments: `cases/calls/reused-call-id-on-stream-eager.json`,
+/// and on openai-compatible with a first call naming no tool:
+/// `cases/calls/reused-call-id-on-stream-two-tools.json`).
+fn merged_by_id(
+    calls: &[ToolCallReply],
+    running: &[ToolCallReply],
+    eager: bool,
+) -> Vec<ToolCallReply> {
     let mut out: Vec<ToolCallReply> = Vec::new();
-    for call in &calls {
+    for (i, call) in calls.iter().enumerate() {
         if out.iter().any(|c| c.id == call.id) {
             continue;
         }
-        let last = calls.iter().rev().find(|c| c.id == call.id).unwrap_or(call);
-        if std::ptr::eq(last, call) {
-            out.push(call.clone());
-        } else {
-            out.push(ToolCallReply {
-                arguments: Json::Object(Vec::new()),
-                ..last.clone()
-            });
+        let last = calls.iter().rposition(|c| c.id == call.id).unwrap_or(i);
+        if last == i {
+            out.push(running[i].clone());
+            continue;
         }
+        out.push(ToolCallReply {
+            id: call.id.clone(),
+            name: calls[last].name.clone(),
+            arguments: if eager {
+                Json::Object(Vec::new())
+            } else {
+                running[i].arguments.clone()
+            },
+        });
     }
     out
 }
