@@ -227,11 +227,13 @@ impl RequestView {
     }
 
     /// The view with each tool result that reports rejected arguments in
-    /// its normalised form (`normalise_validation`).
+    /// its normalised form (`normalise_validation`), and every API error a
+    /// result quotes in its own (`normalise_api_errors`).
     pub fn with_validation_normalised(mut self) -> RequestView {
         for item in &mut self.history {
             if let HistoryItem::Result { content, .. } = item {
                 normalise_validation(content);
+                normalise_api_errors(content);
             }
         }
         self
@@ -409,6 +411,81 @@ fn normalised_message(message: &JsString) -> Option<JsString> {
     out.push_str(ISSUES);
     out = out.concat(&JsString::from_units(units[provided..].to_vec()));
     Some(out)
+}
+
+/// The AI SDK's name for the error a provider's refusal becomes.
+const API_CALL_ERROR: &str = "AI_APICallError";
+
+/// An `AI_APICallError` with status `status`, in its normalised form: its
+/// `name` and `statusCode`.
+pub fn api_error(status: u16) -> Json {
+    Json::object([
+        ("name", Json::str(API_CALL_ERROR)),
+        ("statusCode", Json::int(i64::from(status))),
+    ])
+}
+
+/// A tool result quoting the AI SDK's `AI_APICallError` (Mastra's error
+/// object for a sub-agent whose request failed, before 1.5.0), in the form
+/// projections compare: each such error, at any depth and inside any
+/// `errorMessage` that is an error's JSON text, becomes its `name` and
+/// `statusCode` alone. The rest of it is not about names and is not the
+/// same twice: its `stack` names the install's files, its `url` the
+/// listener's port, its `responseHeaders` the date, and its
+/// `requestBodyValues`, `responseBody` and `data` repeat the sub-agent's
+/// request (a request of the projection already) and the scripted reply in
+/// each provider's format. Mastra's own layers around it (messages, codes,
+/// the sub-agent's key, the arguments it was called with, the model id)
+/// stay exact. The content is JSON text on most routes and the object on
+/// Gemini's; anything else is left as it is.
+pub fn normalise_api_errors(content: &mut Json) {
+    match content {
+        Json::String(text) => {
+            let Some(mut value) = text.to_rust().and_then(|t| Json::parse(&t).ok()) else {
+                return;
+            };
+            if normalise_api_errors_within(&mut value) {
+                *text = JsString::from(value.to_compact().as_str());
+            }
+        }
+        Json::Object(_) => {
+            normalise_api_errors_within(content);
+        }
+        _ => {}
+    }
+}
+
+/// `v` with its API errors normalised in place; whether any was.
+fn normalise_api_errors_within(v: &mut Json) -> bool {
+    let Json::Object(members) = v else {
+        return false;
+    };
+    let named = |name: &str| members.iter().find(|(k, _)| *k == JsString::from(name));
+    if named("name").is_some_and(|(_, n)| *n == Json::str(API_CALL_ERROR)) {
+        let status = named("statusCode").map(|(_, s)| s.clone());
+        let mut kept = vec![(JsString::from("name"), Json::str(API_CALL_ERROR))];
+        kept.extend(status.map(|s| (JsString::from("statusCode"), s)));
+        let changed = *members != kept;
+        *members = kept;
+        return changed;
+    }
+    let mut changed = false;
+    for (k, item) in members.iter_mut() {
+        match item {
+            Json::String(text) if *k == JsString::from("errorMessage") => {
+                let parsed = text.to_rust().and_then(|t| Json::parse(&t).ok());
+                if let Some(mut inner @ Json::Object(_)) = parsed {
+                    if normalise_api_errors_within(&mut inner) {
+                        *text = JsString::from(inner.to_compact().as_str());
+                        changed = true;
+                    }
+                }
+            }
+            Json::Object(_) => changed |= normalise_api_errors_within(item),
+            _ => {}
+        }
+    }
+    changed
 }
 
 /// `message` without the stack frames some errors carry in it (on 0.x
@@ -615,6 +692,43 @@ mod tests {
     }
 
     /// A message's stack frames go; a message without any is kept whole.
+    #[test]
+    fn api_errors_keep_their_name_and_status_at_any_depth_and_in_error_messages() {
+        // The shape 1.3.0 sends (stack, port and date differ on every run).
+        let api = r#"{"message":"captured","name":"AI_APICallError","stack":"AI_APICallError: captured\n    at file:///x.js:1:2","url":"http://127.0.0.1:38345/t/19/v1/chat/completions","requestBodyValues":{"model":"gpt-4o-mini"},"statusCode":400,"responseHeaders":{"date":"Wed, 02 Dec 2026 02:21:30 GMT"},"responseBody":"{}","isRetryable":false}"#;
+        let agent = format!(
+            r#"{{"message":"[Agent:probe] - Failed agent tool execution for s","code":"AGENT_AGENT_TOOL_EXECUTION_FAILED","cause":{api}}}"#
+        );
+        let text = format!(
+            r#"{{"message":"m","details":{{"errorMessage":{},"argsJson":"{{\"prompt\":\"Paris\"}}"}},"cause":{agent}}}"#,
+            Json::String(JsString::from(agent.as_str())).to_compact()
+        );
+        let normal_agent = r#"{"message":"[Agent:probe] - Failed agent tool execution for s","code":"AGENT_AGENT_TOOL_EXECUTION_FAILED","cause":{"name":"AI_APICallError","statusCode":400}}"#;
+        let expected = format!(
+            r#"{{"message":"m","details":{{"errorMessage":{},"argsJson":"{{\"prompt\":\"Paris\"}}"}},"cause":{normal_agent}}}"#,
+            Json::String(JsString::from(normal_agent)).to_compact()
+        );
+        // As JSON text (most routes) and as the object (Gemini's).
+        let mut content = Json::String(JsString::from(text.as_str()));
+        normalise_api_errors(&mut content);
+        assert_eq!(content, Json::String(JsString::from(expected.as_str())));
+        let mut object = Json::parse(&text).unwrap();
+        normalise_api_errors(&mut object);
+        assert_eq!(object, Json::parse(&expected).unwrap());
+        // Normalising twice changes nothing; other results are left alone.
+        normalise_api_errors(&mut object);
+        assert_eq!(object, Json::parse(&expected).unwrap());
+        for other in [
+            r#"{"tempC":20}"#,
+            "plain text",
+            r#"{"name":"Error","stack":"x"}"#,
+        ] {
+            let mut c = Json::String(JsString::from(other));
+            normalise_api_errors(&mut c);
+            assert_eq!(c, Json::String(JsString::from(other)));
+        }
+    }
+
     #[test]
     fn stack_frames_are_cut_from_a_message() {
         let with = JsString::from(

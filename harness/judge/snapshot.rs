@@ -8,7 +8,8 @@
 //! body that changed against its snapshot.
 //!
 //! Only volatile values are normalised: object keys are sorted, `id`
-//! values outside the scripted tool calls and UUIDs in strings are redacted. Tool-call ids come
+//! values outside the scripted tool calls and UUIDs in strings are redacted,
+//! and an API error a tool result quotes keeps its name and status alone. Tool-call ids come
 //! from the case's own replies and are part of the round trip, so they stay.
 
 use crate::js::json::Json;
@@ -23,6 +24,15 @@ pub fn normalize(body: &Json) -> Json {
 }
 
 fn redact(v: &Json, in_tool_calls: bool) -> Json {
+    let mut out = redact_ids(v, in_tool_calls);
+    // A sub-agent's error before 1.5.0 quotes the AI SDK's API error, with
+    // its stack, the listener's port and the date: kept as its name and
+    // status, as projections keep it (`projection::normalise_api_errors`).
+    crate::projection::normalise_api_errors(&mut out);
+    out
+}
+
+fn redact_ids(v: &Json, in_tool_calls: bool) -> Json {
     match v {
         Json::Object(_) => Json::Object(
             v.members()

@@ -108,10 +108,24 @@ pub const SUB_AGENT_TOOL_RESULTS: MastraVersion = v(1, 13, 2);
 /// 1.57.0, 1.67.0 and 1.71.0; not traced to a dist line).
 pub const SUB_AGENT_ERROR_AS_TEXT: MastraVersion = v(1, 5, 0);
 
+/// Before `SUB_AGENT_ERROR_AS_TEXT`, the error object's
+/// `details.errorMessage` is `String(err)`, the sub-agent's own error as
+/// JSON text; before this release it is the fixed "[Agent:probe] - Failed
+/// tool execution". First in 1.2.0 (`errorMessage: String(err)`, 1.2.0
+/// `dist/chunk-T6PRRKMW.js:325`, where 1.1.0 `dist/chunk-4DDIPGB6.js:316`
+/// has `String(error)`; `cases/calls/sub-agent-api-error-before-1.5.0.json`
+/// on every route of 1.0.4, 1.1.0, 1.2.0, 1.3.0 and 1.4.0).
+pub const SUB_AGENT_ERROR_QUOTES_CAUSE: MastraVersion = v(1, 2, 0);
+
+/// The same object's `details.argsJson` (the arguments the sub-agent's
+/// tool ran with) ends with `"suspendedToolRunId":""` from this release
+/// (same case, 1.2.0 → 1.3.0; not traced to a dist line).
+pub const SUB_AGENT_ARGS_RUN_ID: MastraVersion = v(1, 3, 0);
+
 /// On `stream()` the sub-agent's API error reaches its parent as
 /// `SUB_AGENT_ERROR_AS_TEXT` says only from 1.68.0; before, the
 /// sub-agent's stream ends without text, and the parent gets its ordinary
-/// output with empty text (`cases/calls/sub-agent-api-error-on-stream.json`
+/// output with empty text (from 1.0.4, before `SUB_AGENT_ERROR_AS_TEXT` too) (`cases/calls/sub-agent-api-error-on-stream.json`
 /// on every route of 1.42.0, 1.67.0, 1.68.0 and 1.71.0, and without its
 /// builtin on openai-compatible and anthropic: empty text on 1.5.0, 1.30.0,
 /// 1.31.0 and 1.67.0, the message on 1.68.0 to 1.71.0; found by
@@ -362,20 +376,23 @@ pub const MERGED_STEP_TAKES_LATER_ITEM: MastraVersion = v(1, 5, 0);
 /// mistral.
 pub const EMPTY_ARGUMENTS_TAKE_LATER: MastraVersion = v(1, 29, 1);
 
-/// On `stream()` on the `openai-compatible` and `groq` routes, a call whose
-/// id an earlier call of the same step had does not run, and the id's
-/// result is the earlier call's, with the later call's name (measured on
-/// those routes and on `openai`, `anthropic` and `mistral`, where every
-/// call runs as on `generate()`).
+/// On `stream()` on the `openai-compatible` and `groq` routes, the calls
+/// of an id called more than once in one step are one call, where the id
+/// was first used, under the last call's name with the first call's
+/// arguments: it runs once, as that name does (measured on those routes
+/// and on `openai`, `anthropic` and `mistral`, where every call runs as on
+/// `generate()`; the names of two tools, a tool and no tool, no tool and a
+/// tool, two missing names on 1.50.1, 1.51.0, 1.52.0 and 1.67.0: the
+/// fuzzer's seed 1 cases 1204, 1303 and 4396 on 1.67.0 with 5000 cases).
 /// First in 1.52.0 on `openai-compatible`:
 /// `cases/found/seed1-case595-1.67.0-executed.json` and
 /// four variants (other arguments, another name, a call between, keyless
 /// arguments first) on 1.29.1, 1.40.0, 1.50.0, 1.51.0 (each call runs) and
 /// 1.52.0, 1.52.1, 1.53.0, 1.54.0, 1.55.0, 1.60.0, 1.63.1, 1.66.0, 1.67.0
 /// (the first only); where in the stream this happens was not traced.
-/// With eager execution (`EAGER_STREAM_TOOLS`) the same cases run none of
-/// the id's calls and answer it with a validation report of `{}`: not
-/// modelled there.
+/// With eager execution (`EAGER_STREAM_TOOLS`) the one call has `{}` for
+/// arguments: none of the id's calls runs, and a case tool answers it with
+/// a validation report of `{}` (`cases/calls/reused-call-id-on-stream-eager.json`).
 pub const STREAM_REUSED_ID_RUNS_ONCE: MastraVersion = v(1, 52, 0);
 
 /// The same on the `groq` route, one release earlier: first in 1.51.0
@@ -410,6 +427,8 @@ pub struct Release {
     pub sub_agent_tool_results: bool,
     pub sub_agent_text_only: bool,
     pub sub_agent_error_as_text: bool,
+    pub sub_agent_error_quotes_cause: bool,
+    pub sub_agent_args_run_id: bool,
     pub sub_agent_stream_error_thrown: bool,
     pub sub_agent_schema_broken: bool,
     pub sub_agents_throw: bool,
@@ -458,6 +477,8 @@ impl Release {
             sub_agent_tool_results: version >= SUB_AGENT_TOOL_RESULTS,
             sub_agent_text_only: version >= SUB_AGENT_TEXT_ONLY,
             sub_agent_error_as_text: version >= SUB_AGENT_ERROR_AS_TEXT,
+            sub_agent_error_quotes_cause: version >= SUB_AGENT_ERROR_QUOTES_CAUSE,
+            sub_agent_args_run_id: version >= SUB_AGENT_ARGS_RUN_ID,
             sub_agent_stream_error_thrown: version >= SUB_AGENT_STREAM_ERROR_THROWN,
             sub_agent_schema_broken: within(SUB_AGENT_SCHEMA_BROKEN, version),
             sub_agents_throw: within(SUB_AGENTS_THROW, version),

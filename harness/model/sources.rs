@@ -31,6 +31,7 @@ use crate::case::{McpServer, MemorySource};
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::model::record::Record;
+use crate::route::Route;
 
 /// The key and id of memory's working-memory tool.
 pub const WORKING_MEMORY_KEY: &str = "updateWorkingMemory";
@@ -197,6 +198,94 @@ pub fn sub_agent_result(
         members.push(("subAgentToolResults", Json::Array(Vec::new())));
     }
     ResultContent::Object(Json::object(members))
+}
+
+/// The model id each route's provider is given (`node-probe/routes.mjs`),
+/// which an error object quotes.
+fn model_id(route: Route) -> &'static str {
+    match route {
+        Route::OpenAiCompatible | Route::OpenAi => "gpt-4o-mini",
+        Route::Anthropic => "claude-sonnet-4-5",
+        Route::Google => "gemini-2.5-flash",
+        Route::Mistral => "mistral-small-latest",
+        Route::Groq => "llama-3.3-70b-versatile",
+    }
+}
+
+/// The tool result of a sub-agent whose own request was answered with an
+/// API error, before `SUB_AGENT_ERROR_AS_TEXT`: Mastra's error object,
+/// `TOOL_EXECUTION_FAILED` (the agent tool's `execute` threw) caused by
+/// `AGENT_AGENT_TOOL_EXECUTION_FAILED` (the sub-agent's run failed) caused
+/// by `cause`: the AI SDK's `AI_APICallError` in the normalised form
+/// projections compare (its `name` and `statusCode` alone,
+/// `projection::normalise_api_errors`), or the sub-agent loop's own error.
+/// The run id is `<uuid>`.
+///
+/// `details.errorMessage` is the sub-agent's error as JSON text from
+/// `SUB_AGENT_ERROR_QUOTES_CAUSE`, fixed text before; `details.argsJson`
+/// the arguments the tool ran with (`input`, what validation passed on),
+/// with `"suspendedToolRunId":""` from `SUB_AGENT_ARGS_RUN_ID`; the
+/// sub-agent's `threadId` and `resourceId` are the probe's with memory
+/// options and empty without (observed on every route of 1.0.4 to 1.4.0,
+/// `cases/calls/sub-agent-api-error-before-1.5.0.json`).
+pub fn sub_agent_error(
+    rel: &Release,
+    route: Route,
+    key: &JsString,
+    input: &Json,
+    cause: Json,
+    memory: bool,
+) -> Json {
+    let message = JsString::from("[Agent:probe] - Failed agent tool execution for ").concat(key);
+    let (thread, resource) = if memory {
+        (PROBE_THREAD, PROBE_RESOURCE)
+    } else {
+        ("", "")
+    };
+    let cause = Json::object([
+        ("message", Json::String(message.clone())),
+        ("domain", Json::str("AGENT")),
+        ("category", Json::str("USER")),
+        ("code", Json::str("AGENT_AGENT_TOOL_EXECUTION_FAILED")),
+        (
+            "details",
+            Json::object([
+                ("agentName", Json::str("probe")),
+                ("subAgentName", Json::String(key.clone())),
+                ("runId", Json::str(UUID)),
+                ("threadId", Json::str(thread)),
+                ("resourceId", Json::str(resource)),
+            ]),
+        ),
+        ("cause", cause),
+    ]);
+    let error_message = if rel.sub_agent_error_quotes_cause {
+        Json::String(JsString::from(cause.to_compact().as_str()))
+    } else {
+        Json::str("[Agent:probe] - Failed tool execution")
+    };
+    let mut args = input.clone();
+    if let (Json::Object(members), true) = (&mut args, rel.sub_agent_args_run_id) {
+        members.push((JsString::from("suspendedToolRunId"), Json::str("")));
+    }
+    Json::object([
+        ("message", Json::String(message)),
+        ("domain", Json::str("TOOL")),
+        ("category", Json::str("USER")),
+        ("code", Json::str("TOOL_EXECUTION_FAILED")),
+        (
+            "details",
+            Json::object([
+                ("errorMessage", error_message),
+                (
+                    "argsJson",
+                    Json::String(JsString::from(args.to_compact().as_str())),
+                ),
+                ("model", Json::str(model_id(route))),
+            ]),
+        ),
+        ("cause", cause),
+    ])
 }
 
 /// The longest "Provided arguments" text a validation error carries before

@@ -83,8 +83,9 @@ pub(super) enum Runs {
     Fixed(&'static str),
     /// A builtin's own `execute`, with the object it returned.
     Output(Json),
-    /// A sub-agent: its own agent loop.
-    SubAgent { key: JsString },
+    /// A sub-agent: its own agent loop, given `input` (what validation
+    /// passed on, which an error quotes).
+    SubAgent { key: JsString, input: Json },
     /// A run that fails validation before it starts; its tool result is
     /// this report (a sub-agent's goes through `toModelOutput`).
     Fails { report: Json, sub_agent: bool },
@@ -336,20 +337,17 @@ impl Cx<'_> {
                 .iter()
                 .enumerate()
                 .any(|(i, c)| calls[..i].iter().any(|e| e.id == c.id));
-        if reused_in_step && self.rel.eager_stream_tools && self.case.call.method == Method::Stream
-        {
-            return Err(
-                "a call id used twice in one step on stream() from 1.71.0: none of its calls runs"
-                    .into(),
-            );
+        let mut running = self.arguments_run_with(&calls);
+        if reused_in_step && self.runs_once() {
+            running = merged_by_id(&calls, &running, self.rel.eager_stream_tools);
+            calls = running.clone();
         }
-        let running = self.arguments_run_with(&calls);
         let resolved = running
             .iter()
             .map(|c| self.resolve(agent, c))
             .collect::<Result<Vec<_>, _>>()?;
         if !zero::throws_before_running(self.rel, &resolved) {
-            self.execute(world, &calls, &resolved);
+            self.execute(world, &resolved);
         }
         Ok(Ok(Taken { calls, resolved }))
     }
@@ -384,7 +382,7 @@ impl Cx<'_> {
         let mut runs = Vec::new();
         for (i, r) in taken.resolved.iter().enumerate() {
             let Resolved::Run {
-                runs: Runs::SubAgent { key },
+                runs: Runs::SubAgent { key, .. },
                 ..
             } = r
             else {
@@ -679,7 +677,10 @@ impl Cx<'_> {
                         sub_agent: true,
                     },
                     None => match checked(Schema::SubAgent, &input)? {
-                        Ok(_) => Runs::SubAgent { key: sub.clone() },
+                        Ok(input) => Runs::SubAgent {
+                            key: sub.clone(),
+                            input,
+                        },
                         Err(report) => Runs::Fails {
                             report,
                             sub_agent: true,
@@ -708,9 +709,9 @@ impl Cx<'_> {
             && super::releases::zero::merges_call_ids(self.rel)
     }
 
-    /// Whether a later call of an id already called in the step is left
-    /// unrun (`STREAM_REUSED_ID_RUNS_ONCE`): on `stream()`, on the two
-    /// Chat Completions routes whose deltas name calls by index.
+    /// Whether the calls of an id called more than once in a step are one
+    /// call (`STREAM_REUSED_ID_RUNS_ONCE`, `merged_by_id`): on `stream()`,
+    /// on the two Chat Completions routes whose deltas name calls by index.
     fn runs_once(&self) -> bool {
         let rel = self.rel;
         self.case.call.method == Method::Stream
@@ -725,22 +726,16 @@ impl Cx<'_> {
     /// Eager execution (stream, from 1.71.0): each call found under its own
     /// name starts as its chunk completes; the rest start after the stream,
     /// in the step's foreach. History keeps the calls' order.
-    fn execute(&self, world: &mut World, calls: &[ToolCallReply], resolved: &[Resolved]) {
+    fn execute(&self, world: &mut World, resolved: &[Resolved]) {
         let eager = self.rel.eager_stream_tools && self.case.call.method == Method::Stream;
-        let once = self.runs_once();
-        let runs = calls
-            .iter()
-            .zip(resolved)
-            .enumerate()
-            .filter_map(|(i, (c, r))| match r {
-                _ if once && calls[..i].iter().any(|e| e.id == c.id) => None,
-                Resolved::Run {
-                    id,
-                    by_name,
-                    runs: Runs::Ours(input),
-                } => Some((id, input, *by_name)),
-                _ => None,
-            });
+        let runs = resolved.iter().filter_map(|r| match r {
+            Resolved::Run {
+                id,
+                by_name,
+                runs: Runs::Ours(input),
+            } => Some((id, input, *by_name)),
+            _ => None,
+        });
         let (first, later): (Vec<_>, Vec<_>) = runs.partition(|(_, _, by_name)| !eager || *by_name);
         for (id, input, _) in first.into_iter().chain(later) {
             world.executed.push(Executed {
@@ -781,7 +776,7 @@ impl Cx<'_> {
             };
             agent.working_memory.note(&call.name, r);
             let content = zero::own_client_output(self.rel, content);
-            let mut invocation = Invocation {
+            let invocation = Invocation {
                 step: agent.step,
                 id: call.id.clone(),
                 call: route::call_on(route, self.rel, i, name.clone()),
@@ -789,14 +784,6 @@ impl Cx<'_> {
                 found: !matches!(r, Resolved::NotFound { .. }),
                 last: agent.step,
             };
-            // A later call of an id that did not run leaves the earlier
-            // result (`STREAM_REUSED_ID_RUNS_ONCE`).
-            if self.runs_once() {
-                if let Some(e) = step.iter().find(|e: &&Invocation| e.id == call.id) {
-                    invocation.result = e.result.clone();
-                    invocation.found = e.found;
-                }
-            }
             step.push(invocation);
         }
         agent.record_step(self, step);
@@ -829,7 +816,7 @@ impl Cx<'_> {
                 ResultContent::Object(report)
             }
             Runs::Refused(message) => ResultContent::Message(message.clone()),
-            Runs::SubAgent { key } => {
+            Runs::SubAgent { key, input } => {
                 let ending = sub
                     .and_then(|s| s.ending.clone())
                     .ok_or("a sub-agent run that did not end")?;
@@ -838,9 +825,12 @@ impl Cx<'_> {
                         sources::sub_agent_result(self.rel, by_name, key, &text, memory)
                     }
                     // On `stream()` before `SUB_AGENT_STREAM_ERROR_THROWN`
-                    // the sub-agent's stream ends without text instead.
-                    Ending::ApiError(_)
-                        if self.rel.sub_agent_error_as_text
+                    // the sub-agent's stream ends without text instead
+                    // (observed from 1.0.4; a loop that ends in an error of
+                    // its own, "Tool X not found" before
+                    // `NOT_FOUND_IS_A_RESULT`, ends it so too).
+                    Ending::ApiError(_) | Ending::Error(_)
+                        if self.rel.zero.is_none()
                             && !self.rel.sub_agent_stream_error_thrown
                             && self.case.call.method == Method::Stream
                             && !(self.rel.tool_error_ends_memory_calls && memory) =>
@@ -857,6 +847,31 @@ impl Cx<'_> {
                             JsString::from("[Agent:probe] - Failed agent tool execution for ");
                         text = text.concat(key);
                         ResultContent::Message(text)
+                    }
+                    // Before it, the whole error object, caused by the API
+                    // error or by the loop's own error (a plain `Error`,
+                    // serialised as its message and name).
+                    Ending::ApiError(_) | Ending::Error(_)
+                        if !self.rel.sub_agent_error_as_text && self.rel.zero.is_none() =>
+                    {
+                        let cause = match &ending {
+                            Ending::ApiError(status) => crate::projection::api_error(*status),
+                            Ending::Error(e) => Json::object([
+                                ("message", Json::String(e.message.clone())),
+                                ("name", Json::str("Error")),
+                            ]),
+                            _ => unreachable!("matched an error ending"),
+                        };
+                        let mut error = sources::sub_agent_error(
+                            self.rel,
+                            self.case.route,
+                            key,
+                            input,
+                            cause,
+                            memory,
+                        );
+                        crate::projection::normalise_api_errors(&mut error);
+                        ResultContent::Object(error)
                     }
                     Ending::ApiError(_) | Ending::Error(_) => {
                         return Err("a sub-agent whose own loop ends in an error".into())
@@ -1017,6 +1032,25 @@ impl Agent {
         let mut anchors: Vec<(usize, usize)> = Vec::new();
         let mut added: Vec<(usize, Invocation)> = Vec::new();
         let mut replaced: Vec<JsString> = Vec::new();
+        // Before `REUSED_ID_TAKES_LATER_CALL`, a later call of an id that
+        // names no tool, where the step's earlier call of the id found its
+        // tool, has no part in the step's message: it is no anchor, and the
+        // calls after it count their places without it (measured on every
+        // route but google of 1.4.0 and 1.13.2; from 1.26.0 it is an anchor,
+        // and a call between the two is dropped:
+        // `cases/calls/reused-call-id-around-a-call-naming-no-tool.json`).
+        let mut found: Vec<JsString> = Vec::new();
+        let step: Vec<Invocation> = step
+            .into_iter()
+            .filter(|call| {
+                let partless =
+                    !rel.reused_id_takes_later_call && !call.found && found.contains(&call.id);
+                if call.found {
+                    found.push(call.id.clone());
+                }
+                !partless
+            })
+            .collect();
         for (k, call) in step.into_iter().enumerate() {
             // The step's message starts with its `step-start`.
             let i = k + 1;
@@ -1174,6 +1208,48 @@ fn replace_across(rel: &Release, first_result: bool, e: &mut Invocation, later: 
         e.result = later.result;
         e.found = later.found;
     }
+}
+
+/// A step's calls as Mastra runs them on the Chat Completions routes that
+/// run a reused id once (`Cx::runs_once`): an id called more than once in
+/// the step is one call where the id was first used, under its last call's
+/// name, with the first call's arguments as it runs them (`running`, after
+/// `EMPTY_ARGUMENTS_TAKE_LATER`), so that it runs once, as that name does
+/// (observed on openai-compatible and groq from `STREAM_REUSED_ID_RUNS_ONCE`
+/// with the names of two tools, a tool and no tool, no tool and a tool, and
+/// two missing names: `cases/calls/reused-call-id-on-stream-two-tools.json`).
+/// With eager execution (`eager`, `EAGER_STREAM_TOOLS`) the one call has
+/// no arguments (`{}`), so that none of the id's calls runs and the id is
+/// answered as that name is for `{}` (observed on 1.71.0, where 1.70.0
+/// runs the first call's arguments: `cases/calls/reused-call-id-on-stream-eager.json`,
+/// and on openai-compatible with a first call naming no tool:
+/// `cases/calls/reused-call-id-on-stream-two-tools.json`).
+fn merged_by_id(
+    calls: &[ToolCallReply],
+    running: &[ToolCallReply],
+    eager: bool,
+) -> Vec<ToolCallReply> {
+    let mut out: Vec<ToolCallReply> = Vec::new();
+    for (i, call) in calls.iter().enumerate() {
+        if out.iter().any(|c| c.id == call.id) {
+            continue;
+        }
+        let last = calls.iter().rposition(|c| c.id == call.id).unwrap_or(i);
+        if last == i {
+            out.push(running[i].clone());
+            continue;
+        }
+        out.push(ToolCallReply {
+            id: call.id.clone(),
+            name: calls[last].name.clone(),
+            arguments: if eager {
+                Json::Object(Vec::new())
+            } else {
+                running[i].arguments.clone()
+            },
+        });
+    }
+    out
 }
 
 /// `Object.keys(value || {}).length > 0` for a parsed JSON value.

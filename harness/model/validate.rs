@@ -12,9 +12,7 @@
 //! projections compare
 //! (`projection::normalise_validation`: the validator's issue lines and
 //! `validationErrors` are `<issues>`, the rest exact), or `Err` with why the
-//! model does not say: a sub-agent's or a workflow's arguments holding a
-//! `null` (each release strips and normalises nullish values its own way
-//! before it validates again, 1.1.0 `stripNullishValues`), and a workflow's `inputData` sent as JSON text
+//! model does not say: a workflow's `inputData` sent as JSON text
 //! (coerced from 1.3.0 for zod schemas only, `coerceStringifiedJsonValues`).
 //!
 //! Whether arguments pass is the validator's, and every validator that
@@ -109,18 +107,11 @@ pub fn validate(
     name: &JsString,
     input: &Json,
 ) -> Result<Checked, String> {
-    // A `null` never makes a required string, so stripping it cannot pass
-    // the probe's tools or working memory; a sub-agent's optional fields and
-    // a workflow's JSON Schema are another matter.
-    let strips_matter = matches!(schema, Schema::SubAgent | Schema::Workflow);
-    if let (Json::Object(members), true) = (input, strips_matter) {
-        if members.iter().any(|(_, v)| *v == Json::Null) {
-            return Err(
-                "tool arguments holding null: each release strips nullish values its own way"
-                    .into(),
-            );
-        }
-    }
+    // A `null` member is judged as the schema judges it, with nothing
+    // stripped first: a `null` where a string is required is rejected, and
+    // the report quotes the arguments as sent; elsewhere it passes (observed
+    // for sub-agents and workflows on every route of 1.0.4 to 1.71.0,
+    // `cases/calls/null-inside-arguments.json`).
     // An array arrives as an object with its indices as keys (observed on
     // 1.0.4, 1.67.0 and 1.71.0 on every route: `["Paris"]` is quoted as
     // `{ "0": "Paris" }`, `[]` as `{}`).
