@@ -11,6 +11,8 @@ pub mod body;
 
 use std::fmt;
 
+use crate::js::json::Json;
+
 /// One of the six ways a Mastra user names a model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
 pub enum Route {
@@ -44,6 +46,44 @@ pub enum Wire {
 }
 
 impl Route {
+    /// The listener's default error document, in each provider's own
+    /// shape, so that its error handler parses it (the message reads
+    /// "captured" everywhere). The model quotes it where a release puts
+    /// the body in its error's message.
+    pub fn error_document(self) -> Json {
+        let captured = || Json::str("captured");
+        match self {
+            Route::OpenAiCompatible | Route::OpenAi | Route::Groq => {
+                Json::object([("error", Json::object([("message", captured())]))])
+            }
+            Route::Anthropic => Json::object([
+                ("type", Json::str("error")),
+                (
+                    "error",
+                    Json::object([
+                        ("type", Json::str("invalid_request_error")),
+                        ("message", captured()),
+                    ]),
+                ),
+            ]),
+            Route::Google => Json::object([(
+                "error",
+                Json::object([
+                    ("code", Json::int(400)),
+                    ("message", captured()),
+                    ("status", Json::str("INVALID_ARGUMENT")),
+                ]),
+            )]),
+            Route::Mistral => Json::object([
+                ("object", Json::str("error")),
+                ("message", captured()),
+                ("type", Json::str("invalid_request_error")),
+                ("param", Json::Null),
+                ("code", Json::Null),
+            ]),
+        }
+    }
+
     /// Every route, in the contract's table order.
     pub const ALL: [Route; 6] = [
         Route::OpenAiCompatible,

@@ -387,22 +387,12 @@ pub fn api_error(
 /// error: STATUS - TEXT`, the text being the reply's body (0.20.0
 /// `dist/chunk-AND6J5LG.js:1633`; the sweep of every 0.x: every case
 /// answered by the default 400 on 0.20.0). The default body is the
-/// listener's error document for the route (`observe::wire::error_body`,
-/// which the model may not import: written here again for the routes 0.20.0
-/// runs on).
+/// listener's error document for the route (`Route::error_document`).
 fn own_client_error(route: Route, status: u16, body: Option<&Json>) -> ErrorView {
-    let captured = || Json::str("captured");
-    let default = match route {
-        Route::Mistral => Json::object([
-            ("object", Json::str("error")),
-            ("message", captured()),
-            ("type", Json::str("invalid_request_error")),
-            ("param", Json::Null),
-            ("code", Json::Null),
-        ]),
-        _ => Json::object([("error", Json::object([("message", captured())]))]),
-    };
-    let text = body.cloned().unwrap_or(default).to_compact();
+    let text = body
+        .cloned()
+        .unwrap_or_else(|| route.error_document())
+        .to_compact();
     let mut message = JsString::from(format!("OpenAI-compatible API error: {status} - ").as_str());
     message = message.concat(&JsString::from(text.as_str()));
     ErrorView {

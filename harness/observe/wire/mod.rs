@@ -51,7 +51,7 @@ pub fn answer(route: Route, reply: &Reply, stream: bool) -> WireReply {
             content_type: JSON,
             body: body
                 .clone()
-                .unwrap_or_else(|| error_body(route))
+                .unwrap_or_else(|| route.error_document())
                 .to_compact(),
         },
         Reply::Text(text) => {
@@ -83,42 +83,6 @@ fn written(route: Route, turn: &Turn, stream: bool) -> WireReply {
         status: 200,
         content_type,
         body,
-    }
-}
-
-/// The default error document, in each provider's own shape, so that its
-/// error handler parses it (the message reads "captured" everywhere).
-pub fn error_body(route: Route) -> Json {
-    let captured = || Json::str("captured");
-    match route {
-        Route::OpenAiCompatible | Route::OpenAi | Route::Groq => {
-            Json::object([("error", Json::object([("message", captured())]))])
-        }
-        Route::Anthropic => Json::object([
-            ("type", Json::str("error")),
-            (
-                "error",
-                Json::object([
-                    ("type", Json::str("invalid_request_error")),
-                    ("message", captured()),
-                ]),
-            ),
-        ]),
-        Route::Google => Json::object([(
-            "error",
-            Json::object([
-                ("code", Json::int(400)),
-                ("message", captured()),
-                ("status", Json::str("INVALID_ARGUMENT")),
-            ]),
-        )]),
-        Route::Mistral => Json::object([
-            ("object", Json::str("error")),
-            ("message", captured()),
-            ("type", Json::str("invalid_request_error")),
-            ("param", Json::Null),
-            ("code", Json::Null),
-        ]),
     }
 }
 
