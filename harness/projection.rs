@@ -345,17 +345,25 @@ const PROVIDED: &str = "\n\nProvided arguments: ";
 /// JSON text on most routes and the object itself on Gemini's; anything
 /// else is left as it is.
 pub fn normalise_validation(content: &mut Json) {
+    edit_result_content(content, normalise_report);
+}
+
+/// A tool result's content edited in place by `edit`, which says whether it
+/// changed anything: on most routes the content is a value's JSON text
+/// (parsed, edited and written back only when changed), on Gemini's the
+/// object itself; anything else is left as it is.
+pub fn edit_result_content(content: &mut Json, edit: impl FnOnce(&mut Json) -> bool) {
     match content {
         Json::String(text) => {
-            let Some(mut report) = text.to_rust().and_then(|t| Json::parse(&t).ok()) else {
+            let Some(mut value) = text.to_rust().and_then(|t| Json::parse(&t).ok()) else {
                 return;
             };
-            if normalise_report(&mut report) {
-                *text = JsString::from(report.to_compact().as_str());
+            if edit(&mut value) {
+                *text = JsString::from(value.to_compact().as_str());
             }
         }
         Json::Object(_) => {
-            normalise_report(content);
+            edit(content);
         }
         _ => {}
     }
@@ -439,20 +447,7 @@ pub fn api_error(status: u16) -> Json {
 /// stay exact. The content is JSON text on most routes and the object on
 /// Gemini's; anything else is left as it is.
 pub fn normalise_api_errors(content: &mut Json) {
-    match content {
-        Json::String(text) => {
-            let Some(mut value) = text.to_rust().and_then(|t| Json::parse(&t).ok()) else {
-                return;
-            };
-            if normalise_api_errors_within(&mut value) {
-                *text = JsString::from(value.to_compact().as_str());
-            }
-        }
-        Json::Object(_) => {
-            normalise_api_errors_within(content);
-        }
-        _ => {}
-    }
+    edit_result_content(content, normalise_api_errors_within);
 }
 
 /// `v` with its API errors normalised in place; whether any was.

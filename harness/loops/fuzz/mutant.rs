@@ -340,20 +340,7 @@ fn name_report_by_sent_name(content: &mut Json) {
         }
         false
     };
-    match content {
-        Json::String(text) => {
-            let Some(mut report) = text.to_rust().and_then(|t| Json::parse(&t).ok()) else {
-                return;
-            };
-            if in_report(&mut report) {
-                *text = JsString::from(report.to_compact().as_str());
-            }
-        }
-        Json::Object(_) => {
-            in_report(content);
-        }
-        _ => {}
-    }
+    crate::projection::edit_result_content(content, in_report);
 }
 
 /// The model observes; the mutant predicts.
