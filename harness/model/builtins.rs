@@ -236,6 +236,13 @@ pub fn call(rel: &Release, name: &str, input: &Json, memory: bool) -> Result<Bui
     })
 }
 
+/// The builtins made with a `suspendSchema` (they ask a person and wait):
+/// a tool set holding one runs its steps' calls one at a time, and they
+/// never start eagerly.
+pub fn has_suspend_schema(name: &str) -> bool {
+    matches!(name, "askUserTool" | "submitPlanTool")
+}
+
 fn has_options(args: &Json) -> bool {
     matches!(args.get("options"), Some(Json::Array(items)) if !items.is_empty())
 }

@@ -55,6 +55,19 @@ pub const HIDDEN_IS_NOT_FOUND: MastraVersion = v(1, 11, 0);
 /// results. First in 1.16.0 (sweep: `loop-default-maxsteps`, 1.15.0 → 1.16.0).
 pub const HISTORY_PER_STEP: MastraVersion = v(1, 16, 0);
 
+/// A step's tools run concurrently (up to ten at once) unless a call names
+/// no tool or the tool set holds one that can suspend; each call's approval
+/// verdict is worked out before the step's foreach, keyed by call id, and
+/// the foreach takes its call's verdict and deletes it. A later call of an
+/// id already called in the step finds none and works its verdict out
+/// again with an `await`, so its `execute` starts after the step's other
+/// calls' (`cachedApprovalVerdict`, 1.69.0 `dist/agent-DwtTO5Px.js:28472`;
+/// the verdicts are set at `:25972`). First in 1.69.0: seed 1 case 3073 of
+/// 5000 runs in call order on 1.67.0 and 1.68.0, the later call last on
+/// 1.69.0, 1.70.0 and 1.71.0, on `stream()` and `generate()`
+/// (`cases/calls/reused-call-id-runs-last-in-a-concurrent-step.json`).
+pub const REUSED_ID_RUNS_LAST: MastraVersion = v(1, 69, 0);
+
 /// Eager tool execution on `stream()` (`eagerToolExecution ?? true`): a
 /// call found under its own name in the step's tools starts as soon as its
 /// chunk completes, before the stream ends; calls found only by a tool's id
@@ -419,6 +432,7 @@ pub struct Release {
     pub hidden_is_not_found: bool,
     pub history_per_step: bool,
     pub eager_stream_tools: bool,
+    pub reused_id_runs_last: bool,
     pub retries: u32,
     /// `openai` route: history refers to earlier calls as `item_reference`s.
     pub responses_item_references: bool,
@@ -468,6 +482,7 @@ impl Release {
             // The v4 loop of 0.x writes history per step too (`zero`).
             history_per_step: version >= HISTORY_PER_STEP || zero.is_some_and(|z| !z.v5_loop),
             eager_stream_tools: version >= EAGER_STREAM_TOOLS,
+            reused_id_runs_last: version >= REUSED_ID_RUNS_LAST,
             retries: if version >= NO_RETRIES { 0 } else { 2 },
             // 0.x's v4 provider and the first v5 releases' send calls by name
             // (`zero::calls_by_name`).

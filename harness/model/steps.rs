@@ -346,10 +346,111 @@ impl Cx<'_> {
             .iter()
             .map(|c| self.resolve(agent, c))
             .collect::<Result<Vec<_>, _>>()?;
+        let (order, answered) = self.run_order(agent, &running, &resolved);
         if !zero::throws_before_running(self.rel, &resolved) {
-            self.execute(world, &resolved);
+            execute(world, &resolved, &order);
         }
-        Ok(Ok(Taken { calls, resolved }))
+        Ok(Ok(Taken {
+            calls,
+            resolved: answered,
+        }))
+    }
+
+    /// The order the step's calls start in, and what answers each call.
+    ///
+    /// Eager execution (`EAGER_STREAM_TOOLS`): the first call of each id
+    /// that `isEagerlyExecutableToolCall` admits starts as its chunk
+    /// completes. The step's foreach then takes, for each call in order,
+    /// the eager run of its id if one is left (`take(toolCallId)`, 1.71.0
+    /// `dist/agent-BOxKOk3n.js:24628`): the id's first call is answered by
+    /// that run whatever it names itself (a name nothing has, an inherited
+    /// property that would stop the loop), and the id's later calls run
+    /// again. The calls that took no eager run start in the foreach, a
+    /// later call of an id used before in the step last where the foreach
+    /// runs concurrently (`REUSED_ID_RUNS_LAST`).
+    fn run_order(
+        &self,
+        agent: &Agent,
+        calls: &[ToolCallReply],
+        resolved: &[Resolved],
+    ) -> (Vec<usize>, Vec<Resolved>) {
+        let merges = self.merges_call_ids();
+        let same_id = |i: usize, j: usize| i == j || (merges && calls[i].id == calls[j].id);
+        let eager = self.rel.eager_stream_tools && self.case.call.method == Method::Stream;
+        let mut started: Vec<usize> = Vec::new();
+        if eager {
+            for i in 0..calls.len() {
+                if self.starts_eagerly(agent, &calls[i], &resolved[i])
+                    && !started.iter().any(|&e| same_id(e, i))
+                {
+                    started.push(i);
+                }
+            }
+        }
+        let mut answered = resolved.to_vec();
+        let mut left = started.clone();
+        let mut foreach = Vec::new();
+        for (i, answer) in answered.iter_mut().enumerate() {
+            match left.iter().position(|&e| same_id(e, i)) {
+                Some(at) => *answer = resolved[left.remove(at)].clone(),
+                None => foreach.push(i),
+            }
+        }
+        if self.rel.reused_id_runs_last && merges && self.runs_concurrently(agent, resolved) {
+            let reused = |i: usize| (0..i).any(|j| same_id(j, i));
+            let (first, later): (Vec<usize>, Vec<usize>) =
+                foreach.into_iter().partition(|&i| !reused(i));
+            foreach = first.into_iter().chain(later).collect();
+        }
+        started.extend(foreach);
+        (started, answered)
+    }
+
+    /// `isEagerlyExecutableToolCall` (1.71.0 `dist/agent-BOxKOk3n.js:24911`)
+    /// on what the probe's agent can hold: a tool found under the call's own
+    /// name with an `execute`, object arguments without `_background`, an
+    /// active name, not a sub-agent's or a workflow's (`agent-`,
+    /// `workflow-`), and no suspend schema.
+    fn starts_eagerly(&self, agent: &Agent, call: &ToolCallReply, r: &Resolved) -> bool {
+        let Resolved::Run { by_name: true, .. } = r else {
+            return false;
+        };
+        let object = match &call.arguments {
+            Json::Object(_) => call.arguments.get("_background").is_none(),
+            Json::Array(_) => true,
+            _ => false,
+        };
+        let name = &call.name;
+        let starts = |p: &str| name.units().starts_with(JsString::from(p).units());
+        let prefixed = starts("agent-") || starts("workflow-");
+        let active = agent.active.as_ref().is_none_or(|a| a.contains(name));
+        let executes = match agent.tools.get(name) {
+            Lookup::Own(v) => match &v.origin {
+                ToolOrigin::Client => false,
+                ToolOrigin::Builtin(b) => !builtins::has_suspend_schema(b),
+                _ => true,
+            },
+            _ => false,
+        };
+        object && !prefixed && active && executes
+    }
+
+    /// Whether the step's foreach runs its calls concurrently
+    /// (`resolveEmittedToolCallConcurrency`, 1.71.0
+    /// `dist/agent-BOxKOk3n.js:26974`): every call finds a tool (under its
+    /// name, an inherited one included, or by id) and no tool the agent
+    /// offers can suspend.
+    fn runs_concurrently(&self, agent: &Agent, resolved: &[Resolved]) -> bool {
+        let suspends = |v: &ToolValue| matches!(&v.origin, ToolOrigin::Builtin(b) if builtins::has_suspend_schema(b));
+        let offered = agent
+            .tools
+            .entries()
+            .into_iter()
+            .any(|(k, v)| agent.active.as_ref().is_none_or(|a| a.contains(k)) && suspends(v));
+        !offered
+            && resolved
+                .iter()
+                .all(|r| !matches!(r, Resolved::NotFound { .. }))
     }
 
     /// The calls as the step's tools run them (`EMPTY_ARGUMENTS_TAKE_LATER`):
@@ -720,29 +821,6 @@ impl Cx<'_> {
                 Route::Groq => rel.groq_stream_reused_id_runs_once,
                 _ => false,
             }
-    }
-
-    /// List the case tools' runs in `executed`, in the order they start.
-    /// Eager execution (stream, from 1.71.0): each call found under its own
-    /// name starts as its chunk completes; the rest start after the stream,
-    /// in the step's foreach. History keeps the calls' order.
-    fn execute(&self, world: &mut World, resolved: &[Resolved]) {
-        let eager = self.rel.eager_stream_tools && self.case.call.method == Method::Stream;
-        let runs = resolved.iter().filter_map(|r| match r {
-            Resolved::Run {
-                id,
-                by_name,
-                runs: Runs::Ours(input),
-            } => Some((id, input, *by_name)),
-            _ => None,
-        });
-        let (first, later): (Vec<_>, Vec<_>) = runs.partition(|(_, _, by_name)| !eager || *by_name);
-        for (id, input, _) in first.into_iter().chain(later) {
-            world.executed.push(Executed {
-                id: id.clone(),
-                input: input.clone(),
-            });
-        }
     }
 
     /// Write the step back as the next request carries it: each call by the
@@ -1351,4 +1429,22 @@ fn tool_invocation_error(
     let mut message = JsString::from("ToolInvocation must have a result: ");
     message.push_str(&Json::object(members).to_compact());
     Ok(error_view(None, message, None))
+}
+
+/// List the case tools' runs in `executed`, in the order they start
+/// (`Cx::run_order`).
+fn execute(world: &mut World, resolved: &[Resolved], order: &[usize]) {
+    for &i in order {
+        if let Resolved::Run {
+            id,
+            runs: Runs::Ours(input),
+            ..
+        } = &resolved[i]
+        {
+            world.executed.push(Executed {
+                id: id.clone(),
+                input: input.clone(),
+            });
+        }
+    }
 }

@@ -369,6 +369,53 @@ fn eager_stream_execution_from_1_71_0() {
     );
 }
 
+/// From 1.69.0 a later call of an id used before in the step starts after
+/// the step's other calls, where the step runs its calls concurrently.
+#[test]
+fn reused_id_runs_last_in_a_concurrent_step_from_1_69_0() {
+    let c = |third: &str| {
+        case(&format!(
+            r#"{{"about":"a","tools":["a","b"],
+               "replies":[{{"toolCalls":[{{"id":"1","name":"a","arguments":{{"city":"x"}}}},
+                                        {{"id":"1","name":"b","arguments":{{"city":"y"}}}},
+                                        {{"id":"2","name":"{third}","arguments":{{"city":"z"}}}}]}},{{"text":"ok"}}]}}"#
+        ))
+    };
+    let cities = |p: Projection| {
+        p.executed
+            .iter()
+            .map(|e| {
+                e.input
+                    .get("city")
+                    .and_then(Json::as_str)
+                    .unwrap()
+                    .to_lossy()
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(cities(projection(&c("a"), "1.68.0")), ["x", "y", "z"]);
+    assert_eq!(cities(projection(&c("a"), "1.69.0")), ["x", "z", "y"]);
+    // A call naming no tool makes the step run one call at a time.
+    assert_eq!(cities(projection(&c("nope"), "1.69.0")), ["x", "y"]);
+}
+
+/// From 1.71.0 on stream() the eager run of an id answers the id's first
+/// call whatever it names, and the id's later call runs again.
+#[test]
+fn eager_run_answers_the_first_call_of_its_id() {
+    let c = case(
+        r#"{"about":"a","tools":["a"],"call":{"method":"stream"},"route":"anthropic",
+           "replies":[{"toolCalls":[{"id":"1","name":"constructor","arguments":{"city":"x"}},
+                                    {"id":"1","name":"a","arguments":{"city":"y"}}]},{"text":"ok"}]}"#,
+    );
+    let before = projection(&c, "1.70.0");
+    assert_eq!(before.requests.len(), 1, "an inherited name stops the loop");
+    assert_eq!(before.executed.len(), 1);
+    let eager = projection(&c, "1.71.0");
+    assert_eq!(eager.requests.len(), 2, "the loop goes on");
+    assert_eq!(eager.executed.len(), 2, "the later call runs again");
+}
+
 /// The routes: a named choice for a rewritten key keeps every
 /// tool on every route but mistral, where the provider filters them by the
 /// key and keeps none.
