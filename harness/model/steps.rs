@@ -339,7 +339,10 @@ impl Cx<'_> {
                 .any(|(i, c)| calls[..i].iter().any(|e| e.id == c.id));
         let mut running = self.arguments_run_with(&calls);
         if reused_in_step && self.runs_once() {
-            running = merged_by_id(&calls, &running, self.rel.eager_stream_tools);
+            let eager = self.rel.eager_stream_tools;
+            running = merged_by_id(&calls, &running, |name| {
+                eager && self.eager_name(agent, name)
+            });
             calls = running.clone();
         }
         let resolved = running
@@ -379,10 +382,8 @@ impl Cx<'_> {
         let eager = self.rel.eager_stream_tools && self.case.call.method == Method::Stream;
         let mut started: Vec<usize> = Vec::new();
         if eager {
-            for i in 0..calls.len() {
-                if self.starts_eagerly(agent, &calls[i], &resolved[i])
-                    && !started.iter().any(|&e| same_id(e, i))
-                {
+            for (i, call) in calls.iter().enumerate() {
+                if self.starts_eagerly(agent, call) && !started.iter().any(|&e| same_id(e, i)) {
                     started.push(i);
                 }
             }
@@ -411,16 +412,17 @@ impl Cx<'_> {
     /// name with an `execute`, object arguments without `_background`, an
     /// active name, not a sub-agent's or a workflow's (`agent-`,
     /// `workflow-`), and no suspend schema.
-    fn starts_eagerly(&self, agent: &Agent, call: &ToolCallReply, r: &Resolved) -> bool {
-        let Resolved::Run { by_name: true, .. } = r else {
-            return false;
-        };
+    fn starts_eagerly(&self, agent: &Agent, call: &ToolCallReply) -> bool {
         let object = match &call.arguments {
             Json::Object(_) => call.arguments.get("_background").is_none(),
             Json::Array(_) => true,
             _ => false,
         };
-        let name = &call.name;
+        object && self.eager_name(agent, &call.name)
+    }
+
+    /// What `starts_eagerly` asks of the name alone.
+    fn eager_name(&self, agent: &Agent, name: &JsString) -> bool {
         let starts = |p: &str| name.units().starts_with(JsString::from(p).units());
         let prefixed = starts("agent-") || starts("workflow-");
         let active = agent.active.as_ref().is_none_or(|a| a.contains(name));
@@ -432,7 +434,7 @@ impl Cx<'_> {
             },
             _ => false,
         };
-        object && !prefixed && active && executes
+        !prefixed && active && executes
     }
 
     /// Whether the step's foreach runs its calls concurrently
@@ -1296,16 +1298,20 @@ fn replace_across(rel: &Release, first_result: bool, e: &mut Invocation, later: 
 /// (observed on openai-compatible and groq from `STREAM_REUSED_ID_RUNS_ONCE`
 /// with the names of two tools, a tool and no tool, no tool and a tool, and
 /// two missing names: `cases/calls/reused-call-id-on-stream-two-tools.json`).
-/// With eager execution (`eager`, `EAGER_STREAM_TOOLS`) the one call has
-/// no arguments (`{}`), so that none of the id's calls runs and the id is
-/// answered as that name is for `{}` (observed on 1.71.0, where 1.70.0
-/// runs the first call's arguments: `cases/calls/reused-call-id-on-stream-eager.json`,
-/// and on openai-compatible with a first call naming no tool:
-/// `cases/calls/reused-call-id-on-stream-two-tools.json`).
+/// With eager execution (`EAGER_STREAM_TOOLS`), where the last call's name
+/// is one that starts eagerly (`empties`: found under its own name, not a
+/// sub-agent's or a workflow's), the one call has no arguments (`{}`), so
+/// that none of the id's calls runs and the id is answered as that name is
+/// for `{}` (observed on 1.71.0, where 1.70.0 runs the first call's
+/// arguments: `cases/calls/reused-call-id-on-stream-eager.json`, and on
+/// openai-compatible with a first call naming no tool:
+/// `cases/calls/reused-call-id-on-stream-two-tools.json`); a last name
+/// found by a tool's id keeps the first call's arguments (seed 1 case 4396
+/// on groq, `cases/calls/reused-call-id-on-stream-last-call-by-id.json`).
 fn merged_by_id(
     calls: &[ToolCallReply],
     running: &[ToolCallReply],
-    eager: bool,
+    empties: impl Fn(&JsString) -> bool,
 ) -> Vec<ToolCallReply> {
     let mut out: Vec<ToolCallReply> = Vec::new();
     for (i, call) in calls.iter().enumerate() {
@@ -1320,7 +1326,7 @@ fn merged_by_id(
         out.push(ToolCallReply {
             id: call.id.clone(),
             name: calls[last].name.clone(),
-            arguments: if eager {
+            arguments: if empties(&calls[last].name) {
                 Json::Object(Vec::new())
             } else {
                 running[i].arguments.clone()
