@@ -181,7 +181,9 @@ pub const SUB_AGENT_PARENT_HISTORY: (MastraVersion, MastraVersion) = (v(1, 8, 0)
 /// `dist/agent-BOxKOk3n.js:38914`, `:38920`). Without memory options both
 /// are `undefined` and the ids are not derived (a fresh UUID, `probe-KEY`);
 /// 1.7.0 had neither the assignment nor the derived ids. On 1.11.0 the
-/// injected ids also show in the validation error's "Provided arguments".
+/// injected ids also show in the validation error's "Provided arguments"
+/// of a call whose prompt passes; a call whose prompt fails is quoted as
+/// sent on every release (`cases/calls/sub-agent-rejected-with-memory-options.json`).
 /// Found by the full matrix on 1.8.0 to 1.30.0
 /// (`cases/found/seed1-case3372-1.67.0-requests-tools+requests-toolChoice.json`).
 pub const SUB_AGENT_PARENT_MEMORY_IDS: MastraVersion = v(1, 8, 0);

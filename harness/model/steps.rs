@@ -774,7 +774,14 @@ impl Cx<'_> {
             }
             ToolOrigin::SubAgent(sub) => {
                 let input = sources::sub_agent_input(rel, &call.arguments, memory);
-                match sources::sub_agent_schema_rejects(rel, &value.id, &input) {
+                // A call whose prompt fails is reported with its arguments
+                // as sent, without the parent's thread and resource (observed
+                // on 1.8.0, 1.10.0, 1.11.0, 1.18.0, 1.57.0, 1.67.0 and 1.71.0:
+                // `cases/calls/sub-agent-rejected-with-memory-options.json`);
+                // one that passes goes on with them.
+                let prompt_fails = checked(Schema::SubAgent, &input)?.is_err();
+                let quoted = if prompt_fails { &call.arguments } else { &input };
+                match sources::sub_agent_schema_rejects(rel, &value.id, quoted) {
                     Some(report) => Runs::Fails {
                         report,
                         sub_agent: true,
@@ -785,7 +792,9 @@ impl Cx<'_> {
                             input,
                         },
                         Err(report) => Runs::Fails {
-                            report,
+                            report: checked(Schema::SubAgent, &call.arguments)?
+                                .err()
+                                .unwrap_or(report),
                             sub_agent: true,
                         },
                     },
