@@ -423,6 +423,15 @@ pub const GROQ_STREAM_REUSED_ID_RUNS_ONCE: MastraVersion = v(1, 51, 0);
 /// next release served, answers as modelled): not modelled there.
 pub const SUB_AGENT_PROMPTLESS_THROWS: (MastraVersion, MastraVersion) = (v(1, 19, 0), v(1, 55, 0));
 
+/// A workflow's `inputData` sent as JSON text of an object is parsed and
+/// validated again (`coerceStringifiedJsonValues`, 1.10.0
+/// `dist/chunk-CY4ZWL2X.js:117`, called from `validateToolInput` at
+/// `:167`, for zod object fields only): from 1.3.0 through 1.10.0; 1.2.0
+/// and 1.11.0 reject the text (`cases/calls/workflow-input-data-as-text.json` on 1.1.0,
+/// 1.2.0, 1.3.0, 1.5.0, 1.7.0, 1.8.0, 1.9.0, 1.10.0, 1.11.0, 1.18.0,
+/// 1.30.0, 1.45.0, 1.57.0, 1.67.0, 1.69.0 and 1.71.0).
+pub const WORKFLOW_TEXT_COERCED: (MastraVersion, MastraVersion) = (v(1, 3, 0), v(1, 10, 0));
+
 /// The switches for one version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Release {
@@ -543,7 +552,10 @@ impl Release {
 }
 
 /// Whether `version` is in the releases `(first, last)`, both included.
-fn within((first, last): (MastraVersion, MastraVersion), version: MastraVersion) -> bool {
+pub(super) fn within(
+    (first, last): (MastraVersion, MastraVersion),
+    version: MastraVersion,
+) -> bool {
     (first..=last).contains(&version)
 }
 

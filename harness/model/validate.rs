@@ -97,6 +97,32 @@ fn picked(input: &Json, fields: &[&str]) -> Json {
     )
 }
 
+/// `coerceStringifiedJsonValues` on a field whose zod schema is an object
+/// (`WORKFLOW_TEXT_COERCED`): text that starts with `{` once trimmed and
+/// parses to a plain object is validated again as that object; the report
+/// of a failure still quotes the arguments as sent.
+fn coerced_object(rel: &Release, text: &JsString) -> Option<Json> {
+    if !super::releases::within(super::releases::WORKFLOW_TEXT_COERCED, rel.version) {
+        return None;
+    }
+    let start = text.units().iter().position(|&u| !is_js_whitespace(u))?;
+    if text.unit(start) != Some(u16::from(b'{')) {
+        return None;
+    }
+    match Json::parse(&text.to_rust()?) {
+        Ok(parsed @ Json::Object(_)) => Some(parsed),
+        _ => None,
+    }
+}
+
+/// `String.prototype.trim`'s whitespace and line terminators.
+fn is_js_whitespace(u: u16) -> bool {
+    matches!(
+        u,
+        0x09..=0x0d | 0x20 | 0xa0 | 0x1680 | 0x2000..=0x200a | 0x2028 | 0x2029 | 0x202f | 0x205f | 0x3000 | 0xfeff
+    )
+}
+
 /// What validation gives: the input `execute` runs with, or the report.
 pub type Checked = Result<Json, Json>;
 
@@ -147,9 +173,15 @@ pub fn validate(
             }
         }
         Schema::Workflow => match member(input, "inputData") {
-            Some(Json::String(_)) => {
-                return Err("a workflow's inputData sent as text: coerced by some releases".into())
+            Some(Json::String(_)) if rel.zero.is_some() => {
+                return Err("a workflow's inputData sent as text on 0.x".into())
             }
+            Some(Json::String(text)) => match coerced_object(rel, text) {
+                Some(d) if is_string(member(&d, "city")) => {
+                    Ok(Json::object([("inputData", picked(&d, &["city"]))]))
+                }
+                _ => Err(rejected()),
+            },
             Some(d) if is_string(member(d, "city")) => {
                 Ok(Json::object([("inputData", picked(d, &["city"]))]))
             }
@@ -192,6 +224,40 @@ mod tests {
 
     fn j(s: &str) -> Json {
         Json::parse(s).unwrap()
+    }
+
+    #[test]
+    fn workflow_input_text_is_parsed_from_1_3_0_through_1_10_0() {
+        let name = JsString::from("workflow-w");
+        let call = |text: &str| Json::object([("inputData", Json::str(text))]);
+        let ran = j(r#"{"inputData":{"city":"Paris"}}"#);
+        for (version, runs) in [
+            ((1, 2, 0), false),
+            ((1, 3, 0), true),
+            ((1, 10, 0), true),
+            ((1, 11, 0), false),
+        ] {
+            let rel = Release::of(MastraVersion::new(version.0, version.1, version.2));
+            let got = validate(
+                &rel,
+                Schema::Workflow,
+                &name,
+                &call("\n {\"city\":\"Paris\"}"),
+            )
+            .unwrap();
+            assert_eq!(got.as_ref().ok(), runs.then_some(&ran), "{version:?}");
+            for failing in [
+                "{\"city\":5}",
+                "[1]",
+                "Paris",
+                "{",
+                "\u{feff}{\"city\":\"Paris\"}",
+            ] {
+                assert!(validate(&rel, Schema::Workflow, &name, &call(failing))
+                    .unwrap()
+                    .is_err());
+            }
+        }
     }
 
     #[test]
