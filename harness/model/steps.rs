@@ -664,8 +664,8 @@ impl Cx<'_> {
             None => taken.resolved.iter().any(|r| matches!(r, Resolved::Stop)),
         };
         if stops {
-            if agent.who != Requester::Parent {
-                return Err("a sub-agent's call of a tool without execute".into());
+            if agent.who != Requester::Parent && self.rel.zero.is_some() {
+                return Err("a sub-agent's call of a tool without execute on 0.x".into());
             }
             return Ok(Some(Ending::Stopped));
         }
@@ -912,6 +912,14 @@ impl Cx<'_> {
                 match ending {
                     Ending::Answer(text) => {
                         sources::sub_agent_result(self.rel, by_name, key, &text, memory)
+                    }
+                    // A sub-agent's loop stopped by a call of a name without
+                    // `execute` (an inherited one: a sub-agent has no client
+                    // tools) gives its ordinary output with empty text
+                    // (observed on 1.0.4, 1.67.0 and 1.71.0, generate and
+                    // stream: `cases/calls/sub-agent-calls-an-inherited-name.json`).
+                    Ending::Stopped if self.rel.zero.is_none() => {
+                        sources::sub_agent_result(self.rel, by_name, key, &JsString::new(), memory)
                     }
                     // On `stream()` before `SUB_AGENT_STREAM_ERROR_THROWN`
                     // the sub-agent's stream ends without text instead
