@@ -16,8 +16,10 @@
 //! `dist/chunk-QJNGPAKF.js:7`, 1.71.0
 //! `dist/task-state-processor-BVzGSjZy.js:228`). `askUserTool` and
 //! `submitPlanTool` suspend the run (the agent loop hands them `suspend`).
-//! `webFetchTool` fetches the network and `webSearchTool` is swapped for
-//! the provider's own search: neither is modelled.
+//! `webFetchTool` answers a URL that is not HTTP or HTTPS before any
+//! request (`cases/calls/web-fetch-without-an-http-url.json`); an HTTP one
+//! goes to the network and is not modelled. `webSearchTool` is swapped for
+//! the provider's own search: not modelled.
 
 use super::releases::{Release, SUBMIT_PLAN_TAKES_A_PATH};
 use crate::js::json::Json;
@@ -135,6 +137,7 @@ fn schema(rel: &Release, name: &str) -> Option<&'static [(&'static str, Field, b
             ("activeForm", Field::Text, false),
         ],
         "taskCompleteTool" => &[("id", Field::Text, true)],
+        "webFetchTool" => &[("url", Field::Text, true)],
         "taskCheckTool" => &[],
         "askUserTool" => &[
             ("question", Field::Text, true),
@@ -222,6 +225,21 @@ pub fn call(rel: &Release, name: &str, input: &Json, memory: bool) -> Result<Bui
             ("summary", empty_summary()),
             ("incompleteTasks", Json::Array(Vec::new())),
         ])),
+        // `parseHttpUrl` (1.71.0 `dist/tools-DDs4518b.js:619`): a URL that
+        // is not HTTP or HTTPS, or no URL at all, is answered before any
+        // request; an HTTP one is fetched.
+        "webFetchTool" => match args.get("url") {
+            Some(Json::String(url)) if http_scheme(url) => {
+                return unmodelled("an HTTP or HTTPS URL: its execute reaches the network")
+            }
+            _ => Builtin::Output(Json::object([
+                (
+                    "content",
+                    Json::str("Failed to fetch URL: only HTTP and HTTPS URLs are supported."),
+                ),
+                ("isError", Json::Bool(true)),
+            ])),
+        },
         // Options chosen without options are refused before it suspends.
         "askUserTool" if given("selectionMode") && !has_options(&args) => {
             Builtin::Output(Json::object([
@@ -243,6 +261,46 @@ pub fn has_suspend_schema(name: &str) -> bool {
     matches!(name, "askUserTool" | "submitPlanTool")
 }
 
+/// Whether `new URL(text)` can give an `http:` or `https:` URL: the URL
+/// parser drops leading and trailing C0 controls and spaces and every tab
+/// and newline, and reads the scheme without case. Such a call is left
+/// unmodelled (even where the rest would not parse: the fetch is not
+/// followed).
+fn http_scheme(text: &JsString) -> bool {
+    let units: Vec<u16> = text
+        .units()
+        .iter()
+        .copied()
+        .filter(|&u| !matches!(u, 0x09 | 0x0a | 0x0d))
+        .collect();
+    let start = units.iter().position(|&u| u > 0x20).unwrap_or(units.len());
+    let scheme: String = units[start..]
+        .iter()
+        .take_while(|&&u| u != u16::from(b':'))
+        .map(|&u| {
+            char::from_u32(u32::from(u))
+                .unwrap_or('\u{fffd}')
+                .to_ascii_lowercase()
+        })
+        .collect();
+    units.len() > start + scheme.len() && (scheme == "http" || scheme == "https")
+}
+
 fn has_options(args: &Json) -> bool {
     matches!(args.get("options"), Some(Json::Array(items)) if !items.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn http_schemes_as_the_url_parser_reads_them() {
+        for url in ["http://a", "HTTPS://a", " \thtt\np://a", "http:a"] {
+            assert!(http_scheme(&JsString::from(url)), "{url:?}");
+        }
+        for url in ["ftp://a", "not a url", "mailto:x", "https", "", "xhttp://a"] {
+            assert!(!http_scheme(&JsString::from(url)), "{url:?}");
+        }
+    }
 }
