@@ -349,9 +349,9 @@ impl Cx<'_> {
             .iter()
             .map(|c| self.resolve(agent, c))
             .collect::<Result<Vec<_>, _>>()?;
-        let (order, answered) = self.run_order(agent, &running, &resolved);
+        let (order, answered) = self.run_order(agent, &calls, &running, &resolved)?;
         if !zero::throws_before_running(self.rel, &resolved) {
-            execute(world, &resolved, &order);
+            execute(world, &order);
         }
         Ok(Ok(Taken {
             calls,
@@ -374,17 +374,28 @@ impl Cx<'_> {
     fn run_order(
         &self,
         agent: &Agent,
-        calls: &[ToolCallReply],
+        sent: &[ToolCallReply],
+        running: &[ToolCallReply],
         resolved: &[Resolved],
-    ) -> (Vec<usize>, Vec<Resolved>) {
+    ) -> Result<(Vec<Resolved>, Vec<Resolved>), String> {
         let merges = self.merges_call_ids();
-        let same_id = |i: usize, j: usize| i == j || (merges && calls[i].id == calls[j].id);
+        let same_id = |i: usize, j: usize| i == j || (merges && sent[i].id == sent[j].id);
         let eager = self.rel.eager_stream_tools && self.case.call.method == Method::Stream;
-        let mut started: Vec<usize> = Vec::new();
+        // An eager run has its chunk's own arguments: a first call with
+        // `{}` fails validation there even where the foreach would run it
+        // with a later call's (`EMPTY_ARGUMENTS_TAKE_LATER`; seed 3 case 83
+        // on 1.71.0).
+        let mut started: Vec<(usize, Resolved)> = Vec::new();
         if eager {
-            for (i, call) in calls.iter().enumerate() {
-                if self.starts_eagerly(agent, call) && !started.iter().any(|&e| same_id(e, i)) {
-                    started.push(i);
+            for (i, call) in sent.iter().enumerate() {
+                if self.starts_eagerly(agent, call) && !started.iter().any(|(e, _)| same_id(*e, i))
+                {
+                    let run = if call.arguments == running[i].arguments {
+                        resolved[i].clone()
+                    } else {
+                        self.resolve(agent, call)?
+                    };
+                    started.push((i, run));
                 }
             }
         }
@@ -392,8 +403,8 @@ impl Cx<'_> {
         let mut left = started.clone();
         let mut foreach = Vec::new();
         for (i, answer) in answered.iter_mut().enumerate() {
-            match left.iter().position(|&e| same_id(e, i)) {
-                Some(at) => *answer = resolved[left.remove(at)].clone(),
+            match left.iter().position(|(e, _)| same_id(*e, i)) {
+                Some(at) => *answer = left.remove(at).1,
                 None => foreach.push(i),
             }
         }
@@ -403,8 +414,12 @@ impl Cx<'_> {
                 foreach.into_iter().partition(|&i| !reused(i));
             foreach = first.into_iter().chain(later).collect();
         }
-        started.extend(foreach);
-        (started, answered)
+        let order = started
+            .into_iter()
+            .map(|(_, run)| run)
+            .chain(foreach.into_iter().map(|i| resolved[i].clone()))
+            .collect();
+        Ok((order, answered))
     }
 
     /// `isEagerlyExecutableToolCall` (1.71.0 `dist/agent-BOxKOk3n.js:24911`)
@@ -1456,13 +1471,13 @@ fn tool_invocation_error(
 
 /// List the case tools' runs in `executed`, in the order they start
 /// (`Cx::run_order`).
-fn execute(world: &mut World, resolved: &[Resolved], order: &[usize]) {
-    for &i in order {
+fn execute(world: &mut World, order: &[Resolved]) {
+    for run in order {
         if let Resolved::Run {
             id,
             runs: Runs::Ours(input),
             ..
-        } = &resolved[i]
+        } = run
         {
             world.executed.push(Executed {
                 id: id.clone(),
