@@ -432,6 +432,13 @@ pub const SUB_AGENT_PROMPTLESS_THROWS: (MastraVersion, MastraVersion) = (v(1, 19
 /// 1.30.0, 1.45.0, 1.57.0, 1.67.0, 1.69.0 and 1.71.0).
 pub const WORKFLOW_TEXT_COERCED: (MastraVersion, MastraVersion) = (v(1, 3, 0), v(1, 10, 0));
 
+/// On `stream()` on `google`, a call whose arguments are a string reaches
+/// Mastra with `{}` (its validation report quotes `{}`; `generate()` keeps
+/// the string). First in 1.25.0 (`bisect --good 1.0.4 --bad 1.67.0` on
+/// `cases/calls/google-stream-string-arguments.json`: last the same
+/// 1.24.1; found by the fuzzer, seed 3 case 2363).
+pub const GOOGLE_STREAM_STRING_ARGUMENTS_EMPTY: MastraVersion = v(1, 25, 0);
+
 /// The switches for one version.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Release {
@@ -464,6 +471,7 @@ pub struct Release {
     pub null_arguments_refused: bool,
     pub google_null_arguments_empty: bool,
     pub google_null_arguments_lost: bool,
+    pub google_stream_string_arguments_empty: bool,
     pub reused_id_takes_later_call: bool,
     pub memory_keeps_first_result: bool,
     pub responses_reused_id_first_item: bool,
@@ -514,6 +522,7 @@ impl Release {
             prompt_aliases: version >= PROMPT_ALIASES,
             null_arguments_refused: version >= NULL_ARGUMENTS_REFUSED,
             google_null_arguments_empty: version >= GOOGLE_NULL_ARGUMENTS_EMPTY,
+            google_stream_string_arguments_empty: version >= GOOGLE_STREAM_STRING_ARGUMENTS_EMPTY,
             google_null_arguments_lost: within(GOOGLE_NULL_ARGUMENTS_LOST, version),
             reused_id_takes_later_call: version >= REUSED_ID_TAKES_LATER_CALL,
             memory_keeps_first_result: version >= MEMORY_KEEPS_FIRST_RESULT,

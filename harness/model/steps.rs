@@ -332,6 +332,17 @@ impl Cx<'_> {
                 return Ok(Err(Ending::Answer(JsString::new())));
             }
         }
+        // `GOOGLE_STREAM_STRING_ARGUMENTS_EMPTY`: a string becomes `{}`.
+        if self.rel.google_stream_string_arguments_empty
+            && self.case.route.wire() == Wire::GenerateContent
+            && self.case.call.method == Method::Stream
+        {
+            for c in &mut calls {
+                if matches!(c.arguments, Json::String(_)) {
+                    c.arguments = Json::Object(Vec::new());
+                }
+            }
+        }
         let reused_in_step = self.merges_call_ids()
             && calls
                 .iter()
