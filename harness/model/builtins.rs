@@ -16,9 +16,11 @@
 //! `dist/chunk-QJNGPAKF.js:7`, 1.71.0
 //! `dist/task-state-processor-BVzGSjZy.js:228`). `askUserTool` and
 //! `submitPlanTool` suspend the run (the agent loop hands them `suspend`).
-//! `webFetchTool` answers a URL that is not HTTP or HTTPS before any
-//! request (`cases/calls/web-fetch-without-an-http-url.json`); an HTTP one
-//! goes to the network and is not modelled. `webSearchTool` is swapped for
+//! `webFetchTool` answers a URL that is not HTTP or HTTPS, and one of a
+//! private or reserved host, before any request
+//! (`cases/calls/web-fetch-without-an-http-url.json`,
+//! `cases/calls/web-fetch-of-a-private-host.json`); any other goes to the
+//! network and is not modelled. `webSearchTool` is swapped for
 //! the provider's own search: not modelled.
 
 use super::releases::{Release, SUBMIT_PLAN_TAKES_A_PATH};
@@ -227,18 +229,19 @@ pub fn call(rel: &Release, name: &str, input: &Json, memory: bool) -> Result<Bui
         ])),
         // `parseHttpUrl` (1.71.0 `dist/tools-DDs4518b.js:619`): a URL that
         // is not HTTP or HTTPS, or no URL at all, is answered before any
-        // request; an HTTP one is fetched.
+        // request; so is a private or reserved host (`assertAllowedUrl`,
+        // `:674`, before the request and its DNS lookup). Any other HTTP
+        // URL is fetched.
         "webFetchTool" => match args.get("url") {
-            Some(Json::String(url)) if http_scheme(url) => {
-                return unmodelled("an HTTP or HTTPS URL: its execute reaches the network")
-            }
-            _ => Builtin::Output(Json::object([
-                (
-                    "content",
-                    Json::str("Failed to fetch URL: only HTTP and HTTPS URLs are supported."),
-                ),
-                ("isError", Json::Bool(true)),
-            ])),
+            Some(Json::String(url)) if http_scheme(url) => match private_host(url) {
+                Some(true) => fetch_failed("URL resolves to a private or reserved address."),
+                _ => {
+                    return unmodelled(
+                        "an HTTP or HTTPS URL of a public or unread host: its execute reaches the network",
+                    )
+                }
+            },
+            _ => fetch_failed("only HTTP and HTTPS URLs are supported."),
         },
         // Options chosen without options are refused before it suspends.
         "askUserTool" if given("selectionMode") && !has_options(&args) => {
@@ -286,6 +289,82 @@ fn http_scheme(text: &JsString) -> bool {
     units.len() > start + scheme.len() && (scheme == "http" || scheme == "https")
 }
 
+fn fetch_failed(why: &str) -> Builtin {
+    Builtin::Output(Json::object([
+        ("content", Json::str(&format!("Failed to fetch URL: {why}"))),
+        ("isError", Json::Bool(true)),
+    ]))
+}
+
+/// Whether an HTTP URL's host is one `webFetchTool` refuses before any
+/// request (`isBlockedHostname`, `isBlockedIpv4`: `localhost`, `*.localhost`
+/// and the private and reserved IPv4 ranges; the same in every release
+/// from 1.54.0 to 1.71.0), read only where the URL is plain enough that
+/// the URL parser's host is the text itself: printable ASCII, no user
+/// info, no escapes, no IPv6, a host of dotted decimal octets or of
+/// letter, digit and hyphen labels. `None` for any other URL (its host
+/// needs the whole URL parser).
+fn private_host(url: &JsString) -> Option<bool> {
+    let text = String::from_utf16(url.units()).ok()?;
+    if !text.bytes().all(|b| b.is_ascii_graphic()) {
+        return None;
+    }
+    let lower = text.to_ascii_lowercase();
+    let rest = lower
+        .strip_prefix("http://")
+        .or_else(|| lower.strip_prefix("https://"))?;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    if authority.contains(['@', '%', '\\', '[', ']']) {
+        return None;
+    }
+    let host = match authority.split_once(':') {
+        Some((host, port)) => {
+            let fits = port.is_empty()
+                || (port.bytes().all(|b| b.is_ascii_digit())
+                    && port.parse::<u32>().is_ok_and(|p| p <= 65535));
+            if !fits {
+                return None;
+            }
+            host
+        }
+        None => authority,
+    };
+    let labels: Vec<&str> = host.split('.').collect();
+    let octets: Option<Vec<u8>> = labels
+        .iter()
+        .map(|l| {
+            let canonical = !l.is_empty() && l.len() <= 3 && (l.len() == 1 || !l.starts_with('0'));
+            canonical.then(|| l.parse::<u8>().ok()).flatten()
+        })
+        .collect();
+    if let Some(o) = octets.filter(|o| o.len() == 4) {
+        return Some(reserved_ipv4(o[0], o[1], o[2]));
+    }
+    // A last label of digits alone makes the parser read an IPv4 address.
+    let domain = labels.iter().all(|l| {
+        !l.is_empty()
+            && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            && !l.starts_with('-')
+            && !l.ends_with('-')
+            && !l.starts_with("xn--")
+    }) && !labels.last()?.bytes().all(|b| b.is_ascii_digit());
+    domain.then(|| host == "localhost" || host.ends_with(".localhost"))
+}
+
+/// `isBlockedIpv4`'s ranges (1.71.0 `dist/tools-DDs4518b.js:632`).
+fn reserved_ipv4(a: u8, b: u8, c: u8) -> bool {
+    matches!(a, 0 | 10 | 127)
+        || a >= 224
+        || (a == 100 && (64..=127).contains(&b))
+        || (a == 169 && b == 254)
+        || (a == 172 && (16..=31).contains(&b))
+        || (a == 192 && b == 0 && (c == 0 || c == 2))
+        || (a == 192 && b == 168)
+        || (a == 198 && (b == 18 || b == 19))
+        || (a == 198 && b == 51 && c == 100)
+        || (a == 203 && b == 0 && c == 113)
+}
+
 fn has_options(args: &Json) -> bool {
     matches!(args.get("options"), Some(Json::Array(items)) if !items.is_empty())
 }
@@ -293,6 +372,46 @@ fn has_options(args: &Json) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn private_hosts_as_web_fetch_reads_them() {
+        for url in [
+            "http://localhost/",
+            "HTTP://LocalHost:8080/a?b",
+            "https://api.localhost",
+            "http://127.0.0.1:/x",
+            "http://10.1.2.3#f",
+            "http://192.168.0.1/",
+            "http://0.0.0.0",
+            "http://224.0.0.1/",
+            "http://100.64.0.1/",
+        ] {
+            assert_eq!(private_host(&JsString::from(url)), Some(true), "{url:?}");
+        }
+        // Public hosts are looked up and fetched.
+        for url in [
+            "http://example.com/",
+            "http://8.8.8.8/",
+            "http://100.63.0.1/",
+        ] {
+            assert_eq!(private_host(&JsString::from(url)), Some(false), "{url:?}");
+        }
+        // Anything the parser would rewrite (octal or short IPv4, user info,
+        // escapes, IPv6, a trailing dot, a number as last label) is not read.
+        for url in [
+            "http://0177.0.0.1/",
+            "http://127.1/",
+            "http://a@localhost/",
+            "http://local%68ost/",
+            "http://[::1]/",
+            "http://localhost./",
+            "http://a.1/",
+            "http://localhost:99999/",
+            " http://localhost/",
+        ] {
+            assert_eq!(private_host(&JsString::from(url)), None, "{url:?}");
+        }
+    }
 
     #[test]
     fn http_schemes_as_the_url_parser_reads_them() {

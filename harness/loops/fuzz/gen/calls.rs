@@ -211,10 +211,10 @@ fn fitting(aim: &Aim) -> Json {
     }
 }
 
-/// What a model would send each builtin. `webFetchTool` is given URLs it
-/// answers without the network (a scheme it refuses, a host it blocks): a
-/// probe reaches no network, so a fetch of a real page could only fail on
-/// the harness's isolation, which says nothing of Mastra.
+/// What a model would send each builtin. `webFetchTool` is given a URL it
+/// answers without the network (a scheme it refuses): a probe reaches no
+/// network, so a fetch of a real page could only fail on the harness's
+/// isolation, which says nothing of Mastra.
 fn builtin_input(name: &str) -> Json {
     match name {
         "askUserTool" => Json::object([("question", Json::str("Which city?"))]),
