@@ -873,6 +873,11 @@ impl Cx<'_> {
                         crate::projection::normalise_api_errors(&mut error);
                         ResultContent::Object(error)
                     }
+                    Ending::ApiError(_) | Ending::Error(_) | Ending::Unanswered
+                        if self.rel.zero.is_some() =>
+                    {
+                        zero::sub_agent_failed(self.case, self.rel, by_name, key, input, memory)
+                    }
                     Ending::ApiError(_) | Ending::Error(_) => {
                         return Err("a sub-agent whose own loop ends in an error".into())
                     }

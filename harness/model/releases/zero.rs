@@ -212,6 +212,17 @@ pub const CLIENT_TOOLS_SINCE: MastraVersion = v(0, 8, 3);
 /// case sends no tools on 0.21.0, `a` on 0.21.1).
 pub const SUB_AGENT_TOOLS_SINCE: MastraVersion = v(0, 21, 1);
 
+/// The first release whose `generate` tells its loop it is one (0.24.6
+/// `dist/chunk-LAQQETGP.js:1006`, `this.stream(messages, { ...,
+/// methodType: "generate" })`), so that a sub-agent called under it runs
+/// through the sub-agent's `generate`, which throws when its loop ends in
+/// an error (`:919`); before, every sub-agent is streamed, and its error
+/// ends its stream with no text (`cases/zero/sub-agent-failing-under-generate-answers-mastras-error.json`
+/// on 0.24.5: `{"text":""}`, on 0.24.6: Mastra's error object; 0.22.0 to
+/// 0.24.5 alike, found by the fuzzer on 0.24.9, seed 1 cases 734, 1608,
+/// 2324 and 2624).
+pub const SUB_AGENT_GENERATED_SINCE: MastraVersion = v(0, 24, 6);
+
 /// The first release whose `generate` wraps the AI SDK's error in a
 /// `MastraError` of id `LLM_GENERATE_TEXT_AI_SDK_EXECUTION_FAILED` (0.10.5
 /// `dist/chunk-YDGX5LRI.js:242`); 0.10.3 (0.10.4 is not served) and every

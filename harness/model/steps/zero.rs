@@ -502,6 +502,60 @@ pub(in crate::model) fn step_fails(
     Ok(None)
 }
 
+/// The tool result of a sub-agent whose own loop ends in an error (an API
+/// error, "Tool X not found", the unresolved promise of
+/// `NO_TOOL_ENDS_SILENTLY`) or with no answer. A sub-agent that is
+/// streamed (on `stream`, and on `generate` before
+/// `SUB_AGENT_GENERATED_SINCE`) is read from its `fullStream`, which ends
+/// without throwing: the result is the empty text (0.24.9
+/// `dist/chunk-GSQD3QNR.js:924`, `result={text:fullText,...}`). Run
+/// through its `generate`, it throws; the agent tool's `execute` wraps it
+/// (`AGENT_AGENT_TOOL_EXECUTION_FAILED`), and `createExecute` returns, not
+/// throws, a `TOOL_EXECUTION_FAILED` `MastraError` with no text of its own
+/// (0.24.9 `dist/chunk-BBE22VBK.js:552`), whose `toJSON` is `{ message,
+/// details: toJSONDetails(), code }` (0.24.9 `dist/chunk-PZUZNPFM.js:150`):
+/// the message is the wrapped error's, the cause is not written.
+/// `argsJson` is the validated input, `model` the route's model id. Found
+/// by the fuzzer on 0.24.9, seed 1 (cases 609 and 1608;
+/// `cases/zero/sub-agent-failing-on-stream-answers-empty-text.json`).
+pub(in crate::model) fn sub_agent_failed(
+    case: &Case,
+    rel: &Release,
+    by_name: bool,
+    key: &JsString,
+    input: &Json,
+    memory: bool,
+) -> ResultContent {
+    if case.call.method == Method::Stream || rel.version < SUB_AGENT_GENERATED_SINCE {
+        return sources::sub_agent_result(rel, by_name, key, &JsString::new(), memory);
+    }
+    let message = JsString::from("[Agent:probe] - Failed agent tool execution for ").concat(key);
+    let details = Json::object([
+        ("message", Json::String(message.clone())),
+        ("domain", Json::str("TOOL")),
+        ("category", Json::str("USER")),
+        (
+            "details",
+            Json::object([
+                (
+                    "errorMessage",
+                    Json::str("[Agent:probe] - Failed tool execution"),
+                ),
+                (
+                    "argsJson",
+                    Json::String(JsString::from(input.to_compact().as_str())),
+                ),
+                ("model", Json::str(sources::model_id(case.route))),
+            ]),
+        ),
+    ]);
+    ResultContent::Object(Json::object([
+        ("message", Json::String(message)),
+        ("details", details),
+        ("code", Json::str("TOOL_EXECUTION_FAILED")),
+    ]))
+}
+
 /// A call by a name of `Object.prototype` on the v5 loop: found (a
 /// method, or the prototype itself, without `execute`), answered as a
 /// client tool is (`step_stops`: alone it ends the loop), and the loop goes
@@ -551,6 +605,45 @@ mod tests {
     fn sent(p: &Projection) -> Vec<String> {
         let tools = p.requests[0].tools.as_ref();
         tools.map_or_else(Vec::new, |t| t.iter().map(JsString::to_lossy).collect())
+    }
+
+    /// The last result the parent's last request carries, as text.
+    fn last_result(p: &Projection) -> String {
+        let history = &p.requests.last().unwrap().history;
+        history
+            .iter()
+            .rev()
+            .find_map(|h| match h {
+                crate::projection::HistoryItem::Result { content, .. } => {
+                    Some(content.to_compact())
+                }
+                _ => None,
+            })
+            .unwrap()
+    }
+
+    /// A sub-agent whose loop ends in an error answers the empty text where
+    /// it is streamed, and Mastra's error object where it runs through its
+    /// `generate` (under `generate` from `SUB_AGENT_GENERATED_SINCE`).
+    #[test]
+    fn a_failing_sub_agent_answers_by_how_it_ran() {
+        let failing = |method: &str| {
+            case(&format!(
+                r#"{{"about": "a", "tools": ["b"], "agents": ["a"], "call": {{"method": "{method}"}},
+                "replies": [{{"toolCalls": [{{"id": "call_1", "name": "agent-a", "arguments": {{"prompt": "Paris"}}}}]}}, {{"text": "done"}}],
+                "subAgentReplies": {{"a": [{{"status": 400}}]}}}}"#
+            ))
+        };
+        // The empty text, with the sub-agent's thread and resource.
+        let empty = |p: &Projection| {
+            let r = last_result(p);
+            r.contains("subAgentThreadId") && !r.contains("TOOL_EXECUTION_FAILED")
+        };
+        assert!(empty(&projection(&failing("stream"), "0.24.9")));
+        assert!(empty(&projection(&failing("generate"), "0.24.5")));
+        let thrown = last_result(&projection(&failing("generate"), "0.24.6"));
+        assert!(thrown.contains("TOOL_EXECUTION_FAILED"), "{thrown}");
+        assert!(!thrown.contains("cause"), "{thrown}");
     }
 
     /// Each switch on both sides of its boundary, and none on 1.x.
