@@ -212,6 +212,23 @@ pub const CLIENT_TOOLS_SINCE: MastraVersion = v(0, 8, 3);
 /// case sends no tools on 0.21.0, `a` on 0.21.1).
 pub const SUB_AGENT_TOOLS_SINCE: MastraVersion = v(0, 21, 1);
 
+/// The releases whose memory recalls semantically by default, embedding
+/// each message with the core's default embedder, fastembed, which
+/// downloads its model from storage.googleapis.com at the first message
+/// (0.9.1 `dist/chunk-INXNZ5VE.js:119` and `:214`; 0.9.4
+/// `dist/chunk-CIEPFV6B.js:119` and `:320`): a call with memory needs the
+/// network, so no memory case applies (the sweep of every 0.x: every
+/// memory case on 0.9.1 to 0.9.4 ended in `TAR_BAD_ARCHIVE`, the refused
+/// download). 0.10.1's default has no semantic recall
+/// (`dist/chunk-2YYOF7DO.js:18`); 0.9.0 has no memory release that fits.
+pub const MEMORY_EMBEDS_BY_DEFAULT: (MastraVersion, MastraVersion) = (v(0, 9, 1), v(0, 9, 4));
+
+/// Whether `version`'s memory embeds every message by default
+/// (`MEMORY_EMBEDS_BY_DEFAULT`).
+pub fn memory_embeds_by_default(version: MastraVersion) -> bool {
+    within(MEMORY_EMBEDS_BY_DEFAULT, version)
+}
+
 /// The first release whose `generate` tells its loop it is one (0.24.6
 /// `dist/chunk-LAQQETGP.js:1006`, `this.stream(messages, { ...,
 /// methodType: "generate" })`), so that a sub-agent called under it runs

@@ -109,7 +109,8 @@ pub(in crate::model) fn own_client_output(rel: &Release, content: ResultContent)
 /// Why `case` cannot be built on `rel`'s 0.x install, as the probe finds
 /// (`node-probe/legacy.mjs`, `missing`): a package its sources need that
 /// the install goes without, the registry serving no release of it that
-/// fits the core (`versions::extras`), or workflows before
+/// fits the core (`versions::extras`), memory where it needs the network
+/// (`MEMORY_EMBEDS_BY_DEFAULT`), or workflows before
 /// `CREATE_WORKFLOW_SINCE`. Found by the sweep of every 0.x (0.14.0,
 /// 0.15.x: no `@mastra/memory`; 0.19.1 and most releases before 0.10.5:
 /// no `@mastra/mcp`).
@@ -127,6 +128,11 @@ pub(in crate::model) fn install_reason(case: &Case, rel: &Release) -> Option<Str
     if src.memory.is_some() && lacks("@mastra/memory") {
         return Some(format!(
             "no @mastra/memory release the registry serves accepts @mastra/core {version}"
+        ));
+    }
+    if src.memory.is_some() && memory_embeds_by_default(version) {
+        return Some(format!(
+            "@mastra/core {version}'s memory embeds each message with its default embedder, fastembed, which downloads its model from storage.googleapis.com first: the call needs the network"
         ));
     }
     if src.workflows.is_some() && version < CREATE_WORKFLOW_SINCE {
@@ -622,6 +628,19 @@ mod tests {
         let thrown = last_result(&projection(&failing("generate"), "0.24.6"));
         assert!(thrown.contains("TOOL_EXECUTION_FAILED"), "{thrown}");
         assert!(!thrown.contains("cause"), "{thrown}");
+    }
+
+    /// Memory on 0.9.1 to 0.9.4 needs the network (its default embedder's
+    /// download): not applicable, with that reason; 0.10.1 and later run it.
+    #[test]
+    fn memory_that_downloads_its_embedder_is_not_applicable() {
+        let c = case(r#"{"about": "a", "tools": ["a"], "memory": {"workingMemory": false}}"#);
+        for v in ["0.9.1", "0.9.4"] {
+            let p = projection(&c, v);
+            assert!(!p.applicable, "{v}");
+            assert!(p.reason.as_ref().unwrap().contains("fastembed"), "{v}");
+        }
+        assert!(projection(&c, "0.21.1").applicable);
     }
 
     /// Each switch on both sides of its boundary, and none on 1.x.
