@@ -215,13 +215,16 @@ pub const SUB_AGENT_TOOLS_SINCE: MastraVersion = v(0, 21, 1);
 /// The releases whose memory recalls semantically by default, embedding
 /// each message with the core's default embedder, fastembed, which
 /// downloads its model from storage.googleapis.com at the first message
-/// (0.9.1 `dist/chunk-INXNZ5VE.js:119` and `:214`; 0.9.4
-/// `dist/chunk-CIEPFV6B.js:119` and `:320`): a call with memory needs the
-/// network, so no memory case applies (the sweep of every 0.x: every
-/// memory case on 0.9.1 to 0.9.4 ended in `TAR_BAD_ARCHIVE`, the refused
-/// download). 0.10.1's default has no semantic recall
-/// (`dist/chunk-2YYOF7DO.js:18`); 0.9.0 has no memory release that fits.
-pub const MEMORY_EMBEDS_BY_DEFAULT: (MastraVersion, MastraVersion) = (v(0, 9, 1), v(0, 9, 4));
+/// (0.4.2 `dist/chunk-M626YCHO.js:115` and `:135`; 0.8.3
+/// `dist/chunk-QBQ3CW2R.js:176`; 0.9.1 `dist/chunk-INXNZ5VE.js:119` and
+/// `:214`; 0.9.4 `dist/chunk-CIEPFV6B.js:320`): a call with memory needs
+/// the network, so no memory case applies (every memory case of the
+/// corpus on 0.4.2, 0.8.3, 0.9.1 and 0.9.4 ended in the refused download,
+/// `TAR_BAD_ARCHIVE` or, on 0.4.2, which caches the model inside
+/// `node_modules`, `EROFS`). 0.10.1's default has no semantic recall
+/// (`dist/chunk-2YYOF7DO.js:18`); before 0.4.2 no `@mastra/memory` release
+/// fits the core (`versions::extras`).
+pub const MEMORY_EMBEDS_BY_DEFAULT: (MastraVersion, MastraVersion) = (v(0, 4, 2), v(0, 9, 4));
 
 /// Whether `version`'s memory embeds every message by default
 /// (`MEMORY_EMBEDS_BY_DEFAULT`).

@@ -630,12 +630,12 @@ mod tests {
         assert!(!thrown.contains("cause"), "{thrown}");
     }
 
-    /// Memory on 0.9.1 to 0.9.4 needs the network (its default embedder's
-    /// download): not applicable, with that reason; 0.10.1 and later run it.
+    /// Memory on 0.4.2 to 0.9.4 needs the network (its default embedder's
+    /// download): not applicable, with that reason; later releases run it.
     #[test]
     fn memory_that_downloads_its_embedder_is_not_applicable() {
         let c = case(r#"{"about": "a", "tools": ["a"], "memory": {"workingMemory": false}}"#);
-        for v in ["0.9.1", "0.9.4"] {
+        for v in ["0.4.2", "0.8.3", "0.9.1", "0.9.4"] {
             let p = projection(&c, v);
             assert!(!p.applicable, "{v}");
             assert!(p.reason.as_ref().unwrap().contains("fastembed"), "{v}");
