@@ -677,9 +677,16 @@ impl Cx<'_> {
                         sub_agent: true,
                     },
                     None => match checked(Schema::SubAgent, &input)? {
-                        Ok(input) => Runs::SubAgent {
+                        Ok(passed) => Runs::SubAgent {
                             key: sub.clone(),
-                            input,
+                            // 0.x runs the tool with the arguments as given
+                            // once they pass, unknown keys and all
+                            // (`releases::zero::passes_arguments_as_given`).
+                            input: if crate::model::releases::zero::passes_arguments_as_given(rel) {
+                                input.clone()
+                            } else {
+                                passed
+                            },
                         },
                         Err(report) => Runs::Fails {
                             report,

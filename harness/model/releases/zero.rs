@@ -336,6 +336,16 @@ pub fn format_error(z: &Zero, version: MastraVersion, e: &FormatError) -> ErrorV
     }
 }
 
+/// Whether a tool runs with the arguments as the model sent them once they
+/// pass validation, unknown keys included: on 0.x, whose
+/// `validateToolInput` returns the input itself on success (0.24.9
+/// `dist/chunk-WM4RO23J.js:14`; 0.21.1 `dist/chunk-6OLRLZJ3.js:14`), which a sub-agent's error
+/// object quotes (`argsJson`: `cases/calls/sub-agent-api-error-before-1.5.0.json`
+/// on 0.24.9 keeps `"x":1`); 1.x passes zod's output on.
+pub fn passes_arguments_as_given(rel: &Release) -> bool {
+    rel.zero.is_some()
+}
+
 /// Whether an array of arguments reaches the validator as an object with
 /// its indices as keys: on 1.x; on 0.x the array itself is validated, and
 /// rejected (`root: Expected object, received array`, with the array
