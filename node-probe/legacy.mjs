@@ -128,6 +128,17 @@ export function legacyOf(version, coreDependencies, agentModule) {
       if (c.memory !== undefined && !(await hasPackage(lib, '@mastra/memory'))) {
         return `no @mastra/memory release the registry serves accepts @mastra/core ${version}`;
       }
+      if (c.memory !== undefined && !before(version, '0.4.2') && before(version, '0.10.0')) {
+        // Memory's default options recall semantically, with the core's
+        // default embedder, fastembed (0.4.2 dist/chunk-M626YCHO.js:115 and
+        // :135; 0.8.3 dist/chunk-QBQ3CW2R.js:176; 0.9.1
+        // dist/chunk-INXNZ5VE.js:119 and :214; 0.9.4 dist/chunk-CIEPFV6B.js:320),
+        // which fetches its model from storage.googleapis.com at the first
+        // message: the call needs the network, which a probe does not
+        // reach. From 0.10.1 the default has no semantic recall
+        // (dist/chunk-2YYOF7DO.js:18); before 0.4.2 no @mastra/memory fits.
+        return `@mastra/core ${version}'s memory embeds each message with its default embedder, fastembed, which downloads its model from storage.googleapis.com first: the call needs the network`;
+      }
       if (c.workflows !== undefined) {
         const wf = await lib.importPackage('@mastra/core/workflows').catch(() => ({}));
         if (typeof wf.createWorkflow !== 'function') {

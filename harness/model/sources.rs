@@ -202,7 +202,7 @@ pub fn sub_agent_result(
 
 /// The model id each route's provider is given (`node-probe/routes.mjs`),
 /// which an error object quotes.
-fn model_id(route: Route) -> &'static str {
+pub(in crate::model) fn model_id(route: Route) -> &'static str {
     match route {
         Route::OpenAiCompatible | Route::OpenAi => "gpt-4o-mini",
         Route::Anthropic => "claude-sonnet-4-5",

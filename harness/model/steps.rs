@@ -813,9 +813,16 @@ impl Cx<'_> {
                         sub_agent: true,
                     },
                     None => match checked(Schema::SubAgent, &input)? {
-                        Ok(input) => Runs::SubAgent {
+                        Ok(passed) => Runs::SubAgent {
                             key: sub.clone(),
-                            input,
+                            // 0.x runs the tool with the arguments as given
+                            // once they pass, unknown keys and all
+                            // (`releases::zero::passes_arguments_as_given`).
+                            input: if crate::model::releases::zero::passes_arguments_as_given(rel) {
+                                input.clone()
+                            } else {
+                                passed
+                            },
                         },
                         Err(report) => Runs::Fails {
                             report: checked(Schema::SubAgent, &call.arguments)?
@@ -995,6 +1002,11 @@ impl Cx<'_> {
                         );
                         crate::projection::normalise_api_errors(&mut error);
                         ResultContent::Object(error)
+                    }
+                    Ending::ApiError(_) | Ending::Error(_) | Ending::Unanswered
+                        if self.rel.zero.is_some() =>
+                    {
+                        zero::sub_agent_failed(self.case, self.rel, by_name, key, input, memory)
                     }
                     Ending::ApiError(_) | Ending::Error(_) => {
                         return Err("a sub-agent whose own loop ends in an error".into())

@@ -86,6 +86,9 @@ fn the_model_agrees_with_0_13_2_0_21_1_and_0_24_9() {
         "cases/calls/client-and-server-tool-in-one-step.json",
         "cases/sources/working-memory-call-updates-memory.json",
         "cases/active-tools/by-rewritten-name.json",
+        "cases/zero/sub-agent-failing-on-stream-answers-empty-text.json",
+        "cases/zero/sub-agent-failing-under-generate-answers-mastras-error.json",
+        "cases/zero/sub-agent-by-key-beside-a-call-naming-no-tool-runs-then-the-stream-ends.json",
     ];
     let json = std::env::temp_dir().join(format!("zero-agree-{}.json", std::process::id()));
     let mut cmd = bin();

@@ -212,6 +212,37 @@ pub const CLIENT_TOOLS_SINCE: MastraVersion = v(0, 8, 3);
 /// case sends no tools on 0.21.0, `a` on 0.21.1).
 pub const SUB_AGENT_TOOLS_SINCE: MastraVersion = v(0, 21, 1);
 
+/// The releases whose memory recalls semantically by default, embedding
+/// each message with the core's default embedder, fastembed, which
+/// downloads its model from storage.googleapis.com at the first message
+/// (0.4.2 `dist/chunk-M626YCHO.js:115` and `:135`; 0.8.3
+/// `dist/chunk-QBQ3CW2R.js:176`; 0.9.1 `dist/chunk-INXNZ5VE.js:119` and
+/// `:214`; 0.9.4 `dist/chunk-CIEPFV6B.js:320`): a call with memory needs
+/// the network, so no memory case applies (every memory case of the
+/// corpus on 0.4.2, 0.8.3, 0.9.1 and 0.9.4 ended in the refused download,
+/// `TAR_BAD_ARCHIVE` or, on 0.4.2, which caches the model inside
+/// `node_modules`, `EROFS`). 0.10.1's default has no semantic recall
+/// (`dist/chunk-2YYOF7DO.js:18`); before 0.4.2 no `@mastra/memory` release
+/// fits the core (`versions::extras`).
+pub const MEMORY_EMBEDS_BY_DEFAULT: (MastraVersion, MastraVersion) = (v(0, 4, 2), v(0, 9, 4));
+
+/// Whether `version`'s memory embeds every message by default
+/// (`MEMORY_EMBEDS_BY_DEFAULT`).
+pub fn memory_embeds_by_default(version: MastraVersion) -> bool {
+    within(MEMORY_EMBEDS_BY_DEFAULT, version)
+}
+
+/// The first release whose `generate` tells its loop it is one (0.24.6
+/// `dist/chunk-LAQQETGP.js:1006`, `this.stream(messages, { ...,
+/// methodType: "generate" })`), so that a sub-agent called under it runs
+/// through the sub-agent's `generate`, which throws when its loop ends in
+/// an error (`:919`); before, every sub-agent is streamed, and its error
+/// ends its stream with no text (`cases/zero/sub-agent-failing-under-generate-answers-mastras-error.json`
+/// on 0.24.5: `{"text":""}`, on 0.24.6: Mastra's error object; 0.22.0 to
+/// 0.24.5 alike, found by the fuzzer on 0.24.9, seed 1 cases 734, 1608,
+/// 2324 and 2624).
+pub const SUB_AGENT_GENERATED_SINCE: MastraVersion = v(0, 24, 6);
+
 /// The first release whose `generate` wraps the AI SDK's error in a
 /// `MastraError` of id `LLM_GENERATE_TEXT_AI_SDK_EXECUTION_FAILED` (0.10.5
 /// `dist/chunk-YDGX5LRI.js:242`); 0.10.3 (0.10.4 is not served) and every
@@ -303,6 +334,16 @@ pub fn format_error(z: &Zero, version: MastraVersion, e: &FormatError) -> ErrorV
         message,
         cause_code: None,
     }
+}
+
+/// Whether a tool runs with the arguments as the model sent them once they
+/// pass validation, unknown keys included: on 0.x, whose
+/// `validateToolInput` returns the input itself on success (0.24.9
+/// `dist/chunk-WM4RO23J.js:14`; 0.21.1 `dist/chunk-6OLRLZJ3.js:14`), which a sub-agent's error
+/// object quotes (`argsJson`: `cases/calls/sub-agent-api-error-before-1.5.0.json`
+/// on 0.24.9 keeps `"x":1`); 1.x passes zod's output on.
+pub fn passes_arguments_as_given(rel: &Release) -> bool {
+    rel.zero.is_some()
 }
 
 /// Whether an array of arguments reaches the validator as an object with

@@ -109,7 +109,8 @@ pub(in crate::model) fn own_client_output(rel: &Release, content: ResultContent)
 /// Why `case` cannot be built on `rel`'s 0.x install, as the probe finds
 /// (`node-probe/legacy.mjs`, `missing`): a package its sources need that
 /// the install goes without, the registry serving no release of it that
-/// fits the core (`versions::extras`), or workflows before
+/// fits the core (`versions::extras`), memory where it needs the network
+/// (`MEMORY_EMBEDS_BY_DEFAULT`), or workflows before
 /// `CREATE_WORKFLOW_SINCE`. Found by the sweep of every 0.x (0.14.0,
 /// 0.15.x: no `@mastra/memory`; 0.19.1 and most releases before 0.10.5:
 /// no `@mastra/mcp`).
@@ -127,6 +128,11 @@ pub(in crate::model) fn install_reason(case: &Case, rel: &Release) -> Option<Str
     if src.memory.is_some() && lacks("@mastra/memory") {
         return Some(format!(
             "no @mastra/memory release the registry serves accepts @mastra/core {version}"
+        ));
+    }
+    if src.memory.is_some() && memory_embeds_by_default(version) {
+        return Some(format!(
+            "@mastra/core {version}'s memory embeds each message with its default embedder, fastembed, which downloads its model from storage.googleapis.com first: the call needs the network"
         ));
     }
     if src.workflows.is_some() && version < CREATE_WORKFLOW_SINCE {
@@ -397,8 +403,8 @@ fn refused_on_v4(r: &Resolved) -> bool {
 /// - within `NO_TOOL_ENDS_SILENTLY`, a call naming no tool ends the loop: on
 ///   `generate` in "promise 'text' was not resolved or rejected when
 ///   stream finished", on `stream` silently (`cases/replies/call-by-unknown-name*`
-///   on 0.21.1); what a sub-agent or a workflow named by its key runs
-///   there is not measured.
+///   on 0.21.1), after the step's other calls ran, a sub-agent's among
+///   them.
 pub(in crate::model) fn step_fails(
     case: &Case,
     rel: &Release,
@@ -453,38 +459,16 @@ pub(in crate::model) fn step_fails(
     if !z.no_tool_ends_silently {
         return Ok(None);
     }
-    let by_key = |r: &Resolved| {
-        matches!(
-            r,
-            Resolved::Run {
-                runs: Runs::SubAgent { .. },
-                ..
-            }
-        ) || matches!(
-            r,
-            Resolved::Run {
-                runs: Runs::Fails {
-                    report: _,
-                    sub_agent: true
-                },
-                ..
-            }
-        )
-    };
+    // The step's other calls have run by then, a sub-agent's too (its
+    // requests are sent), and none is written back (found by the fuzzer on
+    // 0.21.1, seed 1: case 1808, a sub-agent called by its key beside a
+    // call naming no tool, sends its request and the stream ends; case
+    // 1217, the sub-agent's call rejected, nothing more is sent).
     if taken
         .resolved
         .iter()
         .any(|r| matches!(r, Resolved::NotFound { .. }))
     {
-        // A step without a call naming no tool goes on as on the later
-        // releases (the sweep of every 0.x: every sub-agent case as
-        // modelled on 0.22.0 to 0.24.6); beside one, not measured.
-        if taken.resolved.iter().any(by_key) {
-            return Err(
-                "a sub-agent's call beside a call naming no tool on 0.x's first v5 releases: not measured"
-                    .into(),
-            );
-        }
         return Ok(Some(if generate {
             Ending::Error(ErrorView {
                 id: None,
@@ -500,6 +484,60 @@ pub(in crate::model) fn step_fails(
         }));
     }
     Ok(None)
+}
+
+/// The tool result of a sub-agent whose own loop ends in an error (an API
+/// error, "Tool X not found", the unresolved promise of
+/// `NO_TOOL_ENDS_SILENTLY`) or with no answer. A sub-agent that is
+/// streamed (on `stream`, and on `generate` before
+/// `SUB_AGENT_GENERATED_SINCE`) is read from its `fullStream`, which ends
+/// without throwing: the result is the empty text (0.24.9
+/// `dist/chunk-GSQD3QNR.js:924`, `result={text:fullText,...}`). Run
+/// through its `generate`, it throws; the agent tool's `execute` wraps it
+/// (`AGENT_AGENT_TOOL_EXECUTION_FAILED`), and `createExecute` returns, not
+/// throws, a `TOOL_EXECUTION_FAILED` `MastraError` with no text of its own
+/// (0.24.9 `dist/chunk-BBE22VBK.js:552`), whose `toJSON` is `{ message,
+/// details: toJSONDetails(), code }` (0.24.9 `dist/chunk-PZUZNPFM.js:150`):
+/// the message is the wrapped error's, the cause is not written.
+/// `argsJson` is the validated input, `model` the route's model id. Found
+/// by the fuzzer on 0.24.9, seed 1 (cases 609 and 1608;
+/// `cases/zero/sub-agent-failing-on-stream-answers-empty-text.json`).
+pub(in crate::model) fn sub_agent_failed(
+    case: &Case,
+    rel: &Release,
+    by_name: bool,
+    key: &JsString,
+    input: &Json,
+    memory: bool,
+) -> ResultContent {
+    if case.call.method == Method::Stream || rel.version < SUB_AGENT_GENERATED_SINCE {
+        return sources::sub_agent_result(rel, by_name, key, &JsString::new(), memory);
+    }
+    let message = JsString::from("[Agent:probe] - Failed agent tool execution for ").concat(key);
+    let details = Json::object([
+        ("message", Json::String(message.clone())),
+        ("domain", Json::str("TOOL")),
+        ("category", Json::str("USER")),
+        (
+            "details",
+            Json::object([
+                (
+                    "errorMessage",
+                    Json::str("[Agent:probe] - Failed tool execution"),
+                ),
+                (
+                    "argsJson",
+                    Json::String(JsString::from(input.to_compact().as_str())),
+                ),
+                ("model", Json::str(sources::model_id(case.route))),
+            ]),
+        ),
+    ]);
+    ResultContent::Object(Json::object([
+        ("message", Json::String(message)),
+        ("details", details),
+        ("code", Json::str("TOOL_EXECUTION_FAILED")),
+    ]))
 }
 
 /// A call by a name of `Object.prototype` on the v5 loop: found (a
@@ -551,6 +589,58 @@ mod tests {
     fn sent(p: &Projection) -> Vec<String> {
         let tools = p.requests[0].tools.as_ref();
         tools.map_or_else(Vec::new, |t| t.iter().map(JsString::to_lossy).collect())
+    }
+
+    /// The last result the parent's last request carries, as text.
+    fn last_result(p: &Projection) -> String {
+        let history = &p.requests.last().unwrap().history;
+        history
+            .iter()
+            .rev()
+            .find_map(|h| match h {
+                crate::projection::HistoryItem::Result { content, .. } => {
+                    Some(content.to_compact())
+                }
+                _ => None,
+            })
+            .unwrap()
+    }
+
+    /// A sub-agent whose loop ends in an error answers the empty text where
+    /// it is streamed, and Mastra's error object where it runs through its
+    /// `generate` (under `generate` from `SUB_AGENT_GENERATED_SINCE`).
+    #[test]
+    fn a_failing_sub_agent_answers_by_how_it_ran() {
+        let failing = |method: &str| {
+            case(&format!(
+                r#"{{"about": "a", "tools": ["b"], "agents": ["a"], "call": {{"method": "{method}"}},
+                "replies": [{{"toolCalls": [{{"id": "call_1", "name": "agent-a", "arguments": {{"prompt": "Paris"}}}}]}}, {{"text": "done"}}],
+                "subAgentReplies": {{"a": [{{"status": 400}}]}}}}"#
+            ))
+        };
+        // The empty text, with the sub-agent's thread and resource.
+        let empty = |p: &Projection| {
+            let r = last_result(p);
+            r.contains("subAgentThreadId") && !r.contains("TOOL_EXECUTION_FAILED")
+        };
+        assert!(empty(&projection(&failing("stream"), "0.24.9")));
+        assert!(empty(&projection(&failing("generate"), "0.24.5")));
+        let thrown = last_result(&projection(&failing("generate"), "0.24.6"));
+        assert!(thrown.contains("TOOL_EXECUTION_FAILED"), "{thrown}");
+        assert!(!thrown.contains("cause"), "{thrown}");
+    }
+
+    /// Memory on 0.4.2 to 0.9.4 needs the network (its default embedder's
+    /// download): not applicable, with that reason; later releases run it.
+    #[test]
+    fn memory_that_downloads_its_embedder_is_not_applicable() {
+        let c = case(r#"{"about": "a", "tools": ["a"], "memory": {"workingMemory": false}}"#);
+        for v in ["0.4.2", "0.8.3", "0.9.1", "0.9.4"] {
+            let p = projection(&c, v);
+            assert!(!p.applicable, "{v}");
+            assert!(p.reason.as_ref().unwrap().contains("fastembed"), "{v}");
+        }
+        assert!(projection(&c, "0.21.1").applicable);
     }
 
     /// Each switch on both sides of its boundary, and none on 1.x.
