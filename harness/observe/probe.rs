@@ -61,6 +61,12 @@ pub enum ProbeError {
     LoadFailed { install: String, message: String },
     #[error("writing to the probe failed")]
     Write(#[source] std::io::Error),
+    #[error("writing {} failed", .file.display())]
+    SourcesEntry {
+        file: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     #[error("the probe for {install} was not started: the run was interrupted")]
     Interrupted { install: String },
     #[error("the probe for {install} died {restarts} times without a case finishing in between{}", tail(.stderr))]
@@ -117,14 +123,26 @@ const SOURCES_ENTRY: &str = "export const importHere = (specifier) => import(spe
 
 /// Write `probe-sources.mjs` into `install` unless it is there already:
 /// beside it, then renamed, since probes of one install start together.
-fn write_sources_entry(install: &Path) -> std::io::Result<()> {
+/// Each writer has a file of its own to rename: the threads of one run
+/// share a pid, and a name made from it let one thread rename the file
+/// another was about to rename.
+fn write_sources_entry(install: &Path) -> Result<(), ProbeError> {
     let file = install.join("probe-sources.mjs");
     if std::fs::read_to_string(&file).is_ok_and(|t| t == SOURCES_ENTRY) {
         return Ok(());
     }
-    let tmp = install.join(format!("probe-sources.mjs.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, SOURCES_ENTRY)?;
-    std::fs::rename(&tmp, &file)
+    let failed = |source| ProbeError::SourcesEntry {
+        file: file.clone(),
+        source,
+    };
+    let mut tmp = tempfile::Builder::new()
+        .prefix("probe-sources.mjs.")
+        .suffix(".tmp")
+        .tempfile_in(install)
+        .map_err(failed)?;
+    tmp.write_all(SOURCES_ENTRY.as_bytes()).map_err(failed)?;
+    tmp.persist(&file).map_err(|e| failed(e.error))?;
+    Ok(())
 }
 
 impl ProbeCommand {
@@ -177,7 +195,7 @@ impl Probe {
         stop: &AtomicBool,
     ) -> Result<Probe, ProbeError> {
         let started = Instant::now();
-        write_sources_entry(install).map_err(ProbeError::Write)?;
+        write_sources_entry(install)?;
         let mut child = cmd.spec(install, reach).spawn_piped()?;
         let no_pipe = || ProbeError::Write(std::io::Error::other("no pipe to the probe"));
         let stdout = child.stdout.take().ok_or_else(no_pipe)?;
@@ -453,6 +471,31 @@ mod tests {
             cases.contains(&format!("const SOURCES_ENTRY = '{js}';")),
             "node-probe/cases.mjs writes another probe-sources.mjs than {SOURCES_ENTRY:?}"
         );
+    }
+
+    #[test]
+    fn probes_of_one_install_starting_together_all_write_the_sources_entry() {
+        // Many rounds, each a new install folder, so that threads meet
+        // before the file exists, as the probes of a fresh install do.
+        for _ in 0..50 {
+            let install = tempfile::tempdir().unwrap();
+            let results: Vec<_> = std::thread::scope(|s| {
+                let writers: Vec<_> = (0..8)
+                    .map(|_| {
+                        s.spawn(|| write_sources_entry(install.path()).map_err(|e| e.to_string()))
+                    })
+                    .collect();
+                writers.into_iter().map(|w| w.join().unwrap()).collect()
+            });
+            assert!(results.iter().all(Result::is_ok), "{results:?}");
+            let text = std::fs::read_to_string(install.path().join("probe-sources.mjs")).unwrap();
+            assert_eq!(text, SOURCES_ENTRY);
+            let left: Vec<_> = std::fs::read_dir(install.path())
+                .unwrap()
+                .map(|e| e.unwrap().file_name())
+                .collect();
+            assert_eq!(left.len(), 1, "temporary files left behind: {left:?}");
+        }
     }
 
     #[test]
