@@ -160,6 +160,9 @@ pub(super) struct Agent {
     failed: Vec<FailedCall>,
     /// Its calls of working memory, which decide a 0.x title request.
     working_memory: zero::WorkingMemoryCalls,
+    /// On 0.x's v4 stream, the error part of the first call refused in a
+    /// step that went on (`zero::step_fails`).
+    first_error_part: Option<ErrorView>,
     step: usize,
     max_steps: usize,
 }
@@ -212,6 +215,7 @@ pub(super) fn run_loop(
             invocations: Vec::new(),
             failed: Vec::new(),
             working_memory: zero::WorkingMemoryCalls::default(),
+            first_error_part: None,
             step: 0,
             max_steps: case.call.max_steps.unwrap_or(DEFAULT_MAX_STEPS) as usize,
         },
@@ -361,7 +365,7 @@ impl Cx<'_> {
             .map(|c| self.resolve(agent, c))
             .collect::<Result<Vec<_>, _>>()?;
         let (order, answered) = self.run_order(agent, &calls, &running, &resolved)?;
-        if !zero::throws_before_running(self.rel, &resolved) {
+        if !zero::throws_before_running(self.case, self.rel, &resolved) {
             execute(world, &order);
         }
         Ok(Ok(Taken {
@@ -566,6 +570,7 @@ impl Cx<'_> {
             invocations: Vec::new(),
             failed: Vec::new(),
             working_memory: zero::WorkingMemoryCalls::default(),
+            first_error_part: None,
             step: 0,
             max_steps: DEFAULT_MAX_STEPS as usize,
         }
@@ -656,7 +661,12 @@ impl Cx<'_> {
         taken: &Taken,
         runs: &[SubRun],
     ) -> Result<Option<Ending>, String> {
-        if let Some(ending) = self.ended_by(agent, taken)? {
+        if let Some(ending) = zero::step_fails(self.case, self.rel, agent, taken)? {
+            return Ok(Some(ending));
+        }
+        let ran = zero::calls_that_ran(self.case, self.rel, taken);
+        let taken = ran.as_ref().unwrap_or(taken);
+        if let Some(ending) = self.ended_by(taken) {
             return Ok(Some(ending));
         }
         self.append_step(agent, taken, runs)?;
@@ -664,15 +674,13 @@ impl Cx<'_> {
         Ok(None)
     }
 
-    /// Whether the step ends the loop once its runs are over: before 1.4.0
+    /// Whether the step ends the loop once its runs are over (after
+    /// `zero::step_fails`, on the calls that ran): before 1.4.0
     /// a call naming no tool is the call's error ("Tool X not found", the
     /// first such call); a call that waits for the client or suspends stops
     /// it. The other calls of the step have run either way (measured on
     /// 1.0.4 with the missing or the client call first and last).
-    fn ended_by(&self, agent: &Agent, taken: &Taken) -> Result<Option<Ending>, String> {
-        if let Some(ending) = zero::step_fails(self.case, self.rel, agent, taken)? {
-            return Ok(Some(ending));
-        }
+    fn ended_by(&self, taken: &Taken) -> Option<Ending> {
         if !self.rel.not_found_is_a_result {
             if let Some(i) = taken
                 .resolved
@@ -682,7 +690,7 @@ impl Cx<'_> {
                 let mut message = JsString::from("Tool ");
                 message = message.concat(&taken.calls[i].name);
                 message.push_str(" not found");
-                return Ok(Some(Ending::Error(error_view(None, message, None))));
+                return Some(Ending::Error(error_view(None, message, None)));
             }
         }
         let stops = match &self.rel.zero {
@@ -690,9 +698,9 @@ impl Cx<'_> {
             None => taken.resolved.iter().any(|r| matches!(r, Resolved::Stop)),
         };
         if stops {
-            return Ok(Some(Ending::Stopped));
+            return Some(Ending::Stopped);
         }
-        Ok(None)
+        None
     }
 
     /// What the call `call` of `agent` finds and, for a tool that runs,

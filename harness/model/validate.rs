@@ -75,6 +75,62 @@ pub fn report(name: &JsString, input: &Json) -> Json {
     ])
 }
 
+impl Schema {
+    /// The one required string field of a schema that is
+    /// `z.object({ FIELD: z.string() })`; `None` for the nested and the
+    /// optional ones.
+    pub fn string_field(self) -> Option<&'static str> {
+        match self {
+            Schema::City => Some("city"),
+            Schema::WorkingMemory => Some("memory"),
+            Schema::Workflow | Schema::SubAgent => None,
+        }
+    }
+}
+
+/// zod 3's `getParsedType` for a JSON value, as an issue's `received`
+/// names it.
+fn parsed_type(v: Option<&Json>) -> &'static str {
+    match v {
+        None => "undefined",
+        Some(Json::Null) => "null",
+        Some(Json::Bool(_)) => "boolean",
+        Some(Json::Number(_)) => "number",
+        Some(Json::String(_)) => "string",
+        Some(Json::Array(_)) => "array",
+        Some(Json::Object(_)) => "object",
+    }
+}
+
+/// The issues zod 3 finds in `input` for `z.object({ FIELD: z.string() })`,
+/// as its error lists them (`code`, `expected`, `received`, `path`,
+/// `message`): none, or the one of the object itself or of its field. A
+/// missing field is "Required"; a wrong type "Expected T, received U".
+pub fn zod_issues(field: &str, input: &Json) -> Vec<Json> {
+    let issue = |expected: &str, received: Option<&Json>, path: Vec<Json>| {
+        let got = parsed_type(received);
+        let message = match received {
+            None => "Required".to_string(),
+            Some(_) => format!("Expected {expected}, received {got}"),
+        };
+        Json::object([
+            ("code", Json::str("invalid_type")),
+            ("expected", Json::str(expected)),
+            ("received", Json::str(got)),
+            ("path", Json::Array(path)),
+            ("message", Json::str(&message)),
+        ])
+    };
+    if !matches!(input, Json::Object(_)) {
+        return vec![issue("object", Some(input), Vec::new())];
+    }
+    let value = member(input, field);
+    if is_string(value) {
+        return Vec::new();
+    }
+    vec![issue("string", value, vec![Json::str(field)])]
+}
+
 fn member<'a>(v: &'a Json, name: &str) -> Option<&'a Json> {
     match v {
         Json::Object(_) => v.get(name),
@@ -224,6 +280,63 @@ mod tests {
 
     fn j(s: &str) -> Json {
         Json::parse(s).unwrap()
+    }
+
+    #[test]
+    fn zod_issues_are_written_as_zod_3_writes_its_error() {
+        // The text after "Error message: " in what 0.13.2 sent for
+        // `cases/replies/bad-arguments.json`.
+        let missing = Json::Array(zod_issues("city", &j(r#"{"town":1}"#))).to_pretty();
+        assert_eq!(
+            missing,
+            "[\n  {\n    \"code\": \"invalid_type\",\n    \"expected\": \"string\",\n    \"received\": \"undefined\",\n    \"path\": [\n      \"city\"\n    ],\n    \"message\": \"Required\"\n  }\n]"
+        );
+        let one = |field: &str, input: &str| {
+            let issues = zod_issues(field, &j(input));
+            assert!(issues.len() <= 1, "{issues:?}");
+            issues.first().map(|i| {
+                let text = |k| i.get(k).and_then(Json::as_str).unwrap().to_lossy();
+                (
+                    text("received"),
+                    text("message"),
+                    i.get("path").unwrap().to_compact(),
+                )
+            })
+        };
+        assert_eq!(one("city", r#"{"city":"Paris","x":1}"#), None);
+        assert_eq!(
+            one("city", r#"{"city":4}"#),
+            Some((
+                "number".into(),
+                "Expected string, received number".into(),
+                r#"["city"]"#.into()
+            ))
+        );
+        assert_eq!(
+            one("city", r#"{"city":null}"#),
+            Some((
+                "null".into(),
+                "Expected string, received null".into(),
+                r#"["city"]"#.into()
+            ))
+        );
+        // `cases/calls/null-arguments.json`: an array is not spread here.
+        assert_eq!(
+            one("city", r#"["Paris"]"#),
+            Some((
+                "array".into(),
+                "Expected object, received array".into(),
+                "[]".into()
+            ))
+        );
+        assert_eq!(
+            one("memory", r#"{"city":"Paris"}"#),
+            Some((
+                "undefined".into(),
+                "Required".into(),
+                r#"["memory"]"#.into()
+            ))
+        );
     }
 
     #[test]

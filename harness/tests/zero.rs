@@ -89,6 +89,11 @@ fn the_model_agrees_with_0_13_2_0_21_1_and_0_24_9() {
         "cases/zero/sub-agent-failing-on-stream-answers-empty-text.json",
         "cases/zero/sub-agent-failing-under-generate-answers-mastras-error.json",
         "cases/zero/sub-agent-by-key-beside-a-call-naming-no-tool-runs-then-the-stream-ends.json",
+        "cases/replies/bad-arguments.json",
+        "cases/calls/reused-call-id-on-stream.json",
+        "cases/zero/v4-stream-refused-call-beside-one-that-runs-goes-on.json",
+        "cases/zero/v4-stream-api-error-after-a-refused-call-is-the-error.json",
+        "cases/zero/v4-stream-first-refusal-is-the-error.json",
     ];
     let json = std::env::temp_dir().join(format!("zero-agree-{}.json", std::process::id()));
     let mut cmd = bin();

@@ -3,14 +3,14 @@
 
 use super::{Agent, Ending, Resolved, Runs, State, Taken, World};
 use crate::case::script::Requester;
-use crate::case::{Case, Method, Reply};
+use crate::case::{Case, Method, Reply, ToolCallReply};
 use crate::js::json::Json;
 use crate::js::string::JsString;
-use crate::model::record::Record;
+use crate::model::record::{Lookup, Record};
 use crate::model::releases::zero::*;
 use crate::model::releases::Release;
 use crate::model::route::ResultContent;
-use crate::model::validate::{validate, Schema};
+use crate::model::validate::{validate, zod_issues, Schema};
 use crate::model::{sources, ToolOrigin, ToolValue};
 use crate::projection::{ErrorView, RequestView};
 
@@ -28,6 +28,15 @@ use crate::projection::{ErrorView, RequestView};
 /// on the v4 loop, and none after a call of working memory that did not
 /// run (`WorkingMemoryCalls`).
 pub(in crate::model) fn after_loop(case: &Case, rel: &Release, s: &mut State) {
+    // On the v4 stream the first error part is the call's error, a later
+    // step's refusal too; an API error ends the stream by throwing instead
+    // (`cases/zero/v4-stream-*` on 0.13.2: the refused call's part, then
+    // the default 400, gives the API error).
+    if let Some(first) = &s.parent.first_error_part {
+        if !matches!(s.ended, Some(Ending::ApiError(_))) {
+            s.error = Some(first.clone());
+        }
+    }
     if s.error.is_some() {
         return;
     }
@@ -371,13 +380,40 @@ fn keyed(keys: &[JsString], origin: impl Fn(&JsString) -> ToolOrigin) -> Record<
     out
 }
 
-/// On the v4 loop the AI SDK checks every call of a step before any runs:
-/// a step with a call it refuses runs none (`step_fails`).
-pub(in crate::model) fn throws_before_running(rel: &Release, resolved: &[Resolved]) -> bool {
-    rel.zero.is_some_and(|z| !z.v5_loop) && resolved.iter().any(refused_on_v4)
+/// On the v4 loop's `generate` the AI SDK checks every call of a step
+/// before any runs: a step with a call it refuses runs none (`step_fails`).
+pub(in crate::model) fn throws_before_running(
+    case: &Case,
+    rel: &Release,
+    resolved: &[Resolved],
+) -> bool {
+    case.call.method == Method::Generate
+        && rel.zero.is_some_and(|z| !z.v5_loop)
+        && resolved.iter().any(refused_on_v4)
 }
 
-fn refused_on_v4(r: &Resolved) -> bool {
+/// The step's calls without the ones the v4 stream refused, where it
+/// refused some and went on (`step_fails`): those are not run, not
+/// written back and stop nothing (sub-agents are no tools on the v4 loop,
+/// so no sub-agent run is indexed by a call dropped here). `None` where
+/// the step is what it was.
+pub(in crate::model) fn calls_that_ran(case: &Case, rel: &Release, taken: &Taken) -> Option<Taken> {
+    let v4_stream = case.call.method == Method::Stream && rel.zero.is_some_and(|z| !z.v5_loop);
+    if !v4_stream || !taken.resolved.iter().any(refused_on_v4) {
+        return None;
+    }
+    let (calls, resolved) = taken
+        .calls
+        .iter()
+        .zip(&taken.resolved)
+        .filter(|(_, r)| !refused_on_v4(r))
+        .map(|(c, r)| (c.clone(), r.clone()))
+        .unzip();
+    Some(Taken { calls, resolved })
+}
+
+/// Whether the AI SDK v4 refuses a call before it runs (`refusal`).
+pub(in crate::model) fn refused_on_v4(r: &Resolved) -> bool {
     matches!(
         r,
         Resolved::NotFound { .. }
@@ -389,17 +425,77 @@ fn refused_on_v4(r: &Resolved) -> bool {
     )
 }
 
+/// The error the AI SDK v4 refuses `call` with (`parseToolCall`):
+/// - a name no tool has: "Model tried to call unavailable tool 'NAME'.
+///   Available tools: A, B." (the sent names; `NoSuchToolError`);
+/// - a name of `Object.prototype`: "Cannot read properties of undefined
+///   (reading '_def')";
+/// - arguments the schema rejects: `InvalidToolArgumentsError`, "Invalid
+///   arguments for tool NAME: Type validation failed: Value: ARGS.\nError
+///   message: ISSUES", the arguments as `JSON.stringify` writes them and
+///   zod's issues as its error message does, indented by 2
+///   (`cases/replies/bad-arguments.json`, `cases/calls/wrong-argument-type.json`,
+///   `cases/calls/null-arguments.json` on 0.13.2).
+fn refusal(agent: &Agent, call: &ToolCallReply, resolved: &Resolved) -> Result<JsString, String> {
+    let name = &call.name;
+    Ok(match resolved {
+        Resolved::NotFound { .. } => {
+            let mut m = JsString::from("Model tried to call unavailable tool '");
+            m = m.concat(name);
+            m.push_str("'. Available tools: ");
+            for (k, n) in agent.tools.keys().iter().enumerate() {
+                if k > 0 {
+                    m.push_str(", ");
+                }
+                m = m.concat(n);
+            }
+            m.push_str(".");
+            m
+        }
+        Resolved::Stop => JsString::from("Cannot read properties of undefined (reading '_def')"),
+        _ => {
+            // The AI SDK validates with the tool's own schema: the case
+            // tools', an MCP tool's and a workflow's `{ city }`, working
+            // memory's `{ memory }`.
+            let schema = match agent.tools.get(name) {
+                Lookup::Own(v) => match v.origin {
+                    ToolOrigin::Ours | ToolOrigin::Mcp | ToolOrigin::Workflow => Some(Schema::City),
+                    ToolOrigin::WorkingMemory => Some(Schema::WorkingMemory),
+                    _ => None,
+                },
+                _ => None,
+            };
+            let Some(field) = schema.and_then(Schema::string_field) else {
+                return Err(
+                    "arguments a sub-agent's or a builtin's schema rejects on 0.x's AI SDK v4 loop"
+                        .into(),
+                );
+            };
+            let mut m = JsString::from("Invalid arguments for tool ");
+            m = m.concat(name);
+            m.push_str(": Type validation failed: Value: ");
+            m = m.concat(&JsString::from(call.arguments.to_compact().as_str()));
+            m.push_str(".\nError message: ");
+            m = m.concat(&JsString::from(
+                Json::Array(zod_issues(field, &call.arguments))
+                    .to_pretty()
+                    .as_str(),
+            ));
+            m
+        }
+    })
+}
+
 /// How a 0.x step ends the call before its calls are written back, if it
 /// does:
-/// - on the v4 loop, at the first call the AI SDK refuses: a name no tool
-///   has, "Model tried to call unavailable tool 'NAME'. Available tools:
-///   A, B." (the sent names; `NoSuchToolError`), a name of
-///   `Object.prototype`, "Cannot read properties of undefined (reading
-///   '_def')"; as `LLM_GENERATE_TEXT_AI_SDK_EXECUTION_FAILED` on
-///   `generate`, without an id on `stream` (`cases/replies/call-by-*` on
-///   0.13.1 and 0.13.2); arguments the schema rejects end it in the AI
-///   SDK's `InvalidToolArgumentsError`, whose text quotes zod's issues,
-///   which the model does not give;
+/// - on the v4 loop, at the first call the AI SDK refuses (`refusal`); as
+///   `LLM_GENERATE_TEXT_AI_SDK_EXECUTION_FAILED` on `generate`, without an
+///   id on `stream` (`cases/replies/call-by-*` on 0.13.1 and 0.13.2). On
+///   `stream` each refused call is only an error part and the step's other
+///   calls run: with any, the step is written back without the refused
+///   ones and the loop goes on, the first part kept for the call's error
+///   (`Agent::first_error_part`, `after_loop`; `cases/zero/v4-stream-*`
+///   and the reused-id cases on 0.13.2);
 /// - within `NO_TOOL_ENDS_SILENTLY`, a call naming no tool ends the loop: on
 ///   `generate` in "promise 'text' was not resolved or rejected when
 ///   stream finished", on `stream` silently (`cases/replies/call-by-unknown-name*`
@@ -408,7 +504,7 @@ fn refused_on_v4(r: &Resolved) -> bool {
 pub(in crate::model) fn step_fails(
     case: &Case,
     rel: &Release,
-    agent: &Agent,
+    agent: &mut Agent,
     taken: &Taken,
 ) -> Result<Option<Ending>, String> {
     let Some(z) = rel.zero else {
@@ -419,42 +515,18 @@ pub(in crate::model) fn step_fails(
         let Some(i) = taken.resolved.iter().position(refused_on_v4) else {
             return Ok(None);
         };
-        if !generate && !taken.resolved.iter().all(refused_on_v4) {
-            // The stream drops the refused call and runs the others
-            // (`cases/found/stream-call-by-id-executes-after-call-by-key-on-1.71.0.json`
-            // on 0.13.2); where its error goes then is not measured.
-            return Err("a refused call beside calls that run on 0.x's AI SDK v4 stream".into());
-        }
-        let name = &taken.calls[i].name;
-        let message = match &taken.resolved[i] {
-            Resolved::NotFound { .. } => {
-                let mut m = JsString::from("Model tried to call unavailable tool '");
-                m = m.concat(name);
-                m.push_str("'. Available tools: ");
-                for (k, n) in agent.tools.keys().iter().enumerate() {
-                    if k > 0 {
-                        m.push_str(", ");
-                    }
-                    m = m.concat(n);
-                }
-                m.push_str(".");
-                m
-            }
-            Resolved::Stop => JsString::from("Cannot read properties of undefined (reading '_def')"),
-            _ => {
-                return Err(
-                    "arguments the schema rejects on 0.x's AI SDK v4 loop: the error quotes zod's issues"
-                        .into(),
-                )
-            }
-        };
         let id = (generate && rel.version >= GENERATE_ERROR_ID_SINCE)
             .then_some("LLM_GENERATE_TEXT_AI_SDK_EXECUTION_FAILED");
-        return Ok(Some(Ending::Error(ErrorView {
+        let error = ErrorView {
             id: id.map(JsString::from),
-            message,
+            message: refusal(agent, &taken.calls[i], &taken.resolved[i])?,
             cause_code: None,
-        })));
+        };
+        if generate || taken.resolved.iter().all(refused_on_v4) {
+            return Ok(Some(Ending::Error(error)));
+        }
+        agent.first_error_part.get_or_insert(error);
+        return Ok(None);
     }
     if !z.no_tool_ends_silently {
         return Ok(None);
