@@ -25,7 +25,8 @@
 // - 0.1.x has no Agent at all (an integrations framework: its entry exports
 //   none), so no case applies there.
 // - The sources: @mastra/mcp's client was `MCPConfiguration` with
-//   `getTools()` before `MCPClient`; memory's storage came from the core
+//   `getTools()` before `MCPClient`, and `MastraMCPClient`, one per server,
+//   before that; memory's storage came from the core
 //   before @mastra/libsql existed; a call names its thread with `threadId`
 //   and `resourceId` before 0.20.0. A package the registry serves no release
 //   of for this core (versions/extras.rs) makes its cases not applicable.
@@ -152,10 +153,27 @@ export function legacyOf(version, coreDependencies, agentModule) {
     memoryCallOptions: (thread, resource) =>
       v5 ? { memory: { thread, resource } } : { threadId: thread, resourceId: resource },
 
-    /** An MCP client over `servers` and the tools it lists. */
+    /**
+     * An MCP client over `servers` and the tools it lists. Before
+     * `MCPConfiguration` (@mastra/mcp 0.2.x) a client reaches one server:
+     * a user connects one per server, in turn, and spreads what each lists,
+     * its tools under their own names (0.2.6 dist/index.js:72).
+     */
     async mcpTools(mod, id, servers) {
       const Client = mod.MCPClient ?? mod.MCPConfiguration;
-      if (typeof Client !== 'function') throw new Error('@mastra/mcp exports neither MCPClient nor MCPConfiguration');
+      if (typeof Client !== 'function') {
+        if (typeof mod.MastraMCPClient !== 'function')
+          throw new Error('@mastra/mcp exports neither MCPClient, MCPConfiguration nor MastraMCPClient');
+        const clients = [];
+        const tools = {};
+        for (const [name, server] of Object.entries(servers)) {
+          const one = new mod.MastraMCPClient({ name, server });
+          clients.push(one);
+          await one.connect();
+          Object.assign(tools, await one.tools());
+        }
+        return { client: { disconnect: () => Promise.all(clients.map((c) => c.disconnect())) }, tools };
+      }
       const mcp = new Client({ id, servers, timeout: 60000 });
       const list = typeof mcp.listTools === 'function' ? () => mcp.listTools() : () => mcp.getTools();
       return { client: mcp, tools: await list() };

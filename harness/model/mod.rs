@@ -133,7 +133,12 @@ fn merged_tools_on(case: &Case, zero: Option<&releases::zero::Zero>) -> Record<T
         // `releases::zero::DYNAMIC_TOOLS_SINCE`: the function has no keys.
         given = Record::new();
     } else if let Some(servers) = src.mcp.as_deref().filter(|s| !s.is_empty()) {
-        given.spread_from(&sources::mcp_tools_in(servers, zero.is_some()));
+        let join = match zero {
+            None => sources::McpJoin::ByKey,
+            Some(z) if z.mcp_client_of_one_server => sources::McpJoin::OneClientEach,
+            Some(_) => sources::McpJoin::OnArrival,
+        };
+        given.spread_from(&sources::mcp_tools_in(servers, join));
     }
     // ensureToolProperties: `acc[key] = tool` over Object.keys — an own
     // "__proto__" key is lost to the setter here.

@@ -82,18 +82,30 @@ fn registered_tools(
     out
 }
 
-/// `MCPClient.listTools()` over the case's servers; with `arrival`, the
-/// servers' tools joined in the order the case lists them, as 0.x's `@mastra/mcp` adds each server's tools when its
-/// listing arrives (`steps::zero::mcp_orders` gives every order), rather
-/// than in `Object.keys` order of the servers object.
-pub(super) fn mcp_tools_in(servers: &[McpServer], arrival: bool) -> Record<ToolValue> {
+/// How the servers' listings join (`mcp_tools_in`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum McpJoin {
+    /// `MCPClient.listTools()`: in `Object.keys` order of the servers
+    /// object, each tool under `SERVER_TOOL` (1.x).
+    ByKey,
+    /// In the order the case lists the servers, as 0.x's `@mastra/mcp`
+    /// adds each server's tools when its listing arrives
+    /// (`steps::zero::mcp_orders` gives every order).
+    OnArrival,
+    /// One `MastraMCPClient` per server, in `Object.keys` order, each tool
+    /// under its own name, a later server's replacing an equal name
+    /// (`releases::zero::mcp_client_of_one_server`).
+    OneClientEach,
+}
+
+/// The tools the case's MCP servers list, joined as `join` says.
+pub(super) fn mcp_tools_in(servers: &[McpServer], join: McpJoin) -> Record<ToolValue> {
     // The servers object is built with Object.fromEntries by the probe, as a
     // literal would be: own keys, index-like names first.
     let configs = Record::from_entries(servers.iter().map(|s| (s.name.clone(), s.tools.clone())));
-    let in_order: Vec<(&JsString, &Vec<JsString>)> = if arrival {
-        servers.iter().map(|s| (&s.name, &s.tools)).collect()
-    } else {
-        configs.entries()
+    let in_order: Vec<(&JsString, &Vec<JsString>)> = match join {
+        McpJoin::OnArrival => servers.iter().map(|s| (&s.name, &s.tools)).collect(),
+        McpJoin::ByKey | McpJoin::OneClientEach => configs.entries(),
     };
     let mut connected = Record::new();
     for (server, names) in in_order {
@@ -102,13 +114,17 @@ pub(super) fn mcp_tools_in(servers: &[McpServer], arrival: bool) -> Record<ToolV
             listed.assign(name.clone(), ());
         }
         for (name, ()) in listed.entries() {
-            let mut key = server.clone();
-            key.push_str("_");
-            let key = key.concat(name);
+            let mut prefixed = server.clone();
+            prefixed.push_str("_");
+            let prefixed = prefixed.concat(name);
+            let key = match join {
+                McpJoin::OneClientEach => name.clone(),
+                McpJoin::ByKey | McpJoin::OnArrival => prefixed.clone(),
+            };
             connected.assign(
                 key.clone(),
                 ToolValue {
-                    id: key.clone(),
+                    id: prefixed,
                     key,
                     origin: ToolOrigin::Mcp,
                 },
@@ -396,9 +412,34 @@ mod tests {
         // "__proto__" and "" are never listed, "_" + "_" + "proto__" is the
         // key "__proto__" and is lost to the setter, server "2" comes first.
         assert_eq!(
-            keys(&mcp_tools_in(&servers, false)),
+            keys(&mcp_tools_in(&servers, McpJoin::ByKey)),
             ["2_x", "s_0", "s_1", "s_b", "s_a b"]
         );
+    }
+
+    #[test]
+    fn one_client_per_server_lists_tools_under_their_own_names() {
+        let servers = [
+            McpServer {
+                name: "b".into(),
+                tools: ["x", "1"].map(JsString::from).to_vec(),
+            },
+            McpServer {
+                name: "a".into(),
+                tools: vec!["x".into()],
+            },
+        ];
+        // Server b is connected first (key order of the servers object);
+        // its listing spreads "1" ahead of "x", and a's "x" takes the
+        // place b's had, with a's id.
+        let tools = mcp_tools_in(&servers, McpJoin::OneClientEach);
+        assert_eq!(keys(&tools), ["1", "x"]);
+        let ids: Vec<String> = tools
+            .entries()
+            .iter()
+            .map(|(_, v)| v.id.to_lossy())
+            .collect();
+        assert_eq!(ids, ["b_1", "a_x"]);
     }
 
     #[test]

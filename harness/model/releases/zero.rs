@@ -130,6 +130,8 @@ pub struct Zero {
     pub client_tools: bool,
     /// `DYNAMIC_TOOLS_SINCE`.
     pub dynamic_tools: bool,
+    /// `mcp_client_of_one_server`.
+    pub mcp_client_of_one_server: bool,
 }
 
 impl Zero {
@@ -189,8 +191,24 @@ impl Zero {
             sub_agent_tools: version >= SUB_AGENT_TOOLS_SINCE,
             client_tools: version >= CLIENT_TOOLS_SINCE,
             dynamic_tools: version >= DYNAMIC_TOOLS_SINCE,
+            mcp_client_of_one_server: mcp_client_of_one_server(version),
         })
     }
+}
+
+/// Whether the install's `@mastra/mcp` (`versions::extras`) is from before
+/// `MCPConfiguration` (0.3.0): its `MastraMCPClient` reaches one server
+/// and lists its tools under their own names, the server's name only in
+/// each tool's id (`${name}_${tool.name}`, 0.2.6 `dist/index.js:54` and
+/// `:72`). A user connects one per server, in turn, and spreads each
+/// listing, so the servers' tools join in the servers object's key order,
+/// with no race (`cases/real/mcp-*` on 0.4.4).
+pub fn mcp_client_of_one_server(version: MastraVersion) -> bool {
+    crate::versions::extras::extras(version)
+        .iter()
+        .find(|(name, _)| *name == "@mastra/mcp")
+        .and_then(|(_, at)| MastraVersion::parse(at))
+        .is_some_and(|at| at < v(0, 3, 0))
 }
 
 /// The first release that calls an agent's `tools` given as a function of
@@ -512,5 +530,20 @@ pub fn offering_route(rel: &Release, route: Route) -> Route {
         Route::OpenAiCompatible
     } else {
         route
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_install_with_mastra_mcp_0_2_has_a_client_of_one_server() {
+        // 0.4.4 gets @mastra/mcp 0.2.6; 0.6.3 0.3.4 (`MCPConfiguration`);
+        // 0.5.0 none at all.
+        assert!(mcp_client_of_one_server(v(0, 4, 4)));
+        assert!(!mcp_client_of_one_server(v(0, 5, 0)));
+        assert!(!mcp_client_of_one_server(v(0, 6, 3)));
+        assert!(!mcp_client_of_one_server(v(0, 24, 9)));
     }
 }

@@ -290,7 +290,10 @@ pub(in crate::model) fn mcp_orders(
     case: &Case,
     rel: &Release,
 ) -> Option<Result<Vec<Case>, String>> {
-    rel.zero?;
+    // One `MastraMCPClient` per server is connected in turn: no race.
+    if rel.zero.is_none_or(|z| z.mcp_client_of_one_server) {
+        return None;
+    }
     let servers = case.sources.mcp.as_deref().filter(|s| s.len() > 1)?;
     if servers.len() > 4 {
         return Some(Err("more than four MCP servers racing on 0.x".into()));
