@@ -291,52 +291,44 @@ mod tests {
             missing,
             "[\n  {\n    \"code\": \"invalid_type\",\n    \"expected\": \"string\",\n    \"received\": \"undefined\",\n    \"path\": [\n      \"city\"\n    ],\n    \"message\": \"Required\"\n  }\n]"
         );
-        let one = |field: &str, input: &str| {
+        // (field, arguments, the one issue's `received`, `message`, `path`)
+        let table: [(&str, &str, Option<[&str; 3]>); 5] = [
+            ("city", r#"{"city":"Paris","x":1}"#, None),
+            (
+                "city",
+                r#"{"city":4}"#,
+                Some(["number", "Expected string, received number", r#"["city"]"#]),
+            ),
+            (
+                "city",
+                r#"{"city":null}"#,
+                Some(["null", "Expected string, received null", r#"["city"]"#]),
+            ),
+            // `cases/calls/null-arguments.json`: an array is not spread here.
+            (
+                "city",
+                r#"["Paris"]"#,
+                Some(["array", "Expected object, received array", "[]"]),
+            ),
+            (
+                "memory",
+                r#"{"city":"Paris"}"#,
+                Some(["undefined", "Required", r#"["memory"]"#]),
+            ),
+        ];
+        for (field, input, want) in table {
             let issues = zod_issues(field, &j(input));
             assert!(issues.len() <= 1, "{issues:?}");
-            issues.first().map(|i| {
+            let got = issues.first().map(|i| {
                 let text = |k| i.get(k).and_then(Json::as_str).unwrap().to_lossy();
-                (
+                [
                     text("received"),
                     text("message"),
                     i.get("path").unwrap().to_compact(),
-                )
-            })
-        };
-        assert_eq!(one("city", r#"{"city":"Paris","x":1}"#), None);
-        assert_eq!(
-            one("city", r#"{"city":4}"#),
-            Some((
-                "number".into(),
-                "Expected string, received number".into(),
-                r#"["city"]"#.into()
-            ))
-        );
-        assert_eq!(
-            one("city", r#"{"city":null}"#),
-            Some((
-                "null".into(),
-                "Expected string, received null".into(),
-                r#"["city"]"#.into()
-            ))
-        );
-        // `cases/calls/null-arguments.json`: an array is not spread here.
-        assert_eq!(
-            one("city", r#"["Paris"]"#),
-            Some((
-                "array".into(),
-                "Expected object, received array".into(),
-                "[]".into()
-            ))
-        );
-        assert_eq!(
-            one("memory", r#"{"city":"Paris"}"#),
-            Some((
-                "undefined".into(),
-                "Required".into(),
-                r#"["memory"]"#.into()
-            ))
-        );
+                ]
+            });
+            assert_eq!(got, want.map(|w| w.map(String::from)), "{field} {input}");
+        }
     }
 
     #[test]
