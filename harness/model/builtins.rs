@@ -232,15 +232,13 @@ pub fn call(rel: &Release, name: &str, input: &Json, memory: bool) -> Result<Bui
         // request; so is a private or reserved host (`assertAllowedUrl`,
         // `:674`, before the request and its DNS lookup). Any other HTTP
         // URL is fetched.
-        "webFetchTool" => match args.get("url") {
-            Some(Json::String(url)) if http_scheme(url) => match private_host(url) {
-                Some(true) => fetch_failed("URL resolves to a private or reserved address."),
-                _ => {
-                    return unmodelled(
-                        "an HTTP or HTTPS URL of a public or unread host: its execute reaches the network",
-                    )
-                }
-            },
+        "webFetchTool" => match args.get("url").and_then(Json::as_str).map(web_fetch) {
+            Some(Fetch::Refused) => fetch_failed("URL resolves to a private or reserved address."),
+            Some(Fetch::Requested) => {
+                return unmodelled(
+                    "an HTTP or HTTPS URL of a public host: its execute reaches the network",
+                )
+            }
             _ => fetch_failed("only HTTP and HTTPS URLs are supported."),
         },
         // Options chosen without options are refused before it suspends.
@@ -264,31 +262,6 @@ pub fn has_suspend_schema(name: &str) -> bool {
     matches!(name, "askUserTool" | "submitPlanTool")
 }
 
-/// Whether `new URL(text)` can give an `http:` or `https:` URL: the URL
-/// parser drops leading and trailing C0 controls and spaces and every tab
-/// and newline, and reads the scheme without case. Such a call is left
-/// unmodelled (even where the rest would not parse: the fetch is not
-/// followed).
-fn http_scheme(text: &JsString) -> bool {
-    let units: Vec<u16> = text
-        .units()
-        .iter()
-        .copied()
-        .filter(|&u| !matches!(u, 0x09 | 0x0a | 0x0d))
-        .collect();
-    let start = units.iter().position(|&u| u > 0x20).unwrap_or(units.len());
-    let scheme: String = units[start..]
-        .iter()
-        .take_while(|&&u| u != u16::from(b':'))
-        .map(|&u| {
-            char::from_u32(u32::from(u))
-                .unwrap_or('\u{fffd}')
-                .to_ascii_lowercase()
-        })
-        .collect();
-    units.len() > start + scheme.len() && (scheme == "http" || scheme == "https")
-}
-
 fn fetch_failed(why: &str) -> Builtin {
     Builtin::Output(Json::object([
         ("content", Json::str(&format!("Failed to fetch URL: {why}"))),
@@ -296,63 +269,47 @@ fn fetch_failed(why: &str) -> Builtin {
     ]))
 }
 
-/// Whether an HTTP URL's host is one `webFetchTool` refuses before any
-/// request (`isBlockedHostname`, `isBlockedIpv4`: `localhost`, `*.localhost`
-/// and the private and reserved IPv4 ranges; the same in every release
-/// from 1.54.0 to 1.71.0), read only where the URL is plain enough that
-/// the URL parser's host is the text itself: printable ASCII, no user
-/// info, no escapes, no IPv6, a host of dotted decimal octets or of
-/// letter, digit and hyphen labels. `None` for any other URL (its host
-/// needs the whole URL parser).
-fn private_host(url: &JsString) -> Option<bool> {
-    let text = String::from_utf16(url.units()).ok()?;
-    if !text.bytes().all(|b| b.is_ascii_graphic()) {
-        return None;
-    }
-    let lower = text.to_ascii_lowercase();
-    let rest = lower
-        .strip_prefix("http://")
-        .or_else(|| lower.strip_prefix("https://"))?;
-    let authority = rest.split(['/', '?', '#']).next()?;
-    if authority.contains(['@', '%', '\\', '[', ']']) {
-        return None;
-    }
-    let host = match authority.split_once(':') {
-        Some((host, port)) => {
-            let fits = port.is_empty()
-                || (port.bytes().all(|b| b.is_ascii_digit())
-                    && port.parse::<u32>().is_ok_and(|p| p <= 65535));
-            if !fits {
-                return None;
-            }
-            host
-        }
-        None => authority,
-    };
-    let labels: Vec<&str> = host.split('.').collect();
-    let octets: Option<Vec<u8>> = labels
-        .iter()
-        .map(|l| {
-            let canonical = !l.is_empty() && l.len() <= 3 && (l.len() == 1 || !l.starts_with('0'));
-            canonical.then(|| l.parse::<u8>().ok()).flatten()
-        })
-        .collect();
-    if let Some(o) = octets.filter(|o| o.len() == 4) {
-        return Some(reserved_ipv4(o[0], o[1], o[2]));
-    }
-    // A last label of digits alone makes the parser read an IPv4 address.
-    let domain = labels.iter().all(|l| {
-        !l.is_empty()
-            && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
-            && !l.starts_with('-')
-            && !l.ends_with('-')
-            && !l.starts_with("xn--")
-    }) && !labels.last()?.bytes().all(|b| b.is_ascii_digit());
-    domain.then(|| host == "localhost" || host.ends_with(".localhost"))
+/// What `webFetchTool`'s `execute` does with its `url`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fetch {
+    /// `parseHttpUrl` gives nothing: no URL, or not `http:` / `https:`.
+    NotHttp,
+    /// `assertAllowedUrl` throws: a private or reserved host.
+    Refused,
+    /// The request is made (and its DNS lookup).
+    Requested,
 }
 
-/// `isBlockedIpv4`'s ranges (1.71.0 `dist/tools-DDs4518b.js:632`).
-fn reserved_ipv4(a: u8, b: u8, c: u8) -> bool {
+/// `webFetchTool` on `text` (1.67.0 `dist/tools-C0ejLvNi.js:630` to
+/// `:700`, the same functions in every release from 1.54.0 to 1.71.0):
+/// `new URL(text)` (the WHATWG parser, which the `url` crate implements;
+/// a JS string becomes a USV string first, lone surrogates U+FFFD), then
+/// its `hostname` refused when it is `localhost` or ends in `.localhost`
+/// (`isBlockedHostname`), or is an IP address in a private or reserved
+/// range (`isBlockedIp`).
+fn web_fetch(text: &JsString) -> Fetch {
+    let Ok(url) = url::Url::parse(&text.to_lossy()) else {
+        return Fetch::NotHttp;
+    };
+    if !matches!(url.scheme(), "http" | "https") {
+        return Fetch::NotHttp;
+    }
+    let refused = match url.host() {
+        Some(url::Host::Domain(name)) => name == "localhost" || name.ends_with(".localhost"),
+        Some(url::Host::Ipv4(ip)) => reserved_ipv4(ip),
+        Some(url::Host::Ipv6(ip)) => reserved_ipv6(ip),
+        None => false,
+    };
+    if refused {
+        Fetch::Refused
+    } else {
+        Fetch::Requested
+    }
+}
+
+/// `isBlockedIpv4`'s ranges.
+fn reserved_ipv4(ip: std::net::Ipv4Addr) -> bool {
+    let [a, b, c, _] = ip.octets();
     matches!(a, 0 | 10 | 127)
         || a >= 224
         || (a == 100 && (64..=127).contains(&b))
@@ -365,6 +322,23 @@ fn reserved_ipv4(a: u8, b: u8, c: u8) -> bool {
         || (a == 203 && b == 0 && c == 113)
 }
 
+/// `isBlockedIpv6` on the hostname the URL parser writes (hex groups,
+/// never a dotted tail, so its groups are the address's segments): the
+/// unspecified and loopback addresses, an IPv4-mapped one of a blocked
+/// IPv4 address, and `fc00::/7`, `fe80::/10`, `ff00::/8`.
+fn reserved_ipv6(ip: std::net::Ipv6Addr) -> bool {
+    let g = ip.segments();
+    let mapped = g[..5].iter().all(|&x| x == 0) && g[5] == 0xffff;
+    let [_, _, _, _, _, _, hi, lo] = g;
+    let tail = std::net::Ipv4Addr::new((hi >> 8) as u8, hi as u8, (lo >> 8) as u8, lo as u8);
+    g.iter().all(|&x| x == 0)
+        || (g[..7].iter().all(|&x| x == 0) && g[7] == 1)
+        || (mapped && reserved_ipv4(tail))
+        || (g[0] & 0xfe00) == 0xfc00
+        || (g[0] & 0xffc0) == 0xfe80
+        || (g[0] & 0xff00) == 0xff00
+}
+
 fn has_options(args: &Json) -> bool {
     matches!(args.get("options"), Some(Json::Array(items)) if !items.is_empty())
 }
@@ -374,7 +348,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn private_hosts_as_web_fetch_reads_them() {
+    fn web_fetch_reads_urls_as_the_url_parser_does() {
+        let of = |url: &str| web_fetch(&JsString::from(url));
         for url in [
             "http://localhost/",
             "HTTP://LocalHost:8080/a?b",
@@ -385,41 +360,41 @@ mod tests {
             "http://0.0.0.0",
             "http://224.0.0.1/",
             "http://100.64.0.1/",
+            // The parser's own readings: octal and short IPv4, escapes,
+            // user info, IPv6 (loopback, IPv4-mapped, link-local).
+            "http://0177.0.0.1/",
+            "http://127.1/",
+            "http://local%68ost/",
+            "http://a@localhost/",
+            "http://[::1]/",
+            "http://[::ffff:127.0.0.1]/",
+            "http://[fe80::1]/",
+            " \thttp://localhost/",
         ] {
-            assert_eq!(private_host(&JsString::from(url)), Some(true), "{url:?}");
+            assert_eq!(of(url), Fetch::Refused, "{url:?}");
         }
-        // Public hosts are looked up and fetched.
         for url in [
             "http://example.com/",
             "http://8.8.8.8/",
             "http://100.63.0.1/",
-        ] {
-            assert_eq!(private_host(&JsString::from(url)), Some(false), "{url:?}");
-        }
-        // Anything the parser would rewrite (octal or short IPv4, user info,
-        // escapes, IPv6, a trailing dot, a number as last label) is not read.
-        for url in [
-            "http://0177.0.0.1/",
-            "http://127.1/",
-            "http://a@localhost/",
-            "http://local%68ost/",
-            "http://[::1]/",
+            "http://[2001:db8::1]/",
+            "http://[::ffff:8.8.8.8]/",
+            // A trailing dot is kept in the hostname, which then is no
+            // `.localhost` name: looked up.
             "http://localhost./",
-            "http://a.1/",
-            "http://localhost:99999/",
-            " http://localhost/",
         ] {
-            assert_eq!(private_host(&JsString::from(url)), None, "{url:?}");
+            assert_eq!(of(url), Fetch::Requested, "{url:?}");
         }
-    }
-
-    #[test]
-    fn http_schemes_as_the_url_parser_reads_them() {
-        for url in ["http://a", "HTTPS://a", " \thtt\np://a", "http:a"] {
-            assert!(http_scheme(&JsString::from(url)), "{url:?}");
-        }
-        for url in ["ftp://a", "not a url", "mailto:x", "https", "", "xhttp://a"] {
-            assert!(!http_scheme(&JsString::from(url)), "{url:?}");
+        for url in [
+            "ftp://a",
+            "not a url",
+            "mailto:x",
+            "https",
+            "",
+            "http://",
+            "http://a:99999/",
+        ] {
+            assert_eq!(of(url), Fetch::NotHttp, "{url:?}");
         }
     }
 }
