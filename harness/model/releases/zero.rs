@@ -269,6 +269,17 @@ pub const SUB_AGENT_GENERATED_SINCE: MastraVersion = v(0, 24, 6);
 /// and every `replies/call-by-*` on `generate`).
 pub const GENERATE_ERROR_ID_SINCE: MastraVersion = v(0, 10, 5);
 
+/// What a workflow tool answers its call with, by release: from
+/// `CREATE_WORKFLOW_SINCE` the run result alone, `{ status, steps, result
+/// }`; from this one wrapped with the run id, `{ result: { status, steps,
+/// result }, runId }`; from `WORKFLOW_RESULT_HAS_INPUT_SINCE` the run
+/// result carries its `input` too (found by the fuzzer on 0.13.2, seed 1
+/// cases 890 and 955; `bisect cases/zero/workflow-run-result-by-release.json`
+/// from 0.13.2 to 0.19.1: 0.15.3 the same as 0.13.2, 0.16.0 changed; from
+/// 0.16.0: 0.16.3 the same, 0.17.0 changed).
+pub const WORKFLOW_RESULT_WRAPPED_SINCE: MastraVersion = v(0, 16, 0);
+pub const WORKFLOW_RESULT_HAS_INPUT_SINCE: MastraVersion = v(0, 17, 0);
+
 /// The first release that exports `createWorkflow` from
 /// `@mastra/core/workflows`, which the probe builds a case's workflows
 /// with; before it a case with workflows is not applicable (the sweep:

@@ -202,14 +202,24 @@ pub(in crate::model) fn client_or_workflow_run(
 ) -> Result<Runs, String> {
     match origin {
         // The v4 loop stops for a client tool, as 1.x does (the same case
-        // on 0.13.1 and 0.13.2: one request).
-        ToolOrigin::Client if !rel.zero.is_some_and(|z| z.v5_loop) => Ok(Runs::Fixed(CLIENT_STOPS)),
+        // on 0.13.1 and 0.13.2: one request), once the AI SDK has validated
+        // its arguments: it refuses them as it refuses any tool's (found by
+        // the fuzzer on 0.13.2, seed 1 cases 171 and 328).
+        ToolOrigin::Client if !rel.zero.is_some_and(|z| z.v5_loop) => {
+            match validate(rel, Schema::City, named, arguments)? {
+                Ok(_) => Ok(Runs::Fixed(CLIENT_STOPS)),
+                Err(report) => Ok(Runs::Fails {
+                    report,
+                    sub_agent: false,
+                }),
+            }
+        }
         ToolOrigin::Client if rel.zero.is_some_and(|z| z.history_per_call) => {
             Ok(Runs::Fixed(CLIENT_RESULT_EARLY))
         }
         ToolOrigin::Client => Ok(Runs::Fixed(CLIENT_RESULT)),
         _ => match validate(rel, Schema::City, named, arguments)? {
-            Ok(input) => Ok(Runs::Output(workflow_result(&input))),
+            Ok(input) => Ok(Runs::Output(workflow_result(rel, &input))),
             Err(report) => Ok(Runs::Fails {
                 report,
                 sub_agent: false,
@@ -224,7 +234,9 @@ pub(in crate::model) fn client_or_workflow_run(
 /// (`projection::zero_step_times_within`). Observed on every route of
 /// 0.21.1 and 0.24.9 (the fuzzer, seed 1: cases 74, 491, 682, 853, 890,
 /// 955 and four more, unmodelled while the model gave up on the times).
-fn workflow_result(input: &Json) -> Json {
+/// Earlier releases leave out the `input` and the wrapping with the run id
+/// (`WORKFLOW_RESULT_WRAPPED_SINCE`, `WORKFLOW_RESULT_HAS_INPUT_SINCE`).
+fn workflow_result(rel: &Release, input: &Json) -> Json {
     let success = || Json::str("success");
     let output = || Json::object([("tempC", Json::Number("20".to_string()))]);
     let weather = Json::object([
@@ -234,15 +246,16 @@ fn workflow_result(input: &Json) -> Json {
         ("output", output()),
         ("endedAt", Json::Number("0".to_string())),
     ]);
-    let result = Json::object([
-        ("status", success()),
-        (
-            "steps",
-            Json::object([("input", input.clone()), ("weather", weather)]),
-        ),
-        ("input", input.clone()),
-        ("result", output()),
-    ]);
+    let steps = Json::object([("input", input.clone()), ("weather", weather)]);
+    let mut result = vec![("status", success()), ("steps", steps)];
+    if rel.version >= WORKFLOW_RESULT_HAS_INPUT_SINCE {
+        result.push(("input", input.clone()));
+    }
+    result.push(("result", output()));
+    let result = Json::object(result);
+    if rel.version < WORKFLOW_RESULT_WRAPPED_SINCE {
+        return result;
+    }
     Json::object([("result", result), ("runId", Json::str("<uuid>"))])
 }
 
@@ -458,11 +471,14 @@ fn refusal(agent: &Agent, call: &ToolCallReply, resolved: &Resolved) -> Result<J
         Resolved::Stop => JsString::from("Cannot read properties of undefined (reading '_def')"),
         _ => {
             // The AI SDK validates with the tool's own schema: the case
-            // tools', an MCP tool's and a workflow's `{ city }`, working
-            // memory's `{ memory }`.
+            // tools', a client tool's, an MCP tool's and a workflow's
+            // `{ city }`, working memory's `{ memory }`.
             let schema = match agent.tools.get(name) {
                 Lookup::Own(v) => match v.origin {
-                    ToolOrigin::Ours | ToolOrigin::Mcp | ToolOrigin::Workflow => Some(Schema::City),
+                    ToolOrigin::Ours
+                    | ToolOrigin::Mcp
+                    | ToolOrigin::Workflow
+                    | ToolOrigin::Client => Some(Schema::City),
                     ToolOrigin::WorkingMemory => Some(Schema::WorkingMemory),
                     _ => None,
                 },
