@@ -116,6 +116,8 @@ struct Invocation {
     /// that step is a second call within one step, even where the
     /// invocation stands in an earlier step.
     last: usize,
+    /// Its result is written after the step's others (`zero::settles_late`).
+    late: bool,
 }
 
 /// What every agent of a case shares: the replies being handed out, the
@@ -910,6 +912,7 @@ impl Cx<'_> {
                 result: Some(route::result_on(route, &call.id, &name, content)),
                 found: !matches!(r, Resolved::NotFound { .. }),
                 last: agent.step,
+                late: zero::settles_late(self.case, self.rel, r),
             };
             step.push(invocation);
         }
@@ -1064,7 +1067,8 @@ impl Agent {
             for step in 0..=last.unwrap_or(0) {
                 let of = || self.invocations.iter().filter(move |i| i.step == step);
                 out.extend(of().map(|i| i.call.clone()));
-                out.extend(of().filter_map(|i| i.result.clone()));
+                out.extend(of().filter(|i| !i.late).filter_map(|i| i.result.clone()));
+                out.extend(of().filter(|i| i.late).filter_map(|i| i.result.clone()));
             }
         } else {
             out.extend(self.invocations.iter().map(|i| i.call.clone()));
