@@ -205,7 +205,7 @@ pub(in crate::model) fn client_or_workflow_run(
         // on 0.13.1 and 0.13.2: one request), once the AI SDK has validated
         // its arguments: it refuses them as it refuses any tool's (found by
         // the fuzzer on 0.13.2, seed 1 cases 171 and 328).
-        ToolOrigin::Client if !rel.zero.is_some_and(|z| z.v5_loop) => {
+        ToolOrigin::Client if on_v4_loop(rel) => {
             match validate(rel, Schema::City, named, arguments)? {
                 Ok(_) => Ok(Runs::Fixed(CLIENT_STOPS)),
                 Err(report) => Ok(Runs::Fails {
@@ -396,6 +396,16 @@ fn keyed(keys: &[JsString], origin: impl Fn(&JsString) -> ToolOrigin) -> Record<
     out
 }
 
+/// Whether `rel` runs the AI SDK v4 loop (0.x before 0.20.0).
+fn on_v4_loop(rel: &Release) -> bool {
+    rel.zero.is_some_and(|z| !z.v5_loop)
+}
+
+/// Whether `case` is streamed on the AI SDK v4 loop.
+fn on_v4_stream(case: &Case, rel: &Release) -> bool {
+    case.call.method == Method::Stream && on_v4_loop(rel)
+}
+
 /// On the v4 loop's `generate` the AI SDK checks every call of a step
 /// before any runs: a step with a call it refuses runs none (`step_fails`).
 pub(in crate::model) fn throws_before_running(
@@ -403,9 +413,7 @@ pub(in crate::model) fn throws_before_running(
     rel: &Release,
     resolved: &[Resolved],
 ) -> bool {
-    case.call.method == Method::Generate
-        && rel.zero.is_some_and(|z| !z.v5_loop)
-        && resolved.iter().any(refused_on_v4)
+    case.call.method == Method::Generate && on_v4_loop(rel) && resolved.iter().any(refused_on_v4)
 }
 
 /// The step's calls without the ones the v4 stream refused, where it
@@ -414,8 +422,7 @@ pub(in crate::model) fn throws_before_running(
 /// so no sub-agent run is indexed by a call dropped here). `None` where
 /// the step is what it was.
 pub(in crate::model) fn calls_that_ran(case: &Case, rel: &Release, taken: &Taken) -> Option<Taken> {
-    let v4_stream = case.call.method == Method::Stream && rel.zero.is_some_and(|z| !z.v5_loop);
-    if !v4_stream || !taken.resolved.iter().any(refused_on_v4) {
+    if !on_v4_stream(case, rel) || !taken.resolved.iter().any(refused_on_v4) {
         return None;
     }
     let (calls, resolved) = taken
@@ -436,8 +443,7 @@ pub(in crate::model) fn calls_that_ran(case: &Case, rel: &Release, taken: &Taken
 /// `cases/zero/v4-stream-mcp-result-settles-last.json`). Several MCP
 /// results keep their calls' order, as every fuzz run of 0.13.2 has seen.
 pub(in crate::model) fn settles_late(case: &Case, rel: &Release, r: &Resolved) -> bool {
-    case.call.method == Method::Stream
-        && rel.zero.is_some_and(|z| !z.v5_loop)
+    on_v4_stream(case, rel)
         && matches!(r, Resolved::Run { runs: Runs::Fixed(text), .. } if *text == sources::MCP_RESULT)
 }
 
