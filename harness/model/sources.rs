@@ -94,7 +94,7 @@ pub(super) enum McpJoin {
     OnArrival,
     /// One `MastraMCPClient` per server, in `Object.keys` order, each tool
     /// under its own name, a later server's replacing an equal name
-    /// (`releases::zero::mcp_client_of_one_server`).
+    /// (`versions::extras::mcp_client_of_one_server`).
     OneClientEach,
 }
 
