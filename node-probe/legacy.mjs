@@ -31,7 +31,6 @@
 //   and `resourceId` before 0.20.0. A package the registry serves no release
 //   of for this core (versions/extras.rs) makes its cases not applicable.
 
-
 import { holds, line } from './releases.mjs';
 
 /** AI SDK v4 provider factories: how a 0.x user names each route's model. */

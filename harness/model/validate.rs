@@ -199,7 +199,7 @@ pub fn validate(
     // `{ "0": "Paris" }`, `[]` as `{}`).
     let spread;
     let input = match input {
-        // 0.x validates the array itself (`zero::spreads_arrays`).
+        // 0.x validates the array itself (`legacy::spreads_arrays`).
         Json::Array(items) if super::releases::legacy::spreads_arrays(rel) => {
             spread = Json::Object(
                 items
