@@ -788,6 +788,11 @@ impl Release {
         self.version.major == 0
     }
 
+    /// Not a 0.x release.
+    pub fn on_1x(&self) -> bool {
+        !self.on_0x()
+    }
+
     /// Whether the model covers this version at all: the swept 1.x line,
     /// and the 0.x releases with an `Agent` (`AGENT_SINCE`).
     pub fn is_modelled(&self) -> bool {

@@ -981,7 +981,7 @@ impl Cx<'_> {
                     // its own, "Tool X not found" before
                     // `NOT_FOUND_IS_A_RESULT`, ends it so too).
                     Ending::ApiError(_) | Ending::Error(_)
-                        if !self.rel.on_0x()
+                        if self.rel.on_1x()
                             && !self.rel.sub_agent_stream_error_thrown
                             && self.case.call.method == Method::Stream
                             && !(self.rel.tool_error_ends_memory_calls && memory) =>
@@ -1003,7 +1003,7 @@ impl Cx<'_> {
                     // error or by the loop's own error (a plain `Error`,
                     // serialised as its message and name).
                     Ending::ApiError(_) | Ending::Error(_)
-                        if !self.rel.sub_agent_error_as_text && !self.rel.on_0x() =>
+                        if !self.rel.sub_agent_error_as_text && self.rel.on_1x() =>
                     {
                         let cause = match &ending {
                             Ending::ApiError(status) => crate::projection::api_error(*status),
