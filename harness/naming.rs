@@ -114,3 +114,25 @@ pub fn wire_name(key: &JsString) -> Option<JsString> {
         Rewrite::Crash => None,
     }
 }
+
+/// The id each builtin of `@mastra/core/tools` carries (what the model can
+/// also call it by), read from the swept releases' dists. `webSearchTool`
+/// has none: it is a marker Mastra swaps for the provider's own web search,
+/// which the model does not cover.
+pub const BUILTIN_IDS: &[(&str, &str)] = &[
+    ("askUserTool", "ask_user"),
+    ("submitPlanTool", "submit_plan"),
+    ("taskWriteTool", "task_write"),
+    ("taskUpdateTool", "task_update"),
+    ("taskCompleteTool", "task_complete"),
+    ("taskCheckTool", "task_check"),
+    ("webFetchTool", "web_fetch"),
+];
+
+/// The id the builtin `name` carries (`BUILTIN_IDS`).
+pub fn builtin_id(name: &str) -> Option<&'static str> {
+    BUILTIN_IDS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, id)| *id)
+}

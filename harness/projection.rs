@@ -371,7 +371,7 @@ pub fn edit_result_content(content: &mut Json, edit: impl FnOnce(&mut Json) -> b
 
 /// `report` normalised in place, when it is a validation report, or the
 /// AI SDK v5 output object `{"type":"json","value":REPORT}` that 0.20.0's
-/// own client sends in its place (`model::steps::zero::own_client_output`).
+/// own client sends in its place (`model::steps::legacy_loop::own_client_output`).
 fn normalise_report(report: &mut Json) -> bool {
     let Json::Object(members) = report else {
         return false;

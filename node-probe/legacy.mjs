@@ -31,13 +31,7 @@
 //   and `resourceId` before 0.20.0. A package the registry serves no release
 //   of for this core (versions/extras.rs) makes its cases not applicable.
 
-/** Semver order of two "MAJOR.MINOR.PATCH" strings (no prereleases). */
-function before(version, than) {
-  const a = version.split(/[.-]/).map(Number);
-  const b = than.split('.').map(Number);
-  for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return a[i] < b[i];
-  return false;
-}
+import { holds, line } from './releases.mjs';
 
 /** AI SDK v4 provider factories: how a 0.x user names each route's model. */
 const V4_MODELS = {
@@ -73,7 +67,7 @@ const ROUTER_SDK = {
 export function legacyOf(version, coreDependencies, agentModule) {
   // A snapshot build (0.0.0-TAG-TIMESTAMP) is cut from the main line: 1.x.
   if (typeof version !== 'string' || !version.startsWith('0.') || version.startsWith('0.0.0-')) return null;
-  const v5 = !before(version, '0.20.0');
+  const v5 = holds('V5_LOOP_SINCE', version);
   const deps = coreDependencies ?? {};
   return {
     /** Why no case applies to this install at all, or null. */
@@ -97,15 +91,15 @@ export function legacyOf(version, coreDependencies, agentModule) {
         }
         return { model: m.make(mod, url) };
       }
-      if (route === 'openai-compatible' && before(version, '0.20.2')) {
+      if (route === 'openai-compatible' && !holds('ROUTER_PROVIDERS_SINCE', version)) {
         // Mastra's own OpenAI-compatible client posts to the model's `url`
         // itself, the whole endpoint (0.20.0 dist/chunk-AND6J5LG.js:1548
         // and :1622), not a base below which it adds the path.
         return { model: { ...modelFor(route, url), url: `${url}/chat/completions` } };
       }
-      if (route === 'openai-compatible' && before(version, '0.21.0')) {
+      if (route === 'openai-compatible' && !holds('MODEL_URL_SINCE', version)) {
         return {
-          reason: `@mastra/core ${version} sends a { id, url } model to the provider its id names, not to its url (the model router reads a url from 0.21.0: dist/chunk-VNVHOWW4.js:2032)`,
+          reason: `@mastra/core ${version} sends a { id, url } model to the provider its id names, not to its url (the model router reads a url from ${line('MODEL_URL_SINCE').first}: dist/chunk-VNVHOWW4.js:2032)`,
         };
       }
       const sdk = ROUTER_SDK[route];
@@ -129,7 +123,7 @@ export function legacyOf(version, coreDependencies, agentModule) {
       if (c.memory !== undefined && !(await hasPackage(lib, '@mastra/memory'))) {
         return `no @mastra/memory release the registry serves accepts @mastra/core ${version}`;
       }
-      if (c.memory !== undefined && !before(version, '0.4.2') && before(version, '0.10.0')) {
+      if (c.memory !== undefined && holds('MEMORY_EMBEDS_BY_DEFAULT', version)) {
         // Memory's default options recall semantically, with the core's
         // default embedder, fastembed (0.4.2 dist/chunk-M626YCHO.js:115 and
         // :135; 0.8.3 dist/chunk-QBQ3CW2R.js:176; 0.9.1

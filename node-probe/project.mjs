@@ -51,6 +51,7 @@ import { installGuard, nothingAllowed } from './guard.mjs';
 import { bundleEntry, registerBundlerResolution } from './project-bundle.mjs';
 import { McpWatch } from './project-mcp.mjs';
 import { SourceIndex } from './project-sources.mjs';
+import { holds, isSnapshot, line, releaseOf, releaseParts } from './releases.mjs';
 
 // Held before the project can replace them.
 const realExit = process.exit.bind(process);
@@ -182,12 +183,6 @@ function versionOf(pkgDir) {
   return JSON.parse(readFileSync(path.join(pkgDir, 'package.json'), 'utf8')).version ?? null;
 }
 
-/** [MAJOR, MINOR] of a version string, or [null, null]. */
-function numbersOf(version) {
-  const m = /^(\d+)\.(\d+)\./.exec(version ?? '');
-  return m ? [Number(m[1]), Number(m[2])] : [null, null];
-}
-
 function checkInstalled(projectDir) {
   if (!exists(path.join(projectDir, 'package.json'))) {
     throw new LoadError('not-a-project', `${projectDir} has no package.json: not a Node project`);
@@ -206,14 +201,17 @@ function checkInstalled(projectDir) {
     );
   }
   const version = versionOf(core);
-  const [major, minor] = numbersOf(version);
-  if (major === null || (major === 0 && minor < 2)) {
+  // Decided by the model's release table (releases.mjs), a snapshot build
+  // as the release it was cut from.
+  const release = releaseOf(version, core);
+  if (release === null && isSnapshot(version)) return { core, version, zero: unplacedApi(core, version) };
+  if (release === null || !holds('AGENT_SINCE', release)) {
     throw new LoadError(
       'mastra-too-old',
-      `${core} is @mastra/core ${version}, which has no Agent; lint --project needs 0.2.0 or later`,
+      `${core} is @mastra/core ${version}, which has no Agent; lint --project needs ${line('AGENT_SINCE').first} or later`,
     );
   }
-  return { core, version, zero: major === 0 ? zeroApi(version) : null };
+  return { core, version, zero: releaseParts(release)[0] === 0 ? zeroApi(holds('V5_LOOP_SINCE', release)) : null };
 }
 
 /**
@@ -223,16 +221,42 @@ function checkInstalled(projectDir) {
  * `getWorkflows` and `listAgents` (from 0.21.0), each taking a
  * `runtimeContext` (a `RuntimeContext` of `@mastra/core/runtime-context`);
  * its default options are `defaultGenerateOptions` on the AI SDK v4 loop
- * and `defaultVNextStreamOptions` from 0.20.0 (what `stream`, and
- * `generate` through it, merge in); memory lists its tools with
- * `getTools()`; and before 0.13.2 there is no `formatTools`: `convertTools`
- * returns the record Mastra sends.
+ * and `defaultVNextStreamOptions` on the v5 loop (`V5_LOOP_SINCE`: what
+ * `stream`, and `generate` through it, merge in); memory lists its tools
+ * with `getTools()`; and before 0.13.2 there is no `formatTools`:
+ * `convertTools` returns the record Mastra sends.
  */
-function zeroApi(version) {
-  const [, minor] = numbersOf(version);
-  return minor >= 20
+function zeroApi(v5Loop) {
+  return v5Loop
     ? { defaults: 'defaultVNextStreamOptions', getDefaults: 'getDefaultVNextStreamOptions' }
     : { defaults: 'defaultGenerateOptions', getDefaults: 'getDefaultGenerateOptions' };
+}
+
+/**
+ * A snapshot build whose CHANGELOG.md names no release it was cut from
+ * (`@mastra/core` 0.0.0-ai-v5-20250729181825 ships none): judged by what it
+ * ships. No `@mastra/core/agent` module: no Agent. A
+ * `@mastra/core/request-context` module: the 1.x API; else the 0.x one, on
+ * the v5 loop where the core depends on the AI SDK v5 (`ai` 5.x), whose
+ * models that loop takes.
+ */
+function unplacedApi(core, version) {
+  const ships = (subpath) => {
+    try {
+      return exists(exportedFile(core, subpath));
+    } catch {
+      return false;
+    }
+  };
+  if (!ships('./agent')) {
+    throw new LoadError(
+      'mastra-too-old',
+      `${core} is @mastra/core ${version}, a snapshot build with no Agent (no @mastra/core/agent module)`,
+    );
+  }
+  if (ships('./request-context')) return null;
+  const ai = JSON.parse(readFileSync(path.join(core, 'package.json'), 'utf8')).dependencies?.ai ?? '';
+  return zeroApi(/^[\^~]?5\./.test(ai));
 }
 
 function exists(p) {

@@ -10,6 +10,7 @@
 mod args;
 mod bisect;
 mod cache;
+mod changes;
 mod diff;
 mod fuzz;
 mod lint;
@@ -87,6 +88,9 @@ pub enum Command {
     Report(runs::RenderArgs),
     /// What regressed, was fixed, is new or is gone between two JSON reports.
     Compare(runs::CompareArgs),
+    /// What changed at a release, each change with its evidence (the
+    /// model's release table); without a release, the whole table.
+    Changes(changes::ChangesArgs),
 }
 
 /// Parse the command line and run the command. `Ok` is how it ended; `Err`
@@ -127,6 +131,7 @@ fn execute(command: Command) -> Result<Exit, Failure> {
         Command::Cache(args) => cache::cache(args),
         Command::Report(args) => runs::report(args),
         Command::Compare(args) => runs::compare(args),
+        Command::Changes(args) => changes::changes(args),
     }
 }
 

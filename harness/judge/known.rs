@@ -905,7 +905,7 @@ mod tests {
     }
 
     /// Where in 0.x each issue starts is the 0.x switch it needs
-    /// (`model::releases::zero`): the rewrite's issues from `formatTools`,
+    /// (`model::releases::legacy`): the rewrite's issues from `formatTools`,
     /// `activeTools`' wherever a release applies it, on either line.
     #[test]
     fn the_ledgers_0_x_starts_are_the_switches_they_need() {
@@ -933,7 +933,7 @@ mod tests {
         .map(|v| MastraVersion::parse(v).unwrap());
         for v in measured {
             let rel = Release::of(v);
-            let rewrites = rel.zero.is_none_or(|z| z.format_tools);
+            let rewrites = rel.formats_tools;
             for id in [
                 "toolchoice-not-rewritten",
                 "cut-at-63",
@@ -944,7 +944,7 @@ mod tests {
             }
             assert_eq!(
                 seen_on("activetools-by-key-drops-all", v),
-                rel.active_tools_applied,
+                rel.active_tools_applied(),
                 "on {v}"
             );
             assert!(seen_on("proto-key-dropped", v), "on {v}");

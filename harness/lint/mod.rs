@@ -19,8 +19,9 @@ pub mod paint;
 pub mod project;
 pub mod sarif;
 
-use crate::model::releases::zero::{Zero, ACTIVE_TOOLS_SINCE, FORMAT_TOOLS_SINCE, LAST_ZERO};
-use crate::model::releases::ACTIVE_TOOLS_APPLIED;
+use crate::model::releases::{
+    Release, ACTIVE_TOOLS_APPLIED, ACTIVE_TOOLS_ON_0X, FORMAT_TOOLS_SINCE,
+};
 use crate::versions::spec::MastraVersion;
 use paint::{count, Paint};
 
@@ -154,8 +155,7 @@ impl LintReport {
 /// Lint the keys in the order Mastra processes them (`Object.keys` order of
 /// the tools object).
 pub fn lint(input: &LintInput) -> LintReport {
-    let zero = input.version.and_then(Zero::of);
-    if zero.is_some_and(|z| !z.format_tools) {
+    if input.version.is_some_and(|v| !Release::of(v).formats_tools) {
         return lint_unformatted(input);
     }
     let given: Record<usize> =
@@ -256,11 +256,7 @@ fn lint_unformatted(input: &LintInput) -> LintReport {
 
 /// Whether `activeTools` filters what `version` sends (none: the newest).
 pub fn active_tools_applied(version: Option<MastraVersion>) -> bool {
-    match version.map(|v| (v, Zero::of(v))) {
-        None => true,
-        Some((_, Some(z))) => z.active_tools_applied,
-        Some((v, None)) => v.release() >= ACTIVE_TOOLS_APPLIED,
-    }
+    version.is_none_or(|v| Release::of(v.release()).active_tools_applied())
 }
 
 /// The findings of the names `toolChoice`, `activeTools` and prompts use,
@@ -296,9 +292,14 @@ fn with_names(input: &LintInput, findings: Vec<KeyFinding>) -> LintReport {
     match input.version {
         Some(v) if !active_tools_applied(Some(v)) && !input.active_tools.is_empty() => {
             let applied = if v.major == 0 {
-                format!("applied on {ACTIVE_TOOLS_SINCE} to {LAST_ZERO} and from {ACTIVE_TOOLS_APPLIED}")
+                let on_0x = ACTIVE_TOOLS_ON_0X;
+                let last = on_0x.last.unwrap_or(on_0x.first);
+                format!(
+                    "applied on {} to {last} and from {}",
+                    on_0x.first, ACTIVE_TOOLS_APPLIED.first
+                )
             } else {
-                format!("applied from {ACTIVE_TOOLS_APPLIED}")
+                format!("applied from {}", ACTIVE_TOOLS_APPLIED.first)
             };
             notes.push(format!(
                 "activeTools is ignored by @mastra/core {v} ({applied})"
@@ -372,7 +373,7 @@ pub fn describe(f: &KeyFinding) -> String {
         }
         KeyProblem::Crash => "crash: the empty key makes Mastra throw a TypeError".into(),
         KeyProblem::Dropped => "dropped: Mastra's copy of the tools object loses \"__proto__\"; the model never sees it".into(),
-        KeyProblem::Unformatted => format!("sent as registered: @mastra/core before {FORMAT_TOOLS_SINCE} has no formatTools, so a name outside a-zA-Z0-9_- (or too long, or with a bad first character) reaches the provider as it is"),
+        KeyProblem::Unformatted => format!("sent as registered: @mastra/core before {} has no formatTools, so a name outside a-zA-Z0-9_- (or too long, or with a bad first character) reaches the provider as it is", FORMAT_TOOLS_SINCE.first),
     }
 }
 

@@ -23,7 +23,7 @@
 //! network and is not modelled. `webSearchTool` is swapped for
 //! the provider's own search: not modelled.
 
-use super::releases::{Release, SUBMIT_PLAN_TAKES_A_PATH};
+use super::releases::Release;
 use crate::js::json::Json;
 use crate::js::string::JsString;
 
@@ -146,9 +146,7 @@ fn schema(rel: &Release, name: &str) -> Option<&'static [(&'static str, Field, b
             ("options", Field::Options, false),
             ("selectionMode", Field::SelectionMode, false),
         ],
-        "submitPlanTool" if rel.version >= SUBMIT_PLAN_TAKES_A_PATH => {
-            &[("path", Field::AnyText, true)]
-        }
+        "submitPlanTool" if rel.submit_plan_takes_a_path => &[("path", Field::AnyText, true)],
         "submitPlanTool" => &[
             ("title", Field::AnyText, false),
             ("plan", Field::Text, true),

@@ -99,7 +99,7 @@ fn value_of(tool: &Tool, client: bool) -> ToolValue {
         Tool::Standard(_) => (JsString::from(STANDARD_ID), ToolOrigin::Ours),
         Tool::Custom { id, .. } => (id.clone(), ToolOrigin::Ours),
         Tool::Builtin { name, .. } => (
-            JsString::from(releases::builtin_id(name).unwrap_or(name.as_str())),
+            JsString::from(crate::naming::builtin_id(name).unwrap_or(name.as_str())),
             ToolOrigin::Builtin(name.clone()),
         ),
     };
@@ -120,8 +120,8 @@ fn merged_tools(case: &Case) -> Record<ToolValue> {
 }
 
 /// Mastra's request record, before `formatTools`, as the release builds it
-/// (`zero::convert_tools` on 0.x).
-fn merged_tools_on(case: &Case, zero: Option<&releases::zero::Zero>) -> Record<ToolValue> {
+/// (`legacy_loop::convert_tools` on 0.x, whose `Release` is `zero`).
+fn merged_tools_on(case: &Case, zero: Option<&Release>) -> Record<ToolValue> {
     let src = &case.sources;
     // The agent's tools: the case's object, then (as users write it)
     // `{ ...tools, ...(await mcp.listTools()) }`; given as is or returned by
@@ -130,12 +130,12 @@ fn merged_tools_on(case: &Case, zero: Option<&releases::zero::Zero>) -> Record<T
     // `resolveToolList`).
     let mut given = entries(&case.tools, false);
     if src.dynamic_tools && zero.is_some_and(|z| !z.dynamic_tools) {
-        // `releases::zero::DYNAMIC_TOOLS_SINCE`: the function has no keys.
+        // `releases::DYNAMIC_TOOLS_SINCE`: the function has no keys.
         given = Record::new();
     } else if let Some(servers) = src.mcp.as_deref().filter(|s| !s.is_empty()) {
         let join = match zero {
             None => sources::McpJoin::ByKey,
-            Some(z) if z.mcp_client_of_one_server => sources::McpJoin::OneClientEach,
+            Some(z) if z.mcp_client_of_one_server() => sources::McpJoin::OneClientEach,
             Some(_) => sources::McpJoin::OnArrival,
         };
         given.spread_from(&sources::mcp_tools_in(servers, join));
@@ -168,7 +168,7 @@ fn merged_tools_on(case: &Case, zero: Option<&releases::zero::Zero>) -> Record<T
     // them, which a case never has). A later source replaces an equal key
     // silently, keeping the first one's position.
     if let Some(z) = zero {
-        return steps::zero::convert_tools(z, case, &agent, &toolset_tools, &client_tools);
+        return steps::legacy_loop::convert_tools(z, case, &agent, &toolset_tools, &client_tools);
     }
     let mut all = Record::new();
     all.spread_from(&agent);
@@ -194,7 +194,7 @@ fn offered(
         return (None, None);
     }
     let mut names = tools.keys();
-    if rel.active_tools_applied {
+    if rel.active_tools_applied() {
         if let Some(active) = &case.call.active_tools {
             let active: std::collections::HashSet<&JsString> = active.iter().collect();
             names.retain(|n| active.contains(n));
@@ -268,9 +268,9 @@ pub fn call_target(case: &Case, name: &JsString) -> Option<CallTarget> {
 pub fn predict(case: &Case, version: MastraVersion) -> Prediction {
     let version = version.release();
     let rel = Release::of(version);
-    if let Some(reason) = releases::zero::no_agent(&rel)
-        .or_else(|| releases::zero::route_reason(&rel, case.route))
-        .or_else(|| steps::zero::install_reason(case, &rel))
+    if let Some(reason) = releases::legacy::no_agent(&rel)
+        .or_else(|| releases::legacy::route_reason(&rel, case.route))
+        .or_else(|| steps::legacy_loop::install_reason(case, &rel))
     {
         return Prediction::Projection(Projection::not_applicable(reason));
     }
@@ -293,7 +293,7 @@ pub fn predict(case: &Case, version: MastraVersion) -> Prediction {
             "@mastra/core {version} does not export {name}"
         )));
     }
-    let outcome = match steps::zero::mcp_orders(case, &rel) {
+    let outcome = match steps::legacy_loop::mcp_orders(case, &rel) {
         Some(orders) => orders.and_then(|cases| {
             let mut all: Vec<Projection> = Vec::new();
             for c in &cases {
@@ -319,7 +319,7 @@ pub fn predict(case: &Case, version: MastraVersion) -> Prediction {
 /// releases where listing them throws, then `formatTools`), then the agent
 /// loop (`steps`).
 fn run(case: &Case, rel: &Release) -> Result<Vec<Projection>, String> {
-    let mut tools = merged_tools_on(case, rel.zero.as_ref());
+    let mut tools = merged_tools_on(case, rel.on_0x().then_some(rel));
     if let Some(error) = error_before_requests(case, rel, &mut tools) {
         return Ok(vec![Projection {
             error: Some(error),
@@ -348,12 +348,12 @@ fn error_before_requests(
         let message = JsString::from(releases::SUB_AGENTS_THROW_MESSAGE);
         return Some(error_view(Some(failed_id), message, None));
     }
-    if !rel.formats_tools() {
+    if !rel.formats_tools {
         return None;
     }
     format_tools(tools).err().map(|e| {
-        if let Some(z) = &rel.zero {
-            return releases::zero::format_error(z, rel.version, &e);
+        if rel.on_0x() {
+            return releases::legacy::format_error(rel, &e);
         }
         let cause = match e {
             FormatError::Collision { .. } => Some("AGENT_TOOL_NAME_COLLISION"),

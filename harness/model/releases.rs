@@ -1,576 +1,954 @@
 //! `Release`: what each `@mastra/core` release does differently in the parts
-//! of Mastra the model covers, as a set of switches computed from the
-//! version.
+//! of Mastra the model covers, as one table of release boundaries
+//! (`release_table!`), in the manner of rustc_feature's `declare_features!`.
+//!
+//! Each line names a behaviour, the first release that has it, and, where
+//! it ended, the last release that has it and the first measured without
+//! it; its doc comment is its evidence (the dist line, the measurement).
+//! From the line come the constant (a `Boundary`), the `Release` field
+//! that says whether a version has it, the line of `TABLE` that
+//! `changes_at` reads ("what changed at 1.58.0") and the JSON the probe
+//! and the project loader read (`node-probe/releases.json`, `table_json`).
+//! A new boundary is one line. Rules that combine boundaries (`retries`,
+//! `active_tools_applied`, ...) are written by hand below the table.
 //!
 //! Every boundary here was measured, not guessed: the corpus was swept over
 //! every stable 1.x the registry serves (`docs/figures/sweep.md` records the
-//! versions and every change found), and each change below names
-//! the first release that has it and the dist file where it lives.
+//! versions and every change found) and over every 0.x (`docs/0x.md`,
+//! `docs/figures/sweep-0x.md`), and each change below names the first
+//! release that has it and the dist file where it lives. A 0.x line that
+//! begins on 0.x holds on 1.x too (1.x kept what it brought) unless its
+//! line ends it; the 1.x lines hold on no 0.x release.
 
-pub mod zero;
+pub mod legacy;
 
+use crate::js::json::Json;
 use crate::versions::spec::MastraVersion;
-use zero::Zero;
 
-const fn v(major: u32, minor: u32, patch: u32) -> MastraVersion {
-    MastraVersion::new(major, minor, patch)
-}
-
-/// `activeTools` filters the tools sent (by rewritten name). Before it, the
-/// option was ignored. First in 1.1.0 (`prepareToolsAndToolChoice` gained
-/// the `activeTools` filter; sweep: `active-*` cases, 1.0.4 → 1.1.0).
-pub const ACTIVE_TOOLS_APPLIED: MastraVersion = v(1, 1, 0);
-
-/// `toolChoice: "none"` sends neither `tools` nor `tool_choice`; before, it
-/// sent both with `"tool_choice": "none"`. First in 1.19.0
-/// (`prepareToolsAndToolChoice`: `if (toolChoice === "none") return { tools:
-/// void 0, ... }`; sweep: `tc-none`, 1.18.0 → 1.19.0).
-pub const NONE_DROPS_TOOLS: MastraVersion = v(1, 19, 0);
-
-/// A tool call naming no tool becomes a tool result ("Tool \"X\" not found.
-/// Available tools: ..."), and the loop goes on; before, the call failed with
-/// `Error("Tool X not found")`. First in 1.4.0 (sweep: `reply-unknown-name`,
-/// `reply-original-key`, 1.3.0 → 1.4.0).
-pub const NOT_FOUND_IS_A_RESULT: MastraVersion = v(1, 4, 0);
-
-/// Tool names written back into history are sanitised: a name outside
-/// `^[a-zA-Z0-9_-]+$` becomes `unknown_tool` (`sanitizeToolName` in the
-/// prompt builder). First in 1.9.0 (sweep: `reply-original-key`,
-/// 1.8.0 → 1.9.0).
-pub const HISTORY_NAMES_SANITISED: MastraVersion = v(1, 9, 0);
-
-/// Retries of retryable API errors (408, 409, 429, 5xx): two before this
-/// release, none from it (the agent passes `maxRetries ?? 0` down). First in
-/// 1.11.0 (sweep: `error-500-retries`, 1.10.0 → 1.11.0).
-pub const NO_RETRIES: MastraVersion = v(1, 11, 0);
-
-/// A call to a tool that `activeTools` hides is answered as not found, and
-/// the available tools listed are `activeTools` as given; before, the hidden
-/// tool still executed. First in 1.11.0 (sweep: `reply-hidden-by-activeTools`,
-/// 1.10.0 → 1.11.0).
-pub const HIDDEN_IS_NOT_FOUND: MastraVersion = v(1, 11, 0);
-
-/// Each step's assistant tool calls are followed by that step's results;
-/// before, all assistant calls were merged into one message ahead of all the
-/// results. First in 1.16.0 (sweep: `loop-default-maxsteps`, 1.15.0 → 1.16.0).
-pub const HISTORY_PER_STEP: MastraVersion = v(1, 16, 0);
-
-/// A step's tools run concurrently (up to ten at once) unless a call names
-/// no tool or the tool set holds one that can suspend; each call's approval
-/// verdict is worked out before the step's foreach, keyed by call id, and
-/// the foreach takes its call's verdict and deletes it. A later call of an
-/// id already called in the step finds none and works its verdict out
-/// again with an `await`, so its `execute` starts after the step's other
-/// calls' (`cachedApprovalVerdict`, 1.69.0 `dist/agent-DwtTO5Px.js:28472`;
-/// the verdicts are set at `:25972`). First in 1.69.0: seed 1 case 3073 of
-/// 5000 runs in call order on 1.67.0 and 1.68.0, the later call last on
-/// 1.69.0, 1.70.0 and 1.71.0, on `stream()` and `generate()`
-/// (`cases/calls/reused-call-id-runs-last-in-a-concurrent-step.json`).
-pub const REUSED_ID_RUNS_LAST: MastraVersion = v(1, 69, 0);
-
-/// Eager tool execution on `stream()` (`eagerToolExecution ?? true`): a
-/// call found under its own name in the step's tools starts as soon as its
-/// chunk completes, before the stream ends; calls found only by a tool's id
-/// start afterwards in the step's foreach, so `execute` runs in that order
-/// while history keeps the calls' order. First in 1.71.0
-/// (`EagerToolExecutionCoordinator`, 1.71.0 `dist/agent-BOxKOk3n.js:24587`,
-/// enabled at `:30443`, default at `:40579`; found by the fuzzer, seed 2
-/// case 2866: `cases/found/stream-call-by-id-executes-after-call-by-key-on-1.71.0.json`).
-pub const EAGER_STREAM_TOOLS: MastraVersion = v(1, 71, 0);
-
-/// On the `openai` route (Responses API), earlier tool calls go back in
-/// history by name (`function_call` items); before, the bundled
-/// `@ai-sdk/openai` sent them as `item_reference`s to the stored output
-/// items (`store` on by default; 1.50.1 `dist/chunk-AR6WPTSV.js:4860`).
-/// First in 1.51.0 (`bisect cases/report/execution-routes-by-rewritten-name.json
-/// --good 1.17.0 --bad 1.67.0 --route openai`; sweep: every `replies/` case
-/// `@openai`, 1.50.1 → 1.51.0).
-pub const RESPONSES_CALLS_BY_NAME: MastraVersion = v(1, 51, 0);
-
-/// On the `openai` route, the bundled `@ai-sdk/openai` passes tool names
-/// through `createToolNameMapping`, a lookup in a plain object
-/// (`customToolNameToProviderToolName[name] ?? name`), for a named tool
-/// choice and for the calls written back into history. A name of
-/// `Object.prototype` finds the inherited member instead of itself: a
-/// function, which `JSON.stringify` leaves out (`{"type":"function"}`), or
-/// for `__proto__` the prototype, written `{}`. 1.71.0
-/// `dist/dist-BKksSoz6.js:837` (the mapping), `:8571` (the choice), `:6793`
-/// (history); found by the fuzzer on the openai route (seed 1, cases 23,
-/// 112, 154, 421, 550: `cases/found/seed1-case*-1.71.0-*.json`). First in
-/// 1.25.0: `bisect cases/found/seed1-case23-1.71.0-requests-toolChoice.json
-/// --good 1.0.4 --bad 1.71.0` gave 1.27.0 with 1.24.0 to 1.26.0 not run (their
-/// probes did not start in time on a loaded machine); the dists settle it:
-/// 1.25.0 `dist/chunk-3RIGZMZ5.js:4568` (the mapping) and `:11169` (the
-/// choice), none in 1.24.1.
-pub const RESPONSES_NAME_MAPPING: MastraVersion = v(1, 25, 0);
-/// A sub-agent's tool output carries `subAgentToolResults` (the sub-agent's
-/// own tool results, `[]` for the probe's sub-agent) beside its text,
-/// thread and resource. First seen in 1.13.2 (sweep, case
-/// `cases/sources/sub-agent-call-runs-the-sub-agent.json`: 1.10.0 has the
-/// three fields, 1.11.0 and 1.12.0 run no sub-agent at all, below).
-pub const SUB_AGENT_TOOL_RESULTS: MastraVersion = v(1, 13, 2);
-
-/// A sub-agent whose own request is answered with an API error gives its
-/// parent the text "[Agent:probe] - Failed agent tool execution for KEY"
-/// (the parent agent's name, the sub-agent's key) as the call's result;
-/// before, Mastra's whole error object (`TOOL_EXECUTION_FAILED`, quoting
-/// the model id and the call's arguments). First in 1.5.0
-/// (`cases/calls/sub-agent-api-error.json`, and the same case without its
-/// builtin, on every route: the object on 1.0.4 and 1.4.0, the text on
-/// 1.5.0, 1.6.0, 1.7.0, 1.8.0, 1.10.0, 1.13.2, 1.30.0, 1.31.0, 1.42.0,
-/// 1.57.0, 1.67.0 and 1.71.0; not traced to a dist line).
-pub const SUB_AGENT_ERROR_AS_TEXT: MastraVersion = v(1, 5, 0);
-
-/// Before `SUB_AGENT_ERROR_AS_TEXT`, the error object's
-/// `details.errorMessage` is `String(err)`, the sub-agent's own error as
-/// JSON text; before this release it is the fixed "[Agent:probe] - Failed
-/// tool execution". First in 1.2.0 (`errorMessage: String(err)`, 1.2.0
-/// `dist/chunk-T6PRRKMW.js:325`, where 1.1.0 `dist/chunk-4DDIPGB6.js:316`
-/// has `String(error)`; `cases/calls/sub-agent-api-error-before-1.5.0.json`
-/// on every route of 1.0.4, 1.1.0, 1.2.0, 1.3.0 and 1.4.0).
-pub const SUB_AGENT_ERROR_QUOTES_CAUSE: MastraVersion = v(1, 2, 0);
-
-/// The same object's `details.argsJson` (the arguments the sub-agent's
-/// tool ran with) ends with `"suspendedToolRunId":""` from this release
-/// (same case, 1.2.0 → 1.3.0; not traced to a dist line).
-pub const SUB_AGENT_ARGS_RUN_ID: MastraVersion = v(1, 3, 0);
-
-/// On `stream()` the sub-agent's API error reaches its parent as
-/// `SUB_AGENT_ERROR_AS_TEXT` says only from 1.68.0; before, the
-/// sub-agent's stream ends without text, and the parent gets its ordinary
-/// output with empty text (from 1.0.4, before `SUB_AGENT_ERROR_AS_TEXT` too) (`cases/calls/sub-agent-api-error-on-stream.json`
-/// on every route of 1.42.0, 1.67.0, 1.68.0 and 1.71.0, and without its
-/// builtin on openai-compatible and anthropic: empty text on 1.5.0, 1.30.0,
-/// 1.31.0 and 1.67.0, the message on 1.68.0 to 1.71.0; found by
-/// the fuzzer, seed 1 cases 415 and 601 on 1.67.0; not traced to a dist
-/// line).
-pub const SUB_AGENT_STREAM_ERROR_THROWN: MastraVersion = v(1, 68, 0);
-
-/// A sub-agent's tool result is its text alone (`toModelOutput` on the
-/// agent tool, unless `delegation.includeSubAgentToolResultsInModelContext`;
-/// 1.67.0 `dist/agent-Dk0N0Nlg.js`, `listAgentTools`). First in 1.31.0
-/// (same sweep case, 1.30.0 → 1.31.0).
-pub const SUB_AGENT_TEXT_ONLY: MastraVersion = v(1, 31, 0);
-
-/// A sub-agent's request carries the parent's history so far: the agent
-/// loop hands an `agent-*` tool every message of the run
-/// (`messages: isAgentTool ? messageList.get.all.aiV5.model() : ...`, 1.8.0
-/// `dist/chunk-VBPU6CLZ.js:13349`), and the tool sends them ahead of its
-/// prompt (`messagesForSubAgent = [...contextMessages, { role: "user", ...
-/// }]`, `:20381`, `:20545`, passed to `agent.generate` / `agent.stream` at
-/// `:20564` / `:20642`); 1.7.0 sent the prompt alone
-/// (`dist/chunk-QSHV7GPT.js:19980`). The messages are those of the steps
-/// before the current one, written as the parent writes them. From 1.11.0
-/// `stripParentToolParts` removes tool calls and tool messages from them
-/// (1.11.0 `dist/chunk-S5BMBKUR.js:40376`, applied at `:40453`; in every
-/// later release), so the sub-agent's history is empty again. 1.11.0 and
-/// 1.12.0 run no sub-agent at all (below), so the end is read from the
-/// dist; 1.13.2 measures it. Found by the full matrix on 1.8.0 to 1.10.0
-/// (`cases/found/seed1-case2212-1.67.0-requests-history.json`, request 3).
-pub const SUB_AGENT_PARENT_HISTORY: (MastraVersion, MastraVersion) = (v(1, 8, 0), v(1, 10, 0));
-
-/// A sub-agent call is given the parent call's thread and resource: the
-/// agent loop sets `args.threadId` and `args.resourceId` from the call's
-/// memory options on every `agent-*` call whose arguments have `prompt`
-/// (1.8.0 `dist/chunk-VBPU6CLZ.js:13479`-`13482`, `args.threadId ||
-/// _internal?.threadId`; from 1.11.0 assigned outright,
-/// `dist/chunk-S5BMBKUR.js:33764`-`33767`; 1.67.0
-/// `dist/agent-Dk0N0Nlg.js:27417`-`27420`), and the sub-agent's ids derive
-/// from them: thread `${threadId}-${randomUUID()}`, resource
-/// `${resourceId}-${key}` (1.8.0 `:20404`, `:20409`; 1.71.0
-/// `dist/agent-BOxKOk3n.js:38914`, `:38920`). Without memory options both
-/// are `undefined` and the ids are not derived (a fresh UUID, `probe-KEY`);
-/// 1.7.0 had neither the assignment nor the derived ids. On 1.11.0 the
-/// injected ids also show in the validation error's "Provided arguments"
-/// of a call whose prompt passes; a call whose prompt fails is quoted as
-/// sent on every release (`cases/calls/sub-agent-rejected-with-memory-options.json`).
-/// Found by the full matrix on 1.8.0 to 1.30.0
-/// (`cases/found/seed1-case3372-1.67.0-requests-tools+requests-toolChoice.json`).
-pub const SUB_AGENT_PARENT_MEMORY_IDS: MastraVersion = v(1, 8, 0);
-
-/// The releases whose sub-agent tool input schema fails to compile, so that
-/// every call of a sub-agent is answered with the validation error "schema
-/// is invalid: data/required must be array" (naming the tool by its id,
-/// `agent-KEY`) and the sub-agent never runs: 1.11.0 only (same sweep case,
-/// 1.10.0 → 1.11.0 → 1.12.0).
-pub const SUB_AGENT_SCHEMA_BROKEN: (MastraVersion, MastraVersion) = (v(1, 11, 0), v(1, 11, 0));
-
-/// The releases on which an agent with any sub-agent fails every call
-/// before its first request: `listAgentTools` converts the sub-agent
-/// schema with `z.toJSONSchema`, which zod 3.25.76 lacks ("z.toJSONSchema is
-/// not available. Ensure zod >= 3.25.0 is installed.", as
-/// AGENT_GENERATE_FAILED / AGENT_STREAM_FAILED): 1.12.0 only (sweep:
-/// every case with `agents`, 1.11.0 → 1.12.0 → 1.13.2).
-pub const SUB_AGENTS_THROW: (MastraVersion, MastraVersion) = (v(1, 12, 0), v(1, 12, 0));
-
-/// The message of that failure.
-pub const SUB_AGENTS_THROW_MESSAGE: &str =
-    "z.toJSONSchema is not available. Ensure zod >= 3.25.0 is installed.";
-
-/// The releases on which a tool call that failed (here: a call naming no
-/// tool, answered "Tool \"X\" not found. ...") makes a call with memory
-/// options end in an error once the loop is over: "ToolInvocation must have
-/// a result: " + `JSON.stringify` of the failed call's invocation. The
-/// agent records a failed call in the message list as a tool invocation in
-/// state `output-error` (1.57.0 `dist/agent-Dj30gJa3.js:24441`-`24450`;
-/// 1.55.0 records no such state), and the AI SDK v4 view of the list
-/// (`toAIV4UIMessages`, `dist/message-list-mC29laJJ.js:686`-`711`) passes
-/// it on without a `result`, so `convertToCoreMessages` throws
-/// (`dist/dist-_kmO6lmF.js:3858`-`3863`). The invocation is written
-/// `{ step?, state, toolCallId, toolName, args, errorText }`, `step` being
-/// the count of `step-start` parts before it less one (absent for the
-/// first step). 1.58.0 turns `output-error` into a result there
-/// (`dist/message-list-CTjNC4HJ.js:689`-`695`). Only calls with memory
-/// options end so (measured: the same replies without `memory` end
-/// normally on 1.57.0); 1.56.x is not served, so 1.57.0 is the first
-/// release measured. Found by the full matrix on 1.57.0
-/// (`cases/found/seed1-case3372-1.67.0-requests-tools+requests-toolChoice.json`,
-/// whose third step calls a name nothing has).
-pub const TOOL_ERROR_ENDS_MEMORY_CALLS: (MastraVersion, MastraVersion) = (v(1, 57, 0), v(1, 57, 0));
-
-/// The first release exporting each builtin of `@mastra/core/tools`
-/// (read from each swept version's exports).
-pub const BUILTINS_SINCE: &[(&str, MastraVersion)] = &[
-    ("askUserTool", v(1, 42, 0)),
-    ("submitPlanTool", v(1, 42, 0)),
-    ("taskWriteTool", v(1, 42, 0)),
-    ("taskUpdateTool", v(1, 42, 0)),
-    ("taskCompleteTool", v(1, 42, 0)),
-    ("taskCheckTool", v(1, 42, 0)),
-    ("webFetchTool", v(1, 54, 0)),
-    ("webSearchTool", v(1, 55, 0)),
-];
-
-/// `submitPlanTool` takes the path of a plan file (`{ path: string }`);
-/// before, the plan itself (`{ title?: string, plan: string }`, at least
-/// one character). First in 1.47.0 (`dist/chunk-JVN7H2TP.js:4515`; 1.46.0
-/// `dist/chunk-HVCQJ5NJ.js:4512` has `plan`).
-pub const SUBMIT_PLAN_TAKES_A_PATH: MastraVersion = v(1, 47, 0);
-
-/// The id each builtin carries (what the model can also call it by).
-/// `webSearchTool` has none: it is a marker Mastra swaps for the provider's
-/// own web search, which the model does not cover.
-pub const BUILTIN_IDS: &[(&str, &str)] = &[
-    ("askUserTool", "ask_user"),
-    ("submitPlanTool", "submit_plan"),
-    ("taskWriteTool", "task_write"),
-    ("taskUpdateTool", "task_update"),
-    ("taskCompleteTool", "task_complete"),
-    ("taskCheckTool", "task_check"),
-    ("webFetchTool", "web_fetch"),
-];
-
-/// A sub-agent called without `prompt` (or with a `null` one) is given the
-/// first string among its call's `query`, `message` and `input` as its
-/// prompt, when that passes validation. First in 1.19.0 (`validateToolInput`,
-/// 1.19.0 `dist/chunk-EWPUWV33.js:262`, 1.67.0 `dist/tool-D0LLiaqQ.js:320`;
-/// absent from the 1.18.0 dist).
-pub const PROMPT_ALIASES: MastraVersion = v(1, 19, 0);
-
-/// A call whose arguments are `null` is answered "Tool \"NAME\" received
-/// invalid arguments — the provided JSON could not be parsed. ..." (NAME as
-/// called) before the tool validates anything; before, the validator's
-/// report quoted `null`. First in 1.6.0 (1.6.0 `dist/chunk-IHDE4CJV.js:12494`,
-/// absent from the 1.5.0 dist; observed on 1.67.0 and 1.71.0 on every route).
-pub const NULL_ARGUMENTS_REFUSED: MastraVersion = v(1, 6, 0);
-
-/// On the `google` route a call whose `args` are `null` reaches the tool as
-/// `{}` (and is validated as such); before, as `null`, and from 1.25.0
-/// through 1.50.1 not at all (`GOOGLE_NULL_ARGUMENTS_LOST`). First in
-/// 1.51.0 (`cases/calls/null-arguments.json` and
-/// `cases/calls/null-arguments-dropped-on-google.json` on google: `null`
-/// through 1.24.1, dropped on 1.25.0, 1.50.0 and 1.50.1, `{}` on 1.51.0).
-pub const GOOGLE_NULL_ARGUMENTS_EMPTY: MastraVersion = v(1, 51, 0);
-
-/// On the `google` route, from 1.25.0 through 1.50.1, a call whose `args`
-/// are `null` is dropped by the bundled Gemini provider before Mastra sees
-/// it: its stream parser emits a `functionCall` part as a tool call only
-/// when `isCompleteCall = part.functionCall.name != null &&
-/// part.functionCall.args != null && part.functionCall.partialArgs ==
-/// null` (1.25.0 `dist/chunk-3RIGZMZ5.js:20230`, 1.50.1
-/// `dist/chunk-DRULWNQ6.js:21090`; 1.24.1 has no such parser), and a part
-/// with `args: null` is neither that nor a streaming or terminal chunk. The
-/// call does not run, is not written back, and a step of such calls alone
-/// is a step with no calls: the loop ends there. 1.51.0 routes google
-/// through the other bundled provider, which stringifies the `null`.
-/// Measured with `cases/calls/null-arguments.json` and
-/// `cases/calls/null-arguments-dropped-on-google.json` (a null call alone,
-/// first, last, between, beside `{}`) on 1.24.1 (kept), 1.25.0, 1.50.0,
-/// 1.50.1 (dropped) and 1.51.0 (kept, as `{}`).
-pub const GOOGLE_NULL_ARGUMENTS_LOST: (MastraVersion, MastraVersion) = (v(1, 25, 0), v(1, 50, 1));
-
-/// A call id used again replaces the earlier invocation with the later
-/// call's name; before, the earlier call's name was kept with the later
-/// result. First in 1.14.0 (`cases/calls/reused-call-id.json` over every
-/// 1.x: the earlier name through 1.13.2, the later from 1.14.0).
-pub const REUSED_ID_TAKES_LATER_CALL: MastraVersion = v(1, 14, 0);
-
-/// Within one step, the same release changes how a second call of an id
-/// is kept: before 1.14.0 the id's one invocation moves to the end of the
-/// step, with the last call's name and the last result of a call that
-/// found its tool; from 1.14.0 it stays where the id was first used, with
-/// the later call's name and result, and a later call naming no tool is
-/// dropped where the earlier found its tool
-/// (`cases/calls/reused-call-id-in-one-step.json` over every 1.x, and
-/// variants on every route of 1.0.4, 1.13.2, 1.14.0, 1.55.0, 1.58.0 and
-/// 1.67.0).
-///
-/// From 1.57.0 a call with memory options keeps the first result of a
-/// reused id, in one step or across steps, with the later call's name
-/// (1.55.0 as without memory; 1.56.x is not served). Found by the fuzzer
-/// on 1.67.0: an `updateWorkingMemory` call answered with another tool's
-/// result.
-pub const MEMORY_KEEPS_FIRST_RESULT: MastraVersion = v(1, 57, 0);
-
-/// On the `openai` route, where history refers to earlier items, a call id
-/// used twice in one step is referred to by its first output item from
-/// 1.11.0 through 1.19.0, by its last (of a call that found its tool)
-/// before and after (`cases/calls/reused-call-id-in-one-step.json` over
-/// every 1.x on that route; items are referred to until 1.51.0).
-pub const RESPONSES_REUSED_ID_FIRST_ITEM: (MastraVersion, MastraVersion) =
-    (v(1, 11, 0), v(1, 19, 0));
-
-/// On `stream()` the same reference names the id's first output item from
-/// 1.11.0 until history stops referring to items (`RESPONSES_CALLS_BY_NAME`),
-/// past the end of `RESPONSES_REUSED_ID_FIRST_ITEM` on `generate()`
-/// (`cases/calls/reused-call-id-on-stream.json` on openai: the last item on
-/// 1.8.0 and 1.10.0, the first on 1.11.0, 1.20.0, 1.26.0, 1.29.1, 1.30.0,
-/// 1.40.0 and 1.50.1; not traced to a dist line).
-pub const STREAM_REUSED_ID_FIRST_ITEM: MastraVersion = v(1, 11, 0);
-
-/// A call id used again in a later step merges that step into the message
-/// that holds the id's invocation, as `MessageMerger.merge` does with an
-/// incoming message sharing a tool call id with the latest (1.26.0
-/// `dist/chunk-EFTNMBKQ.js:2817`, parts placed by `addPartsToMessage` at
-/// `:2918`; 1.13.2 `dist/chunk-ESN5IH6I.js:2173`, `:2239`): the reused call replaces its invocation where it stood (the
-/// anchor); each other call of the step is put at the anchor before it plus
-/// its distance from it in the step (counting the step's own `step-start`
-/// first), or with no anchor before it at that distance from the start of
-/// the message, and is dropped where that passes the next anchor; the
-/// step's `step-start` is never added, so the step joins the earlier one.
-/// From 1.14.0 (`REUSED_ID_TAKES_LATER_CALL`) through 1.25.0 the step
-/// stays a step of its own (the merger is in those dists too, 1.25.0
-/// `dist/chunk-XMF2ZGOE.js:2817`: what keeps it from the step was not
-/// traced); before and after, it is merged. Measured with
-/// `cases/calls/reused-call-id-naming-no-tool.json` and seven variants (the
-/// reused call first or second in the later step, found or not, a third
-/// call in the earlier step, two ids reused out of order, which drops the
-/// call between them) on 1.4.0, 1.8.0, 1.10.0 to 1.13.2 (merged), 1.14.0,
-/// 1.16.0, 1.20.0, 1.24.1, 1.25.0 (not merged), 1.26.0, 1.28.0, 1.29.1,
-/// 1.67.0 (merged), on every route but google. Found by the fuzzer on
-/// anthropic.
-pub const REUSED_ID_MERGES_STEPS: MastraVersion = v(1, 26, 0);
-
-/// On the `openai` route, where history refers to earlier items, a later
-/// step that reuses an id and joins the earlier steps' message
-/// (`REUSED_ID_MERGES_STEPS`) keeps the reference to the id's earlier
-/// output item; from 1.5.0 it takes the later step's item. Measured with
-/// `cases/calls/reused-call-id-twice-in-a-later-step.json` and three
-/// variants (one reuse after another call, two reuses of an id with a call
-/// between, one of them after another id) on 1.0.4 and 1.4.0 (earlier
-/// item) and 1.5.0, 1.6.0, 1.7.0, 1.8.0 (later item); where the merger
-/// takes the item from was not traced to a dist line. Found by the corpus
-/// variants on openai 1.0.4.
-pub const MERGED_STEP_TAKES_LATER_ITEM: MastraVersion = v(1, 5, 0);
-
-/// In one step, a call whose arguments have no keys (`{}`, `null`, a
-/// number) takes the arguments of a later call of the step with its id,
-/// when those are truthy, and runs with them: the stream's output keeps the
-/// first `tool-call` chunk of an id and, `if (chunk.payload.args &&
-/// Object.keys(existing.payload.args || {}).length === 0)`, writes a later
-/// chunk's arguments into that first chunk's payload, which the step's
-/// tool runs share (1.29.1 `dist/chunk-KHPY3KIA.js:3504`-`3508`; 1.28.0
-/// `dist/chunk-BPT3YHUU.js:3503` keeps the first chunk without writing its
-/// arguments). The later calls keep their own. The step's first call of
-/// the id is written to, whether or not an earlier step used the id. First
-/// in 1.29.1: `cases/calls/reused-call-id-one-name-in-one-step.json` and
-/// thirteen variants (a later call of another name or none, three calls,
-/// one between, a wrong type, extra keys, `null`, an id of an earlier step)
-/// on every route of 1.25.0, 1.26.0, 1.28.0, 1.29.1 and 1.67.0 (google
-/// aside, whose calls carry the AI SDK's own ids). Found by the fuzzer on
-/// mistral.
-pub const EMPTY_ARGUMENTS_TAKE_LATER: MastraVersion = v(1, 29, 1);
-
-/// On `stream()` on the `openai-compatible` and `groq` routes, the calls
-/// of an id called more than once in one step are one call, where the id
-/// was first used, under the last call's name with the first call's
-/// arguments: it runs once, as that name does (measured on those routes
-/// and on `openai`, `anthropic` and `mistral`, where every call runs as on
-/// `generate()`; the names of two tools, a tool and no tool, no tool and a
-/// tool, two missing names on 1.50.1, 1.51.0, 1.52.0 and 1.67.0: the
-/// fuzzer's seed 1 cases 1204, 1303 and 4396 on 1.67.0 with 5000 cases).
-/// First in 1.52.0 on `openai-compatible`:
-/// `cases/found/seed1-case595-1.67.0-executed.json` and
-/// four variants (other arguments, another name, a call between, keyless
-/// arguments first) on 1.29.1, 1.40.0, 1.50.0, 1.51.0 (each call runs) and
-/// 1.52.0, 1.52.1, 1.53.0, 1.54.0, 1.55.0, 1.60.0, 1.63.1, 1.66.0, 1.67.0
-/// (the first only); where in the stream this happens was not traced.
-/// With eager execution (`EAGER_STREAM_TOOLS`) the one call has `{}` for
-/// arguments: none of the id's calls runs, and a case tool answers it with
-/// a validation report of `{}` (`cases/calls/reused-call-id-on-stream-eager.json`).
-pub const STREAM_REUSED_ID_RUNS_ONCE: MastraVersion = v(1, 52, 0);
-
-/// The same on the `groq` route, one release earlier: first in 1.51.0
-/// (`cases/found/seed1-case595-1.67.0-executed.json` and its variants run
-/// every call on 1.0.4, 1.13.2, 1.20.0, 1.30.0, 1.40.0, 1.45.0, 1.50.0,
-/// 1.50.1 and the first only on 1.51.0, 1.52.0, 1.67.0).
-pub const GROQ_STREAM_REUSED_ID_RUNS_ONCE: MastraVersion = v(1, 51, 0);
-
-/// From 1.19.0 through 1.55.0 a sub-agent called without a string `prompt`
-/// makes no request, and every sub-agent call of that step is answered
-/// "Cannot read properties of undefined (reading 'input')"
-/// (`cases/calls/sub-agent-without-prompt.json` over every 1.x; 1.57.0, the
-/// next release served, answers as modelled): not modelled there.
-pub const SUB_AGENT_PROMPTLESS_THROWS: (MastraVersion, MastraVersion) = (v(1, 19, 0), v(1, 55, 0));
-
-/// A workflow's `inputData` sent as JSON text of an object is parsed and
-/// validated again (`coerceStringifiedJsonValues`, 1.10.0
-/// `dist/chunk-CY4ZWL2X.js:117`, called from `validateToolInput` at
-/// `:167`, for zod object fields only): from 1.3.0 through 1.10.0; 1.2.0
-/// and 1.11.0 reject the text (`cases/calls/workflow-input-data-as-text.json` on 1.1.0,
-/// 1.2.0, 1.3.0, 1.5.0, 1.7.0, 1.8.0, 1.9.0, 1.10.0, 1.11.0, 1.18.0,
-/// 1.30.0, 1.45.0, 1.57.0, 1.67.0, 1.69.0 and 1.71.0).
-pub const WORKFLOW_TEXT_COERCED: (MastraVersion, MastraVersion) = (v(1, 3, 0), v(1, 10, 0));
-
-/// On `stream()` on `google`, a call whose arguments are a string reaches
-/// Mastra with `{}` (its validation report quotes `{}`; `generate()` keeps
-/// the string). First in 1.25.0 (`bisect --good 1.0.4 --bad 1.67.0` on
-/// `cases/calls/google-stream-string-arguments.json`: last the same
-/// 1.24.1; found by the fuzzer, seed 3 case 2363).
-pub const GOOGLE_STREAM_STRING_ARGUMENTS_EMPTY: MastraVersion = v(1, 25, 0);
-
-/// The switches for one version.
+/// One line of the table: a behaviour and the releases that have it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Release {
-    pub version: MastraVersion,
-    pub active_tools_applied: bool,
-    pub none_drops_tools: bool,
-    pub not_found_is_a_result: bool,
-    pub history_names_sanitised: bool,
-    pub hidden_is_not_found: bool,
-    pub history_per_step: bool,
-    pub eager_stream_tools: bool,
-    pub reused_id_runs_last: bool,
-    pub retries: u32,
-    /// `openai` route: history refers to earlier calls as `item_reference`s.
-    pub responses_item_references: bool,
-    /// `openai` route: names go through a plain-object lookup.
-    pub responses_name_mapping: bool,
-    pub sub_agent_tool_results: bool,
-    pub sub_agent_text_only: bool,
-    pub sub_agent_error_as_text: bool,
-    pub sub_agent_error_quotes_cause: bool,
-    pub sub_agent_args_run_id: bool,
-    pub sub_agent_stream_error_thrown: bool,
-    pub sub_agent_schema_broken: bool,
-    pub sub_agents_throw: bool,
-    pub sub_agent_parent_history: bool,
-    pub sub_agent_parent_memory_ids: bool,
-    pub tool_error_ends_memory_calls: bool,
-    pub prompt_aliases: bool,
-    pub null_arguments_refused: bool,
-    pub google_null_arguments_empty: bool,
-    pub google_null_arguments_lost: bool,
-    pub google_stream_string_arguments_empty: bool,
-    pub reused_id_takes_later_call: bool,
-    pub memory_keeps_first_result: bool,
-    pub responses_reused_id_first_item: bool,
-    pub stream_reused_id_first_item: bool,
-    pub sub_agent_promptless_throws: bool,
-    pub reused_id_merges_steps: bool,
-    /// `openai` route: a merged step keeps the earlier item's reference.
-    pub merged_step_keeps_earlier_item: bool,
-    pub empty_arguments_take_later: bool,
-    pub stream_reused_id_runs_once: bool,
-    pub groq_stream_reused_id_runs_once: bool,
-    /// What a 0.x release does differently (`zero`); `None` on 1.x.
-    pub zero: Option<Zero>,
+pub struct Boundary {
+    /// The constant's name (`REUSED_ID_RUNS_LAST`).
+    pub name: &'static str,
+    /// The `Release` field that says whether a version has it.
+    pub field: &'static str,
+    /// The first release that has it.
+    pub first: MastraVersion,
+    /// The last release that has it, where it ended.
+    pub last: Option<MastraVersion>,
+    /// The first release measured without it, where it ended: the release
+    /// whose changes list its end.
+    pub ended: Option<MastraVersion>,
+    /// The line's doc comment: the dist lines and the measurements.
+    pub evidence: &'static str,
 }
 
-impl Release {
-    pub fn of(version: MastraVersion) -> Release {
-        let zero = Zero::of(version);
-        Release {
-            version,
-            active_tools_applied: version >= ACTIVE_TOOLS_APPLIED
-                || zero.is_some_and(|z| z.active_tools_applied),
-            none_drops_tools: version >= NONE_DROPS_TOOLS,
-            not_found_is_a_result: version >= NOT_FOUND_IS_A_RESULT,
-            history_names_sanitised: version >= HISTORY_NAMES_SANITISED,
-            hidden_is_not_found: version >= HIDDEN_IS_NOT_FOUND,
-            // The v4 loop of 0.x writes history per step too (`zero`).
-            history_per_step: version >= HISTORY_PER_STEP || zero.is_some_and(|z| !z.v5_loop),
-            eager_stream_tools: version >= EAGER_STREAM_TOOLS,
-            reused_id_runs_last: version >= REUSED_ID_RUNS_LAST,
-            retries: if version >= NO_RETRIES { 0 } else { 2 },
-            // 0.x's v4 provider and the first v5 releases' send calls by name
-            // (`zero::calls_by_name`).
-            responses_item_references: version < RESPONSES_CALLS_BY_NAME
-                && !zero.is_some_and(|z| z.calls_by_name()),
-            responses_name_mapping: version >= RESPONSES_NAME_MAPPING,
-            sub_agent_tool_results: version >= SUB_AGENT_TOOL_RESULTS,
-            sub_agent_text_only: version >= SUB_AGENT_TEXT_ONLY,
-            sub_agent_error_as_text: version >= SUB_AGENT_ERROR_AS_TEXT,
-            sub_agent_error_quotes_cause: version >= SUB_AGENT_ERROR_QUOTES_CAUSE,
-            sub_agent_args_run_id: version >= SUB_AGENT_ARGS_RUN_ID,
-            sub_agent_stream_error_thrown: version >= SUB_AGENT_STREAM_ERROR_THROWN,
-            sub_agent_schema_broken: within(SUB_AGENT_SCHEMA_BROKEN, version),
-            sub_agents_throw: within(SUB_AGENTS_THROW, version),
-            sub_agent_parent_history: within(SUB_AGENT_PARENT_HISTORY, version),
-            sub_agent_parent_memory_ids: version >= SUB_AGENT_PARENT_MEMORY_IDS,
-            tool_error_ends_memory_calls: within(TOOL_ERROR_ENDS_MEMORY_CALLS, version),
-            prompt_aliases: version >= PROMPT_ALIASES,
-            null_arguments_refused: version >= NULL_ARGUMENTS_REFUSED,
-            google_null_arguments_empty: version >= GOOGLE_NULL_ARGUMENTS_EMPTY,
-            google_stream_string_arguments_empty: version >= GOOGLE_STREAM_STRING_ARGUMENTS_EMPTY,
-            google_null_arguments_lost: within(GOOGLE_NULL_ARGUMENTS_LOST, version),
-            reused_id_takes_later_call: version >= REUSED_ID_TAKES_LATER_CALL,
-            memory_keeps_first_result: version >= MEMORY_KEEPS_FIRST_RESULT,
-            responses_reused_id_first_item: within(RESPONSES_REUSED_ID_FIRST_ITEM, version),
-            stream_reused_id_first_item: version >= STREAM_REUSED_ID_FIRST_ITEM,
-            sub_agent_promptless_throws: within(SUB_AGENT_PROMPTLESS_THROWS, version),
-            reused_id_merges_steps: (version.major == 1
-                && (version < REUSED_ID_TAKES_LATER_CALL || version >= REUSED_ID_MERGES_STEPS))
-                || zero.is_some_and(|z| z.merges_reused_steps()),
-            merged_step_keeps_earlier_item: (version.major == 1
-                || zero.is_some_and(|z| z.merges_reused_steps()))
-                && version < MERGED_STEP_TAKES_LATER_ITEM,
-            empty_arguments_take_later: version >= EMPTY_ARGUMENTS_TAKE_LATER,
-            stream_reused_id_runs_once: version >= STREAM_REUSED_ID_RUNS_ONCE,
-            groq_stream_reused_id_runs_once: version >= GROQ_STREAM_REUSED_ID_RUNS_ONCE,
-            zero,
+impl Boundary {
+    /// Whether `version` has it: from `first` through `last`, both included.
+    pub fn holds(&self, version: MastraVersion) -> bool {
+        self.first <= version && self.last.is_none_or(|last| version <= last)
+    }
+
+    /// The releases that have it, in words, as error texts and `changes`
+    /// give them: `from 1.1.0`, `on 1.11.0`, `from 1.19.0 to 1.55.0`.
+    pub fn range(&self) -> String {
+        match self.last {
+            None => format!("from {}", self.first),
+            Some(last) if last == self.first => format!("on {last}"),
+            Some(last) => format!("from {} to {last}", self.first),
         }
     }
 
-    pub fn exports_builtin(&self, name: &str) -> bool {
-        BUILTINS_SINCE
-            .iter()
-            .any(|(n, since)| *n == name && self.version >= *since)
+    /// The evidence as one paragraph per blank-line-separated block, the
+    /// doc comment's leading spaces taken off.
+    pub fn evidence_text(&self) -> String {
+        let lines: Vec<&str> = self
+            .evidence
+            .lines()
+            .map(|l| l.strip_prefix(' ').unwrap_or(l))
+            .collect();
+        lines.join("\n").trim().to_string()
+    }
+
+    pub fn to_json(&self) -> Json {
+        let mut fields = vec![
+            ("name", Json::str(self.name)),
+            ("field", Json::str(self.field)),
+            ("first", self.first.to_json()),
+        ];
+        if let (Some(last), Some(ended)) = (self.last, self.ended) {
+            fields.push(("last", last.to_json()));
+            fields.push(("ended", ended.to_json()));
+        }
+        fields.push(("evidence", Json::str(&self.evidence_text())));
+        Json::object(fields)
+    }
+}
+
+/// Declares the table: for each line, its constant, its `Release` field,
+/// and `TABLE`. A line is `NAME => field: (first);` for a behaviour that
+/// has not ended, or `NAME => field: (first) ..= (last), ended (next);`,
+/// `next` being the first release measured without it.
+macro_rules! release_table {
+    (@last) => { None };
+    (@last $v:tt) => { Some(MastraVersion::new $v) };
+    ($(
+        $(#[doc = $doc:literal])*
+        $name:ident => $field:ident: $first:tt $(..= $last:tt, ended $ended:tt)?;
+    )*) => {
+        $(
+            $(#[doc = $doc])*
+            pub const $name: Boundary = Boundary {
+                name: stringify!($name),
+                field: stringify!($field),
+                first: MastraVersion::new $first,
+                last: release_table!(@last $($last)?),
+                ended: release_table!(@last $($ended)?),
+                evidence: concat!($($doc, "\n"),*),
+            };
+        )*
+
+        /// Every line of the table, in the order written.
+        pub const TABLE: &[Boundary] = &[$($name),*];
+
+        /// The switches for one version: one field per line of the table,
+        /// and the rules that combine them (`impl Release` below).
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub struct Release {
+            pub version: MastraVersion,
+            $(
+                #[doc = concat!("`", stringify!($name), "` holds.")]
+                pub $field: bool,
+            )*
+        }
+
+        impl Release {
+            pub fn of(version: MastraVersion) -> Release {
+                Release {
+                    version,
+                    $($field: $name.holds(version),)*
+                }
+            }
+        }
+    };
+}
+
+release_table! {
+    /// `activeTools` filters the tools sent (by rewritten name). Before it, the
+    /// option was ignored. First in 1.1.0 (`prepareToolsAndToolChoice` gained
+    /// the `activeTools` filter; sweep: `active-*` cases, 1.0.4 → 1.1.0).
+    ACTIVE_TOOLS_APPLIED => active_tools_on_1x: (1, 1, 0);
+
+    /// `toolChoice: "none"` sends neither `tools` nor `tool_choice`; before, it
+    /// sent both with `"tool_choice": "none"`. First in 1.19.0
+    /// (`prepareToolsAndToolChoice`: `if (toolChoice === "none") return { tools:
+    /// void 0, ... }`; sweep: `tc-none`, 1.18.0 → 1.19.0).
+    NONE_DROPS_TOOLS => none_drops_tools: (1, 19, 0);
+
+    /// A tool call naming no tool becomes a tool result ("Tool \"X\" not found.
+    /// Available tools: ..."), and the loop goes on; before, the call failed with
+    /// `Error("Tool X not found")`. First in 1.4.0 (sweep: `reply-unknown-name`,
+    /// `reply-original-key`, 1.3.0 → 1.4.0).
+    NOT_FOUND_IS_A_RESULT => not_found_is_a_result: (1, 4, 0);
+
+    /// Tool names written back into history are sanitised: a name outside
+    /// `^[a-zA-Z0-9_-]+$` becomes `unknown_tool` (`sanitizeToolName` in the
+    /// prompt builder). First in 1.9.0 (sweep: `reply-original-key`,
+    /// 1.8.0 → 1.9.0).
+    HISTORY_NAMES_SANITISED => history_names_sanitised: (1, 9, 0);
+
+    /// Retries of retryable API errors (408, 409, 429, 5xx): two before this
+    /// release, none from it (the agent passes `maxRetries ?? 0` down). First in
+    /// 1.11.0 (sweep: `error-500-retries`, 1.10.0 → 1.11.0).
+    NO_RETRIES => no_retries: (1, 11, 0);
+
+    /// A call to a tool that `activeTools` hides is answered as not found, and
+    /// the available tools listed are `activeTools` as given; before, the hidden
+    /// tool still executed. First in 1.11.0 (sweep: `reply-hidden-by-activeTools`,
+    /// 1.10.0 → 1.11.0).
+    HIDDEN_IS_NOT_FOUND => hidden_is_not_found: (1, 11, 0);
+
+    /// Each step's assistant tool calls are followed by that step's results;
+    /// before, all assistant calls were merged into one message ahead of all the
+    /// results. First in 1.16.0 (sweep: `loop-default-maxsteps`, 1.15.0 → 1.16.0).
+    HISTORY_PER_STEP => history_per_step_on_1x: (1, 16, 0);
+
+    /// A step's tools run concurrently (up to ten at once) unless a call names
+    /// no tool or the tool set holds one that can suspend; each call's approval
+    /// verdict is worked out before the step's foreach, keyed by call id, and
+    /// the foreach takes its call's verdict and deletes it. A later call of an
+    /// id already called in the step finds none and works its verdict out
+    /// again with an `await`, so its `execute` starts after the step's other
+    /// calls' (`cachedApprovalVerdict`, 1.69.0 `dist/agent-DwtTO5Px.js:28472`;
+    /// the verdicts are set at `:25972`). First in 1.69.0: seed 1 case 3073 of
+    /// 5000 runs in call order on 1.67.0 and 1.68.0, the later call last on
+    /// 1.69.0, 1.70.0 and 1.71.0, on `stream()` and `generate()`
+    /// (`cases/calls/reused-call-id-runs-last-in-a-concurrent-step.json`).
+    REUSED_ID_RUNS_LAST => reused_id_runs_last: (1, 69, 0);
+
+    /// Eager tool execution on `stream()` (`eagerToolExecution ?? true`): a
+    /// call found under its own name in the step's tools starts as soon as its
+    /// chunk completes, before the stream ends; calls found only by a tool's id
+    /// start afterwards in the step's foreach, so `execute` runs in that order
+    /// while history keeps the calls' order. First in 1.71.0
+    /// (`EagerToolExecutionCoordinator`, 1.71.0 `dist/agent-BOxKOk3n.js:24587`,
+    /// enabled at `:30443`, default at `:40579`; found by the fuzzer, seed 2
+    /// case 2866: `cases/found/stream-call-by-id-executes-after-call-by-key-on-1.71.0.json`).
+    EAGER_STREAM_TOOLS => eager_stream_tools: (1, 71, 0);
+
+    /// On the `openai` route (Responses API), earlier tool calls go back in
+    /// history by name (`function_call` items); before, the bundled
+    /// `@ai-sdk/openai` sent them as `item_reference`s to the stored output
+    /// items (`store` on by default; 1.50.1 `dist/chunk-AR6WPTSV.js:4860`).
+    /// First in 1.51.0 (`bisect cases/report/execution-routes-by-rewritten-name.json
+    /// --good 1.17.0 --bad 1.67.0 --route openai`; sweep: every `replies/` case
+    /// `@openai`, 1.50.1 → 1.51.0).
+    RESPONSES_CALLS_BY_NAME => responses_calls_by_name: (1, 51, 0);
+
+    /// On the `openai` route, the bundled `@ai-sdk/openai` passes tool names
+    /// through `createToolNameMapping`, a lookup in a plain object
+    /// (`customToolNameToProviderToolName[name] ?? name`), for a named tool
+    /// choice and for the calls written back into history. A name of
+    /// `Object.prototype` finds the inherited member instead of itself: a
+    /// function, which `JSON.stringify` leaves out (`{"type":"function"}`), or
+    /// for `__proto__` the prototype, written `{}`. 1.71.0
+    /// `dist/dist-BKksSoz6.js:837` (the mapping), `:8571` (the choice), `:6793`
+    /// (history); found by the fuzzer on the openai route (seed 1, cases 23,
+    /// 112, 154, 421, 550: `cases/found/seed1-case*-1.71.0-*.json`). First in
+    /// 1.25.0: `bisect cases/found/seed1-case23-1.71.0-requests-toolChoice.json
+    /// --good 1.0.4 --bad 1.71.0` gave 1.27.0 with 1.24.0 to 1.26.0 not run (their
+    /// probes did not start in time on a loaded machine); the dists settle it:
+    /// 1.25.0 `dist/chunk-3RIGZMZ5.js:4568` (the mapping) and `:11169` (the
+    /// choice), none in 1.24.1.
+    RESPONSES_NAME_MAPPING => responses_name_mapping: (1, 25, 0);
+
+    /// A sub-agent's tool output carries `subAgentToolResults` (the sub-agent's
+    /// own tool results, `[]` for the probe's sub-agent) beside its text,
+    /// thread and resource. First seen in 1.13.2 (sweep, case
+    /// `cases/sources/sub-agent-call-runs-the-sub-agent.json`: 1.10.0 has the
+    /// three fields, 1.11.0 and 1.12.0 run no sub-agent at all, below).
+    SUB_AGENT_TOOL_RESULTS => sub_agent_tool_results: (1, 13, 2);
+
+    /// A sub-agent whose own request is answered with an API error gives its
+    /// parent the text "[Agent:probe] - Failed agent tool execution for KEY"
+    /// (the parent agent's name, the sub-agent's key) as the call's result;
+    /// before, Mastra's whole error object (`TOOL_EXECUTION_FAILED`, quoting
+    /// the model id and the call's arguments). First in 1.5.0
+    /// (`cases/calls/sub-agent-api-error.json`, and the same case without its
+    /// builtin, on every route: the object on 1.0.4 and 1.4.0, the text on
+    /// 1.5.0, 1.6.0, 1.7.0, 1.8.0, 1.10.0, 1.13.2, 1.30.0, 1.31.0, 1.42.0,
+    /// 1.57.0, 1.67.0 and 1.71.0; not traced to a dist line).
+    SUB_AGENT_ERROR_AS_TEXT => sub_agent_error_as_text: (1, 5, 0);
+
+    /// Before `SUB_AGENT_ERROR_AS_TEXT`, the error object's
+    /// `details.errorMessage` is `String(err)`, the sub-agent's own error as
+    /// JSON text; before this release it is the fixed "[Agent:probe] - Failed
+    /// tool execution". First in 1.2.0 (`errorMessage: String(err)`, 1.2.0
+    /// `dist/chunk-T6PRRKMW.js:325`, where 1.1.0 `dist/chunk-4DDIPGB6.js:316`
+    /// has `String(error)`; `cases/calls/sub-agent-api-error-before-1.5.0.json`
+    /// on every route of 1.0.4, 1.1.0, 1.2.0, 1.3.0 and 1.4.0).
+    SUB_AGENT_ERROR_QUOTES_CAUSE => sub_agent_error_quotes_cause: (1, 2, 0);
+
+    /// The same object's `details.argsJson` (the arguments the sub-agent's
+    /// tool ran with) ends with `"suspendedToolRunId":""` from this release
+    /// (same case, 1.2.0 → 1.3.0; not traced to a dist line).
+    SUB_AGENT_ARGS_RUN_ID => sub_agent_args_run_id: (1, 3, 0);
+
+    /// On `stream()` the sub-agent's API error reaches its parent as
+    /// `SUB_AGENT_ERROR_AS_TEXT` says only from 1.68.0; before, the
+    /// sub-agent's stream ends without text, and the parent gets its ordinary
+    /// output with empty text (from 1.0.4, before `SUB_AGENT_ERROR_AS_TEXT` too) (`cases/calls/sub-agent-api-error-on-stream.json`
+    /// on every route of 1.42.0, 1.67.0, 1.68.0 and 1.71.0, and without its
+    /// builtin on openai-compatible and anthropic: empty text on 1.5.0, 1.30.0,
+    /// 1.31.0 and 1.67.0, the message on 1.68.0 to 1.71.0; found by
+    /// the fuzzer, seed 1 cases 415 and 601 on 1.67.0; not traced to a dist
+    /// line).
+    SUB_AGENT_STREAM_ERROR_THROWN => sub_agent_stream_error_thrown: (1, 68, 0);
+
+    /// A sub-agent's tool result is its text alone (`toModelOutput` on the
+    /// agent tool, unless `delegation.includeSubAgentToolResultsInModelContext`;
+    /// 1.67.0 `dist/agent-Dk0N0Nlg.js`, `listAgentTools`). First in 1.31.0
+    /// (same sweep case, 1.30.0 → 1.31.0).
+    SUB_AGENT_TEXT_ONLY => sub_agent_text_only: (1, 31, 0);
+
+    /// A sub-agent's request carries the parent's history so far: the agent
+    /// loop hands an `agent-*` tool every message of the run
+    /// (`messages: isAgentTool ? messageList.get.all.aiV5.model() : ...`, 1.8.0
+    /// `dist/chunk-VBPU6CLZ.js:13349`), and the tool sends them ahead of its
+    /// prompt (`messagesForSubAgent = [...contextMessages, { role: "user", ...
+    /// }]`, `:20381`, `:20545`, passed to `agent.generate` / `agent.stream` at
+    /// `:20564` / `:20642`); 1.7.0 sent the prompt alone
+    /// (`dist/chunk-QSHV7GPT.js:19980`). The messages are those of the steps
+    /// before the current one, written as the parent writes them. From 1.11.0
+    /// `stripParentToolParts` removes tool calls and tool messages from them
+    /// (1.11.0 `dist/chunk-S5BMBKUR.js:40376`, applied at `:40453`; in every
+    /// later release), so the sub-agent's history is empty again. 1.11.0 and
+    /// 1.12.0 run no sub-agent at all (below), so the end is read from the
+    /// dist; 1.13.2 measures it. Found by the full matrix on 1.8.0 to 1.10.0
+    /// (`cases/found/seed1-case2212-1.67.0-requests-history.json`, request 3).
+    SUB_AGENT_PARENT_HISTORY => sub_agent_parent_history: (1, 8, 0) ..= (1, 10, 0), ended (1, 11, 0);
+
+    /// A sub-agent call is given the parent call's thread and resource: the
+    /// agent loop sets `args.threadId` and `args.resourceId` from the call's
+    /// memory options on every `agent-*` call whose arguments have `prompt`
+    /// (1.8.0 `dist/chunk-VBPU6CLZ.js:13479`-`13482`, `args.threadId ||
+    /// _internal?.threadId`; from 1.11.0 assigned outright,
+    /// `dist/chunk-S5BMBKUR.js:33764`-`33767`; 1.67.0
+    /// `dist/agent-Dk0N0Nlg.js:27417`-`27420`), and the sub-agent's ids derive
+    /// from them: thread `${threadId}-${randomUUID()}`, resource
+    /// `${resourceId}-${key}` (1.8.0 `:20404`, `:20409`; 1.71.0
+    /// `dist/agent-BOxKOk3n.js:38914`, `:38920`). Without memory options both
+    /// are `undefined` and the ids are not derived (a fresh UUID, `probe-KEY`);
+    /// 1.7.0 had neither the assignment nor the derived ids. On 1.11.0 the
+    /// injected ids also show in the validation error's "Provided arguments"
+    /// of a call whose prompt passes; a call whose prompt fails is quoted as
+    /// sent on every release (`cases/calls/sub-agent-rejected-with-memory-options.json`).
+    /// Found by the full matrix on 1.8.0 to 1.30.0
+    /// (`cases/found/seed1-case3372-1.67.0-requests-tools+requests-toolChoice.json`).
+    SUB_AGENT_PARENT_MEMORY_IDS => sub_agent_parent_memory_ids: (1, 8, 0);
+
+    /// The releases whose sub-agent tool input schema fails to compile, so that
+    /// every call of a sub-agent is answered with the validation error "schema
+    /// is invalid: data/required must be array" (naming the tool by its id,
+    /// `agent-KEY`) and the sub-agent never runs: 1.11.0 only (same sweep case,
+    /// 1.10.0 → 1.11.0 → 1.12.0).
+    SUB_AGENT_SCHEMA_BROKEN => sub_agent_schema_broken: (1, 11, 0) ..= (1, 11, 0), ended (1, 12, 0);
+
+    /// The releases on which an agent with any sub-agent fails every call
+    /// before its first request: `listAgentTools` converts the sub-agent
+    /// schema with `z.toJSONSchema`, which zod 3.25.76 lacks ("z.toJSONSchema is
+    /// not available. Ensure zod >= 3.25.0 is installed.", as
+    /// AGENT_GENERATE_FAILED / AGENT_STREAM_FAILED): 1.12.0 only (sweep:
+    /// every case with `agents`, 1.11.0 → 1.12.0 → 1.13.2).
+    SUB_AGENTS_THROW => sub_agents_throw: (1, 12, 0) ..= (1, 12, 0), ended (1, 13, 2);
+
+    /// The releases on which a tool call that failed (here: a call naming no
+    /// tool, answered "Tool \"X\" not found. ...") makes a call with memory
+    /// options end in an error once the loop is over: "ToolInvocation must have
+    /// a result: " + `JSON.stringify` of the failed call's invocation. The
+    /// agent records a failed call in the message list as a tool invocation in
+    /// state `output-error` (1.57.0 `dist/agent-Dj30gJa3.js:24441`-`24450`;
+    /// 1.55.0 records no such state), and the AI SDK v4 view of the list
+    /// (`toAIV4UIMessages`, `dist/message-list-mC29laJJ.js:686`-`711`) passes
+    /// it on without a `result`, so `convertToCoreMessages` throws
+    /// (`dist/dist-_kmO6lmF.js:3858`-`3863`). The invocation is written
+    /// `{ step?, state, toolCallId, toolName, args, errorText }`, `step` being
+    /// the count of `step-start` parts before it less one (absent for the
+    /// first step). 1.58.0 turns `output-error` into a result there
+    /// (`dist/message-list-CTjNC4HJ.js:689`-`695`). Only calls with memory
+    /// options end so (measured: the same replies without `memory` end
+    /// normally on 1.57.0); 1.56.x is not served, so 1.57.0 is the first
+    /// release measured. Found by the full matrix on 1.57.0
+    /// (`cases/found/seed1-case3372-1.67.0-requests-tools+requests-toolChoice.json`,
+    /// whose third step calls a name nothing has).
+    TOOL_ERROR_ENDS_MEMORY_CALLS => tool_error_ends_memory_calls: (1, 57, 0) ..= (1, 57, 0), ended (1, 58, 0);
+
+    /// `@mastra/core/tools` exports `askUserTool` (read from each swept
+    /// version's exports).
+    EXPORTS_ASK_USER_TOOL => exports_ask_user_tool: (1, 42, 0);
+
+    /// `@mastra/core/tools` exports `submitPlanTool` (read from each swept
+    /// version's exports).
+    EXPORTS_SUBMIT_PLAN_TOOL => exports_submit_plan_tool: (1, 42, 0);
+
+    /// `@mastra/core/tools` exports `taskWriteTool` (read from each swept
+    /// version's exports).
+    EXPORTS_TASK_WRITE_TOOL => exports_task_write_tool: (1, 42, 0);
+
+    /// `@mastra/core/tools` exports `taskUpdateTool` (read from each swept
+    /// version's exports).
+    EXPORTS_TASK_UPDATE_TOOL => exports_task_update_tool: (1, 42, 0);
+
+    /// `@mastra/core/tools` exports `taskCompleteTool` (read from each swept
+    /// version's exports).
+    EXPORTS_TASK_COMPLETE_TOOL => exports_task_complete_tool: (1, 42, 0);
+
+    /// `@mastra/core/tools` exports `taskCheckTool` (read from each swept
+    /// version's exports).
+    EXPORTS_TASK_CHECK_TOOL => exports_task_check_tool: (1, 42, 0);
+
+    /// `@mastra/core/tools` exports `webFetchTool` (read from each swept
+    /// version's exports).
+    EXPORTS_WEB_FETCH_TOOL => exports_web_fetch_tool: (1, 54, 0);
+
+    /// `@mastra/core/tools` exports `webSearchTool` (read from each swept
+    /// version's exports).
+    EXPORTS_WEB_SEARCH_TOOL => exports_web_search_tool: (1, 55, 0);
+
+    /// `submitPlanTool` takes the path of a plan file (`{ path: string }`);
+    /// before, the plan itself (`{ title?: string, plan: string }`, at least
+    /// one character). First in 1.47.0 (`dist/chunk-JVN7H2TP.js:4515`; 1.46.0
+    /// `dist/chunk-HVCQJ5NJ.js:4512` has `plan`).
+    SUBMIT_PLAN_TAKES_A_PATH => submit_plan_takes_a_path: (1, 47, 0);
+
+    /// A sub-agent called without `prompt` (or with a `null` one) is given the
+    /// first string among its call's `query`, `message` and `input` as its
+    /// prompt, when that passes validation. First in 1.19.0 (`validateToolInput`,
+    /// 1.19.0 `dist/chunk-EWPUWV33.js:262`, 1.67.0 `dist/tool-D0LLiaqQ.js:320`;
+    /// absent from the 1.18.0 dist).
+    PROMPT_ALIASES => prompt_aliases: (1, 19, 0);
+
+    /// A call whose arguments are `null` is answered "Tool \"NAME\" received
+    /// invalid arguments — the provided JSON could not be parsed. ..." (NAME as
+    /// called) before the tool validates anything; before, the validator's
+    /// report quoted `null`. First in 1.6.0 (1.6.0 `dist/chunk-IHDE4CJV.js:12494`,
+    /// absent from the 1.5.0 dist; observed on 1.67.0 and 1.71.0 on every route).
+    NULL_ARGUMENTS_REFUSED => null_arguments_refused: (1, 6, 0);
+
+    /// On the `google` route a call whose `args` are `null` reaches the tool as
+    /// `{}` (and is validated as such); before, as `null`, and from 1.25.0
+    /// through 1.50.1 not at all (`GOOGLE_NULL_ARGUMENTS_LOST`). First in
+    /// 1.51.0 (`cases/calls/null-arguments.json` and
+    /// `cases/calls/null-arguments-dropped-on-google.json` on google: `null`
+    /// through 1.24.1, dropped on 1.25.0, 1.50.0 and 1.50.1, `{}` on 1.51.0).
+    GOOGLE_NULL_ARGUMENTS_EMPTY => google_null_arguments_empty: (1, 51, 0);
+
+    /// On the `google` route, from 1.25.0 through 1.50.1, a call whose `args`
+    /// are `null` is dropped by the bundled Gemini provider before Mastra sees
+    /// it: its stream parser emits a `functionCall` part as a tool call only
+    /// when `isCompleteCall = part.functionCall.name != null &&
+    /// part.functionCall.args != null && part.functionCall.partialArgs ==
+    /// null` (1.25.0 `dist/chunk-3RIGZMZ5.js:20230`, 1.50.1
+    /// `dist/chunk-DRULWNQ6.js:21090`; 1.24.1 has no such parser), and a part
+    /// with `args: null` is neither that nor a streaming or terminal chunk. The
+    /// call does not run, is not written back, and a step of such calls alone
+    /// is a step with no calls: the loop ends there. 1.51.0 routes google
+    /// through the other bundled provider, which stringifies the `null`.
+    /// Measured with `cases/calls/null-arguments.json` and
+    /// `cases/calls/null-arguments-dropped-on-google.json` (a null call alone,
+    /// first, last, between, beside `{}`) on 1.24.1 (kept), 1.25.0, 1.50.0,
+    /// 1.50.1 (dropped) and 1.51.0 (kept, as `{}`).
+    GOOGLE_NULL_ARGUMENTS_LOST => google_null_arguments_lost: (1, 25, 0) ..= (1, 50, 1), ended (1, 51, 0);
+
+    /// A call id used again replaces the earlier invocation with the later
+    /// call's name; before, the earlier call's name was kept with the later
+    /// result. First in 1.14.0 (`cases/calls/reused-call-id.json` over every
+    /// 1.x: the earlier name through 1.13.2, the later from 1.14.0).
+    REUSED_ID_TAKES_LATER_CALL => reused_id_takes_later_call: (1, 14, 0);
+
+    /// Within one step, the same release changes how a second call of an id
+    /// is kept: before 1.14.0 the id's one invocation moves to the end of the
+    /// step, with the last call's name and the last result of a call that
+    /// found its tool; from 1.14.0 it stays where the id was first used, with
+    /// the later call's name and result, and a later call naming no tool is
+    /// dropped where the earlier found its tool
+    /// (`cases/calls/reused-call-id-in-one-step.json` over every 1.x, and
+    /// variants on every route of 1.0.4, 1.13.2, 1.14.0, 1.55.0, 1.58.0 and
+    /// 1.67.0).
+    ///
+    /// From 1.57.0 a call with memory options keeps the first result of a
+    /// reused id, in one step or across steps, with the later call's name
+    /// (1.55.0 as without memory; 1.56.x is not served). Found by the fuzzer
+    /// on 1.67.0: an `updateWorkingMemory` call answered with another tool's
+    /// result.
+    MEMORY_KEEPS_FIRST_RESULT => memory_keeps_first_result: (1, 57, 0);
+
+    /// On the `openai` route, where history refers to earlier items, a call id
+    /// used twice in one step is referred to by its first output item from
+    /// 1.11.0 through 1.19.0, by its last (of a call that found its tool)
+    /// before and after (`cases/calls/reused-call-id-in-one-step.json` over
+    /// every 1.x on that route; items are referred to until 1.51.0).
+    RESPONSES_REUSED_ID_FIRST_ITEM => responses_reused_id_first_item: (1, 11, 0) ..= (1, 19, 0), ended (1, 20, 0);
+
+    /// On `stream()` the same reference names the id's first output item from
+    /// 1.11.0 until history stops referring to items (`RESPONSES_CALLS_BY_NAME`),
+    /// past the end of `RESPONSES_REUSED_ID_FIRST_ITEM` on `generate()`
+    /// (`cases/calls/reused-call-id-on-stream.json` on openai: the last item on
+    /// 1.8.0 and 1.10.0, the first on 1.11.0, 1.20.0, 1.26.0, 1.29.1, 1.30.0,
+    /// 1.40.0 and 1.50.1; not traced to a dist line).
+    STREAM_REUSED_ID_FIRST_ITEM => stream_reused_id_first_item: (1, 11, 0);
+
+    /// A call id used again in a later step merges that step into the message
+    /// that holds the id's invocation, as `MessageMerger.merge` does with an
+    /// incoming message sharing a tool call id with the latest (1.26.0
+    /// `dist/chunk-EFTNMBKQ.js:2817`, parts placed by `addPartsToMessage` at
+    /// `:2918`; 1.13.2 `dist/chunk-ESN5IH6I.js:2173`, `:2239`): the reused call replaces its invocation where it stood (the
+    /// anchor); each other call of the step is put at the anchor before it plus
+    /// its distance from it in the step (counting the step's own `step-start`
+    /// first), or with no anchor before it at that distance from the start of
+    /// the message, and is dropped where that passes the next anchor; the
+    /// step's `step-start` is never added, so the step joins the earlier one.
+    /// From 1.14.0 (`REUSED_ID_TAKES_LATER_CALL`) through 1.25.0 the step
+    /// stays a step of its own (the merger is in those dists too, 1.25.0
+    /// `dist/chunk-XMF2ZGOE.js:2817`: what keeps it from the step was not
+    /// traced); before and after, it is merged. Measured with
+    /// `cases/calls/reused-call-id-naming-no-tool.json` and seven variants (the
+    /// reused call first or second in the later step, found or not, a third
+    /// call in the earlier step, two ids reused out of order, which drops the
+    /// call between them) on 1.4.0, 1.8.0, 1.10.0 to 1.13.2 (merged), 1.14.0,
+    /// 1.16.0, 1.20.0, 1.24.1, 1.25.0 (not merged), 1.26.0, 1.28.0, 1.29.1,
+    /// 1.67.0 (merged), on every route but google. Found by the fuzzer on
+    /// anthropic.
+    REUSED_ID_MERGES_STEPS => reused_id_merges_later_steps: (1, 26, 0);
+
+    /// On the `openai` route, where history refers to earlier items, a later
+    /// step that reuses an id and joins the earlier steps' message
+    /// (`REUSED_ID_MERGES_STEPS`) keeps the reference to the id's earlier
+    /// output item; from 1.5.0 it takes the later step's item. Measured with
+    /// `cases/calls/reused-call-id-twice-in-a-later-step.json` and three
+    /// variants (one reuse after another call, two reuses of an id with a call
+    /// between, one of them after another id) on 1.0.4 and 1.4.0 (earlier
+    /// item) and 1.5.0, 1.6.0, 1.7.0, 1.8.0 (later item); where the merger
+    /// takes the item from was not traced to a dist line. Found by the corpus
+    /// variants on openai 1.0.4.
+    MERGED_STEP_TAKES_LATER_ITEM => merged_step_takes_later_item: (1, 5, 0);
+
+    /// In one step, a call whose arguments have no keys (`{}`, `null`, a
+    /// number) takes the arguments of a later call of the step with its id,
+    /// when those are truthy, and runs with them: the stream's output keeps the
+    /// first `tool-call` chunk of an id and, `if (chunk.payload.args &&
+    /// Object.keys(existing.payload.args || {}).length === 0)`, writes a later
+    /// chunk's arguments into that first chunk's payload, which the step's
+    /// tool runs share (1.29.1 `dist/chunk-KHPY3KIA.js:3504`-`3508`; 1.28.0
+    /// `dist/chunk-BPT3YHUU.js:3503` keeps the first chunk without writing its
+    /// arguments). The later calls keep their own. The step's first call of
+    /// the id is written to, whether or not an earlier step used the id. First
+    /// in 1.29.1: `cases/calls/reused-call-id-one-name-in-one-step.json` and
+    /// thirteen variants (a later call of another name or none, three calls,
+    /// one between, a wrong type, extra keys, `null`, an id of an earlier step)
+    /// on every route of 1.25.0, 1.26.0, 1.28.0, 1.29.1 and 1.67.0 (google
+    /// aside, whose calls carry the AI SDK's own ids). Found by the fuzzer on
+    /// mistral.
+    EMPTY_ARGUMENTS_TAKE_LATER => empty_arguments_take_later: (1, 29, 1);
+
+    /// On `stream()` on the `openai-compatible` and `groq` routes, the calls
+    /// of an id called more than once in one step are one call, where the id
+    /// was first used, under the last call's name with the first call's
+    /// arguments: it runs once, as that name does (measured on those routes
+    /// and on `openai`, `anthropic` and `mistral`, where every call runs as on
+    /// `generate()`; the names of two tools, a tool and no tool, no tool and a
+    /// tool, two missing names on 1.50.1, 1.51.0, 1.52.0 and 1.67.0: the
+    /// fuzzer's seed 1 cases 1204, 1303 and 4396 on 1.67.0 with 5000 cases).
+    /// First in 1.52.0 on `openai-compatible`:
+    /// `cases/found/seed1-case595-1.67.0-executed.json` and
+    /// four variants (other arguments, another name, a call between, keyless
+    /// arguments first) on 1.29.1, 1.40.0, 1.50.0, 1.51.0 (each call runs) and
+    /// 1.52.0, 1.52.1, 1.53.0, 1.54.0, 1.55.0, 1.60.0, 1.63.1, 1.66.0, 1.67.0
+    /// (the first only); where in the stream this happens was not traced.
+    /// With eager execution (`EAGER_STREAM_TOOLS`) the one call has `{}` for
+    /// arguments: none of the id's calls runs, and a case tool answers it with
+    /// a validation report of `{}` (`cases/calls/reused-call-id-on-stream-eager.json`).
+    STREAM_REUSED_ID_RUNS_ONCE => stream_reused_id_runs_once: (1, 52, 0);
+
+    /// The same on the `groq` route, one release earlier: first in 1.51.0
+    /// (`cases/found/seed1-case595-1.67.0-executed.json` and its variants run
+    /// every call on 1.0.4, 1.13.2, 1.20.0, 1.30.0, 1.40.0, 1.45.0, 1.50.0,
+    /// 1.50.1 and the first only on 1.51.0, 1.52.0, 1.67.0).
+    GROQ_STREAM_REUSED_ID_RUNS_ONCE => groq_stream_reused_id_runs_once: (1, 51, 0);
+
+    /// From 1.19.0 through 1.55.0 a sub-agent called without a string `prompt`
+    /// makes no request, and every sub-agent call of that step is answered
+    /// "Cannot read properties of undefined (reading 'input')"
+    /// (`cases/calls/sub-agent-without-prompt.json` over every 1.x; 1.57.0, the
+    /// next release served, answers as modelled): not modelled there.
+    SUB_AGENT_PROMPTLESS_THROWS => sub_agent_promptless_throws: (1, 19, 0) ..= (1, 55, 0), ended (1, 57, 0);
+
+    /// A workflow's `inputData` sent as JSON text of an object is parsed and
+    /// validated again (`coerceStringifiedJsonValues`, 1.10.0
+    /// `dist/chunk-CY4ZWL2X.js:117`, called from `validateToolInput` at
+    /// `:167`, for zod object fields only): from 1.3.0 through 1.10.0; 1.2.0
+    /// and 1.11.0 reject the text (`cases/calls/workflow-input-data-as-text.json` on 1.1.0,
+    /// 1.2.0, 1.3.0, 1.5.0, 1.7.0, 1.8.0, 1.9.0, 1.10.0, 1.11.0, 1.18.0,
+    /// 1.30.0, 1.45.0, 1.57.0, 1.67.0, 1.69.0 and 1.71.0).
+    WORKFLOW_TEXT_COERCED => workflow_text_coerced: (1, 3, 0) ..= (1, 10, 0), ended (1, 11, 0);
+
+    /// On `stream()` on `google`, a call whose arguments are a string reaches
+    /// Mastra with `{}` (its validation report quotes `{}`; `generate()` keeps
+    /// the string). First in 1.25.0 (`bisect --good 1.0.4 --bad 1.67.0` on
+    /// `cases/calls/google-stream-string-arguments.json`: last the same
+    /// 1.24.1; found by the fuzzer, seed 3 case 2363).
+    GOOGLE_STREAM_STRING_ARGUMENTS_EMPTY => google_stream_string_arguments_empty: (1, 25, 0);
+
+    /// The first release with an `Agent`: 0.1.x is an integrations framework
+    /// whose entry exports none (its install's probe says so), and no case
+    /// applies there.
+    AGENT_SINCE => has_agent: (0, 2, 0);
+
+    /// `formatTools` and its rewrite (`search.web` sent as `search_web`): first
+    /// in 0.13.2; 0.13.1 and earlier send every key as registered, a collision
+    /// or the empty key included, and the provider rule judges the names
+    /// (`bisect cases/report/search-web-is-sent-as-search_web.json --good
+    /// 0.12.1 --bad 0.21.1`: 0.13.1 same as 0.12.1, 0.13.2 differs; the corpus
+    /// on 0.13.1 and 0.13.2, every `merge/collision-*` and `js/empty-key-*`).
+    FORMAT_TOOLS_SINCE => formats_tools: (0, 13, 2);
+
+    /// `activeTools` filters the tools sent, by sent name: from the v5 loop
+    /// (`bisect cases/active-tools/order-is-the-tools-order.json --good 0.12.1
+    /// --bad 0.21.1`: 0.19.1 ignores it; the sweep of every 0.x: every
+    /// `active-tools/*` case on 0.20.0 and 0.20.2 as on 0.21.0). A call of a
+    /// tool it hides still runs (`cases/replies/call-hidden-by-activetools.json`
+    /// on 0.21.1 and 0.24.9).
+    ///
+    /// The last 0.x release; 1.0.4 ignores `activeTools` until
+    /// `releases::ACTIVE_TOOLS_APPLIED` (`bisect
+    /// cases/active-tools/by-rewritten-name.json --good 0.24.9 --bad 1.0.4`).
+    ACTIVE_TOOLS_ON_0X => active_tools_on_0x: (0, 20, 0) ..= (0, 24, 9), ended (1, 0, 4);
+
+    /// The AI SDK v5 loop (`generate` and `stream` take v5 models only, 0.20.0
+    /// `dist/chunk-DQISKQDE.js:713`). Before it the AI SDK v4 loop runs, and
+    /// what differs there (a call naming no tool, arguments the schema
+    /// rejects) is the AI SDK's own error, which ends the call.
+    V5_LOOP_SINCE => v5_loop: (0, 20, 0);
+
+    /// The first v5 releases, which differ from the later ones in how
+    /// sub-agents and workflows are named, API errors retried, a call naming
+    /// no tool ended and history written (each switch below). Measured on
+    /// 0.21.1 (the corpus, every route), against 0.24.9; the ends are the
+    /// sweep's (docs/0x.md, "Boundaries measured").
+    EARLY_V5 => early_v5: (0, 20, 0) ..= (0, 21, 1), ended (0, 22, 0);
+
+    /// Every API error retried twice and ended in a plain `Error`: 0.21.0
+    /// through 0.22.2 (`sweep --versions 0.21.1,0.22.0,...,0.24.9 --route
+    /// openai-compatible`, docs/figures/sweep-0x.md: `active-tools/*` send the
+    /// scripted 400 three times and end in "captured" on 0.22.0 and 0.22.2,
+    /// once on 0.23.1; the sweep of every 0.x: once on 0.20.0 and 0.20.2, three
+    /// times on 0.21.0).
+    EVERY_ERROR_RETRIED => every_error_retried: (0, 21, 0) ..= (0, 22, 2), ended (0, 23, 1);
+
+    /// An API error ends the call in a plain `Error` (`api_error`) from 0.20.2,
+    /// whose model router replaced 0.20.0's own client, through the end of
+    /// `EVERY_ERROR_RETRIED` (the sweep of every 0.x: every case answered by
+    /// the default 400 on 0.20.2 ends in "captured", on mistral "Bad Request").
+    PLAIN_API_ERROR => plain_api_error: (0, 20, 2) ..= (0, 22, 2), ended (0, 23, 1);
+
+    /// Nothing is retried on 0.20.0 and 0.20.2, not even a 500 (the sweep of
+    /// every 0.x: `cases/replies/retries-on-500.json` sends one request there,
+    /// three on 0.19.1 and 0.21.0).
+    NOTHING_RETRIED => nothing_retried: (0, 20, 0) ..= (0, 20, 2), ended (0, 21, 0);
+
+    /// A `formatTools` failure ends the call as `AGENT_STREAM_FAILED` with the
+    /// message "Unknown error", the thrown error not being read: on 0.20.0
+    /// and 0.20.2 (the sweep of every 0.x: every `merge/collision-*`,
+    /// `report/collision-*` and `js/empty-key-*` case; 0.21.0 gives the error's
+    /// stack, `Error: Two or more tools ...`).
+    FORMAT_ERROR_UNKNOWN => format_error_unknown: (0, 20, 0) ..= (0, 20, 2), ended (0, 21, 0);
+
+    /// History written call by call (each call, then its result): from the v5
+    /// loop through 0.24.2 (the same sweep: `replies/parallel-calls` changes at
+    /// 0.24.2 to 0.24.5, every call ahead of every result after).
+    HISTORY_PER_CALL => history_per_call: (0, 20, 0) ..= (0, 24, 2), ended (0, 24, 5);
+
+    /// A call naming no tool ends the stream with no answer (`generate`:
+    /// "promise 'text' was not resolved ..."): from the v5 loop through 0.24.6
+    /// (the same sweep: `replies/call-by-unknown-name*` change at 0.24.6 to
+    /// 0.24.8, "Tool X not found" after; the sweep of every 0.x puts it at
+    /// 0.24.6 to 0.24.7).
+    NO_TOOL_ENDS_SILENTLY => no_tool_ends_silently: (0, 20, 0) ..= (0, 24, 6), ended (0, 24, 7);
+
+    /// The first release that calls an agent's `tools` given as a function of
+    /// the request context (0.9.1 `dist/chunk-H2UWWO4L.js:180`); before it the
+    /// function is taken as an object with no keys: no tools (the sweep of
+    /// every 0.x: `cases/sources/dynamic-tools-*` send none on 0.2.0 to 0.9.0).
+    DYNAMIC_TOOLS_SINCE => dynamic_tools: (0, 9, 1);
+
+    /// The first release that takes a call's `clientTools` (0.8.3
+    /// `dist/chunk-3DJ53HTG.js:1138`); before it they are ignored: neither
+    /// sent nor found (the sweep of every 0.x: every `clientTools` case on
+    /// 0.2.0 to 0.8.2 sends the agent's tools alone).
+    CLIENT_TOOLS_SINCE => client_tools: (0, 8, 3);
+
+    /// The first release whose agent offers its sub-agents as tools
+    /// (`getAgentTools`, 0.21.1 `dist/chunk-HBJVAMCS.js:872`): on 0.21.0 and
+    /// earlier a sub-agent is no tool, on the v5 loop as on the v4 one (the
+    /// sweep of every 0.x: every `sources/sub-agent-*` and `calls/sub-agent-*`
+    /// case sends no tools on 0.21.0, `a` on 0.21.1).
+    SUB_AGENT_TOOLS_SINCE => sub_agent_tools: (0, 21, 1);
+
+    /// The releases whose memory recalls semantically by default, embedding
+    /// each message with the core's default embedder, fastembed, which
+    /// downloads its model from storage.googleapis.com at the first message
+    /// (0.4.2 `dist/chunk-M626YCHO.js:115` and `:135`; 0.8.3
+    /// `dist/chunk-QBQ3CW2R.js:176`; 0.9.1 `dist/chunk-INXNZ5VE.js:119` and
+    /// `:214`; 0.9.4 `dist/chunk-CIEPFV6B.js:320`): a call with memory needs
+    /// the network, so no memory case applies (every memory case of the
+    /// corpus on 0.4.2, 0.8.3, 0.9.1 and 0.9.4 ended in the refused download,
+    /// `TAR_BAD_ARCHIVE` or, on 0.4.2, which caches the model inside
+    /// `node_modules`, `EROFS`). 0.10.1's default has no semantic recall
+    /// (`dist/chunk-2YYOF7DO.js:18`); before 0.4.2 no `@mastra/memory` release
+    /// fits the core (`versions::extras`).
+    MEMORY_EMBEDS_BY_DEFAULT => memory_embeds_by_default: (0, 4, 2) ..= (0, 9, 4), ended (0, 10, 1);
+
+    /// The first release whose `generate` tells its loop it is one (0.24.6
+    /// `dist/chunk-LAQQETGP.js:1006`, `this.stream(messages, { ...,
+    /// methodType: "generate" })`), so that a sub-agent called under it runs
+    /// through the sub-agent's `generate`, which throws when its loop ends in
+    /// an error (`:919`); before, every sub-agent is streamed, and its error
+    /// ends its stream with no text (`cases/zero/sub-agent-failing-under-generate-answers-mastras-error.json`
+    /// on 0.24.5: `{"text":""}`, on 0.24.6: Mastra's error object; 0.22.0 to
+    /// 0.24.5 alike, found by the fuzzer on 0.24.9, seed 1 cases 734, 1608,
+    /// 2324 and 2624).
+    SUB_AGENT_GENERATED_SINCE => sub_agent_generated: (0, 24, 6);
+
+    /// The first release whose `generate` wraps the AI SDK's error in a
+    /// `MastraError` of id `LLM_GENERATE_TEXT_AI_SDK_EXECUTION_FAILED` (0.10.5
+    /// `dist/chunk-YDGX5LRI.js:242`); 0.10.3 (0.10.4 is not served) and every
+    /// earlier release end in the AI SDK's error itself, without an id (the
+    /// sweep of every 0.x: `cases/calls/reused-call-id-naming-no-tool.json`
+    /// and every `replies/call-by-*` on `generate`).
+    GENERATE_ERROR_ID_SINCE => generate_error_id: (0, 10, 5);
+
+    /// What a workflow tool answers its call with, by release: from
+    /// `CREATE_WORKFLOW_SINCE` the run result alone, `{ status, steps, result
+    /// }`; from this one wrapped with the run id, `{ result: { status, steps,
+    /// result }, runId }`; from `WORKFLOW_RESULT_HAS_INPUT_SINCE` the run
+    /// result carries its `input` too (found by the fuzzer on 0.13.2, seed 1
+    /// cases 890 and 955; `bisect cases/zero/workflow-run-result-by-release.json`
+    /// from 0.13.2 to 0.19.1: 0.15.3 the same as 0.13.2, 0.16.0 changed; from
+    /// 0.16.0: 0.16.3 the same, 0.17.0 changed).
+    WORKFLOW_RESULT_WRAPPED_SINCE => workflow_result_wrapped: (0, 16, 0);
+
+    /// The run result of a workflow tool carries its `input`
+    /// (`WORKFLOW_RESULT_WRAPPED_SINCE` gives the evidence: `bisect
+    /// cases/zero/workflow-run-result-by-release.json` from 0.16.0: 0.16.3
+    /// the same, 0.17.0 changed).
+    WORKFLOW_RESULT_HAS_INPUT_SINCE => workflow_result_has_input: (0, 17, 0);
+
+    /// The first release that exports `createWorkflow` from
+    /// `@mastra/core/workflows`, which the probe builds a case's workflows
+    /// with; before it a case with workflows is not applicable (the sweep:
+    /// 0.9.4 lacks it, 0.10.1 has it).
+    CREATE_WORKFLOW_SINCE => create_workflow: (0, 10, 1);
+
+    /// The first release whose core bundles the AI SDK v5 providers a router
+    /// string for `openai`, `anthropic` or `google` reaches its provider's
+    /// own API through (`@ai-sdk/openai-v5` and the others in its
+    /// `package.json` dependencies: absent from 0.20.0, present from 0.20.2).
+    /// Before it, such a string goes through Mastra's own OpenAI-compatible
+    /// client (0.20.0 `dist/chunk-AND6J5LG.js:1359`), no wire of those routes.
+    ROUTER_PROVIDERS_SINCE => router_providers: (0, 20, 2);
+
+    /// The first release whose model router sends a `{ id, url }` model to its
+    /// `url` (0.21.0 `dist/chunk-VNVHOWW4.js:2032`). 0.20.2's router reads no
+    /// url and sends it to the provider its id names (`dist/chunk-BZ6BIHLE.js:1352`;
+    /// observed: `cases/report/*` on 0.20.2 sent to the OpenAI Responses API),
+    /// so the `openai-compatible` route has no wire there; 0.20.0's own client
+    /// posts to the url itself, the whole endpoint (`:1548`).
+    MODEL_URL_SINCE => model_url: (0, 21, 0);
+
+    /// The first release whose core bundles `@ai-sdk/mistral-v5` (its
+    /// `package.json` dependencies, as the registry serves them: absent from
+    /// 0.24.0, present from 0.24.1).
+    MISTRAL_BUNDLED_SINCE => mistral_bundled: (0, 24, 1);
+}
+
+/// The message of the failure `SUB_AGENTS_THROW` names.
+pub const SUB_AGENTS_THROW_MESSAGE: &str =
+    "z.toJSONSchema is not available. Ensure zod >= 3.25.0 is installed.";
+
+/// Whether a line began or ended at a release (`changes_at`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    /// The release is the line's first.
+    Began,
+    /// The release is the first measured without it.
+    Ended,
+}
+
+/// What changed at `version`: every line that begins there, and every line
+/// that ended there, in the table's order.
+pub fn changes_at(version: MastraVersion) -> Vec<(Change, &'static Boundary)> {
+    let version = version.release();
+    TABLE
+        .iter()
+        .filter_map(|b| {
+            if b.first == version {
+                Some((Change::Began, b))
+            } else if b.ended == Some(version) {
+                Some((Change::Ended, b))
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+/// The whole table as JSON, the lines in order: what
+/// `node-probe/releases.json` holds (`mastra-conform changes --json`).
+pub fn table_json() -> Json {
+    Json::object([
+        (
+            "about",
+            Json::str(
+                "Written from harness/model/releases.rs by `mastra-conform changes --json`; \
+                 a line holds from `first` through `last`, both included, and `ended` is \
+                 the first release measured without it.",
+            ),
+        ),
+        (
+            "boundaries",
+            Json::Array(TABLE.iter().map(Boundary::to_json).collect()),
+        ),
+    ])
+}
+
+/// The rules that combine lines of the table.
+impl Release {
+    /// A 0.x release: the line before 1.x, with its own loop (`legacy`).
+    pub fn on_0x(&self) -> bool {
+        self.version.major == 0
+    }
+
+    /// Not a 0.x release.
+    pub fn on_1x(&self) -> bool {
+        !self.on_0x()
     }
 
     /// Whether the model covers this version at all: the swept 1.x line,
-    /// and the 0.x releases with an `Agent` (`zero`).
+    /// and the 0.x releases with an `Agent` (`AGENT_SINCE`).
     pub fn is_modelled(&self) -> bool {
-        self.version.major == 1 || (self.zero.is_some() && self.version >= zero::AGENT_SINCE)
+        self.version.major == 1 || (self.on_0x() && self.has_agent)
     }
 
-    /// Whether `formatTools` runs (every 1.x; 0.x from 0.13.2).
-    pub fn formats_tools(&self) -> bool {
-        self.zero.is_none_or(|z| z.format_tools)
+    /// `activeTools` filters the tools sent: on 0.x within
+    /// `ACTIVE_TOOLS_ON_0X`, on 1.x from `ACTIVE_TOOLS_APPLIED`.
+    pub fn active_tools_applied(&self) -> bool {
+        self.active_tools_on_1x || self.active_tools_on_0x
+    }
+
+    /// Each step's calls are followed by that step's results: on 1.x from
+    /// `HISTORY_PER_STEP`, and on 0.x's AI SDK v4 loop, which writes
+    /// history per step too (`legacy`).
+    pub fn history_per_step(&self) -> bool {
+        self.history_per_step_on_1x || !self.v5_loop
+    }
+
+    /// Retries of a retryable API error: two before `NO_RETRIES`, none
+    /// from it.
+    pub fn retries(&self) -> u32 {
+        if self.no_retries {
+            0
+        } else {
+            2
+        }
+    }
+
+    /// `openai` route: history refers to earlier calls as `item_reference`s,
+    /// before `RESPONSES_CALLS_BY_NAME`. 0.x's v4 provider
+    /// (`@ai-sdk/openai` 1.3.24) and the releases within `HISTORY_PER_CALL`
+    /// send calls by name (`function_call` items; every `replies/` case
+    /// `@openai` on 0.13.1, 0.13.2 and 0.21.1; `found/seed1-case421-*` and
+    /// `-case550-*` `@openai` on 0.22.0 to 0.24.2; 0.24.5 on refers to
+    /// them, as 1.x before `RESPONSES_CALLS_BY_NAME`).
+    pub fn responses_item_references(&self) -> bool {
+        !self.responses_calls_by_name && self.v5_loop && !self.history_per_call
+    }
+
+    /// Whether a call id used again in a later step merges that step into
+    /// the message holding the id's invocation: on 1.x before
+    /// `REUSED_ID_TAKES_LATER_CALL` and from `REUSED_ID_MERGES_STEPS`, and
+    /// on 0.x's v5 loop. There `MessageList.add` appends an assistant
+    /// message to the latest one, a part of a known call id being an
+    /// anchor whose invocation takes the later result and keeps its name,
+    /// and `addPartsToLatestMessage` places each other part by the anchors
+    /// (0.21.1 `dist/chunk-T3PBU7JK.js:1446` and `:1577`). So the
+    /// invocation stays where it was and a new call ahead of it in the
+    /// step goes in ahead of it. Found by the fuzzer on 0.21.1, seed 1:
+    /// case 623 (`cases/zero/reused-id-in-a-later-step-moves-to-the-end.json`,
+    /// `call_2`'s result ahead of `call_1`'s), case 56, with memory
+    /// (`cases/zero/reused-id-in-a-later-step-with-memory-stays-in-place.json`),
+    /// case 452, two calls of one MCP tool and the next step's reuse of the
+    /// first id under another tool's name, still written under the first
+    /// name, in place (`cases/zero/reused-id-alone-in-a-later-step-keeps-its-place-and-name.json`).
+    pub fn reused_id_merges_steps(&self) -> bool {
+        self.v5_loop && (!self.reused_id_takes_later_call || self.reused_id_merges_later_steps)
+    }
+
+    /// `openai` route: a merged step keeps the earlier item's reference,
+    /// where steps merge, before `MERGED_STEP_TAKES_LATER_ITEM` (0.x's v5
+    /// loop included).
+    pub fn merged_step_keeps_earlier_item(&self) -> bool {
+        self.v5_loop && !self.merged_step_takes_later_item
+    }
+
+    /// Whether a sub-agent or workflow is a tool under its key alone (`a`,
+    /// `w`), not `agent-KEY` / `workflow-KEY`: on the v4 loop (workflows;
+    /// sub-agents are no tools there) and on the first v5 releases
+    /// (`EARLY_V5`; `steps::legacy_loop::convert_tools` cites the cases).
+    pub fn names_sources_by_key(&self) -> bool {
+        !self.v5_loop || self.early_v5
+    }
+
+    /// Whether a 0.x install's `@mastra/mcp` reaches one server per client
+    /// (`versions::extras::mcp_client_of_one_server`).
+    pub fn mcp_client_of_one_server(&self) -> bool {
+        self.on_0x() && crate::versions::extras::mcp_client_of_one_server(self.version)
+    }
+
+    /// Whether the release exports the builtin `name` of
+    /// `@mastra/core/tools`.
+    pub fn exports_builtin(&self, name: &str) -> bool {
+        match name {
+            "askUserTool" => self.exports_ask_user_tool,
+            "submitPlanTool" => self.exports_submit_plan_tool,
+            "taskWriteTool" => self.exports_task_write_tool,
+            "taskUpdateTool" => self.exports_task_update_tool,
+            "taskCompleteTool" => self.exports_task_complete_tool,
+            "taskCheckTool" => self.exports_task_check_tool,
+            "webFetchTool" => self.exports_web_fetch_tool,
+            "webSearchTool" => self.exports_web_search_tool,
+            _ => false,
+        }
     }
 }
 
-/// Whether `version` is in the releases `(first, last)`, both included.
-pub(super) fn within(
-    (first, last): (MastraVersion, MastraVersion),
-    version: MastraVersion,
-) -> bool {
-    (first..=last).contains(&version)
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-pub fn builtin_id(name: &str) -> Option<&'static str> {
-    BUILTIN_IDS
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, id)| *id)
+    fn ver(s: &str) -> MastraVersion {
+        MastraVersion::parse(s).unwrap()
+    }
+
+    /// Every line's names are unique, its range is in order, and an ended
+    /// line's end follows its last release.
+    #[test]
+    fn every_line_is_well_formed() {
+        for (i, b) in TABLE.iter().enumerate() {
+            assert!(!b.evidence_text().is_empty(), "{}: no evidence", b.name);
+            if let (Some(last), Some(ended)) = (b.last, b.ended) {
+                assert!(b.first <= last && last < ended, "{}", b.name);
+            }
+            for other in &TABLE[i + 1..] {
+                assert_ne!(b.name, other.name);
+                assert_ne!(b.field, other.field);
+            }
+        }
+    }
+
+    /// A line holds from its first release through its last, and
+    /// `changes_at` names it at its first and at its end.
+    #[test]
+    fn a_range_holds_through_its_last_and_is_a_change_at_its_end() {
+        let r = |s: &str| Release::of(ver(s));
+        assert!(!r("1.56.0").tool_error_ends_memory_calls);
+        assert!(r("1.57.0").tool_error_ends_memory_calls);
+        assert!(!r("1.57.1").tool_error_ends_memory_calls);
+        assert!(!r("1.58.0").tool_error_ends_memory_calls);
+        let at = |s: &str| changes_at(ver(s));
+        assert!(at("1.58.0").contains(&(Change::Ended, &TOOL_ERROR_ENDS_MEMORY_CALLS)));
+        assert!(at("1.57.0").contains(&(Change::Began, &TOOL_ERROR_ENDS_MEMORY_CALLS)));
+        assert_eq!(at("1.69.0"), vec![(Change::Began, &REUSED_ID_RUNS_LAST)]);
+        assert!(at("1.62.0").is_empty());
+        assert_eq!(SUB_AGENT_PROMPTLESS_THROWS.range(), "from 1.19.0 to 1.55.0");
+        assert_eq!(SUB_AGENTS_THROW.range(), "on 1.12.0");
+        assert_eq!(ACTIVE_TOOLS_APPLIED.range(), "from 1.1.0");
+    }
+
+    /// A prerelease is its release to `changes_at`.
+    #[test]
+    fn a_prerelease_changes_as_its_release() {
+        assert_eq!(changes_at(ver("1.69.0-alpha.3")), changes_at(ver("1.69.0")));
+    }
+
+    /// The JSON the probe and the loader read is the table's: the file
+    /// committed under node-probe/ is what `table_json` writes now.
+    #[test]
+    fn node_probe_releases_json_is_the_table() {
+        let committed = include_str!("../../node-probe/releases.json");
+        let now = format!("{}\n", table_json().to_pretty());
+        assert!(
+            committed == now,
+            "node-probe/releases.json is stale: run `cargo run -- changes --json > node-probe/releases.json`"
+        );
+    }
 }

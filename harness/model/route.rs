@@ -32,7 +32,7 @@ pub fn offer_on(
     choice: &Option<ToolChoice>,
 ) -> (Option<Vec<JsString>>, Option<Json>) {
     let choice = choice.clone().unwrap_or(ToolChoice::Auto);
-    let route = super::releases::zero::offering_route(rel, route);
+    let route = super::releases::legacy::offering_route(rel, route);
     match route {
         // @ai-sdk/openai-compatible and @ai-sdk/groq `prepareTools`.
         Route::OpenAiCompatible | Route::Groq => {
@@ -137,7 +137,7 @@ fn is_openai_tool_type(rel: &Release, name: &JsString) -> bool {
     ];
     const WITH_MAPPING: [&str; 2] = ["mcp", "apply_patch"];
     let is = |n: &&str| JsString::from(*n) == *name;
-    if let Some(only) = super::releases::zero::openai_tool_types(rel) {
+    if let Some(only) = super::releases::legacy::openai_tool_types(rel) {
         return only.iter().any(is);
     }
     ALWAYS.iter().any(is) || (rel.responses_name_mapping && WITH_MAPPING.iter().any(is))
@@ -162,7 +162,7 @@ fn mapped_name(rel: &Release, name: &JsString) -> Option<Json> {
 /// The history item of the `index`-th tool call of a step, whose name as
 /// Mastra writes it back is `name`.
 pub fn call_on(route: Route, rel: &Release, index: usize, name: JsString) -> HistoryItem {
-    if route == Route::OpenAi && rel.responses_item_references {
+    if route == Route::OpenAi && rel.responses_item_references() {
         // @ai-sdk/openai with `store` on by default sends an earlier output
         // item back by its id (the listener's `fc_N`), not by name.
         return HistoryItem::Ref(JsString::from(format!("fc_{index}").as_str()));

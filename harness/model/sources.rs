@@ -90,11 +90,11 @@ pub(super) enum McpJoin {
     ByKey,
     /// In the order the case lists the servers, as 0.x's `@mastra/mcp`
     /// adds each server's tools when its listing arrives
-    /// (`steps::zero::mcp_orders` gives every order).
+    /// (`steps::legacy_loop::mcp_orders` gives every order).
     OnArrival,
     /// One `MastraMCPClient` per server, in `Object.keys` order, each tool
     /// under its own name, a later server's replacing an equal name
-    /// (`releases::zero::mcp_client_of_one_server`).
+    /// (`versions::extras::mcp_client_of_one_server`).
     OneClientEach,
 }
 

@@ -27,7 +27,7 @@
 
 use super::builtins::{self, Builtin};
 use super::record::{Lookup, Record};
-use super::releases::Release;
+use super::releases::{self, Release};
 use super::route::{self, ResultContent};
 use super::validate::{self, validate, Schema};
 use super::{error_view, sources, ToolOrigin, ToolValue};
@@ -38,7 +38,7 @@ use crate::js::string::JsString;
 use crate::projection::{ErrorView, Executed, HistoryItem, Projection, RequestView};
 use crate::route::{Route, Wire};
 
-pub(super) mod zero;
+pub(super) mod legacy_loop;
 
 /// The default `maxSteps` of the agent loop.
 pub const DEFAULT_MAX_STEPS: u32 = 5;
@@ -116,7 +116,7 @@ struct Invocation {
     /// that step is a second call within one step, even where the
     /// invocation stands in an earlier step.
     last: usize,
-    /// Its result is written after the step's others (`zero::settles_late`).
+    /// Its result is written after the step's others (`legacy_loop::settles_late`).
     late: bool,
 }
 
@@ -142,7 +142,7 @@ pub(super) enum Ending {
     /// A call that waits for the client, or suspends the run.
     Stopped,
     /// A stream that ended with no answer and no error (0.x's first v5
-    /// releases, `steps::zero`).
+    /// releases, `steps::legacy_loop`).
     Unanswered,
 }
 
@@ -161,9 +161,9 @@ pub(super) struct Agent {
     invocations: Vec<Invocation>,
     failed: Vec<FailedCall>,
     /// Its calls of working memory, which decide a 0.x title request.
-    working_memory: zero::WorkingMemoryCalls,
+    working_memory: legacy_loop::WorkingMemoryCalls,
     /// On 0.x's v4 stream, the error part of the first call refused in a
-    /// step that went on (`zero::step_fails`).
+    /// step that went on (`legacy_loop::step_fails`).
     first_error_part: Option<ErrorView>,
     step: usize,
     max_steps: usize,
@@ -201,7 +201,7 @@ pub(super) fn run_loop(
         .call
         .active_tools
         .clone()
-        .filter(|_| rel.active_tools_applied);
+        .filter(|_| rel.active_tools_applied());
     let start = State {
         world: World {
             script: Script::of(case),
@@ -216,7 +216,7 @@ pub(super) fn run_loop(
             before: Vec::new(),
             invocations: Vec::new(),
             failed: Vec::new(),
-            working_memory: zero::WorkingMemoryCalls::default(),
+            working_memory: legacy_loop::WorkingMemoryCalls::default(),
             first_error_part: None,
             step: 0,
             max_steps: case.call.max_steps.unwrap_or(DEFAULT_MAX_STEPS) as usize,
@@ -367,7 +367,7 @@ impl Cx<'_> {
             .map(|c| self.resolve(agent, c))
             .collect::<Result<Vec<_>, _>>()?;
         let (order, answered) = self.run_order(agent, &calls, &running, &resolved)?;
-        if !zero::throws_before_running(self.case, self.rel, &resolved) {
+        if !legacy_loop::throws_before_running(self.case, self.rel, &resolved) {
             execute(world, &order);
         }
         Ok(Ok(Taken {
@@ -571,7 +571,7 @@ impl Cx<'_> {
             before,
             invocations: Vec::new(),
             failed: Vec::new(),
-            working_memory: zero::WorkingMemoryCalls::default(),
+            working_memory: legacy_loop::WorkingMemoryCalls::default(),
             first_error_part: None,
             step: 0,
             max_steps: DEFAULT_MAX_STEPS as usize,
@@ -621,7 +621,7 @@ impl Cx<'_> {
                 let (mut world, mut runs) = (world.clone(), runs.clone());
                 let ending = self.advance(&mut runs[i].agent, &mut world)?;
                 if let Some(ended) = &ending {
-                    zero::title(self.case, self.rel, &runs[i].agent, ended, &mut world);
+                    legacy_loop::title(self.case, self.rel, &runs[i].agent, ended, &mut world);
                 }
                 runs[i].ending = ending;
                 pending.push((world, runs));
@@ -663,10 +663,10 @@ impl Cx<'_> {
         taken: &Taken,
         runs: &[SubRun],
     ) -> Result<Option<Ending>, String> {
-        if let Some(ending) = zero::step_fails(self.case, self.rel, agent, taken)? {
+        if let Some(ending) = legacy_loop::step_fails(self.case, self.rel, agent, taken)? {
             return Ok(Some(ending));
         }
-        let ran = zero::calls_that_ran(self.case, self.rel, taken);
+        let ran = legacy_loop::calls_that_ran(self.case, self.rel, taken);
         let taken = ran.as_ref().unwrap_or(taken);
         if let Some(ending) = self.ended_by(taken) {
             return Ok(Some(ending));
@@ -677,7 +677,7 @@ impl Cx<'_> {
     }
 
     /// Whether the step ends the loop once its runs are over (after
-    /// `zero::step_fails`, on the calls that ran): before 1.4.0
+    /// `legacy_loop::step_fails`, on the calls that ran): before 1.4.0
     /// a call naming no tool is the call's error ("Tool X not found", the
     /// first such call); a call that waits for the client or suspends stops
     /// it. The other calls of the step have run either way (measured on
@@ -695,9 +695,10 @@ impl Cx<'_> {
                 return Some(Ending::Error(error_view(None, message, None)));
             }
         }
-        let stops = match &self.rel.zero {
-            Some(_) => zero::step_stops(&taken.resolved),
-            None => taken.resolved.iter().any(|r| matches!(r, Resolved::Stop)),
+        let stops = if self.rel.on_0x() {
+            legacy_loop::step_stops(&taken.resolved)
+        } else {
+            taken.resolved.iter().any(|r| matches!(r, Resolved::Stop))
         };
         if stops {
             return Some(Ending::Stopped);
@@ -715,7 +716,7 @@ impl Cx<'_> {
         let (key, found) = match tools.get(name) {
             Lookup::Own(v) => (Some(name.clone()), Some(v.clone())),
             Lookup::Inherited => (Some(name.clone()), None),
-            Lookup::Missing if !super::releases::zero::finds_by_id(rel) => (None, None),
+            Lookup::Missing if !super::releases::legacy::finds_by_id(rel) => (None, None),
             Lookup::Missing => match tools.entries().into_iter().find(|(_, v)| v.id == *name) {
                 Some((k, v)) => (Some(k.clone()), Some(v.clone())),
                 None => (None, None),
@@ -737,7 +738,7 @@ impl Cx<'_> {
         }
         let by_name = matches!(tools.get(name), Lookup::Own(_));
         let Some(value) = found else {
-            return Ok(zero::inherited(rel).unwrap_or(Resolved::Stop));
+            return Ok(legacy_loop::inherited(rel).unwrap_or(Resolved::Stop));
         };
         let memory = self.memory();
         let named = &value.key;
@@ -764,7 +765,10 @@ impl Cx<'_> {
             && !matches!(value.origin, ToolOrigin::Client);
         if refused {
             if rel.tool_error_ends_memory_calls && memory {
-                return Err("a failed tool call with memory on 1.57.0: null arguments".into());
+                return Err(format!(
+                    "a failed tool call with memory {}: null arguments",
+                    releases::TOOL_ERROR_ENDS_MEMORY_CALLS.range()
+                ));
             }
             let mut message = JsString::from("Tool \"");
             message = message.concat(name);
@@ -779,8 +783,8 @@ impl Cx<'_> {
         }
         let runs = match &value.origin {
             // 0.x: what a client tool's call and a workflow's run do there.
-            ToolOrigin::Client | ToolOrigin::Workflow if rel.zero.is_some() => {
-                zero::client_or_workflow_run(rel, &value.origin, named, &call.arguments)?
+            ToolOrigin::Client | ToolOrigin::Workflow if rel.on_0x() => {
+                legacy_loop::client_or_workflow_run(rel, &value.origin, named, &call.arguments)?
             }
             ToolOrigin::Client => return Ok(Resolved::Stop),
             ToolOrigin::Ours => match checked(Schema::City, &call.arguments)? {
@@ -803,7 +807,10 @@ impl Cx<'_> {
                 if rel.sub_agent_promptless_throws
                     && !matches!(call.arguments.get("prompt"), Some(Json::String(_))) =>
             {
-                return Err("a sub-agent called without a string prompt from 1.19.0 to 1.55.0: the step throws".into())
+                return Err(format!(
+                    "a sub-agent called without a string prompt {}: the step throws",
+                    releases::SUB_AGENT_PROMPTLESS_THROWS.range()
+                ))
             }
             ToolOrigin::SubAgent(sub) => {
                 let input = sources::sub_agent_input(rel, &call.arguments, memory);
@@ -813,7 +820,11 @@ impl Cx<'_> {
                 // `cases/calls/sub-agent-rejected-with-memory-options.json`);
                 // one that passes goes on with them.
                 let prompt_fails = checked(Schema::SubAgent, &input)?.is_err();
-                let quoted = if prompt_fails { &call.arguments } else { &input };
+                let quoted = if prompt_fails {
+                    &call.arguments
+                } else {
+                    &input
+                };
                 match sources::sub_agent_schema_rejects(rel, &value.id, quoted) {
                     Some(report) => Runs::Fails {
                         report,
@@ -824,8 +835,9 @@ impl Cx<'_> {
                             key: sub.clone(),
                             // 0.x runs the tool with the arguments as given
                             // once they pass, unknown keys and all
-                            // (`releases::zero::passes_arguments_as_given`).
-                            input: if crate::model::releases::zero::passes_arguments_as_given(rel) {
+                            // (`releases::legacy::passes_arguments_as_given`).
+                            input: if crate::model::releases::legacy::passes_arguments_as_given(rel)
+                            {
                                 input.clone()
                             } else {
                                 passed
@@ -858,7 +870,7 @@ impl Cx<'_> {
     /// itself), and not on the 0.x v4 loop.
     fn merges_call_ids(&self) -> bool {
         self.case.route.wire() != Wire::GenerateContent
-            && super::releases::zero::merges_call_ids(self.rel)
+            && super::releases::legacy::merges_call_ids(self.rel)
     }
 
     /// Whether the calls of an id called more than once in a step are one
@@ -904,7 +916,7 @@ impl Cx<'_> {
                 Resolved::Stop => continue,
             };
             agent.working_memory.note(&call.name, r);
-            let content = zero::own_client_output(self.rel, content);
+            let content = legacy_loop::own_client_output(self.rel, content);
             let invocation = Invocation {
                 step: agent.step,
                 id: call.id.clone(),
@@ -912,7 +924,7 @@ impl Cx<'_> {
                 result: Some(route::result_on(route, &call.id, &name, content)),
                 found: !matches!(r, Resolved::NotFound { .. }),
                 last: agent.step,
-                late: zero::settles_late(self.case, self.rel, r),
+                late: legacy_loop::settles_late(self.case, self.rel, r),
             };
             step.push(invocation);
         }
@@ -969,7 +981,7 @@ impl Cx<'_> {
                     // its own, "Tool X not found" before
                     // `NOT_FOUND_IS_A_RESULT`, ends it so too).
                     Ending::ApiError(_) | Ending::Error(_)
-                        if self.rel.zero.is_none()
+                        if self.rel.on_1x()
                             && !self.rel.sub_agent_stream_error_thrown
                             && self.case.call.method == Method::Stream
                             && !(self.rel.tool_error_ends_memory_calls && memory) =>
@@ -991,7 +1003,7 @@ impl Cx<'_> {
                     // error or by the loop's own error (a plain `Error`,
                     // serialised as its message and name).
                     Ending::ApiError(_) | Ending::Error(_)
-                        if !self.rel.sub_agent_error_as_text && self.rel.zero.is_none() =>
+                        if !self.rel.sub_agent_error_as_text && self.rel.on_1x() =>
                     {
                         let cause = match &ending {
                             Ending::ApiError(status) => crate::projection::api_error(*status),
@@ -1013,9 +1025,11 @@ impl Cx<'_> {
                         ResultContent::Object(error)
                     }
                     Ending::ApiError(_) | Ending::Error(_) | Ending::Unanswered
-                        if self.rel.zero.is_some() =>
+                        if self.rel.on_0x() =>
                     {
-                        zero::sub_agent_failed(self.case, self.rel, by_name, key, input, memory)
+                        legacy_loop::sub_agent_failed(
+                            self.case, self.rel, by_name, key, input, memory,
+                        )
                     }
                     Ending::ApiError(_) | Ending::Error(_) => {
                         return Err("a sub-agent whose own loop ends in an error".into())
@@ -1032,7 +1046,7 @@ impl Cx<'_> {
     /// order, and on the releases where a failed tool call ends a call with
     /// memory options in an error, that error.
     fn end(&self, mut s: State) -> Result<Projection, String> {
-        zero::after_loop(self.case, self.rel, &mut s);
+        legacy_loop::after_loop(self.case, self.rel, &mut s);
         let mut p = Projection::empty();
         let who: Vec<Requester> = s.world.arrived.iter().map(|(w, _)| w.clone()).collect();
         let order = s.world.script.canonical_order(&who);
@@ -1057,12 +1071,12 @@ impl Agent {
     /// (`history_per_step`) or every call ahead of every result.
     fn history(&self, rel: &Release) -> Vec<HistoryItem> {
         let mut out = self.before.clone();
-        if super::releases::zero::history_per_call(rel) {
+        if super::releases::legacy::history_per_call(rel) {
             for i in &self.invocations {
                 out.push(i.call.clone());
                 out.extend(i.result.clone());
             }
-        } else if rel.history_per_step {
+        } else if rel.history_per_step() {
             let last = self.invocations.iter().map(|i| i.step).max();
             for step in 0..=last.unwrap_or(0) {
                 let of = || self.invocations.iter().filter(move |i| i.step == step);
@@ -1092,12 +1106,12 @@ impl Agent {
     /// next reply meant for this agent.
     fn send(&mut self, cx: &Cx, world: &mut World) -> Sent {
         let request = self.request(cx.rel);
-        for attempt in 0..=cx.rel.retries {
+        for attempt in 0..=cx.rel.retries() {
             world.arrived.push((self.who.clone(), request.clone()));
             match world.script.next(&self.who) {
                 Reply::Error { status, .. }
-                    if super::releases::zero::retryable(cx.rel, status)
-                        && attempt < cx.rel.retries =>
+                    if super::releases::legacy::retryable(cx.rel, status)
+                        && attempt < cx.rel.retries() =>
                 {
                     continue
                 }
@@ -1105,7 +1119,7 @@ impl Agent {
                 Reply::Text(text) => return Sent::Ended(Ending::Answer(text)),
                 Reply::Error { status, body } => {
                     return Sent::Ended(
-                        match super::releases::zero::api_error(
+                        match super::releases::legacy::api_error(
                             cx.rel,
                             cx.case.route,
                             status,
@@ -1127,7 +1141,7 @@ impl Agent {
     /// steps as `MessageMerger` places its parts (the note beside the
     /// switch).
     fn record_step(&mut self, cx: &Cx, step: Vec<Invocation>) {
-        let joins = cx.rel.reused_id_merges_steps
+        let joins = cx.rel.reused_id_merges_steps()
             && cx.merges_call_ids()
             && step
                 .iter()
@@ -1341,7 +1355,7 @@ fn replace_across(rel: &Release, first_result: bool, e: &mut Invocation, later: 
     // (measured on the `openai` route of 1.8.0 and 1.13.2), but for a
     // merged step before `MERGED_STEP_TAKES_LATER_ITEM`.
     let reference = matches!(e.call, HistoryItem::Ref(_));
-    let keeps_item = reference && rel.merged_step_keeps_earlier_item;
+    let keeps_item = reference && rel.merged_step_keeps_earlier_item();
     if (rel.reused_id_takes_later_call || reference) && !keeps_item {
         e.call = later.call;
     }
@@ -1462,7 +1476,10 @@ fn tool_invocation_error(
     if case.route.wire() == Wire::GenerateContent {
         // The invocation names its call id, which on google is the AI SDK's
         // own, random (measured on 1.57.0: "7jsCLftK4XJpsghT").
-        return Err("a failed tool call with memory on google on 1.57.0: the error names the AI SDK's random call id".into());
+        return Err(format!(
+            "a failed tool call with memory on google {}: the error names the AI SDK's random call id",
+            releases::TOOL_ERROR_ENDS_MEMORY_CALLS.range()
+        ));
     }
     let reused = case
         .all_replies()
@@ -1475,7 +1492,10 @@ fn tool_invocation_error(
         .count()
         > 1;
     if reused {
-        return Err("a failed tool call with memory on 1.57.0 whose call id is used again".into());
+        return Err(format!(
+            "a failed tool call with memory {} whose call id is used again",
+            releases::TOOL_ERROR_ENDS_MEMORY_CALLS.range()
+        ));
     }
     // `{ step, ...toolInvocation }`: one `step-start` part precedes each
     // step after the first in the response's one assistant message, and

@@ -158,7 +158,7 @@ fn picked(input: &Json, fields: &[&str]) -> Json {
 /// parses to a plain object is validated again as that object; the report
 /// of a failure still quotes the arguments as sent.
 fn coerced_object(rel: &Release, text: &JsString) -> Option<Json> {
-    if !super::releases::within(super::releases::WORKFLOW_TEXT_COERCED, rel.version) {
+    if !rel.workflow_text_coerced {
         return None;
     }
     let start = text.units().iter().position(|&u| !is_js_whitespace(u))?;
@@ -199,8 +199,8 @@ pub fn validate(
     // `{ "0": "Paris" }`, `[]` as `{}`).
     let spread;
     let input = match input {
-        // 0.x validates the array itself (`zero::spreads_arrays`).
-        Json::Array(items) if super::releases::zero::spreads_arrays(rel) => {
+        // 0.x validates the array itself (`legacy::spreads_arrays`).
+        Json::Array(items) if super::releases::legacy::spreads_arrays(rel) => {
             spread = Json::Object(
                 items
                     .iter()
@@ -212,7 +212,7 @@ pub fn validate(
         }
         other => other,
     };
-    let rejected = || super::releases::zero::worded(rel, report(name, input), name, input);
+    let rejected = || super::releases::legacy::worded(rel, report(name, input), name, input);
     Ok(match schema {
         Schema::City => {
             if is_string(member(input, "city")) {
@@ -229,7 +229,7 @@ pub fn validate(
             }
         }
         Schema::Workflow => match member(input, "inputData") {
-            Some(Json::String(_)) if rel.zero.is_some() => {
+            Some(Json::String(_)) if rel.on_0x() => {
                 return Err("a workflow's inputData sent as text on 0.x".into())
             }
             Some(Json::String(text)) => match coerced_object(rel, text) {

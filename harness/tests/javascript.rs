@@ -392,3 +392,190 @@ fn a_repro_runs_the_cases_sources_and_refuses_a_request_elsewhere() {
         "{shown}"
     );
 }
+
+/// node-probe/ with `releases.json` as `plant` rewrites it, in a folder of
+/// its own: the loader's and the probe's scripts, and the table they read.
+fn probe_copy(plant: impl Fn(String) -> String) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(root().join("node-probe")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name.ends_with(".mjs") || name == "releases.json" {
+            let mut text = std::fs::read_to_string(&path).unwrap();
+            if name == "releases.json" {
+                text = plant(text);
+            }
+            std::fs::write(dir.path().join(&name), text).unwrap();
+        }
+    }
+    dir
+}
+
+/// A project folder whose installed `@mastra/core` is `manifest` (its
+/// package.json) with `files` beside it; its code is never reached.
+fn fake_project(manifest: &str, files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("package.json"), r#"{"name": "p"}"#).unwrap();
+    std::fs::write(dir.path().join("index.mjs"), "").unwrap();
+    let core = dir.path().join("node_modules/@mastra/core");
+    std::fs::create_dir_all(&core).unwrap();
+    std::fs::write(core.join("package.json"), manifest).unwrap();
+    for (name, text) in files {
+        let path = core.join(name);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    dir
+}
+
+/// What `project.mjs` in `probe` says of `project`: its document's error
+/// (kind and message). The loader writes its document on fd 3, here
+/// pointed at stdout; `--tools` names no folder, so a project it accepts
+/// ends where the loader loads its own tools.
+fn loader_says(probe: &Path, project: &Path) -> (String, String) {
+    let script = format!(
+        "exec '{}' '{}' --tools /nonexistent --loader node --isolation guard '{}' index.mjs 3>&1 1>/dev/null 2>/dev/null <<< '{{\"nonce\": \"n1\"}}'",
+        node().display(),
+        probe.join("project.mjs").display(),
+        project.display()
+    );
+    let out = Command::new("bash").args(["-c", &script]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout
+        .lines()
+        .find(|l| l.contains("\"n1\""))
+        .unwrap_or_else(|| panic!("no document: {}", text(&out)));
+    let doc = Json::parse(line).unwrap();
+    let error = doc.get("error").unwrap_or_else(|| panic!("{line}"));
+    let field = |k: &str| match error.get(k) {
+        Some(Json::String(s)) => s.to_lossy(),
+        other => panic!("{k}: {other:?} in {line}"),
+    };
+    (field("kind"), field("message"))
+}
+
+/// The project loader decides by the release table in
+/// `node-probe/releases.json`: a core before `AGENT_SINCE` is refused with
+/// the table's release in the message, and a planted change to that line
+/// changes what it refuses.
+#[test]
+fn the_project_loader_reads_the_release_table() {
+    let real = probe_copy(|t| t);
+    let old = fake_project(r#"{"name": "@mastra/core", "version": "0.1.26"}"#, &[]);
+    let current = fake_project(r#"{"name": "@mastra/core", "version": "1.67.0"}"#, &[]);
+    let (kind, message) = loader_says(real.path(), old.path());
+    assert_eq!(kind, "mastra-too-old");
+    assert!(
+        message.ends_with(
+            "is @mastra/core 0.1.26, which has no Agent; lint --project needs 0.2.0 or later"
+        ),
+        "{message}"
+    );
+    assert_ne!(loader_says(real.path(), current.path()).0, "mastra-too-old");
+    // The Agent's first release moved past 1.67.0 in the table alone.
+    let planted = probe_copy(|t| {
+        let agent = t
+            .find("\"name\": \"AGENT_SINCE\"")
+            .expect("an AGENT_SINCE line");
+        let first = agent + t[agent..].find("\"first\": \"0.2.0\"").unwrap();
+        format!(
+            "{}\"first\": \"1.68.0\"{}",
+            &t[..first],
+            &t[first + "\"first\": \"0.2.0\"".len()..]
+        )
+    });
+    let (kind, message) = loader_says(planted.path(), current.path());
+    assert_eq!(kind, "mastra-too-old", "{message}");
+    assert!(message.ends_with("needs 1.68.0 or later"), "{message}");
+    assert_ne!(loader_says(planted.path(), old.path()).1, message);
+}
+
+/// A snapshot build (`0.0.0-TAG-TIMESTAMP`) is judged as the release it
+/// was cut from, not refused for its 0.0.0: by its CHANGELOG.md's first
+/// release heading, or, with none (`@mastra/core`
+/// 0.0.0-ai-v5-20250729181825 ships none), by what it ships: an Agent
+/// module or not.
+#[test]
+fn the_project_loader_judges_a_snapshot_as_the_release_it_was_cut_from() {
+    let probe = probe_copy(|t| t);
+    let snapshot = r#"{"name": "@mastra/core", "version": "0.0.0-ai-v5-20250729181825",
+        "dependencies": {"ai": "5.0.0-beta.14"},
+        "exports": {"./*": {"import": {"default": "./dist/*/index.js"}}}}"#;
+    let with_agent = fake_project(
+        snapshot,
+        &[
+            ("dist/agent/index.js", ""),
+            ("dist/runtime-context/index.js", ""),
+        ],
+    );
+    assert_ne!(
+        loader_says(probe.path(), with_agent.path()).0,
+        "mastra-too-old"
+    );
+    let without_agent = fake_project(snapshot, &[("dist/tools/index.js", "")]);
+    let (kind, message) = loader_says(probe.path(), without_agent.path());
+    assert_eq!(kind, "mastra-too-old");
+    assert!(
+        message.contains("a snapshot build with no Agent"),
+        "{message}"
+    );
+    // A CHANGELOG.md naming a release before the Agent: judged as that one.
+    let cut_early = fake_project(
+        snapshot,
+        &[
+            ("dist/agent/index.js", ""),
+            (
+                "CHANGELOG.md",
+                "# @mastra/core\n\n## 0.0.0-ai-v5-20250729181825\n\n## 0.1.26\n",
+            ),
+        ],
+    );
+    assert_eq!(
+        loader_says(probe.path(), cut_early.path()).0,
+        "mastra-too-old"
+    );
+}
+
+/// The probe's 0.x path (`legacy.mjs`) reads the same table: 0.19.1 names
+/// a call's thread as the AI SDK v4 loop takes it, until a planted
+/// `V5_LOOP_SINCE` puts 0.19.1 on the v5 loop.
+#[test]
+fn the_probes_0x_path_reads_the_release_table() {
+    let thread_options = |probe: &Path| {
+        let script = format!(
+            "import {{ legacyOf }} from '{}';\n\
+             process.stdout.write(JSON.stringify(legacyOf('0.19.1', {{}}, true).memoryCallOptions('t', 'r')));",
+            url(&probe.join("legacy.mjs"))
+        );
+        let out = Command::new(node())
+            .args(["--input-type=module", "-e", &script])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let real = probe_copy(|t| t);
+    assert_eq!(
+        thread_options(real.path()),
+        r#"{"threadId":"t","resourceId":"r"}"#
+    );
+    let planted = probe_copy(|t| {
+        let line = t
+            .find("\"name\": \"V5_LOOP_SINCE\"")
+            .expect("a V5_LOOP_SINCE line");
+        let first = line + t[line..].find("\"first\": \"0.20.0\"").unwrap();
+        format!(
+            "{}\"first\": \"0.19.0\"{}",
+            &t[..first],
+            &t[first + "\"first\": \"0.20.0\"".len()..]
+        )
+    });
+    assert_eq!(
+        thread_options(planted.path()),
+        r#"{"memory":{"thread":"t","resource":"r"}}"#
+    );
+}
+
+fn url(path: &Path) -> String {
+    format!("file://{}", path.display())
+}

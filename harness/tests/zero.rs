@@ -118,7 +118,7 @@ fn the_model_agrees_with_0_13_2_0_21_1_and_0_24_9() {
 }
 
 /// `bisect` crosses from the 0.x line to 1.x as within a line: 0.24.8 and
-/// 0.24.9 apply `activeTools`, 1.0.4 does not (`zero::LAST_ZERO`), so the
+/// 0.24.9 apply `activeTools`, 1.0.4 does not (`releases::ACTIVE_TOOLS_ON_0X`), so the
 /// first release that differs from 0.24.8 is 1.0.4, found after one step
 /// on 0.24.9. (1.1.0 applies `activeTools` again, so it is no bad end.)
 #[test]

@@ -191,6 +191,21 @@ pub fn on_zero_line(core: MastraVersion) -> bool {
     core.major == 0 && (core.minor, core.patch) != (0, 0)
 }
 
+/// Whether the install's `@mastra/mcp` is from before `MCPConfiguration`
+/// (its 0.3.0): its `MastraMCPClient` reaches one server and lists its
+/// tools under their own names, the server's name only in each tool's id
+/// (`${name}_${tool.name}`, 0.2.6 `dist/index.js:54` and `:72`). A user
+/// connects one per server, in turn, and spreads each listing, so the
+/// servers' tools join in the servers object's key order, with no race
+/// (`cases/real/mcp-*` on core 0.4.4).
+pub fn mcp_client_of_one_server(core: MastraVersion) -> bool {
+    extras(core)
+        .iter()
+        .find(|(name, _)| *name == "@mastra/mcp")
+        .and_then(|(_, at)| MastraVersion::parse(at))
+        .is_some_and(|at| at < v(0, 3, 0))
+}
+
 /// The extra packages of an install of `core`, in manifest order.
 pub fn extras(core: MastraVersion) -> Vec<(&'static str, &'static str)> {
     if on_zero_line(core) {
@@ -392,6 +407,16 @@ fn zero(core: MastraVersion) -> Vec<(&'static str, &'static str)> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn only_the_install_with_mastra_mcp_0_2_has_a_client_of_one_server() {
+        // 0.4.4 gets @mastra/mcp 0.2.6; 0.6.3 0.3.4 (`MCPConfiguration`);
+        // 0.5.0 none at all.
+        assert!(mcp_client_of_one_server(v(0, 4, 4)));
+        assert!(!mcp_client_of_one_server(v(0, 5, 0)));
+        assert!(!mcp_client_of_one_server(v(0, 6, 3)));
+        assert!(!mcp_client_of_one_server(v(0, 24, 9)));
+    }
     use super::*;
 
     #[test]

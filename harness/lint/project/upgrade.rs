@@ -12,7 +12,7 @@
 //!
 //! A sub-agent or workflow is a tool on 1.x under `agent-KEY` /
 //! `workflow-KEY`; the 0.x releases that name it by its key alone
-//! (`Zero::names_sources_by_key`) send it as KEY, so its 1.x key is
+//! (`Release::names_sources_by_key`) send it as KEY, so its 1.x key is
 //! built from that.
 
 use super::basis::{agent_input, provider_accepts, quote};
@@ -20,7 +20,7 @@ use super::{ProjectAgent, ToolSource};
 use crate::js::string::JsString;
 use crate::lint::{active_tools_applied, lint, KeyFinding, KeyProblem, LintReport};
 use crate::lint::{NameFinding, Reference};
-use crate::model::releases::zero::Zero;
+use crate::model::releases::Release;
 use crate::versions::spec::MastraVersion;
 
 /// What one key is on one side of the upgrade.
@@ -131,7 +131,7 @@ impl Upgrade {
 }
 
 /// The key 1.x sees for a tool the 0.x release `z` assembled as `key`.
-fn key_on_1x(z: &Zero, source: ToolSource, key: &JsString) -> JsString {
+fn key_on_1x(z: &Release, source: ToolSource, key: &JsString) -> JsString {
     let prefix = match source {
         ToolSource::Agent => "agent-",
         ToolSource::Workflow => "workflow-",
@@ -146,7 +146,7 @@ fn key_on_1x(z: &Zero, source: ToolSource, key: &JsString) -> JsString {
 
 /// The upgrade view of AGENT, judged as `now` on `version`; `None` on 1.x.
 pub fn upgrade(agent: &ProjectAgent, version: MastraVersion, now: &LintReport) -> Option<Upgrade> {
-    let z = Zero::of(version)?;
+    let z = Some(Release::of(version)).filter(Release::on_0x)?;
     let keys_then: Vec<JsString> = agent
         .tools
         .iter()

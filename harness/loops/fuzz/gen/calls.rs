@@ -16,7 +16,7 @@ use super::pick;
 use crate::case::{Case, Reply, ToolCallReply};
 use crate::js::json::Json;
 use crate::js::string::JsString;
-use crate::naming::wire_name;
+use crate::naming::{builtin_id, wire_name};
 use arbitrary::{Result, Unstructured};
 
 /// What one call was aimed at, by the generator's reading of its own case.
@@ -88,17 +88,6 @@ pub fn aims(c: &Case) -> Vec<Aim> {
     out
 }
 
-/// The ids the builtins carry (what a model may call them by).
-const BUILTIN_IDS: &[(&str, &str)] = &[
-    ("askUserTool", "ask_user"),
-    ("submitPlanTool", "submit_plan"),
-    ("taskWriteTool", "task_write"),
-    ("taskUpdateTool", "task_update"),
-    ("taskCompleteTool", "task_complete"),
-    ("taskCheckTool", "task_check"),
-    ("webFetchTool", "web_fetch"),
-];
-
 /// Prefixes models put before a tool's name (`functions.search_web`,
 /// `default_api:search`, a namespace with a colon as in
 /// mastra-ai/mastra#12895's `creating:view`).
@@ -117,13 +106,7 @@ fn name_for(u: &mut Unstructured, aim: &Aim) -> Result<JsString> {
     let prefixed = |base: &str| JsString::from(base);
     let (registered, id): (JsString, Option<JsString>) = match aim {
         Aim::Tool { key, id } => (key.clone(), Some(id.clone())),
-        Aim::Builtin { key, name } => (
-            key.clone(),
-            BUILTIN_IDS
-                .iter()
-                .find(|(n, _)| n == name)
-                .map(|(_, id)| JsString::from(*id)),
-        ),
+        Aim::Builtin { key, name } => (key.clone(), builtin_id(name).map(JsString::from)),
         Aim::Client(key) => (key.clone(), None),
         Aim::SubAgent(key) => (prefixed("agent-").concat(key), None),
         Aim::Workflow(key) => (prefixed("workflow-").concat(key), None),
@@ -477,14 +460,9 @@ pub fn kinds(c: &Case) -> Vec<&'static str> {
         for aim in &aims {
             let (registered, id, kind): (JsString, Option<JsString>, &'static str) = match aim {
                 Aim::Tool { key, id } => (key.clone(), Some(id.clone()), "tool"),
-                Aim::Builtin { key, name } => (
-                    key.clone(),
-                    BUILTIN_IDS
-                        .iter()
-                        .find(|(n, _)| n == name)
-                        .map(|(_, id)| JsString::from(*id)),
-                    "builtin",
-                ),
+                Aim::Builtin { key, name } => {
+                    (key.clone(), builtin_id(name).map(JsString::from), "builtin")
+                }
                 Aim::Client(key) => (key.clone(), None, "client"),
                 Aim::SubAgent(key) => (JsString::from("agent-").concat(key), None, "sub-agent"),
                 Aim::Workflow(key) => (JsString::from("workflow-").concat(key), None, "workflow"),

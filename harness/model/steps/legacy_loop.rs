@@ -1,5 +1,6 @@
 //! What the 0.x agent loop does differently, by the switches of
-//! `releases::zero::Zero` (docs/0x.md records the runs that measured each).
+//! lines of the release table (`releases`; docs/0x.md records the runs that
+//! measured each).
 
 use super::{Agent, Ending, Resolved, Runs, State, Taken, World};
 use crate::case::script::Requester;
@@ -7,7 +8,7 @@ use crate::case::{Case, Method, Reply, ToolCallReply};
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::model::record::{Lookup, Record};
-use crate::model::releases::zero::*;
+use crate::model::releases::legacy::*;
 use crate::model::releases::Release;
 use crate::model::route::ResultContent;
 use crate::model::validate::{validate, zod_issues, Schema};
@@ -56,11 +57,11 @@ pub(in crate::model) fn title(
     ended: &Ending,
     world: &mut World,
 ) {
-    let Some(z) = rel.zero else {
+    if !rel.on_0x() {
         return;
-    };
+    }
     if case.sources.memory.is_none()
-        || !z.v5_loop
+        || !rel.v5_loop
         || !matches!(ended, Ending::Answer(_) | Ending::Stopped)
         || !agent.working_memory.thread_found()
     {
@@ -78,11 +79,11 @@ pub(in crate::model) fn title(
     // has, and the parent's next step the default 400, an API error;
     // `cases/zero/sub-agent-title-takes-the-parents-reply.json`).
     let who = &Requester::Parent;
-    for attempt in 0..=rel.retries {
+    for attempt in 0..=rel.retries() {
         world.arrived.push((who.clone(), title.clone()));
         let retried = matches!(world.script.next(who),
             Reply::Error { status, .. } if retryable(rel, status));
-        if !retried || attempt == rel.retries {
+        if !retried || attempt == rel.retries() {
             break;
         }
     }
@@ -96,9 +97,7 @@ pub(in crate::model) fn title(
 /// on 0.20.0, `{"type":"text","value":""}` for the client tool's answer).
 /// Elsewhere the content as it is.
 pub(in crate::model) fn own_client_output(rel: &Release, content: ResultContent) -> ResultContent {
-    let own = rel
-        .zero
-        .is_some_and(|z| z.v5_loop && rel.version < ROUTER_PROVIDERS_SINCE);
+    let own = rel.on_0x() && rel.v5_loop && !rel.router_providers;
     if !own {
         return content;
     }
@@ -124,7 +123,9 @@ pub(in crate::model) fn own_client_output(rel: &Release, content: ResultContent)
 /// 0.15.x: no `@mastra/memory`; 0.19.1 and most releases before 0.10.5:
 /// no `@mastra/mcp`).
 pub(in crate::model) fn install_reason(case: &Case, rel: &Release) -> Option<String> {
-    rel.zero?;
+    if !rel.on_0x() {
+        return None;
+    }
     let version = rel.version;
     let extras = crate::versions::extras::extras(version);
     let lacks = |pkg: &str| !extras.iter().any(|(name, _)| *name == pkg);
@@ -139,12 +140,12 @@ pub(in crate::model) fn install_reason(case: &Case, rel: &Release) -> Option<Str
             "no @mastra/memory release the registry serves accepts @mastra/core {version}"
         ));
     }
-    if src.memory.is_some() && memory_embeds_by_default(version) {
+    if src.memory.is_some() && rel.memory_embeds_by_default {
         return Some(format!(
             "@mastra/core {version}'s memory embeds each message with its default embedder, fastembed, which downloads its model from storage.googleapis.com first: the call needs the network"
         ));
     }
-    if src.workflows.is_some() && version < CREATE_WORKFLOW_SINCE {
+    if src.workflows.is_some() && !rel.create_workflow {
         return Some(format!(
             "@mastra/core {version} does not export createWorkflow from @mastra/core/workflows"
         ));
@@ -214,9 +215,7 @@ pub(in crate::model) fn client_or_workflow_run(
                 }),
             }
         }
-        ToolOrigin::Client if rel.zero.is_some_and(|z| z.history_per_call) => {
-            Ok(Runs::Fixed(CLIENT_RESULT_EARLY))
-        }
+        ToolOrigin::Client if rel.history_per_call => Ok(Runs::Fixed(CLIENT_RESULT_EARLY)),
         ToolOrigin::Client => Ok(Runs::Fixed(CLIENT_RESULT)),
         _ => match validate(rel, Schema::City, named, arguments)? {
             Ok(input) => Ok(Runs::Output(workflow_result(rel, &input))),
@@ -248,12 +247,12 @@ fn workflow_result(rel: &Release, input: &Json) -> Json {
     ]);
     let steps = Json::object([("input", input.clone()), ("weather", weather)]);
     let mut result = vec![("status", success()), ("steps", steps)];
-    if rel.version >= WORKFLOW_RESULT_HAS_INPUT_SINCE {
+    if rel.workflow_result_has_input {
         result.push(("input", input.clone()));
     }
     result.push(("result", output()));
     let result = Json::object(result);
-    if rel.version < WORKFLOW_RESULT_WRAPPED_SINCE {
+    if !rel.workflow_result_wrapped {
         return result;
     }
     Json::object([("result", result), ("runId", Json::str("<uuid>"))])
@@ -304,7 +303,7 @@ pub(in crate::model) fn mcp_orders(
     rel: &Release,
 ) -> Option<Result<Vec<Case>, String>> {
     // One `MastraMCPClient` per server is connected in turn: no race.
-    if rel.zero.is_none_or(|z| z.mcp_client_of_one_server) {
+    if !rel.on_0x() || rel.mcp_client_of_one_server() {
         return None;
     }
     let servers = case.sources.mcp.as_deref().filter(|s| s.len() > 1)?;
@@ -344,7 +343,7 @@ fn permutations<T: Clone>(mut items: Vec<T>, from: usize, out: &mut Vec<Vec<T>>)
 /// `w`; `cases/sources/later-source-replaces-an-equal-key-silently.json` on
 /// 0.21.1); later, as on 1.x, `agent-KEY` and `workflow-KEY`.
 pub(in crate::model) fn convert_tools(
-    z: &Zero,
+    rel: &Release,
     case: &Case,
     agent: &Record<ToolValue>,
     toolsets: &Record<ToolValue>,
@@ -353,7 +352,7 @@ pub(in crate::model) fn convert_tools(
     let src = &case.sources;
     let agents = src.agents.as_deref().unwrap_or_default();
     let workflows = src.workflows.as_deref().unwrap_or_default();
-    let by_key = z.names_sources_by_key();
+    let by_key = rel.names_sources_by_key();
     let sub_agents = if by_key {
         keyed(agents, |k| ToolOrigin::SubAgent(k.clone()))
     } else {
@@ -368,10 +367,10 @@ pub(in crate::model) fn convert_tools(
     all.spread_from(agent);
     all.spread_from(&sources::memory_tools(src.memory));
     all.spread_from(toolsets);
-    if z.client_tools {
+    if rel.client_tools {
         all.spread_from(client);
     }
-    if z.sub_agent_tools {
+    if rel.sub_agent_tools {
         all.spread_from(&sub_agents);
     }
     all.spread_from(&workflows);
@@ -398,7 +397,7 @@ fn keyed(keys: &[JsString], origin: impl Fn(&JsString) -> ToolOrigin) -> Record<
 
 /// Whether `rel` runs the AI SDK v4 loop (0.x before 0.20.0).
 fn on_v4_loop(rel: &Release) -> bool {
-    rel.zero.is_some_and(|z| !z.v5_loop)
+    !rel.v5_loop
 }
 
 /// Whether `case` is streamed on the AI SDK v4 loop.
@@ -545,15 +544,15 @@ pub(in crate::model) fn step_fails(
     agent: &mut Agent,
     taken: &Taken,
 ) -> Result<Option<Ending>, String> {
-    let Some(z) = rel.zero else {
+    if !rel.on_0x() {
         return Ok(None);
-    };
+    }
     let generate = case.call.method == Method::Generate;
-    if !z.v5_loop {
+    if !rel.v5_loop {
         let Some(i) = taken.resolved.iter().position(refused_on_v4) else {
             return Ok(None);
         };
-        let id = (generate && rel.version >= GENERATE_ERROR_ID_SINCE)
+        let id = (generate && rel.generate_error_id)
             .then_some("LLM_GENERATE_TEXT_AI_SDK_EXECUTION_FAILED");
         let error = ErrorView {
             id: id.map(JsString::from),
@@ -566,7 +565,7 @@ pub(in crate::model) fn step_fails(
         agent.first_error_part.get_or_insert(error);
         return Ok(None);
     }
-    if !z.no_tool_ends_silently {
+    if !rel.no_tool_ends_silently {
         return Ok(None);
     }
     // The step's other calls have run by then, a sub-agent's too (its
@@ -620,7 +619,7 @@ pub(in crate::model) fn sub_agent_failed(
     input: &Json,
     memory: bool,
 ) -> ResultContent {
-    if case.call.method == Method::Stream || rel.version < SUB_AGENT_GENERATED_SINCE {
+    if case.call.method == Method::Stream || !rel.sub_agent_generated {
         return sources::sub_agent_result(rel, by_name, key, &JsString::new(), memory);
     }
     let message = JsString::from("[Agent:probe] - Failed agent tool execution for ").concat(key);
@@ -659,13 +658,15 @@ pub(in crate::model) fn sub_agent_failed(
 /// call and `valueOf` beside a tool that runs, each answered `""`).
 /// `None`: it stops the loop, as on 1.x.
 pub(in crate::model) fn inherited(rel: &Release) -> Option<Resolved> {
-    let z = rel.zero?;
-    let answer = if z.history_per_call {
+    if !rel.on_0x() {
+        return None;
+    }
+    let answer = if rel.history_per_call {
         CLIENT_RESULT_EARLY
     } else {
         CLIENT_RESULT
     };
-    z.v5_loop.then(|| Resolved::Run {
+    rel.v5_loop.then(|| Resolved::Run {
         id: JsString::new(),
         by_name: true,
         runs: Runs::Fixed(answer),
@@ -756,18 +757,18 @@ mod tests {
     /// Each switch on both sides of its boundary, and none on 1.x.
     #[test]
     fn each_switch_on_both_sides_of_its_boundary() {
-        let z = |s: &str| Zero::of(ver(s)).unwrap();
-        assert!(!z("0.13.1").format_tools && z("0.13.2").format_tools);
-        assert!(!z("0.19.1").active_tools_applied && z("0.21.0").active_tools_applied);
-        assert!(z("0.24.9").active_tools_applied);
+        let z = |s: &str| Release::of(ver(s));
+        assert!(!z("0.13.1").formats_tools && z("0.13.2").formats_tools);
+        assert!(!z("0.19.1").active_tools_applied() && z("0.21.0").active_tools_applied());
+        assert!(z("0.24.9").active_tools_applied());
         assert!(!z("0.19.1").v5_loop && z("0.20.0").v5_loop);
-        assert!(!z("0.19.1").sources_by_key && z("0.20.0").sources_by_key);
-        assert!(z("0.21.1").sources_by_key && !z("0.22.0").sources_by_key);
-        assert_eq!(Zero::of(ver("1.0.4")), None);
+        assert!(!z("0.19.1").early_v5 && z("0.20.0").early_v5);
+        assert!(z("0.21.1").early_v5 && !z("0.22.0").early_v5);
+        assert!(!z("1.0.4").on_0x() && !z("1.0.4").early_v5);
         let rel = |s: &str| Release::of(ver(s));
         assert!(!rel("0.1.26").is_modelled() && rel("0.2.0").is_modelled());
         assert!(
-            !rel("1.0.4").active_tools_applied,
+            !rel("1.0.4").active_tools_applied(),
             "1.0.4 ignores activeTools again"
         );
         let mistral = |s: &str| offering_route(&rel(s), Route::Mistral);
