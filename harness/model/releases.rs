@@ -16,6 +16,35 @@ const fn v(major: u32, minor: u32, patch: u32) -> MastraVersion {
     MastraVersion::new(major, minor, patch)
 }
 
+// ---------------------------------------------------------------------------
+// Tool approval and what the user's code is handed (docs/seen.md). Measured
+// with plain Node beside 1.0.4, 1.67.0 and 1.71.0, each boundary found by
+// reading every release's dist between the measured ones.
+
+/// A `requireToolApproval` function is asked, per call, with `{ toolName,
+/// args, requestContext, ... }`, where `toolName` is the name the model
+/// called (the wire name), and its answer (a throw reads as `true`) or the
+/// tool's own `requireApproval` holds the call. Before, the option was only
+/// tested for truth (`let toolRequiresApproval = requireToolApproval ||
+/// tool2.requireApproval`, 1.37.1 `dist/chunk-2365SJTK.js:21520`), so any
+/// function held every call and was never asked. First in 1.38.0
+/// (`if (typeof requireToolApproval === "function")`,
+/// `dist/chunk-DV4HM5AG.js:21901`; 1.67.0 `dist/agent-Dk0N0Nlg.js:27196`).
+pub const APPROVAL_POLICY_ASKED: MastraVersion = v(1, 38, 0);
+
+/// A declined call's resumed stream says `tool-output-denied`, and the
+/// result's `toolResults` leave it out; before, the decline showed as a
+/// `tool-result` chunk and was listed in `toolResults` (1.0.4, measured).
+/// The message sent back to the model is the same on both sides ("Tool call
+/// was not approved by the user"). First in 1.1.0 (`type:
+/// "tool-output-denied"`, `dist/chunk-IPXNR6RQ.js:9062`; 1.0.4 has no such
+/// chunk anywhere in its dist).
+pub const APPROVAL_DENIED_CHUNK: MastraVersion = v(1, 1, 0);
+
+/// What a declined call's tool result says to the model (1.0.4, 1.67.0,
+/// 1.71.0 alike).
+pub const APPROVAL_DECLINED_MESSAGE: &str = "Tool call was not approved by the user";
+
 /// `activeTools` filters the tools sent (by rewritten name). Before it, the
 /// option was ignored. First in 1.1.0 (`prepareToolsAndToolChoice` gained
 /// the `activeTools` filter; sweep: `active-*` cases, 1.0.4 → 1.1.0).
