@@ -176,8 +176,8 @@ fn reply(r: &Reply) -> Json {
 mod tests {
     use super::super::read::tests::parse;
     use super::super::{
-        discover, Approval, ApprovalPolicy, Call, Case, McpServer, MemorySource, Method, Reply, Sources, Tool, ToolCallReply,
-        ToolChoice, BUILTINS,
+        discover, Approval, ApprovalPolicy, Call, Case, McpServer, MemorySource, Method, Reply,
+        Sources, Tool, ToolCallReply, ToolChoice, BUILTINS,
     };
     use crate::js::json::Json;
     use crate::js::string::JsString;

@@ -12,7 +12,8 @@
 
 use super::record::Lookup;
 use super::releases::{
-    Release, APPROVAL_DECLINED_MESSAGE, APPROVAL_DENIED_CHUNK, APPROVAL_POLICY_ASKED,
+    Release, APPROVAL_DECLINED_MESSAGE, APPROVAL_DECLINE_UNLISTED, APPROVAL_DENIED_CHUNK,
+    APPROVAL_POLICY_ASKED,
 };
 use super::route::{result_on, ResultContent};
 use super::{ToolOrigin, ToolValue};
@@ -24,7 +25,11 @@ use crate::projection::{call_ids_scripted, Projection, Seen};
 
 /// The chunks a call's streamed input gives before the call itself, on
 /// every route measured.
-const CALL_CHUNKS: [&str; 3] = ["tool-call-input-streaming-start", "tool-call-delta", "tool-call"];
+const CALL_CHUNKS: [&str; 3] = [
+    "tool-call-input-streaming-start",
+    "tool-call-delta",
+    "tool-call",
+];
 
 /// Why the case is outside what this module covers, if it is.
 fn outside(case: &Case) -> Option<&'static str> {
@@ -152,7 +157,8 @@ pub(super) fn project(
             kept_executed.extend(ran);
             results.push(name.clone());
             if stream {
-                seen.stream.push((JsString::from("tool-result"), name.clone()));
+                seen.stream
+                    .push((JsString::from("tool-result"), name.clone()));
             }
             continue;
         }
@@ -196,17 +202,14 @@ pub(super) fn project(
                 }
             }
             Some(Approval::Decline) => {
-                let denied = rel.version >= APPROVAL_DENIED_CHUNK;
-                if !denied {
+                if rel.version < APPROVAL_DECLINE_UNLISTED {
                     results.push(name.clone());
-                }
-                if stream {
-                    let kind = if denied {
-                        "tool-output-denied"
-                    } else {
-                        "tool-result"
-                    };
-                    seen.stream.push((JsString::from(kind), name));
+                    if stream {
+                        seen.stream.push((JsString::from("tool-result"), name));
+                    }
+                } else if stream && rel.version >= APPROVAL_DENIED_CHUNK {
+                    seen.stream
+                        .push((JsString::from("tool-output-denied"), name));
                 }
                 // Every later request carries the refusal in place of the
                 // output.
@@ -286,13 +289,19 @@ mod tests {
     fn a_declined_call_sends_the_refusal_and_runs_nothing() {
         let text = BY_KEY
             .replace("files.delete\"]", "files_delete\"]")
-            .replace("\"replies\"", "\"approvals\":{\"call_1\":\"decline\"},\"replies\"");
+            .replace(
+                "\"replies\"",
+                "\"approvals\":{\"call_1\":\"decline\"},\"replies\"",
+            );
         let p = projected(&text, MastraVersion::new(1, 71, 0));
         assert!(p.executed.is_empty());
         let history = p.requests[1].to_json().get("history").unwrap().to_compact();
         assert!(history.contains("not approved"), "{history}");
         let seen = p.seen.unwrap();
         assert_eq!(seen.tool_results, Some(Vec::new()));
-        assert_eq!(seen.stream.last().unwrap().0.to_lossy(), "tool-output-denied");
+        assert_eq!(
+            seen.stream.last().unwrap().0.to_lossy(),
+            "tool-output-denied"
+        );
     }
 }

@@ -32,14 +32,18 @@ const fn v(major: u32, minor: u32, patch: u32) -> MastraVersion {
 /// `dist/chunk-DV4HM5AG.js:21901`; 1.67.0 `dist/agent-Dk0N0Nlg.js:27196`).
 pub const APPROVAL_POLICY_ASKED: MastraVersion = v(1, 38, 0);
 
-/// A declined call's resumed stream says `tool-output-denied`, and the
-/// result's `toolResults` leave it out; before, the decline showed as a
-/// `tool-result` chunk and was listed in `toolResults` (1.0.4, measured).
-/// The message sent back to the model is the same on both sides ("Tool call
-/// was not approved by the user"). First in 1.1.0 (`type:
-/// "tool-output-denied"`, `dist/chunk-IPXNR6RQ.js:9062`; 1.0.4 has no such
-/// chunk anywhere in its dist).
-pub const APPROVAL_DENIED_CHUNK: MastraVersion = v(1, 1, 0);
+/// A declined call is not listed in the result's `toolResults`, and its
+/// resumed stream has no chunk for it; before, the decline showed as a
+/// `tool-result` chunk and was listed (1.0.4 and 1.48.0, measured). The
+/// message sent back to the model is the same on both sides. First in
+/// 1.49.0 (`bisect` of a declined call under `requireToolApproval: true`,
+/// 1.37.1 to 1.67.0: 1.48.0 the same as 1.37.1, 1.49.0 changed).
+pub const APPROVAL_DECLINE_UNLISTED: MastraVersion = v(1, 49, 0);
+
+/// A declined call's resumed stream says `tool-output-denied`. First in
+/// 1.58.0 (`bisect` of the same case, 1.49.0 to 1.67.0: 1.57.0 the same as
+/// 1.49.0, 1.58.0 adds the chunk).
+pub const APPROVAL_DENIED_CHUNK: MastraVersion = v(1, 58, 0);
 
 /// What a declined call's tool result says to the model (1.0.4, 1.67.0,
 /// 1.71.0 alike).
