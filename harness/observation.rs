@@ -268,7 +268,7 @@ pub fn projection_parsed(
                 *id = Json::Null;
             }
         }
-        Some(seen)
+        Some(Box::new(seen))
     } else {
         None
     };

@@ -22,7 +22,7 @@ pub struct Projection {
     /// What the user's own code is handed (`seen`); projected where the
     /// case drives tool approval (`Case::drives_approval`), `None`
     /// elsewhere (docs/seen.md).
-    pub seen: Option<Seen>,
+    pub seen: Option<Box<Seen>>,
 }
 
 /// The projection's `seen`: the names Mastra hands the user's code.
@@ -249,7 +249,11 @@ impl Projection {
             .collect::<Result<Vec<_>, _>>()?;
         let executed = executed_from(v)?;
         let mutated = mutated_from(v);
-        let seen = v.get("seen").map(Seen::from_json).transpose()?;
+        let seen = v
+            .get("seen")
+            .map(Seen::from_json)
+            .transpose()?
+            .map(Box::new);
         Ok(Projection {
             applicable,
             reason,

@@ -127,7 +127,7 @@ pub(super) fn project(
                 return Ok(Projection {
                     executed: kept_executed,
                     requests,
-                    seen: Some(seen),
+                    seen: Some(Box::new(seen)),
                     ..base
                 });
             }
@@ -190,7 +190,7 @@ pub(super) fn project(
                     error: None,
                     executed: kept_executed,
                     requests,
-                    seen: Some(seen),
+                    seen: Some(Box::new(seen)),
                     ..base
                 });
             }

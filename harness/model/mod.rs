@@ -328,10 +328,12 @@ fn run(case: &Case, rel: &Release) -> Result<Vec<Projection>, String> {
     let mut tools = merged_tools_on(case, rel.zero.as_ref());
     if let Some(error) = error_before_requests(case, rel, &mut tools) {
         // Nothing was handed over: the call threw before any result.
-        let seen = case.drives_approval().then(|| crate::projection::Seen {
-            tool_calls: None,
-            tool_results: None,
-            ..Default::default()
+        let seen = case.drives_approval().then(|| {
+            Box::new(crate::projection::Seen {
+                tool_calls: None,
+                tool_results: None,
+                ..Default::default()
+            })
         });
         return Ok(vec![Projection {
             error: Some(error),
