@@ -21,6 +21,7 @@ pub mod script;
 mod sources;
 mod write;
 /// The top-level fields the sources take (`agents`, `workflows`, …).
+pub(crate) use read::Validator;
 use sources::FIELDS as SOURCE_FIELDS;
 pub use sources::{McpServer, MemorySource, Sources, MAX_MCP_TOOLS};
 
@@ -58,6 +59,27 @@ pub struct Case {
     pub route_named: bool,
     /// Sub-agents, workflows, MCP servers, memory, dynamic tools.
     pub sources: Sources,
+    /// `approvals`: how each pending approval is answered, by call id, in
+    /// the order of the file. A pending call without an entry leaves the
+    /// run suspended.
+    pub approvals: Option<Vec<(JsString, Approval)>>,
+}
+
+/// An answer to a pending tool-call approval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Approval {
+    Approve,
+    Decline,
+}
+
+/// `call.requireToolApproval`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ApprovalPolicy {
+    /// `true` or `false`, passed as it is.
+    Flag(bool),
+    /// `{ "names": [...] }`: the function `({ toolName }) =>
+    /// names.includes(toolName)`, the way users write a policy.
+    Names(Vec<JsString>),
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -69,6 +91,8 @@ pub enum Tool {
         key: ToolKey,
         id: JsString,
         description: JsString,
+        /// `"requireApproval": true`: `createTool({ ..., requireApproval: true })`.
+        require_approval: bool,
     },
     /// `{ "key", "builtin" }`: a named export of `@mastra/core/tools`.
     Builtin { key: ToolKey, name: String },
@@ -107,6 +131,7 @@ pub struct Call {
     pub tool_choice: Option<ToolChoice>,
     pub active_tools: Option<Vec<ToolKey>>,
     pub max_steps: Option<u32>,
+    pub require_tool_approval: Option<ApprovalPolicy>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -190,6 +215,7 @@ impl Case {
             route: Route::default(),
             route_named: false,
             sources: Sources::default(),
+            approvals: None,
         }
     }
 
@@ -266,6 +292,22 @@ impl Case {
         } else {
             format!("{path}@{}", self.route)
         }
+    }
+
+    /// Whether the case drives tool approval: a policy, a tool that
+    /// requires approval, or answers to pending approvals.
+    pub fn drives_approval(&self) -> bool {
+        self.call.require_tool_approval.is_some()
+            || self.approvals.is_some()
+            || self.all_tools().any(|t| {
+                matches!(
+                    t,
+                    Tool::Custom {
+                        require_approval: true,
+                        ..
+                    }
+                )
+            })
     }
 
     /// Every tool the case gives Mastra, in every tools object.

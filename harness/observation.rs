@@ -10,7 +10,7 @@ use crate::case::script::{Requester, Script};
 use crate::case::{Case, Reply};
 use crate::js::json::Json;
 use crate::js::string::JsString;
-use crate::projection::{executed_from, mutated_from, ErrorView, Projection, RequestView};
+use crate::projection::{executed_from, mutated_from, ErrorView, Projection, RequestView, Seen};
 use std::time::Duration;
 
 /// One request as it arrived.
@@ -255,6 +255,23 @@ pub fn projection_parsed(
     };
     let executed = executed_from(result)?;
     let mutated = mutated_from(result);
+    // The probe observes `seen` on every case; the projection carries it
+    // where the case drives approval, the part the model predicts.
+    let seen = if case.drives_approval() {
+        let seen = result
+            .get("seen")
+            .ok_or("the probe's result has no `seen`")?;
+        let mut seen = Seen::from_json(seen)?;
+        if !crate::projection::call_ids_scripted(case.route) {
+            // Gemini's calls carry no id: the AI SDK draws one at random.
+            for (id, _) in &mut seen.pending {
+                *id = Json::Null;
+            }
+        }
+        Some(Box::new(seen))
+    } else {
+        None
+    };
     let projection = Projection {
         applicable,
         reason: None,
@@ -262,6 +279,7 @@ pub fn projection_parsed(
         requests,
         executed,
         mutated,
+        seen,
     };
     Ok((projection, captured, bodies))
 }

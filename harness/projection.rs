@@ -19,6 +19,115 @@ pub struct Projection {
     /// Extension: which tools objects the call changed (`"tools"`,
     /// `"toolsets.NAME"`, `"clientTools"`); the report measured none.
     pub mutated: Vec<String>,
+    /// What the user's own code is handed (`seen`); projected where the
+    /// case drives tool approval (`Case::drives_approval`), `None`
+    /// elsewhere (docs/seen.md).
+    pub seen: Option<Box<Seen>>,
+}
+
+/// The projection's `seen`: the names Mastra hands the user's code.
+/// Names are JSON values, not strings: a chunk or a result may carry no
+/// `toolName`, written `null`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Seen {
+    /// Each `fullStream` chunk whose payload has a `toolName`: `(type,
+    /// toolName)`, in order, across the first and every resumed run; empty
+    /// on `generate()`.
+    pub stream: Vec<(JsString, Json)>,
+    /// The `toolName` of each entry of the last result's `toolCalls`;
+    /// `None` where reading it throws, or where there was no result.
+    pub tool_calls: Option<Vec<Json>>,
+    pub tool_results: Option<Vec<Json>>,
+    /// The `toolName` each call of a `requireToolApproval` function received.
+    pub asked: Vec<Json>,
+    /// The calls that waited for approval: `(call id, toolName)`.
+    pub pending: Vec<(Json, Json)>,
+}
+
+impl Seen {
+    pub fn to_json(&self) -> Json {
+        let names = |list: &Option<Vec<Json>>| list.clone().map_or(Json::Null, Json::Array);
+        Json::object([
+            (
+                "stream",
+                Json::Array(
+                    self.stream
+                        .iter()
+                        .map(|(kind, name)| {
+                            Json::object([
+                                ("type", Json::String(kind.clone())),
+                                ("toolName", name.clone()),
+                            ])
+                        })
+                        .collect(),
+                ),
+            ),
+            ("toolCalls", names(&self.tool_calls)),
+            ("toolResults", names(&self.tool_results)),
+            (
+                "approval",
+                Json::object([
+                    ("asked", Json::Array(self.asked.clone())),
+                    (
+                        "pending",
+                        Json::Array(
+                            self.pending
+                                .iter()
+                                .map(|(id, name)| {
+                                    Json::object([("id", id.clone()), ("toolName", name.clone())])
+                                })
+                                .collect(),
+                        ),
+                    ),
+                ]),
+            ),
+        ])
+    }
+
+    /// Read `seen` as `to_json` writes it (and as the probe answers it).
+    pub fn from_json(v: &Json) -> Result<Seen, String> {
+        let list = |v: Option<&Json>, field: &str| -> Result<Vec<Json>, String> {
+            v.and_then(Json::as_array)
+                .map(<[Json]>::to_vec)
+                .ok_or_else(|| format!("seen.{field} is not an array"))
+        };
+        let names = |v: Option<&Json>, field: &str| -> Result<Option<Vec<Json>>, String> {
+            match v {
+                None | Some(Json::Null) => Ok(None),
+                other => list(other, field).map(Some),
+            }
+        };
+        let member = |v: &Json, key: &str| v.get(key).cloned().unwrap_or(Json::Null);
+        let stream = list(v.get("stream"), "stream")?
+            .iter()
+            .map(|c| {
+                let kind = c
+                    .get("type")
+                    .and_then(Json::as_str)
+                    .cloned()
+                    .ok_or("seen.stream[].type is not a string")?;
+                Ok((kind, member(c, "toolName")))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let approval = v.get("approval").ok_or("seen.approval missing")?;
+        Ok(Seen {
+            stream,
+            tool_calls: names(v.get("toolCalls"), "toolCalls")?,
+            tool_results: names(v.get("toolResults"), "toolResults")?,
+            asked: list(approval.get("asked"), "approval.asked")?,
+            pending: list(approval.get("pending"), "approval.pending")?
+                .iter()
+                .map(|p| (member(p, "id"), member(p, "toolName")))
+                .collect(),
+        })
+    }
+}
+
+/// Whether the call ids Mastra hands over are the scripted ones. Gemini's
+/// function calls carry no id, and the AI SDK draws one at random: a pending
+/// call's id is then written `null`, and no case's `approvals` can name it.
+pub fn call_ids_scripted(route: crate::route::Route) -> bool {
+    route.wire() != crate::route::Wire::GenerateContent
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -68,6 +177,7 @@ impl Projection {
             requests: Vec::new(),
             executed: Vec::new(),
             mutated: Vec::new(),
+            seen: None,
         }
     }
 
@@ -111,6 +221,9 @@ impl Projection {
             "mutated",
             Json::Array(self.mutated.iter().map(|m| Json::str(m)).collect()),
         ));
+        if let Some(seen) = &self.seen {
+            members.push(("seen", seen.to_json()));
+        }
         Json::object(members)
     }
 
@@ -136,6 +249,11 @@ impl Projection {
             .collect::<Result<Vec<_>, _>>()?;
         let executed = executed_from(v)?;
         let mutated = mutated_from(v);
+        let seen = v
+            .get("seen")
+            .map(Seen::from_json)
+            .transpose()?
+            .map(Box::new);
         Ok(Projection {
             applicable,
             reason,
@@ -143,6 +261,7 @@ impl Projection {
             requests,
             executed,
             mutated,
+            seen,
         })
     }
 }

@@ -44,6 +44,9 @@ function checkToolList(list, where) {
     if ('builtin' in t) {
       if (typeof t.builtin !== 'string') throw new CaseFault(`${where}[${i}].builtin must be a string`);
     } else {
+      if (t.requireApproval !== undefined && t.requireApproval !== true) {
+        throw new CaseFault(`${where}[${i}].requireApproval must be true when given`);
+      }
       if (typeof t.id !== 'string') throw new CaseFault(`${where}[${i}].id must be a string`);
       if (t.description !== undefined && typeof t.description !== 'string') {
         throw new CaseFault(`${where}[${i}].description must be a string`);
@@ -67,9 +70,39 @@ export function checkCase(c) {
     throw new CaseFault(`call.method must be "generate" or "stream", not ${JSON.stringify(method)}`);
   }
   if (c.replies !== undefined && !Array.isArray(c.replies)) throw new CaseFault('replies must be an array');
+  checkApproval(c);
   if (routeOf(c) === null) throw new CaseFault(`route ${JSON.stringify(c.route)} is not a route of case-format.md`);
   checkSources(c, (message) => new CaseFault(message));
   return method;
+}
+
+/** `call.requireToolApproval` and `approvals` (case-format.md). */
+function checkApproval(c) {
+  const policy = c.call?.requireToolApproval;
+  if (policy !== undefined && typeof policy !== 'boolean') {
+    const names = isObject(policy) ? policy.names : undefined;
+    if (!Array.isArray(names) || !names.every((n) => typeof n === 'string')) {
+      throw new CaseFault('call.requireToolApproval must be true, false or {"names": [string, ...]}');
+    }
+  }
+  if (c.approvals !== undefined) {
+    if (!isObject(c.approvals)) throw new CaseFault('approvals must be an object of call ids');
+    for (const [id, answer] of Object.entries(c.approvals)) {
+      if (answer !== 'approve' && answer !== 'decline') {
+        throw new CaseFault(`approvals[${JSON.stringify(id)}] must be "approve" or "decline"`);
+      }
+    }
+  }
+}
+
+/** Whether a case drives tool approval (a policy, a tool's flag, answers). */
+function drivesApproval(c) {
+  const lists = [c.tools ?? [], ...Object.values(c.toolsets ?? {}), c.clientTools ?? []];
+  return (
+    c.call?.requireToolApproval !== undefined ||
+    c.approvals !== undefined ||
+    lists.some((list) => list.some((t) => isObject(t) && t.requireApproval === true))
+  );
 }
 
 // ---------------------------------------------------------------------------
@@ -82,11 +115,22 @@ export function checkCase(c) {
  * at all. Never rejects with a Mastra error: those are the observation.
  */
 export async function runAgent(lib, c, url, method) {
-  const notApplicable = (reason) => ({ applicable: false, reason, error: null, executed: [], mutated: [] });
+  const notApplicable = (reason) => ({
+    applicable: false,
+    reason,
+    error: null,
+    executed: [],
+    mutated: [],
+    seen: emptySeen(),
+  });
   // On 0.x (legacy.mjs): a release without an Agent, or a case it cannot
   // build (a package or an export it lacks, a route it cannot name).
   const legacy = lib.legacy ?? null;
   if (legacy?.noAgent) return notApplicable(legacy.noAgent);
+  // Approval is driven on the 1.x line only (docs/seen.md).
+  if (legacy && drivesApproval(c)) {
+    return notApplicable(`@mastra/core ${lib.mastraVersion}: approval cases are driven on 1.x only`);
+  }
   // Applicability first: a builtin this version lacks means the case does
   // not exist here, whatever else it holds.
   const missing = missingBuiltin(lib, c);
@@ -110,9 +154,10 @@ export async function runAgent(lib, c, url, method) {
       return { tempC: 20 };
     };
   const inputSchema = lib.z.object({ city: lib.z.string() });
-  const newTool = (id, description) => {
+  const newTool = (id, description, requireApproval) => {
     try {
-      return lib.createTool({ id, description, inputSchema, execute: makeExecute(id) });
+      const approval = requireApproval === true ? { requireApproval: true } : {};
+      return lib.createTool({ id, description, inputSchema, ...approval, execute: makeExecute(id) });
     } catch (e) {
       throw new CaseFault(`createTool({ id: ${JSON.stringify(id)} }) threw: ${e?.message ?? e}`);
     }
@@ -125,7 +170,7 @@ export async function runAgent(lib, c, url, method) {
       return standard;
     }
     if ('builtin' in t) return lib.toolsModule[t.builtin];
-    return newTool(t.id, t.description);
+    return newTool(t.id, t.description, t.requireApproval);
   };
   // Object.fromEntries semantics, by using it: own data properties in case
   // order, "__proto__" an ordinary own key, a repeated key keeps its first
@@ -142,6 +187,8 @@ export async function runAgent(lib, c, url, method) {
   if ('toolChoice' in call) options.toolChoice = call.toolChoice;
   if ('activeTools' in call) options.activeTools = call.activeTools;
   if ('maxSteps' in call) options.maxSteps = call.maxSteps;
+  const seen = emptySeen();
+  if ('requireToolApproval' in call) options.requireToolApproval = approvalPolicy(call.requireToolApproval, seen);
   if (c.toolsets !== undefined) {
     const toolsets = Object.fromEntries(Object.entries(c.toolsets).map(([name, list]) => [name, build(list)]));
     watched.push(['toolsets', toolsets]);
@@ -170,7 +217,14 @@ export async function runAgent(lib, c, url, method) {
       tools,
       ...sources.agentOptions,
     });
-    error = method === 'generate' ? await runGenerate(agent, options) : await runStream(agent, options);
+    // A suspended run is resumed from the snapshot its Mastra stored: with
+    // answers to give, the agent is registered on one with storage.
+    if (c.approvals !== undefined) await registerWithStorage(lib, agent);
+    const answers = c.approvals ?? {};
+    error =
+      method === 'generate'
+        ? await runGenerate(agent, options, seen, answers)
+        : await runStream(agent, options, seen, answers);
   } catch (e) {
     // What the constructor, generate() or `await agent.stream()` threw.
     error = e;
@@ -185,6 +239,7 @@ export async function runAgent(lib, c, url, method) {
     error: error === null || error === undefined ? null : describeError(error),
     executed,
     mutated,
+    seen,
   };
 }
 
@@ -207,9 +262,25 @@ function missingBuiltin(lib, c) {
  * failure before the request). The resolved result also carries an `error`
  * field; it is reported if set, so a version that resolves instead of
  * throwing is still seen.
+ *
+ * A run suspended for approval resolves with `finishReason: "suspended"` and
+ * the waiting call in `suspendPayload` ({ toolCallId, toolName, args }, 1.0.4,
+ * 1.67.0, 1.71.0 alike); it is answered with `approveToolCallGenerate` /
+ * `declineToolCallGenerate({ runId, toolCallId })`, whose result is the
+ * resumed run's.
  */
-async function runGenerate(agent, options) {
-  const result = await agent.generate('hi', options);
+async function runGenerate(agent, options, seen, answers) {
+  let result = await agent.generate('hi', options);
+  for (;;) {
+    readResult(seen, result?.toolCalls, result?.toolResults);
+    const waiting = result?.finishReason === 'suspended' ? result?.suspendPayload : undefined;
+    if (!isObject(waiting) || typeof waiting.toolCallId !== 'string') break;
+    seen.approval.pending.push({ id: waiting.toolCallId, toolName: waiting.toolName ?? null });
+    const answer = answerOf(answers, waiting.toolCallId);
+    if (answer === null) break;
+    const resume = answer === 'approve' ? 'approveToolCallGenerate' : 'declineToolCallGenerate';
+    result = await agent[resume]({ runId: result.runId, toolCallId: waiting.toolCallId });
+  }
   return result?.error ?? null;
 }
 
@@ -220,19 +291,123 @@ async function runGenerate(agent, options) {
  * (1.0.4, 1.67.0, 1.71.0 alike; 1.0.4's "Tool X not found" part has no
  * payload.type). The AI SDK's own shape { type: 'error', error } is accepted
  * too. If no error part was seen, the output's `error` getter is consulted.
+ *
+ * A call waiting for approval shows as a `tool-call-approval` chunk and the
+ * stream ends; it is answered with `approveToolCall` / `declineToolCall({
+ * runId, toolCallId })`, whose output (the resumed run) is drained the same
+ * way, its chunks after the first run's.
  */
-async function runStream(agent, options) {
-  const output = await agent.stream('hi', options);
+async function runStream(agent, options, seen, answers) {
+  let output = await agent.stream('hi', options);
   let first;
-  let seen = false;
-  for await (const chunk of output.fullStream) {
-    if (!seen && chunk?.type === 'error') {
-      seen = true;
-      first = chunk.payload !== undefined ? (chunk.payload?.error ?? chunk.payload) : chunk.error;
+  let failed = false;
+  for (;;) {
+    const waiting = [];
+    for await (const chunk of output.fullStream) {
+      collectChunk(seen, chunk);
+      if (chunk?.type === 'tool-call-approval' && typeof chunk.payload?.toolCallId === 'string') {
+        waiting.push({ runId: chunk.runId ?? output.runId, toolCallId: chunk.payload.toolCallId });
+      }
+      if (!failed && chunk?.type === 'error') {
+        failed = true;
+        first = chunk.payload !== undefined ? (chunk.payload?.error ?? chunk.payload) : chunk.error;
+      }
     }
+    await readStreamResult(seen, output);
+    const next = waiting.find((w) => answerOf(answers, w.toolCallId) !== null);
+    if (failed || next === undefined) break;
+    const resume = answerOf(answers, next.toolCallId) === 'approve' ? 'approveToolCall' : 'declineToolCall';
+    output = await agent[resume]({ runId: next.runId, toolCallId: next.toolCallId });
   }
-  if (seen) return first ?? 'error part without an error';
+  if (failed) return first ?? 'error part without an error';
   return output.error ?? null;
+}
+
+// ---------------------------------------------------------------------------
+// What the user's code is handed (the projection's `seen`)
+
+/** `seen` before anything was handed over. */
+export function emptySeen() {
+  return { stream: [], toolCalls: null, toolResults: null, approval: { asked: [], pending: [] } };
+}
+
+/**
+ * Record one fullStream chunk: every chunk whose payload has a `toolName`,
+ * and the call of each `tool-call-approval`. Kept apart from the draining so
+ * that a caller running several turns can feed each turn's chunks to it.
+ */
+export function collectChunk(seen, chunk) {
+  const payload = chunk?.payload;
+  if (payload === null || typeof payload !== 'object' || !('toolName' in payload)) return;
+  seen.stream.push({ type: chunk.type, toolName: payload.toolName ?? null });
+  if (chunk.type === 'tool-call-approval') {
+    seen.approval.pending.push({ id: payload.toolCallId ?? null, toolName: payload.toolName ?? null });
+  }
+}
+
+/** The names of a result's `toolCalls` and `toolResults`, null where reading throws. */
+function readResult(seen, toolCalls, toolResults) {
+  seen.toolCalls = namesOf(() => toolCalls);
+  seen.toolResults = namesOf(() => toolResults);
+}
+
+/** As readResult, for a stream output's promised `toolCalls` and `toolResults`. */
+async function readStreamResult(seen, output) {
+  const settled = async (get) => {
+    try {
+      return { value: await get() };
+    } catch {
+      return { threw: true };
+    }
+  };
+  const calls = await settled(() => output.toolCalls);
+  const results = await settled(() => output.toolResults);
+  seen.toolCalls = calls.threw ? null : namesOf(() => calls.value);
+  seen.toolResults = results.threw ? null : namesOf(() => results.value);
+}
+
+function namesOf(get) {
+  try {
+    const list = get();
+    if (!Array.isArray(list)) return null;
+    return list.map((x) => {
+      const name = x?.payload !== undefined ? x.payload?.toolName : x?.toolName;
+      return typeof name === 'string' ? name : null;
+    });
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `requireToolApproval` as the case gives it: a boolean as it is, `{ names }`
+ * as the function users write, which records each name it is asked.
+ */
+function approvalPolicy(policy, seen) {
+  if (typeof policy === 'boolean') return policy;
+  const names = policy.names;
+  return (context) => {
+    const toolName = context?.toolName;
+    seen.approval.asked.push(typeof toolName === 'string' ? toolName : null);
+    return names.includes(toolName);
+  };
+}
+
+/** The case's answer for a call id, or null when it gives none. */
+function answerOf(answers, id) {
+  return Object.hasOwn(answers, id) ? answers[id] : null;
+}
+
+/**
+ * Register the agent on a `Mastra` with in-memory storage: approving or
+ * declining resumes the run from its stored snapshot, and without storage
+ * every release measured says there is none ("No snapshot found", 1.0.4;
+ * AGENT_RESUME_NO_SNAPSHOT_FOUND, 1.67.0 and 1.71.0).
+ */
+async function registerWithStorage(lib, agent) {
+  const { Mastra } = await lib.importPackage('@mastra/core/mastra');
+  const { InMemoryStore } = await lib.importPackage('@mastra/core/storage');
+  new Mastra({ agents: { probe: agent }, storage: new InMemoryStore(), logger: false });
 }
 
 // ---------------------------------------------------------------------------

@@ -97,6 +97,12 @@ export function holds(reading, check, projection) {
       return error?.causeCode === arg;
     case 'errorMessageHas':
       return error?.message.includes(arg) ?? false;
+    case 'seenAsked':
+      return projection.seen?.approval.asked.includes(arg) ?? false;
+    case 'seenUnasked':
+      return (projection.seen?.approval.asked.length === 0 && projection.seen.approval.pending.length > 0) ?? false;
+    case 'seenStreamNamed':
+      return projection.seen?.stream.some((chunk) => chunk.toolName === arg) ?? false;
     default:
       throw new Error(`a symptom check this script cannot read: ${form}`);
   }

@@ -139,13 +139,18 @@ async function reproduce() {
     process.exit(2);
   }
   const sent = capture.requests.map((body) => viewOf(REPRO.reading, route, body));
-  const projection = { requests: sent, error: projectedError(result.error, replies, sent.length) };
+  const projection = {
+    requests: sent,
+    error: projectedError(result.error, replies, sent.length),
+    seen: result.seen,
+  };
   for (const [i, r] of sent.entries()) {
     console.log(`sent #${i + 1}: tools ${show(r.tools)}, tool_choice ${show(r.toolChoice)}`);
   }
   if (sent.length === 0) console.log('sent: no request reached the capture server');
   if (refused.length > 0) console.log(`refused (not this route's provider): ${show(refused)}`);
   console.log(`error: ${show(projection.error)}`);
+  console.log(`handed to the user's code: ${show(result.seen)}`);
   if (logged.length > 0) console.log(`Mastra logged ${logged.length} message(s) (node repro.mjs --verbose shows them)`);
   if (REPRO.mode === 'prediction') process.exit(againstTheModel(projection));
   console.log(`the issue shows when: ${show(REPRO.symptom)}`);

@@ -6,7 +6,7 @@
 //!
 //! In: a `Case` and a `Visitor`. Out: the visitor's edits, made in place.
 
-use super::{Case, MemorySource, Reply, Tool, ToolChoice};
+use super::{ApprovalPolicy, Case, MemorySource, Reply, Tool, ToolChoice};
 use crate::js::json::Json;
 use crate::js::string::JsString;
 
@@ -112,6 +112,11 @@ impl Case {
         if let Some(steps) = &mut c.max_steps {
             v.max_steps(steps);
         }
+        v.field(&mut c.require_tool_approval, call.require_tool_approval);
+        if let Some(ApprovalPolicy::Names(list)) = &mut c.require_tool_approval {
+            v.list(list, List::Set { min: 0 });
+            list.iter_mut().for_each(|n| v.name(n));
+        }
         v.field(&mut self.replies, blank.replies);
         script(&mut self.replies, v);
         v.field(&mut self.sub_agent_replies, blank.sub_agent_replies);
@@ -121,6 +126,10 @@ impl Case {
                 v.name(key);
                 script(replies, v);
             }
+        }
+        v.field(&mut self.approvals, blank.approvals);
+        if let Some(answers) = &mut self.approvals {
+            v.list(answers, List::Set { min: 0 });
         }
     }
 }

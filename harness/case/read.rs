@@ -7,8 +7,8 @@
 //! field would make the model and the probe run two different cases.
 
 use super::{
-    Call, Case, CaseError, Method, Reply, Tool, ToolCallReply, ToolChoice, BUILTINS, MAX_REPLIES,
-    SOURCE_FIELDS,
+    Approval, ApprovalPolicy, Call, Case, CaseError, Method, Reply, Tool, ToolCallReply,
+    ToolChoice, BUILTINS, MAX_REPLIES, SOURCE_FIELDS,
 };
 use crate::js::json::Json;
 use crate::js::string::JsString;
@@ -26,6 +26,7 @@ const FIELDS: &[&str] = &[
     "replies",
     "subAgentReplies",
     "route",
+    "approvals",
 ];
 
 pub(super) fn case(path: &Path, raw: &Json) -> Result<Case, CaseError> {
@@ -66,6 +67,10 @@ pub(super) fn case(path: &Path, raw: &Json) -> Result<Case, CaseError> {
         },
         route_named: top.get("route").is_some(),
         sources: v.sources(top)?,
+        approvals: match top.get("approvals") {
+            None => blank.approvals,
+            Some(a) => Some(v.approvals(a)?),
+        },
         ..blank
     };
     // Read last: its keys are checked against `agents`.
@@ -76,8 +81,10 @@ pub(super) fn case(path: &Path, raw: &Json) -> Result<Case, CaseError> {
     Ok(case)
 }
 
-/// Reads the values of one file; every error names that file.
-pub(super) struct Validator<'a> {
+/// Reads the values of one file; every error names that file. The case
+/// reader's, and every other JSON document's the project keeps (the
+/// known-issues ledger).
+pub(crate) struct Validator<'a> {
     file: &'a Path,
 }
 
@@ -100,8 +107,12 @@ fn member_path(field: &str, key: &JsString) -> String {
     }
 }
 
-impl Validator<'_> {
-    pub(super) fn err(&self, field: &str, problem: impl Into<String>) -> CaseError {
+impl<'a> Validator<'a> {
+    pub(crate) fn new(file: &'a Path) -> Validator<'a> {
+        Validator { file }
+    }
+
+    pub(crate) fn err(&self, field: &str, problem: impl Into<String>) -> CaseError {
         CaseError {
             file: self.file.to_path_buf(),
             field: field.to_string(),
@@ -109,7 +120,7 @@ impl Validator<'_> {
         }
     }
 
-    pub(super) fn wrong(&self, field: &str, expected: &str, got: &Json) -> CaseError {
+    pub(crate) fn wrong(&self, field: &str, expected: &str, got: &Json) -> CaseError {
         self.err(
             field,
             format!("expected {expected}, got {} {}", got.kind(), show(got)),
@@ -119,7 +130,7 @@ impl Validator<'_> {
     /// An object whose keys are all in `known` (any keys when `known` is
     /// empty). Unknown fields are errors: a misspelt `toolChoise` must not
     /// silently run a different case.
-    pub(super) fn object<'j>(
+    pub(crate) fn object<'j>(
         &self,
         v: &'j Json,
         field: &str,
@@ -162,7 +173,7 @@ impl Validator<'_> {
 
     /// The elements of the array `v`, each read by `item` with its own
     /// field (`field[i]`).
-    pub(super) fn array<T>(
+    pub(crate) fn array<T>(
         &self,
         v: &Json,
         field: &str,
@@ -196,7 +207,7 @@ impl Validator<'_> {
         }
     }
 
-    pub(super) fn text(&self, v: Option<&Json>, field: &str) -> Result<Option<String>, CaseError> {
+    pub(crate) fn text(&self, v: Option<&Json>, field: &str) -> Result<Option<String>, CaseError> {
         match v {
             None => Ok(None),
             Some(Json::String(s)) => s
@@ -207,7 +218,7 @@ impl Validator<'_> {
         }
     }
 
-    pub(super) fn js(&self, v: Option<&Json>, field: &str) -> Result<JsString, CaseError> {
+    pub(crate) fn js(&self, v: Option<&Json>, field: &str) -> Result<JsString, CaseError> {
         match v {
             Some(Json::String(s)) => Ok(s.clone()),
             Some(other) => Err(self.wrong(field, "a string", other)),
@@ -216,7 +227,7 @@ impl Validator<'_> {
     }
 
     /// An array of strings (`activeTools`, `agents`, an MCP server's tools).
-    pub(super) fn strings(
+    pub(crate) fn strings(
         &self,
         v: &Json,
         field: &str,
@@ -257,7 +268,11 @@ impl Validator<'_> {
             return Ok(Tool::Standard(key.clone()));
         }
         let obj = self
-            .object(v, field, &["key", "id", "description", "builtin"])
+            .object(
+                v,
+                field,
+                &["key", "id", "description", "builtin", "requireApproval"],
+            )
             .map_err(|e| {
                 if matches!(v, Json::Object(_)) {
                     e
@@ -268,7 +283,10 @@ impl Validator<'_> {
         let key = self.js(obj.get("key"), &format!("{field}.key"))?;
         match obj.get("builtin") {
             Some(b) => {
-                if obj.get("id").is_some() || obj.get("description").is_some() {
+                if obj.get("id").is_some()
+                    || obj.get("description").is_some()
+                    || obj.get("requireApproval").is_some()
+                {
                     return Err(self.err(field, "a builtin takes only `key` and `builtin`"));
                 }
                 let name = self
@@ -286,6 +304,19 @@ impl Validator<'_> {
                 key,
                 id: self.js(obj.get("id"), &format!("{field}.id"))?,
                 description: self.js(obj.get("description"), &format!("{field}.description"))?,
+                require_approval: match obj.get("requireApproval") {
+                    None => false,
+                    Some(Json::Bool(true)) => true,
+                    // `false` is what leaving it out means; one spelling
+                    // keeps a written case and its rewrite the same file.
+                    Some(other) => {
+                        return Err(self.wrong(
+                            &format!("{field}.requireApproval"),
+                            "true (leave it out for false)",
+                            other,
+                        ))
+                    }
+                },
             }),
         }
     }
@@ -294,7 +325,13 @@ impl Validator<'_> {
         let obj = self.object(
             v,
             "call",
-            &["method", "toolChoice", "activeTools", "maxSteps"],
+            &[
+                "method",
+                "toolChoice",
+                "activeTools",
+                "maxSteps",
+                "requireToolApproval",
+            ],
         )?;
         let method = match obj.get("method") {
             None => Method::default(),
@@ -319,12 +356,53 @@ impl Validator<'_> {
                 _ => return Err(self.wrong("call.maxSteps", "an integer from 1 to 1000", n)),
             },
         };
+        let require_tool_approval = obj
+            .get("requireToolApproval")
+            .map(|p| self.approval_policy(p))
+            .transpose()?;
         Ok(Call {
             method,
             tool_choice,
             active_tools,
             max_steps,
+            require_tool_approval,
         })
+    }
+
+    /// `call.requireToolApproval`: `true`, `false` or `{ "names": [...] }`.
+    fn approval_policy(&self, v: &Json) -> Result<ApprovalPolicy, CaseError> {
+        const FIELD: &str = "call.requireToolApproval";
+        match v {
+            Json::Bool(b) => Ok(ApprovalPolicy::Flag(*b)),
+            Json::Object(_) => {
+                let obj = self.object(v, FIELD, &["names"])?;
+                let names = obj
+                    .get("names")
+                    .ok_or_else(|| self.err(&format!("{FIELD}.names"), "is required"))?;
+                Ok(ApprovalPolicy::Names(self.strings(
+                    names,
+                    &format!("{FIELD}.names"),
+                    "an array of tool names",
+                )?))
+            }
+            other => Err(self.wrong(FIELD, "true, false or { \"names\": [...] }", other)),
+        }
+    }
+
+    /// `approvals`: `{ CALL_ID: "approve" | "decline" }`.
+    fn approvals(&self, v: &Json) -> Result<Vec<(JsString, Approval)>, CaseError> {
+        let obj = self.object(v, "approvals", &[])?;
+        let mut out = Vec::new();
+        for (id, answer) in obj.members().unwrap_or_default() {
+            let field = member_path("approvals", id);
+            let answer = match answer.as_str().and_then(JsString::to_rust).as_deref() {
+                Some("approve") => Approval::Approve,
+                Some("decline") => Approval::Decline,
+                _ => return Err(self.wrong(&field, "\"approve\" or \"decline\"", answer)),
+            };
+            out.push((id.clone(), answer));
+        }
+        Ok(out)
     }
 
     fn tool_choice(&self, v: &Json) -> Result<ToolChoice, CaseError> {
@@ -495,6 +573,45 @@ pub(super) mod tests {
     }
 
     #[test]
+    fn approval_fields_read_as_written() {
+        let c = parse(
+            r#"{"about":"a","tools":[{"key":"files.delete","id":"delete-file","description":"d","requireApproval":true}],
+                "call":{"method":"stream","requireToolApproval":{"names":["files.delete","delete-file"]}},
+                "approvals":{"call_1":"approve","call_2":"decline"}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            c.call.require_tool_approval,
+            Some(super::super::ApprovalPolicy::Names(vec![
+                "files.delete".into(),
+                "delete-file".into()
+            ]))
+        );
+        assert!(matches!(
+            &c.tools[0],
+            Tool::Custom {
+                require_approval: true,
+                ..
+            }
+        ));
+        use super::super::Approval;
+        assert_eq!(
+            c.approvals,
+            Some(vec![
+                ("call_1".into(), Approval::Approve),
+                ("call_2".into(), Approval::Decline)
+            ])
+        );
+        assert!(c.drives_approval());
+        let flag = parse(r#"{"about":"a","call":{"requireToolApproval":false}}"#).unwrap();
+        assert_eq!(
+            flag.call.require_tool_approval,
+            Some(super::super::ApprovalPolicy::Flag(false))
+        );
+        assert!(!parse(r#"{"about":"a"}"#).unwrap().drives_approval());
+    }
+
+    #[test]
     fn each_bad_input_names_file_field_and_value() {
         let cases = [
             (r#"{"about":"a","toolz":[]}"#, "toolz", "unknown field"),
@@ -523,6 +640,41 @@ pub(super) mod tests {
                 r#"{"about":"a","call":{"activeTools":[1]}}"#,
                 "call.activeTools[0]",
                 "got a number 1",
+            ),
+            (
+                r#"{"about":"a","call":{"requireToolApproval":"files.delete"}}"#,
+                "call.requireToolApproval",
+                "\"files.delete\"",
+            ),
+            (
+                r#"{"about":"a","call":{"requireToolApproval":{"names":"x"}}}"#,
+                "call.requireToolApproval.names",
+                "got a string \"x\"",
+            ),
+            (
+                r#"{"about":"a","call":{"requireToolApproval":{"name":["x"]}}}"#,
+                "call.requireToolApproval.name",
+                "unknown field",
+            ),
+            (
+                r#"{"about":"a","approvals":{"call_1":"yes"}}"#,
+                "approvals.call_1",
+                "\"yes\"",
+            ),
+            (
+                r#"{"about":"a","approvals":["call_1"]}"#,
+                "approvals",
+                "expected an object",
+            ),
+            (
+                r#"{"about":"a","tools":[{"key":"k","id":"i","description":"d","requireApproval":false}]}"#,
+                "tools[0].requireApproval",
+                "got a boolean false",
+            ),
+            (
+                r#"{"about":"a","tools":[{"key":"k","builtin":"askUserTool","requireApproval":true}]}"#,
+                "tools[0]",
+                "only `key` and `builtin`",
             ),
             (
                 r#"{"about":"a","replies":[{"status":200}]}"#,

@@ -8,7 +8,7 @@
 //! in the generator's tests). The probe is sent this value, so what the
 //! model predicts from the typed case is what Node runs.
 
-use super::{Call, Case, Method, Reply, Tool, ToolChoice};
+use super::{Approval, ApprovalPolicy, Call, Case, Method, Reply, Tool, ToolChoice};
 use crate::js::json::Json;
 
 impl Case {
@@ -53,6 +53,19 @@ impl Case {
                 .collect();
             members.push(("subAgentReplies", Json::Object(scripts)));
         }
+        if let Some(approvals) = &self.approvals {
+            let answers = approvals
+                .iter()
+                .map(|(id, answer)| {
+                    let answer = match answer {
+                        Approval::Approve => "approve",
+                        Approval::Decline => "decline",
+                    };
+                    (id.clone(), Json::str(answer))
+                })
+                .collect();
+            members.push(("approvals", Json::Object(answers)));
+        }
         // A case on another route names it, however it got there.
         if self.route_named || self.route != blank.route {
             members.push(("route", Json::str(self.route.name())));
@@ -72,11 +85,18 @@ fn tool(t: &Tool) -> Json {
             key,
             id,
             description,
-        } => Json::object([
-            ("key", Json::String(key.clone())),
-            ("id", Json::String(id.clone())),
-            ("description", Json::String(description.clone())),
-        ]),
+            require_approval,
+        } => {
+            let mut members = vec![
+                ("key", Json::String(key.clone())),
+                ("id", Json::String(id.clone())),
+                ("description", Json::String(description.clone())),
+            ];
+            if *require_approval {
+                members.push(("requireApproval", Json::Bool(true)));
+            }
+            Json::object(members)
+        }
         Tool::Builtin { key, name } => Json::object([
             ("key", Json::String(key.clone())),
             ("builtin", Json::str(name)),
@@ -113,6 +133,14 @@ fn call(c: &Call) -> Json {
     if let Some(n) = c.max_steps {
         members.push(("maxSteps", Json::int(i64::from(n))));
     }
+    match &c.require_tool_approval {
+        None => {}
+        Some(ApprovalPolicy::Flag(b)) => members.push(("requireToolApproval", Json::Bool(*b))),
+        Some(ApprovalPolicy::Names(names)) => members.push((
+            "requireToolApproval",
+            Json::object([("names", Json::from(names.clone()))]),
+        )),
+    }
     Json::object(members)
 }
 
@@ -148,8 +176,8 @@ fn reply(r: &Reply) -> Json {
 mod tests {
     use super::super::read::tests::parse;
     use super::super::{
-        discover, Call, Case, McpServer, MemorySource, Method, Reply, Sources, Tool, ToolCallReply,
-        ToolChoice, BUILTINS,
+        discover, Approval, ApprovalPolicy, Call, Case, McpServer, MemorySource, Method, Reply,
+        Sources, Tool, ToolCallReply, ToolChoice, BUILTINS,
     };
     use crate::js::json::Json;
     use crate::js::string::JsString;
@@ -257,11 +285,14 @@ mod tests {
     fn tool() -> impl Strategy<Value = Tool> {
         prop_oneof![
             js().prop_map(Tool::Standard),
-            (js(), js(), js()).prop_map(|(key, id, description)| Tool::Custom {
-                key,
-                id,
-                description
-            }),
+            (js(), js(), js(), any::<bool>()).prop_map(
+                |(key, id, description, require_approval)| Tool::Custom {
+                    key,
+                    id,
+                    description,
+                    require_approval,
+                }
+            ),
             (js(), prop::sample::select(BUILTINS)).prop_map(|(key, name)| Tool::Builtin {
                 key,
                 name: name.to_string()
@@ -300,13 +331,20 @@ mod tests {
             prop::option::of(choice),
             prop::option::of(prop::collection::vec(js(), 0..3)),
             prop::option::of(1u32..=1000),
+            prop::option::of(prop_oneof![
+                any::<bool>().prop_map(ApprovalPolicy::Flag),
+                prop::collection::vec(js(), 0..3).prop_map(ApprovalPolicy::Names),
+            ]),
         )
-            .prop_map(|(method, tool_choice, active_tools, max_steps)| Call {
-                method,
-                tool_choice,
-                active_tools,
-                max_steps,
-            })
+            .prop_map(
+                |(method, tool_choice, active_tools, max_steps, require_tool_approval)| Call {
+                    method,
+                    tool_choice,
+                    active_tools,
+                    max_steps,
+                    require_tool_approval,
+                },
+            )
     }
 
     fn reply() -> impl Strategy<Value = Reply> {
@@ -360,6 +398,7 @@ mod tests {
             route in prop::option::of(prop::sample::select(Route::ALL.to_vec())),
             sources in sources(),
             scripts in prop::option::of(prop::collection::vec(prop::collection::vec(reply(), 0..3), 0..3)),
+            approvals in prop::option::of(named(prop_oneof![Just(Approval::Approve), Just(Approval::Decline)])),
         ) -> Case {
             // Scripts for some of the sub-agents, each key once.
             let mut keys: Vec<JsString> = Vec::new();
@@ -382,6 +421,7 @@ mod tests {
                 route: route.unwrap_or_default(),
                 route_named: route.is_some(),
                 sources,
+                approvals,
                 ..Case::new("cases/arbitrary.json", about)
             }
         }

@@ -62,8 +62,11 @@
 //! | `{"noTools": true}` | a request was sent, and the first one has no `tools` |
 //! | `{"errorCause": CODE}` | the call ended with an error whose `causeCode` is CODE |
 //! | `{"errorMessage": TEXT}` | the call ended with an error whose message contains TEXT |
+//! | `{"approvalAsked": NAME}` | the case's approval policy was asked with NAME (`seen.approval.asked`) |
+//! | `{"policyNotAsked": true}` | a call waited for approval and the policy was never asked |
+//! | `{"streamNamed": NAME}` | a stream chunk's `toolName` is NAME (`seen.stream`) |
 
-use crate::case::{Case, Tool, ToolChoice as CaseChoice};
+use crate::case::{Case, CaseError, Tool, ToolChoice as CaseChoice, Validator};
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::model::rewrite::wire_name;
@@ -86,6 +89,12 @@ pub enum Symptom {
     NoTools,
     ErrorCause(JsString),
     ErrorMessage(JsString),
+    /// The approval policy was asked with NAME.
+    ApprovalAsked(JsString),
+    /// A call waited for approval and the policy was never asked.
+    PolicyNotAsked,
+    /// A stream chunk named a tool NAME.
+    StreamNamed(JsString),
 }
 
 impl Symptom {
@@ -110,6 +119,9 @@ impl Symptom {
             Symptom::NoTools => C::First(T::NoTools),
             Symptom::ErrorCause(code) => C::ErrorCause(code.clone()),
             Symptom::ErrorMessage(text) => C::ErrorMessageHas(text.clone()),
+            Symptom::ApprovalAsked(name) => C::SeenAsked(name.clone()),
+            Symptom::PolicyNotAsked => C::SeenUnasked,
+            Symptom::StreamNamed(name) => C::SeenStreamNamed(name.clone()),
         }
     }
 
@@ -124,6 +136,9 @@ impl Symptom {
             Symptom::NoTools => ("noTools", Json::Bool(true)),
             Symptom::ErrorCause(c) => ("errorCause", Json::String(c.clone())),
             Symptom::ErrorMessage(t) => ("errorMessage", Json::String(t.clone())),
+            Symptom::ApprovalAsked(n) => ("approvalAsked", Json::String(n.clone())),
+            Symptom::PolicyNotAsked => ("policyNotAsked", Json::Bool(true)),
+            Symptom::StreamNamed(n) => ("streamNamed", Json::String(n.clone())),
         };
         Json::object([(k, v)])
     }
@@ -152,6 +167,14 @@ pub enum SymptomCheck {
     /// `{"errorMessageHas": TEXT}`: the call ended with an error whose
     /// message contains TEXT (as UTF-16 code units).
     ErrorMessageHas(JsString),
+    /// `{"seenAsked": NAME}`: the approval policy was asked with NAME
+    /// (`seen.approval.asked`).
+    SeenAsked(JsString),
+    /// `{"seenUnasked": true}`: a call waited for approval
+    /// (`seen.approval.pending`) and the policy was never asked.
+    SeenUnasked,
+    /// `{"seenStreamNamed": NAME}`: a stream chunk's `toolName` is NAME.
+    SeenStreamNamed(JsString),
 }
 
 /// A test of one request of a projection.
@@ -187,6 +210,20 @@ impl SymptomCheck {
             SymptomCheck::ErrorMessageHas(text) => {
                 p.error.as_ref().is_some_and(|e| contains(&e.message, text))
             }
+            SymptomCheck::SeenAsked(name) => p.seen.as_ref().is_some_and(|s| {
+                s.asked
+                    .iter()
+                    .any(|a| a.as_str().is_some_and(|a| a == name))
+            }),
+            SymptomCheck::SeenUnasked => p
+                .seen
+                .as_ref()
+                .is_some_and(|s| s.asked.is_empty() && !s.pending.is_empty()),
+            SymptomCheck::SeenStreamNamed(name) => p.seen.as_ref().is_some_and(|s| {
+                s.stream
+                    .iter()
+                    .any(|(_, n)| n.as_str().is_some_and(|n| n == name))
+            }),
         }
     }
 
@@ -201,6 +238,9 @@ impl SymptomCheck {
             ),
             SymptomCheck::ErrorCause(code) => ("errorCause", Json::String(code.clone())),
             SymptomCheck::ErrorMessageHas(text) => ("errorMessageHas", Json::String(text.clone())),
+            SymptomCheck::SeenAsked(name) => ("seenAsked", Json::String(name.clone())),
+            SymptomCheck::SeenUnasked => ("seenUnasked", Json::Bool(true)),
+            SymptomCheck::SeenStreamNamed(name) => ("seenStreamNamed", Json::String(name.clone())),
         };
         Json::object([(form, arg)])
     }
@@ -338,6 +378,9 @@ pub struct IssueCase {
 pub struct KnownIssue {
     pub id: String,
     pub title: String,
+    /// How bad it is for a user (`severity`); a `security` issue's upstream
+    /// report is drafted as a private security advisory.
+    pub severity: Severity,
     pub wrong: String,
     pub fixed: String,
     /// The fixed behaviour, as a symptom that shows once it is there.
@@ -352,6 +395,33 @@ pub struct KnownIssue {
     /// Where in Mastra's source the fix goes (`fixAt`), for an upstream
     /// report.
     pub fix_at: Option<FixAt>,
+}
+
+/// `severity`: what an issue costs a user.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
+    /// A control the user wrote does not hold (a policy that fails open).
+    Security,
+    /// A request fails or does the wrong thing.
+    Error,
+    /// Surprising, documented otherwise, or breaks only the user's own code.
+    Warning,
+}
+
+impl Severity {
+    pub const ALL: [Severity; 3] = [Severity::Security, Severity::Error, Severity::Warning];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Severity::Security => "security",
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Severity> {
+        Severity::ALL.into_iter().find(|s| s.name() == name)
+    }
 }
 
 /// Where a fix goes: a file of Mastra's repository and the function in it,
@@ -509,159 +579,26 @@ impl KnownIssues {
             }
             Err(e) => return Err(err("(file)", format!("cannot read: {e}"))),
         };
-        let v = Json::parse_document(&text)
+        let doc = Json::parse_document(&text)
             .map_err(|e| err("(file)", format!("not valid JSON: {e}")))?;
         let base = file.parent().unwrap_or(Path::new("."));
-        let list = v
-            .get("issues")
-            .and_then(Json::as_array)
-            .ok_or_else(|| err("issues", "expected an array".into()))?;
-        let mut issues: Vec<KnownIssue> = Vec::new();
-        for (i, item) in list.iter().enumerate() {
-            let at = |f: &str| format!("issues[{i}].{f}");
-            let text = |f: &str| -> Result<String, KnownError> {
-                item.get(f)
-                    .and_then(Json::as_str)
-                    .map(JsString::to_lossy)
-                    .ok_or_else(|| err(&at(f), "expected a string".into()))
-            };
-            let id = text("id")?;
-            if id.is_empty()
-                || !id
-                    .bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-            {
-                return Err(err(
-                    &at("id"),
-                    format!("{id:?}: use lowercase letters, digits and hyphens"),
-                ));
-            }
-            if issues.iter().any(|o| o.id == id) {
-                return Err(err(&at("id"), format!("{id:?} is used twice")));
-            }
-            let seen = text("seen")?;
-            VersionSpec::parse_list(&seen).map_err(|e| err(&at("seen"), e.to_string()))?;
-            let upstream = match item.get("upstream") {
-                None | Some(Json::Null) => None,
-                Some(u) => Some(
-                    u.as_str()
-                        .map(JsString::to_lossy)
-                        .ok_or_else(|| err(&at("upstream"), "expected a string or null".into()))?,
-                ),
-            };
-            let mut cases = Vec::new();
-            for (j, c) in item
-                .get("cases")
-                .and_then(Json::as_array)
-                .unwrap_or_default()
-                .iter()
-                .enumerate()
-            {
-                let field = at(&format!("cases[{j}]"));
-                let case = c
-                    .get("case")
-                    .and_then(Json::as_str)
-                    .map(JsString::to_lossy)
-                    .ok_or_else(|| err(&field, "`case`: expected a path".into()))?;
-                let path = base.join(&case);
-                if !path.is_file() {
-                    return Err(err(&field, format!("{case}: no such case file")));
-                }
-                let path = canonical(&path);
-                let shows = c
-                    .get("shows")
-                    .ok_or_else(|| err(&field, "`shows`: missing".into()))?;
-                let shows = symptom(shows).map_err(|p| err(&format!("{field}.shows"), p))?;
-                let route = match c.get("route") {
-                    None => None,
-                    Some(r) => Some(
-                        r.as_str()
-                            .and_then(|r| Route::parse(&r.to_lossy()))
-                            .ok_or_else(|| {
-                                err(
-                                    &format!("{field}.route"),
-                                    format!(
-                                        "{}: expected one of {}",
-                                        r.to_compact(),
-                                        Route::ALL.map(Route::name).join(", ")
-                                    ),
-                                )
-                            })?,
-                    ),
-                };
-                let taken = issues
-                    .iter()
-                    .flat_map(|o| o.cases.iter())
-                    .chain(cases.iter())
-                    .any(|x| x.path == path && x.route == route);
-                if taken {
-                    return Err(err(&field, format!("{case} already belongs to an issue")));
-                }
-                cases.push(IssueCase {
-                    case,
-                    path,
-                    route,
-                    shows,
-                });
-            }
-            if cases.is_empty() {
-                return Err(err(
-                    &at("cases"),
-                    "an issue needs at least one case that shows it".into(),
-                ));
-            }
-            let fixed_shows = match item.get("fixedShows") {
-                None | Some(Json::Null) => None,
-                Some(f) => Some(symptom(f).map_err(|p| err(&at("fixedShows"), p))?),
-            };
-            let recognise = match item.get("recognise") {
-                None | Some(Json::Null) => Vec::new(),
-                Some(r) => {
-                    let members = r.members().filter(|m| !m.is_empty()).ok_or_else(|| {
-                        err(&at("recognise"), "expected an object of conditions".into())
-                    })?;
-                    members
-                        .iter()
-                        .map(|(k, v)| Condition::parse(&k.to_lossy(), v))
-                        .collect::<Result<_, _>>()
-                        .map_err(|p| err(&at("recognise"), p))?
-                }
-            };
-            let fix_at = match item.get("fixAt") {
-                None | Some(Json::Null) => None,
-                Some(f) => {
-                    let part = |k: &str| {
-                        f.get(k)
-                            .and_then(Json::as_str)
-                            .map(JsString::to_lossy)
-                            .ok_or_else(|| {
-                                err(&at(&format!("fixAt.{k}")), "expected a string".into())
-                            })
-                    };
-                    Some(FixAt {
-                        file: part("file")?,
-                        function: part("function")?,
-                        change: part("change")?,
-                    })
-                }
-            };
-            issues.push(KnownIssue {
-                recognise,
-                fix_at,
-                fixed_shows,
-                id,
-                title: text("title")?,
-                wrong: text("wrong")?,
-                fixed: text("fixed")?,
-                upstream,
-                seen,
-                cases,
-            });
-        }
+        let issues = decode(&Validator::new(file), &doc, base)?;
         Ok(KnownIssues {
             file: file.to_path_buf(),
             issues,
         })
+    }
+
+    /// The file as `load` reads it: every issue with every field it has.
+    /// Loading what this writes gives the same ledger.
+    pub fn to_file_json(&self, about: &str) -> Json {
+        Json::object([
+            ("about", Json::str(about)),
+            (
+                "issues",
+                Json::Array(self.issues.iter().map(KnownIssue::to_file_json).collect()),
+            ),
+        ])
     }
 
     pub fn get(&self, id: &str) -> Option<&KnownIssue> {
@@ -726,6 +663,7 @@ impl KnownIssue {
         Json::object([
             ("id", Json::str(&self.id)),
             ("title", Json::str(&self.title)),
+            ("severity", Json::str(self.severity.name())),
             (
                 "upstream",
                 self.upstream.as_deref().map_or(Json::Null, Json::str),
@@ -745,6 +683,251 @@ impl KnownIssue {
                 ),
             ),
         ])
+    }
+}
+
+/// The fields of one issue in the file.
+const ISSUE_FIELDS: &[&str] = &[
+    "id",
+    "title",
+    "severity",
+    "wrong",
+    "fixed",
+    "fixedShows",
+    "upstream",
+    "seen",
+    "cases",
+    "recognise",
+    "fixAt",
+];
+
+impl From<CaseError> for KnownError {
+    fn from(e: CaseError) -> KnownError {
+        KnownError {
+            file: e.file,
+            field: e.field,
+            problem: e.problem,
+        }
+    }
+}
+
+/// The ledger's issues, read with the case reader's `Validator`: unknown
+/// and repeated fields are errors, and every error names the file, the
+/// field and the value.
+fn decode(v: &Validator, doc: &Json, base: &Path) -> Result<Vec<KnownIssue>, CaseError> {
+    let top = v.object(doc, "", &["about", "issues"])?;
+    v.text(top.get("about"), "about")?;
+    let list = top
+        .get("issues")
+        .ok_or_else(|| v.err("issues", "is required"))?;
+    let items = list
+        .as_array()
+        .ok_or_else(|| v.wrong("issues", "an array of issues", list))?;
+    let mut issues: Vec<KnownIssue> = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let at = |f: &str| format!("issues[{i}].{f}");
+        let item = v.object(item, &format!("issues[{i}]"), ISSUE_FIELDS)?;
+        let text = |f: &str| -> Result<String, CaseError> {
+            v.text(item.get(f), &at(f))?
+                .ok_or_else(|| v.err(&at(f), "is required"))
+        };
+        let id = text("id")?;
+        if id.is_empty()
+            || !id
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        {
+            return Err(v.err(
+                &at("id"),
+                format!("{id:?}: use lowercase letters, digits and hyphens"),
+            ));
+        }
+        if issues.iter().any(|o| o.id == id) {
+            return Err(v.err(&at("id"), format!("{id:?} is used twice")));
+        }
+        let severity = text("severity")?;
+        let severity = Severity::parse(&severity).ok_or_else(|| {
+            v.err(
+                &at("severity"),
+                format!("{severity:?}: expected security, error or warning"),
+            )
+        })?;
+        let seen = text("seen")?;
+        VersionSpec::parse_list(&seen).map_err(|e| v.err(&at("seen"), e.to_string()))?;
+        let upstream = match item.get("upstream") {
+            None | Some(Json::Null) => None,
+            Some(u) => v.text(Some(u), &at("upstream"))?,
+        };
+        let mut cases: Vec<IssueCase> = Vec::new();
+        let listed = match item.get("cases") {
+            None => &[][..],
+            Some(c) => c
+                .as_array()
+                .ok_or_else(|| v.wrong(&at("cases"), "an array of cases", c))?,
+        };
+        for (j, c) in listed.iter().enumerate() {
+            let field = at(&format!("cases[{j}]"));
+            let c = v.object(c, &field, &["case", "shows", "route"])?;
+            let case = v
+                .text(c.get("case"), &format!("{field}.case"))?
+                .ok_or_else(|| v.err(&field, "`case`: expected a path"))?;
+            let path = base.join(&case);
+            if !path.is_file() {
+                return Err(v.err(&field, format!("{case}: no such case file")));
+            }
+            let path = canonical(&path);
+            let shows = c
+                .get("shows")
+                .ok_or_else(|| v.err(&field, "`shows`: missing"))?;
+            let shows = symptom(shows).map_err(|p| v.err(&format!("{field}.shows"), p))?;
+            let route = match c.get("route") {
+                None => None,
+                Some(r) => Some(
+                    r.as_str()
+                        .and_then(|r| Route::parse(&r.to_lossy()))
+                        .ok_or_else(|| {
+                            v.err(
+                                &format!("{field}.route"),
+                                format!(
+                                    "{}: expected one of {}",
+                                    r.to_compact(),
+                                    Route::ALL.map(Route::name).join(", ")
+                                ),
+                            )
+                        })?,
+                ),
+            };
+            let taken = issues
+                .iter()
+                .flat_map(|o| o.cases.iter())
+                .chain(cases.iter())
+                .any(|x| x.path == path && x.route == route);
+            if taken {
+                return Err(v.err(&field, format!("{case} already belongs to an issue")));
+            }
+            cases.push(IssueCase {
+                case,
+                path,
+                route,
+                shows,
+            });
+        }
+        if cases.is_empty() {
+            return Err(v.err(
+                &at("cases"),
+                "an issue needs at least one case that shows it",
+            ));
+        }
+        let fixed_shows = match item.get("fixedShows") {
+            None | Some(Json::Null) => None,
+            Some(f) => Some(symptom(f).map_err(|p| v.err(&at("fixedShows"), p))?),
+        };
+        let recognise = match item.get("recognise") {
+            None | Some(Json::Null) => Vec::new(),
+            Some(r) => {
+                let members = r
+                    .members()
+                    .filter(|m| !m.is_empty())
+                    .ok_or_else(|| v.err(&at("recognise"), "expected an object of conditions"))?;
+                members
+                    .iter()
+                    .map(|(k, c)| Condition::parse(&k.to_lossy(), c))
+                    .collect::<Result<_, _>>()
+                    .map_err(|p| v.err(&at("recognise"), p))?
+            }
+        };
+        let fix_at = match item.get("fixAt") {
+            None | Some(Json::Null) => None,
+            Some(f) => {
+                let f = v.object(f, &at("fixAt"), &["file", "function", "change"])?;
+                let part = |k: &str| -> Result<String, CaseError> {
+                    let field = at(&format!("fixAt.{k}"));
+                    v.text(f.get(k), &field)?
+                        .ok_or_else(|| v.err(&field, "expected a string"))
+                };
+                Some(FixAt {
+                    file: part("file")?,
+                    function: part("function")?,
+                    change: part("change")?,
+                })
+            }
+        };
+        issues.push(KnownIssue {
+            severity,
+            recognise,
+            fix_at,
+            fixed_shows,
+            id,
+            title: text("title")?,
+            wrong: text("wrong")?,
+            fixed: text("fixed")?,
+            upstream,
+            seen,
+            cases,
+        });
+    }
+    Ok(issues)
+}
+
+impl KnownIssue {
+    /// The issue as the ledger file writes it.
+    fn to_file_json(&self) -> Json {
+        let mut members = vec![
+            ("id", Json::str(&self.id)),
+            ("title", Json::str(&self.title)),
+            ("severity", Json::str(self.severity.name())),
+            ("wrong", Json::str(&self.wrong)),
+            ("fixed", Json::str(&self.fixed)),
+        ];
+        if let Some(f) = &self.fixed_shows {
+            members.push(("fixedShows", f.to_json()));
+        }
+        members.push((
+            "upstream",
+            self.upstream.as_deref().map_or(Json::Null, Json::str),
+        ));
+        members.push(("seen", Json::str(&self.seen)));
+        let cases = self
+            .cases
+            .iter()
+            .map(|c| {
+                let mut m = vec![("case", Json::str(&c.case)), ("shows", c.shows.to_json())];
+                if let Some(r) = c.route {
+                    m.push(("route", Json::str(r.name())));
+                }
+                Json::object(m)
+            })
+            .collect();
+        members.push(("cases", Json::Array(cases)));
+        if !self.recognise.is_empty() {
+            members.push((
+                "recognise",
+                Json::object(self.recognise.iter().map(Condition::to_json_member)),
+            ));
+        }
+        if let Some(f) = &self.fix_at {
+            members.push((
+                "fixAt",
+                Json::object([
+                    ("file", Json::str(&f.file)),
+                    ("function", Json::str(&f.function)),
+                    ("change", Json::str(&f.change)),
+                ]),
+            ));
+        }
+        Json::object(members)
+    }
+}
+
+impl Condition {
+    /// The condition as a member of `recognise`.
+    fn to_json_member(&self) -> (&'static str, Json) {
+        match self {
+            Condition::ChoiceNeedsRewrite => ("choiceNeedsRewrite", Json::Bool(true)),
+            Condition::ChoiceNamed => ("choiceNamed", Json::Bool(true)),
+            Condition::Registers(key) => ("registers", Json::String(key.clone())),
+            Condition::Route(r) => ("route", Json::str(r.name())),
+        }
     }
 }
 
@@ -782,8 +965,11 @@ fn symptom(v: &Json) -> Result<Symptom, String> {
         "toolNotSent" => text(Symptom::ToolNotSent),
         "errorCause" => text(Symptom::ErrorCause),
         "errorMessage" => text(Symptom::ErrorMessage),
+        "approvalAsked" => text(Symptom::ApprovalAsked),
+        "policyNotAsked" => flag(Symptom::PolicyNotAsked),
+        "streamNamed" => text(Symptom::StreamNamed),
         other => Err(format!(
-            "unknown symptom {other:?} (known: toolChoiceNotSent, toolChoiceSent, toolSent, toolNotSent, noTools, errorCause, errorMessage)"
+            "unknown symptom {other:?} (known: toolChoiceNotSent, toolChoiceSent, toolSent, toolNotSent, noTools, errorCause, errorMessage, approvalAsked, policyNotAsked, streamNamed)"
         )),
     }
 }
@@ -806,6 +992,52 @@ mod tests {
             requests,
             ..Projection::empty()
         }
+    }
+
+    #[test]
+    fn the_ledger_is_written_back_as_it_reads() {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("known-issues.json");
+        let text = std::fs::read_to_string(&file).unwrap();
+        let raw = Json::parse(&text).unwrap();
+        let about = raw.get("about").and_then(Json::as_str).unwrap().to_lossy();
+        let ledger = KnownIssues::load(&file).unwrap();
+        assert_eq!(ledger.to_file_json(&about), raw);
+        let dir = tempfile::tempdir().unwrap();
+        let copy = dir.path().join("k.json");
+        std::fs::write(&copy, ledger.to_file_json(&about).to_compact()).unwrap();
+        let e = KnownIssues::load(&copy).unwrap_err();
+        assert!(
+            e.problem.contains("no such case file"),
+            "paths stay relative to the file: {e}"
+        );
+    }
+
+    #[test]
+    fn every_issue_has_a_severity_and_the_security_one_is_the_policy() {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("known-issues.json");
+        let ledger = KnownIssues::load(&file).unwrap();
+        let security: Vec<&str> = ledger
+            .issues
+            .iter()
+            .filter(|i| i.severity == Severity::Security)
+            .map(|i| i.id.as_str())
+            .collect();
+        assert_eq!(security, ["approval-policy-fails-open"]);
+    }
+
+    #[test]
+    fn an_unknown_field_of_an_issue_is_refused_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("k.json");
+        std::fs::write(dir.path().join("c.json"), "{}").unwrap();
+        std::fs::write(
+            &file,
+            r#"{"issues":[{"id":"a","severity":"error","seen":"all","title":"t","wrong":"w","fixed":"f","cases":[{"case":"c.json","shows":{"noTools":true}}],"fixd":"typo"}]}"#,
+        )
+        .unwrap();
+        let e = KnownIssues::load(&file).unwrap_err();
+        assert_eq!(e.field, "issues[0].fixd", "{e}");
+        assert!(e.problem.contains("unknown field"), "{e}");
     }
 
     #[test]
@@ -1071,24 +1303,28 @@ mod tests {
             (r#"{"issues":{}}"#, "issues"),
             (r#"{"issues":[{"id":"Bad Id"}]}"#, "issues[0].id"),
             (
-                r#"{"issues":[{"id":"a","seen":"1.x","title":"t","wrong":"w","fixed":"f","cases":[]}]}"#,
+                r#"{"issues":[{"id":"a","severity":"error","seen":"1.x","title":"t","wrong":"w","fixed":"f","cases":[]}]}"#,
                 "issues[0].seen",
             ),
             (
-                r#"{"issues":[{"id":"a","seen":"all","title":"t","wrong":"w","fixed":"f","cases":[{"case":"nope.json","shows":{"noTools":true}}]}]}"#,
+                r#"{"issues":[{"id":"a","severity":"error","seen":"all","title":"t","wrong":"w","fixed":"f","cases":[{"case":"nope.json","shows":{"noTools":true}}]}]}"#,
                 "issues[0].cases[0]",
             ),
             (
-                r#"{"issues":[{"id":"a","seen":"all","title":"t","wrong":"w","fixed":"f","cases":[{"case":"c.json","shows":{"sometimes":true}}]}]}"#,
+                r#"{"issues":[{"id":"a","severity":"error","seen":"all","title":"t","wrong":"w","fixed":"f","cases":[{"case":"c.json","shows":{"sometimes":true}}]}]}"#,
                 "issues[0].cases[0].shows",
             ),
             (
-                r#"{"issues":[{"id":"a","seen":"all","title":"t","wrong":"w","fixed":"f","cases":[{"case":"c.json","shows":{"noTools":true}}],"recognise":{"route":"nowhere"}}]}"#,
+                r#"{"issues":[{"id":"a","severity":"error","seen":"all","title":"t","wrong":"w","fixed":"f","cases":[{"case":"c.json","shows":{"noTools":true}}],"recognise":{"route":"nowhere"}}]}"#,
                 "issues[0].recognise",
             ),
             (
-                r#"{"issues":[{"id":"a","seen":"all","title":"t","wrong":"w","fixed":"f","cases":[{"case":"c.json","shows":{"noTools":true}}],"fixAt":{"file":"x.ts"}}]}"#,
+                r#"{"issues":[{"id":"a","severity":"error","seen":"all","title":"t","wrong":"w","fixed":"f","cases":[{"case":"c.json","shows":{"noTools":true}}],"fixAt":{"file":"x.ts"}}]}"#,
                 "issues[0].fixAt.function",
+            ),
+            (
+                r#"{"issues":[{"id":"a","severity":"grave","seen":"all","title":"t","wrong":"w","fixed":"f","cases":[{"case":"c.json","shows":{"noTools":true}}]}]}"#,
+                "issues[0].severity",
             ),
         ];
         for (text, field) in cases {

@@ -353,6 +353,7 @@ mod tests {
             issues: vec![KnownIssue {
                 id: "toolchoice-not-rewritten".into(),
                 title: String::new(),
+                severity: crate::judge::known::Severity::Error,
                 wrong: String::new(),
                 fixed: String::new(),
                 fixed_shows: Some(Symptom::ToolChoiceSent),

@@ -18,6 +18,7 @@
 //! reaches something the model does not cover, the projection says
 //! `unmodelled` with the reason, rather than guess.
 
+mod approval;
 mod builtins;
 pub mod record;
 pub mod releases;
@@ -274,6 +275,11 @@ pub fn predict(case: &Case, version: MastraVersion) -> Prediction {
     {
         return Prediction::Projection(Projection::not_applicable(reason));
     }
+    if case.drives_approval() && rel.zero.is_some() {
+        return Prediction::Projection(Projection::not_applicable(approval::not_applicable(
+            version,
+        )));
+    }
     if !rel.is_modelled() {
         return Prediction::Unmodelled(format!(
             "@mastra/core {version} is outside the 1.x line the model was swept on"
@@ -321,13 +327,29 @@ pub fn predict(case: &Case, version: MastraVersion) -> Prediction {
 fn run(case: &Case, rel: &Release) -> Result<Vec<Projection>, String> {
     let mut tools = merged_tools_on(case, rel.on_0x().then_some(rel));
     if let Some(error) = error_before_requests(case, rel, &mut tools) {
+        // Nothing was handed over: the call threw before any result.
+        let seen = case.drives_approval().then(|| {
+            Box::new(crate::projection::Seen {
+                tool_calls: None,
+                tool_results: None,
+                ..Default::default()
+            })
+        });
         return Ok(vec![Projection {
             error: Some(error),
+            seen,
             ..Projection::empty()
         }]);
     }
     let offered = offered(case, rel, &tools);
-    steps::run_loop(case, rel, &tools, offered)
+    let projections = steps::run_loop(case, rel, &tools, offered)?;
+    if !case.drives_approval() {
+        return Ok(projections);
+    }
+    projections
+        .into_iter()
+        .map(|p| approval::project(case, rel, &tools, p))
+        .collect()
 }
 
 /// The error the call ends in before any request, if any; otherwise

@@ -25,6 +25,10 @@ pub mod legacy;
 use crate::js::json::Json;
 use crate::versions::spec::MastraVersion;
 
+/// What a declined call's tool result says to the model (1.0.4, 1.67.0,
+/// 1.71.0 alike).
+pub const APPROVAL_DECLINED_MESSAGE: &str = "Tool call was not approved by the user";
+
 /// One line of the table: a behaviour and the releases that have it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Boundary {
@@ -134,6 +138,29 @@ macro_rules! release_table {
 }
 
 release_table! {
+    /// A `requireToolApproval` function is asked, per call, with `{ toolName,
+    /// args, requestContext, ... }`, where `toolName` is the name the model
+    /// called (the wire name), and its answer (a throw reads as `true`) or the
+    /// tool's own `requireApproval` holds the call. Before, the option was only
+    /// tested for truth (`let toolRequiresApproval = requireToolApproval ||
+    /// tool2.requireApproval`, 1.37.1 `dist/chunk-2365SJTK.js:21520`), so any
+    /// function held every call and was never asked. First in 1.38.0
+    /// (`if (typeof requireToolApproval === "function")`,
+    /// `dist/chunk-DV4HM5AG.js:21901`; 1.67.0 `dist/agent-Dk0N0Nlg.js:27196`;
+    /// `bisect cases/approval/policy-by-key-generate.json --good 1.0.4 --bad
+    /// 1.67.0`: 1.37.1 the same as 1.0.4, 1.38.0 changed).
+    APPROVAL_POLICY_ASKED => approval_policy_asked_on_1x: (1, 38, 0);
+    /// A declined call is not listed in the result's `toolResults`, and its
+    /// resumed stream has no chunk for it; before, the decline showed as a
+    /// `tool-result` chunk and was listed (1.0.4 and 1.48.0, measured). The
+    /// message sent back to the model is the same on both sides. First in
+    /// 1.49.0 (`bisect` of a declined call under `requireToolApproval: true`,
+    /// 1.37.1 to 1.67.0: 1.48.0 the same as 1.37.1, 1.49.0 changed).
+    APPROVAL_DECLINE_UNLISTED => approval_decline_unlisted_on_1x: (1, 49, 0);
+    /// A declined call's resumed stream says `tool-output-denied`. First in
+    /// 1.58.0 (`bisect` of the same case, 1.49.0 to 1.67.0: 1.57.0 the same as
+    /// 1.49.0, 1.58.0 adds the chunk).
+    APPROVAL_DENIED_CHUNK => approval_denied_chunk_on_1x: (1, 58, 0);
     /// `activeTools` filters the tools sent (by rewritten name). Before it, the
     /// option was ignored. First in 1.1.0 (`prepareToolsAndToolChoice` gained
     /// the `activeTools` filter; sweep: `active-*` cases, 1.0.4 → 1.1.0).

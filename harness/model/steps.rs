@@ -44,7 +44,7 @@ pub(super) mod legacy_loop;
 pub const DEFAULT_MAX_STEPS: u32 = 5;
 
 /// The one execute result of the case tools, as the tool message carries it.
-const TOOL_RESULT: &str = "{\"tempC\":20}";
+pub(super) const TOOL_RESULT: &str = "{\"tempC\":20}";
 
 /// The most outcomes (and partial states) the model follows before it calls
 /// a case's races too many to enumerate.

@@ -15,10 +15,10 @@
 //! its own capture server's bodies exactly as the harness judges the
 //! listener's.
 
-use crate::case::Case;
+use crate::case::{ApprovalPolicy, Case, Reply, Tool};
 use crate::js::json::Json;
 use crate::js::string::JsString;
-use crate::judge::known::{named_choice_json, KnownIssue, Symptom};
+use crate::judge::known::{named_choice_json, KnownIssue, Severity, Symptom};
 use crate::projection::Projection;
 use crate::route::body::layouts_json;
 use crate::route::Route;
@@ -376,6 +376,11 @@ impl Repro<'_> {
         let Shows::Issue { issue: i, .. } = &self.shows else {
             return None;
         };
+        if i.severity == Severity::Security {
+            if let Some(snippet) = approval_snippet(self.case) {
+                return Some(self.advisory(i, &snippet, seen, env));
+            }
+        }
         let mut md = format!("# {}\n\n{}\n\n", i.title, i.wrong);
         md.push_str(&format!(
             "## Reproduce\n\n`npm install {}`, save as `repro.mjs`, `node repro.mjs`. A local \
@@ -425,6 +430,113 @@ impl Repro<'_> {
         ));
         Some(md)
     }
+}
+
+impl Repro<'_> {
+    /// A security issue's report: a private security advisory, saying no
+    /// more than a maintainer needs to confirm and fix it.
+    fn advisory(&self, i: &KnownIssue, snippet: &str, seen: &str, env: &Environment) -> String {
+        let mut md = format!(
+            "# Security advisory (private): {}\n\nReport through the repository's private \
+             vulnerability reporting, not a public issue.\n\n## Summary\n\n{}\n\n",
+            i.title, i.wrong
+        );
+        md.push_str(&format!(
+            "## Affected versions\n\n`@mastra/core` `{seen}`.\n\n"
+        ));
+        md.push_str(
+            "## Impact\n\nA tool the application meant to gate behind human approval runs \
+             without it whenever the model calls it, if the policy names the tool the way it \
+             was registered.\n\n",
+        );
+        md.push_str(&format!(
+            "## Reproduce\n\n`npm install {}`, save as `repro.mjs`, `node repro.mjs`. A local \
+             server plays the model; no key, no network.\n\n```js\n{}```\n\n",
+            self.install_line(),
+            snippet
+        ));
+        md.push_str(&format!("## Expected\n\n{}\n\n", i.fixed));
+        md.push_str(
+            "## Workaround\n\nName tools in a policy by the name the model is sent (the key \
+             with every character outside `a-zA-Z0-9_-` replaced by `_`, cut to 63), or register \
+             tools under keys the rewrite leaves alone.\n\n",
+        );
+        if let Some(f) = &i.fix_at {
+            md.push_str(&format!(
+                "## Where the fix goes\n\n`{}`, `{}`: {}.\n\n",
+                f.file, f.function, f.change
+            ));
+        }
+        md.push_str(&format!(
+            "## Environment\n\n- Node {}\n- @mastra/core {}\n- zod {}\n\n",
+            env.node, env.core, env.zod
+        ));
+        md.push_str(&format!(
+            "Found with mastra-conform (case `{}`); `mastra-conform repro {}` exits 1 while this \
+             shows.\n",
+            self.case.name(),
+            i.id
+        ));
+        md
+    }
+}
+
+/// A snippet that shows an approval policy's answer: a server that calls
+/// the case's first tool by the name it is sent, the policy as the case
+/// writes it, and what it was asked and whether the tool ran. `None` for a
+/// case without a policy by names or a tool call.
+fn approval_snippet(case: &Case) -> Option<String> {
+    let ApprovalPolicy::Names(names) = case.call.require_tool_approval.as_ref()? else {
+        return None;
+    };
+    let call = case.replies.iter().find_map(|r| match r {
+        Reply::ToolCalls(calls) => calls.first(),
+        _ => None,
+    })?;
+    let tool = case.tools.first()?;
+    let js = |s: &JsString| Json::String(s.clone()).to_compact();
+    let id = match tool {
+        Tool::Custom { id, .. } => js(id),
+        _ => js(&JsString::from(crate::case::STANDARD_ID)),
+    };
+    let names = Json::Array(names.iter().cloned().map(Json::String).collect()).to_compact();
+    Some(format!(
+        r#"import http from 'node:http';
+import {{ Agent }} from '@mastra/core/agent';
+import {{ createTool }} from '@mastra/core/tools';
+import {{ z }} from 'zod';
+
+// Plays the model: first calls the tool by the name it was sent, then ends.
+let n = 0;
+const server = http.createServer((req, res) => {{
+  req.resume().on('end', () => {{
+    const call = {{ id: 'call_1', type: 'function', function: {{ name: {wire}, arguments: '{{"city":"Paris"}}' }} }};
+    const message = n++ === 0 ? {{ role: 'assistant', content: null, tool_calls: [call] }} : {{ role: 'assistant', content: 'done' }};
+    const choices = [{{ index: 0, message, finish_reason: n === 1 ? 'tool_calls' : 'stop' }}];
+    res.writeHead(200, {{ 'content-type': 'application/json' }});
+    res.end(JSON.stringify({{ id: 'c', object: 'chat.completion', created: 0, model: 'm', choices }}));
+  }});
+}});
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+const url = `http://127.0.0.1:${{server.address().port}}/v1`;
+
+let ran = false;
+const tool = createTool({{
+  id: {id}, description: 'A tool that needs approval', inputSchema: z.object({{ city: z.string() }}),
+  execute: async () => {{ ran = true; return {{ ok: true }}; }},
+}});
+const model = {{ id: 'openai/gpt-4o-mini', url, apiKey: 'sk-fake' }};
+const agent = new Agent({{ id: 'a', name: 'a', instructions: 'p', model, tools: {{ {key}: tool }} }});
+const needsApproval = {names};
+const asked = [];
+const requireToolApproval = ({{ toolName }}) => (asked.push(toolName), needsApproval.includes(toolName));
+const result = await agent.generate('hi', {{ requireToolApproval }});
+console.log({{ asked, finishReason: result.finishReason, ranWithoutApproval: ran }});
+server.close();
+"#,
+        wire = js(&call.name),
+        key = js(tool.key()),
+    ))
 }
 
 /// The most lines an upstream report has, and its snippet.
@@ -570,6 +682,7 @@ mod tests {
             id: "toolchoice-not-rewritten".into(),
             title: "A named toolChoice does not follow the tool-name rewrite".into(),
             wrong: "wrong".into(),
+            severity: crate::judge::known::Severity::Error,
             fixed: "tool_choice names the rewritten name".into(),
             fixed_shows: Some(Symptom::ToolChoiceSent),
             upstream: None,
@@ -600,6 +713,9 @@ mod tests {
             Symptom::NoTools,
             Symptom::ErrorCause("a".into()),
             Symptom::ErrorMessage("a".into()),
+            Symptom::ApprovalAsked("a".into()),
+            Symptom::PolicyNotAsked,
+            Symptom::StreamNamed("a".into()),
         ];
         for s in &every {
             // A symptom added to the ledger fails to compile here until it
@@ -612,10 +728,54 @@ mod tests {
                 | Symptom::ToolNotSent(_)
                 | Symptom::NoTools
                 | Symptom::ErrorCause(_)
-                | Symptom::ErrorMessage(_) => {}
+                | Symptom::ErrorMessage(_)
+                | Symptom::ApprovalAsked(_)
+                | Symptom::PolicyNotAsked
+                | Symptom::StreamNamed(_) => {}
             }
         }
         every
+    }
+
+    #[test]
+    fn a_security_issue_is_drafted_as_a_private_advisory_within_the_limits() {
+        let case = Case::parse(
+            Path::new("cases/approval/policy-by-key-generate.json"),
+            r#"{"about":"a","tools":[{"key":"files.delete","id":"delete-file","description":"d"}],
+                "call":{"requireToolApproval":{"names":["files.delete"]}},
+                "replies":[{"toolCalls":[{"id":"call_1","name":"files_delete","arguments":{"city":"Paris"}}]},{"text":"done"}]}"#,
+        )
+        .unwrap();
+        let mut issue = issue();
+        issue.severity = crate::judge::known::Severity::Security;
+        let symptom = Symptom::ApprovalAsked("files_delete".into());
+        let env = Environment {
+            node: "v24.1.0".into(),
+            core: "1.71.0".into(),
+            zod: "3.25.76".into(),
+            provider: "bundled".into(),
+        };
+        let md = repro(&case, &issue, &symptom)
+            .upstream_report(&Projection::empty(), ">=1.38.0 <=1.71.0", &env)
+            .unwrap();
+        assert!(md.starts_with("# Security advisory (private): "), "{md}");
+        assert!(md.lines().count() <= REPORT_MAX_LINES, "{md}");
+        let snippet = md
+            .split("```js\n")
+            .nth(1)
+            .unwrap()
+            .split("```")
+            .next()
+            .unwrap();
+        assert!(snippet.lines().count() <= SNIPPET_MAX_LINES, "{snippet}");
+        for part in [
+            r#"tools: { "files.delete": tool }"#,
+            r#"const needsApproval = ["files.delete"];"#,
+            r#"name: "files_delete""#,
+            "`@mastra/core` `>=1.38.0 <=1.71.0`",
+        ] {
+            assert!(md.contains(part), "{part} in:\n{md}");
+        }
     }
 
     /// Every form name in a check's JSON: the keys of its objects.

@@ -11,7 +11,7 @@ mod common;
 use common::{bin, root, text};
 use mastra_conform::case::Case;
 use mastra_conform::js::json::Json;
-use mastra_conform::judge::known::{KnownIssue, Symptom};
+use mastra_conform::judge::known::{KnownIssue, Severity, Symptom};
 use mastra_conform::observation::{projection, Captured};
 use mastra_conform::report::repro::{reading_tables, Repro, Shows};
 use mastra_conform::route::Route;
@@ -332,6 +332,7 @@ fn a_repro_runs_the_cases_sources_and_refuses_a_request_elsewhere() {
     let issue = KnownIssue {
         id: "mcp-tool-sent".into(),
         title: "an MCP tool is sent".into(),
+        severity: Severity::Warning,
         wrong: "nothing".into(),
         fixed: "nothing".into(),
         fixed_shows: None,

@@ -508,6 +508,7 @@ impl CaseGenerator {
                         key,
                         id,
                         description: JsString::from("A custom tool"),
+                        require_approval: false,
                     }
                 }
             };

@@ -799,6 +799,7 @@ mod tests {
                 tool_choice: Some(ToolChoice::Tool(js("a.b"))),
                 active_tools: Some(vec![js("a_b")]),
                 max_steps: None,
+                require_tool_approval: None,
             },
             replies: vec![Reply::ToolCalls(vec![ToolCallReply {
                 id: js("call_1"),
