@@ -50,6 +50,7 @@ import { parseEnv } from 'node:util';
 import { installGuard, nothingAllowed } from './guard.mjs';
 import { bundleEntry, registerBundlerResolution } from './project-bundle.mjs';
 import { McpWatch } from './project-mcp.mjs';
+import { approvalPolicies, instructionsText, ownApproval, sentName } from './project-names.mjs';
 import { SourceIndex } from './project-sources.mjs';
 
 // Held before the project can replace them.
@@ -635,7 +636,7 @@ async function describeAgent(registeredAs, agent, RequestContext, sources, mcp, 
   }
 
   const who = { registeredAs, id: agent.id ?? null, name: agent.name ?? null };
-  const tools = keys.map((key) => {
+  const located = keys.map((key) => {
     if (givenKeys.includes(key)) {
       const server = mcpServerOf(given[key]);
       if (server !== null) return { key, source: 'mcp', server, at: null };
@@ -652,6 +653,24 @@ async function describeAgent(registeredAs, agent, RequestContext, sources, mcp, 
     if (clientKeys.has(key)) return { key, source: 'client', at: null };
     return { key, source: 'other', at: null };
   });
+  // Each tool's id, the name Mastra sends it under, and its own approval
+  // setting: what its approval policy is asked with, and what overrides it.
+  const tools = located.map((t) => {
+    const tool = assembled[t.key] ?? given?.[t.key];
+    const id = typeof tool?.id === 'string' ? tool.id : null;
+    return { ...t, id, sentAs: sentName(agent, t.key, tool), approval: ownApproval(tool) };
+  });
+  const context = { requestContext, runtimeContext };
+  const asked = [...new Set(tools.flatMap((t) => [t.key, t.id, t.sentAs]).filter((n) => typeof n === 'string'))];
+  const policies = (await approvalPolicies(agent, context, asked)).map((p) => ({
+    ...p,
+    at: sources.policyLocation(who, p.option),
+    written: asked.flatMap((name) => {
+      const at = sources.policyNameLocation(who, p.option, name);
+      return at ? [{ name, at }] : [];
+    }),
+  }));
+  const instructions = await instructionsText(agent, context);
 
   const activeTools = Array.isArray(defaults.activeTools)
     ? defaults.activeTools.filter((n) => typeof n === 'string')
@@ -679,6 +698,8 @@ async function describeAgent(registeredAs, agent, RequestContext, sources, mcp, 
             at: sources.optionLocation(who, ['activeTools', '[]'], name, defaultsName),
           })),
     mcp: serversOfAgent(registeredAs, who, tools, sources, mcp),
+    approval: policies,
+    instructions: instructions === null ? null : { text: instructions, at: sources.instructionsLocation(who, instructions) },
   };
 }
 
@@ -802,6 +823,7 @@ async function main() {
     agents,
     mcp: unattributed.map((name) => serverEntry(name, mcp.latest(name), sources)),
     suppressions: sources.suppressions,
+    comparisons: sources.toolNameComparisons(),
     unparsed: sources.unparsed,
     blocked: blockedRequests,
     wrote: wrote(),
