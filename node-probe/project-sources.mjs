@@ -332,6 +332,11 @@ export class SourceIndex {
         if (!parents.some((p) => FUNCTIONS.has(p.type)))
           this.bindings.set(`${f.file}\0${node.id.name}`, { file: f, init: node.init });
       }
+      // A module-level function is bound to itself: a helper that asks an
+      // MCP client for its tools, a function that returns the instructions.
+      if (node.type === 'FunctionDeclaration' && node.id && !parents.some((p) => FUNCTIONS.has(p.type))) {
+        this.bindings.set(`${f.file}\0${node.id.name}`, { file: f, init: node });
+      }
       if (node.type === 'NewExpression' && node.arguments[0]?.type === 'ObjectExpression') {
         const name = calleeName(node);
         const binding = bindingNameOf(parents);
@@ -500,7 +505,8 @@ export class SourceIndex {
         return b ? this.#findKey(b.file, b.init, key, depth + 1) : null;
       }
       case 'ArrowFunctionExpression':
-      case 'FunctionExpression': {
+      case 'FunctionExpression':
+      case 'FunctionDeclaration': {
         if (node.body.type !== 'BlockStatement') return this.#findKey(f, node.body, key, depth + 1);
         for (const ret of returns(node.body)) {
           const hit = this.#findKey(f, ret, key, depth + 1);
@@ -606,6 +612,7 @@ export class SourceIndex {
       }
       case 'ArrowFunctionExpression':
       case 'FunctionExpression':
+      case 'FunctionDeclaration':
         if (node.body.type !== 'BlockStatement') return this.#objectsOf(f, node.body, depth + 1);
         return returns(node.body).flatMap((r) => this.#objectsOf(f, r, depth + 1));
       case 'ConditionalExpression':
@@ -699,7 +706,7 @@ export class SourceIndex {
         const b = this.resolve(f, node.name);
         return b ? find(b.file, b.init, depth + 1) : null;
       }
-      if (node.type === 'ArrowFunctionExpression' || node.type === 'FunctionExpression') {
+      if (FUNCTIONS.has(node.type) && node.body) {
         const bodies = node.body.type === 'BlockStatement' ? returns(node.body) : [node.body];
         for (const r of bodies) {
           const hit = find(f, r, depth + 1);
@@ -834,13 +841,57 @@ export class SourceIndex {
     return def ? place(def.file, def.object) : null;
   }
 
-  /** Why Node's type stripping would not run this project, or null. */
-  strippingObstacle() {
-    for (const f of this.files) {
+  /**
+   * Why Node's type stripping would not run the project from ENTRY, or
+   * null: only the files the entry imports count (statically, or by a
+   * literal `import()` or `require()`, through the project's own files and
+   * tsconfig aliases), not a script or a route the entry never loads.
+   */
+  strippingObstacle(entry) {
+    for (const f of this.#reachable(entry)) {
       const found = strippingObstacles(f.file, f.ast, this.aliases);
       if (found.length) return `${found[0]} in ${f.rel}`;
     }
     return null;
+  }
+
+  /** The project's files ENTRY imports, itself first, each once. */
+  #reachable(entry) {
+    const start = this.files.find((f) => f.file === entry);
+    if (!start) return this.files;
+    const out = [start];
+    const seen = new Set([start]);
+    for (let i = 0; i < out.length; i++) {
+      const f = out[i];
+      const sources = [];
+      walk(f.ast.program, (node) => {
+        if (
+          (node.type === 'ImportDeclaration' ||
+            node.type === 'ExportNamedDeclaration' ||
+            node.type === 'ExportAllDeclaration') &&
+          node.source
+        ) {
+          sources.push(node.source.value);
+        } else if (node.type === 'ImportExpression') {
+          const s = literalString(node.source);
+          if (s !== null) sources.push(s);
+        } else if (
+          node.type === 'CallExpression' &&
+          (node.callee.type === 'Import' || (node.callee.type === 'Identifier' && node.callee.name === 'require'))
+        ) {
+          const s = literalString(node.arguments[0]);
+          if (s !== null) sources.push(s);
+        }
+      });
+      for (const source of sources) {
+        const target = this.#importedFile(f, source);
+        if (target && !seen.has(target)) {
+          seen.add(target);
+          out.push(target);
+        }
+      }
+    }
+    return out;
   }
 }
 
