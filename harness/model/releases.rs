@@ -68,6 +68,17 @@ pub const HISTORY_PER_STEP: MastraVersion = v(1, 16, 0);
 /// (`cases/calls/reused-call-id-runs-last-in-a-concurrent-step.json`).
 pub const REUSED_ID_RUNS_LAST: MastraVersion = v(1, 69, 0);
 
+/// A `requireToolApproval` function is asked, for each call, with the name
+/// the model called (the name the tool was sent under), and decides by its
+/// answer (awaited; one that throws means "approve first"). Before it, the
+/// option was only tested for truth, so any function made every tool wait
+/// for approval. First in 1.38.0, read in the dists: 1.37.1's tool-call
+/// step has `toolRequiresApproval = requireToolApproval ||
+/// tool2.requireApproval`, 1.38.0's `typeof requireToolApproval ===
+/// "function"`. The approval cases' bisection on real runs is the measure
+/// this reading stands in for.
+pub const APPROVAL_POLICY_ASKED: MastraVersion = v(1, 38, 0);
+
 /// Eager tool execution on `stream()` (`eagerToolExecution ?? true`): a
 /// call found under its own name in the step's tools starts as soon as its
 /// chunk completes, before the stream ends; calls found only by a tool's id
