@@ -84,8 +84,15 @@ export async function approvalPolicies(agent, context, names) {
     }
     const policy = options?.requireToolApproval;
     if (typeof policy !== 'function') continue;
+    // A policy that does not settle once is not waited for again: a
+    // project with many tools would otherwise hold the load for minutes.
     const answers = [];
-    for (const name of names) answers.push({ name, answer: await answer(policy, name) });
+    let settles = true;
+    for (const name of names) {
+      const got = settles ? await answer(policy, name) : 'timeout';
+      settles = got !== 'timeout';
+      answers.push({ name, answer: got });
+    }
     out.push({ option, answers });
   }
   return out;
@@ -102,7 +109,11 @@ export async function instructionsText(agent, context) {
   }
   const textOf = (v) => {
     if (typeof v === 'string') return v;
-    if (Array.isArray(v)) return v.map(textOf).filter((t) => t !== null).join('\n');
+    if (Array.isArray(v))
+      return v
+        .map(textOf)
+        .filter((t) => t !== null)
+        .join('\n');
     if (v && typeof v === 'object' && typeof v.content === 'string') return v.content;
     return null;
   };

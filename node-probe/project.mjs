@@ -793,7 +793,8 @@ async function describeAgent(registeredAs, agent, RequestContext, sources, mcp, 
           })),
     mcp: serversOfAgent(registeredAs, who, tools, sources, mcp),
     approval: policies,
-    instructions: instructions === null ? null : { text: instructions, at: sources.instructionsLocation(who, instructions) },
+    instructions:
+      instructions === null ? null : { text: instructions, at: sources.instructionsLocation(who, instructions) },
   };
 }
 

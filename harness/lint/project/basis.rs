@@ -6,11 +6,11 @@
 
 use super::rules::Rule;
 use super::{Location, ModelRoute, ProjectAgent};
-use crate::lint::Severity;
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::judge::provider::NamePattern;
 use crate::lint::LintInput;
+use crate::lint::Severity;
 use crate::versions::spec::MastraVersion;
 
 /// One problem, ready for any rendering.

@@ -17,8 +17,8 @@
 
 pub use super::basis::Finding;
 use super::basis::{agent_input, provider_accepts, quote};
-use super::names::{approval_findings, comparison_findings, instructions_findings};
 use super::config::{Level, LintConfig};
+use super::names::{approval_findings, comparison_findings, instructions_findings};
 pub use super::rules::{Rule, RULES_URI};
 use super::upgrade::{upgrade, Upgrade};
 use super::{

@@ -167,9 +167,9 @@ fn policy_finding(
 /// found in "you search the web".
 fn reads_as_a_name(name: &JsString) -> bool {
     let s = name.to_lossy();
-    s.chars()
-        .enumerate()
-        .any(|(i, c)| matches!(c, '.' | '-' | '_') || c.is_ascii_digit() || (i > 0 && c.is_uppercase()))
+    s.chars().enumerate().any(|(i, c)| {
+        matches!(c, '.' | '-' | '_') || c.is_ascii_digit() || (i > 0 && c.is_uppercase())
+    })
 }
 
 /// Whether a UTF-16 unit may be part of a tool name's word.
@@ -227,7 +227,8 @@ pub fn instructions_findings(
     let mut mentioned: Vec<(JsString, usize, &JsString)> = Vec::new();
     for tool in &tools {
         for name in [Some(tool.key), tool.id].into_iter().flatten() {
-            if name == tool.sent || !reads_as_a_name(name) || mentioned.iter().any(|m| m.0 == *name) {
+            if name == tool.sent || !reads_as_a_name(name) || mentioned.iter().any(|m| m.0 == *name)
+            {
                 continue;
             }
             if let Some(offset) = word_at(&instructions.text, name) {
@@ -320,7 +321,10 @@ mod tests {
     fn a_name_is_found_as_a_whole_word_only() {
         let text = js("Call search.web first, not search.webs or xsearch.web.");
         assert_eq!(word_at(&text, &js("search.web")), Some(5));
-        assert_eq!(word_at(&js("use delete-file."), &js("delete-file")), Some(4));
+        assert_eq!(
+            word_at(&js("use delete-file."), &js("delete-file")),
+            Some(4)
+        );
         assert_eq!(word_at(&js("use delete-files"), &js("delete-file")), None);
         assert!(reads_as_a_name(&js("delete-file")) && reads_as_a_name(&js("getWeather")));
         assert!(!reads_as_a_name(&js("search")));
