@@ -120,7 +120,13 @@ fn policy_finding(
         .filter(|(_, name)| *name != tool.sent)
         .find_map(|(what, name)| {
             let answer = policy.answer(name)?;
-            (waits(answer)? == runs).then_some((what, name, answer))
+            let differs = waits(answer)? == runs;
+            // Approving the key and not the sent name can only be a policy
+            // written for the key. The other way round is also what a
+            // policy written for the sent name answers: it is the key's
+            // only where the policy writes the key.
+            let on_the_key = runs || policy.written.iter().any(|w| w.name == *name);
+            (differs && on_the_key).then_some((what, name, answer))
         })?;
     let at = policy
         .written

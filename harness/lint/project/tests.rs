@@ -254,6 +254,28 @@ fn an_approval_policy_is_judged_by_the_installed_releases_rule() {
     assert!(rules_at(&on("1.67.0", "false"))
         .iter()
         .all(|f| f.0 != Rule::ApprovalByKey));
+    // Approving the sent name and not the key is a policy written for the
+    // sent name, unless it writes the key.
+    let mut wire = names_doc("1.67.0", "false");
+    let policy = &mut wire.agents[0].approval[0];
+    for (name, answer) in policy.answers.iter_mut() {
+        if *name == js("files_delete") {
+            *answer = PolicyAnswer::True;
+        }
+    }
+    policy.written.clear();
+    let judged = lint_project(wire.clone(), LintConfig::default());
+    assert!(rules_at(&judged).iter().all(|f| f.0 != Rule::ApprovalByKey));
+    wire.agents[0].approval[0].written.push(NameUse {
+        name: js("files.delete"),
+        at: None,
+    });
+    let judged = lint_project(wire, LintConfig::default());
+    let says = &judged.agents[0].findings[0].message;
+    assert!(
+        says.starts_with("\"files.delete\" waits for approval"),
+        "{says}"
+    );
     let zero = on("0.24.9", "true");
     assert!(rules_at(&zero).iter().all(|f| f.0 != Rule::ApprovalByKey));
     assert!(
