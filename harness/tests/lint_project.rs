@@ -2014,10 +2014,6 @@ fn the_names_a_project_writes_are_found_at_their_lines_on_1_67_0() {
             "src/mastra/stream-log.ts:8:66",
         ],
     ];
-    let expected: Vec<[&str; 4]> = expected
-        .iter()
-        .map(|r| [r[0], r[1], r[2], r[3].as_ref()])
-        .collect();
     assert_eq!(placed_findings(&v, "findings"), rows(&expected), "{shown}");
     assert_eq!(v["summary"]["errors"], 8, "{v:#}");
     assert_eq!(v["summary"]["warnings"], 4, "{v:#}");

@@ -192,7 +192,10 @@ fn names_doc(version: &str, answer_for_key: &str) -> LoadedProject {
     parse_loaded(&doc).unwrap()
 }
 
-fn rules_at(l: &ProjectLint) -> Vec<(Rule, String, Option<(u64, u64)>)> {
+/// A finding as the tests compare it: its rule, its subject, its line and column.
+type Placed = (Rule, String, Option<(u64, u64)>);
+
+fn rules_at(l: &ProjectLint) -> Vec<Placed> {
     l.all_findings()
         .map(|f| {
             (
