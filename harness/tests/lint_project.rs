@@ -863,11 +863,12 @@ fn the_shapes_of_real_projects_load_with_no_tsx_and_locate_every_key() {
         .unwrap_or_else(|e| panic!("stdout is the harness's JSON alone ({e}): {shown}"));
     assert_eq!(v["mastra"], "1.67.0", "{v:#}");
     assert_eq!(v["loader"], "esbuild", "{v:#}");
-    // The reason is the first obstacle the loader finds, its files in
-    // sorted order, named where it is written: the agent's tsconfig alias.
+    // The reason is the first obstacle the loader finds in the files the
+    // entry imports, the entry first, named where it is written: the
+    // entry's own tsconfig alias.
     assert_eq!(
         v["loaderReason"],
-        "Node's type stripping cannot run the tsconfig paths alias @/mastra/tools (2:1) in src/mastra/agents/shapes-agent.ts",
+        "Node's type stripping cannot run the tsconfig paths alias @/mastra/agents/shapes-agent (4:1) in src/mastra/index.ts",
         "{v:#}"
     );
     assert!(v["seconds"].as_f64().is_some_and(|s| s > 0.0), "{v:#}");
