@@ -27,6 +27,30 @@ function describeServer(config) {
   return { transport: 'unknown', target: '' };
 }
 
+/**
+ * The package a stdio server's command downloads before it runs (`npx -y
+ * PKG`, `pnpm dlx PKG`, `bunx PKG`, `yarn dlx PKG`, `npm exec PKG`, `uvx
+ * PKG`), or null. The loader has no registry to download from: inside the
+ * sandbox such a command waits for the network until the client gives up.
+ */
+export function downloadedPackage(config) {
+  if (!config || typeof config.command !== 'string') return null;
+  const command = config.command.split('/').pop();
+  const args = (config.args ?? []).map(String);
+  const words = [command, ...args];
+  const after = (n) => words.slice(n).find((w) => !w.startsWith('-')) ?? null;
+  if (command === 'npx' || command === 'bunx' || command === 'pnpx' || command === 'uvx') return after(1);
+  if ((command === 'pnpm' || command === 'yarn') && args[0] === 'dlx') return after(2);
+  if ((command === 'npm' && args[0] === 'exec') || (command === 'bun' && args[0] === 'x')) return after(2);
+  return null;
+}
+
+/** `@scope/name@1.2.3` or `name@latest` -> the package's name. */
+function nameOf(spec) {
+  const at = spec.indexOf('@', 1);
+  return at > 0 ? spec.slice(0, at) : spec;
+}
+
 const firstLine = (text) =>
   String(text ?? '')
     .split('\n')[0]
@@ -67,6 +91,14 @@ export class McpWatch {
       const { transport, target } = describeServer(config);
       const record = { server: serverName, transport, target, tools: null, error: null, agent: watch.agent };
       watch.servers.push(record);
+      // A package the command would download, unless the project has it
+      // installed (npx runs that one): refused at once, as lint starts no
+      // command that downloads.
+      const downloads = downloadedPackage(config);
+      if (downloads && !findPackage(projectDir, nameOf(downloads))) {
+        record.error = `not started: ${target} downloads ${downloads}, and lint starts no command that downloads (install the package in the project to have its server listed)`;
+        throw new Error(`Failed to connect to MCP server ${serverName}: ${record.error}`);
+      }
       const key = transport === 'stdio' ? `${config.command}\0${(config.args ?? []).map(String).join('\0')}` : null;
       if (key) watch.starting.set(key, (watch.starting.get(key) ?? 0) + 1);
       try {

@@ -332,6 +332,11 @@ export class SourceIndex {
         if (!parents.some((p) => FUNCTIONS.has(p.type)))
           this.bindings.set(`${f.file}\0${node.id.name}`, { file: f, init: node.init });
       }
+      // A module-level function is bound to itself: a helper that asks an
+      // MCP client for its tools, a function that returns the instructions.
+      if (node.type === 'FunctionDeclaration' && node.id && !parents.some((p) => FUNCTIONS.has(p.type))) {
+        this.bindings.set(`${f.file}\0${node.id.name}`, { file: f, init: node });
+      }
       if (node.type === 'NewExpression' && node.arguments[0]?.type === 'ObjectExpression') {
         const name = calleeName(node);
         const binding = bindingNameOf(parents);
@@ -445,13 +450,23 @@ export class SourceIndex {
     // The agent's own record did not say: a key written once, in one
     // `OPTION: { ... }` record anywhere in the project that is not another
     // agent's, is that key.
+    return this.#onlyWriting(agent, def, option, (f, value) => this.#findKey(f, value, key, 0));
+  }
+
+  /**
+   * The one place FIND finds in the value of an `OPTION: ...` property
+   * anywhere in the project but in another agent's literal, or null when it
+   * finds none or more than one: the search every locator falls back on when
+   * the agent's own literal does not say.
+   */
+  #onlyWriting(agent, def, option, find) {
     const others = new Set(this.agents.filter((d) => d !== def && !this.#couldBe(d, agent)).map((d) => d.object));
     const hits = [];
     for (const f of this.files) {
       walk(f.ast.program, (node, parents) => {
         if (node.type !== 'ObjectProperty' || staticKeyName(node) !== option) return;
         if (others.has(parents[parents.length - 1])) return;
-        const hit = this.#findKey(f, node.value, key, 0);
+        const hit = find(f, node.value);
         if (hit) hits.push(hit);
       });
     }
@@ -490,7 +505,8 @@ export class SourceIndex {
         return b ? this.#findKey(b.file, b.init, key, depth + 1) : null;
       }
       case 'ArrowFunctionExpression':
-      case 'FunctionExpression': {
+      case 'FunctionExpression':
+      case 'FunctionDeclaration': {
         if (node.body.type !== 'BlockStatement') return this.#findKey(f, node.body, key, depth + 1);
         for (const ret of returns(node.body)) {
           const hit = this.#findKey(f, ret, key, depth + 1);
@@ -563,22 +579,209 @@ export class SourceIndex {
       }
       return literalString(node) === name ? place(f, node) : null;
     };
+    const inAny = (f, options) => {
+      for (const object of this.#objectsOf(f, options, 0)) {
+        const hit = inOptions(object.file, object.node);
+        if (hit) return hit;
+      }
+      return null;
+    };
     if (def) {
       const options = propertyOf(def.object, option)?.value;
-      const hit = options && inOptions(def.file, options);
+      const hit = options && inAny(def.file, options);
       if (hit) return hit;
     }
-    const others = new Set(this.agents.filter((d) => d !== def && !this.#couldBe(d, agent)).map((d) => d.object));
-    const hits = [];
+    return this.#onlyWriting(agent, def, option, inAny);
+  }
+
+  /**
+   * The object literals an expression evaluates to, each with its file:
+   * itself, through a binding, what a function returns, either branch of a
+   * condition. Default options are written as an object or as a function
+   * returning one.
+   */
+  #objectsOf(f, expr, depth) {
+    const node = unwrap(expr);
+    if (!node || depth > 6) return [];
+    switch (node.type) {
+      case 'ObjectExpression':
+        return [{ file: f, node }];
+      case 'Identifier': {
+        const b = this.resolve(f, node.name);
+        return b ? this.#objectsOf(b.file, b.init, depth + 1) : [];
+      }
+      case 'ArrowFunctionExpression':
+      case 'FunctionExpression':
+      case 'FunctionDeclaration':
+        if (node.body.type !== 'BlockStatement') return this.#objectsOf(f, node.body, depth + 1);
+        return returns(node.body).flatMap((r) => this.#objectsOf(f, r, depth + 1));
+      case 'ConditionalExpression':
+        return [...this.#objectsOf(f, node.consequent, depth + 1), ...this.#objectsOf(f, node.alternate, depth + 1)];
+      case 'LogicalExpression':
+        return [...this.#objectsOf(f, node.left, depth + 1), ...this.#objectsOf(f, node.right, depth + 1)];
+      default:
+        return [];
+    }
+  }
+
+  /**
+   * The `requireToolApproval` AGENT's default options (OPTION) hold, as
+   * written: `{ at, file, value }` of the property, or null.
+   */
+  #policyProperty(agent, option) {
+    const def = this.agentDefinition(agent);
+    const inAny = (f, options) => {
+      for (const object of this.#objectsOf(f, options, 0)) {
+        const prop = propertyOf(object.node, 'requireToolApproval');
+        if (prop) {
+          const at = place(object.file, prop.key);
+          return { ...at, property: { file: object.file, value: prop.type === 'ObjectMethod' ? prop : prop.value } };
+        }
+      }
+      return null;
+    };
+    if (def) {
+      const options = propertyOf(def.object, option)?.value;
+      const hit = options && inAny(def.file, options);
+      if (hit) return hit;
+    }
+    return this.#onlyWriting(agent, def, option, inAny);
+  }
+
+  /** Where AGENT's default options (OPTION) write `requireToolApproval`. */
+  policyLocation(agent, option) {
+    const hit = this.#policyProperty(agent, option);
+    return hit && { file: hit.file, line: hit.line, column: hit.column };
+  }
+
+  /**
+   * Where the approval policy of AGENT's OPTION writes the string NAME: in
+   * the function itself, or in a module-level value it reads (a `Set`, an
+   * array, a map), or null.
+   */
+  policyNameLocation(agent, option, name) {
+    const hit = this.#policyProperty(agent, option);
+    if (!hit) return null;
+    let { file, value } = hit.property;
+    const seen = new Set();
+    const search = (f, root, depth) => {
+      let found = null;
+      walk(root, (node) => {
+        if (found) return;
+        if (node.type === 'StringLiteral' && node.value === name) found = place(f, node);
+        else if (node.type === 'TemplateLiteral' && literalString(node) === name) found = place(f, node);
+        else if (node.type === 'Identifier' && depth < 4 && !seen.has(`${f.file}\0${node.name}`)) {
+          seen.add(`${f.file}\0${node.name}`);
+          const b = this.resolve(f, node.name);
+          if (b) found = search(b.file, b.init, depth + 1);
+        }
+      });
+      return found;
+    };
+    if (value?.type === 'Identifier') {
+      const b = this.resolve(file, value.name);
+      if (!b) return null;
+      ({ file, init: value } = b);
+    }
+    return value ? search(file, value, 0) : null;
+  }
+
+  /**
+   * Where AGENT's instructions TEXT is written: the string or template
+   * literal (in `instructions`, through a binding or what a function
+   * returns) whose text is TEXT, with `template` true when its lines are
+   * the source's lines. Null when no literal is the whole text.
+   */
+  instructionsLocation(agent, text) {
+    const def = this.agentDefinition(agent);
+    const prop = def && propertyOf(def.object, 'instructions');
+    if (!prop) return null;
+    const seen = new Set();
+    const find = (f, expr, depth) => {
+      const node = unwrap(expr);
+      if (!node || depth > 6) return null;
+      if (literalString(node) === text) return { ...place(f, node), template: node.type === 'TemplateLiteral' };
+      if (node.type === 'Identifier' && !seen.has(`${f.file}\0${node.name}`)) {
+        seen.add(`${f.file}\0${node.name}`);
+        const b = this.resolve(f, node.name);
+        return b ? find(b.file, b.init, depth + 1) : null;
+      }
+      if (FUNCTIONS.has(node.type) && node.body) {
+        const bodies = node.body.type === 'BlockStatement' ? returns(node.body) : [node.body];
+        for (const r of bodies) {
+          const hit = find(f, r, depth + 1);
+          if (hit) return hit;
+        }
+      }
+      if (node.type === 'ConditionalExpression') {
+        return find(f, node.consequent, depth + 1) ?? find(f, node.alternate, depth + 1);
+      }
+      return null;
+    };
+    const value = prop.type === 'ObjectMethod' ? prop : prop.value;
+    if (value.type === 'ObjectMethod') {
+      for (const r of returns(value.body)) {
+        const hit = find(def.file, r, 0);
+        if (hit) return hit;
+      }
+      return null;
+    }
+    return find(def.file, value, 0);
+  }
+
+  /**
+   * Every string the project's code compares a `toolName` with: `x.toolName
+   * === 'k'` (and `==`, `!==`, `!=`), `switch (toolName) { case 'k': }`,
+   * `['k'].includes(toolName)` and `SET.has(toolName)` over a literal
+   * `Set` or array: `[{ name, at }]`, each at its string.
+   */
+  toolNameComparisons() {
+    const out = [];
+    const isToolName = (node) => {
+      const n = unwrap(node);
+      if (n?.type === 'Identifier') return n.name === 'toolName';
+      if ((n?.type === 'MemberExpression' || n?.type === 'OptionalMemberExpression') && !n.computed) {
+        return n.property.type === 'Identifier' && n.property.name === 'toolName';
+      }
+      return false;
+    };
     for (const f of this.files) {
-      walk(f.ast.program, (node, parents) => {
-        if (node.type !== 'ObjectProperty' || staticKeyName(node) !== option) return;
-        if (others.has(parents[parents.length - 1])) return;
-        const hit = inOptions(f, node.value);
-        if (hit) hits.push(hit);
+      const strings = (node, depth = 0) => {
+        const n = unwrap(node);
+        if (!n || depth > 4) return [];
+        const s = literalString(n);
+        if (s !== null) return [{ name: s, at: place(f, n) }];
+        if (n.type === 'ArrayExpression') return n.elements.flatMap((e) => (e ? strings(e, depth + 1) : []));
+        if (n.type === 'NewExpression' && calleeName(n) === 'Set') return strings(n.arguments[0], depth + 1);
+        if (n.type === 'Identifier') {
+          const b = this.bindings.get(`${f.file}\0${n.name}`);
+          return b && b.file === f ? strings(b.init, depth + 1) : [];
+        }
+        return [];
+      };
+      // A comparison or a case is with the string written there, not a binding's.
+      const literal = (node) => {
+        const n = unwrap(node);
+        const s = literalString(n);
+        return s === null ? [] : [{ name: s, at: place(f, n) }];
+      };
+      walk(f.ast.program, (node) => {
+        if (node.type === 'BinaryExpression' && ['===', '==', '!==', '!='].includes(node.operator)) {
+          if (isToolName(node.left)) out.push(...literal(node.right));
+          else if (isToolName(node.right)) out.push(...literal(node.left));
+        } else if (node.type === 'SwitchStatement' && isToolName(node.discriminant)) {
+          for (const c of node.cases) if (c.test) out.push(...literal(c.test));
+        } else if (
+          (node.type === 'CallExpression' || node.type === 'OptionalCallExpression') &&
+          ['includes', 'has'].includes(calleeName(node)) &&
+          isToolName(node.arguments[0]) &&
+          (node.callee.type === 'MemberExpression' || node.callee.type === 'OptionalMemberExpression')
+        ) {
+          out.push(...strings(node.callee.object));
+        }
       });
     }
-    return hits.length === 1 ? hits[0] : null;
+    return out;
   }
 
   /** Where the MCP server NAME is written as a key of an MCPClient's `servers`. */
@@ -638,13 +841,57 @@ export class SourceIndex {
     return def ? place(def.file, def.object) : null;
   }
 
-  /** Why Node's type stripping would not run this project, or null. */
-  strippingObstacle() {
-    for (const f of this.files) {
+  /**
+   * Why Node's type stripping would not run the project from ENTRY, or
+   * null: only the files the entry imports count (statically, or by a
+   * literal `import()` or `require()`, through the project's own files and
+   * tsconfig aliases), not a script or a route the entry never loads.
+   */
+  strippingObstacle(entry) {
+    for (const f of this.#reachable(entry)) {
       const found = strippingObstacles(f.file, f.ast, this.aliases);
       if (found.length) return `${found[0]} in ${f.rel}`;
     }
     return null;
+  }
+
+  /** The project's files ENTRY imports, itself first, each once. */
+  #reachable(entry) {
+    const start = this.files.find((f) => f.file === entry);
+    if (!start) return this.files;
+    const out = [start];
+    const seen = new Set([start]);
+    for (let i = 0; i < out.length; i++) {
+      const f = out[i];
+      const sources = [];
+      walk(f.ast.program, (node) => {
+        if (
+          (node.type === 'ImportDeclaration' ||
+            node.type === 'ExportNamedDeclaration' ||
+            node.type === 'ExportAllDeclaration') &&
+          node.source
+        ) {
+          sources.push(node.source.value);
+        } else if (node.type === 'ImportExpression') {
+          const s = literalString(node.source);
+          if (s !== null) sources.push(s);
+        } else if (
+          node.type === 'CallExpression' &&
+          (node.callee.type === 'Import' || (node.callee.type === 'Identifier' && node.callee.name === 'require'))
+        ) {
+          const s = literalString(node.arguments[0]);
+          if (s !== null) sources.push(s);
+        }
+      });
+      for (const source of sources) {
+        const target = this.#importedFile(f, source);
+        if (target && !seen.has(target)) {
+          seen.add(target);
+          out.push(target);
+        }
+      }
+    }
+    return out;
   }
 }
 

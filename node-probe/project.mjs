@@ -50,6 +50,7 @@ import { parseEnv } from 'node:util';
 import { installGuard, nothingAllowed } from './guard.mjs';
 import { bundleEntry, registerBundlerResolution } from './project-bundle.mjs';
 import { McpWatch } from './project-mcp.mjs';
+import { approvalPolicies, instructionsText, ownApproval, sentName } from './project-names.mjs';
 import { SourceIndex } from './project-sources.mjs';
 import { holds, isSnapshot, line, releaseOf, releaseParts } from './releases.mjs';
 
@@ -183,6 +184,38 @@ function versionOf(pkgDir) {
   return JSON.parse(readFileSync(path.join(pkgDir, 'package.json'), 'utf8')).version ?? null;
 }
 
+/**
+ * The commands the project's own package manager installs with, read from
+ * its lockfile or its `packageManager` field, here or in a folder above (a
+ * workspace's root): `{ install, add }`, npm's when nothing says otherwise.
+ */
+function packageManager(projectDir) {
+  const commands = {
+    npm: { install: 'npm install', add: 'npm install' },
+    pnpm: { install: 'pnpm install', add: 'pnpm add' },
+    yarn: { install: 'yarn install', add: 'yarn add' },
+    bun: { install: 'bun install', add: 'bun add' },
+  };
+  const lockfiles = [
+    ['pnpm-lock.yaml', 'pnpm'],
+    ['pnpm-workspace.yaml', 'pnpm'],
+    ['yarn.lock', 'yarn'],
+    ['bun.lock', 'bun'],
+    ['bun.lockb', 'bun'],
+    ['package-lock.json', 'npm'],
+  ];
+  for (let d = projectDir; ; d = path.dirname(d)) {
+    try {
+      const declared = JSON.parse(readFileSync(path.join(d, 'package.json'), 'utf8')).packageManager;
+      const name = typeof declared === 'string' ? declared.split('@')[0] : null;
+      if (name && commands[name]) return commands[name];
+    } catch {}
+    const hit = lockfiles.find(([file]) => exists(path.join(d, file)));
+    if (hit) return commands[hit[1]];
+    if (path.dirname(d) === d) return commands.npm;
+  }
+}
+
 function checkInstalled(projectDir) {
   if (!exists(path.join(projectDir, 'package.json'))) {
     throw new LoadError('not-a-project', `${projectDir} has no package.json: not a Node project`);
@@ -192,12 +225,12 @@ function checkInstalled(projectDir) {
     if (!findNodeModules(projectDir)) {
       throw new LoadError(
         'not-installed',
-        `${projectDir} is not installed: no node_modules (run npm install there first)`,
+        `${projectDir} is not installed: no node_modules (run ${packageManager(projectDir).install} there first)`,
       );
     }
     throw new LoadError(
       'mastra-missing',
-      `@mastra/core is not installed in ${projectDir} (npm install @mastra/core there)`,
+      `@mastra/core is not installed in ${projectDir} (${packageManager(projectDir).add} @mastra/core there)`,
     );
   }
   const version = versionOf(core);
@@ -411,6 +444,12 @@ function needsTranspiler(e) {
   return missing !== null && /^([@~#]\/|[~#])/.test(missing.name);
 }
 
+/** What installs a missing package NAME, in the project's own package manager's words. */
+function installAdvice(projectDir, name) {
+  const pm = packageManager(projectDir);
+  return `run ${pm.install} in the project, or add it with ${pm.add} ${name}`;
+}
+
 /** The package name of a specifier: `@scope/name/x` -> `@scope/name`. */
 function packageName(specifier) {
   const parts = specifier.split('/');
@@ -428,32 +467,85 @@ function unsetVariables(message) {
   return [...names].filter((n) => process.env[n] === undefined || process.env[n] === '');
 }
 
-function envHint(message, request, read) {
-  const unset = unsetVariables(message);
-  if (unset.length === 0) return '';
-  const names = unset.join(', ');
-  const isNot = unset.length > 1 ? 'are not set' : 'is not set';
+/** Words of a failure that is about the environment, when it names no variable. */
+const ABOUT_THE_ENV = /environment variable|\benv(ironment)? var|invalid environment|\.env\b|missing env/i;
+
+/**
+ * The hint after an import-time failure: the variables it (or what the
+ * project printed just before it, as `@t3-oss/env` prints them ahead of
+ * its `Invalid environment variables`) names that are not set; else, when
+ * it is about the environment, where lint reads it from; else, when the
+ * project printed anything, the pointer to `--verbose`.
+ */
+function envHint(message, request, read, printed) {
+  const said = `${message}\n${printed}`;
+  const unset = unsetVariables(said);
   const notRead = request.envNotRead ?? [];
   const readWords = read.length ? `lint read ${read.join(', ')}` : 'lint read no env file';
-  if (notRead.length) {
-    return ` (${names} ${isNot}: ${notRead.join(', ')} was not read, as lint reads a project's env files only inside its OS sandbox; pass one with --env-file FILE)`;
+  const verbose = printed.trim() ? '; --verbose shows what it printed' : '';
+  if (unset.length === 0) {
+    if (ABOUT_THE_ENV.test(said)) {
+      const where = notRead.length
+        ? `${notRead.join(', ')} was not read, as lint reads a project's env files only inside its OS sandbox`
+        : readWords;
+      return ` (it demands environment variables: ${where}; set them in .env or pass a file with --env-file FILE${verbose})`;
+    }
+    return verbose ? ` (${verbose.slice(2)})` : '';
   }
-  return ` (${names} ${isNot}; ${readWords}: set it in .env or pass a file with --env-file FILE)`;
+  const names = unset.join(', ');
+  const isNot = unset.length > 1 ? 'are not set' : 'is not set';
+  if (notRead.length) {
+    return ` (${names} ${isNot}: ${notRead.join(', ')} was not read, as lint reads a project's env files only inside its OS sandbox; pass one with --env-file FILE${verbose})`;
+  }
+  return ` (${names} ${isNot}; ${readWords}: set it in .env or pass a file with --env-file FILE${verbose})`;
+}
+
+/**
+ * The last few kilobytes the project writes on stdout and stderr while it
+ * is imported, for the hint after a failure; everything still goes where
+ * it went (the driver shows it with --verbose).
+ */
+class Printed {
+  static LIMIT = 8192;
+  text = '';
+
+  start() {
+    this.restore = [process.stdout, process.stderr].map((stream) => {
+      const write = stream.write;
+      stream.write = (chunk, ...rest) => {
+        this.text = (this.text + (typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString())).slice(
+          -Printed.LIMIT,
+        );
+        return write.call(stream, chunk, ...rest);
+      };
+      return () => {
+        stream.write = write;
+      };
+    });
+  }
+
+  stop() {
+    for (const r of this.restore ?? []) r();
+    this.restore = null;
+  }
 }
 
 class ExitDuringLoad extends Error {}
 
-function importFailure(e, projectDir, entry, request, read, sources) {
+function importFailure(e, projectDir, entry, request, read, sources, printed) {
   const entryRel = path.relative(projectDir, entry);
   if (e instanceof ExitDuringLoad) {
-    return new LoadError('entry-throws', `${entryRel} called process.exit(${e.message}) while loading`);
+    return new LoadError(
+      'entry-throws',
+      `${entryRel} called process.exit(${e.message}) while loading${envHint('', request, read, printed)}`,
+    );
   }
   const missing = missingPackage(e);
   if (missing) {
     const name = packageName(missing.name);
     return new LoadError(
       'package-missing',
-      `the package ${name} is not installed (imported from ${fromPath(projectDir, missing.from)}): run npm install in the project, or add it with npm install ${name}`,
+      `the package ${name} is not installed (imported from ${fromPath(projectDir, missing.from)}): ${installAdvice(projectDir, name)}`,
     );
   }
   if (e?.code === 'ERR_MODULE_NOT_FOUND') {
@@ -470,7 +562,10 @@ function importFailure(e, projectDir, entry, request, read, sources) {
       `${entryRel} cannot be loaded: ${importer} imports ${unexported[1]}, which the installed package does not export (${message})`,
     );
   }
-  return new LoadError('entry-throws', `${entryRel} threw while loading: ${message}${envHint(message, request, read)}`);
+  return new LoadError(
+    'entry-throws',
+    `${entryRel} threw while loading: ${message}${envHint(message, request, read, printed)}`,
+  );
 }
 
 // ---------------------------------------------------------------------------
@@ -659,7 +754,7 @@ async function describeAgent(registeredAs, agent, RequestContext, sources, mcp, 
   }
 
   const who = { registeredAs, id: agent.id ?? null, name: agent.name ?? null };
-  const tools = keys.map((key) => {
+  const located = keys.map((key) => {
     if (givenKeys.includes(key)) {
       const server = mcpServerOf(given[key]);
       if (server !== null) return { key, source: 'mcp', server, at: null };
@@ -676,6 +771,24 @@ async function describeAgent(registeredAs, agent, RequestContext, sources, mcp, 
     if (clientKeys.has(key)) return { key, source: 'client', at: null };
     return { key, source: 'other', at: null };
   });
+  // Each tool's id, the name Mastra sends it under, and its own approval
+  // setting: what its approval policy is asked with, and what overrides it.
+  const tools = located.map((t) => {
+    const tool = assembled[t.key] ?? given?.[t.key];
+    const id = typeof tool?.id === 'string' ? tool.id : null;
+    return { ...t, id, sentAs: sentName(agent, t.key, tool), approval: ownApproval(tool) };
+  });
+  const context = { requestContext, runtimeContext };
+  const asked = [...new Set(tools.flatMap((t) => [t.key, t.id, t.sentAs]).filter((n) => typeof n === 'string'))];
+  const policies = (await approvalPolicies(agent, context, asked)).map((p) => ({
+    ...p,
+    at: sources.policyLocation(who, p.option),
+    written: asked.flatMap((name) => {
+      const at = sources.policyNameLocation(who, p.option, name);
+      return at ? [{ name, at }] : [];
+    }),
+  }));
+  const instructions = await instructionsText(agent, context);
 
   const activeTools = Array.isArray(defaults.activeTools)
     ? defaults.activeTools.filter((n) => typeof n === 'string')
@@ -703,6 +816,9 @@ async function describeAgent(registeredAs, agent, RequestContext, sources, mcp, 
             at: sources.optionLocation(who, ['activeTools', '[]'], name, defaultsName),
           })),
     mcp: serversOfAgent(registeredAs, who, tools, sources, mcp),
+    approval: policies,
+    instructions:
+      instructions === null ? null : { text: instructions, at: sources.instructionsLocation(who, instructions) },
   };
 }
 
@@ -749,7 +865,7 @@ async function main() {
   const { core, version, zero } = checkInstalled(projectDir);
   const tools = await loadTools(options.tools);
   const sources = new SourceIndex(projectDir, tools.parser);
-  const obstacle = sources.strippingObstacle();
+  const obstacle = sources.strippingObstacle(entry);
   const loader = options.loader === 'auto' ? (obstacle ? 'esbuild' : 'node') : options.loader;
   const loaderReason =
     options.loader === 'auto'
@@ -768,7 +884,7 @@ async function main() {
         const name = packageName(out.error.missing);
         throw new LoadError(
           'package-missing',
-          `the package ${name} is not installed (${out.error.text}): run npm install in the project, or add it with npm install ${name}`,
+          `the package ${name} is not installed (${out.error.text}): ${installAdvice(projectDir, name)}`,
         );
       }
       throw new LoadError('entry-throws', `${path.relative(projectDir, entry)} cannot be bundled: ${out.error.text}`);
@@ -789,13 +905,17 @@ async function main() {
     throw new ExitDuringLoad(String(code ?? 0));
   };
   let entryModule;
+  const printed = new Printed();
+  printed.start();
   try {
     entryModule = await import(bundled ?? pathToFileURL(entry).href);
   } catch (e) {
     if (loader === 'node' && needsTranspiler(e)) {
       throw new LoadError('needs-transpiler', `Node's type stripping cannot run the project: ${firstLine(e?.message)}`);
     }
-    throw importFailure(e, projectDir, entry, request, read, sources);
+    throw importFailure(e, projectDir, entry, request, read, sources, printed.text);
+  } finally {
+    printed.stop();
   }
   const mastra = findMastra(entryModule);
   if (!mastra) {
@@ -826,6 +946,7 @@ async function main() {
     agents,
     mcp: unattributed.map((name) => serverEntry(name, mcp.latest(name), sources)),
     suppressions: sources.suppressions,
+    comparisons: sources.toolNameComparisons(),
     unparsed: sources.unparsed,
     blocked: blockedRequests,
     wrote: wrote(),

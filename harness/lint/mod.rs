@@ -461,55 +461,72 @@ impl LintReport {
             + self.names.iter().filter(|n| n.severity == s).count()
     }
 
+    /// `{ keys, names, notes, worst }`: each key and name as its own
+    /// `to_json` writes it.
     pub fn to_json(&self) -> Json {
-        let opt = |s: &Option<JsString>| s.clone().map_or(Json::Null, Json::String);
-        let keys = self
-            .keys
-            .iter()
-            .map(|f| {
-                let problem = f.problem.name();
-                let with = match &f.problem {
-                    KeyProblem::Collision { with } => Json::String(with.clone()),
-                    _ => Json::Null,
-                };
-                Json::object([
-                    ("key", Json::String(f.key.clone())),
-                    ("sentAs", opt(&f.sent_as)),
-                    ("problem", Json::str(problem)),
-                    ("collidesWith", with),
-                    (
-                        "cut",
-                        Json::Bool(matches!(
-                            f.problem,
-                            KeyProblem::Cut | KeyProblem::Rewritten { cut: true }
-                        )),
-                    ),
-                    ("severity", Json::str(severity_name(f.severity))),
-                    ("suggestion", opt(&f.suggestion)),
-                ])
-            })
-            .collect();
-        let names = self
-            .names
-            .iter()
-            .map(|n| {
-                Json::object([
-                    ("usedIn", Json::str(n.used_in.name())),
-                    ("name", Json::String(n.name.clone())),
-                    ("matches", Json::Bool(n.matches)),
-                    ("modelSees", opt(&n.meant)),
-                    ("severity", Json::str(severity_name(n.severity))),
-                ])
-            })
-            .collect();
         Json::object([
-            ("keys", Json::Array(keys)),
-            ("names", Json::Array(names)),
+            (
+                "keys",
+                Json::Array(self.keys.iter().map(KeyFinding::to_json).collect()),
+            ),
+            (
+                "names",
+                Json::Array(self.names.iter().map(NameFinding::to_json).collect()),
+            ),
             (
                 "notes",
                 Json::Array(self.notes.iter().map(|n| Json::str(n)).collect()),
             ),
             ("worst", Json::str(severity_name(self.worst()))),
+        ])
+    }
+}
+
+fn optional(s: &Option<JsString>) -> Json {
+    s.clone().map_or(Json::Null, Json::String)
+}
+
+impl KeyFinding {
+    pub fn to_json(&self) -> Json {
+        Json::Object(self.json_members())
+    }
+
+    /// The one JSON writing of a key's finding, as members: `lint --json`
+    /// writes them as they are, `lint --project --json` adds where the key
+    /// came from.
+    pub fn json_members(&self) -> Vec<(JsString, Json)> {
+        let with = match &self.problem {
+            KeyProblem::Collision { with } => Json::String(with.clone()),
+            _ => Json::Null,
+        };
+        let members: [(&str, Json); 7] = [
+            ("key", Json::String(self.key.clone())),
+            ("sentAs", optional(&self.sent_as)),
+            ("problem", Json::str(self.problem.name())),
+            ("collidesWith", with),
+            (
+                "cut",
+                Json::Bool(matches!(
+                    self.problem,
+                    KeyProblem::Cut | KeyProblem::Rewritten { cut: true }
+                )),
+            ),
+            ("severity", Json::str(severity_name(self.severity))),
+            ("suggestion", optional(&self.suggestion)),
+        ];
+        members.into_iter().map(|(k, v)| (k.into(), v)).collect()
+    }
+}
+
+impl NameFinding {
+    /// The one JSON writing of a name's finding.
+    pub fn to_json(&self) -> Json {
+        Json::object([
+            ("usedIn", Json::str(self.used_in.name())),
+            ("name", Json::String(self.name.clone())),
+            ("matches", Json::Bool(self.matches)),
+            ("modelSees", optional(&self.meant)),
+            ("severity", Json::str(severity_name(self.severity))),
         ])
     }
 }

@@ -863,11 +863,12 @@ fn the_shapes_of_real_projects_load_with_no_tsx_and_locate_every_key() {
         .unwrap_or_else(|e| panic!("stdout is the harness's JSON alone ({e}): {shown}"));
     assert_eq!(v["mastra"], "1.67.0", "{v:#}");
     assert_eq!(v["loader"], "esbuild", "{v:#}");
-    // The reason is the first obstacle the loader finds, its files in
-    // sorted order, named where it is written: the agent's tsconfig alias.
+    // The reason is the first obstacle the loader finds in the files the
+    // entry imports, the entry first, named where it is written: the
+    // entry's own tsconfig alias.
     assert_eq!(
         v["loaderReason"],
-        "Node's type stripping cannot run the tsconfig paths alias @/mastra/tools (2:1) in src/mastra/agents/shapes-agent.ts",
+        "Node's type stripping cannot run the tsconfig paths alias @/mastra/agents/shapes-agent (4:1) in src/mastra/index.ts",
         "{v:#}"
     );
     assert!(v["seconds"].as_f64().is_some_and(|s| s > 0.0), "{v:#}");
@@ -1902,5 +1903,394 @@ fn lint_project_on_0_21_1_judges_by_its_model_and_gives_the_upgrade_view() {
     assert!(
         stdout.contains("nothing these keys send changes on the newest 1.x"),
         "the notes agent: {stdout}"
+    );
+}
+
+/// The names fixture (`harness/tests/fixtures/lint-names/`), installed once
+/// with its own `@mastra/core` 1.67.0.
+fn fixture_names() -> &'static Installed {
+    static ONCE: OnceLock<Installed> = OnceLock::new();
+    ONCE.get_or_init(|| install_shape("lint-names"))
+}
+
+const POLICIES: &str = "src/mastra/agents/policies.ts";
+
+/// Every finding of a `lint --project --json` document, the agent's
+/// registered name first (`project` for the project's own): `(who, rule,
+/// subject, "file:line:col")`.
+fn placed_findings(v: &serde_json::Value, field: &str) -> Vec<(String, String, String, String)> {
+    let s = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
+    let row = |who: &str, f: &serde_json::Value| {
+        (
+            who.to_string(),
+            s(&f["rule"]),
+            s(&f["subject"]),
+            format!(
+                "{}:{}:{}",
+                s(&f["at"]["file"]),
+                f["at"]["line"],
+                f["at"]["column"]
+            ),
+        )
+    };
+    let mut out: Vec<_> = v["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|a| {
+            let who = s(&a["registeredAs"]);
+            a[field]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(move |f| row(&who, f))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    out.extend(
+        v[field]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| row("project", f)),
+    );
+    out.sort();
+    out
+}
+
+fn rows(rows: &[[&str; 4]]) -> Vec<(String, String, String, String)> {
+    let mut out: Vec<_> = rows
+        .iter()
+        .map(|[a, b, c, d]| (a.to_string(), b.to_string(), c.to_string(), d.to_string()))
+        .collect();
+    out.sort();
+    out
+}
+
+const APPROVAL: &str = "approval-policy-decides-on-the-key";
+const INSTRUCTIONS: &str = "instructions-name-a-tool-not-sent";
+const COMPARED: &str = "tool-name-compared-to-key";
+
+/// The policies, instructions and comparisons of the names fixture, each
+/// at the string that names a key or id: a policy written with `===`,
+/// `switch`, `Set.has`, a map keyed by the id, an async one reading the
+/// request context, one reading `args`, one inside a `defaultOptions`
+/// function; instructions as a string and from a function. The policy
+/// that names wire names, and the one that throws for every name alike,
+/// give no approval finding; a tool with `requireApproval: true` is never
+/// one; a comparison inside a policy with its finding is that finding's.
+#[test]
+fn the_names_a_project_writes_are_found_at_their_lines_on_1_67_0() {
+    let dir = fixture_names().path();
+    let (status, v, shown) = lint_json(dir, true, &[]);
+    assert_eq!(status, Some(1), "errors: {shown}");
+    assert_eq!(v["mastra"], "1.67.0", "{v:#}");
+    let at = |line: u32, col: u32| format!("{POLICIES}:{line}:{col}");
+    let expected = [
+        ["equalsAgent", APPROVAL, "files.delete", &at(13, 57)],
+        ["switchAgent", APPROVAL, "mail.send", &at(26, 14)],
+        ["setAgent", APPROVAL, "files.delete", &at(35, 28)],
+        ["setAgent", APPROVAL, "mail.send", &at(35, 44)],
+        ["mapAgent", APPROVAL, "files.delete", &at(49, 3)],
+        ["asyncAgent", APPROVAL, "search.web", &at(72, 47)],
+        ["argsAgent", APPROVAL, "mail.send", &at(85, 20)],
+        [
+            "functionDefaultsAgent",
+            APPROVAL,
+            "files.delete",
+            &at(97, 57),
+        ],
+        ["equalsAgent", INSTRUCTIONS, "search.web", &at(9, 17)],
+        [
+            "functionDefaultsAgent",
+            INSTRUCTIONS,
+            "delete-file",
+            &at(93, 17),
+        ],
+        ["project", COMPARED, "disk.wipe", &at(13, 88)],
+        [
+            "project",
+            COMPARED,
+            "search.web",
+            "src/mastra/stream-log.ts:8:66",
+        ],
+    ];
+    assert_eq!(placed_findings(&v, "findings"), rows(&expected), "{shown}");
+    assert_eq!(v["summary"]["errors"], 8, "{v:#}");
+    assert_eq!(v["summary"]["warnings"], 4, "{v:#}");
+    // The configuration's "tool-key-rewritten": "off", four keys per agent.
+    assert_eq!(v["summary"]["suppressed"], 36, "{v:#}");
+
+    let message = |who: &str, rule: &str, subject: &str| -> String {
+        let list = if who == "project" {
+            &v["findings"]
+        } else {
+            &v["agents"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|a| a["registeredAs"] == who)
+                .unwrap()["findings"]
+        };
+        list.as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["rule"] == rule && f["subject"] == subject)
+            .unwrap()["message"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let says = message("equalsAgent", APPROVAL, "files.delete");
+    assert!(
+        says.starts_with("\"files.delete\" runs without approval")
+            && says.contains("asks it with the name the tool is sent as, \"files_delete\", where it answers false")
+            && says.contains("from 1.38.0"),
+        "{says}"
+    );
+    let says = message("mapAgent", APPROVAL, "files.delete");
+    assert!(says.contains("for the id \"delete-file\""), "{says}");
+    let says = message("functionDefaultsAgent", INSTRUCTIONS, "delete-file");
+    assert!(says.contains("the model sees \"files_delete\""), "{says}");
+    let says = message("project", COMPARED, "search.web");
+    assert!(says.contains("compare with \"search_web\""), "{says}");
+}
+
+/// The same findings in the other renderings: text at `file:line:col`, a
+/// GitHub annotation with the rule as its title, SARIF results with their
+/// rules; a comment and the configuration suppress them.
+#[test]
+fn the_names_rules_render_and_are_suppressed_as_every_rule() {
+    let dir = fixture_names().path();
+    let out = lint_project(dir, &[]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l.contains(&format!("{POLICIES}:13:57"))
+                && l.trim_start().starts_with("error")
+                && l.contains(APPROVAL)),
+        "{stdout}"
+    );
+    let out = lint_project(dir, &["--format", "github"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.lines().any(|l| l.starts_with(&format!(
+            "::error file={POLICIES},line=97,col=57,title={APPROVAL}::agent \"functionDefaultsAgent\": "
+        ))),
+        "{stdout}"
+    );
+    assert!(
+        stdout.lines().any(|l| l.starts_with(&format!(
+            "::warning file=src/mastra/stream-log.ts,line=8,col=66,title={COMPARED}::"
+        ))),
+        "{stdout}"
+    );
+    let sarif = tempfile::NamedTempFile::new().unwrap();
+    let out = lint_project(dir, &["--sarif", sarif.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let log: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(sarif.path()).unwrap()).unwrap();
+    let run = &log["runs"][0];
+    for rule in [APPROVAL, INSTRUCTIONS, COMPARED] {
+        assert!(
+            run["tool"]["driver"]["rules"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r["id"] == rule
+                    && r["helpUri"]
+                        .as_str()
+                        .unwrap()
+                        .ends_with(&format!("{rule}.md"))),
+            "{rule}: {run:#}"
+        );
+        assert!(
+            run["results"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r["ruleId"] == rule),
+            "{rule}: {run:#}"
+        );
+    }
+
+    // A comment on the policy's line, and the configuration.
+    let copy = tempfile::tempdir().unwrap();
+    copy_tree(
+        &root().join("harness/tests/fixtures/lint-names"),
+        copy.path(),
+    );
+    std::os::unix::fs::symlink(dir.join("node_modules"), copy.path().join("node_modules")).unwrap();
+    let policies = copy.path().join(POLICIES);
+    let text_of = std::fs::read_to_string(&policies).unwrap();
+    std::fs::write(
+        &policies,
+        text_of.replace(
+            "toolName === 'disk.wipe',",
+            &format!("toolName === 'disk.wipe', // mastra-conform-ignore {APPROVAL}, {COMPARED}"),
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        copy.path().join("mastra-conform.json"),
+        format!(r#"{{ "rules": {{ "tool-key-rewritten": "off", "{INSTRUCTIONS}": "off" }} }}"#),
+    )
+    .unwrap();
+    let (_, v, shown) = lint_json(copy.path(), true, &[]);
+    let found = placed_findings(&v, "findings");
+    assert!(
+        !found.iter().any(|f| f.1 == INSTRUCTIONS
+            || f.3 == format!("{POLICIES}:13:57")
+            || f.3 == format!("{POLICIES}:13:88")),
+        "{found:#?}"
+    );
+    let suppressed = placed_findings(&v, "suppressed");
+    for (rule, place) in [
+        (APPROVAL, format!("{POLICIES}:13:57")),
+        (COMPARED, format!("{POLICIES}:13:88")),
+        (INSTRUCTIONS, format!("{POLICIES}:9:17")),
+    ] {
+        assert!(
+            suppressed.iter().any(|f| f.1 == rule && f.3 == place),
+            "{rule} at {place}: {shown}"
+        );
+    }
+}
+
+/// A loader fault's project (`harness/tests/fixtures/lint-faults/NAME/`) in
+/// a folder of its own with the MCP fixture's installed packages (the same
+/// dependencies), or none when `installed` is false.
+fn fault_project(name: &str, installed: bool) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(
+        &root().join("harness/tests/fixtures/lint-faults").join(name),
+        dir.path(),
+    );
+    if installed {
+        std::os::unix::fs::symlink(
+            fixture_mcp().path().join("node_modules"),
+            dir.path().join("node_modules"),
+        )
+        .unwrap();
+    }
+    dir
+}
+
+/// An MCP client's `listTools()` wrapped in a helper of the project's, its
+/// one server failing: the failure belongs to the agent that spreads the
+/// helper's tools, which is never called clean, and not to the project.
+#[test]
+fn loader_fault_an_mcp_helper_ties_its_failing_server_to_the_agent() {
+    let dir = fault_project("mcp-helper", true);
+    for sandbox in isolations() {
+        let (status, v, shown) = lint_json(dir.path(), *sandbox, &[]);
+        assert_eq!(status, Some(0), "a warning: {shown}");
+        let agent = &v["agents"][0];
+        assert_eq!(agent["registeredAs"], "docsAgent", "{v:#}");
+        let findings = agent["findings"].as_array().unwrap();
+        assert!(
+            findings
+                .iter()
+                .any(|f| f["rule"] == "mcp-server-unavailable"
+                    && f["subject"] == "docs"
+                    && f["at"]["file"] == "src/mastra/mcp.ts"
+                    && f["at"]["line"] == 7),
+            "{findings:#?}"
+        );
+        assert_eq!(
+            v["findings"],
+            serde_json::json!([]),
+            "nothing under the project: {v:#}"
+        );
+        assert_eq!(v["mcp"], serde_json::json!([]), "{v:#}");
+    }
+}
+
+/// An MCP server started with `npx -y PACKAGE` is refused at once, as a
+/// command that downloads, in either isolation: no wait for a registry the
+/// sandbox has not got.
+#[test]
+fn loader_fault_an_npx_server_is_refused_at_once_as_a_download() {
+    let dir = fault_project("npx-server", true);
+    for sandbox in isolations() {
+        let started = std::time::Instant::now();
+        let (status, v, shown) = lint_json(dir.path(), *sandbox, &[]);
+        let took = started.elapsed();
+        assert_eq!(status, Some(0), "a warning: {shown}");
+        let finding = &v["agents"][0]["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["rule"] == "mcp-server-unavailable")
+            .unwrap_or_else(|| panic!("no finding: {v:#}"))["message"];
+        let says = finding.as_str().unwrap();
+        assert!(
+            says.contains("npx -y @mastra-conform-fixture/hn-mcp-server")
+                && says.contains("lint starts no command that downloads")
+                && !says.contains("timed out"),
+            "{says}"
+        );
+        // The client's own timeout is 60 s; the refusal comes before it
+        // (the load itself takes seconds, more on a loaded machine).
+        assert!(
+            took < std::time::Duration::from_secs(45),
+            "{took:?}: {shown}"
+        );
+    }
+}
+
+/// A variable demanded at import with `console.error` and `process.exit(1)`,
+/// and the `@t3-oss/env` pattern (the problems printed, then an error naming
+/// none): the one error line names the variables, `--env-file` and
+/// `--verbose`. Behind the guard alone, where no `.env` is read.
+#[test]
+fn loader_fault_a_variable_demanded_by_exit_or_t3_env_is_named() {
+    for (name, says) in [
+        (
+            "env-exit",
+            "called process.exit(1) while loading (NOTES_DATABASE_URL is not set",
+        ),
+        (
+            "env-t3",
+            "Invalid environment variables (NOTES_API_URL, NOTES_API_TOKEN are not set",
+        ),
+    ] {
+        let dir = fault_project(name, true);
+        let out = bin()
+            .args(["lint", "--project"])
+            .arg(dir.path())
+            .env("MASTRA_CONFORM_SANDBOX", "off")
+            .output()
+            .unwrap();
+        assert_one_error(&out, 2, says);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("--env-file") && stderr.contains("--verbose"),
+            "{name}: {stderr}"
+        );
+    }
+}
+
+/// A script and a Next.js route beside the project, which its entry never
+/// imports, neither send it to esbuild nor appear in the loader's reason.
+#[test]
+fn loader_fault_files_the_entry_never_imports_do_not_choose_the_loader() {
+    let dir = fault_project("unreachable", true);
+    let (status, v, shown) = lint_json(dir.path(), true, &[]);
+    assert_eq!(status, Some(0), "{shown}");
+    assert_eq!(v["loader"], "node", "{v:#}");
+    assert_eq!(v["loaderReason"], serde_json::Value::Null, "{v:#}");
+}
+
+/// A pnpm project never installed is told to run pnpm's install.
+#[test]
+fn loader_fault_a_pnpm_project_is_told_to_run_pnpm_install() {
+    let dir = fault_project("pnpm", false);
+    let out = lint_project(dir.path(), &[]);
+    assert_one_error(
+        &out,
+        2,
+        "is not installed: no node_modules (run pnpm install there first)",
     );
 }

@@ -1,15 +1,31 @@
-//! What the judge and the upgrade view of `lint --project` both read: the
-//! input `lint` is given for an agent, the provider's rule for a name, and
-//! a name as the findings quote it. A module of its own, so that the
-//! judge, which attaches the upgrade view, and the view need not import
-//! each other.
+//! What the judge and the views it attaches (the upgrade view, the names a
+//! project writes) all read: a `Finding`, the input `lint` is given for an
+//! agent, the provider's rule for a name, and a name as the findings quote
+//! it. A module of its own, so that the judge and those views need not
+//! import each other.
 
-use super::{ModelRoute, ProjectAgent};
+use super::rules::Rule;
+use super::{Location, ModelRoute, ProjectAgent};
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::judge::provider::NamePattern;
 use crate::lint::LintInput;
+use crate::lint::Severity;
 use crate::versions::spec::MastraVersion;
+
+/// One problem, ready for any rendering.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    pub severity: Severity,
+    /// A stable rule id (SARIF `ruleId`, `docs/rules/ID.md`).
+    pub rule: Rule,
+    /// The key or name it is about (an MCP server's name for the server's
+    /// findings).
+    pub subject: JsString,
+    /// The full sentence, with the fix.
+    pub message: String,
+    pub at: Option<Location>,
+}
 
 /// The provider's rule for a function name, on the agent's route: the same
 /// per-provider patterns the judge applies to captured bodies

@@ -7,8 +7,9 @@
 //! writes (a harness bug, named by the field that is missing).
 
 use super::{
-    InlineSuppression, LoadedProject, Loader, Location, McpServer, McpStatus, ModelRoute, NameUse,
-    ProjectAgent, ProjectTool, ToolSource,
+    ApprovalPolicy, InlineSuppression, Instructions, LoadedProject, Loader, Location, McpServer,
+    McpStatus, ModelRoute, NameUse, OwnApproval, PolicyAnswer, ProjectAgent, ProjectTool,
+    ToolSource,
 };
 use crate::js::json::Json;
 use crate::js::string::JsString;
@@ -99,6 +100,7 @@ pub fn parse_loaded(doc: &Json) -> Result<LoadedProject, DecodeError> {
             .iter()
             .filter_map(parse_suppression)
             .collect(),
+        comparisons: name_uses(doc.get("comparisons")),
         unparsed: strings(doc.get("unparsed")),
         blocked: strings(doc.get("blocked")),
         wrote: strings(doc.get("wrote")),
@@ -233,6 +235,62 @@ fn parse_agent(v: &Json) -> Result<ProjectAgent, DecodeError> {
         tool_choice,
         active_tools,
         mcp: servers(v.get("mcp"))?,
+        approval: v
+            .get("approval")
+            .and_then(Json::as_array)
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(parse_policy)
+            .collect(),
+        instructions: v.get("instructions").and_then(|i| {
+            Some(Instructions {
+                text: i.get("text")?.as_str()?.clone(),
+                at: parse_location(i.get("at")),
+                template: i
+                    .get("at")
+                    .and_then(|a| a.get("template"))
+                    .is_some_and(|t| *t == Json::Bool(true)),
+            })
+        }),
+    })
+}
+
+/// `[{ name, at }]`, each a name with where it is written.
+fn name_uses(v: Option<&Json>) -> Vec<NameUse> {
+    v.and_then(Json::as_array)
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(|n| {
+            Some(NameUse {
+                name: n.get("name")?.as_str()?.clone(),
+                at: parse_location(n.get("at")),
+            })
+        })
+        .collect()
+}
+
+/// `{ option, at, answers: [{ name, answer }], written: [{ name, at }] }`.
+fn parse_policy(p: &Json) -> Option<ApprovalPolicy> {
+    let answers = p
+        .get("answers")?
+        .as_array()?
+        .iter()
+        .filter_map(|a| {
+            let answer = match a.get("answer")?.as_str()?.to_lossy().as_str() {
+                "true" => PolicyAnswer::True,
+                "false" => PolicyAnswer::False,
+                "throws" => PolicyAnswer::Throws,
+                "timeout" => PolicyAnswer::Timeout,
+                _ => return None,
+            };
+            Some((a.get("name")?.as_str()?.clone(), answer))
+        })
+        .collect();
+    Some(ApprovalPolicy {
+        option: optional_text(p, "option")?,
+        at: parse_location(p.get("at")),
+        answers,
+        written: name_uses(p.get("written")),
     })
 }
 
@@ -253,6 +311,12 @@ fn parse_tool(t: &Json) -> Result<ProjectTool, DecodeError> {
         source,
         server: t.get("server").and_then(Json::as_str).cloned(),
         at: parse_location(t.get("at")),
+        id: t.get("id").and_then(Json::as_str).cloned(),
+        approval: match optional_text(t, "approval").as_deref() {
+            Some("always") => OwnApproval::Always,
+            Some("function") => OwnApproval::Function,
+            _ => OwnApproval::None,
+        },
     })
 }
 

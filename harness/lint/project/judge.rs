@@ -15,8 +15,10 @@
 //! start, or lint could not reach it) is a finding, so that an agent whose
 //! tools are not all known is never called clean.
 
+pub use super::basis::Finding;
 use super::basis::{agent_input, provider_accepts, quote};
 use super::config::{Level, LintConfig};
+use super::names::{approval_findings, comparison_findings, instructions_findings};
 pub use super::rules::{Rule, RULES_URI};
 use super::upgrade::{upgrade, Upgrade};
 use super::{
@@ -44,20 +46,6 @@ impl ModelRoute {
             ModelRoute::OpenAiCompatible { .. } | ModelRoute::Unknown => Route::OpenAiCompatible,
         }
     }
-}
-
-/// One problem, ready for any rendering.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Finding {
-    pub severity: Severity,
-    /// A stable rule id (SARIF `ruleId`, `docs/rules/ID.md`).
-    pub rule: Rule,
-    /// The key or name it is about (an MCP server's name for the server's
-    /// findings).
-    pub subject: JsString,
-    /// The full sentence, with the fix.
-    pub message: String,
-    pub at: Option<Location>,
 }
 
 /// Why a finding is not counted.
@@ -114,17 +102,36 @@ pub struct ProjectLint {
 }
 
 pub fn lint_project(project: LoadedProject, config: LintConfig) -> ProjectLint {
-    let agents = project
+    let agents: Vec<AgentLint> = project
         .agents
         .iter()
         .map(|a| lint_agent(a, &project, &config))
         .collect();
-    let own: Vec<Finding> = project
+    let mut own: Vec<Finding> = project
         .mcp
         .iter()
         .filter(|s| s.status == McpStatus::Failed)
         .map(|s| server_unavailable(s, None))
         .collect();
+    // A comparison inside an approval policy that already has its finding
+    // is that finding's.
+    let approvals: Vec<Location> = agents
+        .iter()
+        .flat_map(|a| {
+            a.findings
+                .iter()
+                .chain(a.suppressed.iter().map(|s| &s.finding))
+        })
+        .filter(|f| f.rule == Rule::ApprovalByKey)
+        .filter_map(|f| f.at.clone())
+        .collect();
+    let judged: Vec<(&ProjectAgent, &LintReport)> =
+        agents.iter().map(|a| (&a.agent, &a.report)).collect();
+    own.extend(comparison_findings(
+        &project.comparisons,
+        &judged,
+        &approvals,
+    ));
     let (findings, suppressed) = settle(own, &config, &project.suppressions);
     ProjectLint {
         project,
@@ -207,10 +214,13 @@ fn lint_agent(agent: &ProjectAgent, project: &LoadedProject, config: &LintConfig
     for s in agent.mcp.iter().filter(|s| s.status != McpStatus::Listed) {
         findings.push(server_unavailable(s, Some(agent)));
     }
+    let (approval, approval_notes) = approval_findings(agent, &report, project.mastra);
+    findings.extend(approval);
+    findings.extend(instructions_findings(agent, &report, project.mastra));
     let (findings, suppressed) = settle(findings, config, &project.suppressions);
     AgentLint {
         agent: agent.clone(),
-        notes: report.notes.clone(),
+        notes: report.notes.iter().cloned().chain(approval_notes).collect(),
         upgrade: upgrade(agent, project.mastra, &report),
         report,
         findings,

@@ -23,6 +23,7 @@ pub mod basis;
 pub mod config;
 pub mod decode;
 pub mod judge;
+pub mod names;
 pub mod render;
 pub mod rules;
 pub mod upgrade;
@@ -100,6 +101,68 @@ pub struct ProjectTool {
     /// The MCP server a `Mcp` tool came from (its key is `SERVER_TOOL`).
     pub server: Option<JsString>,
     pub at: Option<Location>,
+    /// The tool's own `id`, when it has one.
+    pub id: Option<JsString>,
+    /// The tool's own approval setting, which its agent's policy does not
+    /// override.
+    pub approval: OwnApproval,
+}
+
+/// A tool's own `requireApproval`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OwnApproval {
+    /// None: the agent's policy decides.
+    None,
+    /// `requireApproval: true`: every call waits, whatever the policy says.
+    Always,
+    /// A function of the tool's own, which decides in the policy's place.
+    Function,
+}
+
+/// What an approval policy answered when the loader asked it with a name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PolicyAnswer {
+    /// A truthy answer: approve first.
+    True,
+    /// A falsy answer: run without approval.
+    False,
+    /// It threw.
+    Throws,
+    /// It did not settle within the loader's wait.
+    Timeout,
+}
+
+/// A `requireToolApproval` function of an agent's default options, asked by
+/// the loader with every tool's key, id and sent name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApprovalPolicy {
+    /// The option that holds it: `defaultOptions`, or a 0.x sibling.
+    pub option: String,
+    /// Where its `requireToolApproval` is written.
+    pub at: Option<Location>,
+    pub answers: Vec<(JsString, PolicyAnswer)>,
+    /// Where the policy writes each name it names (in its function, or a
+    /// value the function reads).
+    pub written: Vec<NameUse>,
+}
+
+impl ApprovalPolicy {
+    pub fn answer(&self, name: &JsString) -> Option<PolicyAnswer> {
+        self.answers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, a)| *a)
+    }
+}
+
+/// An agent's instructions for an empty request context.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Instructions {
+    pub text: JsString,
+    /// Where the literal that is the whole text starts.
+    pub at: Option<Location>,
+    /// Whether that literal is a template, whose lines are the source's.
+    pub template: bool,
 }
 
 /// What an MCP server gave when the project's client asked it for tools.
@@ -206,6 +269,9 @@ pub struct ProjectAgent {
     pub active_tools: Option<Vec<NameUse>>,
     /// The MCP servers its tools come from.
     pub mcp: Vec<McpServer>,
+    /// Its default options' approval policies that are functions.
+    pub approval: Vec<ApprovalPolicy>,
+    pub instructions: Option<Instructions>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -226,6 +292,8 @@ pub struct LoadedProject {
     /// MCP servers the project asked that no agent's record names.
     pub mcp: Vec<McpServer>,
     pub suppressions: Vec<InlineSuppression>,
+    /// Each string the project's source compares a `toolName` with.
+    pub comparisons: Vec<NameUse>,
     /// Source files the loader could not parse (no location comes from them).
     pub unparsed: Vec<String>,
     /// Requests the project tried to make while loading, all refused.

@@ -16,7 +16,7 @@ use super::{Location, McpServer, McpStatus, ModelRoute, ProjectAgent};
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::lint::paint::{count, Paint};
-use crate::lint::{severity_name, KeyProblem, Severity};
+use crate::lint::{severity_name, KeyProblem, NameFinding, Severity};
 
 /// How text is written: colour, everything or only problems, and the path
 /// that leads from where the user is to the project (`""` when the project
@@ -294,26 +294,22 @@ impl ProjectLint {
             .agents
             .iter()
             .map(|a| {
-                let keys = a.report.to_json();
+                // Each key as `lint --json` writes it, with where it came from.
                 let tools = a
                     .agent
                     .tools
                     .iter()
-                    .zip(keys.get("keys").and_then(Json::as_array).unwrap_or(&[]))
+                    .zip(&a.report.keys)
                     .map(|(t, k)| {
-                        let mut members: Vec<(JsString, Json)> = k
-                            .members()
-                            .unwrap_or_default()
-                            .into_iter()
-                            .map(|(n, v)| (n.clone(), v.clone()))
-                            .collect();
+                        let mut members = k.json_members();
                         members.push(("source".into(), Json::str(t.source.name())));
                         members.push((
                             "server".into(),
                             t.server.clone().map_or(Json::Null, Json::String),
                         ));
+                        members.push(("id".into(), t.id.clone().map_or(Json::Null, Json::String)));
                         members.push(("at".into(), loc(&t.at)));
-                        Json::object(members)
+                        Json::Object(members)
                     })
                     .collect();
                 Json::object([
@@ -324,7 +320,7 @@ impl ProjectLint {
                     ("tools", Json::Array(tools)),
                     (
                         "names",
-                        keys.get("names").cloned().unwrap_or(Json::Array(vec![])),
+                        Json::Array(a.report.names.iter().map(NameFinding::to_json).collect()),
                     ),
                     ("mcp", servers_json(&a.agent.mcp)),
                     (

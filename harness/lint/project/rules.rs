@@ -20,13 +20,16 @@ pub enum Rule {
     Dropped,
     McpServerKeyRewritten,
     McpServerUnavailable,
+    ApprovalByKey,
+    InstructionsNameNotSent,
+    ToolNameComparedToKey,
 }
 
 /// Where the rules' pages are (`docs/rules/ID.md`), for SARIF's `helpUri`.
 pub const RULES_URI: &str = "https://github.com/mastra-conform/mastra-conform/blob/main/docs/rules";
 
 impl Rule {
-    pub const ALL: [Rule; 11] = [
+    pub const ALL: [Rule; 14] = [
         Rule::Collision,
         Rule::FalseCollision,
         Rule::EmptyKey,
@@ -38,6 +41,9 @@ impl Rule {
         Rule::Dropped,
         Rule::McpServerKeyRewritten,
         Rule::McpServerUnavailable,
+        Rule::ApprovalByKey,
+        Rule::InstructionsNameNotSent,
+        Rule::ToolNameComparedToKey,
     ];
 
     pub fn id(self) -> &'static str {
@@ -53,6 +59,9 @@ impl Rule {
             Rule::Dropped => "tool-key-dropped",
             Rule::McpServerKeyRewritten => "mcp-server-key-rewritten",
             Rule::McpServerUnavailable => "mcp-server-unavailable",
+            Rule::ApprovalByKey => "approval-policy-decides-on-the-key",
+            Rule::InstructionsNameNotSent => "instructions-name-a-tool-not-sent",
+            Rule::ToolNameComparedToKey => "tool-name-compared-to-key",
         }
     }
 
@@ -73,6 +82,9 @@ impl Rule {
             Rule::Dropped => "Mastra's copy of the tools object drops the key \"__proto__\"",
             Rule::McpServerKeyRewritten => "An MCP server's key makes Mastra rewrite every one of its tools' keys",
             Rule::McpServerUnavailable => "An MCP server gave no tools while lint loaded the project: its tools are unknown",
+            Rule::ApprovalByKey => "An approval policy answers differently for a tool's key or id than for the name Mastra asks it with",
+            Rule::InstructionsNameNotSent => "The instructions name a tool by a key or id the model is not sent",
+            Rule::ToolNameComparedToKey => "Source compares a toolName with a key Mastra rewrites, or a tool's id",
         }
     }
 
@@ -91,6 +103,9 @@ impl Rule {
             Rule::Dropped => "A tool registered under the key \"__proto__\" is lost when Mastra copies the tools object: the model is never offered it.",
             Rule::McpServerKeyRewritten => "An MCP client names each tool it lists SERVER_TOOL, after the key the server is registered under in its servers. A server key outside a-zA-Z0-9_- makes Mastra rewrite every one of its tools' keys: renaming the server key fixes them all.",
             Rule::McpServerUnavailable => "lint loads the project without network and, without its OS sandbox, without starting processes. An MCP server it could not start or reach listed no tools, so what its tools become on the wire is unknown and the agent's tools were not all checked.",
+            Rule::ApprovalByKey => "Mastra asks a requireToolApproval function with the name the model called, which is the name the tool was sent under, not its key or id. A policy that decides on the key (toolName === 'files.delete') is asked with files_delete, answers false, and the tool runs without approval: it fails open. Releases before the one that asks the function treat any function as true, so there every tool waits.",
+            Rule::InstructionsNameNotSent => "The model is offered each tool under the name Mastra sends, not under its key or id when the rewrite changed it. Instructions that tell the model to call a tool by its key or id name a tool it is not offered.",
+            Rule::ToolNameComparedToKey => "Every toolName Mastra hands the project's code (a stream chunk's payload, a tool call, an approval policy's argument) is the name the tool was sent under. A comparison with a key Mastra rewrites, or with a tool's id, never matches.",
         }
     }
 
@@ -100,7 +115,9 @@ impl Rule {
             | Rule::Cut
             | Rule::Dropped
             | Rule::McpServerKeyRewritten
-            | Rule::McpServerUnavailable => Severity::Warning,
+            | Rule::McpServerUnavailable
+            | Rule::InstructionsNameNotSent
+            | Rule::ToolNameComparedToKey => Severity::Warning,
             _ => Severity::Error,
         }
     }

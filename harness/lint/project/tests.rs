@@ -167,3 +167,126 @@ fn a_document_the_loader_does_not_write_names_what_is_missing() {
         "@mastra/core latest is not a version lint knows"
     );
 }
+
+/// A loader document with one agent, two tools (`files.delete`, id
+/// `delete-file`; `disk.wipe`, which waits of its own), a policy that
+/// names the key, instructions and a stream handler that name it too.
+fn names_doc(version: &str, answer_for_key: &str) -> LoadedProject {
+    let doc = Json::parse(&format!(
+        r#"{{"project":"/p","entry":"src/mastra/index.ts","node":"v24.22.3",
+        "mastra":{{"version":"{version}","dir":"/p"}},"loader":"node","isolation":"guard",
+        "agents":[{{"registeredAs":"a","id":"a","route":{{"kind":"router","provider":"openai","model":"openai/gpt-4o"}},
+          "tools":[
+            {{"key":"files.delete","id":"delete-file","approval":"none","source":"tool","at":{{"file":"src/t.ts","line":3,"column":3}}}},
+            {{"key":"disk.wipe","id":"wipe","approval":"always","source":"tool","at":null}}],
+          "approval":[{{"option":"defaultOptions","at":{{"file":"src/a.ts","line":12,"column":5}},
+            "answers":[{{"name":"files.delete","answer":"{answer_for_key}"}},{{"name":"delete-file","answer":"false"}},
+              {{"name":"files_delete","answer":"false"}},{{"name":"disk.wipe","answer":"true"}},{{"name":"disk_wipe","answer":"false"}}],
+            "written":[{{"name":"files.delete","at":{{"file":"src/a.ts","line":12,"column":57}}}}]}}],
+          "instructions":{{"text":"Tools:\nCall files.delete, never wipe.","at":{{"file":"src/a.ts","line":8,"column":17,"template":true}}}}}}],
+        "comparisons":[{{"name":"files.delete","at":{{"file":"src/a.ts","line":12,"column":57}}}},
+          {{"name":"delete-file","at":{{"file":"src/s.ts","line":4,"column":30}}}},
+          {{"name":"files_delete","at":{{"file":"src/s.ts","line":5,"column":30}}}}]}}"#
+    ))
+    .unwrap();
+    parse_loaded(&doc).unwrap()
+}
+
+/// A finding as the tests compare it: its rule, its subject, its line and column.
+type Placed = (Rule, String, Option<(u64, u64)>);
+
+fn rules_at(l: &ProjectLint) -> Vec<Placed> {
+    l.all_findings()
+        .map(|f| {
+            (
+                f.rule,
+                f.subject.to_lossy(),
+                f.at.as_ref().map(|a| (a.line, a.column)),
+            )
+        })
+        .filter(|f| {
+            matches!(
+                f.0,
+                Rule::ApprovalByKey | Rule::InstructionsNameNotSent | Rule::ToolNameComparedToKey
+            )
+        })
+        .collect()
+}
+
+/// From the release that asks the policy, a policy that approves the key
+/// and not the sent name lets the tool run unapproved; before it, every
+/// tool waits and the finding says from when it will not; a policy that
+/// throws for the key decides as approval does; a tool that waits of its
+/// own is never a finding; on 0.x a note says the policy is not judged.
+#[test]
+fn an_approval_policy_is_judged_by_the_installed_releases_rule() {
+    let on = |v: &str, key: &str| lint_project(names_doc(v, key), LintConfig::default());
+    let asked = on("1.38.0", "true");
+    let found = rules_at(&asked);
+    assert_eq!(
+        found,
+        [
+            (Rule::ApprovalByKey, "files.delete".into(), Some((12, 57))),
+            (
+                Rule::InstructionsNameNotSent,
+                "files.delete".into(),
+                Some((9, 6))
+            ),
+            (
+                Rule::ToolNameComparedToKey,
+                "delete-file".into(),
+                Some((4, 30))
+            ),
+        ],
+        "the comparison inside the policy is the policy's finding"
+    );
+    let says = &asked.agents[0].findings[0].message;
+    assert!(
+        says.starts_with("\"files.delete\" runs without approval"),
+        "{says}"
+    );
+    let before = on("1.37.1", "true");
+    let says = &before.agents[0].findings[0].message;
+    assert!(
+        says.starts_with("@mastra/core 1.37.1 takes any requireToolApproval function as true, so every tool waits for approval; from 1.38.0"),
+        "{says}"
+    );
+    assert!(on("1.67.0", "throws").agents[0].findings[0]
+        .message
+        .contains("answers throws (approve first) for the key"));
+    assert!(rules_at(&on("1.67.0", "false"))
+        .iter()
+        .all(|f| f.0 != Rule::ApprovalByKey));
+    // Approving the sent name and not the key is a policy written for the
+    // sent name, unless it writes the key.
+    let mut wire = names_doc("1.67.0", "false");
+    let policy = &mut wire.agents[0].approval[0];
+    for (name, answer) in policy.answers.iter_mut() {
+        if *name == js("files_delete") {
+            *answer = PolicyAnswer::True;
+        }
+    }
+    policy.written.clear();
+    let judged = lint_project(wire.clone(), LintConfig::default());
+    assert!(rules_at(&judged).iter().all(|f| f.0 != Rule::ApprovalByKey));
+    wire.agents[0].approval[0].written.push(NameUse {
+        name: js("files.delete"),
+        at: None,
+    });
+    let judged = lint_project(wire, LintConfig::default());
+    let says = &judged.agents[0].findings[0].message;
+    assert!(
+        says.starts_with("\"files.delete\" waits for approval"),
+        "{says}"
+    );
+    let zero = on("0.24.9", "true");
+    assert!(rules_at(&zero).iter().all(|f| f.0 != Rule::ApprovalByKey));
+    assert!(
+        zero.agents[0]
+            .notes
+            .iter()
+            .any(|n| n.contains("not judged on @mastra/core 0.24.9")),
+        "{:?}",
+        zero.agents[0].notes
+    );
+}
