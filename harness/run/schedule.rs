@@ -259,10 +259,12 @@ impl SessionMachine {
     /// Whether every version started so far, and still running, has
     /// drained its queue: each probe it holds comes free within a case.
     fn all_running_drained(&self) -> bool {
-        self.versions[..self.next_run].iter().all(|v| match v.stage {
-            Stage::Running { drained, .. } => drained,
-            _ => true,
-        })
+        self.versions[..self.next_run]
+            .iter()
+            .all(|v| match v.stage {
+                Stage::Running { drained, .. } => drained,
+                _ => true,
+            })
     }
 
     /// Free probes to running versions, in order, that hold fewer than
@@ -1166,7 +1168,10 @@ mod tests {
                 _ if !running.is_empty() => {
                     let v = running.remove(0);
                     held[v] = 0;
-                    ProbesEnded { version: v, ok: true }
+                    ProbesEnded {
+                        version: v,
+                        ok: true,
+                    }
                 }
                 _ => panic!("not finished with nothing in flight: {all:?}"),
             };

@@ -561,9 +561,10 @@ impl<'a> Driver<'a, '_> {
             // freed by its `ProbesEnded`, already on its way.
             SessionAction::Grow { version, probes } => self.runs[version].share.grant(probes),
             SessionAction::Fail { version, cases } => {
-                let failure = self.runs[version].failure.clone().unwrap_or_else(|| {
-                    Observed::InstallFailed("the version could not run".into())
-                });
+                let failure = self.runs[version]
+                    .failure
+                    .clone()
+                    .unwrap_or_else(|| Observed::InstallFailed("the version could not run".into()));
                 self.runs[version].stats.outcome = failure.infra_detail();
                 for index in cases {
                     let r = self.judged(version, index, failure.clone());

@@ -251,7 +251,9 @@ pub fn probe(ctx: &Shared<'_>, run: ProbeRun<'_>, tx: &mpsc::Sender<Produced>) -
                 return;
             };
             let index = left[k];
-            done.lock().unwrap_or_else(PoisonError::into_inner).push(index);
+            done.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(index);
             let record = keys.as_ref().and_then(|ks| Record::of(ks[index], &obs));
             let observed = Observed::from_observation(&cases[index], obs);
             let _ = tx.send(Produced::Case {
