@@ -25,7 +25,7 @@ use crate::observe::capture::Listener;
 use crate::results::PoolStats;
 use std::collections::VecDeque;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -112,6 +112,60 @@ fn deal_order(cases: &[&Case]) -> VecDeque<usize> {
     order.into()
 }
 
+/// A version's probes as the session changes them while its cases run:
+/// probes added to it (`grant`), and those it holds, less each that ended
+/// with nothing left queued. Shared by the session's thread and the
+/// version's `run_shared`.
+#[derive(Debug, Default)]
+pub struct ProbeShare {
+    /// Granted and not yet started.
+    pending: AtomicUsize,
+    held: AtomicUsize,
+}
+
+impl ProbeShare {
+    /// A share of `probes` probes.
+    pub fn of(probes: usize) -> ProbeShare {
+        ProbeShare {
+            pending: AtomicUsize::new(0),
+            held: AtomicUsize::new(probes),
+        }
+    }
+
+    /// Add `probes` probes to the version's run.
+    pub fn grant(&self, probes: usize) {
+        self.held.fetch_add(probes, Ordering::SeqCst);
+        self.pending.fetch_add(probes, Ordering::SeqCst);
+    }
+
+    /// The probes the version holds.
+    pub fn held(&self) -> usize {
+        self.held.load(Ordering::SeqCst)
+    }
+
+    fn release(&self) {
+        let _ = self
+            .held
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |h| h.checked_sub(1));
+    }
+}
+
+/// What `run_shared` tells its caller, on the caller's thread.
+#[derive(Debug)]
+pub enum PoolNews {
+    /// Case `index` completed.
+    Observed(usize, Observation),
+    /// A probe ended with nothing left queued (or a grant found nothing to
+    /// take): its core is free while the others finish what they hold.
+    Released,
+}
+
+/// What a probe's thread sends the caller's.
+enum Sent {
+    Observed(usize, Observation),
+    Released,
+}
+
 /// Run `cases` on `cfg.probes` probes of `install`; call `emit(index,
 /// observation)` as each completes. Cases left when `stop` is raised are
 /// not run and not emitted. An error means a probe could not be started (or
@@ -126,34 +180,86 @@ pub fn run_cases(
     stop: &AtomicBool,
     mut emit: impl FnMut(usize, Observation),
 ) -> Result<PoolStats, ProbeError> {
+    let share = ProbeShare::of(cfg.probes);
+    run_shared(cmd, (install, listener), cases, cfg, stop, &share, |news| {
+        if let PoolNews::Observed(index, observation) = news {
+            emit(index, observation);
+        }
+    })
+}
+
+/// `run_cases`, on the probes of `share`: those `cfg.probes` starts with,
+/// and those granted while it runs (a grant finding nothing queued, or a
+/// stop, is given back at once). Each probe that ends with nothing left
+/// queued is given back as it ends (`PoolNews::Released`), so the session
+/// can start the next version's probes while this one's last cases finish.
+pub fn run_shared(
+    cmd: &ProbeCommand,
+    (install, listener): (&Path, &Listener),
+    cases: &[&Case],
+    cfg: &PoolConfig,
+    stop: &AtomicBool,
+    share: &ProbeShare,
+    mut news: impl FnMut(PoolNews),
+) -> Result<PoolStats, ProbeError> {
     let began = Instant::now();
     let queue = CaseQueue(Mutex::new(deal_order(cases)));
     let probes = cfg.probes.clamp(1, cases.len().max(1));
-    let (tx, rx) = mpsc::channel::<(usize, Observation)>();
+    let (tx, rx) = mpsc::channel::<Sent>();
     let mut emitted = 0usize;
-    let outcomes: Vec<Result<PoolStats, ProbeError>> = std::thread::scope(|s| {
-        let workers: Vec<_> = (0..probes)
-            .map(|_| {
-                let tx = tx.clone();
-                let queue = &queue;
-                s.spawn(move || drive(cmd, install, listener, cases, queue, cfg, stop, &tx))
+    let outcomes: Vec<(Result<PoolStats, ProbeError>, bool)> = std::thread::scope(|s| {
+        let spawn = || {
+            let (tx, queue) = (tx.clone(), &queue);
+            s.spawn(move || {
+                let ended = drive(cmd, install, listener, cases, queue, cfg, stop, &tx);
+                if ended.is_ok() && queue.is_empty() {
+                    let _ = tx.send(Sent::Released);
+                }
+                ended
             })
-            .collect();
-        drop(tx);
-        // Results reach the caller on this thread, as they complete.
-        for (index, observation) in rx {
-            emitted += 1;
-            emit(index, observation);
+        };
+        let mut workers: Vec<_> = (0..probes).map(|_| (spawn(), false)).collect();
+        // Results reach the caller on this thread, as they complete; the
+        // wait is short so that a grant starts its probe promptly.
+        loop {
+            for _ in 0..share.pending.swap(0, Ordering::SeqCst) {
+                if queue.is_empty() || stop.load(Ordering::SeqCst) {
+                    share.release();
+                    news(PoolNews::Released);
+                } else {
+                    workers.push((spawn(), true));
+                }
+            }
+            let sent = match rx.recv_timeout(Duration::from_millis(50)) {
+                Ok(sent) => sent,
+                Err(_) if workers.iter().all(|(w, _)| w.is_finished()) => match rx.try_recv() {
+                    Ok(sent) => sent,
+                    Err(_) => break,
+                },
+                Err(_) => continue,
+            };
+            match sent {
+                Sent::Observed(index, observation) => {
+                    emitted += 1;
+                    news(PoolNews::Observed(index, observation));
+                }
+                Sent::Released => {
+                    share.release();
+                    news(PoolNews::Released);
+                }
+            }
         }
         workers
             .into_iter()
-            .map(|w| w.join().unwrap_or(Err(ProbeError::DriverPanicked)))
+            .map(|(w, grown)| (w.join().unwrap_or(Err(ProbeError::DriverPanicked)), grown))
             .collect()
     });
     let mut stats = PoolStats::default();
     let mut first_error = None;
-    for outcome in outcomes {
+    for (outcome, grown) in outcomes {
         match outcome {
+            // A probe granted after the queue emptied started nothing.
+            Ok(s) if grown && s.starts == 0 => {}
             Ok(s) => stats.absorb(s),
             Err(e) => {
                 first_error.get_or_insert(e);
@@ -180,7 +286,7 @@ fn drive(
     queue: &CaseQueue,
     cfg: &PoolConfig,
     stop: &AtomicBool,
-    out: &mpsc::Sender<(usize, Observation)>,
+    out: &mpsc::Sender<Sent>,
 ) -> Result<PoolStats, ProbeError> {
     let mut d = Driver {
         cmd,
@@ -215,7 +321,7 @@ struct Driver<'a> {
     cases: &'a [&'a Case],
     cfg: &'a PoolConfig,
     stop: &'a AtomicBool,
-    out: &'a mpsc::Sender<(usize, Observation)>,
+    out: &'a mpsc::Sender<Sent>,
     probe: Option<Probe>,
     /// The end of the last dead probe's stderr, for crashes and giving up.
     stderr: String,
@@ -369,7 +475,7 @@ impl Driver<'_> {
                     (Ending::Crash, _) => Observation::Crash(self.stderr.clone()),
                 };
                 // The receiver lives until every driver has ended.
-                let _ = self.out.send((index, observation));
+                let _ = self.out.send(Sent::Observed(index, observation));
             }
             Action::GiveUp { restarts } => {
                 return Err(ProbeError::Unstable {

@@ -3,15 +3,16 @@
 //! dealt to probes and to how many, what an install that fails or probes
 //! that cannot run mean for its cases, what a stop ends) as a pure state
 //! machine. No thread, process, channel or clock is touched here: the
-//! driver (`session::Session::run_versions`) feeds it `SessionEvent`s and
+//! driver (`session::Session::run_versions`, its workers in `workers.rs`) feeds it `SessionEvent`s and
 //! carries out the `SessionAction`s it returns, so every rule is
 //! unit-tested without installing or starting anything.
 //!
 //! In: each version's case count, the `--probes` budget, events (an install
-//! ended, a case has its observation, a version's probes ended, stop).
-//! Out: actions (install a version, run it on N probes, judge its cases
-//! left without a result by the failure that kept them from running, the
-//! version is done).
+//! ended, a case has its observation, one of a version's probes was given
+//! back, a version's probes ended, stop).
+//! Out: actions (install a version, run it on N probes, grow it by N
+//! probes, judge its cases left without a result by the failure that kept
+//! them from running, the version is done).
 //!
 //! The rules. Installs run ahead, `INSTALLS_AT_ONCE` at a time, in the
 //! order the versions were given. Versions start in that order too, each
@@ -28,6 +29,23 @@
 //! the stop caused is not reported: those cases were never attempted.
 //! Every version that ran, or failed on its own, is done exactly once,
 //! after all its results.
+//!
+//! Versions overlap. A version's probes share one queue of its cases; when
+//! the queue is empty, each probe ends with its last case, and the driver
+//! says so (`ProbeReleased`): that probe is free at once, not when the
+//! version's slowest case ends. Freed probes go first to a running version
+//! that has fewer than it asked for and still has cases queued (`Grow`),
+//! then to the next version: at its full share as before, or, when every
+//! version running before it has drained its queue (so every probe they
+//! hold will come free within a case), at once with what is free, growing
+//! as the rest come free. A driver that never reports a release gets the
+//! rules above unchanged.
+//!
+//! Results. Every `CaseResult` exists on the driver's thread the moment its
+//! event does (a case observed, stored or failed); the driver hands it to
+//! its sink there, and `Done` follows the last of a version's results, so a
+//! sink (a report, a results database) sees each version complete when it
+//! is told so.
 
 /// Installs made side by side: network-bound (pnpm fetches), so more than
 /// the cores, few enough to leave the registry and the disk some room.
@@ -50,6 +68,10 @@ pub enum SessionEvent {
     InstallEnded { version: usize, ok: bool },
     /// Case `index` of a version has its observation (and its result).
     CaseObserved { version: usize, index: usize },
+    /// One probe of a running version ended because the version's queue
+    /// of cases is empty: its slot is free while the version's other
+    /// probes finish the cases they hold.
+    ProbeReleased { version: usize },
     /// A version's probes ended: `ok`, they ran every case (or were
     /// stopped); else no probe could run the cases left, and the driver
     /// holds why.
@@ -66,6 +88,9 @@ pub enum SessionAction {
     /// Deal a version's cases to `probes` probes (`CaseObserved` for each
     /// case, then `ProbesEnded`).
     Run { version: usize, probes: usize },
+    /// Add `probes` probes to a running version's queue (each ends in a
+    /// `ProbeReleased`, or with the version's `ProbesEnded`).
+    Grow { version: usize, probes: usize },
     /// Judge these cases of a version, in this order, by the failure that
     /// kept them from running (its install's, or its probes').
     Fail { version: usize, cases: Vec<usize> },
@@ -80,9 +105,13 @@ enum Stage {
     Installing,
     /// Installed, waiting for its turn and its probes.
     Installed,
-    /// On `probes` probes.
+    /// On `held` probes of the `wanted` it was to have; `drained` once a
+    /// probe of it was released (its queue is empty: a new probe would
+    /// find nothing to do).
     Running {
-        probes: usize,
+        held: usize,
+        wanted: usize,
+        drained: bool,
     },
     /// Done, failed, or left out by a stop.
     Over,
@@ -167,11 +196,25 @@ impl SessionMachine {
                     *seen = true;
                 }
             }
-            SessionEvent::ProbesEnded { version, ok } => {
-                let Some(Stage::Running { probes }) = self.stage(version) else {
+            SessionEvent::ProbeReleased { version } => {
+                let Some(Stage::Running { held, wanted, .. }) = self.stage(version) else {
                     return out;
                 };
-                self.free += probes;
+                if held == 0 {
+                    return out;
+                }
+                self.free += 1;
+                self.versions[version].stage = Stage::Running {
+                    held: held - 1,
+                    wanted,
+                    drained: true,
+                };
+            }
+            SessionEvent::ProbesEnded { version, ok } => {
+                let Some(Stage::Running { held, .. }) = self.stage(version) else {
+                    return out;
+                };
+                self.free += held;
                 self.versions[version].stage = Stage::Over;
                 if !ok && !self.stopping {
                     out.push(SessionAction::Fail {
@@ -208,9 +251,57 @@ impl SessionMachine {
         (0..observed.len()).filter(|&i| !observed[i]).collect()
     }
 
+    /// Probes that no version holds.
+    pub fn free(&self) -> usize {
+        self.free
+    }
+
+    /// Whether every version started so far, and still running, has
+    /// drained its queue: each probe it holds comes free within a case.
+    fn all_running_drained(&self) -> bool {
+        self.versions[..self.next_run]
+            .iter()
+            .all(|v| match v.stage {
+                Stage::Running { drained, .. } => drained,
+                _ => true,
+            })
+    }
+
+    /// Free probes to running versions, in order, that hold fewer than
+    /// they asked for and still have cases queued.
+    fn grow(&mut self, out: &mut Vec<SessionAction>) {
+        for version in 0..self.next_run {
+            if self.free == 0 {
+                return;
+            }
+            if let Stage::Running {
+                held,
+                wanted,
+                drained: false,
+            } = self.versions[version].stage
+            {
+                let more = wanted.saturating_sub(held).min(self.free);
+                if more > 0 {
+                    self.free -= more;
+                    self.versions[version].stage = Stage::Running {
+                        held: held + more,
+                        wanted,
+                        drained: false,
+                    };
+                    out.push(SessionAction::Grow {
+                        version,
+                        probes: more,
+                    });
+                }
+            }
+        }
+    }
+
     /// Start what may start: installs while fewer than `INSTALLS_AT_ONCE`
-    /// run, then versions in order while the next one is installed and its
-    /// probes are free.
+    /// run, probes for running versions short of their share, then
+    /// versions in order while the next one is installed and its probes
+    /// are free (or, once every running version has drained, whatever is
+    /// free).
     fn advance(&mut self, out: &mut Vec<SessionAction>) {
         if self.stopping {
             return;
@@ -227,6 +318,7 @@ impl SessionMachine {
             self.next_install += 1;
             out.push(SessionAction::Install { version });
         }
+        self.grow(out);
         while let Some(state) = self.versions.get(self.next_run) {
             match state.stage {
                 // Failed or done: the next one's turn.
@@ -242,12 +334,20 @@ impl SessionMachine {
                         out.push(SessionAction::Done { version });
                         continue;
                     }
-                    let probes = probes_for(left, self.budget);
-                    if self.free < probes {
+                    let wanted = probes_for(left, self.budget);
+                    let probes = if self.free >= wanted {
+                        wanted
+                    } else if self.free > 0 && self.all_running_drained() {
+                        self.free
+                    } else {
                         return;
-                    }
+                    };
                     self.free -= probes;
-                    self.versions[version].stage = Stage::Running { probes };
+                    self.versions[version].stage = Stage::Running {
+                        held: probes,
+                        wanted,
+                        drained: false,
+                    };
                     self.next_run += 1;
                     out.push(SessionAction::Run { version, probes });
                 }
@@ -258,11 +358,12 @@ impl SessionMachine {
 }
 
 #[cfg(test)]
+#[allow(clippy::too_many_lines)] // the table of event sequences is one list
 mod tests {
     use super::*;
     use proptest::prelude::*;
-    use SessionAction::{Done, Fail, Install, Run};
-    use SessionEvent::{CaseObserved, InstallEnded, ProbesEnded, Stop};
+    use SessionAction::{Done, Fail, Grow, Install, Run};
+    use SessionEvent::{CaseObserved, InstallEnded, ProbeReleased, ProbesEnded, Stop};
 
     fn installed(m: &mut SessionMachine, version: usize) -> Vec<SessionAction> {
         m.on(InstallEnded { version, ok: true })
@@ -573,9 +674,431 @@ mod tests {
         assert!(m.is_finished());
     }
 
+    /// One row of the table: versions' case counts, the budget, the
+    /// actions `start` gives, then each event with the actions it gives.
+    struct Row {
+        name: &'static str,
+        counts: &'static [usize],
+        budget: usize,
+        start: Vec<SessionAction>,
+        steps: Vec<(SessionEvent, Vec<SessionAction>)>,
+        finished: bool,
+    }
+
+    fn table() -> Vec<Row> {
+        vec![
+            Row {
+                name: "a failed install judges every case by it",
+                counts: &[2],
+                budget: 1,
+                start: vec![Install { version: 0 }],
+                steps: vec![(
+                    InstallEnded {
+                        version: 0,
+                        ok: false,
+                    },
+                    vec![
+                        Fail {
+                            version: 0,
+                            cases: vec![0, 1],
+                        },
+                        Done { version: 0 },
+                    ],
+                )],
+                finished: true,
+            },
+            Row {
+                name: "a probe that fails to start judges the cases left by it",
+                counts: &[3],
+                budget: 2,
+                start: vec![Install { version: 0 }],
+                steps: vec![
+                    (
+                        InstallEnded {
+                            version: 0,
+                            ok: true,
+                        },
+                        vec![Run {
+                            version: 0,
+                            probes: 1,
+                        }],
+                    ),
+                    (
+                        CaseObserved {
+                            version: 0,
+                            index: 1,
+                        },
+                        vec![],
+                    ),
+                    (
+                        ProbesEnded {
+                            version: 0,
+                            ok: false,
+                        },
+                        vec![
+                            Fail {
+                                version: 0,
+                                cases: vec![0, 2],
+                            },
+                            Done { version: 0 },
+                        ],
+                    ),
+                ],
+                finished: true,
+            },
+            Row {
+                name: "a stop mid-version ends it without failing what it cut off",
+                counts: &[3, 3],
+                budget: 1,
+                start: vec![Install { version: 0 }, Install { version: 1 }],
+                steps: vec![
+                    (
+                        InstallEnded {
+                            version: 0,
+                            ok: true,
+                        },
+                        vec![Run {
+                            version: 0,
+                            probes: 1,
+                        }],
+                    ),
+                    (
+                        CaseObserved {
+                            version: 0,
+                            index: 0,
+                        },
+                        vec![],
+                    ),
+                    (Stop, vec![]),
+                    (
+                        InstallEnded {
+                            version: 1,
+                            ok: true,
+                        },
+                        vec![],
+                    ),
+                    (
+                        ProbesEnded {
+                            version: 0,
+                            ok: false,
+                        },
+                        vec![Done { version: 0 }],
+                    ),
+                ],
+                finished: true,
+            },
+            Row {
+                name: "a reused shelf: what the store answered is not run",
+                counts: &[2, 2],
+                budget: 1,
+                start: vec![Install { version: 0 }, Install { version: 1 }],
+                steps: vec![
+                    (
+                        CaseObserved {
+                            version: 0,
+                            index: 0,
+                        },
+                        vec![],
+                    ),
+                    (
+                        CaseObserved {
+                            version: 0,
+                            index: 1,
+                        },
+                        vec![],
+                    ),
+                    (
+                        CaseObserved {
+                            version: 1,
+                            index: 1,
+                        },
+                        vec![],
+                    ),
+                    (
+                        InstallEnded {
+                            version: 0,
+                            ok: true,
+                        },
+                        vec![Done { version: 0 }],
+                    ),
+                    (
+                        InstallEnded {
+                            version: 1,
+                            ok: true,
+                        },
+                        vec![Run {
+                            version: 1,
+                            probes: 1,
+                        }],
+                    ),
+                    (
+                        ProbesEnded {
+                            version: 1,
+                            ok: false,
+                        },
+                        vec![
+                            Fail {
+                                version: 1,
+                                cases: vec![0],
+                            },
+                            Done { version: 1 },
+                        ],
+                    ),
+                ],
+                finished: true,
+            },
+            Row {
+                name: "overlap: the next version starts on a drained version's freed probe and grows",
+                counts: &[300, 300],
+                budget: 2,
+                start: vec![Install { version: 0 }, Install { version: 1 }],
+                steps: vec![
+                    (
+                        InstallEnded {
+                            version: 0,
+                            ok: true,
+                        },
+                        vec![Run {
+                            version: 0,
+                            probes: 2,
+                        }],
+                    ),
+                    (
+                        InstallEnded {
+                            version: 1,
+                            ok: true,
+                        },
+                        vec![],
+                    ),
+                    (
+                        ProbeReleased { version: 0 },
+                        vec![Run {
+                            version: 1,
+                            probes: 1,
+                        }],
+                    ),
+                    (
+                        ProbesEnded {
+                            version: 0,
+                            ok: true,
+                        },
+                        vec![
+                            Done { version: 0 },
+                            Grow {
+                                version: 1,
+                                probes: 1,
+                            },
+                        ],
+                    ),
+                    (
+                        ProbesEnded {
+                            version: 1,
+                            ok: true,
+                        },
+                        vec![Done { version: 1 }],
+                    ),
+                ],
+                finished: true,
+            },
+            Row {
+                name: "overlap: a freed probe goes to a version short of its share before the next starts",
+                counts: &[300, 300, 300],
+                budget: 2,
+                start: vec![
+                    Install { version: 0 },
+                    Install { version: 1 },
+                    Install { version: 2 },
+                ],
+                steps: vec![
+                    (
+                        InstallEnded {
+                            version: 0,
+                            ok: true,
+                        },
+                        vec![Run {
+                            version: 0,
+                            probes: 2,
+                        }],
+                    ),
+                    (
+                        InstallEnded {
+                            version: 1,
+                            ok: true,
+                        },
+                        vec![],
+                    ),
+                    (
+                        InstallEnded {
+                            version: 2,
+                            ok: true,
+                        },
+                        vec![],
+                    ),
+                    (
+                        ProbeReleased { version: 0 },
+                        vec![Run {
+                            version: 1,
+                            probes: 1,
+                        }],
+                    ),
+                    (
+                        ProbeReleased { version: 0 },
+                        vec![Grow {
+                            version: 1,
+                            probes: 1,
+                        }],
+                    ),
+                    (
+                        ProbesEnded {
+                            version: 0,
+                            ok: true,
+                        },
+                        vec![Done { version: 0 }],
+                    ),
+                    (
+                        ProbeReleased { version: 1 },
+                        vec![Run {
+                            version: 2,
+                            probes: 1,
+                        }],
+                    ),
+                    (
+                        ProbesEnded {
+                            version: 1,
+                            ok: true,
+                        },
+                        vec![
+                            Done { version: 1 },
+                            Grow {
+                                version: 2,
+                                probes: 1,
+                            },
+                        ],
+                    ),
+                ],
+                finished: false,
+            },
+            Row {
+                name: "overlap: a version not drained keeps the next one waiting for its share",
+                counts: &[300, 10, 300],
+                budget: 3,
+                start: vec![
+                    Install { version: 0 },
+                    Install { version: 1 },
+                    Install { version: 2 },
+                ],
+                steps: vec![
+                    (
+                        InstallEnded {
+                            version: 0,
+                            ok: true,
+                        },
+                        vec![Run {
+                            version: 0,
+                            probes: 3,
+                        }],
+                    ),
+                    (
+                        InstallEnded {
+                            version: 1,
+                            ok: true,
+                        },
+                        vec![],
+                    ),
+                    (
+                        InstallEnded {
+                            version: 2,
+                            ok: true,
+                        },
+                        vec![],
+                    ),
+                    (
+                        ProbeReleased { version: 0 },
+                        vec![Run {
+                            version: 1,
+                            probes: 1,
+                        }],
+                    ),
+                    (
+                        ProbeReleased { version: 0 },
+                        vec![],
+                    ),
+                    (
+                        ProbeReleased { version: 1 },
+                        vec![Run {
+                            version: 2,
+                            probes: 2,
+                        }],
+                    ),
+                    (
+                        ProbesEnded {
+                            version: 0,
+                            ok: true,
+                        },
+                        vec![
+                            Done { version: 0 },
+                            Grow {
+                                version: 2,
+                                probes: 1,
+                            },
+                        ],
+                    ),
+                ],
+                finished: false,
+            },
+            Row {
+                name: "a release from no running version, or past its probes, changes nothing",
+                counts: &[300],
+                budget: 2,
+                start: vec![Install { version: 0 }],
+                steps: vec![
+                    (ProbeReleased { version: 0 }, vec![]),
+                    (ProbeReleased { version: 9 }, vec![]),
+                    (
+                        InstallEnded {
+                            version: 0,
+                            ok: true,
+                        },
+                        vec![Run {
+                            version: 0,
+                            probes: 2,
+                        }],
+                    ),
+                    (ProbeReleased { version: 0 }, vec![]),
+                    (ProbeReleased { version: 0 }, vec![]),
+                    (ProbeReleased { version: 0 }, vec![]),
+                    (
+                        ProbesEnded {
+                            version: 0,
+                            ok: true,
+                        },
+                        vec![Done { version: 0 }],
+                    ),
+                ],
+                finished: true,
+            },
+        ]
+    }
+
+    #[test]
+    fn the_table_of_event_sequences_gives_its_actions() {
+        for row in table() {
+            let mut m = SessionMachine::new(row.counts, row.budget);
+            assert_eq!(m.start(), row.start, "{}: start", row.name);
+            for (i, (event, expected)) in row.steps.into_iter().enumerate() {
+                let said = format!("{}: step {i}, {event:?}", row.name);
+                assert_eq!(m.on(event), expected, "{said}");
+                assert!(m.free() <= row.budget.max(1), "{said}");
+            }
+            assert_eq!(m.is_finished(), row.finished, "{}: finished", row.name);
+        }
+    }
+
     /// What an event can be, for the property test: a choice of kind and a
     /// version, applied only where it makes sense (a driver never reports
-    /// an install it did not start).
+    /// an install it did not start, nor the release of a probe a version
+    /// does not hold). The probes the versions hold, as the actions grant
+    /// and the releases return them, never exceed the budget.
     /// Returns every action, and whether a stop was sent.
     fn drive(
         counts: &[usize],
@@ -586,16 +1109,24 @@ mod tests {
         let mut all = m.start();
         let mut installing: Vec<usize> = Vec::new();
         let mut running: Vec<usize> = Vec::new();
-        let note = |a: &[SessionAction], installing: &mut Vec<usize>, running: &mut Vec<usize>| {
+        let mut held = vec![0usize; counts.len()];
+        let note = |a: &[SessionAction],
+                    installing: &mut Vec<usize>,
+                    running: &mut Vec<usize>,
+                    held: &mut Vec<usize>| {
             for x in a {
                 match x {
                     Install { version } => installing.push(*version),
-                    Run { version, .. } => running.push(*version),
+                    Run { version, probes } => {
+                        running.push(*version);
+                        held[*version] += probes;
+                    }
+                    Grow { version, probes } => held[*version] += probes,
                     _ => {}
                 }
             }
         };
-        note(&all, &mut installing, &mut running);
+        note(&all, &mut installing, &mut running, &mut held);
         // The picks once, then every install and run ends well, in order.
         let mut picks = picks.iter();
         let mut stopped = false;
@@ -603,6 +1134,7 @@ mod tests {
         while !m.is_finished() && steps < 10_000 {
             steps += 1;
             let &(kind, at, ok) = picks.next().unwrap_or(&(9, 0, true));
+            let releasable: Vec<usize> = running.iter().copied().filter(|&v| held[v] > 0).collect();
             let event = match kind {
                 0 if !installing.is_empty() => {
                     let v = installing.remove(at % installing.len());
@@ -617,57 +1149,74 @@ mod tests {
                 }
                 2 if !running.is_empty() => {
                     let v = running.remove(at % running.len());
+                    held[v] = 0;
                     ProbesEnded { version: v, ok }
                 }
                 3 if at % 17 == 0 => {
                     stopped = true;
                     Stop
                 }
+                4 if !releasable.is_empty() => {
+                    let v = releasable[at % releasable.len()];
+                    held[v] -= 1;
+                    ProbeReleased { version: v }
+                }
                 _ if !installing.is_empty() => InstallEnded {
                     version: installing.remove(0),
                     ok: true,
                 },
-                _ if !running.is_empty() => ProbesEnded {
-                    version: running.remove(0),
-                    ok: true,
-                },
+                _ if !running.is_empty() => {
+                    let v = running.remove(0);
+                    held[v] = 0;
+                    ProbesEnded {
+                        version: v,
+                        ok: true,
+                    }
+                }
                 _ => panic!("not finished with nothing in flight: {all:?}"),
             };
             let a = m.on(event);
-            note(&a, &mut installing, &mut running);
+            note(&a, &mut installing, &mut running, &mut held);
             all.extend(a);
+            let in_use: usize = held.iter().sum();
+            assert!(in_use <= budget.max(1), "{in_use} probes in use: {all:?}");
+            assert_eq!(in_use + m.free(), budget.max(1), "{all:?}");
         }
         assert!(m.is_finished(), "the machine never finished: {all:?}");
         (all, stopped)
     }
 
     proptest! {
-        /// Whatever happens: probes in use never exceed the budget, installs
-        /// and starts keep the given order, a version is done at most once
-        /// and after its failures, and without a stop every version is done.
+        /// Whatever happens: probes in use never exceed the budget (checked
+        /// in `drive`), installs and starts keep the given order, a version
+        /// grows only while it runs and never past its share, a version is
+        /// done at most once and after its failures, and without a stop
+        /// every version is done.
         #[test]
         fn the_rules_hold_in_any_order_of_events(
             counts in prop::collection::vec(0usize..400, 0..9),
             budget in 0usize..6,
-            picks in prop::collection::vec((0u8..4, 0usize..50, prop::bool::weighted(0.8)), 1..60),
+            picks in prop::collection::vec((0u8..5, 0usize..50, prop::bool::weighted(0.8)), 1..60),
         ) {
             let (all, stopped) = drive(&counts, budget, &picks);
             let (mut installs, mut runs, mut done) = (Vec::new(), Vec::new(), Vec::new());
-            let mut in_use: i64 = 0;
-            let mut held = vec![0usize; counts.len()];
+            let mut granted = vec![0usize; counts.len()];
             for a in &all {
                 match a {
                     Install { version } => installs.push(*version),
                     Run { version, probes } => {
-                        prop_assert_eq!(*probes, probes_for(counts[*version], budget));
-                        in_use += *probes as i64;
-                        held[*version] = *probes;
-                        prop_assert!(in_use <= budget.max(1) as i64, "{:?}", all);
+                        prop_assert!(*probes >= 1);
+                        prop_assert!(*probes <= probes_for(counts[*version], budget));
+                        granted[*version] = *probes;
                         runs.push(*version);
                     }
+                    Grow { version, probes } => {
+                        prop_assert!(runs.contains(version) && !done.contains(version), "{:?}", all);
+                        prop_assert!(*probes >= 1);
+                        granted[*version] += *probes;
+                        prop_assert!(granted[*version] <= probes_for(counts[*version], budget), "{:?}", all);
+                    }
                     Done { version } => {
-                        in_use -= held[*version] as i64;
-                        held[*version] = 0;
                         prop_assert!(!done.contains(version), "done twice: {:?}", all);
                         done.push(*version);
                     }

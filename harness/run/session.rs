@@ -1,15 +1,19 @@
 //! `Session`: the one pipeline every command is a loop around.
 //!
 //! A `Case` goes to the model and to the probe of a version; both give a
-//! projection; `compare` gives a `Verdict`; the caller receives each
-//! `CaseResult` the moment it exists. `run`, `matrix`, `fuzz`, `verify` and
-//! `bisect` differ only in which cases and versions they feed it.
+//! projection; `compare` gives a `Verdict`; the caller's `ResultSink`
+//! receives each `CaseResult` the moment it exists. `run`, `matrix`,
+//! `fuzz`, `verify` and `bisect` differ only in which cases and versions
+//! they feed it.
 //!
-//! `run_versions` carries out the decisions of `schedule::SessionMachine`
-//! (which version installs next, when one runs and on how many probes,
-//! what a failure or a stop means): installs and each version's probes run
-//! on threads of their own, and what they produce comes back to the
-//! calling thread, which judges it and tells the machine.
+//! `run_versions` is the driver of `schedule::SessionMachine`, which
+//! decides which version installs next, when one runs and on how many
+//! probes, when it gains or gives back a probe, and what a failure or a
+//! stop means. The driver carries out its actions with the workers of
+//! `workers.rs` (a version's install, a version's probes), each on a thread
+//! of its own; what they produce comes back to the calling thread, which
+//! judges it, hands the result to the sink, and tells the machine. The
+//! per-version state the driver keeps is one `VersionRun`.
 //!
 //! With the observation store (`Config::reuse`), a version's install is
 //! followed by a look at its shelf (`recorded`): each case stored under a
@@ -21,19 +25,20 @@
 
 use crate::case::Case;
 use crate::judge::refine::Refiner;
-use crate::observation::{Observation, Observed};
+use crate::observation::Observed;
 use crate::observe::capture::Listener;
-use crate::observe::pool::{run_cases, PoolConfig};
-use crate::observe::probe::ProbeError;
+use crate::observe::pool::ProbeShare;
+use crate::observe::probe::ProbeCommand;
 use crate::outcome::{error_chain, Failure};
 use crate::recorded::format::Record;
-use crate::recorded::key::{CaseKey, ShelfKey, FORMAT};
-use crate::recorded::{install_identity_of, probe_code_digest, ObservationStore};
-use crate::results::{judge, judge_parsed, CaseResult, Hello, PoolStats, VersionStats};
+use crate::recorded::key::{CaseKey, ShelfKey};
+use crate::recorded::{probe_code_digest, ObservationStore};
+use crate::results::{judge, CaseResult, VersionStats};
 use crate::run::config::{Config, Reuse};
 use crate::run::schedule::{SessionAction, SessionEvent, SessionMachine};
+use crate::run::workers::{self, reusable, Opened, ProbeRun, Produced, Shared};
 use crate::versions::install::VersionError;
-use crate::versions::layout::{remedy, Installs, Made};
+use crate::versions::layout::Installs;
 use crate::versions::node::{NodeError, NodeRuntime};
 use crate::versions::registry::RegistryError;
 use crate::versions::spec::{
@@ -41,11 +46,12 @@ use crate::versions::spec::{
     Selection, VersionSpec,
 };
 use std::collections::VecDeque;
+use std::fs::File;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::{mpsc, Arc, Mutex, PoisonError};
+use std::thread::Scope;
+use std::time::Duration;
 
 /// One version's share of a run: its cases.
 pub struct VersionCases<'a> {
@@ -53,58 +59,25 @@ pub struct VersionCases<'a> {
     pub cases: &'a [Case],
 }
 
-/// What the threads of `run_versions` hand the calling thread.
-enum Produced {
-    /// A version's install ended.
-    Install {
-        version: usize,
-        took: Duration,
-        fresh: bool,
-        got: Result<PathBuf, VersionError>,
-        /// Its shelf in the observation store, when the run uses one
-        /// (boxed: a shelf's hits are large beside the other messages).
-        shelf: Option<Box<Opened>>,
-        /// The install's use lock (`Installs::hold_for_use`).
-        held: Option<std::fs::File>,
-    },
-    /// A case's observation, and its record for the store when it is whole.
-    Case {
-        version: usize,
-        index: usize,
-        observed: Observed,
-        record: Option<Record>,
-    },
-    /// A version's probes ended (the error as it is reported), and the
-    /// install's use lock back (a remade install's own).
-    Probes {
-        version: usize,
-        ran: Result<PoolStats, String>,
-        held: Option<std::fs::File>,
-    },
+/// Where a session's results go, the moment each exists: each result with
+/// the position of its version in the list run, and each version's costs
+/// once every result of it is in (a version's results never follow its
+/// costs). A store of results (a report, a database) is one.
+pub trait ResultSink {
+    fn result(&mut self, version: usize, r: CaseResult);
+    fn version_done(&mut self, stats: &VersionStats);
 }
 
-/// Whether the probes of an install failed as a probe does when it cannot
-/// load what the install holds: at start, or dying before any case ended.
-fn failed_to_start(e: &ProbeError) -> bool {
-    matches!(
-        e,
-        ProbeError::LoadFailed { .. } | ProbeError::NoHello { .. } | ProbeError::Unstable { .. }
-    )
-}
+/// A sink of two closures: results, and versions done.
+pub struct Sinks<R, V>(pub R, pub V);
 
-/// A version's shelf as its install thread found it.
-struct Opened {
-    key: ShelfKey,
-    /// The key of each of the version's cases, in order.
-    case_keys: Arc<Vec<CaseKey>>,
-    /// The cases stored under their keys, with their observations.
-    hits: Vec<(usize, Observation)>,
-    /// The hits judged (on the install's thread, so that a run the store
-    /// answers judges on every core), those that may be reused.
-    judged: Vec<CaseResult>,
-    /// What the probe that made them loaded.
-    hello: Option<Hello>,
-    unreadable: usize,
+impl<R: FnMut(usize, CaseResult), V: FnMut(&VersionStats)> ResultSink for Sinks<R, V> {
+    fn result(&mut self, version: usize, r: CaseResult) {
+        (self.0)(version, r);
+    }
+    fn version_done(&mut self, stats: &VersionStats) {
+        (self.1)(stats);
+    }
 }
 
 /// A version's shelf while its cases run: the records to add when done.
@@ -112,56 +85,6 @@ struct ShelfState {
     key: ShelfKey,
     case_keys: Arc<Vec<CaseKey>>,
     pending: Vec<Record>,
-}
-
-/// The name of the verdict of a result that depends on the arrival order of
-/// concurrent requests (`shared/case-format.md`): its observation is one
-/// draw among several, so it is never stored and never reused.
-const NONDETERMINISTIC: &str = "nondeterministic";
-
-/// Whether a result's observation may be stored or reused.
-fn reusable(r: &CaseResult) -> bool {
-    r.observed.projection().is_some() && r.verdict.name() != NONDETERMINISTIC
-}
-
-/// The shelf of the install of `v` at `dir`, and the cases of `cases` it
-/// holds when `read`; `None` when the install has no identity (no
-/// lockfile says what it holds), so nothing of it is stored.
-fn open_shelf(
-    store: &ObservationStore,
-    (v, dir): (MastraVersion, &std::path::Path),
-    (node, code): (&str, &str),
-    cases: &[Case],
-    read: bool,
-) -> Option<Opened> {
-    let key = ShelfKey {
-        version: v,
-        install: install_identity_of(v, dir)?,
-        node: node.to_string(),
-        code: code.to_string(),
-        format: FORMAT,
-    };
-    let case_keys: Vec<CaseKey> = cases.iter().map(CaseKey::of).collect();
-    let mut opened = Opened {
-        key,
-        case_keys: Arc::new(Vec::new()),
-        hits: Vec::new(),
-        judged: Vec::new(),
-        hello: None,
-        unreadable: 0,
-    };
-    if read {
-        let shelf = store.shelf(&opened.key);
-        opened.hits = case_keys
-            .iter()
-            .enumerate()
-            .filter_map(|(i, k)| shelf.get(k).map(|r| (i, r.observation())))
-            .collect();
-        opened.hello = shelf.meta.and_then(|m| m.hello);
-        opened.unreadable = shelf.unreadable;
-    }
-    opened.case_keys = Arc::new(case_keys);
-    Some(opened)
 }
 
 pub struct Session {
@@ -398,20 +321,80 @@ impl Session {
     pub fn run_versions(
         &mut self,
         versions: &[VersionCases<'_>],
-        mut on_result: impl FnMut(usize, CaseResult),
-        mut on_version: impl FnMut(&VersionStats),
+        on_result: impl FnMut(usize, CaseResult),
+        on_version: impl FnMut(&VersionStats),
     ) -> Vec<VersionStats> {
-        let mut stats: Vec<VersionStats> = versions
-            .iter()
-            .map(|j| VersionStats {
-                version: Some(j.version),
-                ..VersionStats::default()
+        self.run_versions_into(versions, &mut Sinks(on_result, on_version))
+    }
+
+    /// `run_versions`, its results handed to `sink`.
+    pub fn run_versions_into(
+        &mut self,
+        versions: &[VersionCases<'_>],
+        sink: &mut dyn ResultSink,
+    ) -> Vec<VersionStats> {
+        if versions.is_empty() {
+            return Vec::new();
+        }
+        let asked = self.ask_before_running(versions);
+        let refiner = self.refiner.clone();
+        let ctx = Shared {
+            installs: &self.installs,
+            listener: &self.listener,
+            pool: &self.config.pool,
+            stop: &self.stop,
+            refiner: &refiner,
+            published: asked.published,
+            probe_command: asked.probe_command,
+            node_error: asked.node_error,
+            store: asked.store,
+            read: self.config.reuse == Reuse::Stored,
+            warnings: Mutex::new(Vec::new()),
+        };
+        let counts: Vec<usize> = versions.iter().map(|j| j.cases.len()).collect();
+        let mut driver = Driver {
+            ctx: &ctx,
+            runs: versions.iter().map(VersionRun::new).collect(),
+            machine: SessionMachine::new(&counts, ctx.pool.probes),
+            todo: VecDeque::new(),
+            holds: Vec::new(),
+            installs_made: false,
+            store_warnings: Vec::new(),
+            sink,
+        };
+        std::thread::scope(|s| driver.drive(s));
+        let Driver {
+            runs,
+            mut holds,
+            installs_made,
+            store_warnings,
+            ..
+        } = driver;
+        // The use locks are held until the run's end, the sweep included.
+        let stats: Vec<VersionStats> = runs
+            .into_iter()
+            .map(|r| {
+                holds.extend(r.hold);
+                r.stats
             })
             .collect();
-        if versions.is_empty() {
-            return stats;
+        let written = ctx.warnings.into_inner();
+        self.store_warnings.extend(store_warnings);
+        self.store_warnings
+            .extend(written.unwrap_or_else(PoisonError::into_inner));
+        if installs_made {
+            // The store files that only the stripped links held.
+            let _ = self.installs.sweep();
         }
-        // Asked once, before any thread needs them.
+        drop(holds);
+        stats
+    }
+
+    /// What every worker of a run needs, asked once before any starts:
+    /// Node, what the registry serves (when an install may need it), and
+    /// the store with the parts of a shelf's key every version shares
+    /// (without Node or the probe's code there is nothing to key by).
+    fn ask_before_running(&mut self, versions: &[VersionCases<'_>]) -> Asked {
         let node = self.node();
         let published = if versions
             .iter()
@@ -421,14 +404,7 @@ impl Session {
         } else {
             None
         };
-        let probe_command = node
-            .as_ref()
-            .ok()
-            .map(|n| self.config.probe_command(&n.path));
-        // The store, with the parts of a shelf's key every version shares;
-        // without Node or the probe's code there is nothing to key by.
-        let reuse = self.config.reuse;
-        let store = match (reuse, &node) {
+        let store = match (self.config.reuse, &node) {
             (Reuse::Off, _) | (_, Err(_)) => None,
             (_, Ok(n)) => match self.code_digest() {
                 Ok(code) => Some((self.config.store(), n.version.clone(), code)),
@@ -439,339 +415,335 @@ impl Session {
                 }
             },
         };
-        let read = reuse == Reuse::Stored;
-        let (installs, listener, pool) = (&self.installs, &self.listener, &self.config.pool);
-        let stop: &AtomicBool = &self.stop;
-        let refiner = self.refiner.clone();
-        let counts: Vec<usize> = versions.iter().map(|j| j.cases.len()).collect();
-        let mut machine = SessionMachine::new(&counts, pool.probes);
-        // Per version: its install folder once installed, and the
-        // observation its cases get when they cannot run.
-        let mut dirs: Vec<Option<PathBuf>> = vec![None; versions.len()];
-        let mut failures: Vec<Option<Observed>> = vec![None; versions.len()];
-        // Per version: its shelf, and which of its cases the store answered.
-        let mut shelves: Vec<Option<ShelfState>> = versions.iter().map(|_| None).collect();
-        let mut reused: Vec<Vec<bool>> = counts.iter().map(|&n| vec![false; n]).collect();
-        let warnings: Mutex<Vec<String>> = Mutex::new(Vec::new());
-        let mut holds: Vec<std::fs::File> = Vec::new();
-        // Per version: its install's use lock until its probes run, which
-        // take it along (a damaged install is remade by them, and making
-        // it takes the lock alone).
-        let mut version_holds: Vec<Option<std::fs::File>> = versions.iter().map(|_| None).collect();
-        let mut installs_made = false;
-        let judged = |version: usize, index: usize, observed: Observed| {
-            let VersionCases { version: v, cases } = &versions[version];
-            judge(&refiner, &cases[index], index, *v, observed)
-        };
+        Asked {
+            published,
+            probe_command: node
+                .as_ref()
+                .ok()
+                .map(|n| self.config.probe_command(&n.path)),
+            node_error: node.as_ref().err().map(|e| error_chain(e)),
+            store,
+        }
+    }
+}
 
-        std::thread::scope(|s| {
-            let (tx, rx) = mpsc::channel::<Produced>();
-            let mut todo: VecDeque<SessionAction> = machine.start().into();
-            loop {
-                while let Some(action) = todo.pop_front() {
-                    match action {
-                        SessionAction::Install { version } => {
-                            let (tx, published, store) = (tx.clone(), &published, &store);
-                            let VersionCases { version: v, cases } = versions[version];
-                            let refiner = &*refiner;
-                            s.spawn(move || {
-                                let began = Instant::now();
-                                let got = installs.ensure_held(v, published.as_deref());
-                                let took = began.elapsed();
-                                // Only the run that made the install says
-                                // so; one that waited for another's did not.
-                                let fresh = matches!(got, Ok((_, Made::Here, _)));
-                                let (got, held) = match got {
-                                    Ok((dir, _, held)) => (Ok(dir), Some(held)),
-                                    Err(e) => (Err(e), None),
-                                };
-                                let shelf = match (&got, store) {
-                                    (Ok(dir), Some((store, node, code))) => {
-                                        open_shelf(store, (v, dir), (node, code), cases, read).map(
-                                            |mut opened| {
-                                                opened.judged = std::mem::take(&mut opened.hits)
-                                                    .into_iter()
-                                                    .map(|(index, obs)| {
-                                                        let case = &cases[index];
-                                                        let (observed, parsed) =
-                                                            Observed::from_observation_parsed(
-                                                                case, obs,
-                                                            );
-                                                        judge_parsed(
-                                                            refiner,
-                                                            case,
-                                                            (index, v),
-                                                            observed,
-                                                            Some(&parsed),
-                                                        )
-                                                    })
-                                                    .filter(reusable)
-                                                    .collect();
-                                                Box::new(opened)
-                                            },
-                                        )
-                                    }
-                                    _ => None,
-                                };
-                                let _ = tx.send(Produced::Install {
-                                    version,
-                                    took,
-                                    fresh,
-                                    got,
-                                    shelf,
-                                    held,
-                                });
-                            });
-                        }
-                        SessionAction::Run { version, probes } => {
-                            let (Some(cmd), Some(dir)) =
-                                (probe_command.as_ref(), dirs[version].clone())
-                            else {
-                                // No Node: no probe can start, and every
-                                // case gets the reason.
-                                let why = node.as_ref().err().map_or_else(
-                                    || "no install folder".to_string(),
-                                    |e| error_chain(e),
-                                );
-                                failures[version] = Some(Observed::InstallFailed(why));
-                                todo.extend(
-                                    machine.on(SessionEvent::ProbesEnded { version, ok: false }),
-                                );
-                                continue;
-                            };
-                            let tx = tx.clone();
-                            let (v, cases) = (versions[version].version, versions[version].cases);
-                            let held = version_holds[version].take();
-                            let published = &published;
-                            // The cases the store did not answer.
-                            let runnable: Vec<usize> =
-                                (0..cases.len()).filter(|&i| !reused[version][i]).collect();
-                            let keys = shelves[version].as_ref().map(|sh| sh.case_keys.clone());
-                            let pool = PoolConfig {
-                                probes,
-                                ..pool.clone()
-                            };
-                            s.spawn(move || {
-                                let mut held = held;
-                                let mut dir = dir;
-                                let mut left = runnable;
-                                let mut remade = false;
-                                let ran = loop {
-                                    let done = Mutex::new(Vec::new());
-                                    let refs: Vec<&Case> = left.iter().map(|&i| &cases[i]).collect();
-                                    let ran =
-                                        run_cases(cmd, &dir, listener, &refs, &pool, stop, |k, obs| {
-                                            let index = left[k];
-                                            done.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(index);
-                                            let record = keys
-                                                .as_ref()
-                                                .and_then(|ks| Record::of(ks[index], &obs));
-                                            let observed =
-                                                Observed::from_observation(&cases[index], obs);
-                                            let _ = tx.send(Produced::Case {
-                                                version,
-                                                index,
-                                                observed,
-                                                record,
-                                            });
-                                        });
-                                    let e = match ran {
-                                        Err(e) if failed_to_start(&e) && !stop.load(Ordering::SeqCst) => e,
-                                        other => break other.map_err(|e| error_chain(&e)),
-                                    };
-                                    let Some((damage, _)) = installs.damage(&dir, Some(&cmd.node)) else {
-                                        break Err(error_chain(&e));
-                                    };
-                                    if remade {
-                                        let said = format!(
-                                            "the install at {} is damaged ({damage}), also when made again: {}",
-                                            dir.display(),
-                                            remedy(&dir, &installs.store().dir)
-                                        );
-                                        eprintln!("error: {said}");
-                                        break Err(format!("{}\n  caused by: {said}", error_chain(&e)));
-                                    }
-                                    // Once a run: a second failure is the
-                                    // user's to see, with the remedy.
-                                    remade = true;
-                                    eprintln!(
-                                        "notice: the install at {} is damaged ({damage}); moving it aside and installing it again",
-                                        dir.display()
-                                    );
-                                    drop(held.take());
-                                    match installs.remake(v, &dir, published.as_deref()) {
-                                        Ok((again, _, h)) => {
-                                            dir = again;
-                                            held = Some(h);
-                                            let done = done.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
-                                            left.retain(|i| !done.contains(i));
-                                        }
-                                        Err(e) => {
-                                            let said = format!(
-                                                "{}\n  the install at {} was damaged and could not be made again: {}",
-                                                error_chain(&e),
-                                                dir.display(),
-                                                remedy(&dir, &installs.store().dir)
-                                            );
-                                            eprintln!("error: {said}");
-                                            break Err(said);
-                                        }
-                                    }
-                                };
-                                let _ = tx.send(Produced::Probes { version, ran, held });
-                            });
-                        }
-                        SessionAction::Fail { version, cases } => {
-                            let failure = failures[version].clone().unwrap_or_else(|| {
-                                Observed::InstallFailed("the version could not run".into())
-                            });
-                            stats[version].outcome = failure.infra_detail();
-                            for index in cases {
-                                on_result(version, judged(version, index, failure.clone()));
-                            }
-                        }
-                        SessionAction::Done { version } => {
-                            // What this version's probes observed whole goes
-                            // on its shelf, off this thread.
-                            if let (Some(shelf), Some((store, _, _))) =
-                                (shelves[version].as_mut(), &store)
-                            {
-                                let records = std::mem::take(&mut shelf.pending);
-                                if !records.is_empty() {
-                                    let key = shelf.key.clone();
-                                    let hello = stats[version].pool.hello.clone();
-                                    let warnings = &warnings;
-                                    s.spawn(move || {
-                                        if let Err(e) = store.append(&key, hello.as_ref(), &records)
-                                        {
-                                            warnings
-                                                .lock()
-                                                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                                                .push(format!(
-                                                    "{}: {} observation(s) not stored: {e}",
-                                                    key.version,
-                                                    records.len()
-                                                ));
-                                        }
-                                    });
-                                }
-                            }
-                            on_version(&stats[version]);
-                        }
-                    }
+/// What `ask_before_running` found.
+struct Asked {
+    published: Option<Vec<MastraVersion>>,
+    probe_command: Option<ProbeCommand>,
+    node_error: Option<String>,
+    store: Option<(ObservationStore, String, String)>,
+}
+
+/// One version's state while a session runs it.
+struct VersionRun<'a> {
+    version: MastraVersion,
+    cases: &'a [Case],
+    stats: VersionStats,
+    /// Its install folder, once installed.
+    dir: Option<PathBuf>,
+    /// The observation its cases get when they cannot run.
+    failure: Option<Observed>,
+    /// Its shelf in the store, and which of its cases the store answered.
+    shelf: Option<ShelfState>,
+    reused: Vec<bool>,
+    /// Its install's use lock until its probes run, which take it along (a
+    /// damaged install is remade by them, and making it takes the lock
+    /// alone).
+    hold: Option<File>,
+    /// The probes it runs on, once it runs.
+    share: Arc<ProbeShare>,
+}
+
+impl<'a> VersionRun<'a> {
+    fn new(j: &VersionCases<'a>) -> VersionRun<'a> {
+        VersionRun {
+            version: j.version,
+            cases: j.cases,
+            stats: VersionStats {
+                version: Some(j.version),
+                ..VersionStats::default()
+            },
+            dir: None,
+            failure: None,
+            shelf: None,
+            reused: vec![false; j.cases.len()],
+            hold: None,
+            share: Arc::default(),
+        }
+    }
+}
+
+/// The driver of one run's `SessionMachine`: it starts the workers the
+/// machine's actions ask for, and turns what they produce into results for
+/// the sink and events for the machine, on the session's thread.
+struct Driver<'a, 's> {
+    ctx: &'a Shared<'a>,
+    runs: Vec<VersionRun<'a>>,
+    machine: SessionMachine,
+    /// The machine's actions not yet carried out, in order.
+    todo: VecDeque<SessionAction>,
+    /// Use locks held until the run ends: no prune removes an install its
+    /// probes were using.
+    holds: Vec<File>,
+    installs_made: bool,
+    store_warnings: Vec<String>,
+    sink: &'s mut dyn ResultSink,
+}
+
+impl<'a> Driver<'a, '_> {
+    fn drive<'scope>(&mut self, s: &'scope Scope<'scope, '_>)
+    where
+        'a: 'scope,
+    {
+        let (tx, rx) = mpsc::channel::<Produced>();
+        self.todo = self.machine.start().into();
+        loop {
+            while let Some(action) = self.todo.pop_front() {
+                self.act(s, &tx, action);
+            }
+            if self.machine.is_finished() {
+                break;
+            }
+            // This thread holds a sender: the wait ends by a message or the
+            // timeout, never by a disconnection.
+            let produced = rx.recv_timeout(Duration::from_millis(200)).ok();
+            // A failure seen after the stop may be the stop's doing: the
+            // machine hears of the stop first.
+            if self.ctx.stop.load(Ordering::SeqCst) && !self.machine.is_stopping() {
+                self.tell(SessionEvent::Stop);
+            }
+            if let Some(produced) = produced {
+                let event = self.absorb(produced);
+                self.tell(event);
+            }
+        }
+    }
+
+    fn tell(&mut self, event: SessionEvent) {
+        self.todo.extend(self.machine.on(event));
+    }
+
+    /// A result, to the sink the moment it exists.
+    fn deliver(&mut self, version: usize, r: CaseResult) {
+        self.sink.result(version, r);
+    }
+
+    fn judged(&self, version: usize, index: usize, observed: Observed) -> CaseResult {
+        let run = &self.runs[version];
+        judge(
+            self.ctx.refiner,
+            &run.cases[index],
+            index,
+            run.version,
+            observed,
+        )
+    }
+
+    fn act<'scope>(
+        &mut self,
+        s: &'scope Scope<'scope, '_>,
+        tx: &mpsc::Sender<Produced>,
+        action: SessionAction,
+    ) where
+        'a: 'scope,
+    {
+        match action {
+            SessionAction::Install { version } => {
+                let (ctx, tx) = (self.ctx, tx.clone());
+                let (v, cases) = (self.runs[version].version, self.runs[version].cases);
+                s.spawn(move || {
+                    let _ = tx.send(workers::install(ctx, version, v, cases));
+                });
+            }
+            SessionAction::Run { version, probes } => self.run(s, tx, version, probes),
+            // A grant that reaches a version whose probes have ended is
+            // freed by its `ProbesEnded`, already on its way.
+            SessionAction::Grow { version, probes } => self.runs[version].share.grant(probes),
+            SessionAction::Fail { version, cases } => {
+                let failure = self.runs[version]
+                    .failure
+                    .clone()
+                    .unwrap_or_else(|| Observed::InstallFailed("the version could not run".into()));
+                self.runs[version].stats.outcome = failure.infra_detail();
+                for index in cases {
+                    let r = self.judged(version, index, failure.clone());
+                    self.deliver(version, r);
                 }
-                if machine.is_finished() {
-                    break;
-                }
-                // This thread holds a sender: the wait ends by a message or
-                // the timeout, never by a disconnection.
-                let produced = rx.recv_timeout(Duration::from_millis(200)).ok();
-                // A failure seen after the stop may be the stop's doing: the
-                // machine hears of the stop first.
-                if stop.load(Ordering::SeqCst) && !machine.is_stopping() {
-                    todo.extend(machine.on(SessionEvent::Stop));
-                }
-                let Some(produced) = produced else {
-                    continue;
-                };
-                let event = match produced {
-                    Produced::Install {
-                        version,
-                        took,
-                        fresh,
-                        got,
-                        shelf,
-                        held,
-                    } => {
-                        // Held until the session's run ends: no prune
-                        // removes an install its probes are using.
-                        version_holds[version] = held;
-                        stats[version].install = took;
-                        stats[version].installed_now = fresh && got.is_ok();
-                        installs_made |= stats[version].installed_now;
-                        let ok = got.is_ok();
-                        match got {
-                            Ok(dir) => dirs[version] = Some(dir),
-                            Err(e) => failures[version] = Some(not_installed(&e)),
-                        }
-                        if let Some(opened) = shelf.map(|b| *b) {
-                            if opened.unreadable > 0 {
-                                self.store_warnings.push(format!(
-                                    "{}: {} unreadable segment(s) of {} left out; their cases were observed again",
-                                    opened.key.version,
-                                    opened.unreadable,
-                                    opened.key.folder()
-                                ));
-                            }
-                            for r in opened.judged {
-                                let index = r.index;
-                                reused[version][index] = true;
-                                stats[version].reused += 1;
-                                on_result(version, r);
-                                todo.extend(
-                                    machine.on(SessionEvent::CaseObserved { version, index }),
-                                );
-                            }
-                            // A version no probe runs reports what the
-                            // probe that made its observations loaded.
-                            stats[version].pool.hello = opened.hello;
-                            shelves[version] = Some(ShelfState {
-                                key: opened.key,
-                                case_keys: opened.case_keys,
-                                pending: Vec::new(),
-                            });
-                        }
-                        SessionEvent::InstallEnded { version, ok }
-                    }
-                    Produced::Case {
-                        version,
-                        index,
-                        observed,
-                        record,
-                    } => {
-                        stats[version].cases += 1;
-                        let r = judged(version, index, observed);
-                        if let (Some(record), Some(shelf)) = (record, shelves[version].as_mut()) {
-                            if reusable(&r) {
-                                shelf.pending.push(record);
-                            }
-                        }
-                        on_result(version, r);
-                        SessionEvent::CaseObserved { version, index }
-                    }
-                    Produced::Probes { version, ran, held } => {
-                        holds.extend(held);
-                        let ok = ran.is_ok();
-                        match ran {
-                            Ok(p) => {
-                                // The probe's own hello, when one started.
-                                let hello = stats[version].pool.hello.take();
-                                stats[version].pool = p;
-                                if stats[version].pool.hello.is_none() {
-                                    stats[version].pool.hello = hello;
-                                }
-                            }
-                            // The probes could not run the cases left: a
-                            // fault of the probe (its stderr is in the
-                            // error), not of the install.
-                            Err(e) => failures[version] = Some(Observed::ProbeFault(e)),
-                        }
-                        SessionEvent::ProbesEnded { version, ok }
-                    }
-                };
-                todo.extend(machine.on(event));
+            }
+            SessionAction::Done { version } => {
+                self.store(s, version);
+                self.sink.version_done(&self.runs[version].stats);
+            }
+        }
+    }
+
+    /// Start a version's probes on its cases the store did not answer.
+    fn run<'scope>(
+        &mut self,
+        s: &'scope Scope<'scope, '_>,
+        tx: &mpsc::Sender<Produced>,
+        version: usize,
+        probes: usize,
+    ) where
+        'a: 'scope,
+    {
+        let ctx = self.ctx;
+        let run = &mut self.runs[version];
+        run.share = Arc::new(ProbeShare::of(probes));
+        let (Some(cmd), Some(dir)) = (ctx.probe_command.as_ref(), run.dir.clone()) else {
+            // No Node: no probe can start, and every case gets the reason.
+            let why = ctx
+                .node_error
+                .clone()
+                .unwrap_or_else(|| "no install folder".to_string());
+            run.failure = Some(Observed::InstallFailed(why));
+            self.tell(SessionEvent::ProbesEnded { version, ok: false });
+            return;
+        };
+        let work = ProbeRun {
+            version,
+            v: run.version,
+            cases: run.cases,
+            runnable: (0..run.cases.len()).filter(|&i| !run.reused[i]).collect(),
+            keys: run.shelf.as_ref().map(|sh| sh.case_keys.clone()),
+            cmd,
+            dir,
+            held: run.hold.take(),
+            share: run.share.clone(),
+        };
+        let tx = tx.clone();
+        s.spawn(move || {
+            let ended = workers::probe(ctx, work, &tx);
+            let _ = tx.send(ended);
+        });
+    }
+
+    /// What a version's probes observed whole goes on its shelf, off this
+    /// thread.
+    fn store<'scope>(&mut self, s: &'scope Scope<'scope, '_>, version: usize)
+    where
+        'a: 'scope,
+    {
+        let ctx = self.ctx;
+        let run = &mut self.runs[version];
+        let (Some(shelf), Some((store, _, _))) = (run.shelf.as_mut(), &ctx.store) else {
+            return;
+        };
+        let records = std::mem::take(&mut shelf.pending);
+        if records.is_empty() {
+            return;
+        }
+        let key = shelf.key.clone();
+        let hello = run.stats.pool.hello.clone();
+        s.spawn(move || {
+            if let Err(e) = store.append(&key, hello.as_ref(), &records) {
+                ctx.warnings
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push(format!(
+                        "{}: {} observation(s) not stored: {e}",
+                        key.version,
+                        records.len()
+                    ));
             }
         });
-        self.store_warnings.extend(
-            warnings
-                .into_inner()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-        );
-        if installs_made {
-            // The store files that only the stripped links held.
-            let _ = self.installs.sweep();
+    }
+
+    /// What a worker produced: results to the sink, and the event it is
+    /// for the machine.
+    fn absorb(&mut self, produced: Produced) -> SessionEvent {
+        match produced {
+            Produced::Install {
+                version,
+                took,
+                fresh,
+                got,
+                shelf,
+                held,
+            } => {
+                let run = &mut self.runs[version];
+                run.hold = held;
+                run.stats.install = took;
+                run.stats.installed_now = fresh && got.is_ok();
+                self.installs_made |= run.stats.installed_now;
+                let ok = got.is_ok();
+                match got {
+                    Ok(dir) => run.dir = Some(dir),
+                    Err(e) => run.failure = Some(not_installed(&e)),
+                }
+                if let Some(opened) = shelf {
+                    self.reuse(version, *opened);
+                }
+                SessionEvent::InstallEnded { version, ok }
+            }
+            Produced::Case {
+                version,
+                index,
+                observed,
+                record,
+            } => {
+                self.runs[version].stats.cases += 1;
+                let r = self.judged(version, index, observed);
+                if let (Some(record), Some(shelf)) = (record, self.runs[version].shelf.as_mut()) {
+                    if reusable(&r) {
+                        shelf.pending.push(record);
+                    }
+                }
+                self.deliver(version, r);
+                SessionEvent::CaseObserved { version, index }
+            }
+            Produced::Released { version } => SessionEvent::ProbeReleased { version },
+            Produced::Probes { version, ran, held } => {
+                self.holds.extend(held);
+                let stats = &mut self.runs[version].stats;
+                let ok = ran.is_ok();
+                match ran {
+                    Ok(p) => {
+                        // The probe's own hello, when one started.
+                        let hello = stats.pool.hello.take();
+                        stats.pool = p;
+                        if stats.pool.hello.is_none() {
+                            stats.pool.hello = hello;
+                        }
+                    }
+                    // The probes could not run the cases left: a fault of
+                    // the probe (its stderr is in the error), not of the
+                    // install.
+                    Err(e) => self.runs[version].failure = Some(Observed::ProbeFault(e)),
+                }
+                SessionEvent::ProbesEnded { version, ok }
+            }
         }
-        stats
+    }
+
+    /// A version's shelf as its install found it: each stored result that
+    /// may be reused goes to the sink and is observed for the machine.
+    fn reuse(&mut self, version: usize, opened: Opened) {
+        if opened.unreadable > 0 {
+            self.store_warnings.push(format!(
+                "{}: {} unreadable segment(s) of {} left out; their cases were observed again",
+                opened.key.version,
+                opened.unreadable,
+                opened.key.folder()
+            ));
+        }
+        for r in opened.judged {
+            let index = r.index;
+            self.runs[version].reused[index] = true;
+            self.runs[version].stats.reused += 1;
+            self.deliver(version, r);
+            self.tell(SessionEvent::CaseObserved { version, index });
+        }
+        let run = &mut self.runs[version];
+        // A version no probe runs reports what the probe that made its
+        // observations loaded.
+        run.stats.pool.hello = opened.hello;
+        run.shelf = Some(ShelfState {
+            key: opened.key,
+            case_keys: opened.case_keys,
+            pending: Vec::new(),
+        });
     }
 }
 
