@@ -443,6 +443,8 @@ mod tests {
                     routes: routes(None),
                 },
                 out: "target/matrix".into(),
+                jsonl: false,
+                report: JsonReportArgs { json: None },
                 generated: GeneratedArgs {
                     fuzz_count: 50,
                     seed: 7
@@ -590,6 +592,7 @@ mod tests {
             Command::Merge(MergeArgs {
                 reports: paths(&["a.json", "b.json"]),
                 out: "target/merged".into(),
+                report: JsonReportArgs { json: None },
             })
         );
         assert_eq!(

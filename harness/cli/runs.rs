@@ -7,7 +7,7 @@ use super::args::{
 };
 use super::out::{check_writable, print_out, save_report, say, stop_flag, Watcher};
 use crate::judge::compare::Verdict;
-use crate::loops::matrix::{write_fuzz_cases, MatrixWriter};
+use crate::loops::matrix::{write_fuzz_cases, MatrixFiles, MatrixWriter};
 use crate::loops::provenance::Provenance;
 use crate::loops::sweep::Sample;
 use crate::outcome::{Exit, Failure, RunEnd};
@@ -15,7 +15,7 @@ use crate::report::doc::ReportDoc;
 use crate::report::{
     headline, report_json, summary, versions_that_ran, write_atomically, write_reports,
 };
-use crate::report::{HTML, JSON, JSONL, JUNIT, MARKDOWN};
+use crate::report::{DATABASE, HTML, JSON, JSONL, JUNIT, MARKDOWN};
 use crate::results::info::RunInfo;
 use crate::run::config::{repo_root, Config};
 use crate::run::corpus::{collect_run, ObserverPair, RunOutcome};
@@ -125,9 +125,15 @@ pub fn run(args: RunArgs) -> Result<Exit, Failure> {
 pub struct MatrixArgs {
     #[command(flatten)]
     pub scope: ScopeArgs<DefaultPinnedLatest>,
-    /// The folder for results.jsonl and the reports.
+    /// The folder for the results database (results.sqlite) and the
+    /// reports (report.xml, report.md, report.html).
     #[arg(long, default_value = "target/matrix")]
     pub out: PathBuf,
+    /// Also write each result to OUT/results.jsonl as it completes.
+    #[arg(long)]
+    pub jsonl: bool,
+    #[command(flatten)]
+    pub report: JsonReportArgs,
     #[command(flatten)]
     pub generated: GeneratedArgs,
     #[command(flatten)]
@@ -167,7 +173,14 @@ pub fn matrix(args: MatrixArgs) -> Result<Exit, Failure> {
         strict,
         ..args.store.on(args.probe.config())
     };
-    let mut writer = MatrixWriter::new(out, ran_seed);
+    if let Some(j) = args.report.json.as_deref() {
+        check_writable("--json", j)?;
+    }
+    let files = MatrixFiles {
+        jsonl: args.jsonl,
+        json: args.report.json.clone(),
+    };
+    let mut writer = MatrixWriter::new(out, ran_seed, files);
     let mut watcher = Watcher::announcing("matrix");
     let outcome = collect_run(
         config,
@@ -176,9 +189,19 @@ pub fn matrix(args: MatrixArgs) -> Result<Exit, Failure> {
         &mut ObserverPair(&mut watcher, &mut writer),
     )?;
     eprintln!(
-        "matrix: {} results in {}/{{{JSONL},{JSON},{JUNIT},{MARKDOWN},{HTML}}}",
+        "matrix: {} results in {}/{{{DATABASE},{JUNIT},{MARKDOWN},{HTML}}}{}{}",
         writer.written,
-        out.display()
+        out.display(),
+        if args.jsonl {
+            format!(", {JSONL}")
+        } else {
+            String::new()
+        },
+        args.report
+            .json
+            .as_deref()
+            .map(|j| format!(", {}", j.display()))
+            .unwrap_or_default(),
     );
     print_out(&headline(
         &outcome.info,
@@ -441,16 +464,18 @@ pub fn shard_split(args: ShardSplitArgs) -> Result<Exit, Failure> {
 
 #[derive(Debug, Args, Clone, PartialEq, Eq)]
 pub struct MergeArgs {
-    /// The shard reports.
+    /// The slices' results databases (results.sqlite) or JSON reports.
     #[arg(required = true)]
     pub reports: Vec<PathBuf>,
-    /// The folder for the merged report.json, report.xml, report.md and
+    /// The folder for the merged results.sqlite, report.xml, report.md and
     /// report.html.
     #[arg(long, default_value = "target/merged")]
     pub out: PathBuf,
+    #[command(flatten)]
+    pub report: JsonReportArgs,
 }
 
-/// `merge REPORT... --out DIR`: DIR/report.json and every other format.
+/// `merge SLICE... --out DIR`: DIR/results.sqlite and every other format.
 pub fn merge(args: MergeArgs) -> Result<Exit, Failure> {
     use crate::report::merge::{merge, read};
     let out = args.out.as_path();
@@ -463,10 +488,28 @@ pub fn merge(args: MergeArgs) -> Result<Exit, Failure> {
     let merged = merge(&reports).map_err(Failure::bad)?;
     std::fs::create_dir_all(out)
         .map_err(|e| Failure::infra_because(format!("cannot create {}", out.display()), e))?;
-    let text = merged.to_pretty();
-    save_report(&out.join(JSON), &text)?;
-    let doc = ReportDoc::parse(&text).map_err(Failure::infra)?;
-    write_reports(&doc, out)?;
+    let run = merged
+        .get("run")
+        .cloned()
+        .unwrap_or(crate::js::json::Json::Null);
+    let interrupted = run
+        .get("interrupted")
+        .and_then(crate::js::json::Json::as_bool)
+        .unwrap_or(false);
+    let results = merged
+        .get("results")
+        .and_then(crate::js::json::Json::as_array)
+        .unwrap_or_default();
+    let db_path = out.join(DATABASE);
+    let infra = |e: crate::db::DbError| Failure::infra(e.to_string());
+    let mut db = crate::db::write::DbWriter::create(&db_path, &run).map_err(infra)?;
+    for r in results {
+        db.add(None, r).map_err(infra)?;
+    }
+    db.finish(&run, interrupted).map_err(infra)?;
+    drop(merged);
+    crate::loops::matrix::render_from_database(&db_path, out, args.report.json.as_deref())?;
+    let doc = ReportDoc::load(&db_path).map_err(Failure::infra)?;
     let divergent = doc
         .rows
         .iter()
@@ -499,8 +542,8 @@ pub struct RenderArgs {
     pub out: PathBuf,
 }
 
-/// `report FILE --out DIR`: render the reports of a `report.json` or a
-/// `results.jsonl` (from an interrupted matrix, say). Exit 3 when the
+/// `report FILE --out DIR`: render the reports of a results database, a
+/// `report.json` or a `results.jsonl` (from an interrupted matrix, say). Exit 3 when the
 /// results are partial or interrupted.
 pub fn report(args: RenderArgs) -> Result<Exit, Failure> {
     let out = args.out.as_path();

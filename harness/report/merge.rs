@@ -1,8 +1,8 @@
-//! `merge`: the JSON reports of a sharded run's slices, combined into the one
-//! report the unsharded run would have written, in every format (JSON, JUnit,
-//! Markdown, HTML).
+//! `merge`: the results of a sharded run's slices (their databases or JSON
+//! reports), combined into the one run the unsharded run would have
+//! written: its database, and every report format.
 //!
-//! In: shard reports. Out: one report folder, or one error that says what
+//! In: shard databases or reports. Out: one report folder, or one error that says what
 //! does not fit: reports of different harness commits, corpora or seeds are
 //! never combined, and a missing slice (or one given twice) is named. The
 //! merge works on the reports' JSON, as every renderer does (`report::doc`).
@@ -33,7 +33,26 @@ fn text(v: &Json, k: &str) -> String {
         .unwrap_or_default()
 }
 
+/// Read one slice: its results database, JSON report or `results.jsonl`.
 pub fn read(path: &Path) -> Result<ShardReport, String> {
+    if crate::db::is_database(path) {
+        let err = |e: crate::db::DbError| e.to_string();
+        let db = crate::db::RunDb::open(path).map_err(err)?;
+        if let Some(why) = db.partial().map_err(err)? {
+            return Err(format!("{}: PARTIAL: {why}", path.display()));
+        }
+        let mut results = Vec::new();
+        db.each_result(|r| {
+            results.push(db.result_json(&r)?);
+            Ok::<_, crate::db::DbError>(())
+        })
+        .map_err(err)?;
+        return Ok(ShardReport {
+            path: path.to_path_buf(),
+            run: db.run_info().map_err(err)?,
+            results,
+        });
+    }
     let body = std::fs::read_to_string(path)
         .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
     let v = Json::parse_document(&body)
