@@ -444,6 +444,7 @@ mod tests {
                 },
                 out: "target/matrix".into(),
                 jsonl: false,
+                history: None,
                 report: JsonReportArgs { json: None },
                 generated: GeneratedArgs {
                     fuzz_count: 50,
@@ -593,6 +594,7 @@ mod tests {
                 reports: paths(&["a.json", "b.json"]),
                 out: "target/merged".into(),
                 report: JsonReportArgs { json: None },
+                history: None,
             })
         );
         assert_eq!(

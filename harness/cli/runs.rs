@@ -132,6 +132,12 @@ pub struct MatrixArgs {
     /// Also write each result to OUT/results.jsonl as it completes.
     #[arg(long)]
     pub jsonl: bool,
+    /// Record this run as the next night in the history file FILE (SQLite,
+    /// created when missing): per case and version only the nights its
+    /// result changed, and one row of totals a night. The summary then
+    /// starts with what changed since the previous night.
+    #[arg(long, value_name = "FILE")]
+    pub history: Option<PathBuf>,
     #[command(flatten)]
     pub report: JsonReportArgs,
     #[command(flatten)]
@@ -203,6 +209,9 @@ pub fn matrix(args: MatrixArgs) -> Result<Exit, Failure> {
             .map(|j| format!(", {}", j.display()))
             .unwrap_or_default(),
     );
+    if let Some(file) = &args.history {
+        print_out(&record_night(file, &writer.database())?.summary(20));
+    }
     print_out(&headline(
         &outcome.info,
         &outcome.results,
@@ -211,6 +220,18 @@ pub fn matrix(args: MatrixArgs) -> Result<Exit, Failure> {
     ));
     print_out(&store_line(&outcome));
     Ok(Exit::of_run(run_end(strict, &outcome)))
+}
+
+/// Record the run in `db` as the next night of the history `file`.
+fn record_night(file: &Path, db: &Path) -> Result<crate::db::history::NightChanges, Failure> {
+    let infra = |e: crate::db::DbError| Failure::infra(e.to_string());
+    let run = crate::db::RunDb::open(db).map_err(infra)?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    crate::db::history::History::open(file)
+        .and_then(|mut h| h.record(&run, now))
+        .map_err(infra)
 }
 
 /// The known issues, for the headline.
@@ -473,6 +494,10 @@ pub struct MergeArgs {
     pub out: PathBuf,
     #[command(flatten)]
     pub report: JsonReportArgs,
+    /// Record the merged run as the next night in the history file FILE,
+    /// as `matrix --history` does, and say first what changed.
+    #[arg(long, value_name = "FILE")]
+    pub history: Option<PathBuf>,
 }
 
 /// `merge SLICE... --out DIR`: DIR/results.sqlite and every other format.
@@ -509,6 +534,9 @@ pub fn merge(args: MergeArgs) -> Result<Exit, Failure> {
     db.finish(&run, interrupted).map_err(infra)?;
     drop(merged);
     crate::loops::matrix::render_from_database(&db_path, out, args.report.json.as_deref())?;
+    if let Some(file) = &args.history {
+        print_out(&record_night(file, &db_path)?.summary(20));
+    }
     let doc = ReportDoc::load(&db_path).map_err(Failure::infra)?;
     let divergent = doc
         .rows

@@ -18,7 +18,11 @@
 //! The schema (`SCHEMA`) is the format; `FORMAT` is its version, refused
 //! when it is not this harness's.
 
+pub mod history;
 pub mod write;
+
+#[cfg(test)]
+mod size;
 
 use crate::js::json::Json;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
