@@ -55,6 +55,10 @@ impl DbWriter {
             }
         }
         let conn = Connection::open(path).map_err(sql(path, "cannot create"))?;
+        // A reader (a report of the run so far) may hold the file when the
+        // run ends and the log is folded in: wait for it a while.
+        conn.busy_timeout(std::time::Duration::from_secs(30))
+            .map_err(sql(path, "cannot set a lock timeout"))?;
         conn.execute_batch(
             "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
         )
@@ -155,13 +159,15 @@ impl DbWriter {
         };
         let text = |k: &str| result.get(k).and_then(Json::as_str).map(JsString::to_lossy);
         let [case, route, version, verdict] = KEYS.map(|k| text(k).unwrap_or_default());
-        let input = match result.get("input") {
-            Some(v) => Some(self.blob(v)?),
-            None => None,
-        };
         let case_ord = match self.cases.get(&case) {
             Some(ord) => *ord,
             None => {
+                // A case's input is the same on every version: stored with
+                // the case, the first time it comes.
+                let input = match result.get("input") {
+                    Some(v) => Some(self.blob(v)?),
+                    None => None,
+                };
                 let ord = case_ord.map_or(self.cases.len() as i64, |o| o as i64);
                 self.conn
                     .prepare_cached("INSERT INTO cases (ord, name, input) VALUES (?1, ?2, ?3)")
@@ -308,6 +314,7 @@ mod tests {
             partial.partial().unwrap().unwrap().contains("no end mark"),
             "a run still going is partial"
         );
+        drop(partial);
         assert_eq!(w.finish(&run(), false).unwrap(), 4);
         let db = RunDb::open(&path).unwrap();
         assert_eq!(db.partial().unwrap(), None);
