@@ -447,7 +447,7 @@ mod tests {
             .to_pretty();
             let mut streamed = Vec::new();
             stream_report_json::<std::io::Error>(&mut streamed, &run, |each| {
-                results[..n].iter().try_for_each(|r| each(r))
+                results[..n].iter().try_for_each(each)
             })
             .unwrap();
             assert_eq!(String::from_utf8(streamed).unwrap(), whole, "{n} results");
