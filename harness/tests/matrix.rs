@@ -571,7 +571,7 @@ fn a_killed_matrix_leaves_a_readable_partial_database() {
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("a count of results: {said}"));
     assert!(
-        kept >= reported && kept > 10,
+        kept >= reported && reported >= 10,
         "{kept} results in the database, {reported} reported"
     );
     let md = std::fs::read_to_string(rendered.join("report.md")).unwrap();
