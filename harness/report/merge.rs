@@ -261,6 +261,33 @@ mod tests {
     }
 
     #[test]
+    fn a_slice_is_read_from_its_database_and_refused_while_partial() {
+        use crate::db::write::DbWriter;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.sqlite");
+        let s = slice(1, 2, "abc", &[("cases/a.json", "1.0.4")]);
+        let mut w = DbWriter::create(&path, &s.run).unwrap();
+        let result = Json::object([
+            ("case", Json::str("cases/a.json")),
+            ("route", Json::str("openai")),
+            ("version", Json::str("1.0.4")),
+            ("verdict", Json::str("as-modelled")),
+            (
+                "predicted",
+                Json::object([("tools", Json::Array(Vec::new()))]),
+            ),
+            ("observed", Json::Null),
+        ]);
+        w.add(Some(0), &result).unwrap();
+        let e = read(&path).err().unwrap();
+        assert!(e.contains("PARTIAL") && e.contains("results.sqlite"), "{e}");
+        w.finish(&s.run, false).unwrap();
+        let read = read(&path).unwrap();
+        assert_eq!(read.results, [result]);
+        assert_eq!(field(&read.run, "shard"), "1/2");
+    }
+
+    #[test]
     fn slices_of_different_runs_or_missing_slices_are_refused() {
         let e = merge(&[
             slice(1, 2, "abc", &[("cases/a.json", "1.0.4")]),

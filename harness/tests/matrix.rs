@@ -806,3 +806,42 @@ fn diff_takes_routes_like_run() {
         "{report}"
     );
 }
+
+/// Two nights of one corpus with `--history`: the first is recorded as the
+/// first, the second (its observations reused from the store) leads its
+/// summary with nothing changed, and the history holds one row of totals a
+/// night.
+#[test]
+fn matrix_history_says_what_changed_since_the_previous_night() {
+    let dir = tempfile::tempdir().unwrap();
+    let history = dir.path().join("history.sqlite");
+    let night = |n: u32| {
+        let out = dir.path().join(format!("night{n}"));
+        let mut args = vec![
+            "matrix",
+            "--versions",
+            "1.67.0",
+            "--out",
+            out.to_str().unwrap(),
+            "--history",
+            history.to_str().unwrap(),
+        ];
+        for c in GRID_CASES {
+            args.extend(["--cases", c]);
+        }
+        let r = run(&args);
+        assert_eq!(r.status.code(), Some(0));
+        stdout(&r)
+    };
+    let first = night(1);
+    assert!(
+        first.starts_with("history: night 1 is the first in"),
+        "{first}"
+    );
+    let second = night(2);
+    assert!(
+        second.starts_with("since the previous night (night 1 of")
+            && second.contains(": 0 changed, 0 new"),
+        "{second}"
+    );
+}
