@@ -248,8 +248,8 @@ pub struct SweepArgs {
     /// The Markdown record.
     #[arg(long, default_value = "docs/figures/sweep.md")]
     pub out: PathBuf,
-    /// Run nothing: sweep the results of a report already written (a
-    /// `matrix` or `run` JSON report, or its results.jsonl), each
+    /// Run nothing: sweep the results of a run already written (its results
+    /// database, its JSON report, or its results.jsonl), each
     /// observation judged again by today's model.
     #[arg(long, conflicts_with_all = ["cases", "versions", "route"])]
     pub from: Option<PathBuf>,
