@@ -49,6 +49,9 @@ pub mod judge;
 /// What a run produced: one `CaseResult` per case and version, each
 /// version's costs, and what the run was (pure).
 pub mod results;
+/// A run's results database (`results.sqlite`): results written as they
+/// complete, values stored once by content, read back by queries.
+pub mod db;
 /// The observation store: observations of earlier runs, under a key of
 /// everything they depend on, for a run to judge again instead of observing.
 pub mod recorded;

@@ -448,6 +448,9 @@ mod tests {
                     routes: routes(None),
                 },
                 out: "target/matrix".into(),
+                jsonl: false,
+                history: None,
+                report: JsonReportArgs { json: None },
                 generated: GeneratedArgs {
                     fuzz_count: 50,
                     seed: 7
@@ -595,6 +598,8 @@ mod tests {
             Command::Merge(MergeArgs {
                 reports: paths(&["a.json", "b.json"]),
                 out: "target/merged".into(),
+                report: JsonReportArgs { json: None },
+                history: None,
             })
         );
         assert_eq!(

@@ -7,7 +7,7 @@ use super::args::{
 };
 use super::out::{check_writable, print_out, save_report, say, stop_flag, Watcher};
 use crate::judge::compare::Verdict;
-use crate::loops::matrix::{write_fuzz_cases, MatrixWriter};
+use crate::loops::matrix::{write_fuzz_cases, MatrixFiles, MatrixWriter};
 use crate::loops::provenance::Provenance;
 use crate::loops::sweep::Sample;
 use crate::outcome::{Exit, Failure, RunEnd};
@@ -15,7 +15,7 @@ use crate::report::doc::ReportDoc;
 use crate::report::{
     headline, report_json, summary, versions_that_ran, write_atomically, write_reports,
 };
-use crate::report::{HTML, JSON, JSONL, JUNIT, MARKDOWN};
+use crate::report::{DATABASE, HTML, JSON, JSONL, JUNIT, MARKDOWN};
 use crate::results::info::RunInfo;
 use crate::run::config::{repo_root, Config};
 use crate::run::corpus::{collect_run, ObserverPair, RunOutcome};
@@ -125,9 +125,21 @@ pub fn run(args: RunArgs) -> Result<Exit, Failure> {
 pub struct MatrixArgs {
     #[command(flatten)]
     pub scope: ScopeArgs<DefaultPinnedLatest>,
-    /// The folder for results.jsonl and the reports.
+    /// The folder for the results database (results.sqlite) and the
+    /// reports (report.xml, report.md, report.html).
     #[arg(long, default_value = "target/matrix")]
     pub out: PathBuf,
+    /// Also write each result to OUT/results.jsonl as it completes.
+    #[arg(long)]
+    pub jsonl: bool,
+    /// Record this run as the next night in the history file FILE (SQLite,
+    /// created when missing): per case and version only the nights its
+    /// result changed, and one row of totals a night. The summary then
+    /// starts with what changed since the previous night.
+    #[arg(long, value_name = "FILE")]
+    pub history: Option<PathBuf>,
+    #[command(flatten)]
+    pub report: JsonReportArgs,
     #[command(flatten)]
     pub generated: GeneratedArgs,
     #[command(flatten)]
@@ -167,7 +179,14 @@ pub fn matrix(args: MatrixArgs) -> Result<Exit, Failure> {
         strict,
         ..args.store.on(args.probe.config())
     };
-    let mut writer = MatrixWriter::new(out, ran_seed);
+    if let Some(j) = args.report.json.as_deref() {
+        check_writable("--json", j)?;
+    }
+    let files = MatrixFiles {
+        jsonl: args.jsonl,
+        json: args.report.json.clone(),
+    };
+    let mut writer = MatrixWriter::new(out, ran_seed, files);
     let mut watcher = Watcher::announcing("matrix");
     let outcome = collect_run(
         config,
@@ -176,10 +195,23 @@ pub fn matrix(args: MatrixArgs) -> Result<Exit, Failure> {
         &mut ObserverPair(&mut watcher, &mut writer),
     )?;
     eprintln!(
-        "matrix: {} results in {}/{{{JSONL},{JSON},{JUNIT},{MARKDOWN},{HTML}}}",
+        "matrix: {} results in {}/{{{DATABASE},{JUNIT},{MARKDOWN},{HTML}}}{}{}",
         writer.written,
-        out.display()
+        out.display(),
+        if args.jsonl {
+            format!(", {JSONL}")
+        } else {
+            String::new()
+        },
+        args.report
+            .json
+            .as_deref()
+            .map(|j| format!(", {}", j.display()))
+            .unwrap_or_default(),
     );
+    if let Some(file) = &args.history {
+        print_out(&record_night(file, &writer.database())?.summary(20));
+    }
     print_out(&headline(
         &outcome.info,
         &outcome.results,
@@ -188,6 +220,18 @@ pub fn matrix(args: MatrixArgs) -> Result<Exit, Failure> {
     ));
     print_out(&store_line(&outcome));
     Ok(Exit::of_run(run_end(strict, &outcome)))
+}
+
+/// Record the run in `db` as the next night of the history `file`.
+fn record_night(file: &Path, db: &Path) -> Result<crate::db::history::NightChanges, Failure> {
+    let infra = |e: crate::db::DbError| Failure::infra(e.to_string());
+    let run = crate::db::RunDb::open(db).map_err(infra)?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    crate::db::history::History::open(file)
+        .and_then(|mut h| h.record(&run, now))
+        .map_err(infra)
 }
 
 /// The known issues, for the headline.
@@ -204,8 +248,8 @@ pub struct SweepArgs {
     /// The Markdown record.
     #[arg(long, default_value = "docs/figures/sweep.md")]
     pub out: PathBuf,
-    /// Run nothing: sweep the results of a report already written (a
-    /// `matrix` or `run` JSON report, or its results.jsonl), each
+    /// Run nothing: sweep the results of a run already written (its results
+    /// database, its JSON report, or its results.jsonl), each
     /// observation judged again by today's model.
     #[arg(long, conflicts_with_all = ["cases", "versions", "route"])]
     pub from: Option<PathBuf>,
@@ -441,16 +485,22 @@ pub fn shard_split(args: ShardSplitArgs) -> Result<Exit, Failure> {
 
 #[derive(Debug, Args, Clone, PartialEq, Eq)]
 pub struct MergeArgs {
-    /// The shard reports.
+    /// The slices' results databases (results.sqlite) or JSON reports.
     #[arg(required = true)]
     pub reports: Vec<PathBuf>,
-    /// The folder for the merged report.json, report.xml, report.md and
+    /// The folder for the merged results.sqlite, report.xml, report.md and
     /// report.html.
     #[arg(long, default_value = "target/merged")]
     pub out: PathBuf,
+    #[command(flatten)]
+    pub report: JsonReportArgs,
+    /// Record the merged run as the next night in the history file FILE,
+    /// as `matrix --history` does, and say first what changed.
+    #[arg(long, value_name = "FILE")]
+    pub history: Option<PathBuf>,
 }
 
-/// `merge REPORT... --out DIR`: DIR/report.json and every other format.
+/// `merge SLICE... --out DIR`: DIR/results.sqlite and every other format.
 pub fn merge(args: MergeArgs) -> Result<Exit, Failure> {
     use crate::report::merge::{merge, read};
     let out = args.out.as_path();
@@ -463,10 +513,31 @@ pub fn merge(args: MergeArgs) -> Result<Exit, Failure> {
     let merged = merge(&reports).map_err(Failure::bad)?;
     std::fs::create_dir_all(out)
         .map_err(|e| Failure::infra_because(format!("cannot create {}", out.display()), e))?;
-    let text = merged.to_pretty();
-    save_report(&out.join(JSON), &text)?;
-    let doc = ReportDoc::parse(&text).map_err(Failure::infra)?;
-    write_reports(&doc, out)?;
+    let run = merged
+        .get("run")
+        .cloned()
+        .unwrap_or(crate::js::json::Json::Null);
+    let interrupted = run
+        .get("interrupted")
+        .and_then(crate::js::json::Json::as_bool)
+        .unwrap_or(false);
+    let results = merged
+        .get("results")
+        .and_then(crate::js::json::Json::as_array)
+        .unwrap_or_default();
+    let db_path = out.join(DATABASE);
+    let infra = |e: crate::db::DbError| Failure::infra(e.to_string());
+    let mut db = crate::db::write::DbWriter::create(&db_path, &run).map_err(infra)?;
+    for r in results {
+        db.add(None, r).map_err(infra)?;
+    }
+    db.finish(&run, interrupted).map_err(infra)?;
+    drop(merged);
+    crate::loops::matrix::render_from_database(&db_path, out, args.report.json.as_deref())?;
+    if let Some(file) = &args.history {
+        print_out(&record_night(file, &db_path)?.summary(20));
+    }
+    let doc = ReportDoc::load(&db_path).map_err(Failure::infra)?;
     let divergent = doc
         .rows
         .iter()
@@ -499,8 +570,8 @@ pub struct RenderArgs {
     pub out: PathBuf,
 }
 
-/// `report FILE --out DIR`: render the reports of a `report.json` or a
-/// `results.jsonl` (from an interrupted matrix, say). Exit 3 when the
+/// `report FILE --out DIR`: render the reports of a results database, a
+/// `report.json` or a `results.jsonl` (from an interrupted matrix, say). Exit 3 when the
 /// results are partial or interrupted.
 pub fn report(args: RenderArgs) -> Result<Exit, Failure> {
     let out = args.out.as_path();

@@ -214,7 +214,36 @@ impl ReportDoc {
         }
     }
 
+    /// The report a results database holds (`db`), its end mark read as
+    /// the JSONL footer is.
+    pub fn from_db(db: &crate::db::RunDb) -> Result<ReportDoc, String> {
+        let err = |e: crate::db::DbError| e.to_string();
+        let mut run = db.run_info().map_err(err)?;
+        check_run(&run).map_err(|e| format!("run: {e}"))?;
+        let mut rows = Vec::new();
+        db.each_result(|r| {
+            let v = db.result_json(&r)?;
+            let row = Row::from_json(&v)
+                .map_err(|e| db.bad(format!("{} on {}: {e}", r.case, r.version)))?;
+            rows.push(row);
+            Ok::<_, crate::db::DbError>(())
+        })
+        .map_err(err)?;
+        let partial = db.partial().map_err(err)?;
+        if let (true, Json::Object(members)) = (db.ended().map_err(err)?.1, &mut run) {
+            members.retain(|(k, _)| *k != JsString::from("interrupted"));
+            members.push(("interrupted".into(), Json::Bool(true)));
+        }
+        Ok(ReportDoc { run, rows, partial })
+    }
+
+    /// Read a results database, a JSON report or JSONL results, whichever
+    /// `path` holds.
     pub fn load(path: &Path) -> Result<ReportDoc, String> {
+        if crate::db::is_database(path) {
+            let db = crate::db::RunDb::open(path).map_err(|e| e.to_string())?;
+            return ReportDoc::from_db(&db).map_err(|e| format!("{}: {e}", path.display()));
+        }
         let text = std::fs::read_to_string(path)
             .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
         ReportDoc::parse(&text).map_err(|e| format!("{}: {e}", path.display()))

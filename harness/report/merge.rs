@@ -1,8 +1,8 @@
-//! `merge`: the JSON reports of a sharded run's slices, combined into the one
-//! report the unsharded run would have written, in every format (JSON, JUnit,
-//! Markdown, HTML).
+//! `merge`: the results of a sharded run's slices (their databases or JSON
+//! reports), combined into the one run the unsharded run would have
+//! written: its database, and every report format.
 //!
-//! In: shard reports. Out: one report folder, or one error that says what
+//! In: shard databases or reports. Out: one report folder, or one error that says what
 //! does not fit: reports of different harness commits, corpora or seeds are
 //! never combined, and a missing slice (or one given twice) is named. The
 //! merge works on the reports' JSON, as every renderer does (`report::doc`).
@@ -33,7 +33,26 @@ fn text(v: &Json, k: &str) -> String {
         .unwrap_or_default()
 }
 
+/// Read one slice: its results database, JSON report or `results.jsonl`.
 pub fn read(path: &Path) -> Result<ShardReport, String> {
+    if crate::db::is_database(path) {
+        let err = |e: crate::db::DbError| e.to_string();
+        let db = crate::db::RunDb::open(path).map_err(err)?;
+        if let Some(why) = db.partial().map_err(err)? {
+            return Err(format!("{}: PARTIAL: {why}", path.display()));
+        }
+        let mut results = Vec::new();
+        db.each_result(|r| {
+            results.push(db.result_json(&r)?);
+            Ok::<_, crate::db::DbError>(())
+        })
+        .map_err(err)?;
+        return Ok(ShardReport {
+            path: path.to_path_buf(),
+            run: db.run_info().map_err(err)?,
+            results,
+        });
+    }
     let body = std::fs::read_to_string(path)
         .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
     let v = Json::parse_document(&body)
@@ -239,6 +258,33 @@ mod tests {
             "one interrupted slice makes the whole run interrupted"
         );
         assert_eq!(field(run, "shard"), "merged from 2 slices");
+    }
+
+    #[test]
+    fn a_slice_is_read_from_its_database_and_refused_while_partial() {
+        use crate::db::write::DbWriter;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.sqlite");
+        let s = slice(1, 2, "abc", &[("cases/a.json", "1.0.4")]);
+        let mut w = DbWriter::create(&path, &s.run).unwrap();
+        let result = Json::object([
+            ("case", Json::str("cases/a.json")),
+            ("route", Json::str("openai")),
+            ("version", Json::str("1.0.4")),
+            ("verdict", Json::str("as-modelled")),
+            (
+                "predicted",
+                Json::object([("tools", Json::Array(Vec::new()))]),
+            ),
+            ("observed", Json::Null),
+        ]);
+        w.add(Some(0), &result).unwrap();
+        let e = read(&path).err().unwrap();
+        assert!(e.contains("PARTIAL") && e.contains("results.sqlite"), "{e}");
+        w.finish(&s.run, false).unwrap();
+        let read = read(&path).unwrap();
+        assert_eq!(read.results, [result]);
+        assert_eq!(field(&read.run, "shard"), "1/2");
     }
 
     #[test]

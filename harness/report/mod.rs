@@ -71,9 +71,42 @@ pub fn report_json(info: &RunInfo, results: &[CaseResult]) -> Json {
     ])
 }
 
+/// Write the JSON report (`report_json`'s shape and text, byte for byte)
+/// to `w` from the run `run` and its results in order, one result at a
+/// time.
+pub fn stream_report_json<E: From<std::io::Error>>(
+    w: &mut dyn Write,
+    run: &Json,
+    each: impl FnOnce(&mut dyn FnMut(&Json) -> Result<(), E>) -> Result<(), E>,
+) -> Result<(), E> {
+    // Strings in JSON carry no raw line break, so a value's pretty text is
+    // nested by indenting each of its lines.
+    fn nested(text: &str, by: &str) -> String {
+        text.replace('\n', &format!("\n{by}"))
+    }
+    write!(
+        w,
+        "{{\n  \"run\": {},\n  \"results\": [",
+        nested(&run.to_pretty(), "  ")
+    )?;
+    let mut first = true;
+    each(&mut |r: &Json| {
+        let sep = if first { "\n    " } else { ",\n    " };
+        first = false;
+        write!(w, "{sep}{}", nested(&r.to_pretty(), "    ")).map_err(E::from)
+    })?;
+    if first {
+        write!(w, "]\n}}")?;
+    } else {
+        write!(w, "\n  ]\n}}")?;
+    }
+    Ok(())
+}
+
 /// The report files of a matrix, by name inside its output folder.
 pub const JSONL: &str = "results.jsonl";
 pub const JSON: &str = "report.json";
+pub const DATABASE: &str = crate::db::FILE;
 pub const JUNIT: &str = "report.xml";
 pub const MARKDOWN: &str = "report.md";
 pub const HTML: &str = "report.html";
@@ -136,13 +169,36 @@ pub fn save_report(path: &Path, text: &str) -> Result<(), Failure> {
 
 /// Write `text` to `path` atomically (temporary file, then rename).
 pub fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
+    write_streamed(path, |w| w.write_all(text.as_bytes()))
+}
+
+/// Write `path` atomically from what `fill` writes, buffered: a report
+/// rendered piece by piece never exists whole in memory, and a reader never
+/// sees half of one.
+///
+/// The file gets the user's umask (0644 under 022), as any file the user
+/// makes: a report is for sharing, and a temporary file is 0600 unless told
+/// otherwise.
+pub fn write_streamed(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
-    tmp.write_all(text.as_bytes())?;
-    tmp.flush()?;
+    let mut builder = tempfile::Builder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
+    }
+    let mut tmp = builder.prefix(".tmp").tempfile_in(dir)?;
+    {
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, tmp.as_file_mut());
+        fill(&mut w)?;
+        w.flush()?;
+    }
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
 }
@@ -360,8 +416,58 @@ pub fn headline(
         text.push_str("interrupted: the reports hold the results that finished\n");
     }
     text.push_str(&format!(
-        "reports: {} (also {JSON}, {JUNIT}, {MARKDOWN} there)\n",
+        "reports: {} (also {JUNIT}, {MARKDOWN} and the results there)\n",
         out.join(HTML).display()
     ));
     text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_streamed_json_report_is_the_whole_one_byte_for_byte() {
+        let run = Json::parse_document(
+            r#"{"commit":"abc","versions":["1.0.4"],"stats":[],"x":{"a":[1,{"b":"c\nd"}]}}"#,
+        )
+        .unwrap();
+        let results: Vec<Json> = [
+            r#"{"case":"a","predicted":{"tools":["x","y"]},"observed":null}"#,
+            r#"{"case":"b","predicted":{},"observed":{"tools":[]},"diff":"-x\n+y\n"}"#,
+        ]
+        .iter()
+        .map(|t| Json::parse_document(t).unwrap())
+        .collect();
+        for n in [0, 1, 2] {
+            let whole = Json::object([
+                ("run", run.clone()),
+                ("results", Json::Array(results[..n].to_vec())),
+            ])
+            .to_pretty();
+            let mut streamed = Vec::new();
+            stream_report_json::<std::io::Error>(&mut streamed, &run, |each| {
+                results[..n].iter().try_for_each(each)
+            })
+            .unwrap();
+            assert_eq!(String::from_utf8(streamed).unwrap(), whole, "{n} results");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn reports_are_written_with_the_users_umask_not_0600() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("report.md");
+        // The umask is the process's: this test sets the usual 022 and
+        // checks the mode, which is 0644 under it (0600 if the file were
+        // left as a temporary file makes it).
+        let old = unsafe { libc::umask(0o022) };
+        let written = write_atomically(&path, "# report\n");
+        unsafe { libc::umask(old) };
+        written.unwrap();
+        let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o644, "mode {mode:o}");
+    }
 }

@@ -513,10 +513,12 @@ fn three_shards_merged_equal_the_whole_run() {
         .args(&parts)
         .arg("--out")
         .arg(&merged_dir)
+        .arg("--json")
+        .arg(&merged)
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    for format in ["report.xml", "report.md", "report.html"] {
+    for format in ["results.sqlite", "report.xml", "report.md", "report.html"] {
         assert!(merged_dir.join(format).is_file(), "merge writes {format}");
     }
 

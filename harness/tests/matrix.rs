@@ -126,17 +126,42 @@ const GRID_CASES: &[&str] = &[
 fn the_html_grid_shows_the_verdicts_in_headless_chromium() {
     let out_dir = tempfile::tempdir().unwrap();
     let out = out_dir.path().to_str().unwrap();
-    let mut args = vec!["matrix", "--versions", "1.0.4,1.67.0", "--out", out];
+    let report_file = out_dir.path().join("report.json");
+    let mut args = vec![
+        "matrix",
+        "--versions",
+        "1.0.4,1.67.0",
+        "--out",
+        out,
+        "--jsonl",
+        "--json",
+        report_file.to_str().unwrap(),
+    ];
     for c in GRID_CASES {
         args.extend(["--cases", c]);
     }
-    let r = run(&args);
+    let r = under_umask_022(&args);
     assert_eq!(
         r.status.code(),
         Some(0),
         "known issues and provider rejections are not divergences"
     );
-    let report = json(&out_dir.path().join("report.json"));
+    // Files a user can share: another account reads every one of them.
+    for f in [
+        "results.sqlite",
+        "report.json",
+        "report.html",
+        "report.xml",
+        "report.md",
+    ] {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(out_dir.path().join(f))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o644, "{f}: mode {mode:o} under umask 022");
+    }
+    let report = json(&report_file);
     let results = report["results"].as_array().unwrap();
     assert_eq!(results.len(), GRID_CASES.len() * 2);
     let verdict = |case: &str, version: &str| {
@@ -321,11 +346,46 @@ fn the_html_grid_shows_the_verdicts_in_headless_chromium() {
         )
     );
 
-    // Comparing a run with itself: nothing moved.
+    // Comparing a run with itself: nothing moved, whether it is read from
+    // the JSON report or from the database.
     let same = out_dir.path().join("report.json");
-    let r = run(&["compare", same.to_str().unwrap(), same.to_str().unwrap()]);
+    let db = out_dir.path().join("results.sqlite");
+    let r = run(&["compare", same.to_str().unwrap(), db.to_str().unwrap()]);
     assert_eq!(r.status.code(), Some(0));
     assert!(stdout(&r).contains(&format!("unchanged: {}", results.len())));
+
+    // The database renders the same report as the JSON report.
+    let from_db = out_dir.path().join("from-db");
+    let r = run(&[
+        "report",
+        db.to_str().unwrap(),
+        "--out",
+        from_db.to_str().unwrap(),
+    ]);
+    assert_eq!(r.status.code(), Some(0));
+    assert_eq!(
+        std::fs::read_to_string(from_db.join("report.md")).unwrap(),
+        md,
+        "one run, one rendering, from either record"
+    );
+}
+
+/// Run the harness with `args` under the usual umask 022.
+fn under_umask_022(args: &[&str]) -> Output {
+    use std::os::unix::process::CommandExt;
+    let mut cmd = bin();
+    cmd.args(args);
+    // SAFETY: umask(2) is async-signal-safe and touches nothing but the
+    // child's own file-creation mask.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::umask(0o022);
+            Ok(())
+        });
+    }
+    let out = cmd.output().expect("the harness runs");
+    eprintln!("$ mastra-conform {}\n{}", args.join(" "), text(&out));
+    out
 }
 
 /// The text of the `<pre>` after the panel's heading that starts with
@@ -362,6 +422,7 @@ fn count_cases(dir: &Path) -> usize {
 fn an_interrupted_matrix_keeps_what_finished() {
     let out_dir = tempfile::tempdir().unwrap();
     let jsonl = out_dir.path().join("results.jsonl");
+    let report_file = out_dir.path().join("report.json");
     let child = bin()
         .args([
             "matrix",
@@ -369,6 +430,9 @@ fn an_interrupted_matrix_keeps_what_finished() {
             "1.0.4,1.67.0",
             "--out",
             out_dir.path().to_str().unwrap(),
+            "--jsonl",
+            "--json",
+            report_file.to_str().unwrap(),
         ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -401,7 +465,7 @@ fn an_interrupted_matrix_keeps_what_finished() {
         Some(3),
         "an interrupted run is not a clean one"
     );
-    let report = json(&out_dir.path().join("report.json"));
+    let report = json(&report_file);
     assert_eq!(report["run"]["interrupted"], true);
     let results = report["results"].as_array().unwrap().len();
     let corpus = count_cases(&Path::new(env!("CARGO_MANIFEST_DIR")).join("cases"));
@@ -435,6 +499,83 @@ fn an_interrupted_matrix_keeps_what_finished() {
     assert!(rendered.join("report.html").is_file() && rendered.join("report.xml").is_file());
     let md = std::fs::read_to_string(rendered.join("report.md")).unwrap();
     assert!(md.contains("INTERRUPTED"), "{md}");
+    // So does the database, its end mark saying interrupted.
+    let db = out_dir.path().join("results.sqlite");
+    let r = run(&[
+        "report",
+        db.to_str().unwrap(),
+        "--out",
+        rendered.to_str().unwrap(),
+    ]);
+    assert_eq!(r.status.code(), Some(3), "an interrupted run stays one");
+    assert!(
+        stdout(&r).contains(&format!("{results} results")),
+        "{}",
+        stdout(&r)
+    );
+}
+
+/// A matrix killed outright (SIGKILL, no chance to write anything more)
+/// leaves a database that opens, is marked partial, and holds every result
+/// the run had put in its JSONL, which is written after the database.
+#[test]
+fn a_killed_matrix_leaves_a_readable_partial_database() {
+    let out_dir = tempfile::tempdir().unwrap();
+    let jsonl = out_dir.path().join("results.jsonl");
+    let mut child = bin()
+        .args([
+            "matrix",
+            "--versions",
+            "1.67.0",
+            "--out",
+            out_dir.path().to_str().unwrap(),
+            "--jsonl",
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let began = Instant::now();
+    while std::fs::read_to_string(&jsonl)
+        .map(|t| t.lines().count())
+        .unwrap_or(0)
+        <= 10
+    {
+        assert!(
+            began.elapsed() < Duration::from_secs(300),
+            "no results within 5 minutes"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let reported = std::fs::read_to_string(&jsonl)
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains("\"verdict\""))
+        .count();
+    let db = out_dir.path().join("results.sqlite");
+    let rendered = out_dir.path().join("again");
+    let r = run(&[
+        "report",
+        db.to_str().unwrap(),
+        "--out",
+        rendered.to_str().unwrap(),
+    ]);
+    assert_eq!(r.status.code(), Some(3), "a killed run is partial");
+    let said = stdout(&r);
+    assert!(said.contains("PARTIAL: it has no end mark"), "{said}");
+    let kept: usize = said
+        .split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("a count of results: {said}"));
+    assert!(
+        kept >= reported && reported >= 10,
+        "{kept} results in the database, {reported} reported"
+    );
+    let md = std::fs::read_to_string(rendered.join("report.md")).unwrap();
+    assert!(md.contains("PARTIAL"), "{md}");
 }
 
 #[test]
@@ -663,5 +804,44 @@ fn diff_takes_routes_like_run() {
             "cases/report/search-web-is-sent-as-search_web.json@mistral"
         ],
         "{report}"
+    );
+}
+
+/// Two nights of one corpus with `--history`: the first is recorded as the
+/// first, the second (its observations reused from the store) leads its
+/// summary with nothing changed, and the history holds one row of totals a
+/// night.
+#[test]
+fn matrix_history_says_what_changed_since_the_previous_night() {
+    let dir = tempfile::tempdir().unwrap();
+    let history = dir.path().join("history.sqlite");
+    let night = |n: u32| {
+        let out = dir.path().join(format!("night{n}"));
+        let mut args = vec![
+            "matrix",
+            "--versions",
+            "1.67.0",
+            "--out",
+            out.to_str().unwrap(),
+            "--history",
+            history.to_str().unwrap(),
+        ];
+        for c in GRID_CASES {
+            args.extend(["--cases", c]);
+        }
+        let r = run(&args);
+        assert_eq!(r.status.code(), Some(0));
+        stdout(&r)
+    };
+    let first = night(1);
+    assert!(
+        first.starts_with("history: night 1 is the first in"),
+        "{first}"
+    );
+    let second = night(2);
+    assert!(
+        second.starts_with("since the previous night (night 1 of")
+            && second.contains(": 0 changed, 0 new"),
+        "{second}"
     );
 }

@@ -221,6 +221,8 @@ fn kill_int_matrix(t: &mut Tally) -> Check {
             .env("MASTRA_CONFORM_CACHE", &cache)
             .env("MASTRA_CONFORM_NODE", &node)
             .args(["matrix", "--versions", "1.67.0,1.0.4", "--concurrency", "2"])
+            .args(["--jsonl", "--json"])
+            .arg(out.join("report.json"))
             .arg("--out")
             .arg(&out),
         dir.path(),
