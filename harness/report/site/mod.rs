@@ -125,7 +125,11 @@ impl Chunks {
     }
 
     fn push(&mut self, item: &str) -> Result<(), SiteError> {
-        if self.open.as_ref().is_some_and(|(_, _, n)| *n >= CHUNK_BYTES) {
+        if self
+            .open
+            .as_ref()
+            .is_some_and(|(_, _, n)| *n >= CHUNK_BYTES)
+        {
             self.close()?;
         }
         let first = self.open.is_none();
@@ -183,7 +187,14 @@ struct Tally {
     /// how many results met one.
     infra: BTreeMap<usize, (Verdict, String, usize)>,
     /// Per known issue: its title and link, and per state the versions.
-    issues: BTreeMap<String, (Option<String>, Option<String>, BTreeMap<String, BTreeSet<usize>>)>,
+    issues: BTreeMap<
+        String,
+        (
+            Option<String>,
+            Option<String>,
+            BTreeMap<String, BTreeSet<usize>>,
+        ),
+    >,
     divergences: usize,
     listed: Vec<Json>,
     changes: usize,
@@ -282,7 +293,12 @@ pub fn render(
                 rows: &case,
                 before: &before,
             };
-            site.write(&mut t, &data, &mut folders, [&mut changes, &mut night, &mut names])?;
+            site.write(
+                &mut t,
+                &data,
+                &mut folders,
+                [&mut changes, &mut night, &mut names],
+            )?;
             done_paths = Some(path);
             case.clear();
         }
@@ -296,18 +312,22 @@ pub fn render(
     let mut folder_list = Vec::new();
     for (path, f) in folders {
         let n = f.rows.finish()?;
-        folder_list.push(folder_json(&path, &f.id, n, f.cases, &f.counts, t.versions.len()));
+        folder_list.push(folder_json(
+            &path,
+            &f.id,
+            n,
+            f.cases,
+            &f.counts,
+            t.versions.len(),
+        ));
     }
-    let index = index_json(
-        &t,
-        source,
-        has_previous,
-        folder_list,
-        chunks,
-    );
+    let index = index_json(&t, source, has_previous, folder_list, chunks);
     let path = data.join("index.js");
-    std::fs::write(&path, format!("MC.got(\"index\",{});\n", index.to_compact()))
-        .map_err(write_err(&path))?;
+    std::fs::write(
+        &path,
+        format!("MC.got(\"index\",{});\n", index.to_compact()),
+    )
+    .map_err(write_err(&path))?;
 
     // Into place: the old site out of the way first, then the new one in.
     let staged = staging.keep();
@@ -524,7 +544,10 @@ impl CaseSite<'_> {
             results.push(Json::object(m));
             if let (Some(v), Some(o)) = (MastraVersion::parse(&r.version), observed) {
                 if !r.verdict.is_infrastructure() {
-                    by_route.entry(route).or_default().push((v, vi, code, Some(o)));
+                    by_route
+                        .entry(route)
+                        .or_default()
+                        .push((v, vi, code, Some(o)));
                 }
             }
         }
@@ -579,14 +602,18 @@ impl CaseSite<'_> {
         let detail = Json::object([
             ("path", Json::str(self.path)),
             ("folder", Json::str(&folder_path)),
-            ("blobs", Json::Array(blobs.iter().map(|b| Json::str(b)).collect())),
+            (
+                "blobs",
+                Json::Array(blobs.iter().map(|b| Json::str(b)).collect()),
+            ),
             (
                 "issues",
                 Json::Object(
                     issues
                         .iter()
                         .map(|(id, (title, link))| {
-                            let opt = |s: &Option<String>| s.as_deref().map_or(Json::Null, Json::str);
+                            let opt =
+                                |s: &Option<String>| s.as_deref().map_or(Json::Null, Json::str);
                             (
                                 JsString::from(id.as_str()),
                                 Json::Array(vec![opt(title), opt(link)]),
@@ -600,7 +627,11 @@ impl CaseSite<'_> {
         let file = data.join("c").join(format!("{id}.js"));
         std::fs::write(
             &file,
-            format!("MC.got({},{});\n", jstr(&format!("c/{id}")), detail.to_compact()),
+            format!(
+                "MC.got({},{});\n",
+                jstr(&format!("c/{id}")),
+                detail.to_compact()
+            ),
         )
         .map_err(write_err(&file))?;
         let routes = Json::Object(
@@ -614,11 +645,9 @@ impl CaseSite<'_> {
                 })
                 .collect(),
         );
-        folder.rows.push(&compact([
-            jstr(self.path),
-            jstr(&id),
-            routes.to_compact(),
-        ]))?;
+        folder
+            .rows
+            .push(&compact([jstr(self.path), jstr(&id), routes.to_compact()]))?;
         names.push(&compact([jstr(self.path), jstr(&id), jstr(&folder.id)]))
     }
 }
@@ -744,11 +773,11 @@ fn index_json(
     let not_run = (0..t.versions.len())
         .filter(|i| !t.ran[*i])
         .map(|i| {
-            let (verdict, why, n) = t
-                .infra
-                .get(&i)
-                .cloned()
-                .unwrap_or((Verdict::VersionUnavailable, "no result".into(), 0));
+            let (verdict, why, n) = t.infra.get(&i).cloned().unwrap_or((
+                Verdict::VersionUnavailable,
+                "no result".into(),
+                0,
+            ));
             Json::object([
                 ("version", Json::str(&t.versions[i])),
                 ("verdict", Json::str(verdict.name())),
@@ -792,8 +821,14 @@ fn index_json(
             "incomplete",
             source.incomplete().map_or(Json::Null, |s| Json::str(&s)),
         ),
-        ("versions", Json::Array(t.versions.iter().map(|v| Json::str(v)).collect())),
-        ("columns", Json::Array(columns.iter().map(|i| count(*i)).collect())),
+        (
+            "versions",
+            Json::Array(t.versions.iter().map(|v| Json::str(v)).collect()),
+        ),
+        (
+            "columns",
+            Json::Array(columns.iter().map(|i| count(*i)).collect()),
+        ),
         (
             "routes",
             Json::Array(Route::ALL.iter().map(|r| Json::str(r.name())).collect()),
@@ -851,7 +886,11 @@ pub fn measure(site: &Path) -> std::io::Result<SiteSize> {
             size.files += 1;
             size.bytes += meta.len();
             if meta.len() > size.largest.1 {
-                let rel = entry.path().strip_prefix(site).unwrap_or(&entry.path()).to_path_buf();
+                let rel = entry
+                    .path()
+                    .strip_prefix(site)
+                    .unwrap_or(&entry.path())
+                    .to_path_buf();
                 size.largest = (rel.to_string_lossy().into_owned(), meta.len());
             }
         }

@@ -140,7 +140,8 @@ fn results_out_of_case_order_are_one_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     let e = render(&mut s, None, &dir.path().join("site")).unwrap_err();
     assert!(
-        e.to_string().contains("\"cases/a.json\" comes after \"cases/b<c>.json\""),
+        e.to_string()
+            .contains("\"cases/a.json\" comes after \"cases/b<c>.json\""),
         "{e}"
     );
     assert!(!dir.path().join("site").exists(), "no half a site");
@@ -180,7 +181,14 @@ impl Sweep {
         let (route, vi) = (rest / self.versions.len(), rest % self.versions.len());
         let version = self.versions[vi].clone();
         // Folders in path order, as the source must give them.
-        let folder = ["active-tools", "calls", "found", "js", "report", "toolchoice"][(case / 56).min(5)];
+        let folder = [
+            "active-tools",
+            "calls",
+            "found",
+            "js",
+            "report",
+            "toolchoice",
+        ][(case / 56).min(5)];
         let path = format!("cases/{folder}/case-{case:05}.json");
         let name = match Route::ALL[route] {
             Route::OpenAiCompatible => path,
@@ -200,10 +208,16 @@ impl Sweep {
             (
                 "requests",
                 Json::Array(vec![Json::object([
-                    ("tools", Json::Array(keys.iter().map(|k| Json::str(&wire(k))).collect())),
+                    (
+                        "tools",
+                        Json::Array(keys.iter().map(|k| Json::str(&wire(k))).collect()),
+                    ),
                     (
                         "toolChoice",
-                        Json::object([("type", Json::str("tool")), ("toolName", Json::str(&keys[0]))]),
+                        Json::object([
+                            ("type", Json::str("tool")),
+                            ("toolName", Json::str(&keys[0])),
+                        ]),
                     ),
                     ("route", Json::str(Route::ALL[route].name())),
                     ("maxSteps", Json::int((era + 1) as i64)),
@@ -236,14 +250,21 @@ impl Sweep {
             observed: if unavailable { Json::Null } else { observed },
             diff: diverged.then(|| "-a\n+b\n".to_string()),
             detail: unavailable.then(|| "npm failed: 404 Not Found".to_string()),
-            known_issue: issue
-                .then(|| ("toolchoice-not-rewritten".to_string(), "present".to_string())),
+            known_issue: issue.then(|| {
+                (
+                    "toolchoice-not-rewritten".to_string(),
+                    "present".to_string(),
+                )
+            }),
             issue_title: issue.then(|| "A named toolChoice does not follow".to_string()),
             issue_link: issue.then(|| "https://github.com/mastra-ai/mastra/issues/1".to_string()),
             provider: Vec::new(),
             input: Some(
-                Json::object([("tools", Json::Array(keys.iter().map(|k| Json::str(k)).collect()))])
-                    .to_pretty(),
+                Json::object([(
+                    "tools",
+                    Json::Array(keys.iter().map(|k| Json::str(k)).collect()),
+                )])
+                .to_pretty(),
             ),
         }
     }
@@ -277,7 +298,11 @@ fn a_site_of_150000_results_keeps_its_sizes() {
     let size = render(&mut sweep, None, &site).unwrap();
     assert_eq!(size.results, 150_000);
     assert!(size.cases > 300, "{size:?}");
-    assert!(size.bytes <= 30_000_000, "the site is {} bytes: {size:?}", size.bytes);
+    assert!(
+        size.bytes <= 30_000_000,
+        "the site is {} bytes: {size:?}",
+        size.bytes
+    );
     assert!(
         size.first_load <= 1_000_000,
         "the first load is {} bytes: {size:?}",
