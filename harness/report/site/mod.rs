@@ -176,6 +176,17 @@ struct Folder {
     counts: BTreeMap<Route, Vec<[u32; Verdict::ALL.len()]>>,
 }
 
+/// A known issue's title and link, and per state the versions showing it.
+type IssueVersions = (
+    Option<String>,
+    Option<String>,
+    BTreeMap<String, BTreeSet<usize>>,
+);
+
+/// Where a case ran on one route: the version, its column, the verdict
+/// letter and the observation.
+type Ran = (MastraVersion, usize, char, String);
+
 /// Everything the index says, gathered as results stream past; its size is
 /// bounded by folders, routes, versions and issues, not by results.
 #[derive(Default)]
@@ -187,14 +198,7 @@ struct Tally {
     /// how many results met one.
     infra: BTreeMap<usize, (Verdict, String, usize)>,
     /// Per known issue: its title and link, and per state the versions.
-    issues: BTreeMap<
-        String,
-        (
-            Option<String>,
-            Option<String>,
-            BTreeMap<String, BTreeSet<usize>>,
-        ),
-    >,
+    issues: BTreeMap<String, IssueVersions>,
     divergences: usize,
     listed: Vec<Json>,
     changes: usize,
@@ -447,8 +451,7 @@ impl CaseSite<'_> {
         // Each known issue's title and link, once for the case.
         let mut issues: BTreeMap<String, (Option<String>, Option<String>)> = BTreeMap::new();
         let mut codes: BTreeMap<Route, Vec<u8>> = BTreeMap::new();
-        let mut by_route: BTreeMap<Route, Vec<(MastraVersion, usize, char, Option<String>)>> =
-            BTreeMap::new();
+        let mut by_route: BTreeMap<Route, Vec<Ran>> = BTreeMap::new();
         let folder = folders.entry(folder_path.clone()).or_insert_with(|| {
             let fid = file_id(&folder_path);
             Folder {
@@ -544,10 +547,7 @@ impl CaseSite<'_> {
             results.push(Json::object(m));
             if let (Some(v), Some(o)) = (MastraVersion::parse(&r.version), observed) {
                 if !r.verdict.is_infrastructure() {
-                    by_route
-                        .entry(route)
-                        .or_default()
-                        .push((v, vi, code, Some(o)));
+                    by_route.entry(route).or_default().push((v, vi, code, o));
                 }
             }
         }
