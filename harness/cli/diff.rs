@@ -1,8 +1,9 @@
 //! `diff --from A --to B`: the same cases (the corpus, plus generated ones)
 //! observed on two builds (`loops::diff`), printed grouped by the known issue
 //! whose fix each difference matches; JSON and Markdown on request. Exit 0
-//! when nothing differs, 1 when something does, 3 when a case could not be
-//! compared on a side.
+//! when nothing differs, 1 when something does (with `--fail-on
+//! unexplained`, only a difference no known issue explains), 3 when a case
+//! could not be compared on a side.
 
 use super::args::{CasesArgs, GeneratedArgs, JsonReportArgs, ProbeArgs, RoutesArgs, StoreArgs};
 use super::out::{check_writable, print_out, save_report, stop_flag};
@@ -13,7 +14,7 @@ use crate::outcome::{Exit, Failure};
 use crate::run::corpus::{load_cases, on_routes};
 use crate::run::session::Session;
 use crate::versions::spec::VersionSpec;
-use clap::Args;
+use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 
 #[derive(Debug, Args, Clone, PartialEq, Eq)]
@@ -33,12 +34,24 @@ pub struct DiffArgs {
     /// Write the Markdown report here.
     #[arg(long)]
     pub markdown: Option<PathBuf>,
+    /// Which differences exit 1: any, or only those no known issue's fix
+    /// explains (a pull request that fixes a known issue passes).
+    #[arg(long, value_enum, default_value_t = FailOn::Any)]
+    pub fail_on: FailOn,
     #[command(flatten)]
     pub routes: RoutesArgs,
     #[command(flatten)]
     pub store: StoreArgs,
     #[command(flatten)]
     pub probe: ProbeArgs,
+}
+
+/// Which differences are a finding.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
+pub enum FailOn {
+    #[default]
+    Any,
+    Unexplained,
 }
 
 pub fn diff(args: DiffArgs) -> Result<Exit, Failure> {
@@ -78,7 +91,11 @@ pub fn diff(args: DiffArgs) -> Result<Exit, Failure> {
     }
     Ok(if found.not_compared().next().is_some() {
         Exit::Infra
-    } else if found.differing().next().is_some() {
+    } else if found
+        .groups()
+        .iter()
+        .any(|(fixes, _)| fixes.is_none() || args.fail_on == FailOn::Any)
+    {
         Exit::Finding
     } else {
         Exit::Ok

@@ -551,6 +551,7 @@ mod tests {
                 },
                 report: JsonReportArgs { json: None },
                 markdown: Some("d.md".into()),
+                fail_on: super::diff::FailOn::Any,
                 routes: routes(None),
                 store: StoreArgs::default(),
                 probe: probe(),

@@ -12,6 +12,7 @@ pub mod junit;
 pub mod markdown;
 pub mod merge;
 pub mod repro;
+pub mod site;
 
 use crate::js::json::Json;
 use crate::judge::compare::{comparable, diff, Verdict};
@@ -110,6 +111,8 @@ pub const DATABASE: &str = crate::db::FILE;
 pub const JUNIT: &str = "report.xml";
 pub const MARKDOWN: &str = "report.md";
 pub const HTML: &str = "report.html";
+/// The grid as a static site, a folder (`site`).
+pub const SITE: &str = "site";
 
 /// Render every report but the JSON one from one `ReportDoc` into `out`,
 /// each on a thread of its own (a whole matrix's HTML alone is seconds).
@@ -121,6 +124,12 @@ pub fn write_reports(doc: &ReportDoc, out: &Path) -> Result<(), Failure> {
         (HTML, html::render),
     ];
     std::thread::scope(|s| {
+        let site = s.spawn(|| {
+            let path = out.join(SITE);
+            site::render(&mut site::DocSource::new(doc), None, &path)
+                .map(drop)
+                .map_err(|e| Failure::infra(e.to_string()))
+        });
         let writes: Vec<_> = renderers
             .into_iter()
             .map(|(name, render)| {
@@ -134,6 +143,7 @@ pub fn write_reports(doc: &ReportDoc, out: &Path) -> Result<(), Failure> {
             .collect();
         writes
             .into_iter()
+            .chain([site])
             .try_for_each(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
     })
 }
@@ -418,6 +428,10 @@ pub fn headline(
     text.push_str(&format!(
         "reports: {} (also {JUNIT}, {MARKDOWN} and the results there)\n",
         out.join(HTML).display()
+    ));
+    text.push_str(&format!(
+        "site: {}\n",
+        out.join(SITE).join("index.html").display()
     ));
     text
 }
