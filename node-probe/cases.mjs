@@ -18,7 +18,20 @@ import { legacyOf } from './legacy.mjs';
 import { destination, routeOf, setRouteEnvironment } from './routes.mjs';
 import { sourceVersions } from './sources.mjs';
 
-const MCP_SERVER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'mcp-server.mjs');
+// The MCP server the probe starts for a case's `mcp` servers: the harness's
+// own binary (`mastra-conform mcp-server NAMES_FILE`, a start of about a
+// millisecond), named in MASTRA_CONFORM_MCP_SERVER and taken out of the
+// environment before Mastra loads; without it (ceiling.mjs, selftest.mjs run
+// by hand), the pinned Node running mcp-server.mjs. Either way one program.
+const MCP_SERVER = mcpServerCommand(process.env);
+
+function mcpServerCommand(env) {
+  const program = env.MASTRA_CONFORM_MCP_SERVER;
+  delete env.MASTRA_CONFORM_MCP_SERVER;
+  if (program) return { command: program, args: ['mcp-server'] };
+  const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'mcp-server.mjs');
+  return { command: process.execPath, args: [script] };
+}
 
 // ---------------------------------------------------------------------------
 // What a probe may reach
@@ -34,8 +47,8 @@ const MCP_SERVER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'mcp-
 //   Rust listener, or ceiling.mjs's own); nothing else on loopback;
 // - by fetch, the case URL and the case's route's provider, which routes.mjs
 //   maps to the case URL; nothing else;
-// - one child process: the pinned Node running mcp-server.mjs, the MCP
-//   server the probe itself starts for a case's `mcp` servers.
+// - one child process: MCP_SERVER, the MCP server the probe itself starts
+//   for a case's `mcp` servers.
 // Everything else is refused before it leaves the process, and a refusal
 // inside a case is listed in its `elsewhere` (a probe fault for the
 // driver). No provider route uses node:http(s), so those reach the listener
@@ -57,7 +70,10 @@ function guardProbe() {
       log.fetches += 1;
       return destination(log.route, log.url, url);
     },
-    child: (file, args) => file === process.execPath && args[0] === MCP_SERVER,
+    child: (file, args) =>
+      file === MCP_SERVER.command &&
+      args.length === MCP_SERVER.args.length + 1 &&
+      MCP_SERVER.args.every((a, i) => args[i] === a),
     refused(what) {
       const log = caseRequests.getStore();
       if (log) log.elsewhere.push(what);
@@ -142,7 +158,7 @@ export async function loadInstall(installDir) {
     mastraVersion,
     legacy: legacyOf(mastraVersion, coreDependencies(dir), !noAgent),
     importPackage: packageImporter(dir),
-    mcpServer: (namesFile) => ({ command: process.execPath, args: [MCP_SERVER, namesFile] }),
+    mcpServer: (namesFile) => ({ command: MCP_SERVER.command, args: [...MCP_SERVER.args, namesFile] }),
     zodVersion: versionOf('zod'),
     sourceVersions: sourceVersions(versionOf),
     builtins,

@@ -13,6 +13,7 @@ mod cache;
 mod diff;
 mod fuzz;
 mod lint;
+mod mcp;
 mod out;
 mod repro;
 mod runs;
@@ -87,6 +88,10 @@ pub enum Command {
     Report(runs::RenderArgs),
     /// What regressed, was fixed, is new or is gone between two JSON reports.
     Compare(runs::CompareArgs),
+    /// Serve a case's MCP tool names over stdio: the server a probe starts
+    /// for a case's `mcp` servers, not a command for people.
+    #[command(hide = true)]
+    McpServer(mcp::McpServerArgs),
 }
 
 /// Parse the command line and run the command. `Ok` is how it ended; `Err`
@@ -127,6 +132,7 @@ fn execute(command: Command) -> Result<Exit, Failure> {
         Command::Cache(args) => cache::cache(args),
         Command::Report(args) => runs::report(args),
         Command::Compare(args) => runs::compare(args),
+        Command::McpServer(args) => mcp::mcp_server(args),
     }
 }
 
