@@ -345,8 +345,8 @@ mod tests {
     fn a_names_file_that_is_not_an_array_of_strings_is_named_with_what_is_wrong() {
         let dir = tempfile::tempdir().unwrap();
         for (text, wrong) in [
-            ("{}", "must be a JSON array of strings, not object"),
-            (r#"["a", 1]"#, "item 1 must be a string, not number"),
+            ("{}", "must be a JSON array of strings, not an object"),
+            (r#"["a", 1]"#, "item 1 must be a string, not a number"),
             ("[", "not JSON"),
         ] {
             let file = dir.path().join("names.json");
