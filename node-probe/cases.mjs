@@ -150,6 +150,8 @@ export async function loadInstall(installDir) {
     (name) => name.endsWith('Tool') && tools[name] !== null && typeof tools[name] === 'object',
   );
   const mastraVersion = versionOf('@mastra/core');
+  const importPackage = packageImporter(dir);
+  await weakenZodRegistries(importPackage);
   return {
     Agent: agent?.Agent ?? null,
     createTool: tools?.createTool ?? null,
@@ -157,11 +159,47 @@ export async function loadInstall(installDir) {
     z,
     mastraVersion,
     legacy: legacyOf(mastraVersion, coreDependencies(dir), !noAgent),
-    importPackage: packageImporter(dir),
+    importPackage,
     mcpServer: (namesFile) => ({ command: MCP_SERVER.command, args: [...MCP_SERVER.args, namesFile] }),
     zodVersion: versionOf('zod'),
     sourceVersions: sourceVersions(versionOf),
     builtins,
+  };
+}
+
+/**
+ * Make the install's zod metadata registries hold their schemas weakly.
+ *
+ * zod 3.25's v4 core (what the 1.x cores run their schemas through) keeps
+ * every schema given metadata (`.describe()`, `.meta()`, each JSON Schema
+ * converted to zod) in its `globalRegistry`, a `Map`: nothing a case built
+ * is ever released, about 85 kB a case, and a probe grew by hundreds of
+ * megabytes over one corpus. zod 4.1 made that map a `WeakMap`; the
+ * registry only ever looks a schema up by the schema itself, so the same
+ * change here keeps every answer and lets a finished case's schemas go.
+ * Registries made later (`z.registry()`) are weakened on their first `add`.
+ */
+async function weakenZodRegistries(importPackage) {
+  let core;
+  try {
+    core = await importPackage('zod/v4/core');
+  } catch {
+    return; // a zod without the v4 core: no such registry
+  }
+  const proto = core.$ZodRegistry?.prototype;
+  if (typeof proto?.add !== 'function') return;
+  const weaken = (registry) => {
+    if (!(registry?._map instanceof Map)) return;
+    const weak = new WeakMap();
+    for (const [schema, meta] of registry._map) weak.set(schema, meta);
+    registry._map = weak;
+  };
+  weaken(core.globalRegistry);
+  const add = proto.add;
+  // `clear()` puts a new Map back; the next `add` weakens it again.
+  proto.add = function (...args) {
+    weaken(this);
+    return add.apply(this, args);
   };
 }
 
