@@ -18,7 +18,20 @@ import { legacyOf } from './legacy.mjs';
 import { destination, routeOf, setRouteEnvironment } from './routes.mjs';
 import { sourceVersions } from './sources.mjs';
 
-const MCP_SERVER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'mcp-server.mjs');
+// The MCP server the probe starts for a case's `mcp` servers: the harness's
+// own binary (`mastra-conform mcp-server NAMES_FILE`, a start of about a
+// millisecond), named in MASTRA_CONFORM_MCP_SERVER and taken out of the
+// environment before Mastra loads; without it (ceiling.mjs, selftest.mjs run
+// by hand), the pinned Node running mcp-server.mjs. Either way one program.
+const MCP_SERVER = mcpServerCommand(process.env);
+
+function mcpServerCommand(env) {
+  const program = env.MASTRA_CONFORM_MCP_SERVER;
+  delete env.MASTRA_CONFORM_MCP_SERVER;
+  if (program) return { command: program, args: ['mcp-server'] };
+  const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'mcp-server.mjs');
+  return { command: process.execPath, args: [script] };
+}
 
 // ---------------------------------------------------------------------------
 // What a probe may reach
@@ -34,8 +47,8 @@ const MCP_SERVER = path.join(path.dirname(fileURLToPath(import.meta.url)), 'mcp-
 //   Rust listener, or ceiling.mjs's own); nothing else on loopback;
 // - by fetch, the case URL and the case's route's provider, which routes.mjs
 //   maps to the case URL; nothing else;
-// - one child process: the pinned Node running mcp-server.mjs, the MCP
-//   server the probe itself starts for a case's `mcp` servers.
+// - one child process: MCP_SERVER, the MCP server the probe itself starts
+//   for a case's `mcp` servers.
 // Everything else is refused before it leaves the process, and a refusal
 // inside a case is listed in its `elsewhere` (a probe fault for the
 // driver). No provider route uses node:http(s), so those reach the listener
@@ -57,7 +70,10 @@ function guardProbe() {
       log.fetches += 1;
       return destination(log.route, log.url, url);
     },
-    child: (file, args) => file === process.execPath && args[0] === MCP_SERVER,
+    child: (file, args) =>
+      file === MCP_SERVER.command &&
+      args.length === MCP_SERVER.args.length + 1 &&
+      MCP_SERVER.args.every((a, i) => args[i] === a),
     refused(what) {
       const log = caseRequests.getStore();
       if (log) log.elsewhere.push(what);
@@ -134,6 +150,8 @@ export async function loadInstall(installDir) {
     (name) => name.endsWith('Tool') && tools[name] !== null && typeof tools[name] === 'object',
   );
   const mastraVersion = versionOf('@mastra/core');
+  const importPackage = packageImporter(dir);
+  await weakenZodRegistries(importPackage);
   return {
     Agent: agent?.Agent ?? null,
     createTool: tools?.createTool ?? null,
@@ -141,11 +159,47 @@ export async function loadInstall(installDir) {
     z,
     mastraVersion,
     legacy: legacyOf(mastraVersion, coreDependencies(dir), !noAgent),
-    importPackage: packageImporter(dir),
-    mcpServer: (namesFile) => ({ command: process.execPath, args: [MCP_SERVER, namesFile] }),
+    importPackage,
+    mcpServer: (namesFile) => ({ command: MCP_SERVER.command, args: [...MCP_SERVER.args, namesFile] }),
     zodVersion: versionOf('zod'),
     sourceVersions: sourceVersions(versionOf),
     builtins,
+  };
+}
+
+/**
+ * Make the install's zod metadata registries hold their schemas weakly.
+ *
+ * zod 3.25's v4 core (what the 1.x cores run their schemas through) keeps
+ * every schema given metadata (`.describe()`, `.meta()`, each JSON Schema
+ * converted to zod) in its `globalRegistry`, a `Map`: nothing a case built
+ * is ever released, about 85 kB a case, and a probe grew by hundreds of
+ * megabytes over one corpus. zod 4.1 made that map a `WeakMap`; the
+ * registry only ever looks a schema up by the schema itself, so the same
+ * change here keeps every answer and lets a finished case's schemas go.
+ * Registries made later (`z.registry()`) are weakened on their first `add`.
+ */
+async function weakenZodRegistries(importPackage) {
+  let core;
+  try {
+    core = await importPackage('zod/v4/core');
+  } catch {
+    return; // a zod without the v4 core: no such registry
+  }
+  const proto = core.$ZodRegistry?.prototype;
+  if (typeof proto?.add !== 'function') return;
+  const weaken = (registry) => {
+    if (!(registry?._map instanceof Map)) return;
+    const weak = new WeakMap();
+    for (const [schema, meta] of registry._map) weak.set(schema, meta);
+    registry._map = weak;
+  };
+  weaken(core.globalRegistry);
+  const add = proto.add;
+  // `clear()` puts a new Map back; the next `add` weakens it again.
+  proto.add = function (...args) {
+    weaken(this);
+    return add.apply(this, args);
   };
 }
 

@@ -14,6 +14,7 @@ mod changes;
 mod diff;
 mod fuzz;
 mod lint;
+mod mcp;
 mod out;
 mod repro;
 mod runs;
@@ -91,6 +92,10 @@ pub enum Command {
     /// What changed at a release, each change with its evidence (the
     /// model's release table); without a release, the whole table.
     Changes(changes::ChangesArgs),
+    /// Serve a case's MCP tool names over stdio: the server a probe starts
+    /// for a case's `mcp` servers, not a command for people.
+    #[command(hide = true)]
+    McpServer(mcp::McpServerArgs),
 }
 
 /// Parse the command line and run the command. `Ok` is how it ended; `Err`
@@ -132,6 +137,7 @@ fn execute(command: Command) -> Result<Exit, Failure> {
         Command::Report(args) => runs::report(args),
         Command::Compare(args) => runs::compare(args),
         Command::Changes(args) => changes::changes(args),
+        Command::McpServer(args) => mcp::mcp_server(args),
     }
 }
 

@@ -104,7 +104,16 @@ pub struct ProbeCommand {
     /// Start each probe in the OS sandbox where the machine has one
     /// (`observe::sandbox`); the JavaScript guard is there either way.
     pub sandboxed: bool,
+    /// The program a probe starts for a case's MCP servers: this harness's
+    /// binary (`mastra-conform mcp-server NAMES_FILE`, `observe::mcp_server`),
+    /// the one child the probe's guard allows. `None`: the pinned Node
+    /// running `node-probe/mcp-server.mjs`.
+    pub mcp_server: Option<PathBuf>,
 }
+
+/// The variable that names `ProbeCommand::mcp_server` to the probe
+/// (`node-probe/cases.mjs` reads it, then removes it).
+pub const MCP_SERVER_VAR: &str = "MASTRA_CONFORM_MCP_SERVER";
 
 /// Where a probe's listener is: the loopback port its case URLs name, and
 /// the Unix socket the same listener serves, the one way out of a
@@ -150,10 +159,13 @@ impl ProbeCommand {
     /// and the machine has one) with the listener's socket bound in, else
     /// as a plain child behind the guard alone.
     fn spec(&self, install: &Path, reach: Option<&ListenerReach>) -> CommandSpec {
-        let plain = CommandSpec::new(&self.node)
+        let mut plain = CommandSpec::new(&self.node)
             .arg(&self.script)
             .arg(install)
             .scrubbed();
+        if let Some(server) = &self.mcp_server {
+            plain = plain.env(MCP_SERVER_VAR, &server.to_string_lossy());
+        }
         if !self.sandboxed {
             return plain;
         }
@@ -164,6 +176,9 @@ impl ProbeCommand {
         let mut policy = Policy::new().read_only(install);
         if let Some(dir) = self.script.parent() {
             policy = policy.read_only(dir);
+        }
+        if let Some(server) = &self.mcp_server {
+            policy = policy.read_only(server);
         }
         let mut spec = plain;
         if let Some((port, socket)) = reach.and_then(|r| Some((r.port, r.socket.as_ref()?))) {

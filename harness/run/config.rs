@@ -129,6 +129,8 @@ impl Config {
             script: self.probe_dir.join("probe.mjs"),
             start_timeout: self.start_timeout,
             sandboxed: self.sandboxed,
+            // This binary serves a case's MCP servers (`mcp-server`).
+            mcp_server: std::env::current_exe().ok(),
         }
     }
 }

@@ -86,20 +86,27 @@ fn the_probe_passes_its_selftest_on_the_pinned_versions() {
     assert!(report.len() > 40, "{}", report.join("\n"));
 }
 
-/// The probe's MCP server speaks the protocol itself, for the cost of a
-/// start; the official SDK's `Server` with the same listing must be
-/// indistinguishable from it to the client installed beside each pinned core.
+/// The probe's MCP servers (the harness's `mcp-server` on the Rust SDK, and
+/// `node-probe/mcp-server.mjs`) must be indistinguishable from the official
+/// TypeScript SDK's `Server` with the same listing to the client installed
+/// beside each core: the pinned ones, 0.4.4 (@mastra/mcp 0.2.6) and 1.71.0.
 #[test]
 fn an_mcp_listing_reads_the_same_from_this_server_and_the_sdks() {
-    let dirs = pinned();
-    let out = node_on("node-probe/testing/mcp-compare.mjs", &dirs);
+    let mut args = vec![PathBuf::from(env!("CARGO_BIN_EXE_mastra-conform"))];
+    args.extend(pinned());
+    args.extend([install("0.4.4"), install("1.71.0")]);
+    let out = node_on("node-probe/testing/mcp-compare.mjs", &args);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{}", text(&out));
-    let same = stdout
-        .lines()
-        .filter(|l| l.starts_with("ok ") && l.contains(" 5 messages identical"))
-        .count();
-    assert_eq!(same, dirs.len(), "{stdout}");
+    for which in ["harness", "node"] {
+        let same = stdout
+            .lines()
+            .filter(|l| {
+                l.starts_with("ok ") && l.contains(&format!(" {which}: 5 messages identical"))
+            })
+            .count();
+        assert_eq!(same, args.len() - 1, "{which}: {stdout}");
+    }
 }
 
 /// Bodies as each provider API writes them, and the odd ones: no tools, an

@@ -1,16 +1,18 @@
-// The probe's MCP server (../mcp-server.mjs) against the official SDK's
-// `Server` serving the same listing, both over stdio, read by the MCP
+// The probe's MCP servers, the harness's own (`mastra-conform mcp-server`,
+// on the Rust SDK) and ../mcp-server.mjs, each against the official SDK's
+// `Server` serving the same listing, all over stdio, read by the MCP
 // client @mastra/mcp itself uses in that install: the SDK 2 client
 // (@modelcontextprotocol/client) where @mastra/mcp depends on it, else the
 // SDK 1 client. For harness/tests/javascript.rs.
 //
-//   node mcp-compare.mjs INSTALL_DIR...
+//   node mcp-compare.mjs HARNESS_BINARY INSTALL_DIR...
 //
 // For each install, one session per server: initialize, ping, tools/list,
 // tools/call and a method no tools-only server has. Every message the client
-// receives is recorded, and the two records must be equal. Prints one line
-// per install ("ok DIR: N messages identical (SDK x.y.z)") and exits 1 on
-// the first difference, printing both records.
+// receives is recorded, and each of our records must equal the SDK's.
+// Prints one line per install and server ("ok DIR harness: N messages
+// identical (SDK x.y.z)") and exits 1 on the first difference, printing
+// both records.
 
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -89,7 +91,7 @@ async function session({ Client, StdioClientTransport, z }, command, args) {
   return { received, refused };
 }
 
-async function compare(installDir) {
+async function compare(harness, installDir) {
   const client = mastraClient(installDir);
   // Its exports map has no ./package.json: read it where the install put it.
   const sdkVersion = JSON.parse(
@@ -99,27 +101,35 @@ async function compare(installDir) {
   try {
     const namesFile = path.join(dir, 'names.json');
     writeFileSync(namesFile, JSON.stringify(NAMES));
-    const ours = await session(client, process.execPath, [path.join(HERE, '..', 'mcp-server.mjs'), namesFile]);
     const theirs = await session(client, process.execPath, [
       fileURLToPath(import.meta.url),
       SDK_SERVER_FLAG,
       installDir,
       namesFile,
     ]);
-    if (!isDeepStrictEqual(ours, theirs)) {
-      console.log(`FAIL ${installDir} (server: SDK ${sdkVersion}; client: ${client.name}): the two servers differ`);
-      console.log(`ours:   ${JSON.stringify(ours)}`);
-      console.log(`the SDK's: ${JSON.stringify(theirs)}`);
-      return false;
+    const servers = {
+      harness: [harness, ['mcp-server', namesFile]],
+      node: [process.execPath, [path.join(HERE, '..', 'mcp-server.mjs'), namesFile]],
+    };
+    for (const [which, [command, args]] of Object.entries(servers)) {
+      const ours = await session(client, command, args);
+      if (!isDeepStrictEqual(ours, theirs)) {
+        console.log(
+          `FAIL ${installDir} ${which} (server: SDK ${sdkVersion}; client: ${client.name}): the two servers differ`,
+        );
+        console.log(`ours:   ${JSON.stringify(ours)}`);
+        console.log(`the SDK's: ${JSON.stringify(theirs)}`);
+        return false;
+      }
+      const listed = ours.received.find((m) => Array.isArray(m.result?.tools))?.result.tools.length;
+      if (listed !== NAMES.length) {
+        console.log(`FAIL ${installDir} ${which}: ${listed} tools listed, not ${NAMES.length}`);
+        return false;
+      }
+      console.log(
+        `ok ${installDir} ${which}: ${ours.received.length} messages identical (server: SDK ${sdkVersion}; client: ${client.name}; resources/list ${ours.refused})`,
+      );
     }
-    const listed = ours.received.find((m) => Array.isArray(m.result?.tools))?.result.tools.length;
-    if (listed !== NAMES.length) {
-      console.log(`FAIL ${installDir}: ${listed} tools listed, not ${NAMES.length}`);
-      return false;
-    }
-    console.log(
-      `ok ${installDir}: ${ours.received.length} messages identical (server: SDK ${sdkVersion}; client: ${client.name}; resources/list ${ours.refused})`,
-    );
     return true;
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -129,12 +139,12 @@ async function compare(installDir) {
 if (process.argv[2] === SDK_SERVER_FLAG) {
   await serveWithSdk(process.argv[3], process.argv[4]);
 } else {
-  const dirs = process.argv.slice(2);
+  const [harness, ...dirs] = process.argv.slice(2);
   if (dirs.length === 0) {
-    console.error('usage: node mcp-compare.mjs INSTALL_DIR...');
+    console.error('usage: node mcp-compare.mjs HARNESS_BINARY INSTALL_DIR...');
     process.exit(2);
   }
   for (const dir of dirs) {
-    if (!(await compare(dir))) process.exit(1);
+    if (!(await compare(harness, dir))) process.exit(1);
   }
 }

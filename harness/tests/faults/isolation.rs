@@ -193,6 +193,7 @@ fn real_probe_result(
         script: root().join("node-probe").join("probe.mjs"),
         start_timeout: Duration::from_secs(60),
         sandboxed: true,
+        mcp_server: Some(PathBuf::from(env!("CARGO_BIN_EXE_mastra-conform"))),
     };
     let mut probe =
         Probe::start(&cmd, install, reach, &AtomicBool::new(false)).map_err(|e| e.to_string())?;
@@ -244,7 +245,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { Worker } from 'node:worker_threads';
 
-const { tcp, udp, mcpServer } = JSON.parse(readFileSync(new URL('./targets.json', import.meta.url), 'utf8'));
+const { tcp, udp, mcpServer, nodeMcpServer } = JSON.parse(readFileSync(new URL('./targets.json', import.meta.url), 'utf8'));
 const target = `http://127.0.0.1:${tcp}/out`;
 net.connect(tcp, '127.0.0.1').on('error', () => {});
 
@@ -269,8 +270,10 @@ class Agent {
     const outcomes = {
       listener: await attempt(() => fetch(`${this.url}/chat/completions`, { method: 'POST', body: '{}' })),
       mcpServer: await new Promise((resolve) =>
-        childProcess.spawn(process.execPath, [mcpServer, 'nowhere', 'nothing']).on('exit', (code) => resolve(`exit ${code}`)),
+        childProcess.spawn(mcpServer, ['mcp-server', 'nowhere']).on('exit', (code) => resolve(`exit ${code}`)),
       ),
+      mcpServerOtherArguments: await attempt(() => childProcess.spawn(mcpServer, ['run', '--cases', 'nowhere'])),
+      nodeMcpServer: await attempt(() => childProcess.spawn(process.execPath, [nodeMcpServer, 'nowhere'])),
       fetch: await attempt(() => fetch(target)),
       http: await attempt(() => event(http.get(target), 'response')),
       https: await attempt(() => event(https.get(`https://127.0.0.1:${tcp}/out`), 'response')),
@@ -338,7 +341,8 @@ fn probe_guard(t: &mut Tally) -> Check {
     forbidden.set_nonblocking(true).unwrap();
     let datagrams = UdpSocket::bind("127.0.0.1:0").unwrap();
     datagrams.set_nonblocking(true).unwrap();
-    let mcp_server = root().join("node-probe").join("mcp-server.mjs");
+    let mcp_server = env!("CARGO_BIN_EXE_mastra-conform");
+    let node_mcp_server = root().join("node-probe").join("mcp-server.mjs");
     let (answer, outcomes, message, captured) = probe_below(
         ESCAPING_ENTRY,
         Json::object([
@@ -350,7 +354,11 @@ fn probe_guard(t: &mut Tally) -> Check {
                 "udp",
                 Json::int(datagrams.local_addr().unwrap().port().into()),
             ),
-            ("mcpServer", Json::str(&mcp_server.to_string_lossy())),
+            ("mcpServer", Json::str(mcp_server)),
+            (
+                "nodeMcpServer",
+                Json::str(&node_mcp_server.to_string_lossy()),
+            ),
         ]),
     )?;
     check!(captured == 1, "the listener did not get the case's request");
@@ -376,6 +384,9 @@ fn probe_guard(t: &mut Tally) -> Check {
         "execSync",
         "execFileSync",
         "execve",
+        // The probe's MCP server with other arguments, and the Node one.
+        "mcpServerOtherArguments",
+        "nodeMcpServer",
     ];
     for api in refused {
         t.inject(1);

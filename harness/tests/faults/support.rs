@@ -91,6 +91,7 @@ pub fn fake_probe() -> ProbeCommand {
         // and its children's through files the scenarios read: it runs
         // outside the sandbox (the sandbox scenarios use the real probe).
         sandboxed: false,
+        mcp_server: None,
     }
 }
 
