@@ -21,7 +21,7 @@ pub mod sarif;
 
 use crate::model::releases::zero::{Zero, ACTIVE_TOOLS_SINCE, FORMAT_TOOLS_SINCE, LAST_ZERO};
 use crate::model::releases::ACTIVE_TOOLS_APPLIED;
-use crate::versions::spec::MastraVersion;
+use crate::version::spec::MastraVersion;
 use paint::{count, Paint};
 
 use crate::js::json::Json;

@@ -14,11 +14,11 @@
 //! issue still present is not one), 3 infrastructure or interrupted.
 
 use crate::js::json::Json;
+use crate::judge::case_result::CaseResult;
 use crate::outcome::Failure;
 use crate::report::doc::{ReportDoc, END};
 use crate::report::{report_json, result_json, save_report, write_reports, JSON, JSONL};
 use crate::results::info::RunInfo;
-use crate::results::CaseResult;
 use crate::run::corpus::RunObserver;
 use std::fs::File;
 use std::io::Write;

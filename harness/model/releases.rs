@@ -9,7 +9,7 @@
 
 pub mod zero;
 
-use crate::versions::spec::MastraVersion;
+use crate::version::spec::MastraVersion;
 use zero::Zero;
 
 const fn v(major: u32, minor: u32, patch: u32) -> MastraVersion {

@@ -9,7 +9,7 @@ use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::judge::provider::NamePattern;
 use crate::lint::LintInput;
-use crate::versions::spec::MastraVersion;
+use crate::version::spec::MastraVersion;
 
 /// The provider's rule for a function name, on the agent's route: the same
 /// per-provider patterns the judge applies to captured bodies

@@ -17,7 +17,7 @@ use crate::js::string::JsString;
 use crate::model::rewrite::FormatError;
 use crate::projection::ErrorView;
 use crate::route::Route;
-use crate::versions::spec::MastraVersion;
+use crate::version::spec::MastraVersion;
 
 const fn v(major: u32, minor: u32, patch: u32) -> MastraVersion {
     MastraVersion::new(major, minor, patch)
@@ -196,7 +196,7 @@ impl Zero {
     }
 }
 
-/// Whether the install's `@mastra/mcp` (`versions::extras`) is from before
+/// Whether the install's `@mastra/mcp` (`version::extras`) is from before
 /// `MCPConfiguration` (0.3.0): its `MastraMCPClient` reaches one server
 /// and lists its tools under their own names, the server's name only in
 /// each tool's id (`${name}_${tool.name}`, 0.2.6 `dist/index.js:54` and
@@ -204,7 +204,7 @@ impl Zero {
 /// listing, so the servers' tools join in the servers object's key order,
 /// with no race (`cases/real/mcp-*` on 0.4.4).
 pub fn mcp_client_of_one_server(version: MastraVersion) -> bool {
-    crate::versions::extras::extras(version)
+    crate::version::extras::extras(version)
         .iter()
         .find(|(name, _)| *name == "@mastra/mcp")
         .and_then(|(_, at)| MastraVersion::parse(at))
@@ -241,7 +241,7 @@ pub const SUB_AGENT_TOOLS_SINCE: MastraVersion = v(0, 21, 1);
 /// `TAR_BAD_ARCHIVE` or, on 0.4.2, which caches the model inside
 /// `node_modules`, `EROFS`). 0.10.1's default has no semantic recall
 /// (`dist/chunk-2YYOF7DO.js:18`); before 0.4.2 no `@mastra/memory` release
-/// fits the core (`versions::extras`).
+/// fits the core (`version::extras`).
 pub const MEMORY_EMBEDS_BY_DEFAULT: (MastraVersion, MastraVersion) = (v(0, 4, 2), v(0, 9, 4));
 
 /// Whether `version`'s memory embeds every message by default
