@@ -3,7 +3,7 @@
 CARGO ?= cargo
 BIN := target/release/mastra-conform
 
-.PHONY: run test check lines setup bench sweep build nightly fuzz npm
+.PHONY: run test unit check lines setup bench sweep build nightly fuzz npm
 
 build:
 	$(CARGO) build --release
@@ -14,9 +14,16 @@ build:
 run: build
 	$(BIN) run --versions pinned --route all --out target/report
 
-# Format, lints, unit tests, and the end-to-end tests on real Node + Mastra.
+# Format, lints, unit tests, and the end-to-end tests on real Node + Mastra:
+# every test there is.
 test: setup check
 	$(CARGO) test
+
+# The fast tier, to run while working: the library's unit tests and the
+# import rules, no Node and no Mastra.
+unit:
+	$(CARGO) test --lib
+	$(CARGO) test --test it structure::
 
 # What the tests need beyond cargo and the npm registry, from Debian (once,
 # as root): chromium for the test that opens the HTML report headless, and
@@ -29,7 +36,7 @@ setup:
 check:
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
-	$(CARGO) test --test javascript biome
+	$(CARGO) test --test it javascript::biome
 
 # No function outside tests past clippy.toml's too-many-lines-threshold, in
 # the whole crate (`run/` holds it already, through its own lint level).

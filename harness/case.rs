@@ -219,20 +219,6 @@ impl Case {
         }
     }
 
-    pub fn load(path: &Path) -> Result<Case, CaseError> {
-        let bytes = std::fs::read(path).map_err(|e| CaseError {
-            file: path.to_path_buf(),
-            field: String::new(),
-            problem: format!("cannot read the file: {e}"),
-        })?;
-        let text = String::from_utf8(bytes).map_err(|e| CaseError {
-            file: path.to_path_buf(),
-            field: String::new(),
-            problem: format!("not UTF-8 (byte {})", e.utf8_error().valid_up_to()),
-        })?;
-        Case::parse(path, &text)
-    }
-
     pub fn parse(path: &Path, text: &str) -> Result<Case, CaseError> {
         let raw = Json::parse(text).map_err(|e| CaseError {
             file: path.to_path_buf(),
@@ -279,14 +265,12 @@ impl Case {
         }
     }
 
-    /// The case's name in reports: its path with `/` separators, relative
-    /// to the working directory when it lies below it, then `@ROUTE` on a
-    /// route other than the default, so that one file on several routes is
-    /// several results.
+    /// The case's name in reports: its path with `/` separators (a file's
+    /// path is relative to the working directory when it lies below it:
+    /// `run::corpus::read_case`), then `@ROUTE` on a route other than the
+    /// default, so that one file on several routes is several results.
     pub fn name(&self) -> String {
-        let cwd = std::env::current_dir().unwrap_or_default();
-        let path = self.path.strip_prefix(&cwd).unwrap_or(&self.path);
-        let path = path.to_string_lossy().replace('\\', "/");
+        let path = self.path.to_string_lossy().replace('\\', "/");
         if self.route == Route::default() {
             path
         } else {
@@ -337,34 +321,3 @@ pub const BUILTINS: &[&str] = &[
     "webFetchTool",
     "webSearchTool",
 ];
-
-/// Every case file under `root` (a file, or a folder walked in sorted order).
-/// Symbolic links are followed, each folder walked once: a link back up the
-/// tree would otherwise be walked until the path is too long.
-pub fn discover(root: &Path) -> std::io::Result<Vec<PathBuf>> {
-    discover_once(root, &mut std::collections::HashSet::new())
-}
-
-fn discover_once(
-    root: &Path,
-    seen: &mut std::collections::HashSet<PathBuf>,
-) -> std::io::Result<Vec<PathBuf>> {
-    if root.is_file() {
-        return Ok(vec![root.to_path_buf()]);
-    }
-    if !seen.insert(std::fs::canonicalize(root)?) {
-        return Ok(Vec::new());
-    }
-    let mut out = Vec::new();
-    let mut entries: Vec<_> = std::fs::read_dir(root)?.collect::<Result<Vec<_>, _>>()?;
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
-        let path = entry.path();
-        if path.is_dir() {
-            out.extend(discover_once(&path, seen)?);
-        } else if path.extension().is_some_and(|e| e == "json") {
-            out.push(path);
-        }
-    }
-    Ok(out)
-}

@@ -17,7 +17,7 @@
 //!
 //! Two rules hold the flow: types live below the code that does I/O (the
 //! model and the judges read `case`, `projection`, `observation` and
-//! `versions::spec`, the reports read `results`, pure data, and none of
+//! `version::spec`, the reports read `results`, pure data, and none of
 //! them imports anything that starts a process, listens or installs), and
 //! nothing imports upward (only `cli` turns a domain value into output and
 //! an exit status).
@@ -40,8 +40,9 @@ pub mod case;
 pub mod projection;
 /// What a probe and the listener saw, as pure data.
 pub mod observation;
-/// Version specs (pure) and installs (I/O).
-pub mod versions;
+/// Versions as values: `MastraVersion`, the `--versions` grammar, the
+/// prediction of builds, what is installed beside each (pure).
+pub mod version;
 /// The reference model: Case x version -> Prediction (pure).
 pub mod model;
 /// Compare, known issues, snapshots, provider validity -> Verdict (pure).
@@ -57,6 +58,9 @@ pub mod db;
 pub mod recorded;
 /// Child processes, probes, the capture listener.
 pub mod observe;
+/// Getting versions: the registry, builds, installs, the pinned Node, the
+/// package store, the cache's locks (I/O).
+pub mod install;
 /// The pipeline for one version and the run loop over versions.
 pub mod run;
 /// Terminal summary, JSON, JUnit, Markdown, HTML; merging shard reports.

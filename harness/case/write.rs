@@ -176,8 +176,8 @@ fn reply(r: &Reply) -> Json {
 mod tests {
     use super::super::read::tests::parse;
     use super::super::{
-        discover, Approval, ApprovalPolicy, Call, Case, McpServer, MemorySource, Method, Reply,
-        Sources, Tool, ToolCallReply, ToolChoice, BUILTINS,
+        Approval, ApprovalPolicy, Call, Case, McpServer, MemorySource, Method, Reply, Sources,
+        Tool, ToolCallReply, ToolChoice, BUILTINS,
     };
     use crate::js::json::Json;
     use crate::js::string::JsString;
@@ -198,10 +198,10 @@ mod tests {
     #[test]
     fn read_after_write_is_the_identity_on_every_corpus_case() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("cases");
-        let files = discover(&root).unwrap();
+        let files = crate::run::corpus::discover(&root).unwrap();
         assert!(files.len() > 100, "{} case files", files.len());
         for file in files {
-            assert_round_trip(&Case::load(&file).unwrap());
+            assert_round_trip(&crate::run::corpus::read_case(&file).unwrap());
         }
     }
 

@@ -10,7 +10,7 @@ use crate::route::{Route, RouteSet};
 use crate::run::config::{repo_root, Config, Reuse};
 use crate::run::corpus::RunRequest;
 use crate::run::shard::Shard;
-use crate::versions::spec::{MastraVersion, Selection, VersionList, VersionSpec};
+use crate::version::spec::{MastraVersion, Selection, VersionList, VersionSpec};
 use clap::Args;
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
@@ -215,7 +215,7 @@ pub struct CaseRouteArgs {
 impl CaseRouteArgs {
     /// The case at `path`, on `--route` unless it names its own route.
     pub fn load(&self, path: &Path) -> Result<Case, Failure> {
-        let case = Case::load(path)?;
+        let case = crate::run::corpus::read_case(path)?;
         Ok(match self.route {
             Some(r) if !case.names_its_route() => case.on_route(r),
             _ => case,

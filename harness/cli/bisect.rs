@@ -6,11 +6,11 @@
 use super::args::{CaseRouteArgs, ProbeArgs, StoreArgs};
 use super::out::{print_out, say, stop_flag};
 use super::version::{exactly_one, predicted_as};
+use crate::install::revision::{Checkout, Commit, Recipe};
 use crate::loops::bisect::{bisect as search, bisect_commits, Bisection, Compared, Step};
 use crate::outcome::{Exit, Failure};
 use crate::run::session::Session;
-use crate::versions::revision::{Checkout, Commit, Recipe};
-use crate::versions::spec::{MastraVersion, VersionSpec};
+use crate::version::spec::{MastraVersion, VersionSpec};
 use clap::Args;
 use std::fmt::Display;
 use std::path::PathBuf;

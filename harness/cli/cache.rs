@@ -1,12 +1,12 @@
 //! `cache status` and `cache prune`: the version cache as a table, and
-//! making it smaller (`versions::cache` decides and removes; this prints).
+//! making it smaller (`install::cache` decides and removes; this prints).
 
 use super::args::CacheDirArgs;
 use super::out::print_out;
+use crate::install::cache::{prune, status, CacheStatus, InstallKind, Keep};
 use crate::outcome::{Exit, Failure};
 use crate::recorded::{identities, probe_code_digest, stale};
 use crate::run::config::Config;
-use crate::versions::cache::{prune, status, CacheStatus, InstallKind, Keep};
 use clap::{Args, Subcommand};
 use std::time::SystemTime;
 
@@ -113,7 +113,7 @@ impl Judge {
     }
 }
 
-fn status_text(installs: &crate::versions::layout::Installs, config: &Config) -> String {
+fn status_text(installs: &crate::install::layout::Installs, config: &Config) -> String {
     let s = status(installs);
     let mut out = format!(
         "cache {}: {} on disk (hard links counted once)\n  store  {:>9}  pnpm's content-addressed store, beyond the installs' own bytes\n  tools  {:>9}  the pinned Node and pnpm\n",

@@ -6,7 +6,7 @@ use super::out::print_out;
 use crate::js::json::Json;
 use crate::model::releases::{changes_at, table_json, Change, TABLE};
 use crate::outcome::{Exit, Failure};
-use crate::versions::spec::MastraVersion;
+use crate::version::spec::MastraVersion;
 use clap::Args;
 
 #[derive(Debug, Args, Clone, PartialEq, Eq)]

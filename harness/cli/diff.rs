@@ -13,7 +13,7 @@ use crate::loops::fuzz;
 use crate::outcome::{Exit, Failure};
 use crate::run::corpus::{load_cases, on_routes};
 use crate::run::session::Session;
-use crate::versions::spec::VersionSpec;
+use crate::version::spec::VersionSpec;
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 

@@ -171,7 +171,7 @@ pub fn fuzz(args: FuzzArgs) -> Result<Exit, Failure> {
 fn write_report(
     path: &Path,
     info: &RunInfo,
-    results: &[crate::results::CaseResult],
+    results: &[crate::judge::case_result::CaseResult],
     findings: Vec<Json>,
     coverage: Vec<Json>,
 ) -> Result<(), Failure> {
@@ -185,7 +185,7 @@ fn write_report(
 
 /// One version's generated cases per route and per kind of call: how many
 /// ran, how many were unmodelled.
-fn coverage_json(version: crate::versions::spec::MastraVersion, run: &VersionRun) -> Json {
+fn coverage_json(version: crate::version::spec::MastraVersion, run: &VersionRun) -> Json {
     let counts = |m: &std::collections::BTreeMap<&'static str, Counted>| {
         Json::object(m.iter().map(|(k, c)| {
             (

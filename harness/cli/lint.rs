@@ -21,7 +21,7 @@ use crate::outcome::{error_line, Exit, Failure};
 use crate::report::write_atomically;
 use crate::run::config::{repo_root, Config};
 use crate::run::session::Session;
-use crate::versions::spec::VersionSpec;
+use crate::version::spec::VersionSpec;
 use clap::{Args, ValueEnum};
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};

@@ -158,7 +158,7 @@ mod tests {
     use super::*;
     use crate::loops::bisect::Compared;
     use crate::route::Route;
-    use crate::versions::spec::{VersionList, VersionSpec};
+    use crate::version::spec::{VersionList, VersionSpec};
     use clap::CommandFactory;
     use std::marker::PhantomData;
     use std::path::PathBuf;
@@ -222,7 +222,7 @@ mod tests {
     /// is a word no one finds.
     #[test]
     fn every_versions_help_names_every_word() {
-        use crate::versions::spec::VersionSpec;
+        use crate::version::spec::VersionSpec;
         const WORDS: &[&str] = &[
             "pinned",
             "latest",

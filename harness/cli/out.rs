@@ -3,10 +3,11 @@
 //! reports written where asked (or somewhere safe when that fails).
 
 use crate::case::CaseError;
+use crate::judge::case_result::CaseResult;
 use crate::outcome::Failure;
 pub use crate::report::save_report;
 use crate::results::info::RunInfo;
-use crate::results::{CaseResult, VersionStats};
+use crate::results::VersionStats;
 use crate::run::corpus::RunObserver;
 use crate::run::progress::Progress;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};

@@ -6,7 +6,6 @@
 use super::args::ProbeArgs;
 use super::out::{print_out, stop_flag};
 use super::version::exactly_one;
-use crate::case::Case;
 use crate::js::json::Json;
 use crate::judge::known::KnownIssues;
 use crate::model::{predict as model_predict, Prediction};
@@ -15,7 +14,7 @@ use crate::outcome::{Exit, Failure};
 use crate::report::repro::{expected_view, Environment, Repro, Shows};
 use crate::route::Route;
 use crate::run::session::Session;
-use crate::versions::spec::VersionSpec;
+use crate::version::spec::VersionSpec;
 use clap::Args;
 use std::path::{Path, PathBuf};
 
@@ -57,12 +56,12 @@ pub fn repro(args: ReproArgs) -> Result<Exit, Failure> {
             let mut cases = issue
                 .cases
                 .iter()
-                .map(|c| Case::load(&c.path))
+                .map(|c| crate::run::corpus::read_case(&c.path))
                 .collect::<Result<Vec<_>, _>>()?;
             cases.sort_by_key(|c| c.to_json().to_compact().len());
             cases.remove(0)
         }
-        None => Case::load(case)?,
+        None => crate::run::corpus::read_case(case)?,
     };
     let case = if case.names_its_route() {
         case

@@ -21,7 +21,7 @@ use crate::run::config::{repo_root, Config};
 use crate::run::corpus::{collect_run, ObserverPair, RunOutcome};
 use crate::run::session::Session;
 use crate::run::shard::{costs_path, Costs};
-use crate::versions::spec::MastraVersion;
+use crate::version::spec::MastraVersion;
 use clap::Args;
 use std::path::{Path, PathBuf};
 

@@ -5,14 +5,14 @@ use super::out::{check_writable, print_out, save_report, stop_flag};
 use super::version::announced;
 use crate::case::Case;
 use crate::js::json::Json;
+use crate::judge::case_result::CaseResult;
 use crate::loops::provenance::{command_line, Provenance};
 use crate::model::predict as model_predict;
 use crate::outcome::{Exit, Failure};
-use crate::results::CaseResult;
 use crate::run::config::{repo_root, Config};
 use crate::run::corpus::{load_cases, RunRequest};
 use crate::run::session::Session;
-use crate::versions::spec::{Selection, VersionList, VersionSpec};
+use crate::version::spec::{Selection, VersionList, VersionSpec};
 use clap::Args;
 use std::path::PathBuf;
 

@@ -3,10 +3,10 @@
 //! through `Session::resolve`, as `--versions` does: a dist-tag through the
 //! registry, a build hashed, named and kept in the cache.
 
+use crate::install::mastra::VersionError;
 use crate::outcome::Failure;
 use crate::run::session::Session;
-use crate::versions::install::VersionError;
-use crate::versions::spec::{Basis, MastraVersion, Selection, VersionSpec};
+use crate::version::spec::{Basis, MastraVersion, Selection, VersionSpec};
 
 /// The one version `spec` names; `flag` names it in the error when it names
 /// none or several.

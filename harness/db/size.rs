@@ -16,7 +16,7 @@ use crate::judge::refine::input_json;
 use crate::model::{predict, Prediction};
 use crate::route::RouteSet;
 use crate::run::corpus::{load_cases, on_routes};
-use crate::versions::spec::MastraVersion;
+use crate::version::spec::MastraVersion;
 use std::path::Path;
 
 /// The database of the whole matrix (1.x, and 0.x beside it, about 150,000

@@ -75,7 +75,7 @@ use crate::observation::Observed;
 use crate::projection::{Projection, RequestView};
 use crate::route::body::{at, path_json, Step};
 use crate::route::Route;
-use crate::versions::spec::VersionSpec;
+use crate::version::spec::VersionSpec;
 use std::path::{Path, PathBuf};
 
 /// What says, of one projection, that the issue is there.
@@ -1142,7 +1142,7 @@ mod tests {
     #[test]
     fn the_ledgers_0_x_starts_are_the_switches_they_need() {
         use crate::model::releases::Release;
-        use crate::versions::spec::{Bound, MastraVersion};
+        use crate::version::spec::{Bound, MastraVersion};
         let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("known-issues.json");
         let known = KnownIssues::load(&file).unwrap();
         let seen_on = |id: &str, v: MastraVersion| {
@@ -1275,7 +1275,7 @@ mod tests {
             Some("mistral-named-choice-drops-tools".to_string())
         );
         // A listed case keeps its entry.
-        let listed = Case::load(
+        let listed = crate::run::corpus::read_case(
             &Path::new(env!("CARGO_MANIFEST_DIR"))
                 .join("cases/report/toolchoice-by-tool-id-not-rewritten.json"),
         )

@@ -18,12 +18,11 @@
 use crate::case::Case;
 use crate::js::json::Json;
 use crate::judge::compare::Verdict;
-use crate::judge::known::{IssueState, KnownError, KnownIssues};
+use crate::judge::known::{IssueState, KnownIssues};
 use crate::judge::provider::{self, Rejection};
 use crate::model::Prediction;
 use crate::observation::Observed;
-use crate::versions::spec::MastraVersion;
-use std::path::{Path, PathBuf};
+use crate::version::spec::MastraVersion;
 
 /// What is known about one result beyond `compare`'s verdict.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -112,23 +111,15 @@ pub fn decide(base: Verdict, f: &Findings) -> Verdict {
     }
 }
 
-/// What refines results: the known issues and the snapshots folder.
+/// What refines results: the known issues and the stored snapshots (read
+/// by the caller: `run::config::refiner`).
 #[derive(Debug, Clone, Default)]
 pub struct Refiner {
     pub known: KnownIssues,
-    pub snapshots: PathBuf,
+    pub snapshots: crate::judge::snapshot::Shelf,
 }
 
 impl Refiner {
-    /// The ledger of known issues from `known_issues`, snapshots under
-    /// `snapshots`.
-    pub fn load(known_issues: &Path, snapshots: &Path) -> Result<Refiner, KnownError> {
-        Ok(Refiner {
-            known: KnownIssues::load(known_issues)?,
-            snapshots: snapshots.to_path_buf(),
-        })
-    }
-
     /// The findings about one result, and its final verdict. `parsed`:
     /// the observed bodies as the projection parsed them, when it did.
     pub fn refine(
@@ -183,12 +174,12 @@ impl Refiner {
 
 /// Whether the bodies match their stored snapshot (`None`: there is none).
 fn snapshot_matches(
-    dir: &Path,
+    shelf: &crate::judge::snapshot::Shelf,
     case_name: &str,
     version: MastraVersion,
     bodies: &[crate::observation::Captured],
 ) -> Option<bool> {
-    crate::judge::snapshot::check(dir, case_name, version, bodies)
+    crate::judge::snapshot::check(shelf, case_name, version, bodies)
 }
 
 #[cfg(test)]

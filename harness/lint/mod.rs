@@ -22,7 +22,7 @@ pub mod sarif;
 use crate::model::releases::{
     Release, ACTIVE_TOOLS_APPLIED, ACTIVE_TOOLS_ON_0X, FORMAT_TOOLS_SINCE,
 };
-use crate::versions::spec::MastraVersion;
+use crate::version::spec::MastraVersion;
 use paint::{count, Paint};
 
 use crate::js::json::Json;

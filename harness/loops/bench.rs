@@ -19,7 +19,7 @@ use crate::js::json::Json;
 use crate::observe::proc::CommandSpec;
 use crate::route::Route;
 use crate::run::session::Session;
-use crate::versions::spec::MastraVersion;
+use crate::version::spec::MastraVersion;
 use std::io::Write;
 use std::time::{Duration, Instant};
 

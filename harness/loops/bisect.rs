@@ -6,7 +6,7 @@
 //! predicate and knows nothing of Mastra (cargo-bisect-rustc's shape).
 //! `search` around it checks both ends first, then hands it a predicate
 //! that gets an item on demand (installs a version; or builds a commit,
-//! `versions::revision`, and installs the build), runs the case through the
+//! `install::revision`, and installs the build), runs the case through the
 //! one pipeline (`Session::run_version`), reports the step, and says whether
 //! the result differs from the good one's. An item that cannot be run (not
 //! served, install failed, build failed, probe failure) is `Unknown`: the
@@ -19,14 +19,14 @@
 //! of the body snapshots).
 
 use crate::case::Case;
+use crate::install::revision::{Checkout, Commit, Recipe, RevisionError};
 use crate::js::json::Json;
+use crate::judge::case_result::CaseResult;
 use crate::judge::compare::comparable;
 use crate::observation::Observed;
 use crate::outcome::{error_chain, Failure};
-use crate::results::CaseResult;
 use crate::run::session::Session;
-use crate::versions::revision::{Checkout, Commit, Recipe, RevisionError};
-use crate::versions::spec::{MastraVersion, Selection, VersionSpec};
+use crate::version::spec::{MastraVersion, Selection, VersionSpec};
 
 /// What the predicate says of one item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

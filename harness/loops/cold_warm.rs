@@ -10,13 +10,13 @@
 //! which are the harness's own tools, not a version's install. The folder
 //! goes when the bench ends, interrupted or not.
 
+use crate::install::cache;
 use crate::js::json::Json;
 use crate::outcome::Failure;
 use crate::results::VersionStats;
 use crate::run::config::{Config, Reuse};
 use crate::run::corpus::{collect_run, RunObserver, RunRequest};
-use crate::versions::cache;
-use crate::versions::spec::MastraVersion;
+use crate::version::spec::MastraVersion;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -82,7 +82,7 @@ impl Costs {
 }
 
 impl RunObserver for Costs {
-    fn result(&mut self, r: &crate::results::CaseResult) {
+    fn result(&mut self, r: &crate::judge::case_result::CaseResult) {
         use crate::judge::compare::Verdict;
         self.results += 1;
         self.verdicts.push((

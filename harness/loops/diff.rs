@@ -16,13 +16,13 @@
 
 use crate::case::Case;
 use crate::js::json::Json;
+use crate::judge::case_result::CaseResult;
 use crate::judge::known::{KnownIssue, KnownIssues};
 use crate::judge::snapshot;
 use crate::observation::Observed;
 use crate::projection::Projection;
-use crate::results::CaseResult;
 use crate::run::session::Session;
-use crate::versions::spec::MastraVersion;
+use crate::version::spec::MastraVersion;
 use std::collections::BTreeMap;
 
 /// One case on both sides.

@@ -20,13 +20,13 @@
 use crate::db::write::DbWriter;
 use crate::db::{DbError, RunDb};
 use crate::js::json::Json;
+use crate::judge::case_result::CaseResult;
 use crate::outcome::Failure;
 use crate::report::doc::{ReportDoc, END};
 use crate::report::{
     result_json, stream_report_json, write_reports, write_streamed, DATABASE, JSONL,
 };
 use crate::results::info::RunInfo;
-use crate::results::CaseResult;
 use crate::run::corpus::RunObserver;
 use std::fs::File;
 use std::io::Write;

@@ -10,14 +10,14 @@
 
 use crate::case::Case;
 use crate::js::json::Json;
+use crate::judge::case_result::CaseResult;
 use crate::judge::compare::comparable;
 use crate::loops::provenance::Provenance;
 use crate::model::{predict, Prediction};
 use crate::projection::Projection;
 use crate::report::doc::ReportDoc;
-use crate::results::CaseResult;
 use crate::route::Route;
-use crate::versions::spec::MastraVersion;
+use crate::version::spec::MastraVersion;
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
@@ -128,7 +128,8 @@ pub fn from_report(
         };
         let key = (path.clone(), route);
         if !cases.contains_key(&key) {
-            let case = Case::load(&root.join(&path)).map_err(|e| format!("{}: {e}", at("case")))?;
+            let case = crate::run::corpus::read_case(&root.join(&path))
+                .map_err(|e| format!("{}: {e}", at("case")))?;
             let case = if case.names_its_route() {
                 case
             } else {
@@ -357,7 +358,7 @@ mod tests {
     fn a_written_report_is_judged_again_by_todays_model() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let path = "cases/report/search-web-is-sent-as-search_web.json";
-        let case = Case::load(&root.join(path))
+        let case = crate::run::corpus::read_case(&root.join(path))
             .unwrap()
             .on_route(Route::Mistral);
         let (old, new) = (MastraVersion::new(1, 0, 4), MastraVersion::new(1, 67, 0));

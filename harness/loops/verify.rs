@@ -10,13 +10,13 @@
 
 use crate::case::Case;
 use crate::js::json::Json;
+use crate::judge::case_result::CaseResult;
 use crate::judge::compare::Verdict;
 use crate::judge::known::{IssueState, KnownIssue, KnownIssues};
 use crate::outcome::Failure;
-use crate::results::CaseResult;
 use crate::route::RouteSet;
 use crate::run::session::Session;
-use crate::versions::spec::{versions_json, MastraVersion};
+use crate::version::spec::{versions_json, MastraVersion};
 use std::sync::atomic::Ordering;
 
 /// An issue on one version, over all its cases.
@@ -229,7 +229,7 @@ pub fn verify(
     let mut owner: Vec<usize> = Vec::new();
     for (i, issue) in issues.iter().enumerate() {
         for c in &issue.cases {
-            let case = Case::load(&c.path)?;
+            let case = crate::run::corpus::read_case(&c.path)?;
             // An entry for one route runs there; an entry for every route
             // runs on the routes asked for (default: the case's own).
             match (c.route, routes) {

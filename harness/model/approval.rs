@@ -247,7 +247,7 @@ mod tests {
     use crate::case::Case;
     use crate::model::{predict, Prediction};
     use crate::projection::Projection;
-    use crate::versions::spec::MastraVersion;
+    use crate::version::spec::MastraVersion;
     use std::path::Path;
 
     fn projected(text: &str, version: MastraVersion) -> Projection {

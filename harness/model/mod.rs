@@ -34,7 +34,7 @@ use crate::case::{Case, Method, Tool, ToolChoice, STANDARD_ID};
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::projection::{ErrorView, Projection};
-use crate::versions::spec::MastraVersion;
+use crate::version::spec::MastraVersion;
 use record::{Lookup, Record};
 use releases::Release;
 use rewrite::{format_tools, FormatError};

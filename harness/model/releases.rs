@@ -23,7 +23,7 @@
 pub mod legacy;
 
 use crate::js::json::Json;
-use crate::versions::spec::MastraVersion;
+use crate::version::spec::MastraVersion;
 
 /// What a declined call's tool result says to the model (1.0.4, 1.67.0,
 /// 1.71.0 alike).
@@ -692,7 +692,7 @@ release_table! {
     /// `TAR_BAD_ARCHIVE` or, on 0.4.2, which caches the model inside
     /// `node_modules`, `EROFS`). 0.10.1's default has no semantic recall
     /// (`dist/chunk-2YYOF7DO.js:18`); before 0.4.2 no `@mastra/memory` release
-    /// fits the core (`versions::extras`).
+    /// fits the core (`version::extras`).
     MEMORY_EMBEDS_BY_DEFAULT => memory_embeds_by_default: (0, 4, 2) ..= (0, 9, 4), ended (0, 10, 1);
 
     /// The first release whose `generate` tells its loop it is one (0.24.6
@@ -896,9 +896,9 @@ impl Release {
     }
 
     /// Whether a 0.x install's `@mastra/mcp` reaches one server per client
-    /// (`versions::extras::mcp_client_of_one_server`).
+    /// (`version::extras::mcp_client_of_one_server`).
     pub fn mcp_client_of_one_server(&self) -> bool {
-        self.on_0x() && crate::versions::extras::mcp_client_of_one_server(self.version)
+        self.on_0x() && crate::version::extras::mcp_client_of_one_server(self.version)
     }
 
     /// Whether the release exports the builtin `name` of

@@ -227,7 +227,7 @@ mod tests {
     use super::*;
 
     fn rel() -> Release {
-        Release::of(crate::versions::spec::MastraVersion::new(1, 67, 0))
+        Release::of(crate::version::spec::MastraVersion::new(1, 67, 0))
     }
 
     fn names() -> Vec<JsString> {
@@ -293,7 +293,7 @@ mod tests {
             choice("search.web"),
             r#"{"type":"function","name":"search.web"}"#
         );
-        let old = Release::of(crate::versions::spec::MastraVersion::new(1, 0, 4));
+        let old = Release::of(crate::version::spec::MastraVersion::new(1, 0, 4));
         let (_, c) = offer_on(Route::OpenAi, &old, names(), &named("constructor"));
         assert_eq!(
             c.unwrap().to_compact(),

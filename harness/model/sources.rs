@@ -6,7 +6,7 @@
 //! `merged_tools` (in `mod.rs`) spreads in Mastra's order, and the tool
 //! result a call of each kind carries into history. Measured on every served
 //! 1.x with `@mastra/mcp`, `@mastra/memory` and `@mastra/libsql` at the
-//! versions `versions::extras` picks (the boundaries are in `releases`).
+//! versions `version::extras` picks (the boundaries are in `releases`).
 //!
 //! Where the keys come from:
 //! - sub-agents: `listAgentTools` assigns `convertedAgentTools[`agent-${key}`]`
@@ -94,7 +94,7 @@ pub(super) enum McpJoin {
     OnArrival,
     /// One `MastraMCPClient` per server, in `Object.keys` order, each tool
     /// under its own name, a later server's replacing an equal name
-    /// (`versions::extras::mcp_client_of_one_server`).
+    /// (`version::extras::mcp_client_of_one_server`).
     OneClientEach,
 }
 
@@ -457,7 +457,7 @@ mod tests {
 
     #[test]
     fn validation_error_cuts_the_quoted_arguments_at_200_code_units() {
-        let rel = Release::of(crate::versions::spec::MastraVersion::new(1, 11, 0));
+        let rel = Release::of(crate::version::spec::MastraVersion::new(1, 11, 0));
         let name = JsString::from("agent-s");
         let message = |prompt: &JsString| {
             let input = Json::object([("prompt", Json::String(prompt.clone()))]);
@@ -480,7 +480,7 @@ mod tests {
             format!("{{\n  \"prompt\": \"{}\"\n... (truncated)", x(183))
         );
         // Not on a release whose schema compiles.
-        let fine = Release::of(crate::versions::spec::MastraVersion::new(1, 13, 2));
+        let fine = Release::of(crate::version::spec::MastraVersion::new(1, 13, 2));
         assert_eq!(
             sub_agent_schema_rejects(&fine, &name, &Json::object([("prompt", Json::str("p"))])),
             None

@@ -276,7 +276,7 @@ pub fn validate(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::versions::spec::MastraVersion;
+    use crate::version::spec::MastraVersion;
 
     fn j(s: &str) -> Json {
         Json::parse(s).unwrap()

@@ -20,8 +20,8 @@
 
 use crate::case::Case;
 use crate::js::json::Json;
-use crate::versions::digest::digest_hex;
-use crate::versions::spec::MastraVersion;
+use crate::version::digest::digest_hex;
+use crate::version::spec::MastraVersion;
 use sha2::{Digest, Sha256};
 
 /// The version of the stored format: a change to what a record holds, or

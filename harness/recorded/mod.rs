@@ -22,11 +22,11 @@
 pub mod format;
 pub mod key;
 
+use crate::install::lock::{self, Hold, Waited};
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::results::Hello;
-use crate::versions::lock::{self, Hold, Waited};
-use crate::versions::spec::MastraVersion;
+use crate::version::spec::MastraVersion;
 use format::{read_segment, segment_count, write_segment, Record};
 use key::{code_digest, install_identity, local_imports, CaseKey, ShelfKey, PROBE_ROOTS};
 use std::collections::HashMap;

@@ -18,7 +18,7 @@ use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::judge::compare::Verdict;
 use crate::route::Route;
-use crate::versions::spec::MastraVersion;
+use crate::version::spec::MastraVersion;
 use std::path::Path;
 
 /// One case on one version, as a report says it.

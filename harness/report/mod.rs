@@ -15,14 +15,14 @@ pub mod repro;
 pub mod site;
 
 use crate::js::json::Json;
+use crate::judge::case_result::CaseResult;
 use crate::judge::compare::{comparable, diff, Verdict};
 use crate::model::Prediction;
 use crate::observation::Observed;
 use crate::outcome::Failure;
 use crate::report::doc::ReportDoc;
 use crate::results::info::RunInfo;
-use crate::results::CaseResult;
-use crate::versions::spec::MastraVersion;
+use crate::version::spec::MastraVersion;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;

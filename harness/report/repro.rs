@@ -22,8 +22,8 @@ use crate::judge::known::{named_choice_json, KnownIssue, Severity, Symptom};
 use crate::projection::Projection;
 use crate::route::body::layouts_json;
 use crate::route::Route;
-use crate::versions::extras::extras;
-use crate::versions::spec::MastraVersion;
+use crate::version::extras::extras;
+use crate::version::spec::MastraVersion;
 use std::collections::BTreeMap;
 
 /// The script: a module of `node-probe/` that imports from its neighbours.

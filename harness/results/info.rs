@@ -13,8 +13,8 @@ use crate::js::string::JsString;
 use crate::observation::Refused;
 use crate::results::VersionStats;
 use crate::route::Route;
-use crate::versions::digest::digest_hex;
-use crate::versions::spec::{versions_json, Basis, MastraVersion, PredictedAs};
+use crate::version::digest::digest_hex;
+use crate::version::spec::{versions_json, Basis, MastraVersion, PredictedAs};
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
 

@@ -1,81 +1,16 @@
-//! `CaseResult` and `VersionStats`: what a run produced, one result per case
-//! and version and the costs of each version, as pure data; `RunInfo`
-//! (`info`): what the run was.
+//! `VersionStats`: what each version of a run cost, with what its probes
+//! measured (`PoolStats`) and said at their start (`Hello`), as pure data;
+//! `RunInfo` (`info`): what the run was. Each result is a
+//! `judge::case_result::CaseResult`.
 //!
-//! In: a case, its version, the prediction and the observation (`judge`
-//! turns them into a `CaseResult`); the figures the probes and the installer
-//! measured. Out: the values `report` renders and the loops fold. Nothing
-//! here starts a process, listens or installs: `run` and `observe` fill
-//! these in.
+//! In: the figures the probes and the installer measured. Out: the values
+//! `report` renders and the loops fold. Nothing here starts a process,
+//! listens or installs: `run` and `observe` fill these in.
 
 pub mod info;
 
-use crate::case::Case;
-use crate::judge::compare::{compare, Verdict};
-use crate::judge::refine::{Findings, Refiner};
-use crate::model::{predict, Prediction};
-use crate::observation::{Observed, ParsedBody};
-use crate::route::Route;
-use crate::versions::spec::MastraVersion;
+use crate::version::spec::MastraVersion;
 use std::time::Duration;
-
-/// One case on one version.
-#[derive(Debug, Clone)]
-pub struct CaseResult {
-    /// Index into the cases the version was given.
-    pub index: usize,
-    pub case: String,
-    /// The route it ran on (its name carries it too, as `PATH@ROUTE`).
-    pub route: Route,
-    pub version: MastraVersion,
-    pub verdict: Verdict,
-    pub predicted: Prediction,
-    pub observed: Observed,
-    /// Known issue, snapshot and provider findings (`refine`).
-    pub findings: Findings,
-}
-
-/// Case `index` on `version`, observed as `observed`: the model's
-/// prediction, `compare`'s verdict, refined by the known issues, snapshots
-/// and provider rules.
-pub fn judge(
-    refiner: &Refiner,
-    case: &Case,
-    index: usize,
-    version: MastraVersion,
-    observed: Observed,
-) -> CaseResult {
-    judge_parsed(refiner, case, (index, version), observed, None)
-}
-
-/// As `judge`, with the observed bodies as the projection parsed them
-/// (`Observed::from_observation_parsed`), so that they are not parsed again.
-pub fn judge_parsed(
-    refiner: &Refiner,
-    case: &Case,
-    (index, version): (usize, MastraVersion),
-    observed: Observed,
-    parsed: Option<&[ParsedBody]>,
-) -> CaseResult {
-    let predicted = predict(case, version);
-    let (verdict, findings) = refiner.refine(
-        case,
-        version,
-        (&predicted, &observed),
-        parsed,
-        compare(&predicted, &observed),
-    );
-    CaseResult {
-        index,
-        case: case.name(),
-        route: case.route,
-        version,
-        verdict,
-        predicted,
-        observed,
-        findings,
-    }
-}
 
 /// What one version cost.
 #[derive(Debug, Clone, Default)]

@@ -1,12 +1,15 @@
 //! `Config`: the validated settings every other module takes, built once
 //! from the raw flags in `cli` (which nothing below the CLI sees).
 
+use crate::install::layout::{default_cache, Installs};
+use crate::judge::known::{KnownError, KnownIssues};
+use crate::judge::refine::Refiner;
+use crate::judge::snapshot::Shelf;
 use crate::observe::capture::DEFAULT_BODY_LIMIT;
 use crate::observe::pool::{available_cores, PoolConfig};
 use crate::observe::probe::ProbeCommand;
 use crate::observe::proc::CommandSpec;
-use crate::versions::layout::{default_cache, Installs};
-use crate::versions::spec::MastraVersion;
+use crate::version::spec::MastraVersion;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -133,4 +136,15 @@ impl Config {
             mcp_server: std::env::current_exe().ok(),
         }
     }
+}
+
+/// What refines a run's results: the ledger of known issues read from
+/// `known_issues`, and the snapshots under `snapshots`, read as the judge
+/// asks for them.
+pub fn refiner(known_issues: &Path, snapshots: &Path) -> Result<Refiner, KnownError> {
+    let dir = snapshots.to_path_buf();
+    Ok(Refiner {
+        known: KnownIssues::load(known_issues)?,
+        snapshots: Shelf::new(move |file| std::fs::read_to_string(dir.join(file)).ok()),
+    })
 }

@@ -7,19 +7,67 @@
 //! the command layer draws progress). Out: a `RunOutcome`. `run`, `matrix`,
 //! `sweep` and `diff` are this loop with different observers and reports.
 
-use crate::case::{discover, Case, CaseError};
+use crate::case::{Case, CaseError};
+use crate::judge::case_result::CaseResult;
 use crate::observation::Observed;
 use crate::outcome::Failure;
 use crate::results::info::{corpus_digest, RunInfo};
-use crate::results::{CaseResult, VersionStats};
+use crate::results::VersionStats;
 use crate::route::{Route, RouteSet};
 use crate::run::config::{commit, Config};
 use crate::run::session::{Session, VersionCases};
 use crate::run::shard::{costs_path, units_of, Costs, Shard};
-use crate::versions::spec::{MastraVersion, Selection, VersionSpec};
+use crate::version::spec::{MastraVersion, Selection, VersionSpec};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+
+/// The case in the file at `path`, named by its path relative to the
+/// working directory when it lies below it.
+pub fn read_case(path: &Path) -> Result<Case, CaseError> {
+    let unreadable = |problem: String| CaseError {
+        file: path.to_path_buf(),
+        field: String::new(),
+        problem,
+    };
+    let bytes =
+        std::fs::read(path).map_err(|e| unreadable(format!("cannot read the file: {e}")))?;
+    let text = String::from_utf8(bytes)
+        .map_err(|e| unreadable(format!("not UTF-8 (byte {})", e.utf8_error().valid_up_to())))?;
+    let cwd = std::env::current_dir().unwrap_or_default();
+    Case::parse(path.strip_prefix(&cwd).unwrap_or(path), &text)
+}
+
+/// Every case file under `root` (a file, or a folder walked in sorted order).
+/// Symbolic links are followed, each folder walked once: a link back up the
+/// tree would otherwise be walked until the path is too long.
+pub fn discover(root: &Path) -> std::io::Result<Vec<PathBuf>> {
+    discover_once(root, &mut std::collections::HashSet::new())
+}
+
+fn discover_once(
+    root: &Path,
+    seen: &mut std::collections::HashSet<PathBuf>,
+) -> std::io::Result<Vec<PathBuf>> {
+    if root.is_file() {
+        return Ok(vec![root.to_path_buf()]);
+    }
+    if !seen.insert(std::fs::canonicalize(root)?) {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    let mut entries: Vec<_> = std::fs::read_dir(root)?.collect::<Result<Vec<_>, _>>()?;
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let path = entry.path();
+        if path.is_dir() {
+            out.extend(discover_once(&path, seen)?);
+        } else if path.extension().is_some_and(|e| e == "json") {
+            out.push(path);
+        }
+    }
+    Ok(out)
+}
 
 /// Load every case under `paths`; every bad file is reported, and the good
 /// ones still run.
@@ -30,7 +78,7 @@ pub fn load_cases(paths: &[PathBuf]) -> (Vec<Case>, Vec<CaseError>) {
         match discover(root) {
             Ok(files) => {
                 for f in files {
-                    match Case::load(&f) {
+                    match read_case(&f) {
                         Ok(c) => cases.push(c),
                         Err(e) => errors.push(e),
                     }

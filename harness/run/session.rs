@@ -24,6 +24,11 @@
 //! concurrent requests is never stored nor reused.
 
 use crate::case::Case;
+use crate::install::layout::{remedy, Installs, Made};
+use crate::install::mastra::VersionError;
+use crate::install::node::{NodeError, NodeRuntime};
+use crate::install::registry::RegistryError;
+use crate::judge::case_result::{judge, judge_parsed, CaseResult};
 use crate::judge::refine::Refiner;
 use crate::observation::Observed;
 use crate::observe::capture::Listener;
@@ -33,15 +38,16 @@ use crate::outcome::{error_chain, Failure};
 use crate::recorded::format::Record;
 use crate::recorded::key::{CaseKey, ShelfKey};
 use crate::recorded::{probe_code_digest, ObservationStore};
-use crate::results::{judge, CaseResult, VersionStats};
+use crate::judge::case_result::{judge, CaseResult};
+use crate::results::VersionStats;
 use crate::run::config::{Config, Reuse};
 use crate::run::schedule::{SessionAction, SessionEvent, SessionMachine};
 use crate::run::workers::{self, reusable, Opened, ProbeRun, Produced, Shared};
-use crate::versions::install::VersionError;
-use crate::versions::layout::Installs;
-use crate::versions::node::{NodeError, NodeRuntime};
-use crate::versions::registry::RegistryError;
-use crate::versions::spec::{
+use crate::install::mastra::VersionError;
+use crate::install::layout::Installs;
+use crate::install::node::{NodeError, NodeRuntime};
+use crate::install::registry::RegistryError;
+use crate::version::spec::{
     first_release_heading, predict_snapshot, resolve, Build, MastraVersion, PredictedAs, Registry,
     Selection, VersionSpec,
 };
@@ -93,7 +99,7 @@ pub struct Session {
     pub listener: Listener,
     node: Option<Result<NodeRuntime, Arc<NodeError>>>,
     registry: Option<Result<Registry, Arc<RegistryError>>>,
-    /// The builds this session was given, as `versions::build` named them.
+    /// The builds this session was given, as `install::build` named them.
     pub builds: Vec<Build>,
     /// The snapshot builds resolved so far, each with the release the model
     /// predicts it as and the rule that gave it.
@@ -130,7 +136,7 @@ impl Session {
     /// malformed ledger is bad input; a listener that cannot start is the
     /// machine's failure.
     pub fn new(config: Config, stop: Arc<AtomicBool>) -> Result<Session, Failure> {
-        let refiner = Refiner::load(&config.known_issues, &config.snapshots)?;
+        let refiner = crate::run::config::refiner(&config.known_issues, &config.snapshots)?;
         let listener = Listener::start(config.body_limit)
             .map_err(|e| Failure::infra_because("cannot start the capture listener", e))?;
         let refiner = Arc::new(refiner);
@@ -281,7 +287,7 @@ impl Session {
             .map(|(_, why)| why.clone())
             .unwrap_or_else(|| PredictedAs {
                 release: v.release(),
-                basis: crate::versions::spec::Basis::Itself,
+                basis: crate::version::spec::Basis::Itself,
             })
     }
 
@@ -750,8 +756,8 @@ impl<'a> Driver<'a, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::install::layout::InstallError;
     use crate::observe::proc::ProcError;
-    use crate::versions::layout::InstallError;
 
     #[test]
     fn an_unserved_version_is_unavailable_and_a_failed_install_keeps_its_causes() {

@@ -12,7 +12,7 @@
 //! slices cover every (case, version) exactly once.
 
 use crate::js::json::Json;
-use crate::versions::spec::MastraVersion;
+use crate::version::spec::MastraVersion;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;

@@ -11,7 +11,7 @@ use crate::js::string::JsString;
 use crate::judge::provider::NamePattern;
 use crate::lint::LintInput;
 use crate::lint::Severity;
-use crate::versions::spec::MastraVersion;
+use crate::version::spec::MastraVersion;
 
 /// One problem, ready for any rendering.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -13,7 +13,7 @@ use super::{
 };
 use crate::js::json::Json;
 use crate::js::string::JsString;
-use crate::versions::spec::MastraVersion;
+use crate::version::spec::MastraVersion;
 
 /// What the loader document says went wrong, with the exit status it deserves.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -37,7 +37,7 @@ pub use judge::{
 pub use render::TextStyle;
 
 use crate::js::string::JsString;
-use crate::versions::spec::MastraVersion;
+use crate::version::spec::MastraVersion;
 
 /// Where a key or name is written in the project (relative path, 1-based).
 #[derive(Debug, Clone, PartialEq, Eq)]

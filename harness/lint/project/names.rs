@@ -16,7 +16,7 @@ use super::{ApprovalPolicy, Location, NameUse, OwnApproval, PolicyAnswer, Projec
 use crate::js::string::JsString;
 use crate::lint::{lint, LintInput, LintReport, Reference, Severity};
 use crate::model::releases::APPROVAL_POLICY_ASKED;
-use crate::versions::spec::MastraVersion;
+use crate::version::spec::MastraVersion;
 
 /// A tool of the agent's, by the names the project may write for it.
 struct Named<'a> {

@@ -21,7 +21,7 @@ use crate::js::string::JsString;
 use crate::lint::{active_tools_applied, lint, KeyFinding, KeyProblem, LintReport};
 use crate::lint::{NameFinding, Reference};
 use crate::model::releases::Release;
-use crate::versions::spec::MastraVersion;
+use crate::version::spec::MastraVersion;
 
 /// What one key is on one side of the upgrade.
 #[derive(Debug, Clone, PartialEq, Eq)]

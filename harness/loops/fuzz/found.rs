@@ -7,7 +7,8 @@
 //! until they are explained.
 
 use super::FoundDivergence;
-use crate::case::{discover, Case, CaseError};
+use crate::case::{Case, CaseError};
+use crate::run::corpus::discover;
 use std::path::{Path, PathBuf};
 
 /// Where a finding went.
@@ -48,7 +49,7 @@ pub fn load(dir: &Path) -> (Vec<Case>, Vec<CaseError>) {
     let mut cases = Vec::new();
     let mut errors = Vec::new();
     for f in files {
-        match Case::load(&f) {
+        match crate::run::corpus::read_case(&f) {
             Ok(c) => cases.push(c),
             Err(e) => errors.push(e),
         }
@@ -111,11 +112,11 @@ mod tests {
     use super::super::shrink::Ended;
     use super::super::{FoundDivergence, Signature};
     use super::*;
+    use crate::judge::case_result::CaseResult;
     use crate::judge::compare::Verdict;
     use crate::model::Prediction;
     use crate::observation::Observed;
-    use crate::results::CaseResult;
-    use crate::versions::spec::MastraVersion;
+    use crate::version::spec::MastraVersion;
 
     fn divergence(index: u64) -> FoundDivergence {
         let d = generate(1, index);
@@ -161,7 +162,7 @@ mod tests {
             path.ends_with("seed1-case5-1.67.0-requests-tools.json"),
             "{path:?}"
         );
-        let case = Case::load(path).unwrap();
+        let case = crate::run::corpus::read_case(path).unwrap();
         assert_eq!(case.source.as_deref(), Some("fuzz seed 1, case 5, shrunk"));
         assert_eq!(case.tools, f.shrunk.tools, "the shrunk case, as written");
         assert_eq!(

@@ -20,15 +20,16 @@ pub mod shrink;
 
 use crate::case::Case;
 use crate::js::json::Json;
+use crate::judge::case_result::CaseResult;
 use crate::judge::compare::{comparable, Verdict};
 use crate::model::Prediction;
 use crate::report::result_diff;
-use crate::results::{CaseResult, VersionStats};
+use crate::results::VersionStats;
 use crate::route::RouteSet;
 use crate::run::progress::Progress;
 use crate::run::session::Session;
 use crate::run::shard::Shard;
-use crate::versions::spec::MastraVersion;
+use crate::version::spec::MastraVersion;
 use found::Saved;
 use shrink::{Budget, Ended, Shrinking};
 use std::cell::RefCell;
@@ -714,14 +715,19 @@ mod tests {
     fn written_cases_are_the_generated_cases_in_file_order() {
         let dir = tempfile::tempdir().unwrap();
         assert_eq!(write_cases(4, 12, dir.path()).unwrap(), 12);
-        let files = crate::case::discover(dir.path()).unwrap();
+        let files = crate::run::corpus::discover(dir.path()).unwrap();
         assert_eq!(files.len(), 12);
         for (index, file) in files.iter().enumerate() {
             let want = Case {
                 path: file.clone(),
                 ..gen::generate(4, index as u64)
             };
-            assert_eq!(Case::load(file).unwrap(), want, "{}", file.display());
+            assert_eq!(
+                crate::run::corpus::read_case(file).unwrap(),
+                want,
+                "{}",
+                file.display()
+            );
         }
     }
 

@@ -16,14 +16,15 @@ use super::{fuzz_version, FoundDivergence, FuzzSettings, GeneratedCase, Oracle};
 use crate::case::{Case, Method, Reply, Tool};
 use crate::js::json::Json;
 use crate::js::string::JsString;
+use crate::judge::case_result::CaseResult;
 use crate::judge::compare::{compare, Verdict};
 use crate::model::record::is_inherited_name;
 use crate::model::rewrite::wire_name;
 use crate::model::{predict, Prediction};
 use crate::observation::Observed;
 use crate::projection::{ErrorView, HistoryItem, Projection, RequestView};
-use crate::results::{CaseResult, VersionStats};
-use crate::versions::spec::MastraVersion;
+use crate::results::VersionStats;
+use crate::version::spec::MastraVersion;
 
 /// What is planted in the copy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -117,7 +117,7 @@ pub(in crate::model) fn own_client_output(rel: &Release, content: ResultContent)
 /// Why `case` cannot be built on `rel`'s 0.x install, as the probe finds
 /// (`node-probe/legacy.mjs`, `missing`): a package its sources need that
 /// the install goes without, the registry serving no release of it that
-/// fits the core (`versions::extras`), memory where it needs the network
+/// fits the core (`version::extras`), memory where it needs the network
 /// (`MEMORY_EMBEDS_BY_DEFAULT`), or workflows before
 /// `CREATE_WORKFLOW_SINCE`. Found by the sweep of every 0.x (0.14.0,
 /// 0.15.x: no `@mastra/memory`; 0.19.1 and most releases before 0.10.5:
@@ -127,7 +127,7 @@ pub(in crate::model) fn install_reason(case: &Case, rel: &Release) -> Option<Str
         return None;
     }
     let version = rel.version;
-    let extras = crate::versions::extras::extras(version);
+    let extras = crate::version::extras::extras(version);
     let lacks = |pkg: &str| !extras.iter().any(|(name, _)| *name == pkg);
     let src = &case.sources;
     if src.mcp.as_ref().is_some_and(|m| !m.is_empty()) && lacks("@mastra/mcp") {
@@ -679,7 +679,7 @@ mod tests {
     use crate::model::{predict, Prediction};
     use crate::projection::Projection;
     use crate::route::Route;
-    use crate::versions::spec::MastraVersion;
+    use crate::version::spec::MastraVersion;
     use std::path::Path;
 
     fn case(json: &str) -> Case {

@@ -38,7 +38,7 @@ use crate::judge::compare::Verdict;
 use crate::report::doc::Row;
 use crate::report::html::style;
 use crate::route::Route;
-use crate::versions::spec::MastraVersion;
+use crate::version::spec::MastraVersion;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::Write;

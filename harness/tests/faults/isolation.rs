@@ -6,13 +6,13 @@
 
 use crate::check;
 use crate::support::*;
+use mastra_conform::install::layout::{Installs, INSTALLS};
+use mastra_conform::install::mastra::VersionError;
 use mastra_conform::js::json::Json;
 use mastra_conform::observation::Observation;
 use mastra_conform::observe::capture::Listener;
 use mastra_conform::observe::probe::{Answer, ListenerReach, Probe, ProbeCommand};
-use mastra_conform::versions::install::VersionError;
-use mastra_conform::versions::layout::{Installs, INSTALLS};
-use mastra_conform::versions::spec::MastraVersion;
+use mastra_conform::version::spec::MastraVersion;
 use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream, UdpSocket};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;

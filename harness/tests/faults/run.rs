@@ -7,8 +7,8 @@
 
 use crate::check;
 use crate::support::*;
+use mastra_conform::install::layout::INSTALLS;
 use mastra_conform::js::json::Json;
-use mastra_conform::versions::layout::INSTALLS;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -183,8 +183,8 @@ fn ctrl_c_real(t: &mut Tally) -> Check {
             let (case, version) = (r.get("case").map(s), r.get("version").map(s));
             mastra_conform::judge::snapshot::name(
                 &case.unwrap_or_default(),
-                mastra_conform::versions::spec::MastraVersion::parse(&version.unwrap_or_default())
-                    .unwrap_or(mastra_conform::versions::spec::MastraVersion::new(0, 0, 0)),
+                mastra_conform::version::spec::MastraVersion::parse(&version.unwrap_or_default())
+                    .unwrap_or(mastra_conform::version::spec::MastraVersion::new(0, 0, 0)),
             )
         })
         .collect();
@@ -690,7 +690,7 @@ fn two_runs_share_the_cache(t: &mut Tally) -> Check {
 /// no half-made install is left behind.
 fn full_disk_install(t: &mut Tally) -> Check {
     real_mastra("1.67.0")?;
-    let real = mastra_conform::versions::layout::default_cache();
+    let real = mastra_conform::install::layout::default_cache();
     let dir = tempfile::tempdir().unwrap();
     let cache = dir.path().join("cache");
     std::fs::create_dir_all(cache.join(INSTALLS)).unwrap();
@@ -747,7 +747,7 @@ echo "left: $(ls -A "$d" | tr '\n' ' ')" >&2; exit $code"#,
 /// left it for an older harness): the next use finds it does not run,
 /// moves it aside and installs it again, instead of failing for ever.
 fn broken_node_remade(t: &mut Tally) -> Check {
-    use mastra_conform::versions::layout::{default_cache, Installs};
+    use mastra_conform::install::layout::{default_cache, Installs};
     let real = Installs {
         cache: default_cache(),
         probe_dir: root().join("node-probe"),
@@ -872,7 +872,7 @@ fn prune_during_a_run(t: &mut Tally) -> Check {
 /// the shared cache.
 fn own_store_cache(dir: &Path) -> Result<PathBuf, String> {
     real_mastra("1.67.0")?;
-    let real = mastra_conform::versions::layout::default_cache();
+    let real = mastra_conform::install::layout::default_cache();
     let cache = dir.join("cache");
     std::fs::create_dir_all(&cache).unwrap();
     for shared in ["node", "tools"] {

@@ -3,6 +3,7 @@
 
 pub use crate::common::{bin, root, run_on, text};
 use mastra_conform::case::Case;
+use mastra_conform::install::layout::{default_cache, Installs, INSTALLS};
 use mastra_conform::js::json::Json;
 use mastra_conform::js::string::JsString;
 use mastra_conform::observation::Observation;
@@ -10,8 +11,7 @@ use mastra_conform::observe::capture::Listener;
 use mastra_conform::observe::pool::{run_cases, PoolConfig};
 use mastra_conform::observe::probe::{ProbeCommand, ProbeError};
 use mastra_conform::results::PoolStats;
-use mastra_conform::versions::layout::{default_cache, Installs, INSTALLS};
-use mastra_conform::versions::spec::MastraVersion;
+use mastra_conform::version::spec::MastraVersion;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::sync::atomic::AtomicBool;

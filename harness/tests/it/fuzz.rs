@@ -8,9 +8,7 @@ use std::path::Path;
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
-mod common;
-
-use common::{bin, root, text};
+use crate::common::{bin, root, text};
 
 fn fuzz(seed: u64, count: u64, found: &Path, json: &Path, extra: &[&str]) -> Output {
     bin()

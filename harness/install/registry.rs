@@ -11,9 +11,9 @@
 //! `CACHE/snapshots/`, since what the registry published under a version
 //! never changes.
 
+use crate::install::layout::{FsError, Installs};
 use crate::observe::proc::{CommandSpec, ProcError};
-use crate::versions::layout::{FsError, Installs};
-use crate::versions::spec::{MastraVersion, Published, Registry};
+use crate::version::spec::{MastraVersion, Published, Registry};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 

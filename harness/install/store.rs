@@ -19,7 +19,7 @@
 //! file pnpm has written and not linked yet. pnpm checks its store on
 //! every install and fetches again what a sweep removed.
 
-use crate::versions::lock::{self, Hold, LockError, Waited};
+use crate::install::lock::{self, Hold, LockError, Waited};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -10,8 +10,8 @@
 //! state stays inside the cache, and each command ends at the install
 //! timeout or when the run is stopped.
 
+use crate::install::layout::{lock_digest, FsError, InstallError, Installs, Tool, COMPLETE};
 use crate::observe::proc::CommandSpec;
-use crate::versions::layout::{lock_digest, FsError, InstallError, Installs, Tool, COMPLETE};
 use std::path::{Path, PathBuf};
 
 impl Installs {

@@ -21,10 +21,10 @@
 //! lock, so an interrupted install is never taken for a good one and a run
 //! that waited for another finds its install instead of making a second.
 
+use crate::install::lock::{self, LockError};
 use crate::observe::proc::ProcError;
-use crate::versions::digest::digest_hex;
-use crate::versions::lock::{self, LockError};
-use crate::versions::spec::MastraVersion;
+use crate::version::digest::digest_hex;
+use crate::version::spec::MastraVersion;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
@@ -72,7 +72,7 @@ pub enum InstallError {
     Damaged {
         dir: PathBuf,
         store: PathBuf,
-        damage: crate::versions::verify::Damage,
+        damage: crate::install::verify::Damage,
     },
 }
 

@@ -3,8 +3,10 @@
 //! compare and bisect.
 //!
 //! Versions outside the pinned ones install on demand into the cache
-//! (about 13 s each on a fresh machine); most bisect tests keep to narrow
-//! ranges around the changes, and one runs the full acceptance ranges.
+//! (about 13 s each on a fresh machine), so the bisect tests keep to narrow
+//! ranges around the changes: the search over a long range is
+//! `loops::bisect::least_satisfying`'s, unit-tested with a table and a
+//! property.
 //!
 //! Chromium is Debian's package: `harness/tests/setup.sh` installs it.
 
@@ -12,9 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-mod common;
-
-use common::{bin, text};
+use crate::common::{bin, text};
 
 fn run(args: &[&str]) -> Output {
     let out = bin().args(args).output().expect("the harness runs");
@@ -655,21 +655,6 @@ fn bisect_on_body_finds_where_the_temperature_left() {
         "{}",
         stdout(&r)
     );
-}
-
-/// The matrix's acceptance runs, over the full range (installs up to a
-/// dozen versions on a fresh machine: a few minutes, well inside CI's time).
-#[test]
-fn acceptance_bisects_from_1_0_4_to_1_67_0() {
-    let r = bisect("cases/toolchoice/none.json", "1.0.4", "1.67.0", &[]);
-    assert_eq!(first_changed(&r), "1.19.0");
-    let r = bisect(
-        "cases/report/search-web-is-sent-as-search_web.json",
-        "1.0.4",
-        "1.67.0",
-        &["--on", "body"],
-    );
-    assert_eq!(first_changed(&r), "1.29.1");
 }
 
 #[test]

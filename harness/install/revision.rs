@@ -1,7 +1,7 @@
 //! Revisions of a local mastra checkout as builds: `Installs::build_revision`
 //! checks a commit out into a worktree of its own, builds `packages/core`
 //! there and packs it, so the tarball is a build like any other
-//! (`versions::build`); `commits_between` lists what a bisection searches.
+//! (`install::build`); `commits_between` lists what a bisection searches.
 //!
 //! In: a git checkout (`Checkout`), a commit, how to build it (`Recipe`).
 //! Out: the packed tarball, kept in `CACHE/revisions/KEY.tgz`, where KEY is
@@ -20,9 +20,9 @@
 //! The package is packed with pnpm, which writes `workspace:` dependencies
 //! as the versions they name, as a publish would.
 
+use crate::install::layout::{FsError, InstallError, Installs};
 use crate::observe::proc::{CommandSpec, ProcError};
-use crate::versions::digest::digest_hex;
-use crate::versions::layout::{FsError, InstallError, Installs};
+use crate::version::digest::digest_hex;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::time::Duration;

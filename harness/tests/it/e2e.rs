@@ -2,17 +2,15 @@
 //! registry, the real capture listener. One corpus run on the pinned
 //! versions is shared by the tests that read it.
 
+use mastra_conform::install::layout::INSTALLS;
 use mastra_conform::js::json::Json;
 use mastra_conform::js::string::JsString;
-use mastra_conform::versions::layout::INSTALLS;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::Output;
 use std::sync::OnceLock;
 
-mod common;
-
-use common::{bin, root, run_on, text};
+use crate::common::{bin, root, run_on, text};
 
 struct CorpusRun {
     out: Output,
@@ -306,7 +304,7 @@ fn captured_bodies_match_their_snapshots() {
             snapshot_path => "../../snapshots",
             prepend_module_to_snapshot => false,
             omit_expression => true,
-            info => &"accept with `cargo insta review` (or INSTA_UPDATE=always cargo test --test e2e)",
+            info => &"accept with `cargo insta review` (or INSTA_UPDATE=always cargo test --test it e2e::)",
         }, {
             insta::assert_snapshot!(name.as_str(), body);
         });

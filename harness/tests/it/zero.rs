@@ -2,9 +2,7 @@
 //! sets, `versions/extras.rs`), the probe's 0.x path (`node-probe/legacy.mjs`),
 //! and what each measurably sends (docs/0x.md).
 
-mod common;
-
-use common::{bin, root, text};
+use crate::common::{bin, root, text};
 use mastra_conform::js::json::Json;
 
 /// The first request's `tools` when `observe` runs CASE on VERSION.

@@ -223,7 +223,7 @@ pub fn extras(core: MastraVersion) -> Vec<(&'static str, &'static str)> {
 // The 0.x line
 //
 // Chosen by the same rule, over every served stable 0.x core from 0.2.0
-// (0.1.x has no Agent: `versions::extras::zero` gives it nothing), from
+// (0.1.x has no Agent: `version::extras::zero` gives it nothing), from
 // `npm view @mastra/PKG@'<1.0.0-0' version peerDependencies devDependencies
 // dependencies` (registry of 2026-12-01). Up to @mastra/mcp 0.5.0,
 // @mastra/memory 0.3.4 and @mastra/libsql 0.0.4 the packages named the core

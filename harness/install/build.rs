@@ -8,11 +8,11 @@
 //! would ship it), so its install is the install of that tarball, cached by
 //! the hash: a rebuilt folder hashes anew and installs again (`digest`).
 
+use crate::install::layout::{FsError, Installs};
+use crate::install::registry::changelog_in;
 use crate::observe::proc::{CommandSpec, ProcError};
-use crate::versions::digest::{bytes_digest, digest_hex};
-use crate::versions::layout::{FsError, Installs};
-use crate::versions::registry::changelog_in;
-use crate::versions::spec::{first_release_heading, Build, Label, MastraVersion, LABEL_MAX};
+use crate::version::digest::{bytes_digest, digest_hex};
+use crate::version::spec::{first_release_heading, Build, Label, MastraVersion, LABEL_MAX};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -6,17 +6,15 @@
 //! script runs a case's sources with its guard in place; and the probe's MCP
 //! server reads the same to the MCP client as the official SDK's server.
 
-mod common;
-
-use common::{bin, root, text};
+use crate::common::{bin, root, text};
 use mastra_conform::case::Case;
+use mastra_conform::install::layout::{default_cache, Installs};
 use mastra_conform::js::json::Json;
 use mastra_conform::judge::known::{KnownIssue, Severity, Symptom};
 use mastra_conform::observation::{projection, Captured};
 use mastra_conform::report::repro::{reading_tables, Repro, Shows};
 use mastra_conform::route::Route;
-use mastra_conform::versions::layout::{default_cache, Installs};
-use mastra_conform::versions::spec::MastraVersion;
+use mastra_conform::version::spec::MastraVersion;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;

@@ -5,9 +5,7 @@
 //! real binary through real Node; and the npm packages, packed and installed
 //! from their tarballs into an empty folder, run through `npx`.
 
-mod common;
-
-use common::{bin, root, text};
+use crate::common::{bin, root, text};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;

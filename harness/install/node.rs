@@ -6,9 +6,9 @@
 //! registry, installed into `CACHE/node/` with `npm ci`). Out: the binary
 //! and the version it reports.
 
+use crate::install::layout::{lock_digest, FsError, InstallError, Installs, Tool, COMPLETE};
+use crate::install::manager::{npm_arch, says_version};
 use crate::observe::proc::CommandSpec;
-use crate::versions::layout::{lock_digest, FsError, InstallError, Installs, Tool, COMPLETE};
-use crate::versions::manager::{npm_arch, says_version};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 

@@ -7,9 +7,7 @@
 use std::path::Path;
 use std::process::Output;
 
-mod common;
-
-use common::{root, run_on, text};
+use crate::common::{root, run_on, text};
 
 const VERSION: &str = "1.67.0";
 
@@ -177,7 +175,7 @@ fn a_second_run_reuses_what_the_first_observed_and_misses_what_changed() {
     let cache = tmp.path().join("cache");
     std::fs::create_dir(&cache).unwrap();
     let cache_cmd = |action: &str| {
-        let out = common::bin()
+        let out = crate::common::bin()
             .args(["cache", action, "--cache"])
             .arg(&cache)
             .env("MASTRA_CONFORM_OBSERVATIONS", &store)

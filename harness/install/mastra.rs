@@ -26,18 +26,18 @@
 //! registry, not from the npm lockfile (measured), so it never runs at
 //! install time: a pin with only an npm lockfile installs with `npm ci`.
 
-use crate::versions::build::BuildError;
-use crate::versions::digest::bytes_digest;
-use crate::versions::layout::{
+use crate::install::build::BuildError;
+use crate::install::layout::{
     copy_file, mark_used, marked, write_file, FsError, InstallError, Installs, Made, COMPLETE,
 };
-use crate::versions::lock::Hold;
-use crate::versions::manager::{install_args, pnpm_command, workspace_settings};
-use crate::versions::node::NodeError;
-use crate::versions::registry::RegistryError;
-use crate::versions::spec::{MastraVersion, SpecError};
-use crate::versions::store::{strip_core, Store};
-use crate::versions::verify::{damaged_links, import_damage, remove_store_copies, Damage};
+use crate::install::lock::Hold;
+use crate::install::manager::{install_args, pnpm_command, workspace_settings};
+use crate::install::node::NodeError;
+use crate::install::registry::RegistryError;
+use crate::install::store::{strip_core, Store};
+use crate::install::verify::{damaged_links, import_damage, remove_store_copies, Damage};
+use crate::version::digest::bytes_digest;
+use crate::version::spec::{MastraVersion, SpecError};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -62,9 +62,9 @@ pub enum VersionError {
         cause: BuildError,
     },
     #[error(transparent)]
-    Unplaced(#[from] crate::versions::spec::Unplaced),
+    Unplaced(#[from] crate::version::spec::Unplaced),
     #[error("cannot read what the snapshot was cut from")]
-    Changelog(#[source] Arc<crate::versions::registry::ChangelogError>),
+    Changelog(#[source] Arc<crate::install::registry::ChangelogError>),
     /// Shared: a session asks the registry once, and every version that
     /// needed it fails with the same cause.
     #[error("cannot list @mastra/core versions from the registry")]
@@ -119,7 +119,7 @@ const ENTRY_NO_AGENT: &str = "export const noAgent = true;\nexport { z } from 'z
 
 /// The probe's entry for a release of `core`.
 fn entry_for(core: MastraVersion) -> &'static str {
-    if super::extras::on_zero_line(core) && core < super::extras::FIRST_AGENT {
+    if crate::version::extras::on_zero_line(core) && core < crate::version::extras::FIRST_AGENT {
         ENTRY_NO_AGENT
     } else {
         ENTRY
@@ -194,7 +194,7 @@ impl Installs {
             None => InstallInputs {
                 manifest: Manifest::Text(manifest(
                     &self.install_source(v),
-                    &super::extras::extras(v.release()),
+                    &crate::version::extras::extras(v.release()),
                 )),
                 lock: None,
                 entry: entry_for(v.release()),
@@ -213,12 +213,12 @@ impl Installs {
     /// Remove the install at `dir` unless a run holds it (`hold_for_use`):
     /// `Ok(false)`, and nothing removed, when one does.
     pub fn remove_install_unless_used(&self, dir: &Path) -> std::io::Result<bool> {
-        let path = crate::versions::layout::lock_file(&self.cache, dir);
+        let path = crate::install::layout::lock_file(&self.cache, dir);
         let poll = Duration::from_millis(10);
-        match crate::versions::lock::take(&path, Hold::Exclusive, Duration::ZERO, poll, None)
+        match crate::install::lock::take(&path, Hold::Exclusive, Duration::ZERO, poll, None)
             .map_err(std::io::Error::other)?
         {
-            crate::versions::lock::Waited::Held(lock) => {
+            crate::install::lock::Waited::Held(lock) => {
                 let aside = moved_aside(dir)?;
                 drop(lock);
                 std::fs::remove_dir_all(&aside)?;
@@ -235,21 +235,21 @@ impl Installs {
     pub fn hold_for_use(
         &self,
         dir: &Path,
-    ) -> Result<std::fs::File, crate::versions::lock::LockError> {
-        let path = crate::versions::layout::lock_file(&self.cache, dir);
-        match crate::versions::lock::take(
+    ) -> Result<std::fs::File, crate::install::lock::LockError> {
+        let path = crate::install::layout::lock_file(&self.cache, dir);
+        match crate::install::lock::take(
             &path,
             Hold::Shared,
             self.install_timeout,
             Duration::from_millis(100),
             self.cancel.as_deref(),
         )? {
-            crate::versions::lock::Waited::Held(f) => Ok(f),
-            crate::versions::lock::Waited::Interrupted => {
-                Err(crate::versions::lock::LockError::Interrupted)
+            crate::install::lock::Waited::Held(f) => Ok(f),
+            crate::install::lock::Waited::Interrupted => {
+                Err(crate::install::lock::LockError::Interrupted)
             }
-            crate::versions::lock::Waited::TimedOut => {
-                Err(crate::versions::lock::LockError::TimedOut {
+            crate::install::lock::Waited::TimedOut => {
+                Err(crate::install::lock::LockError::TimedOut {
                     path,
                     after: self.install_timeout,
                 })

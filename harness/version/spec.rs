@@ -5,7 +5,7 @@
 //! a snapshot is predicted as (`PredictedAs`, by `predict_snapshot`'s
 //! rules). Pure: the registry's lists, its publish times, a snapshot's
 //! CHANGELOG and the builds' names come in as values; getting them lives in
-//! `versions::registry` (`npm view`, `npm pack`) and `versions::build`
+//! `install::registry` (`npm view`, `npm pack`) and `install::build`
 //! (hashing and packing a build).
 
 use crate::js::json::Json;
@@ -432,7 +432,7 @@ impl VersionSpec {
 
     /// Parse one spec. A build is told by its path: it starts with `./`,
     /// `../` or `/`, or ends in `.tgz`; whether it is a tarball or a folder,
-    /// and what it holds, is for `versions::build` to find out.
+    /// and what it holds, is for `install::build` to find out.
     pub fn parse(text: &str) -> Result<VersionSpec, SpecError> {
         let bad = || SpecError::BadSpec(text.to_string());
         let word = text.trim();
@@ -543,7 +543,7 @@ impl Registry {
     }
 }
 
-/// A build found at a path, as `versions::build` named it.
+/// A build found at a path, as `install::build` named it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Build {
     /// As given on the command line.

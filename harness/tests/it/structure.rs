@@ -1,8 +1,11 @@
-//! The tree draws the pipeline, and two rules keep it honest: no module
-//! imports another in a cycle, and the pure stages (the model and the
-//! judges, and the data types they read) import nothing that starts a
-//! process, listens or installs. Checked on the source itself, so a change
-//! that breaks a rule fails `make test` with the import that broke it.
+//! The tree draws the pipeline, and the rules here keep it honest. Every
+//! module belongs to a layer (`LAYERS`, lowest first); no module imports
+//! one on a higher layer, no two top-level parts import each other in a
+//! cycle, no module imports another in a cycle, and the pure layers (up to
+//! `results`) neither import a module that does I/O nor touch the file
+//! system, processes, the environment or sockets themselves. Checked on the
+//! source itself, so a change that breaks a rule fails with the import or
+//! the path that broke it.
 //!
 //! Every file of the library is read whole, as Rust tokens (comments and
 //! string literals are not code): the items under `#[cfg(test)]` are cut
@@ -15,41 +18,69 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Modules that do I/O: processes, the listener, installs, the run loop, the
-/// loops, the reports (files), the command line.
-const IMPURE: &[&str] = &[
-    "observe",
-    "versions::registry",
-    "versions::build",
-    "versions::layout",
-    "versions::lock",
-    "versions::manager",
-    "versions::store",
-    "versions::install",
-    "versions::node",
-    "versions::cache",
-    "recorded",
-    "run",
-    "loops",
-    "report",
-    "cli",
-    "lint::load",
+/// The layers, lowest first: a module may import its own layer's modules
+/// (without a cycle) and lower ones, never a higher one. Each entry is a
+/// part of the tree (a module and everything under it); a module belongs to
+/// the longest entry it is under.
+const LAYERS: &[&[&str]] = &[
+    // What every stage reads: exits and failures, JavaScript's values.
+    &["js", "outcome"],
+    // The contract's data and the facts about names and versions.
+    &[
+        "naming",
+        "version",
+        "route",
+        "projection",
+        "case",
+        "observation",
+    ],
+    // The reference model.
+    &["model"],
+    // The judges: a prediction and an observation into a verdict.
+    &["judge"],
+    // What a run produced, as data. The pure layers end here.
+    &["results"],
+    // I/O: installs, probes and the listener, the observation store.
+    &["install", "observe", "recorded"],
+    // The session and the run loop.
+    &["run"],
+    // Loops around the run, lint, the reports.
+    &["loops", "lint", "report"],
+    // The command line.
+    &["cli"],
 ];
 
-/// Modules that must stay pure.
-const PURE: &[&str] = &[
-    "model",
-    "judge",
-    "case",
-    "projection",
-    "observation",
-    "results",
-    "versions::spec",
-    "versions::extras",
-    "versions::digest",
-    "js",
-    "naming",
-    "outcome",
+/// The methods of `Path` that ask the file system.
+const PATH_IO_METHODS: &[&str] = &[
+    "canonicalize",
+    "exists",
+    "try_exists",
+    "is_file",
+    "is_dir",
+    "is_symlink",
+    "metadata",
+    "symlink_metadata",
+    "read_dir",
+    "read_link",
+];
+
+/// Layers at or below this index are pure.
+const LAST_PURE_LAYER: usize = 4;
+
+/// What a pure module may not name: the paths that reach the file system,
+/// processes, the environment or sockets, and the crates that do.
+const IO_PATHS: &[&[&str]] = &[
+    &["std", "fs"],
+    &["std", "process"],
+    &["std", "env"],
+    &["std", "net", "TcpListener"],
+    &["std", "net", "TcpStream"],
+    &["std", "net", "UdpSocket"],
+    &["std", "os", "unix", "net"],
+    &["duct"],
+    &["tempfile"],
+    &["rusqlite"],
+    &["os_pipe"],
 ];
 
 /// The fuzzer's generator and shrinker: they may aim at JavaScript's and
@@ -583,14 +614,113 @@ fn a_cycle(imports: &[Import]) -> Option<Vec<Import>> {
         .find_map(|&m| visit(m, &edges, &mut Vec::new(), &mut done))
 }
 
-/// Imports of I/O modules by pure ones.
-fn io_in_pure_modules(imports: &[Import]) -> Vec<String> {
+/// The layer of a module, and the part of `LAYERS` it belongs to: the
+/// longest part it is under.
+fn layer_of(module: &str) -> Option<(usize, &'static str)> {
+    LAYERS
+        .iter()
+        .enumerate()
+        .flat_map(|(layer, parts)| parts.iter().map(move |&part| (layer, part)))
+        .filter(|&(_, part)| under(module, part))
+        .max_by_key(|&(_, part)| part.len())
+}
+
+/// Modules that belong to no layer.
+fn without_a_layer(mods: &BTreeMap<String, Module>) -> Vec<String> {
+    mods.keys()
+        .filter(|m| layer_of(m).is_none())
+        .cloned()
+        .collect()
+}
+
+/// Imports of a module on a higher layer.
+fn upward_imports(imports: &[Import]) -> Vec<String> {
     imports
         .iter()
-        .filter(|i| PURE.iter().any(|p| under(&i.from, p)))
-        .filter(|i| IMPURE.iter().any(|p| under(&i.to, p)))
-        .map(Import::to_string)
+        .filter_map(|i| {
+            let (from, _) = layer_of(&i.from)?;
+            let (to, part) = layer_of(&i.to)?;
+            (to > from).then(|| format!("{i}: layer {from} imports {part}, on layer {to}"))
+        })
         .collect()
+}
+
+/// A cycle among the parts of `LAYERS` (`install -> observe -> install`),
+/// which a cycle among files does not show: the imports, each between two
+/// parts, that close it.
+fn a_part_cycle(imports: &[Import]) -> Option<Vec<Import>> {
+    let between_parts: Vec<Import> = imports
+        .iter()
+        .filter_map(|i| {
+            let (_, from) = layer_of(&i.from)?;
+            let (_, to) = layer_of(&i.to)?;
+            (from != to).then(|| Import {
+                from: from.to_string(),
+                to: to.to_string(),
+                ..i.clone()
+            })
+        })
+        .collect();
+    a_cycle(&between_parts)
+}
+
+/// Paths in the code of the pure layers that reach the file system,
+/// processes, the environment or sockets (`IO_PATHS`), however written:
+/// in full, through a `use`, or in a group (`use std::{fs, io}`); and calls
+/// of the methods by which a `Path` asks the file system.
+fn io_in_pure_code(mods: &BTreeMap<String, Module>) -> Vec<String> {
+    let heads: BTreeSet<&str> = IO_PATHS.iter().map(|p| p[0]).collect();
+    let mut found = Vec::new();
+    for (name, m) in mods {
+        if layer_of(name).is_none_or(|(layer, _)| layer > LAST_PURE_LAYER) {
+            continue;
+        }
+        let code = &m.code;
+        for (i, t) in code.iter().enumerate() {
+            if t.kind == TokenKind::Ident
+                && PATH_IO_METHODS.contains(&t.text.as_str())
+                && i > 0
+                && code[i - 1].is(".")
+                && code.get(i + 1).is_some_and(|n| n.is("("))
+            {
+                found.push(format!(
+                    "{name} ({}:{}: .{}()) reaches the file system",
+                    m.file, t.line, t.text
+                ));
+                continue;
+            }
+            let after_use = i > 0 && code[i - 1].is("use");
+            let is_path = code.get(i + 1).is_some_and(|n| n.is("::"));
+            if t.kind != TokenKind::Ident
+                || !heads.contains(t.text.as_str())
+                || (i > 0 && code[i - 1].is("::"))
+                || !(is_path || after_use)
+            {
+                continue;
+            }
+            let mut paths = Vec::new();
+            let from = if is_path { i + 2 } else { i + 1 };
+            let end = use_tree(code, from, vec![t.text.clone()], &mut paths);
+            for path in paths {
+                if IO_PATHS
+                    .iter()
+                    .any(|io| path.len() >= io.len() && path[..io.len()] == io[..])
+                {
+                    let written: String = code[i..end.min(code.len())]
+                        .iter()
+                        .map(|t| t.text.as_str())
+                        .collect();
+                    found.push(format!(
+                        "{name} ({}:{}: {written}) reaches {}",
+                        m.file,
+                        t.line,
+                        path.join("::")
+                    ));
+                }
+            }
+        }
+    }
+    found
 }
 
 /// Imports of the model by the generator and the shrinker: a generator
@@ -642,11 +772,35 @@ fn no_module_imports_another_in_a_cycle() {
 }
 
 #[test]
-fn the_model_and_the_judges_import_nothing_that_does_io() {
-    let bad = io_in_pure_modules(&imports(&modules(&sources())));
+fn every_module_has_a_layer() {
+    let bad = without_a_layer(&modules(&sources()));
     assert!(
         bad.is_empty(),
-        "pure modules importing I/O:\n{}",
+        "modules on no layer (add their part to LAYERS):\n{}",
+        bad.join("\n")
+    );
+}
+
+#[test]
+fn no_module_imports_one_on_a_higher_layer() {
+    let bad = upward_imports(&imports(&modules(&sources())));
+    assert!(bad.is_empty(), "imports upward:\n{}", bad.join("\n"));
+}
+
+#[test]
+fn no_two_parts_import_each_other_in_a_cycle() {
+    if let Some(cycle) = a_part_cycle(&imports(&modules(&sources()))) {
+        let shown: Vec<String> = cycle.iter().map(Import::to_string).collect();
+        panic!("a cycle among the parts of the tree:\n{}", shown.join("\n"));
+    }
+}
+
+#[test]
+fn the_pure_layers_touch_no_files_processes_environment_or_sockets() {
+    let bad = io_in_pure_code(&modules(&sources()));
+    assert!(
+        bad.is_empty(),
+        "I/O in the pure layers:\n{}",
         bad.join("\n")
     );
 }
@@ -780,4 +934,107 @@ fn printing_is_found_past_the_first_test_item() {
         bad.len() == 1 && bad[0].starts_with("loops::fuzz (harness/loops/fuzz/mod.rs:"),
         "{bad:?}"
     );
+}
+
+#[test]
+fn an_import_of_a_higher_layer_is_found() {
+    for (module, plant, part) in [
+        ("judge::compare", "use crate::report::doc;", "report"),
+        (
+            "model::rewrite",
+            "use crate::{js, observe::proc::CommandSpec};",
+            "observe",
+        ),
+        (
+            "version::spec",
+            "fn f() { crate::install::node::pinned(); }",
+            "install",
+        ),
+        ("results", "use super::run::config::Config;", "run"),
+    ] {
+        let bad = upward_imports(&imports(&modules(&planted(module, None, plant))));
+        assert!(
+            bad.len() == 1
+                && bad[0].ends_with(&format!(
+                    "imports {part}, on layer {}",
+                    layer_of(part).unwrap().0
+                )),
+            "{module} + {plant}: {bad:?}"
+        );
+    }
+}
+
+#[test]
+fn a_cycle_between_parts_of_one_layer_is_found() {
+    // `route` imports `projection`; the plant closes the loop between two
+    // files that do not import each other.
+    let sources = planted("projection", None, "use crate::route::body::Captured;");
+    let cycle = a_part_cycle(&imports(&modules(&sources))).expect("the planted cycle");
+    let parts: BTreeSet<&str> = cycle.iter().map(|i| i.from.as_str()).collect();
+    assert_eq!(parts, BTreeSet::from(["projection", "route"]), "{cycle:?}");
+}
+
+/// What the I/O check finds in `model::rewrite` with `plant` added.
+fn io_in_planted(plant: &str) -> Vec<String> {
+    io_in_pure_code(&modules(&planted("model::rewrite", None, plant)))
+        .into_iter()
+        .filter(|f| f.starts_with("model::rewrite "))
+        .collect()
+}
+
+#[test]
+fn io_in_a_pure_layer_is_found_however_it_is_written() {
+    for (plant, reaches) in [
+        ("use std::fs;", "std::fs"),
+        ("fn f() { let _ = std::fs::read(\"x\"); }", "std::fs::read"),
+        ("use std::{fs, io};", "std::fs"),
+        (
+            "use std::{collections::BTreeMap, process::Command};",
+            "std::process::Command",
+        ),
+        (
+            "fn f() -> String { std::env::var(\"X\").unwrap() }",
+            "std::env::var",
+        ),
+        ("use std::net::TcpStream;", "std::net::TcpStream"),
+        (
+            "use std::os::unix::net::UnixStream;",
+            "std::os::unix::net::UnixStream",
+        ),
+        ("fn f() { duct::cmd!(\"ls\").run(); }", "duct::cmd"),
+        ("use tempfile;", "tempfile"),
+        (
+            "fn f() { rusqlite::Connection::open_in_memory(); }",
+            "rusqlite::Connection::open_in_memory",
+        ),
+    ] {
+        let bad = io_in_planted(plant);
+        assert!(
+            bad.len() == 1 && bad[0].ends_with(&format!("reaches {reaches}")),
+            "{plant}: {bad:?}"
+        );
+    }
+    let bad = io_in_planted("fn f(p: &std::path::Path) -> bool { p.is_file() }");
+    assert!(
+        bad.len() == 1 && bad[0].ends_with(".is_file()) reaches the file system"),
+        "{bad:?}"
+    );
+    // Addresses are values, not sockets; a string is not code.
+    for plant in [
+        "use std::net::Ipv4Addr;",
+        "const S: &str = \"std::fs::read\";",
+    ] {
+        let bad = io_in_planted(plant);
+        assert!(bad.is_empty(), "{plant}: {bad:?}");
+    }
+}
+
+#[test]
+fn a_module_on_no_layer_is_found() {
+    let mut sources = sources();
+    sources.insert(
+        "scratch".into(),
+        ("harness/scratch.rs".into(), "pub fn f() {}".into()),
+    );
+    assert_eq!(without_a_layer(&modules(&sources)), ["scratch"]);
 }

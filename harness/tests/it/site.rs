@@ -10,9 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-mod common;
-
-use common::{bin, root, text};
+use crate::common::{bin, root, text};
 
 fn wait_with_deadline(mut child: std::process::Child, limit: Duration) -> Output {
     let began = Instant::now();

@@ -14,9 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-mod common;
-
-use common::{bin, root, run_on, text};
+use crate::common::{bin, root, run_on, text};
 
 struct FixedBuild {
     tgz: PathBuf,
@@ -242,7 +240,7 @@ fn run_on_a_prerelease_runs_the_corpus() {
     assert!(matches!(out.status.code(), Some(0 | 1)), "{}", text(&out));
     let report = read_json(&json, &out);
     let results = report.get("results").unwrap().as_array().unwrap();
-    let corpus = mastra_conform::case::discover(&root().join("cases"))
+    let corpus = mastra_conform::run::corpus::discover(&root().join("cases"))
         .unwrap()
         .len();
     assert_eq!(results.len(), corpus);

@@ -12,8 +12,8 @@
 //! unit-tested); removal takes each install's lock, so a run using an
 //! install never sees it vanish half way.
 
-use crate::versions::layout::{Installs, COMPLETE, LEGACY_INSTALLS};
-use crate::versions::spec::MastraVersion;
+use crate::install::layout::{Installs, COMPLETE, LEGACY_INSTALLS};
+use crate::version::spec::MastraVersion;
 use std::collections::HashSet;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,23 @@
+//! The integration tests, one binary with a module per subject: the real
+//! binary, real Node, real Mastra, real HTTP (`e2e`, `matrix`, `fuzz`,
+//! `store`, `builds`, `lint_project`, `javascript`, `zero`, `site`), and the import
+//! rules on the source (`structure`). One binary links the crate once; the
+//! fault suite keeps a binary of its own (`faults.rs`: a plain `main` that
+//! prints its figures on every run).
+//!
+//! `make unit` runs `structure` beside the library's unit tests;
+//! `cargo test --test it MODULE::` runs one subject.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod builds;
+mod e2e;
+mod fuzz;
+mod javascript;
+mod lint_project;
+mod matrix;
+mod site;
+mod store;
+mod structure;
+mod zero;
