@@ -11,9 +11,7 @@
 //! guessed.
 
 use super::record::Lookup;
-use super::releases::{
-    Release, APPROVAL_DECLINED_MESSAGE,
-};
+use super::releases::{Release, APPROVAL_DECLINED_MESSAGE};
 use super::route::{result_on, ResultContent};
 use super::{ToolOrigin, ToolValue};
 use crate::case::{Approval, ApprovalPolicy, Case, Method, Reply, Tool};

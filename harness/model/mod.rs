@@ -275,7 +275,7 @@ pub fn predict(case: &Case, version: MastraVersion) -> Prediction {
     {
         return Prediction::Projection(Projection::not_applicable(reason));
     }
-    if case.drives_approval() && rel.zero.is_some() {
+    if case.drives_approval() && rel.on_0x() {
         return Prediction::Projection(Projection::not_applicable(approval::not_applicable(
             version,
         )));

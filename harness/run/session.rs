@@ -24,11 +24,11 @@
 //! concurrent requests is never stored nor reused.
 
 use crate::case::Case;
-use crate::install::layout::{remedy, Installs, Made};
+use crate::install::layout::Installs;
 use crate::install::mastra::VersionError;
 use crate::install::node::{NodeError, NodeRuntime};
 use crate::install::registry::RegistryError;
-use crate::judge::case_result::{judge, judge_parsed, CaseResult};
+use crate::judge::case_result::{judge, CaseResult};
 use crate::judge::refine::Refiner;
 use crate::observation::Observed;
 use crate::observe::capture::Listener;
@@ -38,15 +38,10 @@ use crate::outcome::{error_chain, Failure};
 use crate::recorded::format::Record;
 use crate::recorded::key::{CaseKey, ShelfKey};
 use crate::recorded::{probe_code_digest, ObservationStore};
-use crate::judge::case_result::{judge, CaseResult};
 use crate::results::VersionStats;
 use crate::run::config::{Config, Reuse};
 use crate::run::schedule::{SessionAction, SessionEvent, SessionMachine};
 use crate::run::workers::{self, reusable, Opened, ProbeRun, Produced, Shared};
-use crate::install::mastra::VersionError;
-use crate::install::layout::Installs;
-use crate::install::node::{NodeError, NodeRuntime};
-use crate::install::registry::RegistryError;
 use crate::version::spec::{
     first_release_heading, predict_snapshot, resolve, Build, MastraVersion, PredictedAs, Registry,
     Selection, VersionSpec,

@@ -9,6 +9,9 @@
 //! Out: `Produced` messages on a channel to the session's thread.
 
 use crate::case::Case;
+use crate::install::layout::{remedy, Installs, Made};
+use crate::install::mastra::VersionError;
+use crate::judge::case_result::{judge_parsed, CaseResult};
 use crate::judge::refine::Refiner;
 use crate::observation::{Observation, Observed};
 use crate::observe::capture::Listener;
@@ -18,9 +21,7 @@ use crate::outcome::error_chain;
 use crate::recorded::format::Record;
 use crate::recorded::key::{CaseKey, ShelfKey, FORMAT};
 use crate::recorded::{install_identity_of, ObservationStore};
-use crate::results::{judge_parsed, CaseResult, Hello, PoolStats};
-use crate::install::mastra::VersionError;
-use crate::install::layout::{remedy, Installs, Made};
+use crate::results::{Hello, PoolStats};
 use crate::version::spec::MastraVersion;
 use std::fs::File;
 use std::path::{Path, PathBuf};
