@@ -262,7 +262,7 @@ pub fn projection_parsed(
             .get("seen")
             .ok_or("the probe's result has no `seen`")?;
         let mut seen = Seen::from_json(seen)?;
-        if !crate::projection::call_ids_scripted(case.route) {
+        if !case.route.call_ids_scripted() {
             // Gemini's calls carry no id: the AI SDK draws one at random.
             for (id, _) in &mut seen.pending {
                 *id = Json::Null;

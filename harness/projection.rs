@@ -123,13 +123,6 @@ impl Seen {
     }
 }
 
-/// Whether the call ids Mastra hands over are the scripted ones. Gemini's
-/// function calls carry no id, and the AI SDK draws one at random: a pending
-/// call's id is then written `null`, and no case's `approvals` can name it.
-pub fn call_ids_scripted(route: crate::route::Route) -> bool {
-    route.wire() != crate::route::Wire::GenerateContent
-}
-
 #[derive(Debug, Clone, PartialEq)]
 pub struct ErrorView {
     pub id: Option<JsString>,

@@ -7,7 +7,6 @@ use super::args::ProbeArgs;
 use super::out::{print_out, stop_flag};
 use super::version::exactly_one;
 use crate::js::json::Json;
-use crate::judge::known::KnownIssues;
 use crate::model::{predict as model_predict, Prediction};
 use crate::observation::Observed;
 use crate::outcome::{Exit, Failure};
@@ -45,7 +44,8 @@ pub struct ReproArgs {
 pub fn repro(args: ReproArgs) -> Result<Exit, Failure> {
     let config = args.probe.config();
     let (case, route) = (args.case.as_path(), args.route);
-    let known = KnownIssues::load(&config.known_issues).map_err(|e| Failure::bad(e.to_string()))?;
+    let known = crate::run::config::known_issues(&config.known_issues)
+        .map_err(|e| Failure::bad(e.to_string()))?;
     // An issue id instead of a case: its smallest case (fewest characters
     // of case JSON), the one an upstream report is best made from.
     let by_id = (!case.exists())

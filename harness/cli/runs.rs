@@ -236,7 +236,7 @@ fn record_night(file: &Path, db: &Path) -> Result<crate::db::history::NightChang
 
 /// The known issues, for the headline.
 fn session_ledger() -> Result<crate::judge::known::KnownIssues, Failure> {
-    Ok(crate::judge::known::KnownIssues::load(
+    Ok(crate::run::config::known_issues(
         &repo_root().join("known-issues.json"),
     )?)
 }

@@ -77,6 +77,7 @@ use crate::route::body::{at, path_json, Step};
 use crate::route::Route;
 use crate::version::spec::VersionSpec;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 /// What says, of one projection, that the issue is there.
 #[derive(Debug, Clone, PartialEq)]
@@ -542,6 +543,50 @@ impl IssueState {
 pub struct KnownIssues {
     pub file: PathBuf,
     pub issues: Vec<KnownIssue>,
+    /// How case paths are made comparable (`Paths`).
+    pub paths: Paths,
+}
+
+/// How the ledger's case paths and a case's own path are made comparable:
+/// a function from a path to the file it names (its canonical path), or
+/// `None` when there is no such file. The layer that reads files gives it
+/// (`run::config::known_issues`), so the judge asks the file system nothing
+/// itself; the default takes every path as it is written.
+#[derive(Clone, Default)]
+pub struct Paths(Option<Arc<PathResolver>>);
+
+type PathResolver = dyn Fn(&Path) -> Option<PathBuf> + Send + Sync;
+
+impl Paths {
+    pub fn new(resolve: impl Fn(&Path) -> Option<PathBuf> + Send + Sync + 'static) -> Paths {
+        Paths(Some(Arc::new(resolve)))
+    }
+
+    /// The file `p` names, or `None` when there is none.
+    fn file(&self, p: &Path) -> Option<PathBuf> {
+        match &self.0 {
+            Some(resolve) => resolve(p),
+            None => Some(p.to_path_buf()),
+        }
+    }
+
+    /// `p` in the form the ledger's paths are kept in.
+    fn canonical(&self, p: &Path) -> PathBuf {
+        self.file(p).unwrap_or_else(|| p.to_path_buf())
+    }
+}
+
+impl std::fmt::Debug for Paths {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Paths")
+    }
+}
+
+/// Two ledgers are equal by what they hold, however their paths resolve.
+impl PartialEq for Paths {
+    fn eq(&self, _: &Paths) -> bool {
+        true
+    }
 }
 
 /// A problem with the known issues file, naming the field.
@@ -562,34 +607,24 @@ impl From<KnownError> for crate::outcome::Failure {
 }
 
 impl KnownIssues {
-    /// Load the file; a missing file is a project without known issues.
-    pub fn load(file: &Path) -> Result<KnownIssues, KnownError> {
-        let err = |field: &str, problem: String| KnownError {
+    /// The ledger in `text`, the file `file`'s (named in every error); its
+    /// case paths are resolved against the file's folder by `paths`.
+    pub fn parse(file: &Path, text: &str, paths: Paths) -> Result<KnownIssues, KnownError> {
+        let doc = Json::parse_document(text).map_err(|e| KnownError {
             file: file.to_path_buf(),
-            field: field.into(),
-            problem,
-        };
-        let text = match std::fs::read_to_string(file) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(KnownIssues {
-                    file: file.to_path_buf(),
-                    issues: Vec::new(),
-                })
-            }
-            Err(e) => return Err(err("(file)", format!("cannot read: {e}"))),
-        };
-        let doc = Json::parse_document(&text)
-            .map_err(|e| err("(file)", format!("not valid JSON: {e}")))?;
+            field: "(file)".into(),
+            problem: format!("not valid JSON: {e}"),
+        })?;
         let base = file.parent().unwrap_or(Path::new("."));
-        let issues = decode(&Validator::new(file), &doc, base)?;
+        let issues = decode(&Validator::new(file), &doc, base, &paths)?;
         Ok(KnownIssues {
             file: file.to_path_buf(),
             issues,
+            paths,
         })
     }
 
-    /// The file as `load` reads it: every issue with every field it has.
+    /// The file as `parse` reads it: every issue with every field it has.
     /// Loading what this writes gives the same ledger.
     pub fn to_file_json(&self, about: &str) -> Json {
         Json::object([
@@ -608,7 +643,7 @@ impl KnownIssues {
     /// The issue a case file shows on `route`, and its symptom there: the
     /// entry for that route, else the file's entry for every route.
     pub fn for_case(&self, case: &Path, route: Route) -> Option<(&KnownIssue, &Symptom)> {
-        let case = canonical(case);
+        let case = self.paths.canonical(case);
         let find = |want: Option<Route>| {
             self.issues.iter().find_map(|i| {
                 i.cases
@@ -714,7 +749,12 @@ impl From<CaseError> for KnownError {
 /// The ledger's issues, read with the case reader's `Validator`: unknown
 /// and repeated fields are errors, and every error names the file, the
 /// field and the value.
-fn decode(v: &Validator, doc: &Json, base: &Path) -> Result<Vec<KnownIssue>, CaseError> {
+fn decode(
+    v: &Validator,
+    doc: &Json,
+    base: &Path,
+    paths: &Paths,
+) -> Result<Vec<KnownIssue>, CaseError> {
     let top = v.object(doc, "", &["about", "issues"])?;
     v.text(top.get("about"), "about")?;
     let list = top
@@ -771,11 +811,9 @@ fn decode(v: &Validator, doc: &Json, base: &Path) -> Result<Vec<KnownIssue>, Cas
             let case = v
                 .text(c.get("case"), &format!("{field}.case"))?
                 .ok_or_else(|| v.err(&field, "`case`: expected a path"))?;
-            let path = base.join(&case);
-            if !path.is_file() {
+            let Some(path) = paths.file(&base.join(&case)) else {
                 return Err(v.err(&field, format!("{case}: no such case file")));
-            }
-            let path = canonical(&path);
+            };
             let shows = c
                 .get("shows")
                 .ok_or_else(|| v.err(&field, "`shows`: missing"))?;
@@ -933,9 +971,6 @@ impl Condition {
 
 /// A path as compared: canonical when it names a file, else as given (a
 /// generated case that was never written has no file).
-fn canonical(p: &Path) -> PathBuf {
-    p.canonicalize().unwrap_or_else(|_| p.to_path_buf())
-}
 
 fn symptom(v: &Json) -> Result<Symptom, String> {
     let members = v.members().ok_or("expected an object with one symptom")?;
@@ -1000,12 +1035,12 @@ mod tests {
         let text = std::fs::read_to_string(&file).unwrap();
         let raw = Json::parse(&text).unwrap();
         let about = raw.get("about").and_then(Json::as_str).unwrap().to_lossy();
-        let ledger = KnownIssues::load(&file).unwrap();
+        let ledger = crate::run::config::known_issues(&file).unwrap();
         assert_eq!(ledger.to_file_json(&about), raw);
         let dir = tempfile::tempdir().unwrap();
         let copy = dir.path().join("k.json");
         std::fs::write(&copy, ledger.to_file_json(&about).to_compact()).unwrap();
-        let e = KnownIssues::load(&copy).unwrap_err();
+        let e = crate::run::config::known_issues(&copy).unwrap_err();
         assert!(
             e.problem.contains("no such case file"),
             "paths stay relative to the file: {e}"
@@ -1015,7 +1050,7 @@ mod tests {
     #[test]
     fn every_issue_has_a_severity_and_the_security_one_is_the_policy() {
         let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("known-issues.json");
-        let ledger = KnownIssues::load(&file).unwrap();
+        let ledger = crate::run::config::known_issues(&file).unwrap();
         let security: Vec<&str> = ledger
             .issues
             .iter()
@@ -1035,7 +1070,7 @@ mod tests {
             r#"{"issues":[{"id":"a","severity":"error","seen":"all","title":"t","wrong":"w","fixed":"f","cases":[{"case":"c.json","shows":{"noTools":true}}],"fixd":"typo"}]}"#,
         )
         .unwrap();
-        let e = KnownIssues::load(&file).unwrap_err();
+        let e = crate::run::config::known_issues(&file).unwrap_err();
         assert_eq!(e.field, "issues[0].fixd", "{e}");
         assert!(e.problem.contains("unknown field"), "{e}");
     }
@@ -1113,7 +1148,7 @@ mod tests {
     #[test]
     fn the_repositorys_file_loads_and_names_real_cases() {
         let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("known-issues.json");
-        let known = KnownIssues::load(&file).unwrap();
+        let known = crate::run::config::known_issues(&file).unwrap();
         assert!(known.get("toolchoice-not-rewritten").is_some());
         assert!(known.get("cut-at-63").is_some());
         let case = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -1144,7 +1179,7 @@ mod tests {
         use crate::model::releases::Release;
         use crate::version::spec::{Bound, MastraVersion};
         let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("known-issues.json");
-        let known = KnownIssues::load(&file).unwrap();
+        let known = crate::run::config::known_issues(&file).unwrap();
         let seen_on = |id: &str, v: MastraVersion| {
             let specs = VersionSpec::parse_list(&known.get(id).unwrap().seen).unwrap();
             specs.iter().any(|s| match s {
@@ -1199,7 +1234,7 @@ mod tests {
     #[test]
     fn an_unlisted_case_is_recognised_by_its_symptom_and_its_kind() {
         let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("known-issues.json");
-        let known = KnownIssues::load(&file).unwrap();
+        let known = crate::run::config::known_issues(&file).unwrap();
         let case = |json: &str| Case::parse(Path::new("cases/nowhere/new.json"), json).unwrap();
         let sent =
             |tools: &[&str], choice: Option<&str>| projection(vec![request(Some(tools), choice)]);
@@ -1329,12 +1364,14 @@ mod tests {
         ];
         for (text, field) in cases {
             std::fs::write(&file, text).unwrap();
-            let e = KnownIssues::load(&file).unwrap_err();
+            let e = crate::run::config::known_issues(&file).unwrap_err();
             assert_eq!(e.field, field, "{text}: {e}");
         }
-        assert!(KnownIssues::load(&dir.path().join("missing.json"))
-            .unwrap()
-            .issues
-            .is_empty());
+        assert!(
+            crate::run::config::known_issues(&dir.path().join("missing.json"))
+                .unwrap()
+                .issues
+                .is_empty()
+        );
     }
 }

@@ -349,6 +349,7 @@ mod tests {
 
     fn ledger() -> KnownIssues {
         KnownIssues {
+            paths: Default::default(),
             file: PathBuf::from("known-issues.json"),
             issues: vec![KnownIssue {
                 id: "toolchoice-not-rewritten".into(),

@@ -18,7 +18,7 @@ use crate::case::{Approval, ApprovalPolicy, Case, Method, Reply, Tool};
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::model::record::Record;
-use crate::projection::{call_ids_scripted, Projection, Seen};
+use crate::projection::{Projection, Seen};
 
 /// The chunks a call's streamed input gives before the call itself, on
 /// every route measured.
@@ -164,7 +164,7 @@ pub(super) fn project(
                 .push((JsString::from("tool-call-approval"), name.clone()));
         }
         // Without scripted ids (Gemini) no answer can name the call.
-        let scripted = call_ids_scripted(case.route);
+        let scripted = case.route.call_ids_scripted();
         let id = if scripted {
             Json::String(call.id.clone())
         } else {

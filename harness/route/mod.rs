@@ -46,6 +46,14 @@ pub enum Wire {
 }
 
 impl Route {
+    /// Whether the call ids Mastra hands over are the scripted ones. Gemini's
+    /// function calls carry no id, and the AI SDK draws one at random: a
+    /// pending call's id is then written `null`, and no case's `approvals`
+    /// can name it.
+    pub fn call_ids_scripted(self) -> bool {
+        self.wire() != Wire::GenerateContent
+    }
+
     /// The listener's default error document, in each provider's own
     /// shape, so that its error handler parses it (the message reads
     /// "captured" everywhere). The model quotes it where a release puts

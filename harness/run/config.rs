@@ -2,7 +2,7 @@
 //! from the raw flags in `cli` (which nothing below the CLI sees).
 
 use crate::install::layout::{default_cache, Installs};
-use crate::judge::known::{KnownError, KnownIssues};
+use crate::judge::known::{KnownError, KnownIssues, Paths};
 use crate::judge::refine::Refiner;
 use crate::judge::snapshot::Shelf;
 use crate::observe::capture::DEFAULT_BODY_LIMIT;
@@ -139,12 +139,35 @@ impl Config {
 }
 
 /// What refines a run's results: the ledger of known issues read from
-/// `known_issues`, and the snapshots under `snapshots`, read as the judge
+/// `ledger`, and the snapshots under `snapshots`, read as the judge
 /// asks for them.
-pub fn refiner(known_issues: &Path, snapshots: &Path) -> Result<Refiner, KnownError> {
+pub fn refiner(ledger: &Path, snapshots: &Path) -> Result<Refiner, KnownError> {
     let dir = snapshots.to_path_buf();
     Ok(Refiner {
-        known: KnownIssues::load(known_issues)?,
+        known: known_issues(ledger)?,
         snapshots: Shelf::new(move |file| std::fs::read_to_string(dir.join(file)).ok()),
     })
+}
+
+/// The ledger of known issues in `file`; a missing file is a project
+/// without known issues. Its case paths, and each case's, are compared as
+/// the files they name.
+pub fn known_issues(file: &Path) -> Result<KnownIssues, KnownError> {
+    let paths = Paths::new(|p: &Path| {
+        p.is_file()
+            .then(|| p.canonicalize().unwrap_or_else(|_| p.to_path_buf()))
+    });
+    match std::fs::read_to_string(file) {
+        Ok(text) => KnownIssues::parse(file, &text, paths),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(KnownIssues {
+            file: file.to_path_buf(),
+            issues: Vec::new(),
+            paths,
+        }),
+        Err(e) => Err(KnownError {
+            file: file.to_path_buf(),
+            field: "(file)".into(),
+            problem: format!("cannot read: {e}"),
+        }),
+    }
 }

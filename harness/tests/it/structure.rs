@@ -40,8 +40,9 @@ const LAYERS: &[&[&str]] = &[
     &["judge"],
     // What a run produced, as data. The pure layers end here.
     &["results"],
-    // I/O: installs, probes and the listener, the observation store.
-    &["install", "observe", "recorded"],
+    // I/O: installs, probes and the listener, the observation store, the
+    // results database.
+    &["install", "observe", "recorded", "db"],
     // The session and the run loop.
     &["run"],
     // Loops around the run, lint, the reports.
