@@ -570,7 +570,8 @@ impl Paths {
         }
     }
 
-    /// `p` in the form the ledger's paths are kept in.
+    /// `p` in the form the ledger's paths are kept in: the file it names, else
+    /// as given (a generated case that was never written has no file).
     fn canonical(&self, p: &Path) -> PathBuf {
         self.file(p).unwrap_or_else(|| p.to_path_buf())
     }
@@ -968,9 +969,6 @@ impl Condition {
         }
     }
 }
-
-/// A path as compared: canonical when it names a file, else as given (a
-/// generated case that was never written has no file).
 
 fn symptom(v: &Json) -> Result<Symptom, String> {
     let members = v.members().ok_or("expected an object with one symptom")?;
