@@ -1,5 +1,5 @@
 //! `Case`: what one scenario registers and calls, as one JSON file under
-//! `cases/` (`shared/case-format.md`). This module owns that format: `read`
+//! `cases/` (`docs/case-format.md`). This module owns that format: `read`
 //! turns a file into a `Case`, validated strictly; `write` turns a `Case`
 //! into the file, and reading what it wrote gives the same `Case` back;
 //! `parts` walks a case's parts for code that treats them all alike.

@@ -10,7 +10,7 @@
 use std::error::Error;
 use std::fmt;
 
-/// The documented exit statuses (`shared/case-format.md`, `docs/commands.md`).
+/// The documented exit statuses (`docs/case-format.md`, `docs/commands.md`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Exit {
     /// Everything as expected.

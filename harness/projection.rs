@@ -1,5 +1,5 @@
 //! `Projection`: what one case did on one version, reduced to what tool
-//! naming decides (`shared/case-format.md`, "A projection").
+//! naming decides (`docs/case-format.md`, "A projection").
 //!
 //! The model predicts one; the probe and the capture listener observe one.
 //! Both sides are written to the same `Json` and compared with `Json`'s

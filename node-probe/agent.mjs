@@ -1,4 +1,4 @@
-// The agent and the call of one case of shared/case-format.md, built on a
+// The agent and the call of one case of docs/case-format.md, built on a
 // given @mastra/core and run to its end: the tools objects, the options, the
 // case's sources, generate() or the stream drained, and what the call ended
 // with.

@@ -1,6 +1,6 @@
 // A scripted provider server on 127.0.0.1, in process.
 //
-// It plays the capture listener of shared/case-format.md for the Node-only
+// It plays the capture listener of docs/case-format.md for the Node-only
 // tools of this folder: `ceiling.mjs` (the in-process throughput ceiling of
 // `make bench`) and `selftest.mjs` (the probe's own tests). The Rust harness
 // has its own listener; this one answers with the same reply semantics and

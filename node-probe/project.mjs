@@ -589,7 +589,7 @@ function findMastra(entryModule) {
 /** An own-keys list of a tools object, as Mastra's Object.keys sees it. */
 const keysOf = (record) => (record && typeof record === 'object' ? Object.keys(record) : []);
 
-/** The route a model config takes (shared/case-format.md, ROUTE). */
+/** The route a model config takes (docs/case-format.md, ROUTE). */
 async function routeOf(agent, requestContext) {
   let model = agent.model;
   if (typeof model === 'function') model = await model({ requestContext });

@@ -1,4 +1,4 @@
-// The wire routes of shared/case-format.md: how a case's model is named, and
+// The wire routes of docs/case-format.md: how a case's model is named, and
 // how every request it makes reaches the case's capture-listener URL.
 //
 // A route is how a Mastra user names the model. `openai-compatible` passes

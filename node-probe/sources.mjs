@@ -1,5 +1,5 @@
 // The tool sources of a case beyond `tools`, `toolsets` and `clientTools`
-// (shared/case-format.md): sub-agents, workflows, MCP servers, working
+// (docs/case-format.md): sub-agents, workflows, MCP servers, working
 // memory and dynamic tools. agent.mjs calls `prepareSources` before it builds
 // the Agent and `close` when the case is over; everything source-specific
 // lives here, so the routes work in agent.mjs and this stay apart.

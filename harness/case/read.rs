@@ -1,5 +1,5 @@
 //! Reading a case file: `case(file, json)`, the JSON value of one file
-//! checked field by field (`shared/case-format.md`).
+//! checked field by field (`docs/case-format.md`).
 //!
 //! In: the file's name and its JSON. Out: a `Case`, or the first
 //! `CaseError`, naming the file, the field and the value that was wrong.
@@ -28,6 +28,25 @@ const FIELDS: &[&str] = &[
     "route",
     "approvals",
 ];
+
+/// The fields of a TOOL object.
+const TOOL_FIELDS: &[&str] = &["key", "id", "description", "builtin", "requireApproval"];
+/// The fields of `call`.
+const CALL_FIELDS: &[&str] = &[
+    "method",
+    "toolChoice",
+    "activeTools",
+    "maxSteps",
+    "requireToolApproval",
+];
+/// The fields of `call.requireToolApproval` as an object.
+const POLICY_FIELDS: &[&str] = &["names"];
+/// The fields of a named `call.toolChoice`.
+const CHOICE_FIELDS: &[&str] = &["type", "toolName"];
+/// The fields of a REPLY.
+const REPLY_FIELDS: &[&str] = &["status", "body", "toolCalls", "text"];
+/// The fields of a REPLY's tool call.
+const TOOL_CALL_FIELDS: &[&str] = &["id", "name", "arguments"];
 
 pub(super) fn case(path: &Path, raw: &Json) -> Result<Case, CaseError> {
     let v = Validator { file: path };
@@ -271,7 +290,7 @@ impl<'a> Validator<'a> {
             .object(
                 v,
                 field,
-                &["key", "id", "description", "builtin", "requireApproval"],
+                TOOL_FIELDS,
             )
             .map_err(|e| {
                 if matches!(v, Json::Object(_)) {
@@ -325,13 +344,7 @@ impl<'a> Validator<'a> {
         let obj = self.object(
             v,
             "call",
-            &[
-                "method",
-                "toolChoice",
-                "activeTools",
-                "maxSteps",
-                "requireToolApproval",
-            ],
+            CALL_FIELDS,
         )?;
         let method = match obj.get("method") {
             None => Method::default(),
@@ -375,7 +388,7 @@ impl<'a> Validator<'a> {
         match v {
             Json::Bool(b) => Ok(ApprovalPolicy::Flag(*b)),
             Json::Object(_) => {
-                let obj = self.object(v, FIELD, &["names"])?;
+                let obj = self.object(v, FIELD, POLICY_FIELDS)?;
                 let names = obj
                     .get("names")
                     .ok_or_else(|| self.err(&format!("{FIELD}.names"), "is required"))?;
@@ -417,7 +430,7 @@ impl<'a> Validator<'a> {
                 _ => Err(self.wrong(FIELD, EXPECTED, v)),
             },
             Json::Object(_) => {
-                let obj = self.object(v, FIELD, &["type", "toolName"])?;
+                let obj = self.object(v, FIELD, CHOICE_FIELDS)?;
                 match obj.get("type") {
                     Some(t) if t.as_str() == Some(&JsString::from("tool")) => {}
                     Some(t) => return Err(self.wrong("call.toolChoice.type", "\"tool\"", t)),
@@ -466,7 +479,7 @@ impl<'a> Validator<'a> {
     }
 
     fn reply(&self, v: &Json, field: &str) -> Result<Reply, CaseError> {
-        let obj = self.object(v, field, &["status", "body", "toolCalls", "text"])?;
+        let obj = self.object(v, field, REPLY_FIELDS)?;
         let present: Vec<&str> = ["status", "toolCalls", "text"]
             .into_iter()
             .filter(|k| obj.get(k).is_some())
@@ -520,7 +533,7 @@ impl<'a> Validator<'a> {
     }
 
     fn tool_call(&self, v: &Json, field: &str) -> Result<ToolCallReply, CaseError> {
-        let c = self.object(v, field, &["id", "name", "arguments"])?;
+        let c = self.object(v, field, TOOL_CALL_FIELDS)?;
         let arguments = c
             .get("arguments")
             .cloned()
@@ -537,6 +550,38 @@ impl<'a> Validator<'a> {
 pub(super) mod tests {
     use super::super::{Case, CaseError, Reply, Tool, ToolChoice, MAX_REPLIES};
     use std::path::Path;
+
+    /// The project's statement of the contract names every field the reader
+    /// accepts, so a field added here without its documentation fails.
+    #[test]
+    fn every_field_the_reader_accepts_is_in_docs_case_format_md() {
+        let doc = include_str!("../../docs/case-format.md");
+        let named = |field: &str| {
+            ["`", "\"", "."].iter().any(|before| {
+                ["`", "\"", " ", ":"]
+                    .iter()
+                    .any(|after| doc.contains(&format!("{before}{field}{after}")))
+            })
+        };
+        let lists = [
+            super::FIELDS,
+            super::super::SOURCE_FIELDS,
+            super::TOOL_FIELDS,
+            super::CALL_FIELDS,
+            super::POLICY_FIELDS,
+            super::CHOICE_FIELDS,
+            super::REPLY_FIELDS,
+            super::TOOL_CALL_FIELDS,
+            super::super::sources::MEMORY_FIELDS,
+        ];
+        let missing: Vec<&str> = lists
+            .iter()
+            .flat_map(|l| l.iter().copied())
+            .filter(|f| !named(f))
+            .collect();
+        assert!(missing.is_empty(), "not in docs/case-format.md: {missing:?}");
+        assert!(!named("noSuchField"), "the check finds what is not there");
+    }
 
     /// `text` read as the file `cases/x.json`.
     pub(in crate::case) fn parse(text: &str) -> Result<Case, CaseError> {

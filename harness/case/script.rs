@@ -1,5 +1,5 @@
 //! `Script`: which scripted reply answers each request of a case, by who
-//! makes the request (`shared/case-format.md`, `replies` and
+//! makes the request (`docs/case-format.md`, `replies` and
 //! `subAgentReplies`).
 //!
 //! In: a `Case`, then each request's body as it arrives. Out: the

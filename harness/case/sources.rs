@@ -1,6 +1,6 @@
 //! `Sources`: the tool sources of a case beyond `tools`, `toolsets` and
 //! `clientTools` — sub-agents, workflows, MCP servers, working memory and
-//! dynamic tools (`shared/case-format.md`).
+//! dynamic tools (`docs/case-format.md`).
 //!
 //! In: the case's top-level JSON object. Out: `Sources`, or the `CaseError`
 //! naming the file, field and value; and back, the members a case file
@@ -14,6 +14,9 @@ use crate::js::string::JsString;
 
 /// The case fields this module reads.
 pub const FIELDS: &[&str] = &["agents", "workflows", "mcp", "memory", "dynamicTools"];
+
+/// The fields of `memory` as an object.
+pub const MEMORY_FIELDS: &[&str] = &["workingMemory"];
 
 /// The most tools one MCP server of a case may list: Twilio's 1,409 fit
 /// with room to spare; a runaway generator does not.
@@ -121,7 +124,7 @@ impl Validator<'_> {
         let memory = match top.get("memory") {
             None => None,
             Some(v) => {
-                let obj = self.object(v, "memory", &["workingMemory"])?;
+                let obj = self.object(v, "memory", MEMORY_FIELDS)?;
                 let working_memory = match obj.get("workingMemory") {
                     Some(Json::Bool(b)) => *b,
                     Some(other) => {

@@ -12,7 +12,7 @@ use super::{Approval, ApprovalPolicy, Call, Case, Method, Reply, Tool, ToolChoic
 use crate::js::json::Json;
 
 impl Case {
-    /// The case file (`shared/case-format.md`); `path` is not part of it.
+    /// The case file (`docs/case-format.md`); `path` is not part of it.
     pub fn to_json(&self) -> Json {
         // What each field reads as when the file leaves it out.
         let blank = Case::new("", "");

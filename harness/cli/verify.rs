@@ -137,7 +137,7 @@ pub fn verify(args: VerifyArgs) -> Result<Exit, Failure> {
         infra: done.any_unknown(),
         interrupted: done.interrupted,
         // Present and fixed are both answers: the contract
-        // (`shared/case-format.md`) gives `verify` 0, 2 and 3 only.
+        // (`docs/case-format.md`) gives `verify` 0, 2 and 3 only.
         finding: false,
         bad_input: false,
     }))

@@ -94,7 +94,7 @@ pub fn least_satisfying<T>(items: &[T], mut pred: impl FnMut(&T) -> Satisfies) -
 /// What is compared between versions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Compared {
-    /// The projection (`shared/case-format.md`), without the prose reason.
+    /// The projection (`docs/case-format.md`), without the prose reason.
     Projection,
     /// Every captured request body, in normal form.
     Body,

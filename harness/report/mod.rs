@@ -1,5 +1,5 @@
 //! `Report`: the results of a run, rendered for people (the terminal
-//! summary) and for scripts (JSON, `shared/case-format.md`).
+//! summary) and for scripts (JSON, `docs/case-format.md`).
 //!
 //! In: `CaseResult`s and what the run was (`RunInfo`). Out: text and files.
 //! A report file is written to a temporary file beside it and renamed into

@@ -1,5 +1,5 @@
 //! Reading a captured request body on a route: `RequestView::on(route, body)`,
-//! what tool naming decides about it (`shared/case-format.md`, "A
+//! what tool naming decides about it (`docs/case-format.md`, "A
 //! projection").
 //!
 //! In: the case's `Route` and the body as captured. Out: the tool names in

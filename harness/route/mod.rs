@@ -1,5 +1,5 @@
 //! `Route`: which wire route a case's model takes to its provider
-//! (`shared/case-format.md`, the ROUTE table), and `RouteSet`, the `--route`
+//! (`docs/case-format.md`, the ROUTE table), and `RouteSet`, the `--route`
 //! value (one route, a comma list, or `all`).
 //!
 //! Pure data. In: a route name from a case file or a flag. Out: a `Route`,

@@ -99,7 +99,7 @@ pub struct Opened {
 }
 
 /// The name of the verdict of a result that depends on the arrival order of
-/// concurrent requests (`shared/case-format.md`): its observation is one
+/// concurrent requests (`docs/case-format.md`): its observation is one
 /// draw among several, so it is never stored and never reused.
 const NONDETERMINISTIC: &str = "nondeterministic";
 

@@ -1,5 +1,5 @@
 //! `Extras`: the packages installed beside each `@mastra/core` so that a
-//! case can use every tool source (`shared/case-format.md`): `@mastra/mcp`
+//! case can use every tool source (`docs/case-format.md`): `@mastra/mcp`
 //! for MCP servers, the official MCP SDK (the reference the probe's own
 //! server is compared with, `node-probe/testing/mcp-compare.mjs`), and `@mastra/memory` with `@mastra/libsql` for working memory.
 //!

@@ -222,7 +222,7 @@ pub struct InlineSuppression {
 }
 
 /// How an agent names its model, which decides the provider's rules
-/// (shared/case-format.md, ROUTE).
+/// (docs/case-format.md, ROUTE).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ModelRoute {
     /// `{ id, url }`: an OpenAI-compatible Chat Completions endpoint.

@@ -1,5 +1,5 @@
 //! `WireReply`: a scripted `Reply` written in one route's provider format,
-//! as the capture listener sends it back (`shared/case-format.md`, REPLY).
+//! as the capture listener sends it back (`docs/case-format.md`, REPLY).
 //!
 //! In: the case's `Route`, one `Reply`, and whether the request asked to
 //! stream (`wants_stream`). Out: status, content type and body text. Every
