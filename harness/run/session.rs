@@ -94,7 +94,7 @@ pub struct Session {
     pub listener: Listener,
     node: Option<Result<NodeRuntime, Arc<NodeError>>>,
     registry: Option<Result<Registry, Arc<RegistryError>>>,
-    /// The builds this session was given, as `install::build` named them.
+    /// The builds given to the `Session`, as `install::build` named them.
     pub builds: Vec<Build>,
     /// The snapshot builds resolved so far, each with the release the model
     /// predicts it as and the rule that gave it.
