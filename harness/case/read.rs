@@ -286,19 +286,13 @@ impl<'a> Validator<'a> {
         if let Json::String(key) = v {
             return Ok(Tool::Standard(key.clone()));
         }
-        let obj = self
-            .object(
-                v,
-                field,
-                TOOL_FIELDS,
-            )
-            .map_err(|e| {
-                if matches!(v, Json::Object(_)) {
-                    e
-                } else {
-                    self.wrong(field, "a key string or a tool object", v)
-                }
-            })?;
+        let obj = self.object(v, field, TOOL_FIELDS).map_err(|e| {
+            if matches!(v, Json::Object(_)) {
+                e
+            } else {
+                self.wrong(field, "a key string or a tool object", v)
+            }
+        })?;
         let key = self.js(obj.get("key"), &format!("{field}.key"))?;
         match obj.get("builtin") {
             Some(b) => {
@@ -341,11 +335,7 @@ impl<'a> Validator<'a> {
     }
 
     fn call(&self, v: &Json) -> Result<Call, CaseError> {
-        let obj = self.object(
-            v,
-            "call",
-            CALL_FIELDS,
-        )?;
+        let obj = self.object(v, "call", CALL_FIELDS)?;
         let method = match obj.get("method") {
             None => Method::default(),
             Some(m) => match m.as_str().and_then(JsString::to_rust).as_deref() {
@@ -579,7 +569,10 @@ pub(super) mod tests {
             .flat_map(|l| l.iter().copied())
             .filter(|f| !named(f))
             .collect();
-        assert!(missing.is_empty(), "not in docs/case-format.md: {missing:?}");
+        assert!(
+            missing.is_empty(),
+            "not in docs/case-format.md: {missing:?}"
+        );
         assert!(!named("noSuchField"), "the check finds what is not there");
     }
 

@@ -301,7 +301,7 @@ fn captured_bodies_match_their_snapshots() {
         let name = file.file_stem().unwrap().to_string_lossy().into_owned();
         let body = std::fs::read_to_string(&file).unwrap();
         insta::with_settings!({
-            snapshot_path => "../../snapshots",
+            snapshot_path => "../../../snapshots",
             prepend_module_to_snapshot => false,
             omit_expression => true,
             info => &"accept with `cargo insta review` (or INSTA_UPDATE=always cargo test --test it e2e::)",

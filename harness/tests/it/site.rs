@@ -145,6 +145,8 @@ fn the_site_shows_the_grid_a_folder_and_a_case_from_file_urls() {
         "openai-compatible",
     ]);
     cmd.arg("--out").arg(&out);
+    // The matrix writes its JSON report only when asked.
+    cmd.arg("--json").arg(out.join("report.json"));
     for c in SITE_CASES {
         cmd.args(["--cases", c]);
     }
