@@ -131,6 +131,32 @@ pub fn encode_name(name: &JsString) -> String {
     out
 }
 
+/// One line of JSON the client wrote, with every string (a tool name in a
+/// call, above all) as `encode_name` gives it, so that `rmcp`, which reads
+/// Rust strings, can read a name with a lone surrogate and does not drop
+/// the request unanswered. A line that is not JSON goes on as it came, for
+/// `rmcp` to answer as it answers any.
+pub fn encode_line(line: &str) -> String {
+    fn encoded(v: &Json) -> Json {
+        match v {
+            Json::String(s) => Json::String(encode_name(s).into()),
+            Json::Array(items) => Json::Array(items.iter().map(encoded).collect()),
+            Json::Object(members) => Json::Object(
+                members
+                    .iter()
+                    .map(|(k, v)| (encode_name(k).into(), encoded(v)))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
+    }
+    let body = line.trim_end_matches(['\n', '\r']);
+    match Json::parse(body) {
+        Ok(v) => format!("{}\n", encoded(&v).to_compact()),
+        Err(_) => line.to_string(),
+    }
+}
+
 /// One line of JSON `rmcp` wrote, with each stand-in written back as what
 /// it stands for: `ESCAPE ESCAPE` as `ESCAPE`, a surrogate's stand-in as
 /// the lowercase `\uXXXX` escape `JSON.stringify` writes. Stand-ins only
@@ -297,8 +323,27 @@ pub fn serve(names_file: &Path) -> Result<(), McpServerError> {
         .build()
         .map_err(McpServerError::Runtime)?;
     runtime.block_on(async {
+        // The client's lines reach the transport through `encode_line`.
+        let (mut feed, input) = tokio::io::duplex(1 << 16);
+        tokio::spawn(async move {
+            use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+            let mut stdin = tokio::io::BufReader::new(tokio::io::stdin());
+            let mut line = Vec::new();
+            loop {
+                line.clear();
+                match stdin.read_until(b'\n', &mut line).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        let encoded = encode_line(&String::from_utf8_lossy(&line));
+                        if feed.write_all(encoded.as_bytes()).await.is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        });
         let transport = (
-            tokio::io::stdin(),
+            input,
             Stdout {
                 pending: Vec::new(),
             },
@@ -318,6 +363,18 @@ pub fn serve(names_file: &Path) -> Result<(), McpServerError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_call_naming_a_lone_surrogate_reaches_rmcp_as_a_rust_string() {
+        let line = "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"\\udbff-x\",\"arguments\":{\"city\":\"P\"}}}\n";
+        let encoded = encode_line(line);
+        let read: serde_json::Value = serde_json::from_str(&encoded).expect("serde reads it");
+        let name = read["params"]["name"].as_str().unwrap();
+        assert_ne!(name, "\u{fffd}-x", "the surrogate is not replaced");
+        assert_eq!(decode_line(name), "\\udbff-x");
+        assert!(encoded.ends_with('\n'));
+        assert_eq!(encode_line("not json\n"), "not json\n");
+    }
 
     #[test]
     fn names_round_trip_to_the_escapes_json_stringify_writes() {
