@@ -11,6 +11,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod browser;
 mod builds;
 mod e2e;
 mod fuzz;

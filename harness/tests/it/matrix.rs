@@ -11,9 +11,10 @@
 //! Chromium is Debian's package: `harness/tests/setup.sh` installs it.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::browser::{dump_dom, wait_with_deadline};
 use crate::common::{bin, text};
 
 fn run(args: &[&str]) -> Output {
@@ -28,60 +29,6 @@ fn stdout(out: &Output) -> String {
 
 fn json(path: &Path) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
-/// Wait for a child with a deadline; end it if it overstays.
-fn wait_with_deadline(mut child: std::process::Child, limit: Duration) -> Output {
-    let began = Instant::now();
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            return child.wait_with_output().unwrap();
-        }
-        if began.elapsed() > limit {
-            let _ = child.kill();
-            panic!("still running after {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-/// The DOM of `url` once its scripts ran, from headless Chromium.
-fn dump_dom(url: &str) -> String {
-    let chromium = ["chromium", "chromium-browser"]
-        .into_iter()
-        .find(|c| {
-            Command::new(c)
-                .arg("--version")
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
-        .expect(
-            "chromium is not installed: run harness/tests/setup.sh (apt-get install -y chromium)",
-        );
-    let profile = tempfile::tempdir().unwrap();
-    let child = Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--no-first-run",
-            &format!("--user-data-dir={}", profile.path().display()),
-            "--dump-dom",
-            url,
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let out = wait_with_deadline(child, Duration::from_secs(120));
-    assert!(
-        out.status.success(),
-        "chromium failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }
 
 /// Each grid cell of a dumped page: (case, version, verdict).
@@ -186,7 +133,7 @@ fn the_html_grid_shows_the_verdicts_in_headless_chromium() {
 
     let page = out_dir.path().join("report.html");
     let url = format!("file://{}", page.display());
-    let grid = cells(&dump_dom(&url));
+    let grid = cells(&dump_dom(&[], &url));
     assert_eq!(grid.len(), results.len(), "one cell per result");
     for r in results {
         let (case, version) = (r["case"].as_str().unwrap(), r["version"].as_str().unwrap());
@@ -204,7 +151,7 @@ fn the_html_grid_shows_the_verdicts_in_headless_chromium() {
     // At a glance: the known issues at the top with their versions, each
     // folder a row counting its results, a search box and a filter per
     // verdict present.
-    let page_dom = dump_dom(&url);
+    let page_dom = dump_dom(&[], &url);
     let headline = &page_dom[page_dom.find("<ul id=\"issues\"").expect("the headline")..];
     let headline = &headline[..headline.find("</ul>").unwrap()];
     assert!(
@@ -225,7 +172,7 @@ fn the_html_grid_shows_the_verdicts_in_headless_chromium() {
     );
 
     // A cell opens its detail: the known issue and the rejection it explains.
-    let dom = dump_dom(&format!("{url}#open={}@1.67.0", GRID_CASES[0]));
+    let dom = dump_dom(&[], &format!("{url}#open={}@1.67.0", GRID_CASES[0]));
     let panel = &dom[dom.find("<section id=\"panel\"").expect("the panel")..];
     let panel = &panel[..panel.find("</section>").unwrap()];
     assert!(panel.contains("data-verdict=\"known-issue\""), "{panel}");
@@ -256,7 +203,7 @@ fn the_html_grid_shows_the_verdicts_in_headless_chromium() {
     );
     // A case with two tools and a choice of neither, on a version where it
     // is no known issue: its input, and no issue section.
-    let dom = dump_dom(&format!("{url}#open={}@1.67.0", GRID_CASES[1]));
+    let dom = dump_dom(&[], &format!("{url}#open={}@1.67.0", GRID_CASES[1]));
     let other = &dom[dom.find("<section id=\"panel\"").expect("the panel")..];
     let other = &other[..other.find("</section>").unwrap()];
     let input = section_text(other, "input");
@@ -307,12 +254,12 @@ fn the_html_grid_shows_the_verdicts_in_headless_chromium() {
     ]);
     assert_eq!(r.status.code(), Some(0));
     let linked_url = format!("file://{}", again.join("report.html").display());
-    let dom = dump_dom(&format!("{linked_url}#open={}@1.67.0", GRID_CASES[0]));
+    let dom = dump_dom(&[], &format!("{linked_url}#open={}@1.67.0", GRID_CASES[0]));
     assert!(
         dom.contains(r#"upstream: <a href="https://example.org/upstream/1">https://example.org/upstream/1</a>"#),
         "{dom}"
     );
-    let dom = dump_dom(&format!("{linked_url}#open={}@1.0.4", GRID_CASES[0]));
+    let dom = dump_dom(&[], &format!("{linked_url}#open={}@1.0.4", GRID_CASES[0]));
     let panel = &dom[dom.find("<section id=\"panel\"").expect("the panel")..];
     assert!(
         !panel.contains("<a ") && panel.contains("upstream: not reported yet"),

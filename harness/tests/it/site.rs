@@ -7,65 +7,14 @@
 //! Chromium is Debian's package: `harness/tests/setup.sh` installs it.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
+use crate::browser::dump_dom;
 use crate::common::{bin, root, text};
 
-fn wait_with_deadline(mut child: std::process::Child, limit: Duration) -> Output {
-    let began = Instant::now();
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            return child.wait_with_output().unwrap();
-        }
-        if began.elapsed() > limit {
-            let _ = child.kill();
-            panic!("still running after {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
-
-/// The DOM of `url` once its scripts, and the data scripts they load, ran.
-fn dump_dom(url: &str) -> String {
-    let chromium = ["chromium", "chromium-browser"]
-        .into_iter()
-        .find(|c| {
-            Command::new(c)
-                .arg("--version")
-                .output()
-                .is_ok_and(|o| o.status.success())
-        })
-        .expect(
-            "chromium is not installed: run harness/tests/setup.sh (apt-get install -y chromium)",
-        );
-    let profile = tempfile::tempdir().unwrap();
-    let child = Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--no-first-run",
-            // Waits for the scripts a view adds once the page has loaded.
-            "--virtual-time-budget=20000",
-            &format!("--user-data-dir={}", profile.path().display()),
-            "--dump-dom",
-            url,
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let out = wait_with_deadline(child, Duration::from_secs(120));
-    assert!(
-        out.status.success(),
-        "chromium failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
+/// The site's views add the data scripts they load once the page has
+/// loaded: Chromium waits for them.
+const SCRIPTED: [&str; 1] = ["--virtual-time-budget=20000"];
 
 fn unescape(s: &str) -> String {
     s.replace("&lt;", "<")
@@ -164,7 +113,7 @@ fn the_site_shows_the_grid_a_folder_and_a_case_from_file_urls() {
     let url = |hash: &str| format!("file://{}/index.html{hash}", site.display());
 
     // The index: the headline and the folders.
-    let dom = dump_dom(&url(""));
+    let dom = dump_dom(&SCRIPTED, &url(""));
     assert_eq!(ready(&dom).as_deref(), Some("index"), "{dom}");
     let issue = tags(&dom, "li")
         .into_iter()
@@ -193,7 +142,7 @@ fn the_site_shows_the_grid_a_folder_and_a_case_from_file_urls() {
     );
 
     // A folder: every result of it, as the JSON report says.
-    let dom = dump_dom(&url("#folder=cases/report"));
+    let dom = dump_dom(&SCRIPTED, &url("#folder=cases/report"));
     assert_eq!(ready(&dom).as_deref(), Some("folder"), "{dom}");
     let mut shown = cells(&dom);
     shown.sort();
@@ -214,7 +163,7 @@ fn the_site_shows_the_grid_a_folder_and_a_case_from_file_urls() {
 
     // The verdict filter, as the address gives it: only rows with a
     // known issue stay visible.
-    let dom = dump_dom(&url("#folder=cases/report&only=known-issue"));
+    let dom = dump_dom(&SCRIPTED, &url("#folder=cases/report&only=known-issue"));
     assert_eq!(ready(&dom).as_deref(), Some("folder"));
     let rows: Vec<(String, bool)> = tags(&dom, "tr")
         .into_iter()
@@ -231,7 +180,7 @@ fn the_site_shows_the_grid_a_folder_and_a_case_from_file_urls() {
         assert_eq!(*hidden, !has_issue, "{case}: {rows:?}");
     }
     // The search, likewise.
-    let dom = dump_dom(&url("#folder=cases/report&q=builtins"));
+    let dom = dump_dom(&SCRIPTED, &url("#folder=cases/report&q=builtins"));
     let visible: Vec<String> = tags(&dom, "tr")
         .into_iter()
         .filter(|t| !t[..t.find('>').unwrap()].contains(" hidden"))
@@ -250,9 +199,12 @@ fn the_site_shows_the_grid_a_folder_and_a_case_from_file_urls() {
         .find(|n| n[0] == case)
         .map(|n| n[1].as_str().unwrap().to_string())
         .unwrap();
-    let dom = dump_dom(&url(&format!(
-        "#case={id}&route=openai-compatible&version=1.67.0"
-    )));
+    let dom = dump_dom(
+        &SCRIPTED,
+        &url(&format!(
+            "#case={id}&route=openai-compatible&version=1.67.0"
+        )),
+    );
     assert_eq!(ready(&dom).as_deref(), Some("case"), "{dom}");
     // The detail and what is inside it: from its tag to the end.
     let at = dom
@@ -295,7 +247,7 @@ fn the_site_shows_the_grid_a_folder_and_a_case_from_file_urls() {
 
     // The changes view lists what the index counts.
     let index = got(&site, "index");
-    let dom = dump_dom(&url("#changes"));
+    let dom = dump_dom(&SCRIPTED, &url("#changes"));
     assert_eq!(ready(&dom).as_deref(), Some("changes"), "{dom}");
     let listed = tags(&dom, "tr")
         .into_iter()
