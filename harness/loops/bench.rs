@@ -514,6 +514,9 @@ pub fn figures_markdown(report: &Json) -> Result<String, String> {
     if let Some(m) = report.get("matrix") {
         out.push_str(&matrix_markdown(m, ceiling, measured.cores)?);
     }
+    if let Some(c) = report.get("cpu") {
+        out.push_str(&crate::loops::cpu_cost::markdown(c)?);
+    }
     if let Some(s) = report.get("sandbox") {
         out.push_str(&sandbox_markdown(s)?);
     }
