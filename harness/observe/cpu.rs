@@ -13,7 +13,10 @@
 //! is charged to the children of it that vanished in that interval, past
 //! what their last samples held, shared by those last samples' weights; a
 //! growth with no vanished child is a child never seen, charged to the
-//! parent's kind as `unseen`. What no tracked parent reaps (a child
+//! parent's kind as `unseen`. When a whole subtree ends inside one
+//! interval (a probe shut down with its sandbox), what its members spent
+//! after their last samples is charged to its top, the one its surviving
+//! parent reaped. What no tracked parent reaps (a child
 //! re-parented to init when its parent died first) is lost, and is at most
 //! one interval per such process.
 
@@ -113,6 +116,9 @@ fn parse_stat(line: &str) -> Option<Stat> {
 #[derive(Debug, Clone)]
 struct Tracked {
     kind: Kind,
+    /// A sandbox's `bwrap`, charged to what it wraps but no process of its
+    /// own when memory is read.
+    wrapper: bool,
     parent: (u32, u64),
     /// The last sample's own + reaped ticks: what reaping it will move.
     last_total: u64,
@@ -223,10 +229,16 @@ fn sample(state: &mut State, root: u32) {
         }
         let key = (pid, s.start);
         let parent_start = stats.get(&s.ppid).map_or(0, |p| p.start);
-        let kind = match state.live.get(&key) {
-            Some(t) => t.kind,
-            None if pid == root => Kind::Harness,
-            None => Kind::of(&argv(pid)),
+        let (kind, wrapper) = match state.live.get(&key) {
+            Some(t) => (t.kind, t.wrapper),
+            None if pid == root => (Kind::Harness, false),
+            None => {
+                let argv = argv(pid);
+                let wrapper = argv
+                    .first()
+                    .is_some_and(|a| a.rsplit('/').next() == Some("bwrap"));
+                (Kind::of(&argv), wrapper)
+            }
         };
         if !state.live.contains_key(&key) {
             *state.processes.entry(kind).or_default() += 1;
@@ -235,6 +247,7 @@ fn sample(state: &mut State, root: u32) {
             key,
             Tracked {
                 kind,
+                wrapper,
                 parent: (s.ppid, parent_start),
                 last_total: s.own + s.reaped,
                 last_reaped: s.reaped,
@@ -335,7 +348,7 @@ impl CpuMeter {
         let mut v: Vec<u64> = s
             .live
             .values()
-            .filter(|t| t.kind == kind)
+            .filter(|t| t.kind == kind && !t.wrapper)
             .map(|t| t.rss_bytes * self.page)
             .collect();
         v.sort_unstable();
@@ -426,6 +439,7 @@ mod tests {
         let mut state = State::default();
         let gone = Tracked {
             kind: Kind::McpServer,
+            wrapper: false,
             parent: (10, 1),
             last_total: 4,
             last_reaped: 0,
