@@ -154,6 +154,18 @@ impl CpuTally {
     pub fn of(&self, kind: Kind) -> f64 {
         self.seconds.get(&kind).copied().unwrap_or(0.0)
     }
+
+    /// What was spent since `earlier`, a tally of the same meter.
+    pub fn since(&self, earlier: &CpuTally) -> CpuTally {
+        CpuTally {
+            seconds: self
+                .seconds
+                .iter()
+                .map(|(k, v)| (*k, (v - earlier.of(*k)).max(0.0)))
+                .collect(),
+            processes: self.processes.clone(),
+        }
+    }
 }
 
 /// A running meter over this process and everything under it.
@@ -362,6 +374,11 @@ impl CpuMeter {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+        self.now()
+    }
+
+    /// The figures so far, from a sample taken now; the meter goes on.
+    pub fn now(&self) -> CpuTally {
         let own = own_ticks() as f64 - self.own_start;
         let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
         sample(&mut s, std::process::id());
