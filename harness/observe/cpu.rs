@@ -88,6 +88,8 @@ impl Kind {
 /// One `/proc/PID/stat` line, the fields used here.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Stat {
+    /// The command's name, which an exec changes.
+    comm: [u8; 16],
     ppid: u32,
     /// Own CPU, in clock ticks.
     own: u64,
@@ -101,10 +103,17 @@ struct Stat {
 /// spaces and parentheses itself): state, ppid, ... as proc(5) numbers
 /// them, from field 3.
 fn parse_stat(line: &str) -> Option<Stat> {
-    let rest = &line[line.rfind(')')? + 2..];
+    let close = line.rfind(')')?;
+    let name = line[..close].split_once('(')?.1.as_bytes();
+    let mut comm = [0u8; 16];
+    for (c, b) in comm.iter_mut().zip(name) {
+        *c = *b;
+    }
+    let rest = &line[close + 2..];
     let f: Vec<&str> = rest.split(' ').collect();
     let n = |i: usize| -> Option<u64> { f.get(i - 3)?.parse().ok() };
     Some(Stat {
+        comm,
         ppid: n(4)? as u32,
         own: n(14)? + n(15)?,
         reaped: n(16)? + n(17)?,
@@ -116,6 +125,10 @@ fn parse_stat(line: &str) -> Option<Stat> {
 #[derive(Debug, Clone)]
 struct Tracked {
     kind: Kind,
+    /// The command name it was classified under: a child is first seen
+    /// between its fork and its exec, as its parent, and is classified
+    /// again once it has become what it runs.
+    comm: [u8; 16],
     /// A sandbox's `bwrap`, charged to what it wraps but no process of its
     /// own when memory is read.
     wrapper: bool,
@@ -153,6 +166,18 @@ impl CpuTally {
 
     pub fn of(&self, kind: Kind) -> f64 {
         self.seconds.get(&kind).copied().unwrap_or(0.0)
+    }
+
+    /// What was spent since `earlier`, a tally of the same meter.
+    pub fn since(&self, earlier: &CpuTally) -> CpuTally {
+        CpuTally {
+            seconds: self
+                .seconds
+                .iter()
+                .map(|(k, v)| (*k, (v - earlier.of(*k)).max(0.0)))
+                .collect(),
+            processes: self.processes.clone(),
+        }
     }
 }
 
@@ -230,9 +255,9 @@ fn sample(state: &mut State, root: u32) {
         let key = (pid, s.start);
         let parent_start = stats.get(&s.ppid).map_or(0, |p| p.start);
         let (kind, wrapper) = match state.live.get(&key) {
-            Some(t) => (t.kind, t.wrapper),
-            None if pid == root => (Kind::Harness, false),
-            None => {
+            Some(t) if t.comm == s.comm => (t.kind, t.wrapper),
+            _ if pid == root => (Kind::Harness, false),
+            _ => {
                 let argv = argv(pid);
                 let wrapper = argv
                     .first()
@@ -240,13 +265,20 @@ fn sample(state: &mut State, root: u32) {
                 (Kind::of(&argv), wrapper)
             }
         };
-        if !state.live.contains_key(&key) {
-            *state.processes.entry(kind).or_default() += 1;
+        match state.live.get(&key) {
+            None => *state.processes.entry(kind).or_default() += 1,
+            Some(t) if t.kind != kind => {
+                let was = state.processes.entry(t.kind).or_default();
+                *was = was.saturating_sub(1);
+                *state.processes.entry(kind).or_default() += 1;
+            }
+            Some(_) => {}
         }
         now.insert(
             key,
             Tracked {
                 kind,
+                comm: s.comm,
                 wrapper,
                 parent: (s.ppid, parent_start),
                 last_total: s.own + s.reaped,
@@ -362,6 +394,11 @@ impl CpuMeter {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+        self.now()
+    }
+
+    /// The figures so far, from a sample taken now; the meter goes on.
+    pub fn now(&self) -> CpuTally {
         let own = own_ticks() as f64 - self.own_start;
         let mut s = self.state.lock().unwrap_or_else(|p| p.into_inner());
         sample(&mut s, std::process::id());
@@ -403,6 +440,7 @@ mod tests {
         assert_eq!(
             s,
             Stat {
+                comm: *b"node (probe) x\0\0",
                 ppid: 17,
                 own: 300,
                 reaped: 10,
@@ -439,6 +477,7 @@ mod tests {
         let mut state = State::default();
         let gone = Tracked {
             kind: Kind::McpServer,
+            comm: [0; 16],
             wrapper: false,
             parent: (10, 1),
             last_total: 4,
