@@ -256,6 +256,7 @@ impl<D: DefaultVersions> ScopeArgs<D> {
             bodies: None,
             shard: None,
             routes: self.routes.route.clone(),
+            keep: false,
         }
     }
 }

@@ -36,7 +36,6 @@ use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::judge::compare::Verdict;
 use crate::report::doc::Row;
-use crate::report::html::style;
 use crate::route::Route;
 use crate::version::spec::MastraVersion;
 use sha2::{Digest, Sha256};
@@ -51,6 +50,26 @@ pub const DATA: &str = "data";
 const CHUNK_BYTES: usize = 512 * 1024;
 /// The divergences the index lists by name; the rest are counted.
 const LISTED_DIVERGENCES: usize = 200;
+
+/// The short mark each verdict shows in its cell, and its colour.
+pub fn style(v: Verdict) -> (&'static str, &'static str) {
+    match v {
+        Verdict::AsModelled => ("✓", "#2e7d32"),
+        Verdict::Diverged => ("✗", "#c62828"),
+        Verdict::KnownIssue => ("K", "#ef8f00"),
+        Verdict::KnownIssueFixed => ("F!", "#6a1b9a"),
+        Verdict::NotApplicable => ("n/a", "#9e9e9e"),
+        Verdict::Unmodelled => ("?", "#78909c"),
+        Verdict::Nondeterministic => ("~", "#5d4037"),
+        Verdict::SnapshotChanged => ("S", "#d84315"),
+        Verdict::ProviderRejects => ("P", "#ad1457"),
+        Verdict::Timeout => ("T", "#37474f"),
+        Verdict::Crash => ("C", "#37474f"),
+        Verdict::ProbeFault => ("PF", "#37474f"),
+        Verdict::VersionUnavailable => ("U", "#37474f"),
+        Verdict::InstallFailed => ("I", "#37474f"),
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum SiteError {

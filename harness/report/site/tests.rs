@@ -324,3 +324,9 @@ fn a_site_of_150000_results_keeps_its_sizes() {
     );
     eprintln!("{size:?}");
 }
+
+#[test]
+fn every_verdict_has_a_distinct_mark() {
+    let marks: std::collections::BTreeSet<_> = Verdict::ALL.iter().map(|v| style(*v).0).collect();
+    assert_eq!(marks.len(), Verdict::ALL.len());
+}
