@@ -2,8 +2,8 @@
 //! that only read reports (`report`, `merge`, `compare`), and `plan`.
 
 use super::args::{
-    DefaultAll, DefaultPinned, DefaultPinnedLatest, GeneratedArgs, JsonReportArgs, ProbeArgs,
-    ScopeArgs, ShardArgs, StoreArgs, StrictArgs, VersionsArgs,
+    DefaultAll, DefaultPinned, DefaultPinnedLatest, FailOnArgs, GeneratedArgs, JsonReportArgs,
+    ProbeArgs, ScopeArgs, ShardArgs, StoreArgs, StrictArgs, VersionsArgs,
 };
 use super::out::{check_writable, print_out, save_report, say, stop_flag, Watcher};
 use crate::judge::compare::Verdict;
@@ -70,6 +70,8 @@ pub struct RunArgs {
     pub out: Option<PathBuf>,
     #[command(flatten)]
     pub strict: StrictArgs,
+    #[command(flatten)]
+    pub fail_on: FailOnArgs,
     /// Write each case's normalised request bodies (the snapshot text) to
     /// DIR/VERSION__CASE.txt.
     #[arg(long)]
@@ -126,13 +128,15 @@ pub fn run(args: RunArgs) -> Result<Exit, Failure> {
     if let Some(path) = json {
         write_json_report(report.db(), path)?;
     }
+    let ledger = session_ledger()?;
     if let Some(dir) = out {
         write_json_report(report.db(), &dir.join(JSON))?;
-        let ledger = session_ledger()?;
         write_reports_db(&report, &|id| is_security(&ledger, id), dir)?;
         print_out(&headline(&outcome.info, &report, &ledger, dir).map_err(Failure::infra)?);
     }
-    Ok(Exit::of_run(run_end(strict, &outcome)))
+    let mut end = run_end(strict, &outcome);
+    end.finding |= fails_on(args.fail_on, &report, &ledger)?;
+    Ok(Exit::of_run(end))
 }
 
 #[derive(Debug, Args, Clone, PartialEq, Eq)]
@@ -158,6 +162,8 @@ pub struct MatrixArgs {
     pub generated: GeneratedArgs,
     #[command(flatten)]
     pub strict: StrictArgs,
+    #[command(flatten)]
+    pub fail_on: FailOnArgs,
     #[command(flatten)]
     pub shard: ShardArgs,
     #[command(flatten)]
@@ -231,7 +237,9 @@ pub fn matrix(args: MatrixArgs) -> Result<Exit, Failure> {
     }
     print_out(&headline(&outcome.info, &report, &ledger, out).map_err(Failure::infra)?);
     print_out(&store_line(&outcome));
-    Ok(Exit::of_run(run_end(strict, &outcome)))
+    let mut end = run_end(strict, &outcome);
+    end.finding |= fails_on(args.fail_on, &report, &ledger)?;
+    Ok(Exit::of_run(end))
 }
 
 /// Record the run in `db` as the next night of the history `file`.
@@ -244,6 +252,26 @@ fn record_night(file: &Path, db: &Path) -> Result<crate::db::history::NightChang
     crate::db::history::History::open(file)
         .and_then(|mut h| h.record(&run, now))
         .map_err(infra)
+}
+
+/// Whether `--fail-on` fails the run: a known issue of its severity is
+/// present on some version; each is said on stderr.
+fn fails_on(
+    args: FailOnArgs,
+    src: &dyn ReportSource,
+    ledger: &crate::judge::known::KnownIssues,
+) -> Result<bool, Failure> {
+    if args.fail_on.is_none() {
+        return Ok(false);
+    }
+    let found = crate::report::security_present(src, ledger).map_err(Failure::infra)?;
+    for (id, versions) in &found {
+        say!(
+            "--fail-on security: {id} is present on {}",
+            versions.join(", ")
+        );
+    }
+    Ok(!found.is_empty())
 }
 
 /// The known issues, for the headline.
@@ -514,6 +542,8 @@ pub struct MergeArgs {
     /// as `matrix --history` does, and say first what changed.
     #[arg(long, value_name = "FILE")]
     pub history: Option<PathBuf>,
+    #[command(flatten)]
+    pub fail_on: FailOnArgs,
 }
 
 /// `merge SLICE... --out DIR`: DIR/results.sqlite and every other format.
@@ -576,9 +606,10 @@ pub fn merge(args: MergeArgs) -> Result<Exit, Failure> {
         count(&|_| true),
         out.display()
     );
+    let security = fails_on(args.fail_on, &report, &ledger)?;
     Ok(Exit::of_run(RunEnd {
         infra: infra > 0,
-        finding: divergent > 0,
+        finding: divergent > 0 || security,
         ..RunEnd::default()
     }))
 }

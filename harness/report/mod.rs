@@ -153,7 +153,7 @@ pub fn write_reports(
         w.write_all(page.as_bytes()).map_err(|e| e.to_string())
     })?;
     let path = out.join(SITE);
-    site::render(site, None, &path)
+    site::render_with(site, None, security, &path)
         .map(drop)
         .map_err(|e| fail(&path, e.to_string()))
 }
@@ -442,6 +442,27 @@ pub fn is_security(ledger: &crate::judge::known::KnownIssues, id: &str) -> bool 
     ledger
         .get(id)
         .is_some_and(|i| i.severity == crate::judge::known::Severity::Security)
+}
+
+/// Each security issue (the ledger's `severity: security`) present on some
+/// version, with those versions in the run's order.
+pub fn security_present(
+    src: &dyn ReportSource,
+    ledger: &crate::judge::known::KnownIssues,
+) -> Result<Vec<(String, Vec<String>)>, String> {
+    let mut found: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    src.each(Which::All, Order::ByVersion, false, &mut |r: &Row| {
+        if let Some((id, state)) = &r.known_issue {
+            if state == "present" && is_security(ledger, id) {
+                let vs = found.entry(id.clone()).or_default();
+                if vs.last() != Some(&r.version) {
+                    vs.push(r.version.clone());
+                }
+            }
+        }
+        Ok(())
+    })?;
+    Ok(found.into_iter().collect())
 }
 
 /// The few lines a person reads first, after a run that wrote its reports to
