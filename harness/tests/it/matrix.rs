@@ -709,3 +709,81 @@ fn matrix_history_says_what_changed_since_the_previous_night() {
         "{second}"
     );
 }
+
+/// A security issue leads: `approval-policy-fails-open` (severity
+/// `security` in known-issues.json) is the headline's first line, marked,
+/// with the release it is present on, and first on the site's index;
+/// `--fail-on security` makes the run exit 1 on it, where without the flag
+/// a known issue present is no failure.
+#[test]
+fn a_security_issue_leads_and_fail_on_security_exits_1_on_1_71_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("report");
+    let args = |fail: bool| {
+        let mut a = vec![
+            "run",
+            "--versions",
+            "1.71.0",
+            "--cases",
+            "cases/approval/policy-by-key-stream.json",
+            "--cases",
+            "cases/report/toolchoice-by-key-not-rewritten.json",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        if fail {
+            a.extend(["--fail-on", "security"]);
+        }
+        a
+    };
+    let r = run(&args(false));
+    assert_eq!(r.status.code(), Some(0), "a known issue is no failure");
+    let r = run(&args(true));
+    assert_eq!(r.status.code(), Some(1), "{}", crate::common::text(&r));
+    let said = stdout(&r);
+    // The headline follows the summary and the store's line.
+    let first = said
+        .lines()
+        .skip_while(|l| !l.starts_with("observations:"))
+        .skip(1)
+        .find(|l| !l.is_empty())
+        .unwrap();
+    assert!(
+        first.starts_with("SECURITY: approval-policy-fails-open (")
+            && first.ends_with("present on 1.71.0"),
+        "the headline's first line: {said}"
+    );
+    let listed: Vec<&str> = said
+        .lines()
+        .skip_while(|l| *l != "known upstream issues:")
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .collect();
+    assert!(
+        listed[0].starts_with("  SECURITY approval-policy-fails-open")
+            && listed[1].starts_with("  toolchoice-not-rewritten"),
+        "{listed:?}"
+    );
+    // The page at a glance and the site's index put it first, marked.
+    let page = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let issues = &page[page.find("<ul id=\"issues\">").unwrap()..];
+    assert!(
+        issues
+            .lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("<li><span class=\"security\">SECURITY</span> approval-policy-fails-open"),
+        "{issues}"
+    );
+    let url = format!("file://{}", out.join("site/index.html").display());
+    let dom = dump_dom(&["--virtual-time-budget=20000"], &url);
+    let list = &dom[dom.find("<ul id=\"issues\"").expect("the index's issues")..];
+    let first_li = &list[..list.find("</li>").unwrap()];
+    assert!(
+        first_li.contains("data-issue=\"approval-policy-fails-open\"")
+            && first_li.contains("class=\"security\"")
+            && first_li.contains("SECURITY")
+            && first_li.contains("1.71.0"),
+        "{first_li}"
+    );
+}
