@@ -21,9 +21,6 @@
 pub mod history;
 pub mod write;
 
-#[cfg(test)]
-mod size;
-
 use crate::js::json::Json;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use std::fmt;
