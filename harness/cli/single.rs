@@ -208,6 +208,7 @@ pub fn bench(args: BenchArgs) -> Result<Exit, Failure> {
             bodies: None,
             shard: None,
             routes,
+            keep: false,
         };
         let times = crate::loops::cold_warm::cold_warm(&matrix_config, &matrix_run, stop_flag())?;
         print_out(&times.to_text());
