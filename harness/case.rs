@@ -294,6 +294,27 @@ impl Case {
             })
     }
 
+    /// Whether the projection carries `seen` on a 1.x release (docs/seen.md):
+    /// every case but the shapes whose `seen` is not modelled yet, a stream
+    /// with sub-agents or workflows (their `tool-output` chunks) and a reply
+    /// using one call id twice in a step; both sides apply it.
+    pub fn seen_projected(&self) -> bool {
+        let nested = self.sources.agents.as_ref().is_some_and(|a| !a.is_empty())
+            || self
+                .sources
+                .workflows
+                .as_ref()
+                .is_some_and(|w| !w.is_empty());
+        let reused = self.replies.iter().any(|r| match r {
+            Reply::ToolCalls(list) => list
+                .iter()
+                .enumerate()
+                .any(|(i, c)| list[..i].iter().any(|e| e.id == c.id)),
+            _ => false,
+        });
+        self.drives_approval() || !((self.call.method == Method::Stream && nested) || reused)
+    }
+
     /// Every tool the case gives Mastra, in every tools object.
     pub fn all_tools(&self) -> impl Iterator<Item = &Tool> {
         let sets = self

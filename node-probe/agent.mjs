@@ -239,7 +239,8 @@ export async function runAgent(lib, c, url, method) {
     error: error === null || error === undefined ? null : describeError(error),
     executed,
     mutated,
-    seen,
+    // 0.x is outside what `seen` covers (docs/seen.md).
+    seen: legacy ? null : seen,
   };
 }
 

@@ -25,6 +25,7 @@ pub mod releases;
 pub mod rewrite;
 pub mod route;
 pub mod sources;
+mod seen;
 mod steps;
 mod validate;
 
@@ -328,13 +329,8 @@ fn run(case: &Case, rel: &Release) -> Result<Vec<Projection>, String> {
     let mut tools = merged_tools_on(case, rel.on_0x().then_some(rel));
     if let Some(error) = error_before_requests(case, rel, &mut tools) {
         // Nothing was handed over: the call threw before any result.
-        let seen = case.drives_approval().then(|| {
-            Box::new(crate::projection::Seen {
-                tool_calls: None,
-                tool_results: None,
-                ..Default::default()
-            })
-        });
+        let projected = case.drives_approval() || (rel.on_1x() && case.seen_projected());
+        let seen = projected.then(|| Box::new(seen::before_requests()));
         return Ok(vec![Projection {
             error: Some(error),
             seen,
