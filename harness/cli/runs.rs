@@ -104,18 +104,13 @@ pub fn run(args: RunArgs) -> Result<Exit, Failure> {
     let mut scope = args.scope.run_plan("run");
     scope.bodies = args.bodies;
     scope.shard = args.shard.shard;
-    // The results go to a database and nowhere else: into --out, or a
-    // temporary folder when only the summary (and perhaps --json) is asked.
-    let scratch;
-    let db_dir = match out {
-        Some(dir) => dir,
-        None => {
-            scratch = tempfile::tempdir()
-                .map_err(|e| Failure::infra_because("cannot make a temporary folder", e))?;
-            scratch.path()
-        }
+    let ledger = session_ledger()?;
+    let Some(dir) = out else {
+        return run_in_memory(config, scope, json, &ledger, args.fail_on);
     };
-    let mut writer = MatrixWriter::new(db_dir, None, MatrixFiles::default());
+    // With --out the results go to the database there and nowhere else;
+    // every rendering is a query over it.
+    let mut writer = MatrixWriter::new(dir, None, MatrixFiles::default());
     let outcome = collect_run(
         config,
         stop_flag(),
@@ -128,14 +123,40 @@ pub fn run(args: RunArgs) -> Result<Exit, Failure> {
     if let Some(path) = json {
         write_json_report(report.db(), path)?;
     }
-    let ledger = session_ledger()?;
-    if let Some(dir) = out {
-        write_json_report(report.db(), &dir.join(JSON))?;
-        write_reports_db(&report, &|id| is_security(&ledger, id), dir)?;
-        print_out(&headline(&outcome.info, &report, &ledger, dir).map_err(Failure::infra)?);
-    }
+    write_json_report(report.db(), &dir.join(JSON))?;
+    write_reports_db(&report, &|id| is_security(&ledger, id), None, dir)?;
+    print_out(&headline(&outcome.info, &report, &ledger, dir).map_err(Failure::infra)?);
     let mut end = run_end(strict, &outcome);
     end.finding |= fails_on(args.fail_on, &report, &ledger)?;
+    Ok(Exit::of_run(end))
+}
+
+/// `run` without `--out`: the summary and at most one JSON report, from the
+/// results kept in memory, so that a report whose place will not take it
+/// (a full disk, a folder gone) still reaches the temporary folder or
+/// stderr (`save_report`) where no database could have been written.
+fn run_in_memory(
+    config: Config,
+    scope: RunRequest,
+    json: Option<&Path>,
+    ledger: &crate::judge::known::KnownIssues,
+    fail_on: FailOnArgs,
+) -> Result<Exit, Failure> {
+    let strict = config.strict;
+    let scope = RunRequest {
+        keep: true,
+        ..scope
+    };
+    let outcome = collect_run(config, stop_flag(), &scope, &mut Watcher::new())?;
+    let report = report_json(&outcome.info, &outcome.results);
+    let doc = ReportDoc::of_report(&report).map_err(Failure::infra)?;
+    print_out(&summary(&outcome.info, &doc).map_err(Failure::infra)?);
+    print_out(&store_line(&outcome));
+    if let Some(path) = json {
+        save_report(path, &report.to_pretty())?;
+    }
+    let mut end = run_end(strict, &outcome);
+    end.finding |= fails_on(fail_on, &doc, ledger)?;
     Ok(Exit::of_run(end))
 }
 
@@ -231,10 +252,22 @@ pub fn matrix(args: MatrixArgs) -> Result<Exit, Failure> {
     );
     let ledger = session_ledger()?;
     let report = DbReport::open(&writer.database()).map_err(Failure::infra)?;
-    write_reports_db(&report, &|id| is_security(&ledger, id), out)?;
-    if let Some(file) = &args.history {
-        print_out(&record_night(file, &writer.database())?.summary(20));
-    }
+    // The night is recorded before the site is written, so that each case's
+    // detail carries its history up to tonight.
+    let history = match &args.history {
+        Some(file) => {
+            let (history, night) = record_night(file, &writer.database())?;
+            print_out(&night.summary(20));
+            Some(history)
+        }
+        None => None,
+    };
+    write_reports_db(
+        &report,
+        &|id| is_security(&ledger, id),
+        history.as_ref(),
+        out,
+    )?;
     print_out(&headline(&outcome.info, &report, &ledger, out).map_err(Failure::infra)?);
     print_out(&store_line(&outcome));
     let mut end = run_end(strict, &outcome);
@@ -242,16 +275,26 @@ pub fn matrix(args: MatrixArgs) -> Result<Exit, Failure> {
     Ok(Exit::of_run(end))
 }
 
-/// Record the run in `db` as the next night of the history `file`.
-fn record_night(file: &Path, db: &Path) -> Result<crate::db::history::NightChanges, Failure> {
+/// Record the run in `db` as the next night of the history `file`; the
+/// history, open, and what the night changed.
+fn record_night(
+    file: &Path,
+    db: &Path,
+) -> Result<
+    (
+        crate::db::history::History,
+        crate::db::history::NightChanges,
+    ),
+    Failure,
+> {
     let infra = |e: crate::db::DbError| Failure::infra(e.to_string());
     let run = crate::db::RunDb::open(db).map_err(infra)?;
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    crate::db::history::History::open(file)
-        .and_then(|mut h| h.record(&run, now))
-        .map_err(infra)
+    let mut history = crate::db::history::History::open(file).map_err(infra)?;
+    let night = history.record(&run, now).map_err(infra)?;
+    Ok((history, night))
 }
 
 /// Whether `--fail-on` fails the run: a known issue of its severity is
@@ -584,10 +627,20 @@ pub fn merge(args: MergeArgs) -> Result<Exit, Failure> {
         write_json_report(report.db(), json)?;
     }
     let ledger = session_ledger()?;
-    write_reports_db(&report, &|id| is_security(&ledger, id), out)?;
-    if let Some(file) = &args.history {
-        print_out(&record_night(file, &db_path)?.summary(20));
-    }
+    let history = match &args.history {
+        Some(file) => {
+            let (history, night) = record_night(file, &db_path)?;
+            print_out(&night.summary(20));
+            Some(history)
+        }
+        None => None,
+    };
+    write_reports_db(
+        &report,
+        &|id| is_security(&ledger, id),
+        history.as_ref(),
+        out,
+    )?;
     let counts = report.counts().map_err(Failure::infra)?;
     let count = |f: &dyn Fn(Verdict) -> bool| -> usize {
         counts
@@ -635,12 +688,12 @@ pub fn report(args: RenderArgs) -> Result<Exit, Failure> {
     let (results, incomplete) = if crate::db::is_database(&args.input) {
         let report = DbReport::open(&args.input)
             .map_err(|e| Failure::bad(format!("{}: {e}", args.input.display())))?;
-        write_reports_db(&report, &security, out)?;
+        write_reports_db(&report, &security, None, out)?;
         (report.total().map_err(Failure::infra)?, report.incomplete())
     } else {
         let doc = ReportDoc::load(&args.input).map_err(Failure::bad)?;
         let mut site = crate::report::site::DocSource::new(&doc);
-        write_reports(&doc, &mut site, &security, out)?;
+        write_reports(&doc, &mut site, &security, None, out)?;
         (doc.rows.len(), doc.incomplete())
     };
     say!(

@@ -242,6 +242,24 @@ impl History {
             .map_err(sql(&self.path, "cannot read table `night`"))
     }
 
+    /// One case's nights of change (its first night included), on every
+    /// version: `(version, night, at, verdict)`, by version then night.
+    pub fn case_history(&self, case: &str) -> Result<Vec<(String, i64, i64, String)>, DbError> {
+        let at = || sql(&self.path, "cannot read table `change`");
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT c.version, c.night, n.at, c.verdict FROM change c
+                 JOIN night n ON n.id = c.night WHERE c.case_name = ?1
+                 ORDER BY c.version, c.night",
+            )
+            .map_err(at())?;
+        let rows = stmt
+            .query_map([case], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .map_err(at())?;
+        rows.collect::<Result<_, _>>().map_err(at())
+    }
+
     /// Rows of `change`: every night some result changed on.
     pub fn change_rows(&self) -> Result<usize, DbError> {
         self.conn

@@ -127,6 +127,7 @@ pub fn write_reports(
     src: &dyn query::ReportSource,
     site: &mut dyn site::SiteSource,
     security: IsSecurity,
+    history: Option<&crate::db::history::History>,
     out: &Path,
 ) -> Result<(), Failure> {
     let fail =
@@ -153,7 +154,17 @@ pub fn write_reports(
         w.write_all(page.as_bytes()).map_err(|e| e.to_string())
     })?;
     let path = out.join(SITE);
-    site::render_with(site, None, security, &path)
+    let lookup = |case: &str| {
+        history
+            .expect("only called with a history")
+            .case_history(case)
+            .map_err(|e| e.to_string())
+    };
+    let history: Option<site::CaseHistory> = match history {
+        Some(_) => Some(&lookup),
+        None => None,
+    };
+    site::render_full(site, None, security, history, &path)
         .map(drop)
         .map_err(|e| fail(&path, e.to_string()))
 }
@@ -162,10 +173,11 @@ pub fn write_reports(
 pub fn write_reports_db(
     report: &query::DbReport,
     security: IsSecurity,
+    history: Option<&crate::db::history::History>,
     out: &Path,
 ) -> Result<(), Failure> {
     let mut site = query::DbSiteSource::new(report).map_err(Failure::infra)?;
-    write_reports(report, &mut site, security, out)
+    write_reports(report, &mut site, security, history, out)
 }
 
 /// Write a report. When its place will not take it after all (the disk

@@ -253,12 +253,28 @@ pub fn render(
     render_with(source, previous, &|_| false, out)
 }
 
+/// A case's nights of change, from a history file (`--history`):
+/// `(version, night, at, verdict)` of one case name.
+pub type CaseHistory<'a> = &'a dyn Fn(&str) -> Result<Vec<(String, i64, i64, String)>, String>;
+
 /// `render`, with the known issues `security` names put first on the
 /// index and marked as security issues.
 pub fn render_with(
     source: &mut dyn SiteSource,
     previous: Option<&mut dyn SiteSource>,
     security: IsSecurity,
+    out: &Path,
+) -> Result<SiteSize, SiteError> {
+    render_full(source, previous, security, None, out)
+}
+
+/// `render_with`, and on each case's detail its history across nights
+/// (when its verdict changed, and on which night) from `history`.
+pub fn render_full(
+    source: &mut dyn SiteSource,
+    previous: Option<&mut dyn SiteSource>,
+    security: IsSecurity,
+    history: Option<CaseHistory>,
     out: &Path,
 ) -> Result<SiteSize, SiteError> {
     let parent = out
@@ -327,6 +343,7 @@ pub fn render_with(
                 path: &path,
                 rows: &case,
                 before: &before,
+                history,
             };
             site.write(
                 &mut t,
@@ -451,6 +468,7 @@ struct CaseSite<'a> {
     path: &'a str,
     rows: &'a [Row],
     before: &'a [Row],
+    history: Option<CaseHistory<'a>>,
 }
 
 /// A result's observation as the site compares and shows it.
@@ -466,6 +484,8 @@ struct Detail {
     blob_at: HashMap<String, usize>,
     results: Vec<Json>,
     issues: BTreeMap<String, (Option<String>, Option<String>)>,
+    /// Per route and version, the nights its verdict changed on.
+    history: Vec<Json>,
 }
 
 impl Detail {
@@ -535,6 +555,7 @@ impl Detail {
             ),
             ("issues", Json::Object(issues)),
             ("results", Json::Array(self.results)),
+            ("history", Json::Array(self.history)),
         ]);
         let file = data.join("c").join(format!("{id}.js"));
         std::fs::write(
@@ -598,6 +619,7 @@ impl CaseSite<'_> {
         }
         self.release_changes(t, &id, by_route, changes)?;
         self.night_changes(t, &id, night)?;
+        detail.history = self.history_json()?;
         detail.write(self.path, &folder_path, &id, data)?;
         let routes = Json::Object(
             codes
@@ -685,6 +707,30 @@ impl CaseSite<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The case's nights of change on each route and version, from the
+    /// history: `[route, version, night, at, verdict]`.
+    fn history_json(&self) -> Result<Vec<Json>, SiteError> {
+        let Some(history) = self.history else {
+            return Ok(Vec::new());
+        };
+        let mut names: Vec<&str> = self.rows.iter().map(|r| r.case.as_str()).collect();
+        names.dedup();
+        let mut out = Vec::new();
+        for name in names {
+            let route = case_path(name).1;
+            for (version, night, at, verdict) in history(name).map_err(SiteError::Input)? {
+                out.push(Json::Array(vec![
+                    Json::str(route.name()),
+                    Json::str(&version),
+                    Json::int(night),
+                    Json::int(at),
+                    Json::str(&verdict),
+                ]));
+            }
+        }
+        Ok(out)
     }
 
     /// Since the previous night: each route and version both nights ran.

@@ -286,6 +286,13 @@ function detail(view, c, r) {
     if (url && /^https?:\/\//.test(url)) { l.appendChild(document.createTextNode('upstream: ')); l.appendChild(el('a', url, { href: url })); }
     else l.textContent = 'upstream: not reported yet (known-issues.json links no report)';
   }
+  const nights = (c.history || []).filter(h => h[0] === r.r && h[1] === r.v);
+  if (nights.length) {
+    const hs = d.appendChild(el('section', null, { class: 'history' }));
+    hs.appendChild(el('h3', 'history (the nights its result changed)'));
+    const ul = hs.appendChild(el('ul'));
+    for (const [, , night, at, verdict] of nights) ul.appendChild(el('li', 'night ' + night + ' (' + new Date(at * 1000).toISOString().slice(0, 10) + '): ' + verdict, { 'data-night': night }));
+  }
   if (r.pr) pre(d, 'a provider would reject', r.pr.join('\n'), { class: 'provider' });
   pre(d, 'infrastructure', b(r.x), { class: 'infra' });
   pre(d, 'diff (predicted → observed)', b(r.d), { class: 'diff' });

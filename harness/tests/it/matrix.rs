@@ -684,7 +684,7 @@ fn matrix_history_says_what_changed_since_the_previous_night() {
         let mut args = vec![
             "matrix",
             "--versions",
-            "1.67.0",
+            if n < 3 { "1.67.0" } else { "1.0.4,1.67.0" },
             "--out",
             out.to_str().unwrap(),
             "--history",
@@ -708,6 +708,63 @@ fn matrix_history_says_what_changed_since_the_previous_night() {
             && second.contains(": 0 changed, 0 new"),
         "{second}"
     );
+    // A third night adds 1.0.4: each case's detail on the site carries its
+    // nights, 1.67.0's first seen on night 1, 1.0.4's on night 3.
+    let third = night(3);
+    assert!(third.contains(": 0 changed, 5 new"), "{third}");
+    let case = GRID_CASES[4];
+    let detail = std::fs::read_dir(dir.path().join("night3/site/data/c"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .find(|t| t.contains(&format!("\"path\":\"{case}\"")))
+        .expect("the case's detail");
+    let body = &detail[detail.find(',').unwrap() + 1..detail.rfind(");").unwrap()];
+    let detail: serde_json::Value = serde_json::from_str(body).unwrap();
+    let nights: Vec<(String, u64, String)> = detail["history"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            (
+                h[1].as_str().unwrap().to_string(),
+                h[2].as_u64().unwrap(),
+                h[4].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        nights,
+        [
+            ("1.0.4".to_string(), 3, "as-modelled".to_string()),
+            ("1.67.0".to_string(), 1, "known-issue".to_string())
+        ]
+    );
+    // The detail page shows them, in headless Chromium.
+    let url = format!(
+        "file://{}#case={}&route=openai&version=1.0.4",
+        dir.path().join("night3/site/index.html").display(),
+        detail_id(&dir.path().join("night3/site"), case)
+    );
+    let dom = dump_dom(&["--virtual-time-budget=20000"], &url);
+    let at = dom.find("class=\"history\"").expect("a history section");
+    assert!(
+        dom[at..].contains("night 3 (") && dom[at..].contains("): as-modelled"),
+        "{dom}"
+    );
+}
+
+/// The id of a case's detail file on a site (its `data/c/ID.js`).
+fn detail_id(site: &Path, case: &str) -> String {
+    std::fs::read_dir(site.join("data/c"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            std::fs::read_to_string(p)
+                .unwrap()
+                .contains(&format!("\"path\":\"{case}\""))
+        })
+        .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        .expect("the case's detail")
 }
 
 /// A security issue leads: `approval-policy-fails-open` (severity
