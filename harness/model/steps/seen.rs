@@ -177,11 +177,23 @@ pub(in crate::model) fn predict(
         if failed || (stops && !rel.stop_step_lists_results) {
             continue;
         }
-        // A call naming no tool fails at once, ahead of every run's result
+        // A call naming no tool, and one whose `null` arguments are refused,
+        // fails at once, ahead of every run's result, in call order
         // (measured on 1.67.0 and 1.71.0, every route:
-        // `cases/zero/v4-stream-api-error-after-a-refused-call-is-the-error.json`).
+        // `cases/zero/v4-stream-api-error-after-a-refused-call-is-the-error.json`,
+        // and fuzz seed 1 case 145 on mistral).
+        let at_once = |r: &Resolved| {
+            matches!(
+                r,
+                Resolved::NotFound { .. }
+                    | Resolved::Run {
+                        runs: Runs::Refused(_),
+                        ..
+                    }
+            )
+        };
         let mut order: Vec<usize> = (0..step.calls.len()).collect();
-        order.sort_by_key(|&i| !matches!(step.resolved[i], Resolved::NotFound { .. }));
+        order.sort_by_key(|&i| !at_once(&step.resolved[i]));
         for i in order {
             let (c, r) = (&step.calls[i], &step.resolved[i]);
             let ending = step
