@@ -90,7 +90,8 @@ pub enum Tool {
     Custom {
         key: ToolKey,
         id: JsString,
-        description: JsString,
+        /// `None`: left out (docs/case-format.md calls it optional).
+        description: Option<JsString>,
         /// `"requireApproval": true`: `createTool({ ..., requireApproval: true })`.
         require_approval: bool,
     },

@@ -157,7 +157,9 @@ export async function runAgent(lib, c, url, method) {
   const newTool = (id, description, requireApproval) => {
     try {
       const approval = requireApproval === true ? { requireApproval: true } : {};
-      return lib.createTool({ id, description, inputSchema, ...approval, execute: makeExecute(id) });
+      // A case may leave `description` out: then createTool is not given one.
+      const described = description === undefined ? {} : { description };
+      return lib.createTool({ id, ...described, inputSchema, ...approval, execute: makeExecute(id) });
     } catch (e) {
       throw new CaseFault(`createTool({ id: ${JSON.stringify(id)} }) threw: ${e?.message ?? e}`);
     }

@@ -316,7 +316,10 @@ impl<'a> Validator<'a> {
             None => Ok(Tool::Custom {
                 key,
                 id: self.js(obj.get("id"), &format!("{field}.id"))?,
-                description: self.js(obj.get("description"), &format!("{field}.description"))?,
+                description: obj
+                    .get("description")
+                    .map(|d| self.js(Some(d), &format!("{field}.description")))
+                    .transpose()?,
                 require_approval: match obj.get("requireApproval") {
                     None => false,
                     Some(Json::Bool(true)) => true,

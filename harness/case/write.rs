@@ -90,8 +90,10 @@ fn tool(t: &Tool) -> Json {
             let mut members = vec![
                 ("key", Json::String(key.clone())),
                 ("id", Json::String(id.clone())),
-                ("description", Json::String(description.clone())),
             ];
+            if let Some(description) = description {
+                members.push(("description", Json::String(description.clone())));
+            }
             if *require_approval {
                 members.push(("requireApproval", Json::Bool(true)));
             }
@@ -285,7 +287,7 @@ mod tests {
     fn tool() -> impl Strategy<Value = Tool> {
         prop_oneof![
             js().prop_map(Tool::Standard),
-            (js(), js(), js(), any::<bool>()).prop_map(
+            (js(), js(), prop::option::of(js()), any::<bool>()).prop_map(
                 |(key, id, description, require_approval)| Tool::Custom {
                     key,
                     id,

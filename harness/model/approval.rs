@@ -14,19 +14,11 @@ use super::record::Lookup;
 use super::releases::{Release, APPROVAL_DECLINED_MESSAGE};
 use super::route::{result_on, ResultContent};
 use super::{ToolOrigin, ToolValue};
-use crate::case::{Approval, ApprovalPolicy, Case, Method, Reply, Tool};
+use crate::case::{Approval, ApprovalPolicy, Case, Method, Reply, Tool, ToolCallReply};
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::model::record::Record;
-use crate::projection::{Projection, Seen};
-
-/// The chunks a call's streamed input gives before the call itself, on
-/// every route measured.
-const CALL_CHUNKS: [&str; 3] = [
-    "tool-call-input-streaming-start",
-    "tool-call-delta",
-    "tool-call",
-];
+use crate::projection::{ErrorView, Executed, Projection, RequestView, Seen};
 
 /// Why the case is outside what this module covers, if it is.
 fn outside(case: &Case) -> Option<&'static str> {
@@ -77,17 +69,228 @@ fn waits(rel: &Release, case: &Case, tool: &Tool, name: &JsString, asked: &mut V
     policy || flag
 }
 
-/// The case's tool a call by `name` reaches in the formatted record, by
-/// the name it was sent under.
+/// The case's tool a call by `name` reaches in the formatted record: by
+/// the name it was sent under, else by a tool's id (`stepTools[name] ||
+/// Object.values(stepTools).find(t => t.id === name)`; a call by the id
+/// runs under approval as elsewhere, measured on 1.0.4, 1.67.0 and 1.71.0:
+/// `cases/approval/call-by-id-generate.json`).
 fn tool_called<'c>(case: &'c Case, tools: &Record<ToolValue>, name: &JsString) -> Option<&'c Tool> {
-    let Lookup::Own(value) = tools.get(name) else {
-        return None;
+    let value = match tools.get(name) {
+        Lookup::Own(value) => value,
+        Lookup::Inherited => return None,
+        Lookup::Missing => tools.values().into_iter().find(|v| v.id == *name)?,
     };
     if value.origin != ToolOrigin::Ours {
         return None;
     }
     // The last tool registered under the key is the one the record holds.
     case.tools.iter().rev().find(|t| *t.key() == value.key)
+}
+
+/// The replay of an approval case's steps over what `steps` predicts with
+/// every call let through (`base`).
+struct Replay<'a> {
+    case: &'a Case,
+    rel: &'a Release,
+    base: Projection,
+    seen: Seen,
+    calls: Vec<Json>,
+    results: Vec<Json>,
+    executed: std::vec::IntoIter<Executed>,
+    kept: Vec<Executed>,
+    requests: Vec<RequestView>,
+}
+
+/// How a step of calls ended.
+enum StepEnd {
+    GoesOn,
+    Suspended,
+}
+
+impl<'a> Replay<'a> {
+    fn new(case: &'a Case, rel: &'a Release, base: Projection) -> Replay<'a> {
+        Replay {
+            case,
+            rel,
+            seen: Seen::default(),
+            calls: Vec::new(),
+            results: Vec::new(),
+            executed: base.executed.clone().into_iter(),
+            kept: Vec::new(),
+            requests: base.requests.clone(),
+            base,
+        }
+    }
+
+    fn stream(&self) -> bool {
+        self.case.call.method == Method::Stream
+    }
+
+    /// The projection the replay ends in.
+    fn projection(mut self, error: Option<ErrorView>) -> Projection {
+        self.seen.tool_calls = Some(self.calls);
+        self.seen.tool_results = Some(self.results);
+        Projection {
+            error,
+            executed: self.kept,
+            requests: self.requests,
+            seen: Some(Box::new(self.seen)),
+            ..self.base
+        }
+    }
+
+    /// One step of calls: each call asked, held or run in order, the run
+    /// suspended at the first held call the case does not answer.
+    ///
+    /// Measured on 1.0.4, 1.67.0 and 1.71.0 (`cases/approval/two-calls-*`):
+    /// the calls before the held one run, the held one waits (its
+    /// `tool-call-approval` chunk, its `pending` entry), and a suspended
+    /// run hands over none of the step's results; an answer resumes the
+    /// step at the next call, and the step's results come once every call
+    /// of it is done.
+    fn step(
+        &mut self,
+        step: usize,
+        list: &[ToolCallReply],
+        tools: &Record<ToolValue>,
+    ) -> Result<StepEnd, String> {
+        let (case, rel) = (self.case, self.rel);
+        let mut held = Vec::new();
+        for call in list {
+            let tool = tool_called(case, tools, &call.name)
+                .ok_or("an approval case calling a name that reaches none of its tools")?;
+            let valid = call
+                .arguments
+                .get("city")
+                .is_some_and(|c| matches!(c, Json::String(_)))
+                && call.arguments.members().is_some_and(|m| m.len() == 1);
+            if !valid {
+                return Err("an approval case whose call's arguments do not fit the tool".into());
+            }
+            held.push(tool);
+        }
+        if self.stream() {
+            super::steps::seen::call_chunks(case, rel, list, list, &mut self.seen.stream);
+        }
+        self.calls
+            .extend(list.iter().map(|c| Json::String(c.name.clone())));
+        // This step's runs with every call let through, one per call.
+        let mut runs: Vec<Executed> = self.executed.by_ref().take(list.len()).collect();
+        let mut handed: Vec<(&'static str, Json)> = Vec::new();
+        for (i, (call, tool)) in list.iter().zip(held).enumerate() {
+            let name = Json::String(call.name.clone());
+            let run = runs
+                .iter()
+                .position(|e| *e.id.units() == *tool_id(tool).units())
+                .map(|at| runs.remove(at));
+            if !waits(rel, case, tool, &call.name, &mut self.seen.asked) {
+                self.kept.extend(run);
+                handed.push(("tool-result", name));
+                continue;
+            }
+            if self.stream() {
+                self.seen
+                    .stream
+                    .push((JsString::from("tool-call-approval"), name.clone()));
+            }
+            // Without scripted ids (Gemini) no answer can name the call.
+            let scripted = case.route.call_ids_scripted();
+            let id = if scripted {
+                Json::String(call.id.clone())
+            } else {
+                Json::Null
+            };
+            self.seen.pending.push((id, name.clone()));
+            let answer = case
+                .approvals
+                .iter()
+                .flatten()
+                .find(|(id, _)| scripted && *id == call.id)
+                .map(|(_, a)| *a);
+            let later = &list[i + 1..];
+            match answer {
+                None => {
+                    // From `APPROVAL_LATER_CALLS_ASKED` the policy is asked
+                    // for the step's later calls too, which do not run.
+                    if rel.approval_later_calls_asked && rel.approval_policy_asked_on_1x {
+                        if let Some(ApprovalPolicy::Names(_)) = &case.call.require_tool_approval {
+                            self.seen
+                                .asked
+                                .extend(later.iter().map(|c| Json::String(c.name.clone())));
+                        }
+                    }
+                    self.requests.truncate(step + 1);
+                    return Ok(StepEnd::Suspended);
+                }
+                // Whether a resumed step asks its later calls again is
+                // not measured.
+                Some(_)
+                    if rel.approval_later_calls_asked
+                        && !later.is_empty()
+                        && matches!(
+                            case.call.require_tool_approval,
+                            Some(ApprovalPolicy::Names(_))
+                        ) =>
+                {
+                    return Err("an answered call before later calls of its step".into());
+                }
+                Some(Approval::Approve) => {
+                    self.kept.extend(run);
+                    handed.push(("tool-result", name));
+                }
+                Some(Approval::Decline) => {
+                    if !rel.approval_decline_unlisted_on_1x {
+                        handed.push(("tool-result", name));
+                    } else if rel.approval_denied_chunk_on_1x {
+                        handed.push(("tool-output-denied", name));
+                    }
+                    self.refuse(step, call);
+                }
+            }
+        }
+        for (kind, name) in handed {
+            if kind == "tool-result" {
+                self.results.push(name.clone());
+            }
+            if self.stream() {
+                self.seen.stream.push((JsString::from(kind), name));
+            }
+        }
+        Ok(StepEnd::GoesOn)
+    }
+
+    /// Every later request carries the refusal of a declined call in place
+    /// of its output.
+    fn refuse(&mut self, step: usize, call: &ToolCallReply) {
+        let route = self.case.route;
+        let ran_as = result_on(
+            route,
+            &call.id,
+            &call.name,
+            ResultContent::Output(super::steps::TOOL_RESULT),
+        );
+        let refused = result_on(
+            route,
+            &call.id,
+            &call.name,
+            ResultContent::Message(JsString::from(APPROVAL_DECLINED_MESSAGE)),
+        );
+        for request in self.requests.iter_mut().skip(step + 1) {
+            for item in &mut request.history {
+                if *item == ran_as {
+                    *item = refused.clone();
+                }
+            }
+        }
+    }
+}
+
+/// The id a case tool runs under (what `executed` lists).
+fn tool_id(tool: &Tool) -> JsString {
+    match tool {
+        Tool::Custom { id, .. } => id.clone(),
+        _ => JsString::from(crate::case::STANDARD_ID),
+    }
 }
 
 /// The projection of an approval case on a 1.x release, from `base`: what
@@ -101,135 +304,32 @@ pub(super) fn project(
     if let Some(why) = outside(case) {
         return Err(why.into());
     }
-    let stream = case.call.method == Method::Stream;
-    let mut seen = Seen::default();
-    let mut calls: Vec<Json> = Vec::new();
-    let mut results: Vec<Json> = Vec::new();
-    let mut executed = base.executed.iter();
-    let mut kept_executed = Vec::new();
-    let mut requests = base.requests.clone();
+    let requests = base.requests.len();
+    let error = base.error.clone();
+    let mut replay = Replay::new(case, rel, base);
     // Request i is answered by reply i; the script is replayed until a reply
     // ends the run.
     for (step, reply) in case.replies.iter().enumerate() {
-        if step >= base.requests.len() {
+        if step >= requests {
             return Err("an approval case whose script outlasts its requests".into());
         }
-        let call = match reply {
-            Reply::Text(_) => {
-                if base.error.is_some() {
-                    return Err("an approval case that ends in an error".into());
-                }
-                seen.tool_calls = Some(calls);
-                seen.tool_results = Some(results);
-                return Ok(Projection {
-                    executed: kept_executed,
-                    requests,
-                    seen: Some(Box::new(seen)),
-                    ..base
-                });
+        let list = match reply {
+            Reply::Text(_) if error.is_some() => {
+                return Err("an approval case that ends in an error".into())
             }
+            Reply::Text(_) => return Ok(replay.projection(None)),
             Reply::Error { .. } => return Err("an approval case with an error reply".into()),
-            Reply::ToolCalls(list) if list.len() == 1 => &list[0],
-            Reply::ToolCalls(_) => return Err("approval with several calls in one step".into()),
+            Reply::ToolCalls(list) => list,
         };
-        let tool = tool_called(case, tools, &call.name)
-            .ok_or("an approval case calling a name that reaches none of its tools")?;
-        let valid = call
-            .arguments
-            .get("city")
-            .is_some_and(|c| matches!(c, Json::String(_)))
-            && call.arguments.members().is_some_and(|m| m.len() == 1);
-        if !valid {
-            return Err("an approval case whose call's arguments do not fit the tool".into());
-        }
-        let name = Json::String(call.name.clone());
-        if stream {
-            for kind in CALL_CHUNKS {
-                seen.stream.push((JsString::from(kind), name.clone()));
-            }
-        }
-        calls.push(name.clone());
-        let ran = executed.next().cloned();
-        if !waits(rel, case, tool, &call.name, &mut seen.asked) {
-            kept_executed.extend(ran);
-            results.push(name.clone());
-            if stream {
-                seen.stream
-                    .push((JsString::from("tool-result"), name.clone()));
-            }
-            continue;
-        }
-        if stream {
-            seen.stream
-                .push((JsString::from("tool-call-approval"), name.clone()));
-        }
-        // Without scripted ids (Gemini) no answer can name the call.
-        let scripted = case.route.call_ids_scripted();
-        let id = if scripted {
-            Json::String(call.id.clone())
-        } else {
-            Json::Null
-        };
-        seen.pending.push((id, name.clone()));
-        let answer = case
-            .approvals
+        let reused = list
             .iter()
-            .flatten()
-            .find(|(id, _)| scripted && *id == call.id)
-            .map(|(_, a)| *a);
-        match answer {
-            // Suspended: the run ends with this step's request.
-            None => {
-                requests.truncate(step + 1);
-                seen.tool_calls = Some(calls);
-                seen.tool_results = Some(results);
-                return Ok(Projection {
-                    error: None,
-                    executed: kept_executed,
-                    requests,
-                    seen: Some(Box::new(seen)),
-                    ..base
-                });
-            }
-            Some(Approval::Approve) => {
-                kept_executed.extend(ran);
-                results.push(name.clone());
-                if stream {
-                    seen.stream.push((JsString::from("tool-result"), name));
-                }
-            }
-            Some(Approval::Decline) => {
-                if !rel.approval_decline_unlisted_on_1x {
-                    results.push(name.clone());
-                    if stream {
-                        seen.stream.push((JsString::from("tool-result"), name));
-                    }
-                } else if stream && rel.approval_denied_chunk_on_1x {
-                    seen.stream
-                        .push((JsString::from("tool-output-denied"), name));
-                }
-                // Every later request carries the refusal in place of the
-                // output.
-                let ran_as = result_on(
-                    case.route,
-                    &call.id,
-                    &call.name,
-                    ResultContent::Output(super::steps::TOOL_RESULT),
-                );
-                let refused = result_on(
-                    case.route,
-                    &call.id,
-                    &call.name,
-                    ResultContent::Message(JsString::from(APPROVAL_DECLINED_MESSAGE)),
-                );
-                for request in requests.iter_mut().skip(step + 1) {
-                    for item in &mut request.history {
-                        if *item == ran_as {
-                            *item = refused.clone();
-                        }
-                    }
-                }
-            }
+            .enumerate()
+            .any(|(i, c)| list[..i].iter().any(|e| e.id == c.id));
+        if reused {
+            return Err("approval with a call id used twice in one step".into());
+        }
+        if let StepEnd::Suspended = replay.step(step, list, tools)? {
+            return Ok(replay.projection(None));
         }
     }
     Err("an approval case whose script ends in a call".into())
@@ -299,6 +399,46 @@ mod tests {
         assert_eq!(
             seen.stream.last().unwrap().0.to_lossy(),
             "tool-output-denied"
+        );
+    }
+
+    const TWO: &str = r#"{"about":"a","tools":[{"key":"files.delete","id":"delete-file","description":"d"},{"key":"files.read","id":"read-file","description":"r"}],
+        "call":{"method":"stream","requireToolApproval":{"names":["files_delete"]}},"route":"openai",
+        "replies":[{"toolCalls":[FIRST,SECOND]},{"text":"done"}]}"#;
+    const READ: &str = r#"{"id":"call_1","name":"files_read","arguments":{"city":"Paris"}}"#;
+    const DELETE: &str = r#"{"id":"call_2","name":"files_delete","arguments":{"city":"Paris"}}"#;
+
+    #[test]
+    fn a_step_runs_up_to_its_held_call_and_hands_over_none_of_its_results() {
+        let text = TWO.replace("FIRST", READ).replace("SECOND", DELETE);
+        let p = projected(&text, MastraVersion::new(1, 67, 0));
+        let seen = p.seen.unwrap();
+        assert_eq!(p.executed.len(), 1, "the call let through ran");
+        assert_eq!(seen.tool_results, Some(Vec::new()));
+        assert_eq!(seen.pending.len(), 1);
+        assert_eq!(seen.asked.len(), 2);
+        let last = seen.stream.last().unwrap();
+        assert_eq!(last.0.to_lossy(), "tool-call-approval");
+    }
+
+    #[test]
+    fn from_1_69_a_held_first_call_still_has_the_later_ones_asked() {
+        let text = TWO.replace("FIRST", DELETE).replace("SECOND", READ);
+        let asked = |v| projected(&text, v).seen.unwrap().asked.len();
+        assert_eq!(asked(MastraVersion::new(1, 68, 0)), 1);
+        assert_eq!(asked(MastraVersion::new(1, 69, 0)), 2);
+        assert!(projected(&text, MastraVersion::new(1, 69, 0))
+            .executed
+            .is_empty());
+    }
+
+    #[test]
+    fn a_call_by_the_tools_id_is_asked_with_the_id() {
+        let text = BY_KEY.replace("\"name\":\"files_delete\"", "\"name\":\"delete-file\"");
+        let p = projected(&text, MastraVersion::new(1, 71, 0));
+        assert_eq!(
+            p.seen.unwrap().asked,
+            [crate::js::json::Json::str("delete-file")]
         );
     }
 }

@@ -25,7 +25,6 @@ pub mod releases;
 pub mod rewrite;
 pub mod route;
 pub mod sources;
-mod seen;
 mod steps;
 mod validate;
 
@@ -330,7 +329,7 @@ fn run(case: &Case, rel: &Release) -> Result<Vec<Projection>, String> {
     if let Some(error) = error_before_requests(case, rel, &mut tools) {
         // Nothing was handed over: the call threw before any result.
         let projected = case.drives_approval() || (rel.on_1x() && case.seen_projected());
-        let seen = projected.then(|| Box::new(seen::before_requests()));
+        let seen = projected.then(|| Box::new(steps::seen::before_requests()));
         return Ok(vec![Projection {
             error: Some(error),
             seen,

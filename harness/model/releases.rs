@@ -161,6 +161,12 @@ release_table! {
     /// 1.58.0 (`bisect` of the same case, 1.49.0 to 1.67.0: 1.57.0 the same as
     /// 1.49.0, 1.58.0 adds the chunk).
     APPROVAL_DENIED_CHUNK => approval_denied_chunk_on_1x: (1, 58, 0);
+    /// A run suspended at a held call asks the `requireToolApproval` function
+    /// for the step's later calls too (they do not run); before, the step
+    /// stopped asking at the held call. First in 1.69.0 (`bisect` of a step
+    /// calling the held tool first, then a tool the policy lets through,
+    /// 1.67.0 to 1.71.0: 1.68.0 asked the held call alone, 1.69.0 both).
+    APPROVAL_LATER_CALLS_ASKED => approval_later_calls_asked: (1, 69, 0);
     /// `activeTools` filters the tools sent (by rewritten name). Before it, the
     /// option was ignored. First in 1.1.0 (`prepareToolsAndToolChoice` gained
     /// the `activeTools` filter; sweep: `active-*` cases, 1.0.4 → 1.1.0).
@@ -969,7 +975,13 @@ mod tests {
         let at = |s: &str| changes_at(ver(s));
         assert!(at("1.58.0").contains(&(Change::Ended, &TOOL_ERROR_ENDS_MEMORY_CALLS)));
         assert!(at("1.57.0").contains(&(Change::Began, &TOOL_ERROR_ENDS_MEMORY_CALLS)));
-        assert_eq!(at("1.69.0"), vec![(Change::Began, &REUSED_ID_RUNS_LAST)]);
+        assert_eq!(
+            at("1.69.0"),
+            vec![
+                (Change::Began, &APPROVAL_LATER_CALLS_ASKED),
+                (Change::Began, &REUSED_ID_RUNS_LAST)
+            ]
+        );
         assert!(at("1.62.0").is_empty());
         assert_eq!(SUB_AGENT_PROMPTLESS_THROWS.range(), "from 1.19.0 to 1.55.0");
         assert_eq!(SUB_AGENTS_THROW.range(), "on 1.12.0");

@@ -39,6 +39,7 @@ use crate::projection::{ErrorView, Executed, HistoryItem, Projection, RequestVie
 use crate::route::{Route, Wire};
 
 pub(super) mod legacy_loop;
+pub(super) mod seen;
 
 /// The default `maxSteps` of the agent loop.
 pub const DEFAULT_MAX_STEPS: u32 = 5;
@@ -189,7 +190,7 @@ pub(super) struct State {
     pub(super) ended: Option<Ending>,
     /// The parent's steps that made calls, as the user's code is handed
     /// them (`seen`).
-    pub(super) log: Vec<super::seen::StepSeen>,
+    pub(super) log: Vec<seen::StepSeen>,
 }
 
 /// What a case's loop gives: every projection its races allow, distinct,
@@ -331,9 +332,7 @@ impl Cx<'_> {
                 .iter()
                 .map(|c| suspends(&s.parent.tools, &c.name))
                 .collect();
-            branch
-                .log
-                .push(super::seen::StepSeen::of(&taken, subs, suspends));
+            branch.log.push(seen::StepSeen::of(&taken, subs, suspends));
             match end {
                 None => next.push(branch),
                 Some(ending) => {
@@ -1093,7 +1092,7 @@ impl Cx<'_> {
             }
         }
         if self.rel.on_1x() && self.case.seen_projected() {
-            let seen = super::seen::predict(self.case, self.rel, &s.log, s.ended.as_ref(), &p)?;
+            let seen = seen::predict(self.case, self.rel, &s.log, s.ended.as_ref(), &p)?;
             p.seen = Some(Box::new(seen));
         }
         Ok(p)

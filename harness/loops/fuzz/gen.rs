@@ -507,7 +507,7 @@ impl CaseGenerator {
                     Tool::Custom {
                         key,
                         id,
-                        description: JsString::from("A custom tool"),
+                        description: Some(JsString::from("A custom tool")),
                         require_approval: false,
                     }
                 }

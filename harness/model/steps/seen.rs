@@ -6,17 +6,18 @@
 //! Every name is the one the model called: Mastra hands back the wire
 //! name (or whatever the model sent), never the key.
 
-use super::releases::Release;
-use super::steps::{Ending, Resolved, Runs, Taken};
+use super::{Ending, Resolved, Runs, Taken};
 use crate::case::{Case, Method, ToolCallReply};
 use crate::js::json::Json;
 use crate::js::string::JsString;
+use crate::model::releases::Release;
 use crate::projection::{Projection, Seen};
 use crate::route::Route;
 
 /// The chunks a call's streamed input gives, in order: its start and
 /// delta as its arguments arrive, then the call itself.
-pub(super) const INPUT_CHUNKS: [&str; 2] = ["tool-call-input-streaming-start", "tool-call-delta"];
+pub(in crate::model) const INPUT_CHUNKS: [&str; 2] =
+    ["tool-call-input-streaming-start", "tool-call-delta"];
 
 /// One parent step that made calls: the calls as sent, as run, how each
 /// resolved, and how each sub-agent run it started ended.
@@ -83,9 +84,40 @@ fn outcome(rel: &Release, case: &Case, r: &Resolved, ending: Option<&Ending>) ->
     }
 }
 
+/// The chunks of a streamed step's calls: each call's input as `sent`,
+/// and the `tool-call` of each call as it runs (`calls`, where a reused id
+/// merged some), after its own input or, from `STREAM_CALLS_AFTER_INPUTS`
+/// on the Chat Completions routes whose deltas name calls by index
+/// (measured on openai-compatible and groq; the other routes keep each
+/// `tool-call` after its input on 1.67.0 and 1.71.0), after every input.
+pub(in crate::model) fn call_chunks(
+    case: &Case,
+    rel: &Release,
+    sent: &[ToolCallReply],
+    calls: &[ToolCallReply],
+    out: &mut Vec<(JsString, Json)>,
+) {
+    let grouped = rel.stream_calls_after_inputs
+        && matches!(case.route, Route::OpenAiCompatible | Route::Groq);
+    for c in sent {
+        let name = Json::String(c.name.clone());
+        for kind in INPUT_CHUNKS {
+            out.push((JsString::from(kind), name.clone()));
+        }
+        if !grouped {
+            out.push((JsString::from("tool-call"), name));
+        }
+    }
+    if grouped {
+        for c in calls {
+            out.push((JsString::from("tool-call"), Json::String(c.name.clone())));
+        }
+    }
+}
+
 /// `seen` for `case` once its loop is over: `log` its parent's steps,
 /// `ended` how the loop ended, `p` the projection so far.
-pub(super) fn predict(
+pub(in crate::model) fn predict(
     case: &Case,
     rel: &Release,
     log: &[StepSeen],
@@ -111,27 +143,8 @@ pub(super) fn predict(
                 .resolved
                 .iter()
                 .any(|r| matches!(r, Resolved::NotFound { .. }));
-        // On the Chat Completions routes whose deltas name calls by index
-        // (measured on openai-compatible and groq; the other routes keep
-        // each call's `tool-call` after its input on 1.67.0 and 1.71.0).
-        let grouped = rel.stream_calls_after_inputs
-            && matches!(case.route, Route::OpenAiCompatible | Route::Groq);
         if stream {
-            for c in &step.sent {
-                let name = Json::String(c.name.clone());
-                for kind in INPUT_CHUNKS {
-                    seen.stream.push((JsString::from(kind), name.clone()));
-                }
-                if !grouped {
-                    seen.stream.push((JsString::from("tool-call"), name));
-                }
-            }
-            if grouped {
-                for c in &step.calls {
-                    let name = Json::String(c.name.clone());
-                    seen.stream.push((JsString::from("tool-call"), name));
-                }
-            }
+            call_chunks(case, rel, &step.sent, &step.calls, &mut seen.stream);
         }
         calls.extend(step.calls.iter().map(|c| Json::String(c.name.clone())));
         // A run suspended by a builtin (`askUserTool`, `submitPlanTool`)
@@ -164,11 +177,23 @@ pub(super) fn predict(
         if failed || (stops && !rel.stop_step_lists_results) {
             continue;
         }
-        // A call naming no tool fails at once, ahead of every run's result
+        // A call naming no tool, and one whose `null` arguments are refused,
+        // fails at once, ahead of every run's result, in call order
         // (measured on 1.67.0 and 1.71.0, every route:
-        // `cases/zero/v4-stream-api-error-after-a-refused-call-is-the-error.json`).
+        // `cases/zero/v4-stream-api-error-after-a-refused-call-is-the-error.json`,
+        // and fuzz seed 1 case 145 on mistral).
+        let at_once = |r: &Resolved| {
+            matches!(
+                r,
+                Resolved::NotFound { .. }
+                    | Resolved::Run {
+                        runs: Runs::Refused(_),
+                        ..
+                    }
+            )
+        };
         let mut order: Vec<usize> = (0..step.calls.len()).collect();
-        order.sort_by_key(|&i| !matches!(step.resolved[i], Resolved::NotFound { .. }));
+        order.sort_by_key(|&i| !at_once(&step.resolved[i]));
         for i in order {
             let (c, r) = (&step.calls[i], &step.resolved[i]);
             let ending = step
@@ -207,7 +232,7 @@ pub(super) fn predict(
 
 /// `seen` of a call that threw before its first request: nothing handed
 /// over.
-pub(super) fn before_requests() -> Seen {
+pub(in crate::model) fn before_requests() -> Seen {
     Seen::default()
 }
 
