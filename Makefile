@@ -15,9 +15,21 @@ run: build
 	$(BIN) run --versions pinned --route all --out target/report
 
 # Format, lints, unit tests, and the end-to-end tests on real Node + Mastra:
-# every test there is.
+# every test there is. Built once; then the two long binaries, the
+# integration tests and the fault suite, run side by side, so that the
+# waits on Node and npm of one, and its tail of a last slow test, are the
+# other's time on the cores.
 test: setup check
-	$(CARGO) test
+	$(CARGO) test --no-run
+	$(CARGO) test --lib --bins
+	$(CARGO) test --doc
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-it test-faults
+
+.PHONY: test-it test-faults
+test-it:
+	$(CARGO) test --test it
+test-faults:
+	$(CARGO) test --test faults
 
 # The fast tier, to run while working: the library's unit tests and the
 # import rules, no Node and no Mastra.

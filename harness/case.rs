@@ -314,10 +314,26 @@ impl Case {
             })
     }
 
-    /// Whether the projection carries `seen`: where the case drives
-    /// approval or tracing, the part the model predicts.
-    pub fn projects_seen(&self) -> bool {
-        self.drives_approval() || self.tracing
+    /// Whether the projection carries `seen` on a 1.x release (docs/seen.md):
+    /// every case but the shapes whose `seen` is not modelled yet, a stream
+    /// with sub-agents or workflows (their `tool-output` chunks) and a reply
+    /// using one call id twice in a step; both sides apply it.
+    pub fn seen_projected(&self) -> bool {
+        let nested = self.sources.agents.as_ref().is_some_and(|a| !a.is_empty())
+            || self
+                .sources
+                .workflows
+                .as_ref()
+                .is_some_and(|w| !w.is_empty());
+        let reused = self.replies.iter().any(|r| match r {
+            Reply::ToolCalls(list) => list
+                .iter()
+                .enumerate()
+                .any(|(i, c)| list[..i].iter().any(|e| e.id == c.id)),
+            _ => false,
+        });
+        let streams = self.calls().iter().any(|c| c.method == Method::Stream);
+        self.drives_approval() || !((streams && nested) || reused)
     }
 
     /// Every tool the case gives Mastra, in every tools object.

@@ -316,22 +316,23 @@ fn turn_of(
         }
     };
     let executed = executed_from(result)?;
-    // The probe observes `seen` on every case; the projection carries it
-    // where the case drives approval or tracing, the part the model predicts.
-    let seen = if case.projects_seen() {
-        let seen = result
-            .get("seen")
-            .ok_or("the probe's result has no `seen`")?;
-        let mut seen = Seen::from_json(seen)?;
-        if !case.route.call_ids_scripted() {
-            // Gemini's calls carry no id: the AI SDK draws one at random.
-            for (id, _) in &mut seen.pending {
-                *id = Json::Null;
+    // The probe observes `seen` on every case of a 1.x release (`null` on
+    // 0.x); the projection carries it where `Case::seen_projected` says, as
+    // the model does (docs/seen.md).
+    let seen = match result.get("seen") {
+        None => return Err("the probe's result has no `seen`".into()),
+        Some(Json::Null) => None,
+        Some(_) if !case.seen_projected() => None,
+        Some(seen) => {
+            let mut seen = Seen::from_json(seen)?;
+            if !case.route.call_ids_scripted() {
+                // Gemini's calls carry no id: the AI SDK draws one at random.
+                for (id, _) in &mut seen.pending {
+                    *id = Json::Null;
+                }
             }
+            Some(Box::new(seen))
         }
-        Some(Box::new(seen))
-    } else {
-        None
     };
     Ok(Turn {
         error,

@@ -270,7 +270,15 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
   }));
   if (c.turns !== undefined) return { applicable: true, reason: null, turns: described, mutated };
   const [only] = described;
-  return { applicable: true, reason: null, error: only.error, executed: only.executed, mutated, seen: only.seen };
+  // 0.x is outside what `seen` covers (docs/seen.md).
+  return {
+    applicable: true,
+    reason: null,
+    error: only.error,
+    executed: only.executed,
+    mutated,
+    seen: legacy ? null : only.seen,
+  };
 }
 
 /** The options of one call: what its CALL object gives, and nothing it does not. */

@@ -256,6 +256,7 @@ impl<D: DefaultVersions> ScopeArgs<D> {
             bodies: None,
             shard: None,
             routes: self.routes.route.clone(),
+            keep: false,
         }
     }
 }
@@ -274,6 +275,22 @@ pub struct StrictArgs {
     /// An unavailable version is a failure (exit 3).
     #[arg(long)]
     pub strict: bool,
+}
+
+/// `--fail-on security`: a known issue of that severity present fails the
+/// run as a divergence does.
+#[derive(Debug, Args, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FailOnArgs {
+    /// Exit 1 when a known issue the ledger marks `severity: security` (a
+    /// control the user wrote does not hold) is present on some version.
+    #[arg(long, value_enum, value_name = "SEVERITY")]
+    pub fail_on: Option<FailOnSeverity>,
+}
+
+/// The severities `--fail-on` takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum FailOnSeverity {
+    Security,
 }
 
 /// The slice of a sharded run this runner takes.

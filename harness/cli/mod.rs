@@ -417,6 +417,8 @@ mod tests {
                 "all",
                 "--include-prereleases",
                 "--fresh",
+                "--fail-on",
+                "security",
             ]),
             Command::Run(RunArgs {
                 scope: ScopeArgs {
@@ -429,6 +431,9 @@ mod tests {
                 },
                 out: Some("o".into()),
                 strict: StrictArgs { strict: true },
+                fail_on: FailOnArgs {
+                    fail_on: Some(FailOnSeverity::Security)
+                },
                 bodies: Some("bodies".into()),
                 shard: ShardArgs {
                     shard: Some("2/3".parse().unwrap())
@@ -462,6 +467,7 @@ mod tests {
                     seed: 7
                 },
                 strict: StrictArgs { strict: false },
+                fail_on: FailOnArgs::default(),
                 shard: ShardArgs {
                     shard: Some("1/4".parse().unwrap())
                 },
@@ -607,6 +613,7 @@ mod tests {
                 out: "target/merged".into(),
                 report: JsonReportArgs { json: None },
                 history: None,
+                fail_on: FailOnArgs::default(),
             })
         );
         assert_eq!(

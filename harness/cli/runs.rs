@@ -2,23 +2,26 @@
 //! that only read reports (`report`, `merge`, `compare`), and `plan`.
 
 use super::args::{
-    DefaultAll, DefaultPinned, DefaultPinnedLatest, GeneratedArgs, JsonReportArgs, ProbeArgs,
-    ScopeArgs, ShardArgs, StoreArgs, StrictArgs, VersionsArgs,
+    DefaultAll, DefaultPinned, DefaultPinnedLatest, FailOnArgs, GeneratedArgs, JsonReportArgs,
+    ProbeArgs, ScopeArgs, ShardArgs, StoreArgs, StrictArgs, VersionsArgs,
 };
 use super::out::{check_writable, print_out, save_report, say, stop_flag, Watcher};
 use crate::judge::compare::Verdict;
+use crate::loops::matrix::write_json_report;
 use crate::loops::matrix::{write_fuzz_cases, MatrixFiles, MatrixWriter};
 use crate::loops::provenance::Provenance;
 use crate::loops::sweep::Sample;
 use crate::outcome::{Exit, Failure, RunEnd};
 use crate::report::doc::ReportDoc;
+use crate::report::query::{DbReport, ReportSource};
 use crate::report::{
-    headline, report_json, summary, versions_that_ran, write_atomically, write_reports,
+    headline, is_security, report_json, summary, versions_that_ran, write_atomically,
+    write_reports, write_reports_db,
 };
 use crate::report::{DATABASE, HTML, JSON, JSONL, JUNIT, MARKDOWN};
 use crate::results::info::RunInfo;
 use crate::run::config::{repo_root, Config};
-use crate::run::corpus::{collect_run, ObserverPair, RunOutcome};
+use crate::run::corpus::{collect_run, ObserverPair, RunOutcome, RunRequest};
 use crate::run::session::Session;
 use crate::run::shard::{costs_path, Costs};
 use crate::version::spec::MastraVersion;
@@ -28,12 +31,11 @@ use std::path::{Path, PathBuf};
 /// How a run ends: infrastructure (an unavailable version only under
 /// `--strict`) or an interruption, else a divergence, else a bad case file.
 fn run_end(strict: bool, outcome: &RunOutcome) -> RunEnd {
+    let t = &outcome.tally;
     RunEnd {
-        infra: outcome.results.iter().any(|r| {
-            r.verdict.is_infrastructure() && (strict || r.verdict != Verdict::VersionUnavailable)
-        }),
+        infra: t.infra || (strict && t.unavailable),
         interrupted: outcome.info.interrupted,
-        finding: outcome.results.iter().any(|r| r.verdict.is_divergence()),
+        finding: t.divergence,
         bad_input: !outcome.case_errors.is_empty(),
     }
 }
@@ -68,6 +70,8 @@ pub struct RunArgs {
     pub out: Option<PathBuf>,
     #[command(flatten)]
     pub strict: StrictArgs,
+    #[command(flatten)]
+    pub fail_on: FailOnArgs,
     /// Write each case's normalised request bodies (the snapshot text) to
     /// DIR/VERSION__CASE.txt.
     #[arg(long)]
@@ -100,25 +104,39 @@ pub fn run(args: RunArgs) -> Result<Exit, Failure> {
     let mut scope = args.scope.run_plan("run");
     scope.bodies = args.bodies;
     scope.shard = args.shard.shard;
-    let outcome = collect_run(config, stop_flag(), &scope, &mut Watcher::new())?;
-    print_out(&summary(&outcome.info, &outcome.results));
+    // The results go to a database and nowhere else: into --out, or a
+    // temporary folder when only the summary (and perhaps --json) is asked.
+    let scratch;
+    let db_dir = match out {
+        Some(dir) => dir,
+        None => {
+            scratch = tempfile::tempdir()
+                .map_err(|e| Failure::infra_because("cannot make a temporary folder", e))?;
+            scratch.path()
+        }
+    };
+    let mut writer = MatrixWriter::new(db_dir, None, MatrixFiles::default());
+    let outcome = collect_run(
+        config,
+        stop_flag(),
+        &scope,
+        &mut ObserverPair(&mut Watcher::new(), &mut writer),
+    )?;
+    let report = DbReport::open(&writer.database()).map_err(Failure::infra)?;
+    print_out(&summary(&outcome.info, &report).map_err(Failure::infra)?);
     print_out(&store_line(&outcome));
-    let report = report_json(&outcome.info, &outcome.results).to_pretty();
     if let Some(path) = json {
-        save_report(path, &report)?;
+        write_json_report(report.db(), path)?;
     }
+    let ledger = session_ledger()?;
     if let Some(dir) = out {
-        save_report(&dir.join(JSON), &report)?;
-        let doc = ReportDoc::parse(&report).map_err(Failure::infra)?;
-        write_reports(&doc, dir)?;
-        print_out(&headline(
-            &outcome.info,
-            &outcome.results,
-            &session_ledger()?,
-            dir,
-        ));
+        write_json_report(report.db(), &dir.join(JSON))?;
+        write_reports_db(&report, &|id| is_security(&ledger, id), dir)?;
+        print_out(&headline(&outcome.info, &report, &ledger, dir).map_err(Failure::infra)?);
     }
-    Ok(Exit::of_run(run_end(strict, &outcome)))
+    let mut end = run_end(strict, &outcome);
+    end.finding |= fails_on(args.fail_on, &report, &ledger)?;
+    Ok(Exit::of_run(end))
 }
 
 #[derive(Debug, Args, Clone, PartialEq, Eq)]
@@ -144,6 +162,8 @@ pub struct MatrixArgs {
     pub generated: GeneratedArgs,
     #[command(flatten)]
     pub strict: StrictArgs,
+    #[command(flatten)]
+    pub fail_on: FailOnArgs,
     #[command(flatten)]
     pub shard: ShardArgs,
     #[command(flatten)]
@@ -209,17 +229,17 @@ pub fn matrix(args: MatrixArgs) -> Result<Exit, Failure> {
             .map(|j| format!(", {}", j.display()))
             .unwrap_or_default(),
     );
+    let ledger = session_ledger()?;
+    let report = DbReport::open(&writer.database()).map_err(Failure::infra)?;
+    write_reports_db(&report, &|id| is_security(&ledger, id), out)?;
     if let Some(file) = &args.history {
         print_out(&record_night(file, &writer.database())?.summary(20));
     }
-    print_out(&headline(
-        &outcome.info,
-        &outcome.results,
-        &session_ledger()?,
-        out,
-    ));
+    print_out(&headline(&outcome.info, &report, &ledger, out).map_err(Failure::infra)?);
     print_out(&store_line(&outcome));
-    Ok(Exit::of_run(run_end(strict, &outcome)))
+    let mut end = run_end(strict, &outcome);
+    end.finding |= fails_on(args.fail_on, &report, &ledger)?;
+    Ok(Exit::of_run(end))
 }
 
 /// Record the run in `db` as the next night of the history `file`.
@@ -232,6 +252,26 @@ fn record_night(file: &Path, db: &Path) -> Result<crate::db::history::NightChang
     crate::db::history::History::open(file)
         .and_then(|mut h| h.record(&run, now))
         .map_err(infra)
+}
+
+/// Whether `--fail-on` fails the run: a known issue of its severity is
+/// present on some version; each is said on stderr.
+fn fails_on(
+    args: FailOnArgs,
+    src: &dyn ReportSource,
+    ledger: &crate::judge::known::KnownIssues,
+) -> Result<bool, Failure> {
+    if args.fail_on.is_none() {
+        return Ok(false);
+    }
+    let found = crate::report::security_present(src, ledger).map_err(Failure::infra)?;
+    for (id, versions) in &found {
+        say!(
+            "--fail-on security: {id} is present on {}",
+            versions.join(", ")
+        );
+    }
+    Ok(!found.is_empty())
 }
 
 /// The known issues, for the headline.
@@ -280,7 +320,10 @@ fn sweep_run(args: SweepArgs) -> Result<Exit, Failure> {
     let (out, json) = (args.out.as_path(), args.report.json.as_deref());
     check_writable("--out", out)?;
     let config = args.store.on(args.probe.config());
-    let scope = args.scope.run_plan("sweep");
+    let scope = RunRequest {
+        keep: true,
+        ..args.scope.run_plan("sweep")
+    };
     let root = config.root.clone();
     let routes = scope
         .routes
@@ -325,7 +368,8 @@ fn sweep_run(args: SweepArgs) -> Result<Exit, Failure> {
     if let Some(path) = json {
         save_report(path, &report_json(&info, &results).to_pretty())?;
     }
-    print_out(&summary(&info, &results));
+    let doc = ReportDoc::of_report(&report_json(&info, &results)).map_err(Failure::infra)?;
+    print_out(&summary(&info, &doc).map_err(Failure::infra)?);
     print_out(&stored);
     let untaught = changes.iter().filter(|c| !c.modelled).count();
     say!(
@@ -498,6 +542,8 @@ pub struct MergeArgs {
     /// as `matrix --history` does, and say first what changed.
     #[arg(long, value_name = "FILE")]
     pub history: Option<PathBuf>,
+    #[command(flatten)]
+    pub fail_on: FailOnArgs,
 }
 
 /// `merge SLICE... --out DIR`: DIR/results.sqlite and every other format.
@@ -533,32 +579,37 @@ pub fn merge(args: MergeArgs) -> Result<Exit, Failure> {
     }
     db.finish(&run, interrupted).map_err(infra)?;
     drop(merged);
-    crate::loops::matrix::render_from_database(&db_path, out, args.report.json.as_deref())?;
+    let report = DbReport::open(&db_path).map_err(Failure::infra)?;
+    if let Some(json) = args.report.json.as_deref() {
+        write_json_report(report.db(), json)?;
+    }
+    let ledger = session_ledger()?;
+    write_reports_db(&report, &|id| is_security(&ledger, id), out)?;
     if let Some(file) = &args.history {
         print_out(&record_night(file, &db_path)?.summary(20));
     }
-    let doc = ReportDoc::load(&db_path).map_err(Failure::infra)?;
-    let divergent = doc
-        .rows
-        .iter()
-        .filter(|r| r.verdict.is_divergence())
-        .count();
+    let counts = report.counts().map_err(Failure::infra)?;
+    let count = |f: &dyn Fn(Verdict) -> bool| -> usize {
+        counts
+            .iter()
+            .filter(|(_, v, _)| f(*v))
+            .map(|(_, _, n)| n)
+            .sum()
+    };
+    let divergent = count(&|v| v.is_divergence());
     // An unserved version is reported, not failed, as in `run` without
     // --strict; every other infrastructure outcome left a case unchecked.
-    let infra = doc
-        .rows
-        .iter()
-        .filter(|r| r.verdict.is_infrastructure() && r.verdict != Verdict::VersionUnavailable)
-        .count();
+    let infra = count(&|v| v.is_infrastructure() && v != Verdict::VersionUnavailable);
     say!(
         "merged {} slices: {} results ({divergent} divergent, {infra} not checked) into {}",
         reports.len(),
-        doc.rows.len(),
+        count(&|_| true),
         out.display()
     );
+    let security = fails_on(args.fail_on, &report, &ledger)?;
     Ok(Exit::of_run(RunEnd {
         infra: infra > 0,
-        finding: divergent > 0,
+        finding: divergent > 0 || security,
         ..RunEnd::default()
     }))
 }
@@ -575,18 +626,30 @@ pub struct RenderArgs {
 /// results are partial or interrupted.
 pub fn report(args: RenderArgs) -> Result<Exit, Failure> {
     let out = args.out.as_path();
-    let doc = ReportDoc::load(&args.input).map_err(Failure::bad)?;
     std::fs::create_dir_all(out)
         .map_err(|e| Failure::infra_because(format!("cannot create {}", out.display()), e))?;
-    write_reports(&doc, out)?;
+    let ledger = session_ledger()?;
+    let security = |id: &str| is_security(&ledger, id);
+    // A database is read by queries; a JSON report or JSONL is read whole,
+    // as its text is.
+    let (results, incomplete) = if crate::db::is_database(&args.input) {
+        let report = DbReport::open(&args.input)
+            .map_err(|e| Failure::bad(format!("{}: {e}", args.input.display())))?;
+        write_reports_db(&report, &security, out)?;
+        (report.total().map_err(Failure::infra)?, report.incomplete())
+    } else {
+        let doc = ReportDoc::load(&args.input).map_err(Failure::bad)?;
+        let mut site = crate::report::site::DocSource::new(&doc);
+        write_reports(&doc, &mut site, &security, out)?;
+        (doc.rows.len(), doc.incomplete())
+    };
     say!(
-        "{} results: {}/{{{JUNIT},{MARKDOWN},{HTML}}}",
-        doc.rows.len(),
+        "{results} results: {}/{{{JUNIT},{MARKDOWN},{HTML}}}",
         out.display()
     );
     // Results that are not a whole run prove nothing about the cases that
     // are missing: the renderings say so, and so does the exit status.
-    if let Some(why) = doc.incomplete() {
+    if let Some(why) = incomplete {
         say!("{}: {why}", args.input.display());
         return Ok(Exit::Infra);
     }

@@ -157,6 +157,14 @@ pub fn bench(args: BenchArgs) -> Result<Exit, Failure> {
         crate::loops::bench::bench(&mut session, version, &workload).map_err(Failure::infra)?;
     print_out(&result.to_text());
     let mut report = result.to_json();
+    // Where the cores go, plain cases apart from MCP cases, and the probes'
+    // memory over the workload.
+    let cpu = crate::loops::cpu_cost::cpu_cost(&mut session, version, &workload)
+        .map_err(Failure::infra)?;
+    print_out(&cpu.to_text());
+    if let Json::Object(members) = &mut report {
+        members.push(("cpu".into(), cpu.to_json()));
+    }
     // Where the machine has no sandbox there is no cost to measure: said
     // on stderr, left out of the figures.
     match crate::loops::bench::sandbox_cost(&mut session, version, &workload) {
@@ -200,6 +208,7 @@ pub fn bench(args: BenchArgs) -> Result<Exit, Failure> {
             bodies: None,
             shard: None,
             routes,
+            keep: false,
         };
         let times = crate::loops::cold_warm::cold_warm(&matrix_config, &matrix_run, stop_flag())?;
         print_out(&times.to_text());

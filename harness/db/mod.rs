@@ -21,9 +21,6 @@
 pub mod history;
 pub mod write;
 
-#[cfg(test)]
-mod size;
-
 use crate::js::json::Json;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 use std::fmt;
@@ -131,6 +128,18 @@ pub struct StoredResult {
     pub observed: Option<BlobHash>,
     /// The result's other members as one JSON object, when it had any.
     pub extra: Option<BlobHash>,
+}
+
+/// Which results `RunDb::each_result_where` gives, and in which order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Select {
+    /// Only these verdicts (by name); `None`: every result.
+    pub verdicts: Option<Vec<String>>,
+    /// Only this case's results.
+    pub case_ord: Option<usize>,
+    /// Version, then case (JUnit's order), rather than the report's case,
+    /// then version.
+    pub by_version: bool,
 }
 
 /// What went wrong reading or writing a database: always with its file.
@@ -271,21 +280,56 @@ impl RunDb {
     /// a time: nothing is held but the row being read.
     pub fn each_result<E: From<DbError>>(
         &self,
+        f: impl FnMut(StoredResult) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.each_result_where(&Select::default(), f)
+    }
+
+    /// The results `select` picks, in its order, one at a time.
+    pub fn each_result_where<E: From<DbError>>(
+        &self,
+        select: &Select,
         mut f: impl FnMut(StoredResult) -> Result<(), E>,
     ) -> Result<(), E> {
+        let mut clauses = Vec::new();
+        let mut params: Vec<rusqlite::types::Value> = Vec::new();
+        if let Some(verdicts) = &select.verdicts {
+            clauses.push(format!(
+                "r.verdict IN ({})",
+                vec!["?"; verdicts.len()].join(",")
+            ));
+            params.extend(verdicts.iter().map(|v| v.clone().into()));
+        }
+        if let Some(ord) = select.case_ord {
+            clauses.push("r.case_ord = ?".into());
+            params.push((ord as i64).into());
+        }
+        let filter = if clauses.is_empty() {
+            String::new()
+        } else {
+            format!("WHERE {}", clauses.join(" AND "))
+        };
+        let order = if select.by_version {
+            "r.version_ord, r.case_ord"
+        } else {
+            "r.case_ord, r.version_ord"
+        };
+        let at = || sql(&self.path, "table `result`");
         let mut stmt = self
             .conn
-            .prepare_cached(
+            .prepare_cached(&format!(
                 "SELECT c.name, r.route, r.version, r.verdict, bi.hash, bp.hash, bo.hash, be.hash, r.case_ord
                  FROM result r JOIN cases c ON c.ord = r.case_ord
                  JOIN blob bp ON bp.id = r.predicted
                  LEFT JOIN blob bi ON bi.id = c.input
                  LEFT JOIN blob bo ON bo.id = r.observed
                  LEFT JOIN blob be ON be.id = r.extra
-                 ORDER BY r.case_ord, r.version_ord",
-            )
-            .map_err(sql(&self.path, "table `result`"))?;
-        let mut rows = stmt.query([]).map_err(sql(&self.path, "table `result`"))?;
+                 {filter} ORDER BY {order}"
+            ))
+            .map_err(at())?;
+        let mut rows = stmt
+            .query(rusqlite::params_from_iter(params))
+            .map_err(at())?;
         let hash = |v: Option<Vec<u8>>| -> Result<Option<BlobHash>, DbError> {
             v.map(|b| {
                 BlobHash::from_sql(&b)
@@ -293,17 +337,11 @@ impl RunDb {
             })
             .transpose()
         };
-        while let Some(row) = rows.next().map_err(sql(&self.path, "table `result`"))? {
-            let get = |i: usize| -> Result<String, DbError> {
-                row.get(i).map_err(sql(&self.path, "table `result`"))
-            };
-            let blob = |i: usize| -> Result<Option<Vec<u8>>, DbError> {
-                row.get(i).map_err(sql(&self.path, "table `result`"))
-            };
+        while let Some(row) = rows.next().map_err(at())? {
+            let get = |i: usize| -> Result<String, DbError> { row.get(i).map_err(at()) };
+            let blob = |i: usize| -> Result<Option<Vec<u8>>, DbError> { row.get(i).map_err(at()) };
             let stored = StoredResult {
-                case_ord: row
-                    .get::<_, i64>(8)
-                    .map_err(sql(&self.path, "table `result`"))? as usize,
+                case_ord: row.get::<_, i64>(8).map_err(at())? as usize,
                 case: get(0)?,
                 route: get(1)?,
                 version: get(2)?,
@@ -317,6 +355,53 @@ impl RunDb {
             f(stored)?;
         }
         Ok(())
+    }
+
+    /// How many results each version has of each verdict, versions in the
+    /// report's order: `(version, verdict, count)`.
+    pub fn verdict_counts(&self) -> Result<Vec<(String, String, usize)>, DbError> {
+        let at = || sql(&self.path, "table `result`");
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT version, verdict, count(*) FROM result
+                 GROUP BY version_ord, version, verdict ORDER BY version_ord, verdict",
+            )
+            .map_err(at())?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? as usize))
+            })
+            .map_err(at())?;
+        rows.collect::<Result<_, _>>().map_err(at())
+    }
+
+    /// The versions on which some case ran (was observed), in the report's
+    /// order.
+    pub fn versions_observed(&self) -> Result<Vec<String>, DbError> {
+        let at = || sql(&self.path, "table `result`");
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT version FROM result WHERE observed IS NOT NULL
+                 GROUP BY version_ord, version ORDER BY version_ord",
+            )
+            .map_err(at())?;
+        let rows = stmt.query_map([], |r| r.get(0)).map_err(at())?;
+        rows.collect::<Result<_, _>>().map_err(at())
+    }
+
+    /// Every case of the run: its place (`case_ord`) and its name.
+    pub fn cases(&self) -> Result<Vec<(usize, String)>, DbError> {
+        let at = || sql(&self.path, "table `cases`");
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT ord, name FROM cases ORDER BY ord")
+            .map_err(at())?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, i64>(0)? as usize, r.get(1)?)))
+            .map_err(at())?;
+        rows.collect::<Result<_, _>>().map_err(at())
     }
 
     /// The JSON value stored under `hash`, or `None` when there is none.

@@ -766,146 +766,175 @@ fn decode(
         .ok_or_else(|| v.wrong("issues", "an array of issues", list))?;
     let mut issues: Vec<KnownIssue> = Vec::new();
     for (i, item) in items.iter().enumerate() {
-        let at = |f: &str| format!("issues[{i}].{f}");
-        let item = v.object(item, &format!("issues[{i}]"), ISSUE_FIELDS)?;
-        let text = |f: &str| -> Result<String, CaseError> {
-            v.text(item.get(f), &at(f))?
-                .ok_or_else(|| v.err(&at(f), "is required"))
-        };
-        let id = text("id")?;
-        if id.is_empty()
-            || !id
-                .bytes()
-                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-        {
-            return Err(v.err(
-                &at("id"),
-                format!("{id:?}: use lowercase letters, digits and hyphens"),
-            ));
-        }
-        if issues.iter().any(|o| o.id == id) {
-            return Err(v.err(&at("id"), format!("{id:?} is used twice")));
-        }
-        let severity = text("severity")?;
-        let severity = Severity::parse(&severity).ok_or_else(|| {
-            v.err(
-                &at("severity"),
-                format!("{severity:?}: expected security, error or warning"),
-            )
-        })?;
-        let seen = text("seen")?;
-        VersionSpec::parse_list(&seen).map_err(|e| v.err(&at("seen"), e.to_string()))?;
-        let upstream = match item.get("upstream") {
-            None | Some(Json::Null) => None,
-            Some(u) => v.text(Some(u), &at("upstream"))?,
-        };
-        let mut cases: Vec<IssueCase> = Vec::new();
-        let listed = match item.get("cases") {
-            None => &[][..],
-            Some(c) => c
-                .as_array()
-                .ok_or_else(|| v.wrong(&at("cases"), "an array of cases", c))?,
-        };
-        for (j, c) in listed.iter().enumerate() {
-            let field = at(&format!("cases[{j}]"));
-            let c = v.object(c, &field, &["case", "shows", "route"])?;
-            let case = v
-                .text(c.get("case"), &format!("{field}.case"))?
-                .ok_or_else(|| v.err(&field, "`case`: expected a path"))?;
-            let Some(path) = paths.file(&base.join(&case)) else {
-                return Err(v.err(&field, format!("{case}: no such case file")));
-            };
-            let shows = c
-                .get("shows")
-                .ok_or_else(|| v.err(&field, "`shows`: missing"))?;
-            let shows = symptom(shows).map_err(|p| v.err(&format!("{field}.shows"), p))?;
-            let route = match c.get("route") {
-                None => None,
-                Some(r) => Some(
-                    r.as_str()
-                        .and_then(|r| Route::parse(&r.to_lossy()))
-                        .ok_or_else(|| {
-                            v.err(
-                                &format!("{field}.route"),
-                                format!(
-                                    "{}: expected one of {}",
-                                    r.to_compact(),
-                                    Route::ALL.map(Route::name).join(", ")
-                                ),
-                            )
-                        })?,
-                ),
-            };
-            let taken = issues
-                .iter()
-                .flat_map(|o| o.cases.iter())
-                .chain(cases.iter())
-                .any(|x| x.path == path && x.route == route);
-            if taken {
-                return Err(v.err(&field, format!("{case} already belongs to an issue")));
-            }
-            cases.push(IssueCase {
-                case,
-                path,
-                route,
-                shows,
-            });
-        }
-        if cases.is_empty() {
-            return Err(v.err(
-                &at("cases"),
-                "an issue needs at least one case that shows it",
-            ));
-        }
-        let fixed_shows = match item.get("fixedShows") {
-            None | Some(Json::Null) => None,
-            Some(f) => Some(symptom(f).map_err(|p| v.err(&at("fixedShows"), p))?),
-        };
-        let recognise = match item.get("recognise") {
-            None | Some(Json::Null) => Vec::new(),
-            Some(r) => {
-                let members = r
-                    .members()
-                    .filter(|m| !m.is_empty())
-                    .ok_or_else(|| v.err(&at("recognise"), "expected an object of conditions"))?;
-                members
-                    .iter()
-                    .map(|(k, c)| Condition::parse(&k.to_lossy(), c))
-                    .collect::<Result<_, _>>()
-                    .map_err(|p| v.err(&at("recognise"), p))?
-            }
-        };
-        let fix_at = match item.get("fixAt") {
-            None | Some(Json::Null) => None,
-            Some(f) => {
-                let f = v.object(f, &at("fixAt"), &["file", "function", "change"])?;
-                let part = |k: &str| -> Result<String, CaseError> {
-                    let field = at(&format!("fixAt.{k}"));
-                    v.text(f.get(k), &field)?
-                        .ok_or_else(|| v.err(&field, "expected a string"))
-                };
-                Some(FixAt {
-                    file: part("file")?,
-                    function: part("function")?,
-                    change: part("change")?,
-                })
-            }
-        };
-        issues.push(KnownIssue {
-            severity,
-            recognise,
-            fix_at,
-            fixed_shows,
-            id,
-            title: text("title")?,
-            wrong: text("wrong")?,
-            fixed: text("fixed")?,
-            upstream,
-            seen,
-            cases,
-        });
+        let issue = decode_issue(v, i, item, base, paths, &issues)?;
+        issues.push(issue);
     }
     Ok(issues)
+}
+
+/// Entry `i` of `issues`; `earlier` are the entries before it, whose ids
+/// and cases it may not take again.
+fn decode_issue(
+    v: &Validator,
+    i: usize,
+    item: &Json,
+    base: &Path,
+    paths: &Paths,
+    earlier: &[KnownIssue],
+) -> Result<KnownIssue, CaseError> {
+    let at = |f: &str| format!("issues[{i}].{f}");
+    let item = v.object(item, &format!("issues[{i}]"), ISSUE_FIELDS)?;
+    let text = |f: &str| -> Result<String, CaseError> {
+        v.text(item.get(f), &at(f))?
+            .ok_or_else(|| v.err(&at(f), "is required"))
+    };
+    let id = text("id")?;
+    if id.is_empty()
+        || !id
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+    {
+        return Err(v.err(
+            &at("id"),
+            format!("{id:?}: use lowercase letters, digits and hyphens"),
+        ));
+    }
+    if earlier.iter().any(|o| o.id == id) {
+        return Err(v.err(&at("id"), format!("{id:?} is used twice")));
+    }
+    let severity = text("severity")?;
+    let severity = Severity::parse(&severity).ok_or_else(|| {
+        v.err(
+            &at("severity"),
+            format!("{severity:?}: expected security, error or warning"),
+        )
+    })?;
+    let seen = text("seen")?;
+    VersionSpec::parse_list(&seen).map_err(|e| v.err(&at("seen"), e.to_string()))?;
+    let upstream = match item.get("upstream") {
+        None | Some(Json::Null) => None,
+        Some(u) => v.text(Some(u), &at("upstream"))?,
+    };
+    let cases = decode_cases(v, &at("cases"), item.get("cases"), base, paths, earlier)?;
+    let fixed_shows = match item.get("fixedShows") {
+        None | Some(Json::Null) => None,
+        Some(f) => Some(symptom(f).map_err(|p| v.err(&at("fixedShows"), p))?),
+    };
+    let recognise = match item.get("recognise") {
+        None | Some(Json::Null) => Vec::new(),
+        Some(r) => {
+            let members = r
+                .members()
+                .filter(|m| !m.is_empty())
+                .ok_or_else(|| v.err(&at("recognise"), "expected an object of conditions"))?;
+            members
+                .iter()
+                .map(|(k, c)| Condition::parse(&k.to_lossy(), c))
+                .collect::<Result<_, _>>()
+                .map_err(|p| v.err(&at("recognise"), p))?
+        }
+    };
+    let fix_at = match item.get("fixAt") {
+        None | Some(Json::Null) => None,
+        Some(f) => Some(decode_fix_at(v, &at("fixAt"), f)?),
+    };
+    Ok(KnownIssue {
+        severity,
+        recognise,
+        fix_at,
+        fixed_shows,
+        id,
+        title: text("title")?,
+        wrong: text("wrong")?,
+        fixed: text("fixed")?,
+        upstream,
+        seen,
+        cases,
+    })
+}
+
+/// An entry's `cases` (at `field`): at least one, each a case file that
+/// exists and that no earlier entry (nor this one) holds on the same route.
+fn decode_cases(
+    v: &Validator,
+    field: &str,
+    listed: Option<&Json>,
+    base: &Path,
+    paths: &Paths,
+    earlier: &[KnownIssue],
+) -> Result<Vec<IssueCase>, CaseError> {
+    let mut cases: Vec<IssueCase> = Vec::new();
+    let listed = match listed {
+        None => &[][..],
+        Some(c) => c
+            .as_array()
+            .ok_or_else(|| v.wrong(field, "an array of cases", c))?,
+    };
+    for (j, c) in listed.iter().enumerate() {
+        let field = format!("{field}[{j}]");
+        let c = v.object(c, &field, &["case", "shows", "route"])?;
+        let case = v
+            .text(c.get("case"), &format!("{field}.case"))?
+            .ok_or_else(|| v.err(&field, "`case`: expected a path"))?;
+        let Some(path) = paths.file(&base.join(&case)) else {
+            return Err(v.err(&field, format!("{case}: no such case file")));
+        };
+        let shows = c
+            .get("shows")
+            .ok_or_else(|| v.err(&field, "`shows`: missing"))?;
+        let shows = symptom(shows).map_err(|p| v.err(&format!("{field}.shows"), p))?;
+        let route = match c.get("route") {
+            None => None,
+            Some(r) => Some(decode_route(v, &format!("{field}.route"), r)?),
+        };
+        let taken = earlier
+            .iter()
+            .flat_map(|o| o.cases.iter())
+            .chain(cases.iter())
+            .any(|x| x.path == path && x.route == route);
+        if taken {
+            return Err(v.err(&field, format!("{case} already belongs to an issue")));
+        }
+        cases.push(IssueCase {
+            case,
+            path,
+            route,
+            shows,
+        });
+    }
+    if cases.is_empty() {
+        return Err(v.err(field, "an issue needs at least one case that shows it"));
+    }
+    Ok(cases)
+}
+
+fn decode_route(v: &Validator, field: &str, r: &Json) -> Result<Route, CaseError> {
+    r.as_str()
+        .and_then(|r| Route::parse(&r.to_lossy()))
+        .ok_or_else(|| {
+            v.err(
+                field,
+                format!(
+                    "{}: expected one of {}",
+                    r.to_compact(),
+                    Route::ALL.map(Route::name).join(", ")
+                ),
+            )
+        })
+}
+
+fn decode_fix_at(v: &Validator, field: &str, f: &Json) -> Result<FixAt, CaseError> {
+    let f = v.object(f, field, &["file", "function", "change"])?;
+    let part = |k: &str| -> Result<String, CaseError> {
+        let field = format!("{field}.{k}");
+        v.text(f.get(k), &field)?
+            .ok_or_else(|| v.err(&field, "expected a string"))
+    };
+    Ok(FixAt {
+        file: part("file")?,
+        function: part("function")?,
+        change: part("change")?,
+    })
 }
 
 impl KnownIssue {

@@ -509,124 +509,150 @@ pub fn figures_markdown(report: &Json) -> Result<String, String> {
     ));
 
     if let Some(routes) = report.get("routes") {
-        let routes = routes.as_array().ok_or("routes: not an array")?;
-        let rate = |r: &Json, at: &str| field(r, at, "casesPerSecond");
-        let base = routes
-            .iter()
-            .find(|r| text(r, "", "route").ok().as_deref() == Some(Route::OpenAiCompatible.name()))
-            .map(|r| rate(r, "routes[openai-compatible]."))
-            .transpose()?;
-        out.push_str(
-            "\n## Each route\n\n\
-             The corpus (times `--repeat`) with every case moved to one route, through the whole \
-             pipeline, probe start left out, each compared with `openai-compatible`.\n\n\
-             | route | cases | cases/s | ratio to openai-compatible | not as expected |\n\
-             |---|---:|---:|---:|---:|\n",
-        );
-        for (i, r) in routes.iter().enumerate() {
-            let at = format!("routes[{i}].");
-            let own = rate(r, &at)?;
-            out.push_str(&format!(
-                "| {} | {} | {own:.1} | {} | {} |\n",
-                text(r, &at, "route")?,
-                field(r, &at, "cases")?,
-                base.map_or_else(|| "-".into(), |b| format!("{:.2}", own / b.max(1e-9))),
-                field(r, &at, "notAsModelled")?,
-            ));
-        }
+        out.push_str(&routes_markdown(routes)?);
     }
-
     if let Some(m) = report.get("matrix") {
-        let at = "matrix.";
-        let per: &[Json] = m
-            .get("perVersion")
-            .and_then(Json::as_array)
-            .ok_or("matrix.perVersion: missing or not an array")?;
-        let installs = per
-            .iter()
-            .enumerate()
-            .map(|(i, v)| field(v, &format!("matrix.perVersion[{i}]."), "installSeconds"))
-            .sum::<Result<f64, String>>()?;
-        let mb = |bytes: f64| bytes / 1e6;
-        // What the ceiling would take for the same results on every core.
-        let cores = measured.cores.max(1);
-        let floor = field(m, at, "results")? / ceiling.max(1e-9) / cores as f64;
-        out.push_str(&format!(
-            "\n## The matrix from an empty cache, then warm\n\n\
-             `--matrix-versions`: {}, {} results per run, run first from an empty cache \
-             of its own (sharing only the pinned Node and pnpm), then again on that cache.\n\n\
-             | | |\n|---|---:|\n\
-             | cold (installs included) | {:.1} s |\n\
-             | installs, summed | {installs:.1} s |\n\
-             | warm | {:.1} s |\n\
-             | its floor: results ÷ the ceiling's {ceiling:.1} cases/s ÷ {cores} cores | {floor:.1} s |\n\
-             | warm ÷ floor | {:.2} |\n\
-             | disk, hard links counted once | {:.0} MB |\n\
-             | of which the shared store | {:.0} MB |\n\
-             | results that diverged or could not run | {} |\n\n\
-             | version | install s | MB only it holds |\n|---|---:|---:|\n",
-            plural(field(m, at, "versions")?, "version"),
-            field(m, at, "results")?,
-            field(m, at, "coldSeconds")?,
-            field(m, at, "warmSeconds")?,
-            field(m, at, "warmSeconds")? / floor.max(1e-9),
-            mb(field(m, at, "diskBytes")?),
-            mb(field(m, at, "storeBytes")?),
-            field(m, at, "notAsExpected")?,
-        ));
-        for (i, v) in per.iter().enumerate() {
-            let at = format!("matrix.perVersion[{i}].");
-            out.push_str(&format!(
-                "| {} | {:.1} | {:.1} |\n",
-                text(v, &at, "version")?,
-                field(v, &at, "installSeconds")?,
-                mb(field(v, &at, "ownBytes")?),
-            ));
-        }
-        // The observation store's runs, in a bench that measured them.
-        if let Some(rerun) = m.get("rerunSeconds").and_then(Json::as_f64) {
-            let warm = field(m, at, "warmSeconds")?.max(1e-9);
-            let mut rows = format!(
-                "\nWith the observation store (the warm run stored {:.1} MB of observations):\n\n\
-                 | run | s | × warm |\n|---|---:|---:|\n\
-                 | unchanged re-run ({} observed, {} reused, verdicts {}) | {rerun:.1} | {:.3} |\n",
-                mb(field(m, at, "observationBytes")?),
-                field(m, at, "rerunObserved")?,
-                field(m, at, "rerunReused")?,
-                if m.get("rerunIdentical").and_then(Json::as_bool) == Some(true) {
-                    "identical"
-                } else {
-                    "different"
-                },
-                rerun / warm,
-            );
-            if let Some(v) = m.get("newVersion").and_then(Json::as_str) {
-                let secs = field(m, at, "newVersionSeconds")?;
-                rows.push_str(&format!(
-                    "| one new version ({} observed, the rest reused) | {secs:.1} | {:.3} |\n",
-                    v.to_lossy(),
-                    secs / warm
-                ));
-            }
-            out.push_str(&rows);
-        }
+        out.push_str(&matrix_markdown(m, ceiling, measured.cores)?);
+    }
+    if let Some(c) = report.get("cpu") {
+        out.push_str(&crate::loops::cpu_cost::markdown(c)?);
     }
     if let Some(s) = report.get("sandbox") {
         out.push_str(&sandbox_markdown(s)?);
     }
     if let Some(scale) = report.get("modelScale").and_then(Json::as_array) {
-        out.push_str(
-            "\n## The model's time on one case of many tools\n\n\
-             | tools | seconds |\n|---:|---:|\n",
+        out.push_str(&scale_markdown(scale)?);
+    }
+    Ok(out)
+}
+
+/// The figures' "Each route" section: each route's rate against
+/// `openai-compatible`'s.
+fn routes_markdown(routes: &Json) -> Result<String, String> {
+    let (field, text) = (number_at, text_at);
+    let mut out = String::new();
+    let routes = routes.as_array().ok_or("routes: not an array")?;
+    let rate = |r: &Json, at: &str| field(r, at, "casesPerSecond");
+    let base = routes
+        .iter()
+        .find(|r| text(r, "", "route").ok().as_deref() == Some(Route::OpenAiCompatible.name()))
+        .map(|r| rate(r, "routes[openai-compatible]."))
+        .transpose()?;
+    out.push_str(
+        "\n## Each route\n\n\
+         The corpus (times `--repeat`) with every case moved to one route, through the whole \
+         pipeline, probe start left out, each compared with `openai-compatible`.\n\n\
+         | route | cases | cases/s | ratio to openai-compatible | not as expected |\n\
+         |---|---:|---:|---:|---:|\n",
+    );
+    for (i, r) in routes.iter().enumerate() {
+        let at = format!("routes[{i}].");
+        let own = rate(r, &at)?;
+        out.push_str(&format!(
+            "| {} | {} | {own:.1} | {} | {} |\n",
+            text(r, &at, "route")?,
+            field(r, &at, "cases")?,
+            base.map_or_else(|| "-".into(), |b| format!("{:.2}", own / b.max(1e-9))),
+            field(r, &at, "notAsModelled")?,
+        ));
+    }
+    Ok(out)
+}
+
+/// The figures' matrix section: cold and warm, against the floor the
+/// ceiling sets on `cores` cores, and what the observation store saves.
+fn matrix_markdown(m: &Json, ceiling: f64, cores: usize) -> Result<String, String> {
+    let (field, text) = (number_at, text_at);
+    let mut out = String::new();
+    let at = "matrix.";
+    let per: &[Json] = m
+        .get("perVersion")
+        .and_then(Json::as_array)
+        .ok_or("matrix.perVersion: missing or not an array")?;
+    let installs = per
+        .iter()
+        .enumerate()
+        .map(|(i, v)| field(v, &format!("matrix.perVersion[{i}]."), "installSeconds"))
+        .sum::<Result<f64, String>>()?;
+    let mb = |bytes: f64| bytes / 1e6;
+    // What the ceiling would take for the same results on every core.
+    let cores = cores.max(1);
+    let floor = field(m, at, "results")? / ceiling.max(1e-9) / cores as f64;
+    out.push_str(&format!(
+        "\n## The matrix from an empty cache, then warm\n\n\
+         `--matrix-versions`: {}, {} results per run, run first from an empty cache \
+         of its own (sharing only the pinned Node and pnpm), then again on that cache.\n\n\
+         | | |\n|---|---:|\n\
+         | cold (installs included) | {:.1} s |\n\
+         | installs, summed | {installs:.1} s |\n\
+         | warm | {:.1} s |\n\
+         | its floor: results ÷ the ceiling's {ceiling:.1} cases/s ÷ {cores} cores | {floor:.1} s |\n\
+         | warm ÷ floor | {:.2} |\n\
+         | disk, hard links counted once | {:.0} MB |\n\
+         | of which the shared store | {:.0} MB |\n\
+         | results that diverged or could not run | {} |\n\n\
+         | version | install s | MB only it holds |\n|---|---:|---:|\n",
+        plural(field(m, at, "versions")?, "version"),
+        field(m, at, "results")?,
+        field(m, at, "coldSeconds")?,
+        field(m, at, "warmSeconds")?,
+        field(m, at, "warmSeconds")? / floor.max(1e-9),
+        mb(field(m, at, "diskBytes")?),
+        mb(field(m, at, "storeBytes")?),
+        field(m, at, "notAsExpected")?,
+    ));
+    for (i, v) in per.iter().enumerate() {
+        let at = format!("matrix.perVersion[{i}].");
+        out.push_str(&format!(
+            "| {} | {:.1} | {:.1} |\n",
+            text(v, &at, "version")?,
+            field(v, &at, "installSeconds")?,
+            mb(field(v, &at, "ownBytes")?),
+        ));
+    }
+    // The observation store's runs, in a bench that measured them.
+    if let Some(rerun) = m.get("rerunSeconds").and_then(Json::as_f64) {
+        let warm = field(m, at, "warmSeconds")?.max(1e-9);
+        let mut rows = format!(
+            "\nWith the observation store (the warm run stored {:.1} MB of observations):\n\n\
+             | run | s | × warm |\n|---|---:|---:|\n\
+             | unchanged re-run ({} observed, {} reused, verdicts {}) | {rerun:.1} | {:.3} |\n",
+            mb(field(m, at, "observationBytes")?),
+            field(m, at, "rerunObserved")?,
+            field(m, at, "rerunReused")?,
+            if m.get("rerunIdentical").and_then(Json::as_bool) == Some(true) {
+                "identical"
+            } else {
+                "different"
+            },
+            rerun / warm,
         );
-        for (i, row) in scale.iter().enumerate() {
-            let at = format!("modelScale[{i}].");
-            out.push_str(&format!(
-                "| {} | {:.3} |\n",
-                number_at(row, &at, "tools")?,
-                number_at(row, &at, "seconds")?
+        if let Some(v) = m.get("newVersion").and_then(Json::as_str) {
+            let secs = field(m, at, "newVersionSeconds")?;
+            rows.push_str(&format!(
+                "| one new version ({} observed, the rest reused) | {secs:.1} | {:.3} |\n",
+                v.to_lossy(),
+                secs / warm
             ));
         }
+        out.push_str(&rows);
+    }
+    Ok(out)
+}
+
+fn scale_markdown(scale: &[Json]) -> Result<String, String> {
+    let mut out = String::new();
+    out.push_str(
+        "\n## The model's time on one case of many tools\n\n\
+         | tools | seconds |\n|---:|---:|\n",
+    );
+    for (i, row) in scale.iter().enumerate() {
+        let at = format!("modelScale[{i}].");
+        out.push_str(&format!(
+            "| {} | {:.3} |\n",
+            number_at(row, &at, "tools")?,
+            number_at(row, &at, "seconds")?
+        ));
     }
     Ok(out)
 }

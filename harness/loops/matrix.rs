@@ -10,9 +10,10 @@
 //!   carries the run information, a last line `{"end": ...}` the count of
 //!   results and whether the run was interrupted, written only when the run
 //!   ends);
-//! - at the end writes `report.xml` (JUnit), `report.md` and `report.html`,
-//!   and, with `--json FILE`, the whole JSON report, streamed out of the
-//!   database.
+//! - at the end, with `--json FILE`, the whole JSON report, streamed out of
+//!   the database; the command then renders `report.xml` (JUnit),
+//!   `report.md`, `report.html` and the site from the database
+//!   (`report::write_reports_db`).
 //!
 //! Exit statuses are `run`'s: 0 all as expected, 1 a divergence (a known
 //! issue still present is not one), 3 infrastructure or interrupted.
@@ -22,10 +23,8 @@ use crate::db::{DbError, RunDb};
 use crate::js::json::Json;
 use crate::judge::case_result::CaseResult;
 use crate::outcome::Failure;
-use crate::report::doc::{ReportDoc, END};
-use crate::report::{
-    result_json, stream_report_json, write_reports, write_streamed, DATABASE, JSONL,
-};
+use crate::report::doc::END;
+use crate::report::{result_json, stream_report_json, write_streamed, DATABASE, JSONL};
 use crate::results::info::RunInfo;
 use crate::run::corpus::RunObserver;
 use std::fs::File;
@@ -141,20 +140,15 @@ impl RunObserver for MatrixWriter {
         };
         db.finish(&run, info.interrupted)
             .map_err(|e| Failure::infra(e.to_string()))?;
-        render_from_database(&self.database(), &self.out, self.files.json.as_deref())
+        match self.files.json.as_deref() {
+            Some(path) => {
+                let db =
+                    RunDb::open(&self.database()).map_err(|e| Failure::infra(e.to_string()))?;
+                write_json_report(&db, path)
+            }
+            None => Ok(()),
+        }
     }
-}
-
-/// Render the reports of the database at `db` into `out` (JUnit, Markdown,
-/// HTML), and the whole JSON report into `json` when asked.
-pub fn render_from_database(db: &Path, out: &Path, json: Option<&Path>) -> Result<(), Failure> {
-    let infra = |e: DbError| Failure::infra(e.to_string());
-    let opened = RunDb::open(db).map_err(infra)?;
-    if let Some(path) = json {
-        write_json_report(&opened, path)?;
-    }
-    let doc = ReportDoc::from_db(&opened).map_err(Failure::infra)?;
-    write_reports(&doc, out)
 }
 
 /// The whole JSON report of a database, streamed into `path`.

@@ -6,6 +6,7 @@
 pub mod bench;
 pub mod bisect;
 pub mod cold_warm;
+pub mod cpu_cost;
 pub mod diff;
 pub mod fuzz;
 pub mod matrix;

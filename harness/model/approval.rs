@@ -119,13 +119,7 @@ pub(super) fn project(
                 if base.error.is_some() {
                     return Err("an approval case that ends in an error".into());
                 }
-                // `generate()`'s `toolCalls` before GENERATE_LISTS_EVERY_CALL:
-                // the last step's, and the step that answered has none.
-                let last_step_only = !rel.generate_lists_every_call
-                    && !stream
-                    && !case.drives_approval()
-                    && case.sources.memory.is_none();
-                seen.tool_calls = Some(if last_step_only { Vec::new() } else { calls });
+                seen.tool_calls = Some(calls);
                 seen.tool_results = Some(results);
                 return Ok(Projection {
                     executed: kept_executed,

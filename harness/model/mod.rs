@@ -25,6 +25,7 @@ pub mod releases;
 pub mod rewrite;
 pub mod route;
 pub mod sources;
+mod seen;
 mod steps;
 mod turns;
 mod validate;
@@ -359,13 +360,8 @@ fn run_from(
     let mut tools = merged_tools_on(case, rel.on_0x().then_some(rel));
     if let Some(error) = error_before_requests(case, rel, &mut tools) {
         // Nothing was handed over: the call threw before any result.
-        let seen = case.projects_seen().then(|| {
-            Box::new(crate::projection::Seen {
-                tool_calls: None,
-                tool_results: None,
-                ..Default::default()
-            })
-        });
+        let projected = case.drives_approval() || (rel.on_1x() && case.seen_projected());
+        let seen = projected.then(|| Box::new(seen::before_requests()));
         return Ok(vec![steps::Outcome {
             projection: Projection {
                 error: Some(error),
@@ -379,7 +375,7 @@ fn run_from(
     }
     let offered = offered(case, rel, &tools);
     let outcomes = steps::run_loop_from(case, rel, &tools, offered, before)?;
-    if !case.projects_seen() {
+    if !case.drives_approval() {
         return Ok(outcomes);
     }
     outcomes

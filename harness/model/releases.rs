@@ -197,6 +197,21 @@ release_table! {
     /// `reply-original-key`, 1.3.0 → 1.4.0).
     NOT_FOUND_IS_A_RESULT => not_found_is_a_result: (1, 4, 0);
 
+    /// A stream's calls give their `tool-call` chunks once every call of the
+    /// step has streamed its input (`tool-call-input-streaming-start`,
+    /// `tool-call-delta` for each, then the `tool-call`s); before, each call's
+    /// `tool-call` followed its own input. First in 1.52.0 (`bisect` of a
+    /// stream step calling a case tool and a client tool, 1.0.4 to 1.67.0:
+    /// 1.51.0 the same as 1.0.4, 1.52.0 moves the first call's `tool-call`
+    /// after the second call's input).
+    STREAM_CALLS_AFTER_INPUTS => stream_calls_after_inputs: (1, 52, 0);
+    /// A step with a call that waits for the client lists the results of its
+    /// other calls in `toolResults` and streams their `tool-result`s; before,
+    /// it listed and streamed none. First in 1.60.0 (`bisect` of the same
+    /// stream step, 1.52.0 to 1.67.0: 1.59.0 the same as 1.52.0, 1.60.0 adds
+    /// the `tool-result` of `ok` and lists it).
+    STOP_STEP_LISTS_RESULTS => stop_step_lists_results: (1, 60, 0);
+
     /// Tool names written back into history are sanitised: a name outside
     /// `^[a-zA-Z0-9_-]+$` becomes `unknown_tool` (`sanitizeToolName` in the
     /// prompt builder). First in 1.9.0 (sweep: `reply-original-key`,

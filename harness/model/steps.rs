@@ -214,6 +214,9 @@ pub(super) struct State {
     /// How the parent's loop ended; `None` while it goes on, and when its
     /// steps ran out.
     pub(super) ended: Option<Ending>,
+    /// The parent's steps that made calls, as the user's code is handed
+    /// them (`seen`).
+    pub(super) log: Vec<super::seen::StepSeen>,
 }
 
 /// What a case's loop gives, started from the history `before` (what a
@@ -253,6 +256,7 @@ pub(super) fn run_loop_from(
         },
         error: None,
         ended: None,
+        log: Vec::new(),
     };
     let cx = Cx { case, rel };
     let mut pending = vec![start];
@@ -288,6 +292,19 @@ pub(super) fn run_loop_from(
     Ok(out)
 }
 
+/// Whether a call by `name` reaches a builtin that suspends the run for a
+/// person (under its name, else by its id, as `resolve` finds tools).
+fn suspends(tools: &Record<ToolValue>, name: &JsString) -> bool {
+    let found = match tools.get(name) {
+        Lookup::Own(v) => Some(v),
+        Lookup::Inherited => None,
+        Lookup::Missing => tools.values().into_iter().find(|v| v.id == *name),
+    };
+    found.is_some_and(
+        |v| matches!(&v.origin, ToolOrigin::Builtin(b) if builtins::has_suspend_schema(b)),
+    )
+}
+
 fn too_many() -> String {
     format!("concurrent requests racing in more than {MAX_OUTCOMES} ways")
 }
@@ -310,6 +327,9 @@ struct Cx<'a> {
 pub(super) struct Taken {
     pub(super) calls: Vec<ToolCallReply>,
     pub(super) resolved: Vec<Resolved>,
+    /// The calls as the reply sent them, before a reused id merged them
+    /// (`runs_once`): each is streamed to the user's code.
+    pub(super) sent: Vec<ToolCallReply>,
 }
 
 /// What an agent's request led to.
@@ -344,6 +364,15 @@ impl Cx<'_> {
         for (world, runs) in self.schedule(s.world.clone(), runs)? {
             let mut branch = State { world, ..s.clone() };
             let end = self.finish_step(&mut branch.parent, &taken, &runs)?;
+            let subs = runs.iter().map(|r| (r.call, r.ending.clone())).collect();
+            let suspends = taken
+                .calls
+                .iter()
+                .map(|c| suspends(&s.parent.tools, &c.name))
+                .collect();
+            branch
+                .log
+                .push(super::seen::StepSeen::of(&taken, subs, suspends));
             match end {
                 None => next.push(branch),
                 Some(ending) => {
@@ -388,6 +417,7 @@ impl Cx<'_> {
                 }
             }
         }
+        let sent = calls.clone();
         let reused_in_step = self.merges_call_ids()
             && calls
                 .iter()
@@ -412,6 +442,7 @@ impl Cx<'_> {
         Ok(Ok(Taken {
             calls,
             resolved: answered,
+            sent,
         }))
     }
 
@@ -1110,6 +1141,10 @@ impl Cx<'_> {
             if let Some(first) = s.parent.failed.first() {
                 p.error = Some(tool_invocation_error(self.case, self.rel, first)?);
             }
+        }
+        if self.rel.on_1x() && self.case.seen_projected() {
+            let seen = super::seen::predict(self.case, self.rel, &s.log, s.ended.as_ref(), &p)?;
+            p.seen = Some(Box::new(seen));
         }
         Ok(p)
     }

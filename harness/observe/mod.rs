@@ -9,6 +9,7 @@
 //! data the judges read without importing anything here.
 
 pub mod capture;
+pub mod cpu;
 pub mod machine;
 pub mod mcp_server;
 pub mod pool;

@@ -311,26 +311,46 @@ impl ReportDoc {
 
     /// A one-line description of the run: command, commit, Node, seed.
     pub fn run_line(&self) -> String {
-        let field = |k: &str| text(&self.run, k).unwrap_or_else(|| "?".into());
-        let commit: String = field("commit").chars().take(12).collect();
-        let mut line = format!(
-            "{} · commit {commit} · Node {} · {} versions · {} results",
-            field("harness"),
-            field("node"),
+        run_line(
+            &self.run,
             self.versions().len(),
-            self.rows.len()
-        );
-        if let Some(seed) = self.run.get("seed").filter(|s| !s.is_null()) {
-            line.push_str(&format!(" · seed {}", seed.to_compact()));
-        }
-        if let Some(walls) = text(&self.run, "isolation").filter(|w| !w.is_empty()) {
-            line.push_str(&format!(" · isolation: {walls}"));
-        }
-        if let Some(why) = self.incomplete() {
-            line.push_str(&format!(" · {why}"));
-        }
-        line
+            self.rows.len(),
+            self.incomplete(),
+        )
     }
+}
+
+/// A one-line description of a run (its header `run`) of `versions`
+/// versions and `results` results: command, commit, Node, seed.
+pub fn run_line(run: &Json, versions: usize, results: usize, incomplete: Option<String>) -> String {
+    let field = |k: &str| text(run, k).unwrap_or_else(|| "?".into());
+    let commit: String = field("commit").chars().take(12).collect();
+    let mut line = format!(
+        "{} · commit {commit} · Node {} · {versions} versions · {results} results",
+        field("harness"),
+        field("node"),
+    );
+    if let Some(seed) = run.get("seed").filter(|s| !s.is_null()) {
+        line.push_str(&format!(" · seed {}", seed.to_compact()));
+    }
+    if let Some(walls) = text(run, "isolation").filter(|w| !w.is_empty()) {
+        line.push_str(&format!(" · isolation: {walls}"));
+    }
+    if let Some(why) = incomplete {
+        line.push_str(&format!(" · {why}"));
+    }
+    line
+}
+
+/// One line per version that is no stable release, from a run header (see
+/// `ReportDoc::predicted_as`).
+pub fn predicted_as(run: &Json) -> Vec<String> {
+    ReportDoc {
+        run: run.clone(),
+        rows: Vec::new(),
+        partial: None,
+    }
+    .predicted_as()
 }
 
 /// What the readers rely on in a run header: `versions` and `routes`, when

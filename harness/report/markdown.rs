@@ -3,9 +3,11 @@
 //! provider rejections and infrastructure failures, each folded in
 //! `<details>` so a long matrix stays readable.
 
-use super::doc::{ReportDoc, Row};
+use super::doc::{predicted_as, ReportDoc, Row};
+use super::query::{Order, ReportSource, Which};
 use crate::judge::compare::Verdict;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::io::Write;
 
 /// A table cell or inline text: no pipes, no newlines, no stray markup.
 fn cell(s: &str) -> String {
@@ -23,43 +25,71 @@ fn fenced(lang: &str, body: &str) -> String {
     format!("{fence}{lang}\n{}\n{fence}\n", body.trim_end())
 }
 
-/// Where one issue is in one state: the versions, and the cases.
-type Seen<'a> = (Vec<&'a str>, Vec<&'a str>);
+/// Where one issue is in one state: the versions, and the cases (each
+/// once, first seen first).
+#[derive(Default)]
+struct Seen {
+    versions: BTreeSet<String>,
+    cases: Vec<String>,
+    has: HashSet<String>,
+}
 
+/// The Markdown of `doc`, whole (for a document already in memory).
 pub fn render(doc: &ReportDoc) -> String {
+    let mut out = Vec::new();
+    write(doc, &mut out).expect("writing to memory");
+    String::from_utf8(out).expect("the Markdown is UTF-8")
+}
+
+/// The Markdown of `src`, each section from a pass over its rows.
+pub fn write(src: &dyn ReportSource, w: &mut dyn Write) -> Result<(), String> {
+    let io = |e: std::io::Error| e.to_string();
+    w.write_all(head(src)?.as_bytes()).map_err(io)?;
+    w.write_all(counts_table(src)?.as_bytes()).map_err(io)?;
+    divergences(src, w)?;
+    w.write_all(known_issues(src)?.as_bytes()).map_err(io)?;
+    w.write_all(rejected(src)?.as_bytes()).map_err(io)?;
+    w.write_all(infrastructure(src)?.as_bytes()).map_err(io)
+}
+
+/// The title, the run line, and what each build was predicted as.
+fn head(src: &dyn ReportSource) -> Result<String, String> {
     let mut out = String::from("## mastra-conform\n\n");
-    out.push_str(&format!("{}\n\n", cell(&doc.run_line())));
+    out.push_str(&format!("{}\n\n", cell(&src.run_line()?)));
     // What each build or snapshot was predicted as, and why: its results
     // mean nothing without it.
-    for line in doc.predicted_as() {
-        out.push_str(&format!("- {}\n", cell(&line)));
+    let predicted = predicted_as(src.run());
+    for line in &predicted {
+        out.push_str(&format!("- {}\n", cell(line)));
     }
-    if !doc.predicted_as().is_empty() {
+    if !predicted.is_empty() {
         out.push('\n');
     }
-    let divergences: Vec<&Row> = doc
-        .rows
-        .iter()
-        .filter(|r| r.verdict.is_divergence())
-        .collect();
-    let infra: Vec<&Row> = doc
-        .rows
-        .iter()
-        .filter(|r| r.verdict.is_infrastructure())
-        .collect();
-    out.push_str(&format!(
-        "**{}** · {} divergence(s) · {} infrastructure failure(s)\n\n",
-        if divergences.is_empty() {
+    Ok(out)
+}
+
+/// The verdict line and the table of verdict counts by version.
+fn counts_table(src: &dyn ReportSource) -> Result<String, String> {
+    let counts = src.counts()?;
+    let sum = |f: fn(Verdict) -> bool| -> usize {
+        counts
+            .iter()
+            .filter(|(_, v, _)| f(*v))
+            .map(|(_, _, n)| n)
+            .sum()
+    };
+    let (divergences, infra) = (sum(|v| v.is_divergence()), sum(|v| v.is_infrastructure()));
+    let mut out = format!(
+        "**{}** · {divergences} divergence(s) · {infra} infrastructure failure(s)\n\n",
+        if divergences == 0 {
             "no divergence"
         } else {
             "DIVERGED"
         },
-        divergences.len(),
-        infra.len()
-    ));
+    );
     let present: Vec<Verdict> = Verdict::ALL
         .into_iter()
-        .filter(|v| doc.rows.iter().any(|r| r.verdict == *v))
+        .filter(|v| counts.iter().any(|(_, c, _)| c == v))
         .collect();
     out.push_str("| version |");
     for v in &present {
@@ -68,14 +98,13 @@ pub fn render(doc: &ReportDoc) -> String {
     out.push_str("\n|---|");
     out.push_str(&"---:|".repeat(present.len()));
     out.push('\n');
-    for version in doc.versions() {
+    for version in src.versions()? {
         out.push_str(&format!("| {} |", cell(&version)));
         for v in &present {
-            let n = doc
-                .rows
+            let n = counts
                 .iter()
-                .filter(|r| r.version == version && r.verdict == *v)
-                .count();
+                .find(|(ver, c, _)| *ver == version && c == v)
+                .map_or(0, |(_, _, n)| *n);
             out.push_str(&if n == 0 {
                 " |".to_string()
             } else {
@@ -84,92 +113,124 @@ pub fn render(doc: &ReportDoc) -> String {
         }
         out.push('\n');
     }
-    if !divergences.is_empty() {
-        out.push_str("\n### Divergences\n\n");
-        for r in &divergences {
+    Ok(out)
+}
+
+/// Every divergence with its diff, each folded.
+fn divergences(src: &dyn ReportSource, w: &mut dyn Write) -> Result<(), String> {
+    let mut first = true;
+    src.each(Which::Divergent, Order::Report, false, &mut |r: &Row| {
+        let mut out = String::new();
+        if std::mem::take(&mut first) {
+            out.push_str("\n### Divergences\n\n");
+        }
+        out.push_str(&format!(
+            "<details><summary><code>{}</code> on {}: <b>{}</b></summary>\n\n",
+            cell(&r.case),
+            cell(&r.version),
+            r.verdict.name()
+        ));
+        if let Some(d) = &r.diff {
+            out.push_str(&fenced("diff", d));
+        } else if let Some((id, state)) = &r.known_issue {
+            out.push_str(&format!("known issue `{id}`: {state}\n"));
+        }
+        out.push_str("\n</details>\n");
+        w.write_all(out.as_bytes()).map_err(|e| e.to_string())
+    })
+}
+
+/// Per issue and state: the versions, and the cases. The cases are the
+/// groups `diff` files its differences under, so a reader can hold the two
+/// side by side.
+fn known_issues(src: &dyn ReportSource) -> Result<String, String> {
+    let mut issues: BTreeMap<String, BTreeMap<String, Seen>> = BTreeMap::new();
+    src.each(Which::All, Order::Report, false, &mut |r: &Row| {
+        if let Some((id, state)) = &r.known_issue {
+            let seen = issues
+                .entry(id.clone())
+                .or_default()
+                .entry(state.clone())
+                .or_default();
+            seen.versions.insert(r.version.clone());
+            if seen.has.insert(r.case.clone()) {
+                seen.cases.push(r.case.clone());
+            }
+        }
+        Ok(())
+    })?;
+    if issues.is_empty() {
+        return Ok(String::new());
+    }
+    let versions = src.versions()?;
+    let mut out = String::from(
+        "\n### Known upstream issues\n\n| issue | state | versions | cases |\n|---|---|---|---:|\n",
+    );
+    for (id, states) in &issues {
+        for (state, seen) in states {
+            // Each version once, in the run's order (not string order).
+            let vs: Vec<&str> = versions
+                .iter()
+                .filter(|v| seen.versions.contains(*v))
+                .map(String::as_str)
+                .collect();
             out.push_str(&format!(
-                "<details><summary><code>{}</code> on {}: <b>{}</b></summary>\n\n",
-                cell(&r.case),
-                cell(&r.version),
-                r.verdict.name()
+                "| `{id}` | {state} | {} | {} |\n",
+                cell(&vs.join(", ")),
+                seen.cases.len()
             ));
-            if let Some(d) = &r.diff {
-                out.push_str(&fenced("diff", d));
-            } else if let Some((id, state)) = &r.known_issue {
-                out.push_str(&format!("known issue `{id}`: {state}\n"));
+        }
+    }
+    for (id, states) in &issues {
+        for (state, seen) in states {
+            out.push_str(&format!(
+                "\n<details><summary><code>{id}</code> {state}: {} case(s)</summary>\n\n",
+                seen.cases.len()
+            ));
+            for c in &seen.cases {
+                out.push_str(&format!("- `{}`\n", cell(c)));
             }
             out.push_str("\n</details>\n");
         }
     }
-    // Per issue and state: the versions, and the cases (each once, first
-    // seen first). The cases are the groups `diff` files its differences
-    // under, so a reader can hold the two side by side.
-    let mut issues: BTreeMap<&str, BTreeMap<&str, Seen>> = BTreeMap::new();
-    for r in &doc.rows {
-        if let Some((id, state)) = &r.known_issue {
-            let (versions, cases) = issues
-                .entry(id.as_str())
-                .or_default()
-                .entry(state.as_str())
-                .or_default();
-            versions.push(r.version.as_str());
-            if !cases.contains(&r.case.as_str()) {
-                cases.push(r.case.as_str());
+    Ok(out)
+}
+
+/// The bodies a provider would reject that no known issue explains.
+fn rejected(src: &dyn ReportSource) -> Result<String, String> {
+    let mut out = String::new();
+    src.each(
+        Which::One(Verdict::ProviderRejects),
+        Order::Report,
+        false,
+        &mut |r: &Row| {
+            if out.is_empty() {
+                out.push_str("\n### Bodies a provider would reject (not a known issue)\n\n");
             }
-        }
-    }
-    if !issues.is_empty() {
-        out.push_str(
-            "\n### Known upstream issues\n\n| issue | state | versions | cases |\n|---|---|---|---:|\n",
-        );
-        for (id, states) in &issues {
-            for (state, (versions, cases)) in states {
-                // Each version once, in the run's order (not string order).
-                let vs: Vec<String> = doc
-                    .versions()
-                    .into_iter()
-                    .filter(|v| versions.contains(&v.as_str()))
-                    .collect();
-                out.push_str(&format!(
-                    "| `{id}` | {state} | {} | {} |\n",
-                    cell(&vs.join(", ")),
-                    cases.len()
-                ));
-            }
-        }
-        for (id, states) in &issues {
-            for (state, (_, cases)) in states {
-                out.push_str(&format!(
-                    "\n<details><summary><code>{id}</code> {state}: {} case(s)</summary>\n\n",
-                    cases.len()
-                ));
-                for c in cases {
-                    out.push_str(&format!("- `{}`\n", cell(c)));
-                }
-                out.push_str("\n</details>\n");
-            }
-        }
-    }
-    let rejected: Vec<&Row> = doc
-        .rows
-        .iter()
-        .filter(|r| r.verdict == Verdict::ProviderRejects)
-        .collect();
-    if !rejected.is_empty() {
-        out.push_str("\n### Bodies a provider would reject (not a known issue)\n\n");
-        for r in rejected {
             out.push_str(&format!(
                 "- `{}` on {}: {}\n",
                 cell(&r.case),
                 cell(&r.version),
                 cell(&r.provider.join("; "))
             ));
-        }
-    }
-    if !infra.is_empty() {
-        out.push_str("\n### Infrastructure (not divergences)\n\n");
-        let mut shown = std::collections::BTreeSet::new();
-        for r in infra {
+            Ok(())
+        },
+    )?;
+    Ok(out)
+}
+
+/// Each distinct infrastructure failure of a version, once.
+fn infrastructure(src: &dyn ReportSource) -> Result<String, String> {
+    let mut out = String::new();
+    let mut shown = BTreeSet::new();
+    src.each(
+        Which::Infrastructure,
+        Order::Report,
+        false,
+        &mut |r: &Row| {
+            if out.is_empty() {
+                out.push_str("\n### Infrastructure (not divergences)\n\n");
+            }
             let first = r
                 .detail
                 .as_deref()
@@ -185,9 +246,10 @@ pub fn render(doc: &ReportDoc) -> String {
                     cell(&first)
                 ));
             }
-        }
-    }
-    out
+            Ok(())
+        },
+    )?;
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ pub mod html;
 pub mod junit;
 pub mod markdown;
 pub mod merge;
+pub mod query;
 pub mod repro;
 pub mod site;
 
@@ -20,7 +21,8 @@ use crate::judge::compare::{comparable, diff, Verdict};
 use crate::model::Prediction;
 use crate::observation::Observed;
 use crate::outcome::Failure;
-use crate::report::doc::ReportDoc;
+use crate::report::doc::Row;
+use crate::report::query::{Order, ReportSource, Which};
 use crate::results::info::RunInfo;
 use crate::version::spec::MastraVersion;
 use std::collections::BTreeMap;
@@ -114,38 +116,56 @@ pub const HTML: &str = "report.html";
 /// The grid as a static site, a folder (`site`).
 pub const SITE: &str = "site";
 
-/// Render every report but the JSON one from one `ReportDoc` into `out`,
-/// each on a thread of its own (a whole matrix's HTML alone is seconds).
-pub fn write_reports(doc: &ReportDoc, out: &Path) -> Result<(), Failure> {
-    type Render = fn(&ReportDoc) -> String;
-    let renderers: [(&str, Render); 3] = [
-        (JUNIT, junit::render),
-        (MARKDOWN, markdown::render),
-        (HTML, html::render),
-    ];
-    std::thread::scope(|s| {
-        let site = s.spawn(|| {
-            let path = out.join(SITE);
-            site::render(&mut site::DocSource::new(doc), None, &path)
-                .map(drop)
-                .map_err(|e| Failure::infra(e.to_string()))
-        });
-        let writes: Vec<_> = renderers
-            .into_iter()
-            .map(|(name, render)| {
-                s.spawn(move || {
-                    let path = out.join(name);
-                    write_atomically(&path, &render(doc)).map_err(|e| {
-                        Failure::infra_because(format!("cannot write {}", path.display()), e)
-                    })
-                })
+/// Which known issues are security issues (the ledger's `severity:
+/// security`), for the renderings that put them first.
+pub type IsSecurity<'a> = &'a dyn Fn(&str) -> bool;
+
+/// Render every report but the JSON one into `out` from `src` (the site from
+/// `site`, the same results in the site's order), each by passes over the
+/// results, none holding them all.
+pub fn write_reports(
+    src: &dyn query::ReportSource,
+    site: &mut dyn site::SiteSource,
+    security: IsSecurity,
+    out: &Path,
+) -> Result<(), Failure> {
+    let fail =
+        |path: &Path, e: String| Failure::infra(format!("cannot write {}: {e}", path.display()));
+    let streamed = |name: &str, render: &dyn Fn(&mut dyn Write) -> Result<(), String>| {
+        let path = out.join(name);
+        let mut failed = None;
+        let written = write_streamed(&path, |w| {
+            render(w).map_err(|e| {
+                failed = Some(e);
+                std::io::Error::other("rendering")
             })
-            .collect();
-        writes
-            .into_iter()
-            .chain([site])
-            .try_for_each(|w| w.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
-    })
+        });
+        match (written, failed) {
+            (_, Some(e)) => Err(fail(&path, e)),
+            (Err(e), None) => Err(fail(&path, e.to_string())),
+            (Ok(()), None) => Ok(()),
+        }
+    };
+    streamed(JUNIT, &|w| junit::write(src, w))?;
+    streamed(MARKDOWN, &|w| markdown::write(src, w))?;
+    streamed(HTML, &|w| {
+        let page = html::render(src, security)?;
+        w.write_all(page.as_bytes()).map_err(|e| e.to_string())
+    })?;
+    let path = out.join(SITE);
+    site::render_with(site, None, security, &path)
+        .map(drop)
+        .map_err(|e| fail(&path, e.to_string()))
+}
+
+/// `write_reports` from a results database.
+pub fn write_reports_db(
+    report: &query::DbReport,
+    security: IsSecurity,
+    out: &Path,
+) -> Result<(), Failure> {
+    let mut site = query::DbSiteSource::new(report).map_err(Failure::infra)?;
+    write_reports(report, &mut site, security, out)
 }
 
 /// Write a report. When its place will not take it after all (the disk
@@ -225,11 +245,24 @@ pub fn tally(results: &[CaseResult]) -> BTreeMap<MastraVersion, BTreeMap<Verdict
     t
 }
 
+/// A version as a report writes it, for ordering; one that does not parse
+/// sorts first.
+fn version_of(text: &str) -> MastraVersion {
+    MastraVersion::parse(text).unwrap_or(MastraVersion::new(0, 0, 0))
+}
+
 /// The terminal summary: one line per version, then every divergence with
 /// its diff and every infrastructure failure with its reason.
-pub fn summary(info: &RunInfo, results: &[CaseResult]) -> String {
+pub fn summary(info: &RunInfo, src: &dyn ReportSource) -> Result<String, String> {
     let mut out = info.builds_text();
-    for (version, counts) in tally(results) {
+    let mut t: BTreeMap<MastraVersion, BTreeMap<Verdict, usize>> = BTreeMap::new();
+    for (version, verdict, n) in src.counts()? {
+        *t.entry(version_of(&version))
+            .or_default()
+            .entry(verdict)
+            .or_default() += n;
+    }
+    for (version, counts) in t {
         let parts: Vec<String> = counts
             .iter()
             .map(|(v, n)| format!("{n} {}", v.name()))
@@ -248,38 +281,43 @@ pub fn summary(info: &RunInfo, results: &[CaseResult]) -> String {
             .unwrap_or_default();
         out.push_str(&format!("{version:>8}: {}{speed}\n", parts.join(", ")));
     }
+    src.each(Which::Divergent, Order::Report, false, &mut |r: &Row| {
+        out.push_str(&format!(
+            "\n{} on {}: {}\n",
+            r.case,
+            r.version,
+            r.verdict.name()
+        ));
+        if let Some(d) = &r.diff {
+            out.push_str(d);
+        }
+        Ok(())
+    })?;
     // Infrastructure: one line per distinct failure of a version, naming the
     // case only when it alone met it (a version the registry lacks is one
     // line, not one arbitrary case of it).
-    let mut infra: BTreeMap<(MastraVersion, Verdict, String), Vec<&str>> = BTreeMap::new();
-    for r in results {
-        if r.verdict.is_divergence() {
-            out.push_str(&format!(
-                "\n{} on {}: {}\n",
-                r.case,
-                r.version,
-                r.verdict.name()
-            ));
-            if let Some(d) = result_diff(r) {
-                out.push_str(&d);
-            }
-        } else if r.verdict.is_infrastructure() {
-            let detail = r.observed.infra_detail().unwrap_or_default();
-            infra
-                .entry((r.version, r.verdict, detail))
-                .or_default()
-                .push(r.case.as_str());
-        }
-    }
-    for ((version, verdict, detail), cases) in &infra {
-        match cases.as_slice() {
-            [one] => out.push_str(&format!(
+    let mut infra: BTreeMap<(MastraVersion, Verdict, String), (usize, String)> = BTreeMap::new();
+    src.each(
+        Which::Infrastructure,
+        Order::Report,
+        false,
+        &mut |r: &Row| {
+            let detail = r.detail.clone().unwrap_or_default();
+            let seen = infra
+                .entry((version_of(&r.version), r.verdict, detail))
+                .or_insert((0, r.case.clone()));
+            seen.0 += 1;
+            Ok(())
+        },
+    )?;
+    for ((version, verdict, detail), (n, one)) in &infra {
+        match n {
+            1 => out.push_str(&format!(
                 "\n{one} on {version}: {}: {detail}\n",
                 verdict.name()
             )),
             many => out.push_str(&format!(
-                "\n{} cases on {version}: {}: {detail}\n",
-                many.len(),
+                "\n{many} cases on {version}: {}: {detail}\n",
                 verdict.name()
             )),
         }
@@ -287,7 +325,7 @@ pub fn summary(info: &RunInfo, results: &[CaseResult]) -> String {
     if info.interrupted {
         out.push_str("\ninterrupted: the report holds the results that finished\n");
     }
-    out
+    Ok(out)
 }
 
 /// The versions of a run on which at least one case ran (rather than meeting
@@ -304,23 +342,153 @@ pub fn versions_that_ran(info: &RunInfo, results: &[CaseResult]) -> Vec<MastraVe
         .collect()
 }
 
+/// Per known issue: the versions where some case shows it, and where it is
+/// fixed.
+type IssueVersions = BTreeMap<String, (Vec<MastraVersion>, Vec<MastraVersion>)>;
+
+/// What the headline gathers in one pass over the results.
+#[derive(Default)]
+struct HeadlineSeen {
+    cases: std::collections::HashSet<String>,
+    issues: IssueVersions,
+    divergent: Vec<String>,
+    divergences: usize,
+    /// Per version that could not run: the verdict, why, how many cases.
+    unavailable: BTreeMap<MastraVersion, (Verdict, String, usize)>,
+}
+
+fn headline_pass(src: &dyn ReportSource) -> Result<HeadlineSeen, String> {
+    let mut seen = HeadlineSeen::default();
+    src.each(Which::All, Order::Report, false, &mut |r: &Row| {
+        if !seen.cases.contains(&r.case) {
+            seen.cases.insert(r.case.clone());
+        }
+        let version = version_of(&r.version);
+        if let Some((id, state)) = &r.known_issue {
+            let entry = seen.issues.entry(id.clone()).or_default();
+            let list = match state.as_str() {
+                "present" => Some(&mut entry.0),
+                "fixed" => Some(&mut entry.1),
+                _ => None,
+            };
+            if let Some(list) = list.filter(|l| !l.contains(&version)) {
+                list.push(version);
+            }
+        }
+        if r.verdict.is_divergence() {
+            seen.divergences += 1;
+            if seen.divergent.len() < 10 {
+                seen.divergent.push(format!(
+                    "  {} on {}: {}\n",
+                    r.case,
+                    r.version,
+                    r.verdict.name()
+                ));
+            }
+        } else if r.verdict.is_infrastructure() {
+            let why = r
+                .detail
+                .as_deref()
+                .unwrap_or_default()
+                .lines()
+                .next()
+                .unwrap_or("")
+                .to_string();
+            seen.unavailable
+                .entry(version)
+                .or_insert((r.verdict, why, 0))
+                .2 += 1;
+        }
+        Ok(())
+    })?;
+    Ok(seen)
+}
+
+/// One known issue's line: its id, title, and the versions it is present
+/// and fixed on.
+fn issue_line(
+    id: &str,
+    (present, fixed): &(Vec<MastraVersion>, Vec<MastraVersion>),
+    ledger: &crate::judge::known::KnownIssues,
+) -> String {
+    let join = |vs: &[MastraVersion]| {
+        let mut vs = vs.to_vec();
+        vs.sort();
+        vs.iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let title = ledger
+        .get(id)
+        .map(|i| format!(" ({})", i.title))
+        .unwrap_or_default();
+    let mut line = format!("{id}{title}:");
+    if !present.is_empty() {
+        line.push_str(&format!(" present on {}", join(present)));
+    }
+    if !fixed.is_empty() {
+        line.push_str(&format!(
+            "{} FIXED on {}",
+            if present.is_empty() { "" } else { ";" },
+            join(fixed)
+        ));
+    }
+    line
+}
+
+/// Whether the ledger calls the issue `id` a security issue.
+pub fn is_security(ledger: &crate::judge::known::KnownIssues, id: &str) -> bool {
+    ledger
+        .get(id)
+        .is_some_and(|i| i.severity == crate::judge::known::Severity::Security)
+}
+
+/// Each security issue (the ledger's `severity: security`) present on some
+/// version, with those versions in the run's order.
+pub fn security_present(
+    src: &dyn ReportSource,
+    ledger: &crate::judge::known::KnownIssues,
+) -> Result<Vec<(String, Vec<String>)>, String> {
+    let mut found: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    src.each(Which::All, Order::ByVersion, false, &mut |r: &Row| {
+        if let Some((id, state)) = &r.known_issue {
+            if state == "present" && is_security(ledger, id) {
+                let vs = found.entry(id.clone()).or_default();
+                if vs.last() != Some(&r.version) {
+                    vs.push(r.version.clone());
+                }
+            }
+        }
+        Ok(())
+    })?;
+    Ok(found.into_iter().collect())
+}
+
 /// The few lines a person reads first, after a run that wrote its reports to
-/// `out`: which known upstream issues are present on which versions, any
-/// divergence, each version that could not run (once, with why), and where
-/// the reports are.
+/// `out`: a security issue present (first, marked), which known upstream
+/// issues are present on which versions, any divergence, each version that
+/// could not run (once, with why), and where the reports are.
 pub fn headline(
     info: &RunInfo,
-    results: &[CaseResult],
+    src: &dyn ReportSource,
     ledger: &crate::judge::known::KnownIssues,
     out: &Path,
-) -> String {
-    use crate::judge::known::IssueState;
-    let mut text = String::new();
-    let ran = versions_that_ran(info, results);
-    let cases: std::collections::BTreeSet<&str> = results.iter().map(|r| r.case.as_str()).collect();
+) -> Result<String, String> {
+    let seen = headline_pass(src)?;
+    let mut text = String::from("\n");
+    // A control the user wrote that does not hold is read before anything.
+    for (id, versions) in seen
+        .issues
+        .iter()
+        .filter(|(id, (present, _))| !present.is_empty() && is_security(ledger, id))
+    {
+        text.push_str(&format!("SECURITY: {}\n", issue_line(id, versions, ledger)));
+    }
+    let ran = src.versions_observed()?;
     text.push_str(&format!(
-        "\n{} cases on {} of {} versions ({})\n",
-        cases.len(),
+        "{} cases on {} of {} versions ({})\n",
+        seen.cases.len(),
         ran.len(),
         info.versions.len(),
         info.versions
@@ -329,94 +497,38 @@ pub fn headline(
             .collect::<Vec<_>>()
             .join(", ")
     ));
-    // Known issues: per issue, the versions where some case shows it, and
-    // where it is fixed.
-    let mut issues: BTreeMap<&str, (Vec<MastraVersion>, Vec<MastraVersion>)> = BTreeMap::new();
-    for r in results {
-        if let Some((id, state)) = &r.findings.known_issue {
-            let entry = issues.entry(id.as_str()).or_default();
-            let list = match state {
-                IssueState::Present => &mut entry.0,
-                IssueState::Fixed => &mut entry.1,
-                IssueState::Absent => continue,
-            };
-            if !list.contains(&r.version) {
-                list.push(r.version);
-            }
-        }
-    }
-    if issues.is_empty() {
+    if seen.issues.is_empty() {
         text.push_str("known upstream issues: none shown\n");
     } else {
         text.push_str("known upstream issues:\n");
-        let join = |vs: &[MastraVersion]| {
-            let mut vs = vs.to_vec();
-            vs.sort();
-            vs.iter()
-                .map(ToString::to_string)
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        for (id, (present, fixed)) in &issues {
-            let title = ledger
-                .get(id)
-                .map(|i| format!(" ({})", i.title))
-                .unwrap_or_default();
-            let mut line = format!("  {id}{title}:");
-            if !present.is_empty() {
-                line.push_str(&format!(" present on {}", join(present)));
-            }
-            if !fixed.is_empty() {
-                line.push_str(&format!(
-                    "{} FIXED on {}",
-                    if present.is_empty() { "" } else { ";" },
-                    join(fixed)
-                ));
-            }
-            text.push_str(&line);
-            text.push('\n');
+        let mut ids: Vec<&String> = seen.issues.keys().collect();
+        ids.sort_by_key(|id| !is_security(ledger, id));
+        for id in ids {
+            let mark = if is_security(ledger, id) {
+                "SECURITY "
+            } else {
+                ""
+            };
+            text.push_str(&format!(
+                "  {mark}{}\n",
+                issue_line(id, &seen.issues[id], ledger)
+            ));
         }
     }
-    let divergent: Vec<&CaseResult> = results
-        .iter()
-        .filter(|r| r.verdict.is_divergence())
-        .collect();
-    if divergent.is_empty() {
+    if seen.divergences == 0 {
         text.push_str("divergences: none\n");
     } else {
         text.push_str(&format!(
             "divergences: {} (each with its diff above)\n",
-            divergent.len()
+            seen.divergences
         ));
-        for r in divergent.iter().take(10) {
-            text.push_str(&format!(
-                "  {} on {}: {}\n",
-                r.case,
-                r.version,
-                r.verdict.name()
-            ));
-        }
-        if divergent.len() > 10 {
-            text.push_str(&format!("  … and {} more\n", divergent.len() - 10));
+        seen.divergent.iter().for_each(|l| text.push_str(l));
+        if seen.divergences > 10 {
+            text.push_str(&format!("  … and {} more\n", seen.divergences - 10));
         }
     }
     // Versions that could not run: one line each, not one per case.
-    let mut unavailable: BTreeMap<MastraVersion, (Verdict, String, usize)> = BTreeMap::new();
-    for r in results.iter().filter(|r| r.verdict.is_infrastructure()) {
-        let why = r
-            .observed
-            .infra_detail()
-            .unwrap_or_default()
-            .lines()
-            .next()
-            .unwrap_or("")
-            .to_string();
-        unavailable
-            .entry(r.version)
-            .or_insert((r.verdict, why, 0))
-            .2 += 1;
-    }
-    for (v, (verdict, why, n)) in &unavailable {
+    for (v, (verdict, why, n)) in &seen.unavailable {
         text.push_str(&format!(
             "not run on {v}: {} ({n} cases): {why}\n",
             verdict.name()
@@ -433,7 +545,7 @@ pub fn headline(
         "site: {}\n",
         out.join(SITE).join("index.html").display()
     ));
-    text
+    Ok(text)
 }
 
 #[cfg(test)]

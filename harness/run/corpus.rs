@@ -155,6 +155,10 @@ pub struct RunRequest {
     pub shard: Option<Shard>,
     /// `--route`: the routes of every case that does not name its own.
     pub routes: Option<RouteSet>,
+    /// Keep every result in `RunOutcome::results` (`sweep` reads them side
+    /// by side). Without it the results go to the observer and no further:
+    /// a run's reports are rendered from its database.
+    pub keep: bool,
 }
 
 /// Each case on the routes of `--route`, one case per route, unless the case
@@ -173,9 +177,37 @@ pub fn on_routes(cases: Vec<Case>, routes: Option<&RouteSet>) -> Vec<Case> {
         .collect()
 }
 
+/// What a run's results came to, counted as they arrived.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RunTally {
+    pub results: usize,
+    /// Some result diverged.
+    pub divergence: bool,
+    /// Some infrastructure outcome other than an unserved version.
+    pub infra: bool,
+    /// Some version was not served.
+    pub unavailable: bool,
+}
+
+impl RunTally {
+    fn add(&mut self, r: &CaseResult) {
+        self.results += 1;
+        self.divergence |= r.verdict.is_divergence();
+        if r.verdict.is_infrastructure() {
+            match r.verdict {
+                crate::judge::compare::Verdict::VersionUnavailable => self.unavailable = true,
+                _ => self.infra = true,
+            }
+        }
+    }
+}
+
 /// What a run collected.
 pub struct RunOutcome {
     pub info: RunInfo,
+    pub tally: RunTally,
+    /// Every result, in case then version order, when the request asked to
+    /// `keep` them; else empty.
     pub results: Vec<CaseResult>,
     pub case_errors: Vec<CaseError>,
     /// What went wrong with the observation store: reuse lost, no result.
@@ -265,6 +297,7 @@ pub fn collect_run(
         })
         .collect();
     let mut results: Vec<CaseResult> = Vec::new();
+    let mut tally = RunTally::default();
     let mut costs: Vec<VersionStats> = Vec::new();
     // Versions run side by side (`Session::run_versions`), so results and
     // finished versions arrive interleaved; both observers see them as they come.
@@ -278,7 +311,10 @@ pub fn collect_run(
                 write_bodies(dir, &r, bodies, &mut **observer);
             }
             observer.result(&r);
-            results.push(r);
+            tally.add(&r);
+            if request.keep {
+                results.push(r);
+            }
         },
         |stats| {
             watcher.borrow_mut().version_done(stats);
@@ -300,6 +336,7 @@ pub fn collect_run(
     observer.finished(&info, &results)?;
     Ok(RunOutcome {
         info,
+        tally,
         results,
         case_errors,
         store_warnings: std::mem::take(&mut session.store_warnings),

@@ -51,8 +51,22 @@ if (startup.pidfile) writeFileSync(startup.pidfile, `${process.pid}`);
 
 const kept = []; // what `grow` holds on to
 
+// `seen` as the model predicts it for the fake's cases, which script no
+// reply: the fake stands in for a 1.x probe, and a 1.x probe's every result
+// carries `seen` (docs/seen.md).
+const SEEN = { stream: [], toolCalls: null, toolResults: null, approval: { asked: [], pending: [] } };
+
 function result(extra = {}) {
-  return { applicable: true, reason: null, error: null, executed: [], mutated: [], elsewhere: [], ...extra };
+  return {
+    applicable: true,
+    reason: null,
+    error: null,
+    executed: [],
+    mutated: [],
+    elsewhere: [],
+    seen: SEEN,
+    ...extra,
+  };
 }
 
 async function post(url, body) {

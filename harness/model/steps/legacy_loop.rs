@@ -431,7 +431,11 @@ pub(in crate::model) fn calls_that_ran(case: &Case, rel: &Release, taken: &Taken
         .filter(|(_, r)| !refused_on_v4(r))
         .map(|(c, r)| (c.clone(), r.clone()))
         .unzip();
-    Some(Taken { calls, resolved })
+    Some(Taken {
+        calls,
+        resolved,
+        sent: taken.sent.clone(),
+    })
 }
 
 /// Whether a call's result is written after the rest of its step's: on

@@ -36,7 +36,7 @@ use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::judge::compare::Verdict;
 use crate::report::doc::Row;
-use crate::report::html::style;
+use crate::report::IsSecurity;
 use crate::route::Route;
 use crate::version::spec::MastraVersion;
 use sha2::{Digest, Sha256};
@@ -51,6 +51,26 @@ pub const DATA: &str = "data";
 const CHUNK_BYTES: usize = 512 * 1024;
 /// The divergences the index lists by name; the rest are counted.
 const LISTED_DIVERGENCES: usize = 200;
+
+/// The short mark each verdict shows in its cell, and its colour.
+pub fn style(v: Verdict) -> (&'static str, &'static str) {
+    match v {
+        Verdict::AsModelled => ("✓", "#2e7d32"),
+        Verdict::Diverged => ("✗", "#c62828"),
+        Verdict::KnownIssue => ("K", "#ef8f00"),
+        Verdict::KnownIssueFixed => ("F!", "#6a1b9a"),
+        Verdict::NotApplicable => ("n/a", "#9e9e9e"),
+        Verdict::Unmodelled => ("?", "#78909c"),
+        Verdict::Nondeterministic => ("~", "#5d4037"),
+        Verdict::SnapshotChanged => ("S", "#d84315"),
+        Verdict::ProviderRejects => ("P", "#ad1457"),
+        Verdict::Timeout => ("T", "#37474f"),
+        Verdict::Crash => ("C", "#37474f"),
+        Verdict::ProbeFault => ("PF", "#37474f"),
+        Verdict::VersionUnavailable => ("U", "#37474f"),
+        Verdict::InstallFailed => ("I", "#37474f"),
+    }
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum SiteError {
@@ -230,6 +250,17 @@ pub fn render(
     previous: Option<&mut dyn SiteSource>,
     out: &Path,
 ) -> Result<SiteSize, SiteError> {
+    render_with(source, previous, &|_| false, out)
+}
+
+/// `render`, with the known issues `security` names put first on the
+/// index and marked as security issues.
+pub fn render_with(
+    source: &mut dyn SiteSource,
+    previous: Option<&mut dyn SiteSource>,
+    security: IsSecurity,
+    out: &Path,
+) -> Result<SiteSize, SiteError> {
     let parent = out
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -325,7 +356,7 @@ pub fn render(
             t.versions.len(),
         ));
     }
-    let index = index_json(&t, source, has_previous, folder_list, chunks);
+    let index = index_json(&t, source, has_previous, security, folder_list, chunks);
     let path = data.join("index.js");
     std::fs::write(
         &path,
@@ -427,6 +458,97 @@ fn observed_text(r: &Row) -> Option<String> {
     (!r.observed.is_null()).then(|| r.observed.to_pretty_sorted())
 }
 
+/// A case's detail file as it is gathered: each distinct text once, one
+/// item per result, each known issue's title and link once.
+#[derive(Default)]
+struct Detail {
+    blobs: Vec<String>,
+    blob_at: HashMap<String, usize>,
+    results: Vec<Json>,
+    issues: BTreeMap<String, (Option<String>, Option<String>)>,
+}
+
+impl Detail {
+    fn blob(&mut self, text: String) -> Json {
+        let blobs = &mut self.blobs;
+        let at = *self.blob_at.entry(text.clone()).or_insert_with(|| {
+            blobs.push(text);
+            blobs.len() - 1
+        });
+        Json::int(at as i64)
+    }
+
+    /// One result's item: its route, version and verdict letter, and its
+    /// texts by their place in `blobs`.
+    fn add(&mut self, r: &Row, route: Route, code: char, observed: Option<&String>) {
+        let mut m = vec![
+            ("r", Json::str(route.name())),
+            ("v", Json::str(&r.version)),
+            ("k", Json::str(&code.to_string())),
+        ];
+        if !r.predicted.is_null() {
+            m.push(("p", self.blob(r.predicted.to_pretty_sorted())));
+        }
+        if let Some(o) = observed {
+            m.push(("o", self.blob(o.clone())));
+        }
+        let texts = [("in", &r.input), ("d", &r.diff), ("x", &r.detail)];
+        for (key, text) in texts {
+            if let Some(t) = text {
+                m.push((key, self.blob(t.clone())));
+            }
+        }
+        if let Some((issue, state)) = &r.known_issue {
+            m.push(("i", Json::Array(vec![Json::str(issue), Json::str(state)])));
+            self.issues
+                .entry(issue.clone())
+                .or_insert_with(|| (r.issue_title.clone(), r.issue_link.clone()));
+        }
+        if !r.provider.is_empty() {
+            m.push((
+                "pr",
+                Json::Array(r.provider.iter().map(|p| Json::str(p)).collect()),
+            ));
+        }
+        self.results.push(Json::object(m));
+    }
+
+    /// Write `data/c/ID.js`.
+    fn write(self, path: &str, folder: &str, id: &str, data: &Path) -> Result<(), SiteError> {
+        let opt = |s: &Option<String>| s.as_deref().map_or(Json::Null, Json::str);
+        let issues = self
+            .issues
+            .iter()
+            .map(|(id, (title, link))| {
+                (
+                    JsString::from(id.as_str()),
+                    Json::Array(vec![opt(title), opt(link)]),
+                )
+            })
+            .collect();
+        let detail = Json::object([
+            ("path", Json::str(path)),
+            ("folder", Json::str(folder)),
+            (
+                "blobs",
+                Json::Array(self.blobs.iter().map(|b| Json::str(b)).collect()),
+            ),
+            ("issues", Json::Object(issues)),
+            ("results", Json::Array(self.results)),
+        ]);
+        let file = data.join("c").join(format!("{id}.js"));
+        std::fs::write(
+            &file,
+            format!(
+                "MC.got({},{});\n",
+                jstr(&format!("c/{id}")),
+                detail.to_compact()
+            ),
+        )
+        .map_err(write_err(&file))
+    }
+}
+
 impl CaseSite<'_> {
     fn write(
         &self,
@@ -438,18 +560,7 @@ impl CaseSite<'_> {
         let id = file_id(self.path);
         let folder_path = folder_of(self.path).to_string();
         t.cases += 1;
-        // Texts shared between results, each written once.
-        let mut blobs: Vec<String> = Vec::new();
-        let mut blob_at: HashMap<String, usize> = HashMap::new();
-        let mut blob = |text: String| -> usize {
-            *blob_at.entry(text.clone()).or_insert_with(|| {
-                blobs.push(text);
-                blobs.len() - 1
-            })
-        };
-        let mut results = Vec::new();
-        // Each known issue's title and link, once for the case.
-        let mut issues: BTreeMap<String, (Option<String>, Option<String>)> = BTreeMap::new();
+        let mut detail = Detail::default();
         let mut codes: BTreeMap<Route, Vec<u8>> = BTreeMap::new();
         let mut by_route: BTreeMap<Route, Vec<Ran>> = BTreeMap::new();
         let folder = folders.entry(folder_path.clone()).or_insert_with(|| {
@@ -463,7 +574,6 @@ impl CaseSite<'_> {
         });
         folder.cases += 1;
         for r in self.rows {
-            t.results += 1;
             let route = case_path(&r.case).1;
             let vi = t.version(&r.version);
             let code = letter(r.verdict);
@@ -478,162 +588,17 @@ impl CaseSite<'_> {
             }
             counts[vi][code as usize - 'a' as usize] += 1;
             let observed = observed_text(r);
-            if r.verdict.is_infrastructure() {
-                let why = r
-                    .detail
-                    .as_deref()
-                    .and_then(|d| d.lines().next())
-                    .unwrap_or("")
-                    .to_string();
-                t.infra.entry(vi).or_insert((r.verdict, why, 0)).2 += 1;
-            } else if observed.is_some() {
-                t.ran[vi] = true;
-            }
-            if r.verdict.is_divergence() {
-                t.divergences += 1;
-                if t.listed.len() < LISTED_DIVERGENCES {
-                    t.listed.push(Json::object([
-                        ("case", Json::str(&r.case)),
-                        ("path", Json::str(self.path)),
-                        ("route", Json::str(route.name())),
-                        ("version", Json::str(&r.version)),
-                        ("verdict", Json::str(r.verdict.name())),
-                    ]));
-                }
-            }
-            if let Some((issue, state)) = &r.known_issue {
-                let e = t.issues.entry(issue.clone()).or_default();
-                if e.0.is_none() {
-                    e.0 = r.issue_title.clone();
-                }
-                if e.1.is_none() {
-                    e.1 = r.issue_link.clone();
-                }
-                e.2.entry(state.clone()).or_default().insert(vi);
-            }
-            let mut m = vec![
-                ("r", Json::str(route.name())),
-                ("v", Json::str(&r.version)),
-                ("k", Json::str(&code.to_string())),
-            ];
-            let predicted = (!r.predicted.is_null()).then(|| r.predicted.to_pretty_sorted());
-            if let Some(p) = predicted {
-                m.push(("p", Json::int(blob(p) as i64)));
-            }
-            if let Some(o) = &observed {
-                m.push(("o", Json::int(blob(o.clone()) as i64)));
-            }
-            if let Some(input) = &r.input {
-                m.push(("in", Json::int(blob(input.clone()) as i64)));
-            }
-            if let Some(d) = &r.diff {
-                m.push(("d", Json::int(blob(d.clone()) as i64)));
-            }
-            if let Some(x) = &r.detail {
-                m.push(("x", Json::int(blob(x.clone()) as i64)));
-            }
-            if let Some((issue, state)) = &r.known_issue {
-                m.push(("i", Json::Array(vec![Json::str(issue), Json::str(state)])));
-                issues
-                    .entry(issue.clone())
-                    .or_insert_with(|| (r.issue_title.clone(), r.issue_link.clone()));
-            }
-            if !r.provider.is_empty() {
-                m.push((
-                    "pr",
-                    Json::Array(r.provider.iter().map(|p| Json::str(p)).collect()),
-                ));
-            }
-            results.push(Json::object(m));
+            self.tally(t, r, route, vi, observed.is_some());
+            detail.add(r, route, code, observed.as_ref());
             if let (Some(v), Some(o)) = (MastraVersion::parse(&r.version), observed) {
                 if !r.verdict.is_infrastructure() {
                     by_route.entry(route).or_default().push((v, vi, code, o));
                 }
             }
         }
-        // Between neighbouring releases, on each route: the versions where
-        // this case ran, in release order.
-        for (route, mut seen) in by_route {
-            seen.sort_by_key(|s| s.0);
-            for pair in seen.windows(2) {
-                let ((_, a, ka, oa), (_, b, kb, ob)) = (&pair[0], &pair[1]);
-                if ka != kb || oa != ob {
-                    t.changes += 1;
-                    *t.boundaries.entry((*a, *b)).or_default() += 1;
-                    changes.push(&compact([
-                        jstr(self.path),
-                        jstr(&id),
-                        jstr(route.name()),
-                        jstr(&t.versions[*a]),
-                        jstr(&t.versions[*b]),
-                        jstr(&ka.to_string()),
-                        jstr(&kb.to_string()),
-                        u8::from(oa != ob).to_string(),
-                    ]))?;
-                }
-            }
-        }
-        // Since the previous night: each route and version both nights ran.
-        let mut last: HashMap<(String, String), &Row> = HashMap::new();
-        for r in self.before {
-            last.insert((r.case.clone(), r.version.clone()), r);
-        }
-        for r in self.rows {
-            let Some(b) = last.remove(&(r.case.clone(), r.version.clone())) else {
-                t.night_new += 1;
-                continue;
-            };
-            let observed_changed = observed_text(b) != observed_text(r);
-            if b.verdict != r.verdict || observed_changed {
-                t.night_changes += 1;
-                night.push(&compact([
-                    jstr(self.path),
-                    jstr(&id),
-                    jstr(case_path(&r.case).1.name()),
-                    jstr(&r.version),
-                    jstr(&letter(b.verdict).to_string()),
-                    jstr(&letter(r.verdict).to_string()),
-                    u8::from(observed_changed).to_string(),
-                ]))?;
-            }
-        }
-        t.night_gone += last.len();
-
-        let detail = Json::object([
-            ("path", Json::str(self.path)),
-            ("folder", Json::str(&folder_path)),
-            (
-                "blobs",
-                Json::Array(blobs.iter().map(|b| Json::str(b)).collect()),
-            ),
-            (
-                "issues",
-                Json::Object(
-                    issues
-                        .iter()
-                        .map(|(id, (title, link))| {
-                            let opt =
-                                |s: &Option<String>| s.as_deref().map_or(Json::Null, Json::str);
-                            (
-                                JsString::from(id.as_str()),
-                                Json::Array(vec![opt(title), opt(link)]),
-                            )
-                        })
-                        .collect(),
-                ),
-            ),
-            ("results", Json::Array(results)),
-        ]);
-        let file = data.join("c").join(format!("{id}.js"));
-        std::fs::write(
-            &file,
-            format!(
-                "MC.got({},{});\n",
-                jstr(&format!("c/{id}")),
-                detail.to_compact()
-            ),
-        )
-        .map_err(write_err(&file))?;
+        self.release_changes(t, &id, by_route, changes)?;
+        self.night_changes(t, &id, night)?;
+        detail.write(self.path, &folder_path, &id, data)?;
         let routes = Json::Object(
             codes
                 .into_iter()
@@ -649,6 +614,106 @@ impl CaseSite<'_> {
             .rows
             .push(&compact([jstr(self.path), jstr(&id), routes.to_compact()]))?;
         names.push(&compact([jstr(self.path), jstr(&id), jstr(&folder.id)]))
+    }
+
+    /// What one result adds to the index: the versions that ran or could
+    /// not, the divergences listed, the known issues' versions.
+    fn tally(&self, t: &mut Tally, r: &Row, route: Route, vi: usize, ran: bool) {
+        t.results += 1;
+        if r.verdict.is_infrastructure() {
+            let why = r
+                .detail
+                .as_deref()
+                .and_then(|d| d.lines().next())
+                .unwrap_or("")
+                .to_string();
+            t.infra.entry(vi).or_insert((r.verdict, why, 0)).2 += 1;
+        } else if ran {
+            t.ran[vi] = true;
+        }
+        if r.verdict.is_divergence() {
+            t.divergences += 1;
+            if t.listed.len() < LISTED_DIVERGENCES {
+                t.listed.push(Json::object([
+                    ("case", Json::str(&r.case)),
+                    ("path", Json::str(self.path)),
+                    ("route", Json::str(route.name())),
+                    ("version", Json::str(&r.version)),
+                    ("verdict", Json::str(r.verdict.name())),
+                ]));
+            }
+        }
+        if let Some((issue, state)) = &r.known_issue {
+            let e = t.issues.entry(issue.clone()).or_default();
+            if e.0.is_none() {
+                e.0 = r.issue_title.clone();
+            }
+            if e.1.is_none() {
+                e.1 = r.issue_link.clone();
+            }
+            e.2.entry(state.clone()).or_default().insert(vi);
+        }
+    }
+
+    /// Between neighbouring releases, on each route: the versions where
+    /// this case ran, in release order.
+    fn release_changes(
+        &self,
+        t: &mut Tally,
+        id: &str,
+        by_route: BTreeMap<Route, Vec<Ran>>,
+        changes: &mut Chunks,
+    ) -> Result<(), SiteError> {
+        for (route, mut seen) in by_route {
+            seen.sort_by_key(|s| s.0);
+            for pair in seen.windows(2) {
+                let ((_, a, ka, oa), (_, b, kb, ob)) = (&pair[0], &pair[1]);
+                if ka != kb || oa != ob {
+                    t.changes += 1;
+                    *t.boundaries.entry((*a, *b)).or_default() += 1;
+                    changes.push(&compact([
+                        jstr(self.path),
+                        jstr(id),
+                        jstr(route.name()),
+                        jstr(&t.versions[*a]),
+                        jstr(&t.versions[*b]),
+                        jstr(&ka.to_string()),
+                        jstr(&kb.to_string()),
+                        u8::from(oa != ob).to_string(),
+                    ]))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Since the previous night: each route and version both nights ran.
+    fn night_changes(&self, t: &mut Tally, id: &str, night: &mut Chunks) -> Result<(), SiteError> {
+        let mut last: HashMap<(String, String), &Row> = HashMap::new();
+        for r in self.before {
+            last.insert((r.case.clone(), r.version.clone()), r);
+        }
+        for r in self.rows {
+            let Some(b) = last.remove(&(r.case.clone(), r.version.clone())) else {
+                t.night_new += 1;
+                continue;
+            };
+            let observed_changed = observed_text(b) != observed_text(r);
+            if b.verdict != r.verdict || observed_changed {
+                t.night_changes += 1;
+                night.push(&compact([
+                    jstr(self.path),
+                    jstr(id),
+                    jstr(case_path(&r.case).1.name()),
+                    jstr(&r.version),
+                    jstr(&letter(b.verdict).to_string()),
+                    jstr(&letter(r.verdict).to_string()),
+                    u8::from(observed_changed).to_string(),
+                ]))?;
+            }
+        }
+        t.night_gone += last.len();
+        Ok(())
     }
 }
 
@@ -714,6 +779,77 @@ pub fn ranges<T: PartialEq + Copy>(columns: &[T], present: &[T]) -> Vec<(T, T)> 
     out
 }
 
+/// Each known issue shown: its id, title, link, and per state the
+/// versions as ranges of columns; security issues first, marked.
+fn issues_json(t: &Tally, columns: &[usize], security: IsSecurity) -> Vec<Json> {
+    let mut ids: Vec<&String> = t.issues.keys().collect();
+    ids.sort_by_key(|id| !security(id));
+    ids.into_iter()
+        .map(|id| {
+            let (title, link, states) = &t.issues[id];
+            let states = states
+                .iter()
+                .map(|(state, vs)| {
+                    let present: Vec<usize> = vs.iter().copied().collect();
+                    let runs = ranges(columns, &present)
+                        .into_iter()
+                        .map(|(a, b)| {
+                            Json::Array(vec![Json::str(&t.versions[a]), Json::str(&t.versions[b])])
+                        })
+                        .collect();
+                    (state.as_str(), Json::Array(runs))
+                })
+                .collect::<Vec<_>>();
+            let opt = |s: &Option<String>| s.as_deref().map_or(Json::Null, Json::str);
+            Json::object([
+                ("id", Json::str(id)),
+                ("title", opt(title)),
+                ("link", opt(link)),
+                ("security", Json::Bool(security(id))),
+                ("states", Json::object(states)),
+            ])
+        })
+        .collect()
+}
+
+/// The versions where no case ran, each with why.
+fn not_run_json(t: &Tally) -> Vec<Json> {
+    (0..t.versions.len())
+        .filter(|i| !t.ran[*i])
+        .map(|i| {
+            let (verdict, why, n) = t.infra.get(&i).cloned().unwrap_or((
+                Verdict::VersionUnavailable,
+                "no result".into(),
+                0,
+            ));
+            Json::object([
+                ("version", Json::str(&t.versions[i])),
+                ("verdict", Json::str(verdict.name())),
+                ("results", Json::int(n as i64)),
+                ("why", Json::str(&why)),
+            ])
+        })
+        .collect()
+}
+
+/// Every verdict: its name, letter, mark and colour, and its kind.
+fn verdicts_json() -> Vec<Json> {
+    Verdict::ALL
+        .into_iter()
+        .map(|v| {
+            let (mark, colour) = style(v);
+            Json::object([
+                ("name", Json::str(v.name())),
+                ("letter", Json::str(&letter(v).to_string())),
+                ("mark", Json::str(mark)),
+                ("colour", Json::str(colour)),
+                ("divergence", Json::Bool(v.is_divergence())),
+                ("infrastructure", Json::Bool(v.is_infrastructure())),
+            ])
+        })
+        .collect()
+}
+
 /// The run as one line, for the index's header.
 fn run_line(run: &Json, incomplete: Option<String>, results: usize) -> String {
     let field = |k: &str| {
@@ -737,6 +873,7 @@ fn index_json(
     t: &Tally,
     source: &dyn SiteSource,
     has_previous: bool,
+    security: IsSecurity,
     folders: Vec<Json>,
     [changes, night, names]: [usize; 3],
 ) -> Json {
@@ -744,62 +881,9 @@ fn index_json(
     // others are a note.
     let mut columns: Vec<usize> = (0..t.versions.len()).filter(|i| t.ran[*i]).collect();
     columns.sort_by_key(|i| MastraVersion::parse(&t.versions[*i]));
-    let issues = t
-        .issues
-        .iter()
-        .map(|(id, (title, link, states))| {
-            let states = states
-                .iter()
-                .map(|(state, vs)| {
-                    let present: Vec<usize> = vs.iter().copied().collect();
-                    let runs = ranges(&columns, &present)
-                        .into_iter()
-                        .map(|(a, b)| {
-                            Json::Array(vec![Json::str(&t.versions[a]), Json::str(&t.versions[b])])
-                        })
-                        .collect();
-                    (state.as_str(), Json::Array(runs))
-                })
-                .collect::<Vec<_>>();
-            let opt = |s: &Option<String>| s.as_deref().map_or(Json::Null, Json::str);
-            Json::object([
-                ("id", Json::str(id)),
-                ("title", opt(title)),
-                ("link", opt(link)),
-                ("states", Json::object(states)),
-            ])
-        })
-        .collect();
-    let not_run = (0..t.versions.len())
-        .filter(|i| !t.ran[*i])
-        .map(|i| {
-            let (verdict, why, n) = t.infra.get(&i).cloned().unwrap_or((
-                Verdict::VersionUnavailable,
-                "no result".into(),
-                0,
-            ));
-            Json::object([
-                ("version", Json::str(&t.versions[i])),
-                ("verdict", Json::str(verdict.name())),
-                ("results", Json::int(n as i64)),
-                ("why", Json::str(&why)),
-            ])
-        })
-        .collect();
-    let verdicts = Verdict::ALL
-        .into_iter()
-        .map(|v| {
-            let (mark, colour) = style(v);
-            Json::object([
-                ("name", Json::str(v.name())),
-                ("letter", Json::str(&letter(v).to_string())),
-                ("mark", Json::str(mark)),
-                ("colour", Json::str(colour)),
-                ("divergence", Json::Bool(v.is_divergence())),
-                ("infrastructure", Json::Bool(v.is_infrastructure())),
-            ])
-        })
-        .collect();
+    let issues = issues_json(t, &columns, security);
+    let not_run = not_run_json(t);
+    let verdicts = verdicts_json();
     let boundaries = t
         .boundaries
         .iter()

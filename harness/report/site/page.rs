@@ -118,7 +118,8 @@ function headline(view) {
   const ul = h.appendChild(el('ul', null, { id: 'issues' }));
   if (!I.issues.length) ul.appendChild(el('li', 'none shown'));
   for (const is of I.issues) {
-    const li = ul.appendChild(el('li', null, { 'data-issue': is.id }));
+    const li = ul.appendChild(el('li', null, is.security ? { 'data-issue': is.id, class: 'security' } : { 'data-issue': is.id }));
+    if (is.security) li.appendChild(el('strong', 'SECURITY ', { class: 'security-mark' }));
     li.appendChild(el('b', is.id));
     if (is.title) li.appendChild(document.createTextNode(' (' + is.title + ')'));
     li.appendChild(document.createTextNode(': ' + Object.entries(is.states).map(([st, rs]) => st + ' on ' + ranges(rs)).join('; ')));
@@ -414,6 +415,8 @@ td.cell.selected { outline: 3px solid #000; }
 td.counts { white-space: nowrap; font-size: 12px; }
 td.n { text-align: right; }
 #headline { border-left: 4px solid #ef8f00; padding-left: 1em; }
+#issues li.security { color: #b71c1c; }
+#issues .security-mark { background: #b71c1c; color: #fff; padding: 0 0.3em; }
 #legend { list-style: none; padding: 0; display: flex; flex-wrap: wrap; gap: 1em; }
 .swatch { display: inline-block; min-width: 1.6em; text-align: center; color: #fff; font-weight: bold; }
 .note { color: #555; }

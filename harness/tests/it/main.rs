@@ -1,6 +1,7 @@
 //! The integration tests, one binary with a module per subject: the real
 //! binary, real Node, real Mastra, real HTTP (`e2e`, `matrix`, `fuzz`,
-//! `store`, `builds`, `lint_project`, `javascript`, `zero`, `site`), and the import
+//! `store`, `builds`, `lint_project`, `javascript`, `zero`, `site`), the sizes of
+//! a whole matrix's database and site (`size`), and the import
 //! rules on the source (`structure`). One binary links the crate once; the
 //! fault suite keeps a binary of its own (`faults.rs`: a plain `main` that
 //! prints its figures on every run).
@@ -19,6 +20,7 @@ mod javascript;
 mod lint_project;
 mod matrix;
 mod site;
+mod size;
 mod store;
 mod structure;
 mod zero;

@@ -1,0 +1,281 @@
+//! `bench`'s account of where the cores go: the workload run once more under
+//! the `CpuMeter`, its plain cases apart from its MCP cases, with the CPU
+//! seconds of each kind of process (the harness, the probes, the MCP
+//! servers, installs) per result, and each probe's resident memory after
+//! the first hundred results and at the last.
+
+use crate::case::Case;
+use crate::js::json::Json;
+use crate::observe::cpu::{CpuMeter, CpuTally, Kind};
+use crate::run::session::Session;
+use crate::version::spec::MastraVersion;
+use std::time::Instant;
+
+/// Results before the first memory reading: past the probes' start and
+/// warm-up, early enough to be the baseline growth is measured from.
+pub const RSS_BASELINE_AFTER: usize = 100;
+
+#[derive(Debug, Clone)]
+pub struct Part {
+    /// `plain` or `mcp`.
+    pub name: &'static str,
+    pub results: usize,
+    pub wall: f64,
+    pub cpu: CpuTally,
+}
+
+impl Part {
+    pub fn per_result(&self) -> f64 {
+        self.cpu.total() / self.results.max(1) as f64
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct CpuCost {
+    pub parts: Vec<Part>,
+    /// Each probe's RSS in bytes after `RSS_BASELINE_AFTER` results of the
+    /// whole workload, and at its last result.
+    pub rss_first: Vec<u64>,
+    pub rss_last: Vec<u64>,
+}
+
+fn is_mcp(c: &Case) -> bool {
+    c.sources.mcp.is_some()
+}
+
+/// One metered run of `cases` (fresh probes: the pool starts them per run),
+/// counted from its first result, so that the probes' start (Node and the
+/// import of Mastra, paid once a probe) is left out as in every rate of
+/// the bench: the results after the first, their wall time and their CPU.
+fn metered(
+    session: &mut Session,
+    version: MastraVersion,
+    cases: &[Case],
+    mut at: impl FnMut(usize, &CpuMeter),
+) -> Result<(usize, f64, CpuTally), String> {
+    let meter = CpuMeter::start();
+    let mut first: Option<(Instant, CpuTally)> = None;
+    let mut n = 0;
+    let stats = session.run_version(version, cases, |_| {
+        n += 1;
+        if n == 1 {
+            first = Some((Instant::now(), meter.now()));
+        }
+        at(n, &meter);
+    });
+    let tally = meter.finish();
+    if let Some(outcome) = stats.outcome {
+        return Err(outcome);
+    }
+    let (t, base) = first.ok_or("a metered run gave no result")?;
+    Ok((
+        n.saturating_sub(1),
+        t.elapsed().as_secs_f64(),
+        tally.since(&base),
+    ))
+}
+
+/// The workload's CPU by process kind, plain and MCP cases apart, and the
+/// probes' memory over the whole of it.
+pub fn cpu_cost(
+    session: &mut Session,
+    version: MastraVersion,
+    workload: &[Case],
+) -> Result<CpuCost, String> {
+    let (mcp, plain): (Vec<Case>, Vec<Case>) = workload.iter().cloned().partition(is_mcp);
+    let mut parts = Vec::new();
+    for (name, cases) in [("plain", &plain), ("mcp", &mcp)] {
+        if cases.is_empty() {
+            continue;
+        }
+        let (results, wall, cpu) = metered(session, version, cases, |_, _| {})?;
+        parts.push(Part {
+            name,
+            results,
+            wall,
+            cpu,
+        });
+    }
+    let (mut rss_first, mut rss_last) = (Vec::new(), Vec::new());
+    let total = workload.len();
+    metered(session, version, workload, |n, meter| {
+        if n == RSS_BASELINE_AFTER.min(total) {
+            rss_first = meter.rss(Kind::Probe);
+        }
+        if n == total {
+            rss_last = meter.rss(Kind::Probe);
+        }
+    })?;
+    Ok(CpuCost {
+        parts,
+        rss_first,
+        rss_last,
+    })
+}
+
+fn mb(bytes: u64) -> f64 {
+    bytes as f64 / 1e6
+}
+
+fn rss_list(v: &[u64]) -> String {
+    v.iter()
+        .map(|b| format!("{:.0}", mb(*b)))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl CpuCost {
+    /// The MCP cases' CPU per result over the plain cases'.
+    pub fn mcp_ratio(&self) -> Option<f64> {
+        let of = |n: &str| self.parts.iter().find(|p| p.name == n);
+        Some(of("mcp")?.per_result() / of("plain")?.per_result().max(1e-9))
+    }
+
+    /// The largest probe's growth from the first reading to the last.
+    pub fn rss_growth(&self) -> Option<f64> {
+        let first = *self.rss_first.iter().max()? as f64;
+        let last = *self.rss_last.iter().max()? as f64;
+        Some(last / first.max(1.0) - 1.0)
+    }
+
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        for p in &self.parts {
+            let kinds: Vec<String> = Kind::ALL
+                .iter()
+                .map(|k| format!("{} {:.2}s", k.name(), p.cpu.of(*k)))
+                .collect();
+            out.push_str(&format!(
+                "cpu, {} cases: {} results in {:.1}s wall, {:.1} ms CPU a result ({})\n",
+                p.name,
+                p.results,
+                p.wall,
+                p.per_result() * 1e3,
+                kinds.join(", ")
+            ));
+        }
+        out.push_str(&format!(
+            "probe RSS after {RSS_BASELINE_AFTER} results: {} MB; at the end: {} MB\n",
+            rss_list(&self.rss_first),
+            rss_list(&self.rss_last)
+        ));
+        out
+    }
+
+    pub fn to_json(&self) -> Json {
+        let n = |x: f64| Json::Number(format!("{x:.6}"));
+        let ints = |v: &[u64]| Json::Array(v.iter().map(|b| Json::int(*b as i64)).collect());
+        let part = |p: &Part| {
+            Json::object([
+                ("name", Json::str(p.name)),
+                ("results", Json::int(p.results as i64)),
+                ("wallSeconds", n(p.wall)),
+                ("cpuSecondsPerResult", n(p.per_result())),
+                (
+                    "cpuSeconds",
+                    Json::object(Kind::ALL.map(|k| (k.name(), n(p.cpu.of(k))))),
+                ),
+                (
+                    "processes",
+                    Json::object(Kind::ALL.map(|k| {
+                        (
+                            k.name(),
+                            Json::int(*p.cpu.processes.get(&k).unwrap_or(&0) as i64),
+                        )
+                    })),
+                ),
+            ])
+        };
+        Json::object([
+            ("parts", Json::Array(self.parts.iter().map(part).collect())),
+            ("rssBaselineAfter", Json::int(RSS_BASELINE_AFTER as i64)),
+            ("probeRssFirst", ints(&self.rss_first)),
+            ("probeRssLast", ints(&self.rss_last)),
+        ])
+    }
+}
+
+/// The figures' section on `cpu` (a `CpuCost::to_json` document).
+pub fn markdown(cpu: &Json) -> Result<String, String> {
+    let get = |v: &Json, at: &str, k: &str| -> Result<f64, String> {
+        v.get(k)
+            .and_then(Json::as_f64)
+            .ok_or_else(|| format!("{at}{k}: missing or not a number"))
+    };
+    let parts = cpu
+        .get("parts")
+        .and_then(Json::as_array)
+        .ok_or("cpu.parts: missing or not an array")?;
+    let mut out = String::from(
+        "\n## Where the cores go\n\n\
+         The workload once more under a meter of `/proc` (`observe::cpu`), counted from its first \
+         result (the probes' start left out, as in every rate above), its plain cases apart \
+         from its MCP cases: CPU seconds by kind of process, a reaped child charged its whole \
+         time through its parent's reaped time.\n\n\
+         | cases | results | wall s | CPU ms a result | harness s | probes s | MCP servers s | installs s | other s |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    let mut per: Vec<(String, f64)> = Vec::new();
+    for (i, p) in parts.iter().enumerate() {
+        let at = format!("cpu.parts[{i}].");
+        let name = p
+            .get("name")
+            .and_then(Json::as_str)
+            .map(|s| s.to_lossy())
+            .ok_or_else(|| format!("{at}name: missing"))?;
+        let secs = p
+            .get("cpuSeconds")
+            .ok_or_else(|| format!("{at}cpuSeconds: missing"))?;
+        let k = |kind: Kind| get(secs, &format!("{at}cpuSeconds."), kind.name());
+        let per_result = get(p, &at, "cpuSecondsPerResult")?;
+        out.push_str(&format!(
+            "| {name} | {} | {:.1} | {:.2} | {:.1} | {:.1} | {:.1} | {:.1} | {:.1} |\n",
+            get(p, &at, "results")?,
+            get(p, &at, "wallSeconds")?,
+            per_result * 1e3,
+            k(Kind::Harness)?,
+            k(Kind::Probe)?,
+            k(Kind::McpServer)?,
+            k(Kind::Install)?,
+            k(Kind::Other)?,
+        ));
+        per.push((name, per_result));
+    }
+    let of = |n: &str| per.iter().find(|(p, _)| p == n).map(|(_, v)| *v);
+    if let (Some(m), Some(p)) = (of("mcp"), of("plain")) {
+        out.push_str(&format!(
+            "\nMCP cases ÷ plain cases, CPU a result: {:.2}\n",
+            m / p.max(1e-9)
+        ));
+    }
+    let list = |k: &str| -> Result<Vec<f64>, String> {
+        cpu.get(k)
+            .and_then(Json::as_array)
+            .ok_or_else(|| format!("cpu.{k}: missing or not an array"))?
+            .iter()
+            .map(|b| b.as_f64().ok_or_else(|| format!("cpu.{k}: not a number")))
+            .collect()
+    };
+    let (first, last) = (list("probeRssFirst")?, list("probeRssLast")?);
+    let show = |v: &[f64]| {
+        v.iter()
+            .map(|b| format!("{:.0}", b / 1e6))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let growth = match (
+        first.iter().cloned().reduce(f64::max),
+        last.iter().cloned().reduce(f64::max),
+    ) {
+        (Some(f), Some(l)) => format!("{:+.0} %", (l / f.max(1.0) - 1.0) * 100.0),
+        _ => "-".into(),
+    };
+    out.push_str(&format!(
+        "\nEach probe's RSS over the whole workload: after {} results {} MB, at the last {} MB \
+         (the largest: {growth}).\n",
+        get(cpu, "cpu.", "rssBaselineAfter")?,
+        show(&first),
+        show(&last)
+    ));
+    Ok(out)
+}

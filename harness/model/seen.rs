@@ -1,0 +1,294 @@
+//! The projection's `seen` for a case outside approval: the names the
+//! stream's chunks and the result's `toolCalls` and `toolResults` hand the
+//! user's code, from the parent's steps as `steps` played them
+//! (docs/seen.md).
+//!
+//! Every name is the one the model called: Mastra hands back the wire
+//! name (or whatever the model sent), never the key.
+
+use super::releases::Release;
+use super::steps::{Ending, Resolved, Runs, Taken};
+use crate::case::{Case, Method, ToolCallReply};
+use crate::js::json::Json;
+use crate::js::string::JsString;
+use crate::projection::{Projection, Seen};
+use crate::route::Route;
+
+/// The chunks a call's streamed input gives, in order: its start and
+/// delta as its arguments arrive, then the call itself.
+pub(super) const INPUT_CHUNKS: [&str; 2] = ["tool-call-input-streaming-start", "tool-call-delta"];
+
+/// One parent step that made calls: the calls as sent, as run, how each
+/// resolved, and how each sub-agent run it started ended.
+#[derive(Debug, Clone)]
+pub(crate) struct StepSeen {
+    sent: Vec<ToolCallReply>,
+    calls: Vec<ToolCallReply>,
+    resolved: Vec<Resolved>,
+    /// The ending of the sub-agent run started by call `i`, by `i`.
+    subs: Vec<(usize, Option<Ending>)>,
+    /// Whether each call reaches a builtin that suspends the run.
+    suspends: Vec<bool>,
+}
+
+impl StepSeen {
+    pub(super) fn of(
+        taken: &Taken,
+        subs: Vec<(usize, Option<Ending>)>,
+        suspends: Vec<bool>,
+    ) -> StepSeen {
+        StepSeen {
+            sent: taken.sent.clone(),
+            calls: taken.calls.clone(),
+            resolved: taken.resolved.clone(),
+            subs,
+            suspends,
+        }
+    }
+}
+
+/// What a call hands back once it ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    /// A result: a `tool-result` chunk and an entry of `toolResults`.
+    Result,
+    /// A failed call: a `tool-error` chunk, no entry.
+    Error,
+    /// A call that waits for the client or suspends: neither.
+    Stop,
+}
+
+fn outcome(rel: &Release, case: &Case, r: &Resolved, ending: Option<&Ending>) -> Outcome {
+    match r {
+        Resolved::Stop => Outcome::Stop,
+        Resolved::NotFound { .. } => Outcome::Error,
+        Resolved::Run { runs, .. } => match runs {
+            Runs::Refused(_) => Outcome::Error,
+            Runs::SubAgent { .. } => match ending {
+                Some(Ending::ApiError(_) | Ending::Error(_)) => {
+                    let thrown = match case.call.method {
+                        Method::Stream => rel.sub_agent_stream_error_thrown,
+                        Method::Generate => rel.sub_agent_error_as_text,
+                    };
+                    if thrown {
+                        Outcome::Error
+                    } else {
+                        Outcome::Result
+                    }
+                }
+                _ => Outcome::Result,
+            },
+            _ => Outcome::Result,
+        },
+    }
+}
+
+/// `seen` for `case` once its loop is over: `log` its parent's steps,
+/// `ended` how the loop ended, `p` the projection so far.
+pub(super) fn predict(
+    case: &Case,
+    rel: &Release,
+    log: &[StepSeen],
+    ended: Option<&Ending>,
+    p: &Projection,
+) -> Result<Seen, String> {
+    // The shapes not modelled are not projected (`Case::seen_projected`),
+    // nor is 0.x; reaching here with either is the caller's slip.
+    if rel.on_0x() {
+        return Err("seen on 0.x".into());
+    }
+    let stream = case.call.method == Method::Stream;
+    let mut seen = Seen::default();
+    let mut calls = Vec::new();
+    let mut results = Vec::new();
+    for step in log {
+        let stops = step.resolved.iter().any(|r| matches!(r, Resolved::Stop));
+        // Before the loop went on past a call naming no tool, such a call
+        // ends the run with the step's calls handed over and none of its
+        // results.
+        let failed = !rel.not_found_is_a_result
+            && step
+                .resolved
+                .iter()
+                .any(|r| matches!(r, Resolved::NotFound { .. }));
+        // On the Chat Completions routes whose deltas name calls by index
+        // (measured on openai-compatible and groq; the other routes keep
+        // each call's `tool-call` after its input on 1.67.0 and 1.71.0).
+        let grouped = rel.stream_calls_after_inputs
+            && matches!(case.route, Route::OpenAiCompatible | Route::Groq);
+        if stream {
+            for c in &step.sent {
+                let name = Json::String(c.name.clone());
+                for kind in INPUT_CHUNKS {
+                    seen.stream.push((JsString::from(kind), name.clone()));
+                }
+                if !grouped {
+                    seen.stream.push((JsString::from("tool-call"), name));
+                }
+            }
+            if grouped {
+                for c in &step.calls {
+                    let name = Json::String(c.name.clone());
+                    seen.stream.push((JsString::from("tool-call"), name));
+                }
+            }
+        }
+        calls.extend(step.calls.iter().map(|c| Json::String(c.name.clone())));
+        // A run suspended by a builtin (`askUserTool`, `submitPlanTool`)
+        // hands over the first suspended call, on `generate()` its
+        // `suspendPayload`, on a stream a `tool-call-suspended` chunk after
+        // the step's calls, and lists none of the step's results (measured
+        // on 1.67.0 and 1.71.0, the suspending call first and last).
+        let suspended = step
+            .resolved
+            .iter()
+            .zip(&step.calls)
+            .zip(&step.suspends)
+            .find(|((r, _), s)| **s && matches!(r, Resolved::Stop));
+        if let Some(((_, c), _)) = suspended {
+            // Gemini's calls carry no id the case wrote (the AI SDK's own).
+            let id = if case.route.call_ids_scripted() {
+                Json::String(c.id.clone())
+            } else {
+                Json::Null
+            };
+            let name = Json::String(c.name.clone());
+            if stream {
+                seen.stream
+                    .push((JsString::from("tool-call-suspended"), name));
+            } else {
+                seen.pending.push((id, name));
+            }
+            continue;
+        }
+        if failed || (stops && !rel.stop_step_lists_results) {
+            continue;
+        }
+        // A call naming no tool fails at once, ahead of every run's result
+        // (measured on 1.67.0 and 1.71.0, every route:
+        // `cases/zero/v4-stream-api-error-after-a-refused-call-is-the-error.json`).
+        let mut order: Vec<usize> = (0..step.calls.len()).collect();
+        order.sort_by_key(|&i| !matches!(step.resolved[i], Resolved::NotFound { .. }));
+        for i in order {
+            let (c, r) = (&step.calls[i], &step.resolved[i]);
+            let ending = step
+                .subs
+                .iter()
+                .find(|(at, _)| *at == i)
+                .and_then(|(_, e)| e.as_ref());
+            let name = Json::String(c.name.clone());
+            match outcome(rel, case, r, ending) {
+                Outcome::Result => {
+                    results.push(name.clone());
+                    if stream {
+                        seen.stream.push((JsString::from("tool-result"), name));
+                    }
+                }
+                Outcome::Error if stream => {
+                    seen.stream.push((JsString::from("tool-error"), name));
+                }
+                Outcome::Error | Outcome::Stop => {}
+            }
+        }
+    }
+    // A call that threw hands over no result: `generate()` for any error
+    // (the scripted API error included), a stream for an error of
+    // Mastra's own (its promised lists reject).
+    let threw = match case.call.method {
+        Method::Generate => p.error.is_some() || matches!(ended, Some(Ending::ApiError(_))),
+        Method::Stream => p.error.is_some(),
+    };
+    if !threw {
+        seen.tool_calls = Some(calls);
+        seen.tool_results = Some(results);
+    }
+    Ok(seen)
+}
+
+/// `seen` of a call that threw before its first request: nothing handed
+/// over.
+pub(super) fn before_requests() -> Seen {
+    Seen::default()
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::case::Case;
+    use crate::js::json::Json;
+    use crate::model::{predict, Prediction};
+    use crate::projection::Seen;
+    use crate::version::spec::MastraVersion;
+    use std::path::Path;
+
+    fn seen(text: &str, version: MastraVersion) -> Seen {
+        let case = Case::parse(Path::new("cases/x.json"), text).unwrap();
+        match predict(&case, version) {
+            Prediction::Projection(p) => *p.seen.expect("seen projected"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    fn names(list: &[&str]) -> Option<Vec<Json>> {
+        Some(list.iter().map(|n| Json::str(n)).collect())
+    }
+
+    fn kinds(seen: &Seen) -> Vec<String> {
+        seen.stream
+            .iter()
+            .map(|(k, n)| format!("{}:{}", k.to_lossy(), n.as_str().unwrap().to_lossy()))
+            .collect()
+    }
+
+    const BY_KEY: &str = r#"{"about":"a","tools":["search.web"],
+        "replies":[{"toolCalls":[{"id":"call_1","name":"search.web","arguments":{"city":"Paris"}}]},{"text":"done"}]}"#;
+
+    #[test]
+    fn a_call_by_the_key_is_handed_back_by_the_key_and_gives_no_result() {
+        let s = seen(BY_KEY, MastraVersion::new(1, 67, 0));
+        assert_eq!(s.tool_calls, names(&["search.web"]));
+        assert_eq!(s.tool_results, names(&[]));
+        // Before the loop went on past it, the call threw: nothing handed over.
+        let s = seen(BY_KEY, MastraVersion::new(1, 0, 4));
+        assert_eq!((s.tool_calls, s.tool_results), (None, None));
+    }
+
+    const CLIENT_STEP: &str = r#"{"about":"a","tools":["ok"],"clientTools":["ask"],"call":{"method":"stream"},
+        "replies":[{"toolCalls":[{"id":"call_1","name":"ok","arguments":{"city":"Paris"}},{"id":"call_2","name":"ask","arguments":{"city":"Lyon"}}]},{"text":"done"}]}"#;
+
+    #[test]
+    fn a_streamed_step_groups_its_calls_from_1_52_and_lists_beside_a_client_call_from_1_60() {
+        let s = seen(CLIENT_STEP, MastraVersion::new(1, 51, 0));
+        let input = ["tool-call-input-streaming-start", "tool-call-delta"];
+        let mut want: Vec<String> = Vec::new();
+        for n in ["ok", "ask"] {
+            want.extend(input.iter().map(|k| format!("{k}:{n}")));
+            want.push(format!("tool-call:{n}"));
+        }
+        assert_eq!(kinds(&s), want);
+        assert_eq!(s.tool_results, names(&[]));
+        let s = seen(CLIENT_STEP, MastraVersion::new(1, 59, 0));
+        assert_eq!(kinds(&s)[4], "tool-call:ok", "{:?}", kinds(&s));
+        assert_eq!(s.tool_results, names(&[]));
+        let s = seen(CLIENT_STEP, MastraVersion::new(1, 60, 0));
+        assert_eq!(kinds(&s).last().unwrap(), "tool-result:ok");
+        assert_eq!(s.tool_calls, names(&["ok", "ask"]));
+        assert_eq!(s.tool_results, names(&["ok"]));
+    }
+
+    #[test]
+    fn a_call_naming_no_tool_fails_ahead_of_its_steps_results() {
+        let text = r#"{"about":"a","tools":["a"],"call":{"method":"stream"},"route":"openai",
+            "replies":[{"toolCalls":[{"id":"c1","name":"a","arguments":{"city":"Paris"}},{"id":"c2","name":"nope","arguments":{}}]},{"text":"done"}]}"#;
+        let s = seen(text, MastraVersion::new(1, 71, 0));
+        let k = kinds(&s);
+        assert_eq!(k[k.len() - 2..], ["tool-error:nope", "tool-result:a"]);
+    }
+
+    #[test]
+    fn zero_x_projects_no_seen() {
+        let case = Case::parse(Path::new("cases/x.json"), BY_KEY).unwrap();
+        if let Prediction::Projection(p) = predict(&case, MastraVersion::new(0, 24, 9)) {
+            assert!(p.seen.is_none());
+        }
+    }
+}
