@@ -120,8 +120,7 @@ async function reproduce() {
   }
   let result;
   try {
-    checkCase(c);
-    result = await runAgent(lib, c, url);
+    result = await runAgent(lib, c, url, checkCase(c));
   } catch (e) {
     console.log(`the case cannot run here: ${e?.message ?? e}`);
     process.exit(2);

@@ -46,22 +46,10 @@ pub struct McpServer {
     pub tools: Vec<JsString>,
 }
 
-/// `memory: { "workingMemory": BOOL }`, or `memory: true`.
+/// `memory: { "workingMemory": BOOL }`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MemorySource {
     pub working_memory: bool,
-    /// `memory: true`: the contract's `Memory` over LibSQL in memory
-    /// (`file::memory:`), every call on `thread-1` of `user-1`, with
-    /// Memory's own options (working memory off).
-    pub in_memory: bool,
-}
-
-impl MemorySource {
-    /// `memory: true`.
-    pub const IN_MEMORY: MemorySource = MemorySource {
-        working_memory: false,
-        in_memory: true,
-    };
 }
 
 impl Sources {
@@ -95,12 +83,10 @@ impl Sources {
             members.push(("mcp", Json::Object(servers)));
         }
         if let Some(m) = self.memory {
-            let v = if m.in_memory {
-                Json::Bool(true)
-            } else {
-                Json::object([("workingMemory", Json::Bool(m.working_memory))])
-            };
-            members.push(("memory", v));
+            members.push((
+                "memory",
+                Json::object([("workingMemory", Json::Bool(m.working_memory))]),
+            ));
         }
         if self.dynamic_tools {
             members.push(("dynamicTools", Json::Bool(true)));
@@ -137,10 +123,6 @@ impl Validator<'_> {
         };
         let memory = match top.get("memory") {
             None => None,
-            Some(Json::Bool(true)) => Some(MemorySource::IN_MEMORY),
-            Some(v @ Json::Bool(false)) => {
-                return Err(self.wrong("memory", "true or { \"workingMemory\": BOOL }", v))
-            }
             Some(v) => {
                 let obj = self.object(v, "memory", MEMORY_FIELDS)?;
                 let working_memory = match obj.get("workingMemory") {
@@ -150,10 +132,7 @@ impl Validator<'_> {
                     }
                     None => return Err(self.err("memory.workingMemory", "is required")),
                 };
-                Some(MemorySource {
-                    working_memory,
-                    in_memory: false,
-                })
+                Some(MemorySource { working_memory })
             }
         };
         let dynamic_tools = match top.get("dynamicTools") {
@@ -197,8 +176,7 @@ mod tests {
         assert_eq!(
             s.memory,
             Some(MemorySource {
-                working_memory: true,
-                in_memory: false,
+                working_memory: true
             })
         );
         assert!(s.dynamic_tools);
