@@ -43,9 +43,10 @@ unit:
 setup:
 	bash harness/tests/setup.sh
 
-# Formats and lints: Rust, then node-probe/ and npm/ with the pinned Biome
-# (node-probe/biome/, installed into the cache on first use, as pnpm is).
-check:
+# Formats and lints: no function outside tests past 120 lines (`lines`),
+# Rust, then node-probe/ and npm/ with the pinned Biome (node-probe/biome/,
+# installed into the cache on first use, as pnpm is).
+check: lines
 	$(CARGO) fmt --check
 	$(CARGO) clippy --all-targets -- -D warnings
 	$(CARGO) test --test it javascript::biome

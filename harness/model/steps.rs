@@ -842,46 +842,7 @@ impl Cx<'_> {
                     releases::SUB_AGENT_PROMPTLESS_THROWS.range()
                 ))
             }
-            ToolOrigin::SubAgent(sub) => {
-                let input = sources::sub_agent_input(rel, &call.arguments, memory);
-                // A call whose prompt fails is reported with its arguments
-                // as sent, without the parent's thread and resource (observed
-                // on 1.8.0, 1.10.0, 1.11.0, 1.18.0, 1.57.0, 1.67.0 and 1.71.0:
-                // `cases/calls/sub-agent-rejected-with-memory-options.json`);
-                // one that passes goes on with them.
-                let prompt_fails = checked(Schema::SubAgent, &input)?.is_err();
-                let quoted = if prompt_fails {
-                    &call.arguments
-                } else {
-                    &input
-                };
-                match sources::sub_agent_schema_rejects(rel, &value.id, quoted) {
-                    Some(report) => Runs::Fails {
-                        report,
-                        sub_agent: true,
-                    },
-                    None => match checked(Schema::SubAgent, &input)? {
-                        Ok(passed) => Runs::SubAgent {
-                            key: sub.clone(),
-                            // 0.x runs the tool with the arguments as given
-                            // once they pass, unknown keys and all
-                            // (`releases::legacy::passes_arguments_as_given`).
-                            input: if crate::model::releases::legacy::passes_arguments_as_given(rel)
-                            {
-                                input.clone()
-                            } else {
-                                passed
-                            },
-                        },
-                        Err(report) => Runs::Fails {
-                            report: checked(Schema::SubAgent, &call.arguments)?
-                                .err()
-                                .unwrap_or(report),
-                            sub_agent: true,
-                        },
-                    },
-                }
-            }
+            ToolOrigin::SubAgent(sub) => self.sub_agent_runs(&value, sub, call, memory)?,
             ToolOrigin::Builtin(b) => match builtins::call(rel, b, &call.arguments, memory)? {
                 Builtin::Output(output) => Runs::Output(output),
                 Builtin::Rejected => fails(validate::report(named, &call.arguments)),
@@ -893,6 +854,59 @@ impl Cx<'_> {
             by_name,
             runs,
         })
+    }
+
+    /// What a call of the sub-agent `sub` (the tool `value`) runs, or the
+    /// report its arguments fail with.
+    fn sub_agent_runs(
+        &self,
+        value: &ToolValue,
+        sub: &JsString,
+        call: &ToolCallReply,
+        memory: bool,
+    ) -> Result<Runs, String> {
+        let rel = self.rel;
+        let named = &value.key;
+        let checked = |schema: Schema, input: &Json| validate(rel, schema, named, input);
+        let input = sources::sub_agent_input(rel, &call.arguments, memory);
+        // A call whose prompt fails is reported with its arguments
+        // as sent, without the parent's thread and resource (observed
+        // on 1.8.0, 1.10.0, 1.11.0, 1.18.0, 1.57.0, 1.67.0 and 1.71.0:
+        // `cases/calls/sub-agent-rejected-with-memory-options.json`);
+        // one that passes goes on with them.
+        let prompt_fails = checked(Schema::SubAgent, &input)?.is_err();
+        let quoted = if prompt_fails {
+            &call.arguments
+        } else {
+            &input
+        };
+        Ok(
+            match sources::sub_agent_schema_rejects(rel, &value.id, quoted) {
+                Some(report) => Runs::Fails {
+                    report,
+                    sub_agent: true,
+                },
+                None => match checked(Schema::SubAgent, &input)? {
+                    Ok(passed) => Runs::SubAgent {
+                        key: sub.clone(),
+                        // 0.x runs the tool with the arguments as given
+                        // once they pass, unknown keys and all
+                        // (`releases::legacy::passes_arguments_as_given`).
+                        input: if crate::model::releases::legacy::passes_arguments_as_given(rel) {
+                            input.clone()
+                        } else {
+                            passed
+                        },
+                    },
+                    Err(report) => Runs::Fails {
+                        report: checked(Schema::SubAgent, &call.arguments)?
+                            .err()
+                            .unwrap_or(report),
+                        sub_agent: true,
+                    },
+                },
+            },
+        )
     }
 
     /// Whether Mastra keeps one invocation per call id on this case's route
