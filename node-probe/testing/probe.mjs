@@ -57,7 +57,16 @@ const kept = []; // what `grow` holds on to
 const SEEN = { stream: [], toolCalls: null, toolResults: null, approval: { asked: [], pending: [] } };
 
 function result(extra = {}) {
-  return { applicable: true, reason: null, error: null, executed: [], mutated: [], elsewhere: [], seen: SEEN, ...extra };
+  return {
+    applicable: true,
+    reason: null,
+    error: null,
+    executed: [],
+    mutated: [],
+    elsewhere: [],
+    seen: SEEN,
+    ...extra,
+  };
 }
 
 async function post(url, body) {

@@ -184,6 +184,11 @@ const out = inputs.map(({ route, bodies, error, replies }) => {
 process.stdout.write(JSON.stringify(out));
 "#;
 
+// A 1.x probe's every result carries `seen` (docs/seen.md); this one is what a
+// case with no scripted tool call is handed.
+const SEEN: &str =
+    r#"{"stream":[],"toolCalls":null,"toolResults":null,"approval":{"asked":[],"pending":[]}}"#;
+
 #[test]
 fn the_repro_script_reads_bodies_and_symptoms_as_the_harness_does() {
     // Every body alone and with the next one, on every route, with each error.
@@ -209,7 +214,7 @@ fn the_repro_script_reads_bodies_and_symptoms_as_the_harness_does() {
         )
         .unwrap();
         let result = Json::parse(&format!(
-            r#"{{"applicable":true,"error":{error},"executed":[],"mutated":[]}}"#
+            r#"{{"applicable":true,"error":{error},"executed":[],"mutated":[],"seen":{SEEN}}}"#
         ))
         .unwrap();
         let captured: Vec<Captured> = bodies
