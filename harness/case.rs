@@ -63,6 +63,13 @@ pub struct Case {
     /// the order of the file. A pending call without an entry leaves the
     /// run suspended.
     pub approvals: Option<Vec<(JsString, Approval)>>,
+    /// `turns`: the calls made in order on one agent in place of `call`
+    /// (then `call` is the default and unused); `replies` are taken across
+    /// them.
+    pub turns: Option<Vec<Call>>,
+    /// `tracing`: the agent registered on a `Mastra` with the release's
+    /// observability and the probe's span exporter (`seen.spans`).
+    pub tracing: bool,
 }
 
 /// An answer to a pending tool-call approval.
@@ -133,6 +140,8 @@ pub struct Call {
     pub active_tools: Option<Vec<ToolKey>>,
     pub max_steps: Option<u32>,
     pub require_tool_approval: Option<ApprovalPolicy>,
+    /// A turn's `prompt` (`turns` only; `None` is `"hi"`).
+    pub prompt: Option<JsString>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -217,7 +226,16 @@ impl Case {
             route_named: false,
             sources: Sources::default(),
             approvals: None,
+            turns: None,
+            tracing: false,
         }
+    }
+
+    /// The calls the case makes, in order: its `turns`, or its one `call`.
+    pub fn calls(&self) -> &[Call] {
+        self.turns
+            .as_deref()
+            .unwrap_or(std::slice::from_ref(&self.call))
     }
 
     pub fn parse(path: &Path, text: &str) -> Result<Case, CaseError> {
@@ -282,7 +300,9 @@ impl Case {
     /// Whether the case drives tool approval: a policy, a tool that
     /// requires approval, or answers to pending approvals.
     pub fn drives_approval(&self) -> bool {
-        self.call.require_tool_approval.is_some()
+        self.calls()
+            .iter()
+            .any(|c| c.require_tool_approval.is_some())
             || self.approvals.is_some()
             || self.all_tools().any(|t| {
                 matches!(
@@ -313,7 +333,8 @@ impl Case {
                 .any(|(i, c)| list[..i].iter().any(|e| e.id == c.id)),
             _ => false,
         });
-        self.drives_approval() || !((self.call.method == Method::Stream && nested) || reused)
+        let streams = self.calls().iter().any(|c| c.method == Method::Stream);
+        self.drives_approval() || !((streams && nested) || reused)
     }
 
     /// Every tool the case gives Mastra, in every tools object.

@@ -10,7 +10,9 @@ use crate::case::script::{Requester, Script};
 use crate::case::{Case, Reply};
 use crate::js::json::Json;
 use crate::js::string::JsString;
-use crate::projection::{executed_from, mutated_from, ErrorView, Projection, RequestView, Seen};
+use crate::projection::{
+    executed_from, mutated_from, ErrorView, Projection, RequestView, Seen, Turn,
+};
 use std::time::Duration;
 
 /// One request as it arrived.
@@ -93,6 +95,9 @@ pub enum Observation {
     Crash(String),
 }
 
+// `Ran` is what nearly every result is; boxing its projection would add an
+// allocation to each of them to shrink the rare infrastructure outcomes.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone)]
 pub enum Observed {
     /// The case ran: its projection and the raw bodies it sent.
@@ -214,9 +219,9 @@ pub fn projection_parsed(
     // Each body parsed once, for the routing and the requests both.
     let bodies: Vec<Result<Json, String>> = captured.iter().map(Captured::json).collect();
     let routed = routed(case, &bodies);
-    // The reply of the last request to arrive (a call's API-call error
-    // comes from it).
-    let last_status = routed.last().and_then(|(_, status)| *status);
+    // The status of each scripted error reply, in arrival order: a call's
+    // API-call error comes from the last request of that call.
+    let statuses: Vec<Option<u16>> = routed.iter().map(|(_, status)| *status).collect();
     let who: Vec<Requester> = routed.into_iter().map(|(who, _)| who).collect();
     let mut slots: Vec<Option<(Captured, Result<Json, String>)>> =
         captured.into_iter().zip(bodies).map(Some).collect();
@@ -237,6 +242,63 @@ pub fn projection_parsed(
                 .with_validation_normalised(),
         );
     }
+    let mutated = mutated_from(result);
+    let projection = match result.get("turns") {
+        None => {
+            let last_status = statuses.last().copied().flatten();
+            let turn = turn_of(case, result, requests, last_status)?;
+            Projection {
+                error: turn.error,
+                requests: turn.requests,
+                executed: turn.executed,
+                seen: turn.seen,
+                mutated,
+                ..Projection::empty()
+            }
+        }
+        Some(turns) => {
+            let turns = turns
+                .as_array()
+                .ok_or("the probe's `turns` is not an array")?;
+            let mut rest = requests.into_iter();
+            let mut at = 0;
+            let mut out = Vec::new();
+            for t in turns {
+                let n = t
+                    .get("requests")
+                    .and_then(Json::as_f64)
+                    .ok_or("a turn of the probe's result has no request count")?
+                    as usize;
+                let mine: Vec<RequestView> = rest.by_ref().take(n).collect();
+                if mine.len() != n {
+                    return Err(format!(
+                        "the probe counted {n} requests in a turn, beyond the {} captured",
+                        at + mine.len()
+                    ));
+                }
+                at += n;
+                let last_status = if n == 0 { None } else { statuses[at - 1] };
+                out.push(turn_of(case, t, mine, last_status)?);
+            }
+            Projection {
+                mutated,
+                turns: Some(out),
+                ..Projection::empty()
+            }
+        }
+    };
+    Ok((projection, captured, bodies))
+}
+
+/// One call's part of the probe's result (the whole result, or one of its
+/// `turns`) with the requests it made; `last_status` is the scripted error
+/// status of its last request, if that reply was an error.
+fn turn_of(
+    case: &Case,
+    result: &Json,
+    requests: Vec<RequestView>,
+    last_status: Option<u16>,
+) -> Result<Turn, String> {
     let error = match result.get("error") {
         None | Some(Json::Null) => None,
         Some(e) => {
@@ -254,7 +316,6 @@ pub fn projection_parsed(
         }
     };
     let executed = executed_from(result)?;
-    let mutated = mutated_from(result);
     // The probe observes `seen` on every case of a 1.x release (`null` on
     // 0.x); the projection carries it where `Case::seen_projected` says, as
     // the model does (docs/seen.md).
@@ -273,14 +334,10 @@ pub fn projection_parsed(
             Some(Box::new(seen))
         }
     };
-    let projection = Projection {
-        applicable,
-        reason: None,
+    Ok(Turn {
         error,
         requests,
         executed,
-        mutated,
         seen,
-    };
-    Ok((projection, captured, bodies))
+    })
 }

@@ -23,6 +23,103 @@ pub struct Projection {
     /// where `Case::seen_projected` says, `None` elsewhere and on 0.x
     /// (docs/seen.md).
     pub seen: Option<Box<Seen>>,
+    /// With `turns`, one entry per turn, in order; the projection's own
+    /// `error`, `requests`, `executed` and `seen` are then empty and not
+    /// written (the contract's `{ applicable, reason, turns }`).
+    pub turns: Option<Vec<Turn>>,
+}
+
+/// One turn of a case with `turns`: what that call did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Turn {
+    pub error: Option<ErrorView>,
+    pub requests: Vec<RequestView>,
+    pub executed: Vec<Executed>,
+    pub seen: Option<Box<Seen>>,
+}
+
+impl Turn {
+    /// The turn a flat projection describes.
+    pub fn of(p: &Projection) -> Turn {
+        Turn {
+            error: p.error.clone(),
+            requests: p.requests.clone(),
+            executed: p.executed.clone(),
+            seen: p.seen.clone(),
+        }
+    }
+
+    fn to_json(&self) -> Json {
+        let mut members = vec![
+            (
+                "error",
+                self.error.as_ref().map_or(Json::Null, ErrorView::to_json),
+            ),
+            (
+                "requests",
+                Json::Array(self.requests.iter().map(RequestView::to_json).collect()),
+            ),
+            ("executed", executed_json(&self.executed)),
+        ];
+        if let Some(seen) = &self.seen {
+            members.push(("seen", seen.to_json()));
+        }
+        Json::object(members)
+    }
+
+    fn from_json(v: &Json) -> Result<Turn, String> {
+        // A turn reads as the flat projection of an applicable case.
+        let mut members: Vec<(JsString, Json)> = vec![("applicable".into(), Json::Bool(true))];
+        let own = v.members().ok_or("projection: a turn is not an object")?;
+        members.extend(own.into_iter().map(|(k, v)| (k.clone(), v.clone())));
+        Ok(Turn::of(&Projection::from_json(&Json::object(members))?))
+    }
+}
+
+fn executed_json(executed: &[Executed]) -> Json {
+    Json::Array(
+        executed
+            .iter()
+            .map(|e| {
+                Json::object([
+                    ("id", Json::String(e.id.clone())),
+                    ("input", e.input.clone()),
+                ])
+            })
+            .collect(),
+    )
+}
+
+/// One ended span of a tool call, as `seen.spans` lists it: the span's
+/// `type` and `name`, and the `entityId` and `entityName` it carries (the
+/// tool's id and name as the span records them; `null` where absent).
+#[derive(Debug, Clone, PartialEq)]
+pub struct SpanView {
+    pub kind: Json,
+    pub name: Json,
+    pub entity_id: Json,
+    pub entity_name: Json,
+}
+
+impl SpanView {
+    fn to_json(&self) -> Json {
+        Json::object([
+            ("type", self.kind.clone()),
+            ("name", self.name.clone()),
+            ("entityId", self.entity_id.clone()),
+            ("entityName", self.entity_name.clone()),
+        ])
+    }
+
+    fn from_json(v: &Json) -> SpanView {
+        let member = |key: &str| v.get(key).cloned().unwrap_or(Json::Null);
+        SpanView {
+            kind: member("type"),
+            name: member("name"),
+            entity_id: member("entityId"),
+            entity_name: member("entityName"),
+        }
+    }
 }
 
 /// The projection's `seen`: the names Mastra hands the user's code.
@@ -42,12 +139,15 @@ pub struct Seen {
     pub asked: Vec<Json>,
     /// The calls that waited for approval: `(call id, toolName)`.
     pub pending: Vec<(Json, Json)>,
+    /// With `tracing`, each ended span of a tool call, in order; `None`
+    /// (and not written) without it.
+    pub spans: Option<Vec<SpanView>>,
 }
 
 impl Seen {
     pub fn to_json(&self) -> Json {
         let names = |list: &Option<Vec<Json>>| list.clone().map_or(Json::Null, Json::Array);
-        Json::object([
+        let mut v = Json::object([
             (
                 "stream",
                 Json::Array(
@@ -81,7 +181,12 @@ impl Seen {
                     ),
                 ]),
             ),
-        ])
+        ]);
+        if let (Some(spans), Json::Object(members)) = (&self.spans, &mut v) {
+            let spans = Json::Array(spans.iter().map(SpanView::to_json).collect());
+            members.push(("spans".into(), spans));
+        }
+        v
     }
 
     /// Read `seen` as `to_json` writes it (and as the probe answers it).
@@ -119,6 +224,16 @@ impl Seen {
                 .iter()
                 .map(|p| (member(p, "id"), member(p, "toolName")))
                 .collect(),
+            spans: match v.get("spans") {
+                None => None,
+                Some(s) => Some(
+                    s.as_array()
+                        .ok_or("seen.spans is not an array")?
+                        .iter()
+                        .map(SpanView::from_json)
+                        .collect(),
+                ),
+            },
         })
     }
 }
@@ -171,6 +286,7 @@ impl Projection {
             executed: Vec::new(),
             mutated: Vec::new(),
             seen: None,
+            turns: None,
         }
     }
 
@@ -188,6 +304,17 @@ impl Projection {
         if let Some(reason) = &self.reason {
             members.push(("reason", Json::str(reason)));
         }
+        if let Some(turns) = &self.turns {
+            members.push((
+                "turns",
+                Json::Array(turns.iter().map(Turn::to_json).collect()),
+            ));
+            members.push((
+                "mutated",
+                Json::Array(self.mutated.iter().map(|m| Json::str(m)).collect()),
+            ));
+            return Json::object(members);
+        }
         members.push((
             "error",
             self.error.as_ref().map_or(Json::Null, ErrorView::to_json),
@@ -196,20 +323,7 @@ impl Projection {
             "requests",
             Json::Array(self.requests.iter().map(RequestView::to_json).collect()),
         ));
-        members.push((
-            "executed",
-            Json::Array(
-                self.executed
-                    .iter()
-                    .map(|e| {
-                        Json::object([
-                            ("id", Json::String(e.id.clone())),
-                            ("input", e.input.clone()),
-                        ])
-                    })
-                    .collect(),
-            ),
-        ));
+        members.push(("executed", executed_json(&self.executed)));
         members.push((
             "mutated",
             Json::Array(self.mutated.iter().map(|m| Json::str(m)).collect()),
@@ -247,6 +361,16 @@ impl Projection {
             .map(Seen::from_json)
             .transpose()?
             .map(Box::new);
+        let turns = match v.get("turns") {
+            None => None,
+            Some(t) => Some(
+                t.as_array()
+                    .ok_or("projection: `turns` is not an array")?
+                    .iter()
+                    .map(Turn::from_json)
+                    .collect::<Result<Vec<_>, _>>()?,
+            ),
+        };
         Ok(Projection {
             applicable,
             reason,
@@ -255,6 +379,7 @@ impl Projection {
             executed,
             mutated,
             seen,
+            turns,
         })
     }
 }

@@ -18,6 +18,7 @@
 
 import { modelFor, routeOf } from './routes.mjs';
 import { checkSources, isObject, prepareSources } from './sources.mjs';
+import { newTracer } from './tracing.mjs';
 
 /** A request the probe cannot turn into a case: answered as {"fault": ...}. */
 export class CaseFault extends Error {
@@ -65,26 +66,46 @@ export function checkCase(c) {
   }
   if (c.clientTools !== undefined) checkToolList(c.clientTools, 'clientTools');
   if (c.call !== undefined && !isObject(c.call)) throw new CaseFault('call must be an object');
-  const method = c.call?.method ?? 'generate';
-  if (method !== 'generate' && method !== 'stream') {
-    throw new CaseFault(`call.method must be "generate" or "stream", not ${JSON.stringify(method)}`);
+  if (c.turns !== undefined) {
+    if (c.call !== undefined) throw new CaseFault('turns replaces call: a case has one or the other');
+    if (!Array.isArray(c.turns) || c.turns.length === 0) throw new CaseFault('turns must be a non-empty array of CALL');
+    for (const [i, t] of c.turns.entries()) checkCall(t, `turns[${i}]`);
+  } else {
+    checkCall(c.call ?? {}, 'call');
   }
+  if (c.tracing !== undefined && typeof c.tracing !== 'boolean') throw new CaseFault('tracing must be true or false');
   if (c.replies !== undefined && !Array.isArray(c.replies)) throw new CaseFault('replies must be an array');
   checkApproval(c);
   if (routeOf(c) === null) throw new CaseFault(`route ${JSON.stringify(c.route)} is not a route of case-format.md`);
   checkSources(c, (message) => new CaseFault(message));
-  return method;
+  return callsOf(c)[0].method ?? 'generate';
 }
 
-/** `call.requireToolApproval` and `approvals` (case-format.md). */
-function checkApproval(c) {
-  const policy = c.call?.requireToolApproval;
+/** The calls of a case, in order: its `turns`, or its one `call`. */
+export function callsOf(c) {
+  return c.turns ?? [c.call ?? {}];
+}
+
+/** One CALL: `call`, or an entry of `turns` (which may add a `prompt`). */
+function checkCall(call, where) {
+  if (!isObject(call)) throw new CaseFault(`${where} must be an object`);
+  const method = call.method ?? 'generate';
+  if (method !== 'generate' && method !== 'stream') {
+    throw new CaseFault(`${where}.method must be "generate" or "stream", not ${JSON.stringify(method)}`);
+  }
+  if (call.prompt !== undefined && typeof call.prompt !== 'string')
+    throw new CaseFault(`${where}.prompt must be a string`);
+  const policy = call.requireToolApproval;
   if (policy !== undefined && typeof policy !== 'boolean') {
     const names = isObject(policy) ? policy.names : undefined;
     if (!Array.isArray(names) || !names.every((n) => typeof n === 'string')) {
-      throw new CaseFault('call.requireToolApproval must be true, false or {"names": [string, ...]}');
+      throw new CaseFault(`${where}.requireToolApproval must be true, false or {"names": [string, ...]}`);
     }
   }
+}
+
+/** `approvals` (case-format.md). */
+function checkApproval(c) {
   if (c.approvals !== undefined) {
     if (!isObject(c.approvals)) throw new CaseFault('approvals must be an object of call ids');
     for (const [id, answer] of Object.entries(c.approvals)) {
@@ -99,7 +120,7 @@ function checkApproval(c) {
 function drivesApproval(c) {
   const lists = [c.tools ?? [], ...Object.values(c.toolsets ?? {}), c.clientTools ?? []];
   return (
-    c.call?.requireToolApproval !== undefined ||
+    callsOf(c).some((call) => call.requireToolApproval !== undefined) ||
     c.approvals !== undefined ||
     lists.some((list) => list.some((t) => isObject(t) && t.requireApproval === true))
   );
@@ -109,12 +130,16 @@ function drivesApproval(c) {
 // Running a case
 
 /**
- * Run one checked case (`method` from checkCase) against the model URL
- * `url`. Resolves to {applicable, reason, error, executed, mutated}, `error`
- * described by describeError. Throws CaseFault when the case cannot be built
- * at all. Never rejects with a Mastra error: those are the observation.
+ * Run one checked case against the model URL `url`; `fetches()` counts the
+ * requests the case has made so far (cases.mjs), which is how each turn's
+ * share of them is told. Resolves to {applicable, reason, error, executed,
+ * mutated, seen}, `error` described by describeError; a case with `turns`
+ * to {applicable, reason, mutated, turns: [{error, executed, seen,
+ * requests}]}, `requests` the number each turn made. Throws CaseFault when
+ * the case cannot be built at all. Never rejects with a Mastra error: those
+ * are the observation.
  */
-export async function runAgent(lib, c, url, method) {
+export async function runAgent(lib, c, url, fetches = () => 0) {
   const notApplicable = (reason) => ({
     applicable: false,
     reason,
@@ -130,6 +155,10 @@ export async function runAgent(lib, c, url, method) {
   // Approval is driven on the 1.x line only (docs/seen.md).
   if (legacy && drivesApproval(c)) {
     return notApplicable(`@mastra/core ${lib.mastraVersion}: approval cases are driven on 1.x only`);
+  }
+  const onlyOn1x = c.turns !== undefined ? 'turns' : c.memory === true ? 'memory: true' : c.tracing ? 'tracing' : null;
+  if (legacy && onlyOn1x !== null) {
+    return notApplicable(`@mastra/core ${lib.mastraVersion}: ${onlyOn1x} is driven on 1.x only`);
   }
   // Applicability first: a builtin this version lacks means the case does
   // not exist here, whatever else it holds.
@@ -182,24 +211,17 @@ export async function runAgent(lib, c, url, method) {
 
   const tools = build(c.tools ?? []);
   const watched = [['tools', tools]];
-  const options = {};
-  const call = c.call ?? {};
-  // Options are passed only when the case has them: an absent option and an
-  // option set to undefined are not always the same to Mastra's deep merges.
-  if ('toolChoice' in call) options.toolChoice = call.toolChoice;
-  if ('activeTools' in call) options.activeTools = call.activeTools;
-  if ('maxSteps' in call) options.maxSteps = call.maxSteps;
-  const seen = emptySeen();
-  if ('requireToolApproval' in call) options.requireToolApproval = approvalPolicy(call.requireToolApproval, seen);
+  // Options every turn shares: the case's toolsets and client tools.
+  const shared = {};
   if (c.toolsets !== undefined) {
     const toolsets = Object.fromEntries(Object.entries(c.toolsets).map(([name, list]) => [name, build(list)]));
     watched.push(['toolsets', toolsets]);
     for (const [name, set] of Object.entries(toolsets)) watched.push([`toolsets.${name}`, set]);
-    options.toolsets = toolsets;
+    shared.toolsets = toolsets;
   }
   if (c.clientTools !== undefined) {
-    options.clientTools = build(c.clientTools);
-    watched.push(['clientTools', options.clientTools]);
+    shared.clientTools = build(c.clientTools);
+    watched.push(['clientTools', shared.clientTools]);
   }
 
   // Snapshot before the Agent exists: its constructor may already touch them.
@@ -207,43 +229,103 @@ export async function runAgent(lib, c, url, method) {
 
   // Sub-agents, workflows, MCP servers, memory, dynamic tools (sources.mjs).
   const sources = await prepareSources(lib, c, tools, model, (message) => new CaseFault(message));
-  Object.assign(options, sources.callOptions);
+  Object.assign(shared, sources.callOptions);
 
-  let error = null;
+  const turns = [];
+  let tracer = null;
   try {
-    const agent = new lib.Agent({
-      id: 'probe',
-      name: 'probe',
-      instructions: 'p',
-      model,
-      tools,
-      ...sources.agentOptions,
-    });
-    // A suspended run is resumed from the snapshot its Mastra stored: with
-    // answers to give, the agent is registered on one with storage.
-    if (c.approvals !== undefined) await registerWithStorage(lib, agent);
-    const answers = c.approvals ?? {};
-    error =
-      method === 'generate'
-        ? await runGenerate(agent, options, seen, answers)
-        : await runStream(agent, options, seen, answers);
+    let agent;
+    try {
+      agent = new lib.Agent({ id: 'probe', name: 'probe', instructions: 'p', model, tools, ...sources.agentOptions });
+      tracer = await register(lib, c, agent);
+    } catch (e) {
+      // What the constructor threw: the first turn's error; no call was made.
+      turns.push({ error: e, executed: [], seen: emptySeen(), requests: fetches() });
+      throw null;
+    }
+    for (const call of callsOf(c)) {
+      const start = { executed: executed.length, requests: fetches(), spans: tracer?.spans.length ?? 0 };
+      const seen = emptySeen();
+      let error;
+      try {
+        error = await runCall(agent, call, { ...shared, ...callOptions(call, seen) }, seen, c.approvals ?? {});
+      } catch (e) {
+        // What generate() or `await agent.stream()` threw.
+        error = e;
+      }
+      if (tracer !== null) seen.spans = await tracer.since(start.spans);
+      turns.push({ error, executed: executed.slice(start.executed), seen, requests: fetches() - start.requests });
+    }
   } catch (e) {
-    // What the constructor, generate() or `await agent.stream()` threw.
-    error = e;
+    if (e !== null) throw e;
   } finally {
+    await tracer?.close();
     await sources.close();
   }
 
   const mutated = before.filter(([, obj, shape]) => !sameShape(shape, shapeOf(obj))).map(([name]) => name);
+  const described = turns.map((t) => ({
+    error: t.error === null || t.error === undefined ? null : describeError(t.error),
+    executed: t.executed,
+    seen: t.seen,
+    requests: t.requests,
+  }));
+  if (c.turns !== undefined) return { applicable: true, reason: null, turns: described, mutated };
+  const [only] = described;
+  // 0.x is outside what `seen` covers (docs/seen.md).
   return {
     applicable: true,
     reason: null,
-    error: error === null || error === undefined ? null : describeError(error),
-    executed,
+    error: only.error,
+    executed: only.executed,
     mutated,
-    // 0.x is outside what `seen` covers (docs/seen.md).
-    seen: legacy ? null : seen,
+    seen: legacy ? null : only.seen,
   };
+}
+
+/** The options of one call: what its CALL object gives, and nothing it does not. */
+function callOptions(call, seen) {
+  const options = {};
+  // Options are passed only when the case has them: an absent option and an
+  // option set to undefined are not always the same to Mastra's deep merges.
+  if ('toolChoice' in call) options.toolChoice = call.toolChoice;
+  if ('activeTools' in call) options.activeTools = call.activeTools;
+  if ('maxSteps' in call) options.maxSteps = call.maxSteps;
+  if ('requireToolApproval' in call) options.requireToolApproval = approvalPolicy(call.requireToolApproval, seen);
+  return options;
+}
+
+/**
+ * One call on the agent (the case's `call`, or one of its `turns`), with its
+ * pending approvals answered: the one run loop every case goes through.
+ */
+function runCall(agent, call, options, seen, answers) {
+  const prompt = call.prompt ?? 'hi';
+  return (call.method ?? 'generate') === 'generate'
+    ? runGenerate(agent, prompt, options, seen, answers)
+    : runStream(agent, prompt, options, seen, answers);
+}
+
+/**
+ * Register the agent on a `Mastra` where the case needs one: with
+ * `approvals`, one with storage, since approving or declining resumes the run
+ * from its stored snapshot (without storage every release measured says
+ * there is none: "No snapshot found", 1.0.4; AGENT_RESUME_NO_SNAPSHOT_FOUND,
+ * 1.67.0 and 1.71.0); with `tracing`, one with the release's observability
+ * and the probe's exporter (tracing.mjs). Resolves to the tracer, or null.
+ */
+async function register(lib, c, agent) {
+  if (c.approvals === undefined && c.tracing !== true) return null;
+  const { Mastra } = await lib.importPackage('@mastra/core/mastra');
+  const config = { agents: { probe: agent }, logger: false };
+  if (c.approvals !== undefined) {
+    const { InMemoryStore } = await lib.importPackage('@mastra/core/storage');
+    config.storage = new InMemoryStore();
+  }
+  const tracer = c.tracing === true ? await newTracer(lib) : null;
+  if (tracer !== null) config.observability = tracer.observability;
+  new Mastra(config);
+  return tracer;
 }
 
 /** The first builtin of the case (tools, toolsets, clientTools) this install lacks. */
@@ -272,8 +354,8 @@ function missingBuiltin(lib, c) {
  * `declineToolCallGenerate({ runId, toolCallId })`, whose result is the
  * resumed run's.
  */
-async function runGenerate(agent, options, seen, answers) {
-  let result = await agent.generate('hi', options);
+async function runGenerate(agent, prompt, options, seen, answers) {
+  let result = await agent.generate(prompt, options);
   for (;;) {
     readResult(seen, result?.toolCalls, result?.toolResults);
     const waiting = result?.finishReason === 'suspended' ? result?.suspendPayload : undefined;
@@ -300,8 +382,8 @@ async function runGenerate(agent, options, seen, answers) {
  * runId, toolCallId })`, whose output (the resumed run) is drained the same
  * way, its chunks after the first run's.
  */
-async function runStream(agent, options, seen, answers) {
-  let output = await agent.stream('hi', options);
+async function runStream(agent, prompt, options, seen, answers) {
+  let output = await agent.stream(prompt, options);
   let first;
   let failed = false;
   for (;;) {
@@ -399,18 +481,6 @@ function approvalPolicy(policy, seen) {
 /** The case's answer for a call id, or null when it gives none. */
 function answerOf(answers, id) {
   return Object.hasOwn(answers, id) ? answers[id] : null;
-}
-
-/**
- * Register the agent on a `Mastra` with in-memory storage: approving or
- * declining resumes the run from its stored snapshot, and without storage
- * every release measured says there is none ("No snapshot found", 1.0.4;
- * AGENT_RESUME_NO_SNAPSHOT_FOUND, 1.67.0 and 1.71.0).
- */
-async function registerWithStorage(lib, agent) {
-  const { Mastra } = await lib.importPackage('@mastra/core/mastra');
-  const { InMemoryStore } = await lib.importPackage('@mastra/core/storage');
-  new Mastra({ agents: { probe: agent }, storage: new InMemoryStore(), logger: false });
 }
 
 // ---------------------------------------------------------------------------

@@ -222,10 +222,10 @@ function coreDependencies(dir) {
  * Throws CaseFault when the case cannot be built at all.
  */
 export async function runCase(lib, c, url) {
-  const method = checkCase(c);
+  checkCase(c);
   if (typeof url !== 'string') throw new CaseFault('url must be a string');
   allowListener(url);
   const log = { url, route: routeOf(c), fetches: 0, elsewhere: [] };
-  const result = await caseRequests.run(log, () => runAgent(lib, c, url, method));
+  const result = await caseRequests.run(log, () => runAgent(lib, c, url, () => log.fetches));
   return { ...result, fetches: log.fetches, elsewhere: log.elsewhere };
 }

@@ -120,7 +120,8 @@ async function reproduce() {
   }
   let result;
   try {
-    result = await runAgent(lib, c, url, checkCase(c));
+    checkCase(c);
+    result = await runAgent(lib, c, url);
   } catch (e) {
     console.log(`the case cannot run here: ${e?.message ?? e}`);
     process.exit(2);

@@ -40,8 +40,8 @@ export function checkSources(c, fault) {
       }
     }
   }
-  if (c.memory !== undefined) {
-    if (!isObject(c.memory)) throw fault('memory must be an object { "workingMemory": true|false }');
+  if (c.memory !== undefined && c.memory !== true) {
+    if (!isObject(c.memory)) throw fault('memory must be true or an object { "workingMemory": true|false }');
     if (typeof c.memory.workingMemory !== 'boolean') throw fault('memory.workingMemory must be true or false');
   }
   if (c.dynamicTools !== undefined && typeof c.dynamicTools !== 'boolean')
@@ -253,7 +253,18 @@ export async function prepareSources(lib, c, tools, model, fault) {
       allTools = { ...tools, ...listed.tools };
     }
 
-    if (c.memory !== undefined) {
+    if (c.memory === true) {
+      // The contract's memory: LibSQL in memory, one thread and resource.
+      const { Memory } = await need(lib, '@mastra/memory', fault);
+      const { LibSQLStore } = await need(lib, '@mastra/libsql', fault);
+      const storage = new LibSQLStore({ id: 'memory', url: 'file::memory:' });
+      cleanups.push(async () => {
+        if (typeof storage.close === 'function') await storage.close();
+        else if (storage.client && storage.client.closed === false) storage.client.close();
+      });
+      agentOptions.memory = new Memory({ storage });
+      Object.assign(callOptions, { memory: { thread: 'thread-1', resource: 'user-1' } });
+    } else if (c.memory !== undefined) {
       const { Memory } = await need(lib, '@mastra/memory', fault);
       const dbUrl = `file:${path.join(tmpDir(), 'memory.db')}`;
       let storage;

@@ -27,6 +27,8 @@ const FIELDS: &[&str] = &[
     "subAgentReplies",
     "route",
     "approvals",
+    "turns",
+    "tracing",
 ];
 
 /// The fields of a TOOL object.
@@ -38,6 +40,15 @@ const CALL_FIELDS: &[&str] = &[
     "activeTools",
     "maxSteps",
     "requireToolApproval",
+];
+/// The fields of a turn: a `call`'s and its prompt.
+const TURN_FIELDS: &[&str] = &[
+    "method",
+    "toolChoice",
+    "activeTools",
+    "maxSteps",
+    "requireToolApproval",
+    "prompt",
 ];
 /// The fields of `call.requireToolApproval` as an object.
 const POLICY_FIELDS: &[&str] = &["names"];
@@ -74,7 +85,7 @@ pub(super) fn case(path: &Path, raw: &Json) -> Result<Case, CaseError> {
         },
         call: match top.get("call") {
             None => blank.call,
-            Some(c) => v.call(c)?,
+            Some(c) => v.call(c, "call", CALL_FIELDS)?,
         },
         replies: match top.get("replies") {
             None => blank.replies,
@@ -89,6 +100,18 @@ pub(super) fn case(path: &Path, raw: &Json) -> Result<Case, CaseError> {
         approvals: match top.get("approvals") {
             None => blank.approvals,
             Some(a) => Some(v.approvals(a)?),
+        },
+        turns: match top.get("turns") {
+            None => None,
+            Some(_) if top.get("call").is_some() => {
+                return Err(v.err("turns", "replaces `call`: a case has one or the other"))
+            }
+            Some(t) => Some(v.turns(t)?),
+        },
+        tracing: match top.get("tracing") {
+            None => false,
+            Some(Json::Bool(b)) => *b,
+            Some(other) => return Err(v.wrong("tracing", "true or false", other)),
         },
         ..blank
     };
@@ -337,61 +360,91 @@ impl<'a> Validator<'a> {
         }
     }
 
-    fn call(&self, v: &Json) -> Result<Call, CaseError> {
-        let obj = self.object(v, "call", CALL_FIELDS)?;
+    /// `turns`: a non-empty array of CALL, each with an optional `prompt`.
+    fn turns(&self, v: &Json) -> Result<Vec<Call>, CaseError> {
+        self.at_most(v, "turns", MAX_REPLIES, ("turns", "case"))?;
+        let turns = self.array(v, "turns", "an array of CALL objects", |t, field| {
+            self.call(t, field, TURN_FIELDS)
+        })?;
+        if turns.is_empty() {
+            return Err(self.err("turns", "is empty: a case makes at least one call"));
+        }
+        Ok(turns)
+    }
+
+    /// A CALL at `field` (`call`, or `turns[i]`, whose `fields` add `prompt`).
+    fn call(&self, v: &Json, field: &str, fields: &[&str]) -> Result<Call, CaseError> {
+        let obj = self.object(v, field, fields)?;
         let method = match obj.get("method") {
             None => Method::default(),
             Some(m) => match m.as_str().and_then(JsString::to_rust).as_deref() {
                 Some("generate") => Method::Generate,
                 Some("stream") => Method::Stream,
-                _ => return Err(self.wrong("call.method", "\"generate\" or \"stream\"", m)),
+                _ => {
+                    return Err(self.wrong(
+                        &format!("{field}.method"),
+                        "\"generate\" or \"stream\"",
+                        m,
+                    ))
+                }
             },
         };
         let tool_choice = obj
             .get("toolChoice")
-            .map(|t| self.tool_choice(t))
+            .map(|t| self.tool_choice(t, &format!("{field}.toolChoice")))
             .transpose()?;
         let active_tools = obj
             .get("activeTools")
-            .map(|a| self.strings(a, "call.activeTools", "an array of keys"))
+            .map(|a| self.strings(a, &format!("{field}.activeTools"), "an array of keys"))
             .transpose()?;
         let max_steps = match obj.get("maxSteps") {
             None => None,
             Some(n) => match n.as_f64() {
                 Some(x) if x.fract() == 0.0 && (1.0..=1000.0).contains(&x) => Some(x as u32),
-                _ => return Err(self.wrong("call.maxSteps", "an integer from 1 to 1000", n)),
+                _ => {
+                    return Err(self.wrong(
+                        &format!("{field}.maxSteps"),
+                        "an integer from 1 to 1000",
+                        n,
+                    ))
+                }
             },
         };
         let require_tool_approval = obj
             .get("requireToolApproval")
-            .map(|p| self.approval_policy(p))
+            .map(|p| self.approval_policy(p, &format!("{field}.requireToolApproval")))
             .transpose()?;
+        let prompt = match obj.get("prompt") {
+            None => None,
+            Some(p) => Some(self.js(Some(p), &format!("{field}.prompt"))?),
+        };
         Ok(Call {
             method,
             tool_choice,
             active_tools,
             max_steps,
             require_tool_approval,
+            prompt,
         })
     }
 
     /// `call.requireToolApproval`: `true`, `false` or `{ "names": [...] }`.
-    fn approval_policy(&self, v: &Json) -> Result<ApprovalPolicy, CaseError> {
-        const FIELD: &str = "call.requireToolApproval";
+    fn approval_policy(&self, v: &Json, field: &str) -> Result<ApprovalPolicy, CaseError> {
+        let field_names = format!("{field}.names");
         match v {
             Json::Bool(b) => Ok(ApprovalPolicy::Flag(*b)),
             Json::Object(_) => {
-                let obj = self.object(v, FIELD, POLICY_FIELDS)?;
+                let obj = self.object(v, field, POLICY_FIELDS)?;
                 let names = obj
                     .get("names")
-                    .ok_or_else(|| self.err(&format!("{FIELD}.names"), "is required"))?;
+                    .ok_or_else(|| self.err(&field_names, "is required"))?;
                 Ok(ApprovalPolicy::Names(self.strings(
                     names,
-                    &format!("{FIELD}.names"),
+                    &field_names,
                     "an array of tool names",
                 )?))
             }
-            other => Err(self.wrong(FIELD, "true, false or { \"names\": [...] }", other)),
+            other => Err(self.wrong(field, "true, false or { \"names\": [...] }", other)),
         }
     }
 
@@ -411,8 +464,8 @@ impl<'a> Validator<'a> {
         Ok(out)
     }
 
-    fn tool_choice(&self, v: &Json) -> Result<ToolChoice, CaseError> {
-        const FIELD: &str = "call.toolChoice";
+    fn tool_choice(&self, v: &Json, field: &str) -> Result<ToolChoice, CaseError> {
+        let (kind, name) = (format!("{field}.type"), format!("{field}.toolName"));
         const EXPECTED: &str =
             "\"auto\", \"none\", \"required\" or { \"type\": \"tool\", \"toolName\": KEY }";
         match v {
@@ -420,20 +473,18 @@ impl<'a> Validator<'a> {
                 Some("auto") => Ok(ToolChoice::Auto),
                 Some("none") => Ok(ToolChoice::None),
                 Some("required") => Ok(ToolChoice::Required),
-                _ => Err(self.wrong(FIELD, EXPECTED, v)),
+                _ => Err(self.wrong(field, EXPECTED, v)),
             },
             Json::Object(_) => {
-                let obj = self.object(v, FIELD, CHOICE_FIELDS)?;
+                let obj = self.object(v, field, CHOICE_FIELDS)?;
                 match obj.get("type") {
                     Some(t) if t.as_str() == Some(&JsString::from("tool")) => {}
-                    Some(t) => return Err(self.wrong("call.toolChoice.type", "\"tool\"", t)),
-                    None => return Err(self.err("call.toolChoice.type", "is required")),
+                    Some(t) => return Err(self.wrong(&kind, "\"tool\"", t)),
+                    None => return Err(self.err(&kind, "is required")),
                 }
-                Ok(ToolChoice::Tool(
-                    self.js(obj.get("toolName"), "call.toolChoice.toolName")?,
-                ))
+                Ok(ToolChoice::Tool(self.js(obj.get("toolName"), &name)?))
             }
-            _ => Err(self.wrong(FIELD, EXPECTED, v)),
+            _ => Err(self.wrong(field, EXPECTED, v)),
         }
     }
 
@@ -561,6 +612,7 @@ pub(super) mod tests {
             super::super::SOURCE_FIELDS,
             super::TOOL_FIELDS,
             super::CALL_FIELDS,
+            super::TURN_FIELDS,
             super::POLICY_FIELDS,
             super::CHOICE_FIELDS,
             super::REPLY_FIELDS,

@@ -46,10 +46,22 @@ pub struct McpServer {
     pub tools: Vec<JsString>,
 }
 
-/// `memory: { "workingMemory": BOOL }`.
+/// `memory: { "workingMemory": BOOL }`, or `memory: true`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct MemorySource {
     pub working_memory: bool,
+    /// `memory: true`: the contract's `Memory` over LibSQL in memory
+    /// (`file::memory:`), every call on `thread-1` of `user-1`, with
+    /// Memory's own options (working memory off).
+    pub in_memory: bool,
+}
+
+impl MemorySource {
+    /// `memory: true`.
+    pub const IN_MEMORY: MemorySource = MemorySource {
+        working_memory: false,
+        in_memory: true,
+    };
 }
 
 impl Sources {
@@ -83,10 +95,12 @@ impl Sources {
             members.push(("mcp", Json::Object(servers)));
         }
         if let Some(m) = self.memory {
-            members.push((
-                "memory",
-                Json::object([("workingMemory", Json::Bool(m.working_memory))]),
-            ));
+            let v = if m.in_memory {
+                Json::Bool(true)
+            } else {
+                Json::object([("workingMemory", Json::Bool(m.working_memory))])
+            };
+            members.push(("memory", v));
         }
         if self.dynamic_tools {
             members.push(("dynamicTools", Json::Bool(true)));
@@ -123,6 +137,10 @@ impl Validator<'_> {
         };
         let memory = match top.get("memory") {
             None => None,
+            Some(Json::Bool(true)) => Some(MemorySource::IN_MEMORY),
+            Some(v @ Json::Bool(false)) => {
+                return Err(self.wrong("memory", "true or { \"workingMemory\": BOOL }", v))
+            }
             Some(v) => {
                 let obj = self.object(v, "memory", MEMORY_FIELDS)?;
                 let working_memory = match obj.get("workingMemory") {
@@ -132,7 +150,10 @@ impl Validator<'_> {
                     }
                     None => return Err(self.err("memory.workingMemory", "is required")),
                 };
-                Some(MemorySource { working_memory })
+                Some(MemorySource {
+                    working_memory,
+                    in_memory: false,
+                })
             }
         };
         let dynamic_tools = match top.get("dynamicTools") {
@@ -176,7 +197,8 @@ mod tests {
         assert_eq!(
             s.memory,
             Some(MemorySource {
-                working_memory: true
+                working_memory: true,
+                in_memory: false,
             })
         );
         assert!(s.dynamic_tools);

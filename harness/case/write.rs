@@ -32,7 +32,9 @@ impl Case {
             members.push(("clientTools", tools(client)));
         }
         self.sources.write(&mut members);
-        if self.call != blank.call {
+        if let Some(turns) = &self.turns {
+            members.push(("turns", Json::Array(turns.iter().map(call).collect())));
+        } else if self.call != blank.call {
             members.push(("call", call(&self.call)));
         }
         if self.replies != blank.replies {
@@ -65,6 +67,9 @@ impl Case {
                 })
                 .collect();
             members.push(("approvals", Json::Object(answers)));
+        }
+        if self.tracing {
+            members.push(("tracing", Json::Bool(true)));
         }
         // A case on another route names it, however it got there.
         if self.route_named || self.route != blank.route {
@@ -134,6 +139,9 @@ fn call(c: &Call) -> Json {
     }
     if let Some(n) = c.max_steps {
         members.push(("maxSteps", Json::int(i64::from(n))));
+    }
+    if let Some(prompt) = &c.prompt {
+        members.push(("prompt", Json::String(prompt.clone())));
     }
     match &c.require_tool_approval {
         None => {}
@@ -340,6 +348,7 @@ mod tests {
         )
             .prop_map(
                 |(method, tool_choice, active_tools, max_steps, require_tool_approval)| Call {
+                    prompt: None,
                     method,
                     tool_choice,
                     active_tools,
@@ -376,14 +385,18 @@ mod tests {
             keys(),
             keys(),
             prop::option::of(servers),
-            prop::option::of(any::<bool>()),
+            prop::option::of((any::<bool>(), any::<bool>())),
             any::<bool>(),
         )
             .prop_map(|(agents, workflows, mcp, memory, dynamic_tools)| Sources {
                 agents,
                 workflows,
                 mcp,
-                memory: memory.map(|working_memory| MemorySource { working_memory }),
+                // `memory: true` where the flag is absent from the pair.
+                memory: memory.map(|(working_memory, in_memory)| MemorySource {
+                    working_memory: working_memory && !in_memory,
+                    in_memory,
+                }),
                 dynamic_tools,
             })
     }
@@ -401,6 +414,8 @@ mod tests {
             sources in sources(),
             scripts in prop::option::of(prop::collection::vec(prop::collection::vec(reply(), 0..3), 0..3)),
             approvals in prop::option::of(named(prop_oneof![Just(Approval::Approve), Just(Approval::Decline)])),
+            turns in prop::option::of(prop::collection::vec((call(), prop::option::of(js())), 1..3)),
+            tracing in any::<bool>(),
         ) -> Case {
             // Scripts for some of the sub-agents, each key once.
             let mut keys: Vec<JsString> = Vec::new();
@@ -418,12 +433,19 @@ mod tests {
                 tools,
                 toolsets,
                 client_tools,
-                call,
                 replies,
                 route: route.unwrap_or_default(),
                 route_named: route.is_some(),
                 sources,
                 approvals,
+                // A case with turns has the default call.
+                call: if turns.is_some() { Call::default() } else { call },
+                turns: turns.map(|t| {
+                    t.into_iter()
+                        .map(|(call, prompt)| Call { prompt, ..call })
+                        .collect()
+                }),
+                tracing,
                 ..Case::new("cases/arbitrary.json", about)
             }
         }

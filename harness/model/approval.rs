@@ -28,7 +28,7 @@ fn outside(case: &Case) -> Option<&'static str> {
         || s.agents.is_some()
         || s.workflows.is_some()
         || s.mcp.is_some()
-        || s.memory.is_some()
+        || s.memory.is_some_and(|m| !m.in_memory)
         || s.dynamic_tools
         || case.sub_agent_replies.is_some()
     {

@@ -26,6 +26,7 @@ pub mod rewrite;
 pub mod route;
 pub mod sources;
 mod steps;
+mod turns;
 mod validate;
 
 pub use steps::DEFAULT_MAX_STEPS;
@@ -33,7 +34,7 @@ pub use steps::DEFAULT_MAX_STEPS;
 use crate::case::{Case, Method, Tool, ToolChoice, STANDARD_ID};
 use crate::js::json::Json;
 use crate::js::string::JsString;
-use crate::projection::{ErrorView, Projection};
+use crate::projection::{self, ErrorView, Projection};
 use crate::version::spec::MastraVersion;
 use record::{Lookup, Record};
 use releases::Release;
@@ -280,6 +281,13 @@ pub fn predict(case: &Case, version: MastraVersion) -> Prediction {
             version,
         )));
     }
+    let one_agent =
+        case.turns.is_some() || case.tracing || case.sources.memory.is_some_and(|m| m.in_memory);
+    if one_agent && rel.on_0x() {
+        return Prediction::Projection(Projection::not_applicable(format!(
+            "@mastra/core {version}: turns, memory: true and tracing are driven on 1.x only"
+        )));
+    }
     if !rel.is_modelled() {
         return Prediction::Unmodelled(format!(
             "@mastra/core {version} is outside the 1.x line the model was swept on"
@@ -298,6 +306,12 @@ pub fn predict(case: &Case, version: MastraVersion) -> Prediction {
         return Prediction::Projection(Projection::not_applicable(format!(
             "@mastra/core {version} does not export {name}"
         )));
+    }
+    if one_agent {
+        return match turns::project(case, &rel) {
+            Ok(p) => Prediction::Projection(p),
+            Err(reason) => Prediction::Unmodelled(reason),
+        };
     }
     let outcome = match steps::legacy_loop::mcp_orders(case, &rel) {
         Some(orders) => orders.and_then(|cases| {
@@ -325,25 +339,50 @@ pub fn predict(case: &Case, version: MastraVersion) -> Prediction {
 /// releases where listing them throws, then `formatTools`), then the agent
 /// loop (`steps`).
 fn run(case: &Case, rel: &Release) -> Result<Vec<Projection>, String> {
+    let mut out: Vec<Projection> = Vec::new();
+    for o in run_from(case, rel, Vec::new())? {
+        if !out.contains(&o.projection) {
+            out.push(o.projection);
+        }
+    }
+    Ok(out)
+}
+
+/// As `run`, the call started from the history `before` (what a memory
+/// recalls of earlier calls), each way it can go with what it stored and
+/// the tool spans it ended (`steps::Outcome`).
+fn run_from(
+    case: &Case,
+    rel: &Release,
+    before: Vec<projection::HistoryItem>,
+) -> Result<Vec<steps::Outcome>, String> {
     let mut tools = merged_tools_on(case, rel.on_0x().then_some(rel));
     if let Some(error) = error_before_requests(case, rel, &mut tools) {
         // Nothing was handed over: the call threw before any result.
         let projected = case.drives_approval() || (rel.on_1x() && case.seen_projected());
         let seen = projected.then(|| Box::new(steps::seen::before_requests()));
-        return Ok(vec![Projection {
-            error: Some(error),
-            seen,
-            ..Projection::empty()
+        return Ok(vec![steps::Outcome {
+            projection: Projection {
+                error: Some(error),
+                seen,
+                ..Projection::empty()
+            },
+            stored: before,
+            spans: Vec::new(),
+            answered: false,
         }]);
     }
     let offered = offered(case, rel, &tools);
-    let projections = steps::run_loop(case, rel, &tools, offered)?;
+    let outcomes = steps::run_loop_from(case, rel, &tools, offered, before)?;
     if !case.drives_approval() {
-        return Ok(projections);
+        return Ok(outcomes);
     }
-    projections
+    outcomes
         .into_iter()
-        .map(|p| approval::project(case, rel, &tools, p))
+        .map(|o| {
+            let projection = approval::project(case, rel, &tools, o.projection)?;
+            Ok(steps::Outcome { projection, ..o })
+        })
         .collect()
 }
 

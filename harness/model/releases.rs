@@ -167,6 +167,25 @@ release_table! {
     /// calling the held tool first, then a tool the policy lets through,
     /// 1.67.0 to 1.71.0: 1.68.0 asked the held call alone, 1.69.0 both).
     APPROVAL_LATER_CALLS_ASKED => approval_later_calls_asked: (1, 69, 0);
+    /// A tool span (`tracing`) carries the tool's key as its `entityId`, as
+    /// it does its `entityName` and its name (`tool: 'KEY'`); before, the
+    /// span was made with no `entityId` and took its parent step span's
+    /// (`stream-text-step`, measured on 1.0.4, `generate()` and `stream()`
+    /// alike). First in 1.1.0: `entityId: options.name` beside `entityName`
+    /// in the tool's `createChildSpan` (1.1.0 `dist/chunk-4DDIPGB6.js:161`;
+    /// 1.0.4 `dist/chunk-5RBKFP5N.js:158` has none). `bisect
+    /// cases/tracing/span-named-by-the-key.json --good 1.0.4 --bad 1.71.0`:
+    /// first changed 1.1.0 (last the same 1.0.4; 7 steps).
+    SPAN_ENTITY_IS_THE_KEY => span_entity_is_the_key: (1, 1, 0);
+    /// `generate()`'s result lists in `toolCalls` the calls of every step;
+    /// before, on a call that neither drives approval nor has memory, only
+    /// the last step's (none, when a text reply answered), while
+    /// `toolResults` listed every step's (measured on 1.0.4, 1.1.0 and 1.5.0
+    /// with `tracing`, every route). First in 1.6.0 (`bisect
+    /// cases/tracing/span-named-by-the-key.json --good 1.1.0 --bad 1.71.0`:
+    /// first changed 1.6.0, last the same 1.5.0; 6 steps); bisect only, the
+    /// dist line not yet found.
+    GENERATE_LISTS_EVERY_CALL => generate_lists_every_call: (1, 6, 0);
     /// `activeTools` filters the tools sent (by rewritten name). Before it, the
     /// option was ignored. First in 1.1.0 (`prepareToolsAndToolChoice` gained
     /// the `activeTools` filter; sweep: `active-*` cases, 1.0.4 → 1.1.0).

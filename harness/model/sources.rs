@@ -446,10 +446,12 @@ mod tests {
     fn working_memory_adds_one_tool_only_when_enabled() {
         assert!(memory_tools(None).is_empty());
         assert!(memory_tools(Some(MemorySource {
-            working_memory: false
+            working_memory: false,
+            in_memory: false,
         }))
         .is_empty());
         let r = memory_tools(Some(MemorySource {
+            in_memory: false,
             working_memory: true,
         }));
         assert_eq!(keys(&r), [WORKING_MEMORY_KEY]);

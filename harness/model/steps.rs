@@ -58,6 +58,9 @@ pub(super) enum Resolved {
     Run {
         /// The tool's id (what `executed` lists).
         id: JsString,
+        /// Its key in the record before `formatTools` (what a tool span
+        /// names it by).
+        key: JsString,
         /// Found under its own name (`stepTools[name]`), not by its id:
         /// such a call can start while a stream is still arriving, and a
         /// sub-agent's output goes through `toModelOutput`.
@@ -168,6 +171,30 @@ pub(super) struct Agent {
     first_error_part: Option<ErrorView>,
     step: usize,
     max_steps: usize,
+    /// Each call that found a case tool, in order: the tool span it ends
+    /// (`Outcome::spans`).
+    spans: Vec<SpanCall>,
+}
+
+/// A call that found one of the case's own tools, as a tool span of it
+/// would name it: the tool's key and id.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct SpanCall {
+    pub(super) key: JsString,
+    pub(super) id: JsString,
+}
+
+/// What one way a case's loop can go gives: its projection, what the
+/// parent's next request would carry back (what a memory stores of the
+/// call), and the tool spans it ended.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Outcome {
+    pub(super) projection: Projection,
+    pub(super) stored: Vec<HistoryItem>,
+    pub(super) spans: Vec<SpanCall>,
+    /// The parent's loop ended on a text reply: its answer is a message of
+    /// the call too.
+    pub(super) answered: bool,
 }
 
 /// A sub-agent run inside a parent's step.
@@ -193,14 +220,16 @@ pub(super) struct State {
     pub(super) log: Vec<seen::StepSeen>,
 }
 
-/// What a case's loop gives: every projection its races allow, distinct,
-/// in the order found.
-pub(super) fn run_loop(
+/// What a case's loop gives, started from the history `before` (what a
+/// memory recalls of earlier turns): each way its races allow, distinct, in
+/// the order found.
+pub(super) fn run_loop_from(
     case: &Case,
     rel: &Release,
     tools: &Record<ToolValue>,
     offered: (Option<Vec<JsString>>, Option<Json>),
-) -> Result<Vec<Projection>, String> {
+    before: Vec<HistoryItem>,
+) -> Result<Vec<Outcome>, String> {
     let active = case
         .call
         .active_tools
@@ -217,13 +246,14 @@ pub(super) fn run_loop(
             tools: tools.clone(),
             offered,
             active,
-            before: Vec::new(),
+            before,
             invocations: Vec::new(),
             failed: Vec::new(),
             working_memory: legacy_loop::WorkingMemoryCalls::default(),
             first_error_part: None,
             step: 0,
             max_steps: case.call.max_steps.unwrap_or(DEFAULT_MAX_STEPS) as usize,
+            spans: Vec::new(),
         },
         error: None,
         ended: None,
@@ -232,7 +262,7 @@ pub(super) fn run_loop(
     let cx = Cx { case, rel };
     let mut pending = vec![start];
     let mut seen_states = 0;
-    let mut out: Vec<Projection> = Vec::new();
+    let mut out: Vec<Outcome> = Vec::new();
     while let Some(state) = pending.pop() {
         seen_states += 1;
         if seen_states > MAX_STATES {
@@ -241,9 +271,18 @@ pub(super) fn run_loop(
         match cx.parent_step(state)? {
             Next::Go(states) => pending.extend(states.into_iter().rev()),
             Next::Done(state) => {
-                let p = cx.end(*state)?;
-                if !out.contains(&p) {
-                    out.push(p);
+                let stored = state.parent.history(rel);
+                let spans = state.parent.spans.clone();
+                let answered = matches!(state.ended, Some(Ending::Answer(_)));
+                let projection = cx.end(*state)?;
+                let o = Outcome {
+                    projection,
+                    stored,
+                    spans,
+                    answered,
+                };
+                if !out.contains(&o) {
+                    out.push(o);
                 }
                 if out.len() > MAX_OUTCOMES {
                     return Err(too_many());
@@ -605,6 +644,7 @@ impl Cx<'_> {
             first_error_part: None,
             step: 0,
             max_steps: DEFAULT_MAX_STEPS as usize,
+            spans: Vec::new(),
         }
     }
 
@@ -807,6 +847,7 @@ impl Cx<'_> {
             );
             return Ok(Resolved::Run {
                 id: value.id.clone(),
+                key: value.key.clone(),
                 by_name: matches!(tools.get(name), Lookup::Own(_)),
                 runs: Runs::Refused(message),
             });
@@ -851,6 +892,7 @@ impl Cx<'_> {
         };
         Ok(Resolved::Run {
             id: value.id.clone(),
+            key: value.key.clone(),
             by_name,
             runs,
         })
@@ -960,6 +1002,14 @@ impl Cx<'_> {
                 Resolved::Stop => continue,
             };
             agent.working_memory.note(&call.name, r);
+            if let Resolved::Run { id, key, .. } = r {
+                if agent.who == Requester::Parent {
+                    agent.spans.push(SpanCall {
+                        key: key.clone(),
+                        id: id.clone(),
+                    });
+                }
+            }
             let content = legacy_loop::own_client_output(self.rel, content);
             let invocation = Invocation {
                 step: agent.step,
@@ -1502,7 +1552,7 @@ fn not_found_message(name: &JsString, available: &[JsString]) -> JsString {
 
 /// The name a history entry carries (`sanitizeToolName` in the prompt
 /// builder, from 1.9.0).
-fn history_name(rel: &Release, name: &JsString) -> JsString {
+pub(super) fn history_name(rel: &Release, name: &JsString) -> JsString {
     let ok = !name.is_empty()
         && name.all_units(|u| matches!(u, 0x30..=0x39 | 0x41..=0x5A | 0x61..=0x7A | 0x5F | 0x2D));
     if rel.history_names_sanitised && !ok {

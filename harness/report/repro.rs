@@ -44,6 +44,7 @@ const MODULES: &[(&str, &str)] = &[
     ("reading.mjs", include_str!("../../node-probe/reading.mjs")),
     ("routes.mjs", include_str!("../../node-probe/routes.mjs")),
     ("sources.mjs", include_str!("../../node-probe/sources.mjs")),
+    ("tracing.mjs", include_str!("../../node-probe/tracing.mjs")),
     ("wire.mjs", include_str!("../../node-probe/wire.mjs")),
 ];
 

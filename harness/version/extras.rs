@@ -1,7 +1,8 @@
 //! `Extras`: the packages installed beside each `@mastra/core` so that a
 //! case can use every tool source (`docs/case-format.md`): `@mastra/mcp`
 //! for MCP servers, the official MCP SDK (the reference the probe's own
-//! server is compared with, `node-probe/testing/mcp-compare.mjs`), and `@mastra/memory` with `@mastra/libsql` for working memory.
+//! server is compared with, `node-probe/testing/mcp-compare.mjs`), `@mastra/memory` with `@mastra/libsql` for memory, and
+//! `@mastra/observability` for tracing.
 //!
 //! In: a `MastraVersion`. Out: `(package, exact version)` pairs for the
 //! install manifest. Pure.
@@ -176,6 +177,57 @@ const LIBSQL: &[(MastraVersion, &str)] = &[
     (v(1, 68, 0), "1.23.1"),
 ];
 
+/// `(first core, @mastra/observability)`: the package the 1.x cores take
+/// their `observability` option from (`new Mastra({ observability: new
+/// Observability({ configs }) })`, the `tracing` case field). Chosen by the
+/// same rule, from `npm view @mastra/observability@'>=1.0.0' version
+/// devDependencies peerDependencies` (registry of 2026-12-03).
+const OBSERVABILITY: &[(MastraVersion, &str)] = &[
+    (v(1, 0, 0), "1.0.0"),
+    (v(1, 1, 0), "1.1.0"),
+    (v(1, 2, 0), "1.2.0"),
+    (v(1, 6, 0), "1.2.1"),
+    (v(1, 9, 0), "1.3.0"),
+    (v(1, 10, 0), "1.3.1"),
+    (v(1, 11, 0), "1.4.0"),
+    (v(1, 13, 0), "1.5.0"),
+    (v(1, 15, 0), "1.5.1"),
+    (v(1, 18, 0), "1.6.0"),
+    (v(1, 20, 0), "1.7.0"),
+    (v(1, 21, 0), "1.7.1"),
+    (v(1, 22, 0), "1.7.2"),
+    (v(1, 23, 0), "1.7.3"),
+    (v(1, 24, 0), "1.8.0"),
+    (v(1, 24, 1), "1.9.0"),
+    (v(1, 25, 0), "1.9.1"),
+    (v(1, 26, 0), "1.10.0"),
+    (v(1, 29, 0), "1.10.1"),
+    (v(1, 31, 0), "1.11.0"),
+    (v(1, 32, 0), "1.11.1"),
+    (v(1, 33, 0), "1.12.0"),
+    (v(1, 36, 0), "1.13.0"),
+    (v(1, 37, 0), "1.14.0"),
+    (v(1, 38, 0), "1.14.1"),
+    (v(1, 43, 0), "1.14.3"),
+    (v(1, 45, 0), "1.15.0"),
+    (v(1, 46, 0), "1.15.1"),
+    (v(1, 47, 0), "1.15.2"),
+    (v(1, 50, 0), "1.16.0"),
+    (v(1, 51, 0), "1.16.1"),
+    (v(1, 52, 0), "1.16.2"),
+    (v(1, 54, 0), "1.16.3"),
+    (v(1, 57, 0), "1.16.5"),
+    (v(1, 58, 0), "1.16.6"),
+    (v(1, 59, 0), "1.17.0"),
+    (v(1, 60, 0), "1.17.1"),
+    (v(1, 63, 1), "1.17.4"),
+    (v(1, 64, 0), "1.17.5"),
+    (v(1, 65, 0), "1.17.6"),
+    (v(1, 66, 0), "1.17.7"),
+    (v(1, 67, 0), "1.17.8"),
+    (v(1, 68, 0), "1.17.9"),
+];
+
 fn pick(table: &[(MastraVersion, &'static str)], core: MastraVersion) -> &'static str {
     table
         .iter()
@@ -215,6 +267,7 @@ pub fn extras(core: MastraVersion) -> Vec<(&'static str, &'static str)> {
         ("@mastra/mcp", pick(MCP, core)),
         ("@mastra/memory", pick(MEMORY, core)),
         ("@mastra/libsql", pick(LIBSQL, core)),
+        ("@mastra/observability", pick(OBSERVABILITY, core)),
         ("@modelcontextprotocol/sdk", MCP_SDK),
     ]
 }
@@ -429,13 +482,16 @@ mod tests {
         assert_eq!(get(v(1, 67, 0), "@mastra/memory"), "1.30.0");
         assert_eq!(get(v(1, 71, 0), "@mastra/mcp"), "2.0.0");
         assert_eq!(get(v(1, 71, 0), "@mastra/libsql"), "1.23.1");
+        assert_eq!(get(v(1, 0, 4), "@mastra/observability"), "1.0.0");
+        assert_eq!(get(v(1, 67, 0), "@mastra/observability"), "1.17.8");
+        assert_eq!(get(v(1, 71, 0), "@mastra/observability"), "1.17.9");
         // Between rows: the row below.
         assert_eq!(get(v(1, 66, 5), "@mastra/mcp"), "1.17.3");
     }
 
     #[test]
     fn tables_ascend() {
-        for t in [MCP, MEMORY, LIBSQL] {
+        for t in [MCP, MEMORY, LIBSQL, OBSERVABILITY] {
             assert!(t.windows(2).all(|w| w[0].0 < w[1].0));
         }
         for t in [MCP_ZERO, MEMORY_ZERO, LIBSQL_ZERO] {

@@ -431,7 +431,10 @@ impl CaseGenerator {
                 self.source_names
                     .push(JsString::from("updateWorkingMemory"));
             }
-            s.memory = Some(MemorySource { working_memory });
+            s.memory = Some(MemorySource {
+                working_memory,
+                in_memory: false,
+            });
         }
         s.dynamic_tools = u.ratio(1u8, 10)?;
         if !self.source_names.is_empty() && u.ratio(1u8, 4)? {

@@ -352,6 +352,7 @@ impl Visitor for Edits {
             memory,
             vec![MemorySource {
                 working_memory: false,
+                in_memory: memory.in_memory,
             }],
         );
     }
@@ -800,6 +801,7 @@ mod tests {
                 active_tools: Some(vec![js("a_b")]),
                 max_steps: None,
                 require_tool_approval: None,
+                prompt: None,
             },
             replies: vec![Reply::ToolCalls(vec![ToolCallReply {
                 id: js("call_1"),
@@ -832,6 +834,7 @@ mod tests {
                 }]),
                 memory: Some(MemorySource {
                     working_memory: true,
+                    in_memory: false,
                 }),
                 dynamic_tools: true,
             },

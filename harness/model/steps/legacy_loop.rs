@@ -672,6 +672,7 @@ pub(in crate::model) fn inherited(rel: &Release) -> Option<Resolved> {
     };
     rel.v5_loop.then(|| Resolved::Run {
         id: JsString::new(),
+        key: JsString::new(),
         by_name: true,
         runs: Runs::Fixed(answer),
     })

@@ -223,6 +223,28 @@ pub(in crate::model) fn predict(
         Method::Generate => p.error.is_some() || matches!(ended, Some(Ending::ApiError(_))),
         Method::Stream => p.error.is_some(),
     };
+    // `generate()`'s `toolCalls` before GENERATE_LISTS_EVERY_CALL, on a
+    // traced call that neither drives approval nor has memory: the last
+    // step's only (without tracing, 1.0.4 lists every step's: the corpus's
+    // `loop-stops-at-maxsteps.json`).
+    let last_step_only = !rel.generate_lists_every_call
+        && case.tracing
+        && !stream
+        && !case.drives_approval()
+        && case.sources.memory.is_none();
+    if last_step_only {
+        // A text answer's step is the last, and it has no calls.
+        let answered = matches!(ended, Some(Ending::Answer(_)));
+        calls = log
+            .last()
+            .filter(|_| !answered)
+            .map_or_else(Vec::new, |step| {
+                step.calls
+                    .iter()
+                    .map(|c| Json::String(c.name.clone()))
+                    .collect()
+            });
+    }
     if !threw {
         seen.tool_calls = Some(calls);
         seen.tool_results = Some(results);
