@@ -81,6 +81,22 @@ export function checkCase(c) {
   return callsOf(c)[0].method ?? 'generate';
 }
 
+/**
+ * How long after a turn on a memory's thread the next one starts. Mastra
+ * stamps the messages of one turn created in the same millisecond one
+ * millisecond apart, so the last of them can lie a few milliseconds in the
+ * future; before 1.6.0 a turn started within that window had its prompt
+ * stamped earlier and recalled before the previous turn's messages, varying
+ * with the clock (1.0.4 to 1.5.0, measured). A person's next turn comes
+ * later than that, and so does the probe's.
+ */
+const TURN_GAP_MS = 50;
+
+async function paceTurn(lastEnded) {
+  const wait = lastEnded + TURN_GAP_MS - Date.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+}
+
 /** The calls of a case, in order: its `turns`, or its one `call`. */
 export function callsOf(c) {
   return c.turns ?? [c.call ?? {}];
@@ -243,7 +259,9 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
       turns.push({ error: e, executed: [], seen: emptySeen(), requests: fetches() });
       throw null;
     }
+    let lastEnded = null;
     for (const call of callsOf(c)) {
+      if (lastEnded !== null) await paceTurn(lastEnded);
       const start = { executed: executed.length, requests: fetches(), spans: tracer?.spans.length ?? 0 };
       const seen = emptySeen();
       let error;
@@ -255,6 +273,7 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
       }
       if (tracer !== null) seen.spans = await tracer.since(start.spans);
       turns.push({ error, executed: executed.slice(start.executed), seen, requests: fetches() - start.requests });
+      if (c.memory !== undefined) lastEnded = Date.now();
     }
   } catch (e) {
     if (e !== null) throw e;

@@ -83,7 +83,8 @@ pub fn repro(args: ReproArgs) -> Result<Exit, Failure> {
     // one its symptom is recognised by on the model's projection; else the
     // script checks the model's prediction itself.
     let predicted = match model_predict(&case, version) {
-        Prediction::Projection(p) => p,
+        // The script checks requests and the error, exact either way.
+        Prediction::Projection(p) | Prediction::Dropping(p) => p,
         Prediction::Unmodelled(why) => {
             return Err(Failure::bad(format!(
                 "{}: the model does not predict this case on {version} ({why}), so there is no \

@@ -130,14 +130,69 @@ pub fn compare(predicted: &Prediction, observed: &Observed) -> Verdict {
                 Verdict::Diverged
             }
         }
-        (Prediction::Projection(p), Observed::Ran { projection: o, .. }) => {
-            match (p.applicable, o.applicable) {
-                (false, false) => Verdict::NotApplicable,
-                (true, true) if comparable(p) == comparable(o) => Verdict::AsModelled,
-                _ => Verdict::Diverged,
-            }
-        }
+        (Prediction::Projection(p), Observed::Ran { projection: o, .. }) => exact(p, o),
+        // Whole, the stream is as modelled; short of chunks the model
+        // cannot name in advance, it is one way Mastra may go.
+        (Prediction::Dropping(p), Observed::Ran { projection: o, .. }) => match exact(p, o) {
+            Verdict::Diverged if lost_chunks_only(p, o) => Verdict::Nondeterministic,
+            verdict => verdict,
+        },
     }
+}
+
+fn exact(p: &Projection, o: &Projection) -> Verdict {
+    match (p.applicable, o.applicable) {
+        (false, false) => Verdict::NotApplicable,
+        (true, true) if comparable(p) == comparable(o) => Verdict::AsModelled,
+        _ => Verdict::Diverged,
+    }
+}
+
+/// Whether `got` is `full` short of some of what a chunk-dropping stream
+/// loses (`Prediction::Dropping`): each `seen`'s stream chunks, `toolCalls`
+/// and `toolResults` an in-order subset of the full one's, and nothing else
+/// different.
+fn lost_chunks_only(full: &Projection, got: &Projection) -> bool {
+    let mut got = got.clone();
+    let seen_pairs = |full: &Projection, got: &mut Projection| -> bool {
+        let flat = [(full.seen.as_deref(), got.seen.as_deref_mut())];
+        let turns = full
+            .turns
+            .iter()
+            .flatten()
+            .zip(got.turns.iter_mut().flatten());
+        let per_turn = turns.map(|(f, g)| (f.seen.as_deref(), g.seen.as_deref_mut()));
+        flat.into_iter().chain(per_turn).all(|pair| match pair {
+            (Some(f), Some(g)) => restore_if_lost(f, g),
+            (f, g) => f.is_none() && g.is_none(),
+        })
+    };
+    if full.turns.as_ref().map(Vec::len) != got.turns.as_ref().map(Vec::len) {
+        return false;
+    }
+    seen_pairs(full, &mut got) && comparable(full) == comparable(&got)
+}
+
+/// If `got`'s lists are in-order subsets of `full`'s, put `full`'s in their
+/// place (so the rest can be compared whole) and say so.
+fn restore_if_lost(full: &crate::projection::Seen, got: &mut crate::projection::Seen) -> bool {
+    let names = |l: &Option<Vec<Json>>| l.clone().unwrap_or_default();
+    let lost = is_subsequence(&got.stream, &full.stream)
+        && full.tool_calls.is_some() == got.tool_calls.is_some()
+        && full.tool_results.is_some() == got.tool_results.is_some()
+        && is_subsequence(&names(&got.tool_calls), &names(&full.tool_calls))
+        && is_subsequence(&names(&got.tool_results), &names(&full.tool_results));
+    if lost {
+        got.stream.clone_from(&full.stream);
+        got.tool_calls.clone_from(&full.tool_calls);
+        got.tool_results.clone_from(&full.tool_results);
+    }
+    lost
+}
+
+fn is_subsequence<T: PartialEq>(part: &[T], whole: &[T]) -> bool {
+    let mut rest = whole.iter();
+    part.iter().all(|x| rest.any(|y| y == x))
 }
 
 /// A readable diff of two projections (sorted keys, arrays in order).
@@ -201,6 +256,43 @@ mod tests {
             compare(&p, &Observed::Unavailable("x".into())),
             Verdict::VersionUnavailable
         );
+    }
+
+    fn streamed(chunks: &[&str], calls: &[&str]) -> Projection {
+        let names = |l: &[&str]| l.iter().map(|n| Json::str(n)).collect::<Vec<_>>();
+        let mut p = Projection::empty();
+        p.seen = Some(Box::new(crate::projection::Seen {
+            stream: chunks
+                .iter()
+                .map(|c| ((*c).into(), Json::str("search_web")))
+                .collect(),
+            tool_calls: Some(names(calls)),
+            tool_results: Some(names(calls)),
+            ..Default::default()
+        }));
+        p
+    }
+
+    #[test]
+    fn a_dropping_stream_is_exact_whole_and_nondeterministic_short() {
+        let full = streamed(&["tool-call", "tool-call", "tool-result"], &["a", "b"]);
+        let p = Prediction::Dropping(full.clone());
+        assert_eq!(compare(&p, &ran(full.clone())), Verdict::AsModelled);
+        let short = streamed(&["tool-call", "tool-result"], &["b"]);
+        assert_eq!(compare(&p, &ran(short.clone())), Verdict::Nondeterministic);
+        // A chunk the full stream never had, or one out of order, is not lost.
+        let extra = streamed(&["tool-call", "tool-error"], &["b"]);
+        assert_eq!(compare(&p, &ran(extra)), Verdict::Diverged);
+        let swapped = streamed(&["tool-result", "tool-call"], &[]);
+        assert_eq!(compare(&p, &ran(swapped)), Verdict::Diverged);
+        // Short of chunks, but something else differs too.
+        let mut also = short;
+        also.mutated.push("tools".into());
+        assert_eq!(compare(&p, &ran(also)), Verdict::Diverged);
+        // The same shortfall against a plain prediction is a divergence.
+        let plain = Prediction::Projection(full);
+        let short = streamed(&["tool-call"], &[]);
+        assert_eq!(compare(&plain, &ran(short)), Verdict::Diverged);
     }
 
     #[test]

@@ -529,6 +529,7 @@ impl IssueState {
         let predicted = match predicted {
             Prediction::Projection(p) => symptom.shows(p),
             Prediction::Races(ps) => ps.iter().all(|p| symptom.shows(p)),
+            Prediction::Dropping(p) => symptom.shows(p),
             Prediction::Unmodelled(_) => false,
         };
         Some(match (symptom.shows(observed), predicted) {

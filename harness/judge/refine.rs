@@ -146,6 +146,7 @@ impl Refiner {
                 Prediction::Projection(p) => vec![p],
                 // Each order the model follows is a projection the case may show.
                 Prediction::Races(ps) => ps.iter().collect(),
+                Prediction::Dropping(p) => vec![p],
                 Prediction::Unmodelled(_) => Vec::new(),
             };
             let projections: Vec<&crate::projection::Projection> =

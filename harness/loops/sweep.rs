@@ -365,6 +365,7 @@ mod tests {
         let projection = |v| match predict(&case, v) {
             Prediction::Projection(p) => p.to_json(),
             Prediction::Races(_) => panic!("races"),
+            Prediction::Dropping(_) => panic!("dropping"),
             Prediction::Unmodelled(why) => panic!("unmodelled: {why}"),
         };
         let result = |v: MastraVersion, observed: Json| {

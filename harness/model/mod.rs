@@ -49,6 +49,12 @@ pub enum Prediction {
     /// Two or more projections, distinct, each what one arrival order of
     /// concurrent requests gives (`steps::run_loop`).
     Races(Vec<Projection>),
+    /// The projection, on a release whose `fullStream` may lose chunks
+    /// (`TRACED_STREAM_KEEPS_CHUNKS`): what the user's code is handed may
+    /// lack some of `seen`'s stream chunks, `toolCalls` and `toolResults`,
+    /// which chunks depending on how the streams' queues fill. Everything
+    /// else is exact.
+    Dropping(Projection),
     Unmodelled(String),
 }
 
@@ -60,6 +66,7 @@ impl Prediction {
                 "nondeterministic",
                 Json::Array(ps.iter().map(Projection::to_json).collect()),
             )]),
+            Prediction::Dropping(p) => Json::object([("mayDropStreamChunks", p.to_json())]),
             Prediction::Unmodelled(reason) => Json::object([("unmodelled", Json::str(reason))]),
         }
     }
@@ -309,6 +316,13 @@ pub fn predict(case: &Case, version: MastraVersion) -> Prediction {
     }
     if one_agent {
         return match turns::project(case, &rel) {
+            Ok(p)
+                if case.tracing
+                    && !rel.traced_stream_keeps_chunks
+                    && case.calls().iter().any(|c| c.method == Method::Stream) =>
+            {
+                Prediction::Dropping(p)
+            }
             Ok(p) => Prediction::Projection(p),
             Err(reason) => Prediction::Unmodelled(reason),
         };

@@ -186,6 +186,27 @@ release_table! {
     /// first changed 1.6.0, last the same 1.5.0; 6 steps); bisect only, the
     /// dist line not yet found.
     GENERATE_LISTS_EVERY_CALL => generate_lists_every_call: (1, 6, 0);
+    /// A call whose arguments fail validation ends a tool span (`tracing`),
+    /// named as any other; before, the span was created inside the execution
+    /// function that runs after validation, so such a call ended none. First
+    /// in 1.17.0 (`run cases/tracing/span-of-a-call-with-bad-arguments.json
+    /// --fresh`: no span on 1.0.4, 1.1.0, 1.6.0, 1.12.0, 1.15.0, 1.16.0; the
+    /// span on 1.17.0, 1.18.0, 1.33.1), upstream
+    /// https://github.com/mastra-ai/mastra/pull/14677 ("Fixed tool input
+    /// validation failures not producing observability spans").
+    BAD_ARGUMENTS_END_A_SPAN => bad_arguments_end_a_span: (1, 17, 0);
+    /// A traced `stream()`'s `fullStream` hands the user every chunk; before,
+    /// the loop's output stream dropped a chunk enqueued while its queue was
+    /// full (`isControllerOpen` read `desiredSize !== 0` as "closed"), which
+    /// tracing's extra stages make likely: measured on 1.0.4, 1.1.0 and 1.5.0
+    /// with two calls in a step, the `tool-call` chunks and so `toolCalls`
+    /// lost on openai-compatible, mistral and groq, a
+    /// `tool-call-input-streaming-start` on google, which ones varying with
+    /// scheduling (the untraced stream is whole; 1.5.0 with 1.6.0's
+    /// observability still loses them). First in 1.6.0, which enqueues
+    /// through `safeEnqueue`: upstream
+    /// https://github.com/mastra-ai/mastra/issues/13107, PR #13142.
+    TRACED_STREAM_KEEPS_CHUNKS => traced_stream_keeps_chunks: (1, 6, 0);
     /// `activeTools` filters the tools sent (by rewritten name). Before it, the
     /// option was ignored. First in 1.1.0 (`prepareToolsAndToolChoice` gained
     /// the `activeTools` filter; sweep: `active-*` cases, 1.0.4 → 1.1.0).

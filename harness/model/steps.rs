@@ -182,6 +182,9 @@ pub(super) struct Agent {
 pub(super) struct SpanCall {
     pub(super) key: JsString,
     pub(super) id: JsString,
+    /// Its arguments were refused (`Runs::Fails`, `Runs::Refused`) before
+    /// `execute`: whether it ends a span is `BAD_ARGUMENTS_END_A_SPAN`.
+    pub(super) refused: bool,
 }
 
 /// What one way a case's loop can go gives: its projection, what the
@@ -1002,11 +1005,12 @@ impl Cx<'_> {
                 Resolved::Stop => continue,
             };
             agent.working_memory.note(&call.name, r);
-            if let Resolved::Run { id, key, .. } = r {
+            if let Resolved::Run { id, key, runs, .. } = r {
                 if agent.who == Requester::Parent {
                     agent.spans.push(SpanCall {
                         key: key.clone(),
                         id: id.clone(),
+                        refused: matches!(runs, Runs::Fails { .. } | Runs::Refused(_)),
                     });
                 }
             }

@@ -19,6 +19,7 @@ fn projection(c: &Case, version: &str) -> Projection {
     match predict(c, v(version)) {
         Prediction::Projection(p) => p,
         Prediction::Races(ps) => panic!("{} projections: {ps:?}", ps.len()),
+        Prediction::Dropping(p) => panic!("may drop stream chunks: {p:?}"),
         Prediction::Unmodelled(r) => panic!("unmodelled: {r}"),
     }
 }

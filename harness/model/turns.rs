@@ -139,10 +139,13 @@ fn recall(rel: &Release, item: &HistoryItem) -> HistoryItem {
 /// })`, `options.name` the tool's key (1.0.4
 /// `dist/chunk-5RBKFP5N.js:158`); its `entityId` is the key from
 /// `SPAN_ENTITY_IS_THE_KEY`, before that the parent step span's
-/// (`stream-text-step`, on `generate()` too).
+/// (`stream-text-step`, on `generate()` too). A call whose arguments were
+/// refused ends one from `BAD_ARGUMENTS_END_A_SPAN` only: before, the span
+/// was made inside the function that runs after validation.
 fn spans(rel: &Release, calls: &[SpanCall]) -> Vec<SpanView> {
     calls
         .iter()
+        .filter(|c| !c.refused || rel.bad_arguments_end_a_span)
         .map(|c| {
             let mut name = JsString::from("tool: '");
             name = name.concat(&c.key);
@@ -243,5 +246,29 @@ mod tests {
         assert_eq!(on[0].name, Json::str("tool: 'search.web'"));
         assert_eq!(on[0].entity_id, Json::str("search.web"));
         assert_eq!(spans((1, 0, 4))[0].entity_id, Json::str("stream-text-step"));
+    }
+
+    #[test]
+    fn a_call_with_bad_arguments_ends_a_span_from_1_17_0() {
+        let c = case(
+            r#"{"about":"a","tools":["search.web"],"tracing":true,
+                "replies":[{"toolCalls":[{"id":"call_1","name":"search_web","arguments":{"town":1}}]},{"text":"d"}]}"#,
+        );
+        let spans = |v| projection(&c, v).seen.unwrap().spans.unwrap();
+        assert!(spans((1, 16, 0)).is_empty());
+        assert_eq!(spans((1, 17, 0)).len(), 1);
+    }
+
+    #[test]
+    fn a_traced_stream_may_drop_chunks_before_1_6_0() {
+        let c = case(
+            r#"{"about":"a","tools":["search.web"],"tracing":true,"call":{"method":"stream"}}"#,
+        );
+        let at = |v: (u32, u32, u32)| predict(&c, MastraVersion::new(v.0, v.1, v.2));
+        assert!(matches!(at((1, 5, 0)), Prediction::Dropping(_)));
+        assert!(matches!(at((1, 6, 0)), Prediction::Projection(_)));
+        let untraced = case(r#"{"about":"a","tools":["search.web"],"call":{"method":"stream"}}"#);
+        let plain = predict(&untraced, MastraVersion::new(1, 5, 0));
+        assert!(matches!(plain, Prediction::Projection(_)));
     }
 }

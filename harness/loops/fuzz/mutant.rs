@@ -222,6 +222,10 @@ fn mutant_predict(case: &Case, version: MastraVersion, defect: Defect) -> Predic
                 ps.iter_mut().for_each(|p| plant_in_history(p, defect));
                 Prediction::Races(ps)
             }
+            Prediction::Dropping(mut p) => {
+                plant_in_history(&mut p, defect);
+                Prediction::Dropping(p)
+            }
             other => other,
         };
     }
@@ -361,10 +365,14 @@ impl Oracle for MutantOracle {
             let truth = match predict(case, version) {
                 // The mutant observes the first order the model follows.
                 Prediction::Races(mut ps) => Prediction::Projection(ps.remove(0)),
+                // The mutant's stream is whole.
+                Prediction::Dropping(p) => Prediction::Projection(p),
                 other => other,
             };
             let (verdict, observed) = match truth {
-                Prediction::Races(_) => unreachable!("made one projection above"),
+                Prediction::Races(_) | Prediction::Dropping(_) => {
+                    unreachable!("made one projection above")
+                }
                 Prediction::Projection(projection) => {
                     let observed = Observed::Ran {
                         projection,
