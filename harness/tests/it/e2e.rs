@@ -77,7 +77,9 @@ fn the_corpus_agrees_with_the_model_on_the_pinned_versions() {
             // known-issue: as modelled, and a known upstream issue
             // (known-issues.json); provider-rejects: as modelled, and a
             // body a provider would refuse (a named tool_choice the caller
-            // pointed at no sent tool).
+            // pointed at no sent tool); nondeterministic: one of the ways
+            // the model says Mastra may go (a traced stream before 1.6.0
+            // that lost chunks, docs/seen.md).
             _ => matches!(
                 verdict.as_str(),
                 "as-modelled"
@@ -85,6 +87,7 @@ fn the_corpus_agrees_with_the_model_on_the_pinned_versions() {
                     | "unmodelled"
                     | "known-issue"
                     | "provider-rejects"
+                    | "nondeterministic"
             ),
         };
         assert!(
