@@ -24,7 +24,6 @@ use crate::projection::{ErrorView, Executed, Projection, RequestView, Seen};
 fn outside(case: &Case) -> Option<&'static str> {
     let s = &case.sources;
     if case.toolsets.is_some()
-        || case.client_tools.is_some()
         || s.agents.is_some()
         || s.workflows.is_some()
         || s.mcp.is_some()
@@ -32,10 +31,7 @@ fn outside(case: &Case) -> Option<&'static str> {
         || s.dynamic_tools
         || case.sub_agent_replies.is_some()
     {
-        return Some("approval beside toolsets, client tools or other sources");
-    }
-    if case.call.max_steps.is_some() || case.call.active_tools.is_some() {
-        return Some("approval with maxSteps or activeTools");
+        return Some("approval beside toolsets or other sources");
     }
     if case.tools.iter().any(|t| matches!(t, Tool::Builtin { .. })) {
         return Some("approval of a builtin tool");
@@ -43,11 +39,78 @@ fn outside(case: &Case) -> Option<&'static str> {
     None
 }
 
+/// The case as a resumed run is made, if it differs: a run resumed after an
+/// approval answer is the agent's own, without the call's `activeTools`,
+/// `maxSteps` and `clientTools`. Measured on 1.0.4, 1.67.0 and 1.71.0 with a
+/// first step held and approved: the resumed request offers every tool of
+/// the agent (not the `activeTools` of the first, nor the client tool) and a
+/// `maxSteps: 1` call sends it.
+pub(super) fn as_resumed(case: &Case) -> Option<Case> {
+    let call = &case.call;
+    if call.active_tools.is_none() && call.max_steps.is_none() && case.client_tools.is_none() {
+        return None;
+    }
+    let mut plain = case.clone();
+    plain.call.active_tools = None;
+    plain.call.max_steps = None;
+    plain.client_tools = None;
+    Some(plain)
+}
+
+/// `base` as the run goes when its first step holds a call: the first
+/// request as the call made it, the rest as the resumed run makes them
+/// (`as_resumed`); where a later step is the first to hold, the resumed run
+/// after it is not measured.
+fn resumed_base(
+    case: &Case,
+    rel: &Release,
+    tools: &Record<ToolValue>,
+    base: Projection,
+    resumed: Option<&Projection>,
+) -> Result<Projection, String> {
+    let Some(resumed) = resumed else {
+        return Ok(base);
+    };
+    let holds = |reply: &Reply| match reply {
+        Reply::ToolCalls(list) => list.iter().any(|call| {
+            tool_called(case, tools, &call.name)
+                .is_some_and(|tool| waits(rel, case, tool, &call.name, &mut Vec::new()))
+        }),
+        _ => false,
+    };
+    match case.replies.iter().position(holds) {
+        None => Ok(base),
+        Some(0) if !base.requests.is_empty() && !resumed.requests.is_empty() => {
+            let mut spliced = resumed.clone();
+            spliced.requests[0] = base.requests[0].clone();
+            Ok(spliced)
+        }
+        Some(_) => Err(
+            "a run resumed after its first step beside activeTools, maxSteps or clientTools".into(),
+        ),
+    }
+}
+
 /// Whether the call of `tool` under the wire name `name` waits for
 /// approval, recording what the policy was asked.
 fn waits(rel: &Release, case: &Case, tool: &Tool, name: &JsString, asked: &mut Vec<Json>) -> bool {
+    waits_in(rel, case, tool, name, asked, false)
+}
+
+/// As `waits`, in a run resumed after an answer (`resumed`): there a
+/// `requireToolApproval` function is gone (`APPROVAL_POLICY_LOST_ON_RESUME`),
+/// while `true` and a tool's own `requireApproval` still hold.
+fn waits_in(
+    rel: &Release,
+    case: &Case,
+    tool: &Tool,
+    name: &JsString,
+    asked: &mut Vec<Json>,
+    resumed: bool,
+) -> bool {
     let policy = match &case.call.require_tool_approval {
         None => false,
+        Some(ApprovalPolicy::Names(_)) if resumed && rel.approval_policy_lost_on_resume => false,
         Some(ApprovalPolicy::Flag(b)) => *b,
         // A function: asked from APPROVAL_POLICY_ASKED, only truthy before.
         Some(ApprovalPolicy::Names(names)) => {
@@ -99,6 +162,9 @@ struct Replay<'a> {
     executed: std::vec::IntoIter<Executed>,
     kept: Vec<Executed>,
     requests: Vec<RequestView>,
+    /// A step before was resumed by an answer: what follows is the resumed
+    /// run's.
+    resumed: bool,
 }
 
 /// How a step of calls ended.
@@ -118,6 +184,7 @@ impl<'a> Replay<'a> {
             executed: base.executed.clone().into_iter(),
             kept: Vec::new(),
             requests: base.requests.clone(),
+            resumed: false,
             base,
         }
     }
@@ -177,13 +244,15 @@ impl<'a> Replay<'a> {
         // This step's runs with every call let through, one per call.
         let mut runs: Vec<Executed> = self.executed.by_ref().take(list.len()).collect();
         let mut handed: Vec<(&'static str, Json)> = Vec::new();
+        let mut answered = false;
         for (i, (call, tool)) in list.iter().zip(held).enumerate() {
             let name = Json::String(call.name.clone());
             let run = runs
                 .iter()
                 .position(|e| *e.id.units() == *tool_id(tool).units())
                 .map(|at| runs.remove(at));
-            if !waits(rel, case, tool, &call.name, &mut self.seen.asked) {
+            let resumed = self.resumed;
+            if !waits_in(rel, case, tool, &call.name, &mut self.seen.asked, resumed) {
                 self.kept.extend(run);
                 handed.push(("tool-result", name));
                 continue;
@@ -235,10 +304,12 @@ impl<'a> Replay<'a> {
                     return Err("an answered call before later calls of its step".into());
                 }
                 Some(Approval::Approve) => {
+                    answered = true;
                     self.kept.extend(run);
                     handed.push(("tool-result", name));
                 }
                 Some(Approval::Decline) => {
+                    answered = true;
                     if !rel.approval_decline_unlisted_on_1x {
                         handed.push(("tool-result", name));
                     } else if rel.approval_denied_chunk_on_1x {
@@ -248,6 +319,7 @@ impl<'a> Replay<'a> {
                 }
             }
         }
+        self.resumed |= answered;
         for (kind, name) in handed {
             if kind == "tool-result" {
                 self.results.push(name.clone());
@@ -300,10 +372,12 @@ pub(super) fn project(
     rel: &Release,
     tools: &Record<ToolValue>,
     base: Projection,
+    resumed: Option<&Projection>,
 ) -> Result<Projection, String> {
     if let Some(why) = outside(case) {
         return Err(why.into());
     }
+    let base = resumed_base(case, rel, tools, base, resumed)?;
     let requests = base.requests.len();
     let error = base.error.clone();
     let mut replay = Replay::new(case, rel, base);

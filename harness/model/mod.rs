@@ -387,17 +387,44 @@ fn run_from(
         }]);
     }
     let offered = offered(case, rel, &tools);
-    let outcomes = steps::run_loop_from(case, rel, &tools, offered, before)?;
+    let outcomes = steps::run_loop_from(case, rel, &tools, offered, before.clone())?;
     if !case.drives_approval() {
         return Ok(outcomes);
     }
+    // A resumed run is the agent's own, without the call's per-call options
+    // (`approval::as_resumed`): its requests are those of the case without them.
+    let resumed = match approval::as_resumed(case) {
+        Some(plain) => {
+            let offered = offered_on(&plain, rel)?;
+            let mut runs = steps::run_loop_from(&plain, rel, &offered.0, offered.1, before)?;
+            if runs.len() != 1 {
+                return Err("a resumed run whose requests race".into());
+            }
+            Some(runs.remove(0).projection)
+        }
+        None => None,
+    };
     outcomes
         .into_iter()
         .map(|o| {
-            let projection = approval::project(case, rel, &tools, o.projection)?;
+            let projection = approval::project(case, rel, &tools, o.projection, resumed.as_ref())?;
             Ok(steps::Outcome { projection, ..o })
         })
         .collect()
+}
+
+/// What a first request offers: its tools' names and its tool choice.
+type Offered = (Option<Vec<JsString>>, Option<Json>);
+
+/// The formatted tools of `case` and what its first request offers, where
+/// nothing throws before it.
+fn offered_on(case: &Case, rel: &Release) -> Result<(Record<ToolValue>, Offered), String> {
+    let mut tools = merged_tools_on(case, rel.on_0x().then_some(rel));
+    if error_before_requests(case, rel, &mut tools).is_some() {
+        return Err("a resumed run that throws before its requests".into());
+    }
+    let offered = offered(case, rel, &tools);
+    Ok((tools, offered))
 }
 
 /// The error the call ends in before any request, if any; otherwise

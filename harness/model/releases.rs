@@ -150,6 +150,16 @@ release_table! {
     /// `bisect cases/approval/policy-by-key-generate.json --good 1.0.4 --bad
     /// 1.67.0`: 1.37.1 the same as 1.0.4, 1.38.0 changed).
     APPROVAL_POLICY_ASKED => approval_policy_asked_on_1x: (1, 38, 0);
+    /// A run resumed after an approval answer has no `requireToolApproval`
+    /// function: the later steps' calls are neither asked nor held, and run
+    /// without approval, while `requireToolApproval: true` still holds every
+    /// one (measured on 1.38.0, 1.50.1, 1.67.0 and 1.71.0, both methods,
+    /// `cases/approval/resumed-run-forgets-the-policy-*.json`). Before
+    /// `APPROVAL_POLICY_ASKED` a function was only tested for truth and held
+    /// every call, resumed or not (1.0.4, 1.37.1): the line is the same
+    /// release. A policy that fails open: every call after the first answer
+    /// runs unapproved.
+    APPROVAL_POLICY_LOST_ON_RESUME => approval_policy_lost_on_resume: (1, 38, 0);
     /// A declined call is not listed in the result's `toolResults`, and its
     /// resumed stream has no chunk for it; before, the decline showed as a
     /// `tool-result` chunk and was listed (1.0.4 and 1.48.0, measured). The
