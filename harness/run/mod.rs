@@ -16,6 +16,7 @@
 pub mod config;
 pub mod corpus;
 pub mod progress;
+pub mod recheck;
 pub mod schedule;
 pub mod session;
 pub mod shard;
