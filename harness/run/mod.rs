@@ -15,6 +15,7 @@
 
 pub mod config;
 pub mod corpus;
+pub mod planted;
 pub mod progress;
 pub mod recheck;
 pub mod schedule;
