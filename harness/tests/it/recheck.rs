@@ -220,6 +220,7 @@ fn matrix_rechecks_what_changed_since_the_last_night() {
     let history = dir.path().join("history.sqlite");
     let night = |n: u32, plant: bool| {
         let out = dir.path().join(format!("night{n}"));
+        let json = out.join("report.json");
         let args = [
             "matrix",
             "--versions",
@@ -232,6 +233,8 @@ fn matrix_rechecks_what_changed_since_the_last_night() {
             history.to_str().unwrap(),
             "--recheck",
             "1",
+            "--json",
+            json.to_str().unwrap(),
         ];
         let said = harness(&args, plant);
         assert_eq!(said.status.code(), Some(0), "{}", text(&said));
