@@ -164,6 +164,15 @@ fn a_planted_flaky_probe_is_flaky_not_diverged_and_compare_lists_it_apart() {
     let index = read(again.join("site/data/index.js"));
     assert!(index.contains("\"divergences\":{\"count\":0,"), "{index}");
     assert!(index.contains("\"flaky\":{\"count\":1,"), "{index}");
+    // The site's headline, in headless Chromium, lists it apart.
+    let url = format!("file://{}", again.join("site/index.html").display());
+    let dom = crate::browser::dump_dom(&["--virtual-time-budget=20000"], &url);
+    assert!(dom.contains("divergences: none"), "{dom}");
+    assert!(
+        dom.contains("flaky (observed again, the tries disagree; not divergences): 1"),
+        "{dom}"
+    );
+    assert!(dom.contains("toolchoice-auto.json on 1.67.0</a>"), "{dom}");
 
     // `compare` reads both databases: the flaky case is listed apart, and
     // is no regression, either way round.
