@@ -75,6 +75,31 @@ impl StoreArgs {
     }
 }
 
+/// `--recheck N`: which results a run observes again.
+#[derive(Debug, Args, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RecheckArgs {
+    /// Observe each result that diverged, crashed or timed out (with
+    /// `matrix --history`, also each whose verdict or observation changed
+    /// since the last night) again, fresh, up to N more times; where the
+    /// tries disagree its verdict is `flaky`, not a divergence.
+    #[arg(long, value_name = "N", default_value_t = 0,
+          value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub recheck: u32,
+}
+
+impl RecheckArgs {
+    /// What the run re-checks, against the last night's states when given.
+    pub fn recheck(
+        self,
+        since: Option<crate::run::recheck::LastNight>,
+    ) -> crate::run::recheck::Recheck {
+        crate::run::recheck::Recheck {
+            tries: self.recheck,
+            since: since.map(std::sync::Arc::new),
+        }
+    }
+}
+
 /// What a snapshot build no rule places is predicted as.
 #[derive(Debug, Args, Clone, Copy, PartialEq, Eq)]
 pub struct PredictAsArgs {
@@ -257,6 +282,7 @@ impl<D: DefaultVersions> ScopeArgs<D> {
             shard: None,
             routes: self.routes.route.clone(),
             keep: false,
+            recheck: crate::run::recheck::Recheck::default(),
         }
     }
 }

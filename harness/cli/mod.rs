@@ -419,6 +419,8 @@ mod tests {
                 "--fresh",
                 "--fail-on",
                 "security",
+                "--recheck",
+                "2",
             ]),
             Command::Run(RunArgs {
                 scope: ScopeArgs {
@@ -439,6 +441,7 @@ mod tests {
                     shard: Some("2/3".parse().unwrap())
                 },
                 store: StoreArgs { fresh: true },
+                recheck: RecheckArgs { recheck: 2 },
                 probe: probe(),
             })
         );
@@ -472,6 +475,7 @@ mod tests {
                     shard: Some("1/4".parse().unwrap())
                 },
                 store: StoreArgs::default(),
+                recheck: RecheckArgs::default(),
                 probe: probe(),
             })
         );

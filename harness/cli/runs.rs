@@ -3,7 +3,7 @@
 
 use super::args::{
     DefaultAll, DefaultPinned, DefaultPinnedLatest, FailOnArgs, GeneratedArgs, JsonReportArgs,
-    ProbeArgs, ScopeArgs, ShardArgs, StoreArgs, StrictArgs, VersionsArgs,
+    ProbeArgs, RecheckArgs, ScopeArgs, ShardArgs, StoreArgs, StrictArgs, VersionsArgs,
 };
 use super::out::{check_writable, print_out, save_report, say, stop_flag, Watcher};
 use crate::judge::compare::Verdict;
@@ -56,6 +56,35 @@ fn store_line(outcome: &RunOutcome) -> String {
     }
 }
 
+/// The line that says what `--recheck` observed again; none without it.
+fn recheck_line(args: RecheckArgs, outcome: &RunOutcome) -> String {
+    let n = outcome.rechecked;
+    match (args.recheck, n.results) {
+        (0, _) => String::new(),
+        (_, 0) => "re-checks: none needed (nothing diverged, crashed, timed out or changed)\n".into(),
+        (tries, results) => format!(
+            "re-checks: {results} result(s) observed again ({} observations, --recheck {tries}): {} flaky\n",
+            n.observations, n.flaky
+        ),
+    }
+}
+
+/// The last night's state of each result, from the history `file`, when
+/// `--recheck` is to compare with it.
+fn last_night(
+    args: RecheckArgs,
+    file: Option<&Path>,
+) -> Result<Option<crate::run::recheck::LastNight>, Failure> {
+    // No history yet is no last night: the first night re-checks only
+    // what diverged, crashed or timed out.
+    let Some(file) = file.filter(|f| args.recheck > 0 && f.exists()) else {
+        return Ok(None);
+    };
+    let bad = |e: crate::db::DbError| Failure::bad(format!("--history: {e}"));
+    let history = crate::db::history::History::open(file).map_err(bad)?;
+    history.last_states().map(Some).map_err(bad)
+}
+
 #[derive(Debug, Args, Clone, PartialEq, Eq)]
 pub struct RunArgs {
     #[command(flatten)]
@@ -81,6 +110,8 @@ pub struct RunArgs {
     #[command(flatten)]
     pub store: StoreArgs,
     #[command(flatten)]
+    pub recheck: RecheckArgs,
+    #[command(flatten)]
     pub probe: ProbeArgs,
 }
 
@@ -104,9 +135,10 @@ pub fn run(args: RunArgs) -> Result<Exit, Failure> {
     let mut scope = args.scope.run_plan("run");
     scope.bodies = args.bodies;
     scope.shard = args.shard.shard;
+    scope.recheck = args.recheck.recheck(None);
     let ledger = session_ledger()?;
     let Some(dir) = out else {
-        return run_in_memory(config, scope, json, &ledger, args.fail_on);
+        return run_in_memory(config, scope, json, &ledger, (args.fail_on, args.recheck));
     };
     // With --out the results go to the database there and nowhere else;
     // every rendering is a query over it.
@@ -120,6 +152,7 @@ pub fn run(args: RunArgs) -> Result<Exit, Failure> {
     let report = DbReport::open(&writer.database()).map_err(Failure::infra)?;
     print_out(&summary(&outcome.info, &report).map_err(Failure::infra)?);
     print_out(&store_line(&outcome));
+    print_out(&recheck_line(args.recheck, &outcome));
     if let Some(path) = json {
         write_json_report(report.db(), path)?;
     }
@@ -140,7 +173,7 @@ fn run_in_memory(
     scope: RunRequest,
     json: Option<&Path>,
     ledger: &crate::judge::known::KnownIssues,
-    fail_on: FailOnArgs,
+    (fail_on, recheck): (FailOnArgs, RecheckArgs),
 ) -> Result<Exit, Failure> {
     let strict = config.strict;
     let scope = RunRequest {
@@ -152,6 +185,7 @@ fn run_in_memory(
     let doc = ReportDoc::of_report(&report).map_err(Failure::infra)?;
     print_out(&summary(&outcome.info, &doc).map_err(Failure::infra)?);
     print_out(&store_line(&outcome));
+    print_out(&recheck_line(recheck, &outcome));
     if let Some(path) = json {
         save_report(path, &report.to_pretty())?;
     }
@@ -190,6 +224,8 @@ pub struct MatrixArgs {
     #[command(flatten)]
     pub store: StoreArgs,
     #[command(flatten)]
+    pub recheck: RecheckArgs,
+    #[command(flatten)]
     pub probe: ProbeArgs,
 }
 
@@ -200,6 +236,9 @@ pub fn matrix(args: MatrixArgs) -> Result<Exit, Failure> {
     let GeneratedArgs { fuzz_count, seed } = args.generated;
     let mut scope = args.scope.run_plan("matrix");
     scope.shard = args.shard.shard;
+    scope.recheck = args
+        .recheck
+        .recheck(last_night(args.recheck, args.history.as_deref())?);
     std::fs::create_dir_all(out)
         .map_err(|e| Failure::infra_because(format!("cannot create {}", out.display()), e))?;
     let fuzz_dir = out.join("fuzz-cases");
@@ -270,6 +309,7 @@ pub fn matrix(args: MatrixArgs) -> Result<Exit, Failure> {
     )?;
     print_out(&headline(&outcome.info, &report, &ledger, out).map_err(Failure::infra)?);
     print_out(&store_line(&outcome));
+    print_out(&recheck_line(args.recheck, &outcome));
     let mut end = run_end(strict, &outcome);
     end.finding |= fails_on(args.fail_on, &report, &ledger)?;
     Ok(Exit::of_run(end))

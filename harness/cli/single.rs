@@ -209,6 +209,7 @@ pub fn bench(args: BenchArgs) -> Result<Exit, Failure> {
             shard: None,
             routes,
             keep: false,
+            recheck: crate::run::recheck::Recheck::default(),
         };
         let times = crate::loops::cold_warm::cold_warm(&matrix_config, &matrix_run, stop_flag())?;
         print_out(&times.to_text());

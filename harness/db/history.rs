@@ -79,12 +79,23 @@ impl NightChanges {
                 self.changes.len()
             );
         };
-        let changed: Vec<&Change> = self.changes.iter().filter(|c| c.before.is_some()).collect();
-        let new = self.changes.len() - changed.len();
+        let was = |c: &&Change| c.before.is_some();
+        let new = self.changes.iter().filter(|c| c.before.is_none()).count();
+        // Results that are flaky tonight are listed apart, after the others:
+        // their tries disagree, so their change says nothing yet.
+        let (flaky, changed): (Vec<&Change>, Vec<&Change>) = self
+            .changes
+            .iter()
+            .filter(was)
+            .partition(|c| c.after.0 == crate::judge::compare::Verdict::Flaky.name());
         let mut out = format!(
-            "since the previous night (night {previous} of {}): {} changed, {new} new\n",
+            "since the previous night (night {previous} of {}): {} changed, {new} new{}\n",
             self.history.display(),
-            changed.len()
+            changed.len(),
+            match flaky.len() {
+                0 => String::new(),
+                n => format!(", {n} flaky"),
+            }
         );
         for c in changed.iter().take(show) {
             let (Some((was, was_seen)), (now, seen)) = (&c.before, &c.after) else {
@@ -102,8 +113,37 @@ impl NightChanges {
         if changed.len() > show {
             out.push_str(&format!("  … and {} more\n", changed.len() - show));
         }
+        for c in flaky.iter().take(show) {
+            let was = c.before.as_ref().map_or("-", |(v, _)| v.as_str());
+            out.push_str(&format!(
+                "  flaky: {} on {}: {was} -> flaky (observed again, the tries disagree)\n",
+                c.case, c.version
+            ));
+        }
         out
     }
+}
+
+/// Each (case, version)'s state on the last night it changed.
+fn last_states(
+    conn: &Connection,
+    path: &Path,
+) -> Result<HashMap<(String, String), State>, DbError> {
+    let at = || sql(path, "cannot read table `change`");
+    let mut last = HashMap::new();
+    let mut stmt = conn
+        .prepare(
+            "SELECT case_name, version, verdict, observed FROM change ORDER BY case_name, version, night",
+        )
+        .map_err(at())?;
+    let rows = stmt
+        .query_map([], |r| Ok(((r.get(0)?, r.get(1)?), (r.get(2)?, r.get(3)?))))
+        .map_err(at())?;
+    for row in rows {
+        let (key, state) = row.map_err(at())?;
+        last.insert(key, state);
+    }
+    Ok(last)
 }
 
 /// A history file, open for recording.
@@ -160,21 +200,7 @@ impl History {
         let previous: Option<i64> = tx
             .query_row("SELECT max(id) FROM night", [], |r| r.get(0))
             .map_err(at_path("cannot read table `night`"))?;
-        let mut last: HashMap<(String, String), State> = HashMap::new();
-        {
-            let mut stmt = tx
-                .prepare(
-                    "SELECT case_name, version, verdict, observed FROM change ORDER BY case_name, version, night",
-                )
-                .map_err(at_path("cannot read table `change`"))?;
-            let rows = stmt
-                .query_map([], |r| Ok(((r.get(0)?, r.get(1)?), (r.get(2)?, r.get(3)?))))
-                .map_err(at_path("cannot read table `change`"))?;
-            for row in rows {
-                let (key, state) = row.map_err(at_path("cannot read table `change`"))?;
-                last.insert(key, state);
-            }
-        }
+        let mut last = last_states(&tx, &self.path)?;
         tx.execute(
             "INSERT INTO night (at, commit_id, results, partial, totals) VALUES (?1, ?2, 0, ?3, '{}')",
             params![at as i64, commit, partial as i64],
@@ -227,6 +253,13 @@ impl History {
             previous,
             changes,
         })
+    }
+
+    /// Each result's last recorded state, by (case, version): what a run
+    /// is compared with to find what changed since the last night
+    /// (`--recheck`).
+    pub fn last_states(&self) -> Result<HashMap<(String, String), State>, DbError> {
+        last_states(&self.conn, &self.path)
     }
 
     /// The nights recorded: id, results, totals (JSON).

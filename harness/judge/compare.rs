@@ -39,10 +39,14 @@ pub enum Verdict {
     ProbeFault,
     VersionUnavailable,
     InstallFailed,
+    /// Observed again (`--recheck N`), and the tries disagree: their
+    /// observations or verdicts differ. Seen, not predicted (unlike
+    /// `Nondeterministic`); never a divergence nor a regression.
+    Flaky,
 }
 
 impl Verdict {
-    pub const ALL: [Verdict; 14] = [
+    pub const ALL: [Verdict; 15] = [
         Verdict::AsModelled,
         Verdict::Diverged,
         Verdict::KnownIssue,
@@ -57,6 +61,7 @@ impl Verdict {
         Verdict::ProbeFault,
         Verdict::VersionUnavailable,
         Verdict::InstallFailed,
+        Verdict::Flaky,
     ];
 
     /// The name used in reports and on the command line.
@@ -76,6 +81,7 @@ impl Verdict {
             Verdict::ProbeFault => "probe-fault",
             Verdict::VersionUnavailable => "version-unavailable",
             Verdict::InstallFailed => "install-failed",
+            Verdict::Flaky => "flaky",
         }
     }
 

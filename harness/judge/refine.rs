@@ -45,6 +45,9 @@ pub struct Findings {
     /// beside each verdict; it rides with the findings because every result
     /// is judged here with its case at hand.
     pub input: Option<String>,
+    /// The verdict of each try of a result observed again (`--recheck N`),
+    /// the first try's first; empty when it was not.
+    pub recheck: Vec<Verdict>,
 }
 
 /// A case's `input` (see `Findings::input`).
@@ -92,6 +95,10 @@ pub fn findings_json(f: &Findings) -> Vec<(&'static str, Json)> {
             .map(|r| Json::str(&r.to_string()))
             .collect();
         out.push(("providerRejects", Json::Array(reasons)));
+    }
+    if !f.recheck.is_empty() {
+        let tries = f.recheck.iter().map(|v| Json::str(v.name())).collect();
+        out.push(("recheck", Json::object([("tries", Json::Array(tries))])));
     }
     if let Some(input) = &f.input {
         out.push(("input", Json::str(input)));

@@ -4,7 +4,8 @@
 //! Results are paired by (case, version). Each pair gets one `Change` from
 //! one exhaustive match over the two verdicts' classes, crater-style:
 //! infrastructure on either side is never called a regression or a fix
-//! (the machine failed; nothing is known), and a verdict that moved between
+//! (the machine failed; nothing is known), nor is `flaky` on either side
+//! (re-checks that disagree: listed apart), and a verdict that moved between
 //! two calm ones (as-modelled to known-issue, say) is `changed`.
 
 use super::doc::{ReportDoc, Row};
@@ -23,6 +24,9 @@ pub enum Change {
     Gone,
     /// Another verdict of the same class.
     Changed,
+    /// Flaky on one side or both (re-checks that disagree): not compared,
+    /// never a regression nor a fix.
+    Flaky,
     /// Infrastructure on one side or both: not compared.
     Infrastructure,
     Unchanged,
@@ -36,6 +40,7 @@ impl Change {
             Change::New => "new",
             Change::Gone => "gone",
             Change::Changed => "changed",
+            Change::Flaky => "flaky (not compared)",
             Change::Infrastructure => "infrastructure (not compared)",
             Change::Unchanged => "unchanged",
         }
@@ -46,11 +51,14 @@ impl Change {
 enum Class {
     Calm,
     Divergence,
+    Flaky,
     Infrastructure,
 }
 
 fn class(v: Verdict) -> Class {
-    if v.is_infrastructure() {
+    if v == Verdict::Flaky {
+        Class::Flaky
+    } else if v.is_infrastructure() {
         Class::Infrastructure
     } else if v.is_divergence() {
         Class::Divergence
@@ -66,6 +74,7 @@ pub fn change(old: Option<Verdict>, new: Option<Verdict>) -> Option<Change> {
         (Some(_), None) => Change::Gone,
         (Some(o), Some(n)) if o == n => Change::Unchanged,
         (Some(o), Some(n)) => match (class(o), class(n)) {
+            (Class::Flaky, _) | (_, Class::Flaky) => Change::Flaky,
             (Class::Infrastructure, _) | (_, Class::Infrastructure) => Change::Infrastructure,
             (Class::Calm, Class::Divergence) => Change::Regressed,
             (Class::Divergence, Class::Calm) => Change::Fixed,
@@ -106,6 +115,7 @@ pub fn render(old: &ReportDoc, new: &ReportDoc) -> (String, bool) {
         Change::New,
         Change::Gone,
         Change::Changed,
+        Change::Flaky,
         Change::Infrastructure,
     ];
     // The versions (a new release, a prerelease, a build) NEW ran that OLD
@@ -190,6 +200,10 @@ mod tests {
                 Some(Diverged),
                 Some(Change::Infrastructure),
             ),
+            (Some(AsModelled), Some(Flaky), Some(Change::Flaky)),
+            (Some(Flaky), Some(Diverged), Some(Change::Flaky)),
+            (Some(Timeout), Some(Flaky), Some(Change::Flaky)),
+            (Some(Flaky), Some(Flaky), Some(Change::Unchanged)),
             (None, None, None),
         ];
         for (old, new, want) in table {
@@ -202,7 +216,9 @@ mod tests {
         for o in Verdict::ALL {
             for n in Verdict::ALL {
                 let c = change(Some(o), Some(n)).unwrap();
-                if o.is_infrastructure() || n.is_infrastructure() {
+                // Flaky on either side is listed as flaky (its own test).
+                let flaky = o == Flaky || n == Flaky;
+                if !flaky && (o.is_infrastructure() || n.is_infrastructure()) {
                     assert!(
                         matches!(c, Change::Infrastructure | Change::Unchanged),
                         "{o:?} {n:?}"
@@ -210,6 +226,30 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn flaky_is_never_a_regression_or_a_fix() {
+        for v in Verdict::ALL {
+            for c in [change(Some(v), Some(Flaky)), change(Some(Flaky), Some(v))] {
+                assert!(
+                    matches!(c, Some(Change::Flaky | Change::Unchanged)),
+                    "{v:?} {c:?}"
+                );
+            }
+        }
+        let old = crate::report::doc::tests::sample();
+        let mut new = old.clone();
+        new.rows[0].verdict = Flaky;
+        let (text, regressed) = render(&old, &new);
+        assert!(!regressed, "{text}");
+        assert!(
+            text.contains(
+                "flaky (not compared) (1):\n  cases/a.json on 1.0.4: as-modelled -> flaky\n"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("regressed"), "{text}");
     }
 
     #[test]

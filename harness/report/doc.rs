@@ -42,6 +42,9 @@ pub struct Row {
     /// What the case gives the agent (its tools' keys, toolChoice and
     /// activeTools as its file writes them), when the report carries it.
     pub input: Option<String>,
+    /// The verdict of each try of a result observed again (`--recheck`),
+    /// the first try's first; empty when it was not.
+    pub tries: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -94,6 +97,14 @@ impl Row {
             issue_link: issue("upstream"),
             provider,
             input: text(v, "input"),
+            tries: v
+                .get("recheck")
+                .and_then(|c| c.get("tries"))
+                .and_then(Json::as_array)
+                .unwrap_or_default()
+                .iter()
+                .filter_map(|t| t.as_str().map(JsString::to_lossy))
+                .collect(),
         })
     }
 

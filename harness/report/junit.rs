@@ -3,8 +3,8 @@
 //!
 //! A divergence (`diverged`, `known-issue-fixed`, `snapshot-changed`) is a
 //! `<failure>` with its diff; an infrastructure outcome is an `<error>`, so
-//! CI tells "Mastra changed" from "the machine failed us"; `not-applicable`
-//! and `unmodelled` are `<skipped>`. Everything else passes, a known issue or
+//! CI tells "Mastra changed" from "the machine failed us"; `not-applicable`,
+//! `unmodelled` and `flaky` (re-checks that disagree) are `<skipped>`. Everything else passes, a known issue or
 //! a provider rejection with a note in `<system-out>`.
 
 use super::doc::{escape, ReportDoc, Row};
@@ -24,7 +24,10 @@ fn outcome(v: Verdict) -> Outcome {
         Outcome::Failure
     } else if v.is_infrastructure() {
         Outcome::Error
-    } else if matches!(v, Verdict::NotApplicable | Verdict::Unmodelled) {
+    } else if matches!(
+        v,
+        Verdict::NotApplicable | Verdict::Unmodelled | Verdict::Flaky
+    ) {
         Outcome::Skipped
     } else {
         Outcome::Pass
@@ -38,6 +41,9 @@ fn note(r: &Row) -> String {
     }
     for p in &r.provider {
         lines.push(format!("a provider would reject: {p}"));
+    }
+    if !r.tries.is_empty() {
+        lines.push(format!("observed again: {}", r.tries.join(" -> ")));
     }
     lines.join("\n")
 }

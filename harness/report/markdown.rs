@@ -1,5 +1,6 @@
 //! Markdown, for a PR or issue comment: the run, a table of verdict counts
-//! by version, then every divergence with its diff, the known issues seen,
+//! by version, then every divergence with its diff, the flaky results
+//! (re-checks that disagree) apart from them, the known issues seen,
 //! provider rejections and infrastructure failures, each folded in
 //! `<details>` so a long matrix stays readable.
 
@@ -47,6 +48,7 @@ pub fn write(src: &dyn ReportSource, w: &mut dyn Write) -> Result<(), String> {
     w.write_all(head(src)?.as_bytes()).map_err(io)?;
     w.write_all(counts_table(src)?.as_bytes()).map_err(io)?;
     divergences(src, w)?;
+    w.write_all(flaky(src)?.as_bytes()).map_err(io)?;
     w.write_all(known_issues(src)?.as_bytes()).map_err(io)?;
     w.write_all(rejected(src)?.as_bytes()).map_err(io)?;
     w.write_all(infrastructure(src)?.as_bytes()).map_err(io)
@@ -79,8 +81,12 @@ fn counts_table(src: &dyn ReportSource) -> Result<String, String> {
             .sum()
     };
     let (divergences, infra) = (sum(|v| v.is_divergence()), sum(|v| v.is_infrastructure()));
+    let flaky = match sum(|v| v == Verdict::Flaky) {
+        0 => String::new(),
+        n => format!(" · {n} flaky"),
+    };
     let mut out = format!(
-        "**{}** · {divergences} divergence(s) · {infra} infrastructure failure(s)\n\n",
+        "**{}** · {divergences} divergence(s){flaky} · {infra} infrastructure failure(s)\n\n",
         if divergences == 0 {
             "no divergence"
         } else {
@@ -193,6 +199,32 @@ fn known_issues(src: &dyn ReportSource) -> Result<String, String> {
             out.push_str("\n</details>\n");
         }
     }
+    Ok(out)
+}
+
+/// The results observed again whose tries disagree, apart from the
+/// divergences: each with the verdict of every try.
+fn flaky(src: &dyn ReportSource) -> Result<String, String> {
+    let mut out = String::new();
+    src.each(
+        Which::One(Verdict::Flaky),
+        Order::Report,
+        false,
+        &mut |r: &Row| {
+            if out.is_empty() {
+                out.push_str(
+                    "\n### Flaky (observed again, the tries disagree; not divergences)\n\n",
+                );
+            }
+            out.push_str(&format!(
+                "- `{}` on {}: {}\n",
+                cell(&r.case),
+                cell(&r.version),
+                cell(&r.tries.join(" → "))
+            ));
+            Ok(())
+        },
+    )?;
     Ok(out)
 }
 

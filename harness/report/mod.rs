@@ -60,6 +60,12 @@ pub fn result_diff(r: &CaseResult) -> Option<String> {
         {
             Some(diff(&comparable(p), &comparable(o)))
         }
+        // A flaky result's first try, when it diverged: what to look at.
+        (Prediction::Projection(p), Observed::Ran { projection: o, .. })
+            if r.verdict == Verdict::Flaky && comparable(p) != comparable(o) =>
+        {
+            Some(diff(&comparable(p), &comparable(o)))
+        }
         _ => None,
     }
 }
@@ -305,6 +311,16 @@ pub fn summary(info: &RunInfo, src: &dyn ReportSource) -> Result<String, String>
         }
         Ok(())
     })?;
+    // Flaky results, apart from the divergences: their tries disagree.
+    src.each(Which::One(Verdict::Flaky), Order::Report, false, &mut |r| {
+        out.push_str(&format!(
+            "\n{} on {}: flaky, not a divergence (observed again: {})\n",
+            r.case,
+            r.version,
+            r.tries.join(" -> ")
+        ));
+        Ok(())
+    })?;
     // Infrastructure: one line per distinct failure of a version, naming the
     // case only when it alone met it (a version the registry lacks is one
     // line, not one arbitrary case of it).
@@ -365,6 +381,9 @@ struct HeadlineSeen {
     issues: IssueVersions,
     divergent: Vec<String>,
     divergences: usize,
+    /// The flaky results (re-checks that disagree), the first few named.
+    flaky: Vec<String>,
+    flakies: usize,
     /// Per version that could not run: the verdict, why, how many cases.
     unavailable: BTreeMap<MastraVersion, (Verdict, String, usize)>,
 }
@@ -395,6 +414,16 @@ fn headline_pass(src: &dyn ReportSource) -> Result<HeadlineSeen, String> {
                     r.case,
                     r.version,
                     r.verdict.name()
+                ));
+            }
+        } else if r.verdict == Verdict::Flaky {
+            seen.flakies += 1;
+            if seen.flaky.len() < 10 {
+                seen.flaky.push(format!(
+                    "  {} on {}: {}\n",
+                    r.case,
+                    r.version,
+                    r.tries.join(" -> ")
                 ));
             }
         } else if r.verdict.is_infrastructure() {
@@ -537,6 +566,16 @@ pub fn headline(
         seen.divergent.iter().for_each(|l| text.push_str(l));
         if seen.divergences > 10 {
             text.push_str(&format!("  … and {} more\n", seen.divergences - 10));
+        }
+    }
+    if seen.flakies > 0 {
+        text.push_str(&format!(
+            "flaky: {} (observed again, the tries disagree; not divergences)\n",
+            seen.flakies
+        ));
+        seen.flaky.iter().for_each(|l| text.push_str(l));
+        if seen.flakies > 10 {
+            text.push_str(&format!("  … and {} more\n", seen.flakies - 10));
         }
     }
     // Versions that could not run: one line each, not one per case.

@@ -15,7 +15,8 @@ use crate::results::info::{corpus_digest, RunInfo};
 use crate::results::VersionStats;
 use crate::route::{Route, RouteSet};
 use crate::run::config::{commit, Config};
-use crate::run::session::{Session, VersionCases};
+use crate::run::recheck::{recheck, Held, Recheck, RecheckCount};
+use crate::run::session::{ResultSink, Session, VersionCases};
 use crate::run::shard::{costs_path, units_of, Costs, Shard};
 use crate::version::spec::{MastraVersion, Selection, VersionSpec};
 use std::path::{Path, PathBuf};
@@ -159,6 +160,8 @@ pub struct RunRequest {
     /// by side). Without it the results go to the observer and no further:
     /// a run's reports are rendered from its database.
     pub keep: bool,
+    /// `--recheck N`: which results are observed again, and how often.
+    pub recheck: Recheck,
 }
 
 /// Each case on the routes of `--route`, one case per route, unless the case
@@ -187,12 +190,15 @@ pub struct RunTally {
     pub infra: bool,
     /// Some version was not served.
     pub unavailable: bool,
+    /// Results whose re-checks disagree: neither divergence nor infrastructure.
+    pub flaky: usize,
 }
 
 impl RunTally {
     fn add(&mut self, r: &CaseResult) {
         self.results += 1;
         self.divergence |= r.verdict.is_divergence();
+        self.flaky += usize::from(r.verdict == crate::judge::compare::Verdict::Flaky);
         if r.verdict.is_infrastructure() {
             match r.verdict {
                 crate::judge::compare::Verdict::VersionUnavailable => self.unavailable = true,
@@ -206,6 +212,8 @@ impl RunTally {
 pub struct RunOutcome {
     pub info: RunInfo,
     pub tally: RunTally,
+    /// What `--recheck` observed again.
+    pub rechecked: RecheckCount,
     /// Every result, in case then version order, when the request asked to
     /// `keep` them; else empty.
     pub results: Vec<CaseResult>,
@@ -296,31 +304,27 @@ pub fn collect_run(
             cases: subset,
         })
         .collect();
-    let mut results: Vec<CaseResult> = Vec::new();
-    let mut tally = RunTally::default();
-    let mut costs: Vec<VersionStats> = Vec::new();
+    let mut collector = Collector {
+        selected: &selected,
+        request,
+        observer: &mut *observer,
+        results: Vec::new(),
+        tally: RunTally::default(),
+        costs: Vec::new(),
+        held: Vec::new(),
+        waiting: Vec::new(),
+    };
     // Versions run side by side (`Session::run_versions`), so results and
-    // finished versions arrive interleaved; both observers see them as they come.
-    let watcher = std::cell::RefCell::new(&mut *observer);
-    session.run_versions(
-        &by_version,
-        |version, mut r| {
-            r.index = selected[version].1[r.index];
-            let mut observer = watcher.borrow_mut();
-            if let (Some(dir), Observed::Ran { bodies, .. }) = (&request.bodies, &r.observed) {
-                write_bodies(dir, &r, bodies, &mut **observer);
-            }
-            observer.result(&r);
-            tally.add(&r);
-            if request.keep {
-                results.push(r);
-            }
-        },
-        |stats| {
-            watcher.borrow_mut().version_done(stats);
-            costs.push(stats.clone());
-        },
-    );
+    // finished versions arrive interleaved; the observer sees them as they
+    // come, but for the results held for re-checks and their versions' costs.
+    session.run_versions_into(&by_version, &mut collector);
+    let rechecked = collector.recheck(&mut session);
+    let Collector {
+        mut results,
+        tally,
+        mut costs,
+        ..
+    } = collector;
     // The report's per-version costs in version order, whatever order the
     // versions finished in.
     costs.sort_by_key(|c| c.version);
@@ -337,10 +341,89 @@ pub fn collect_run(
     Ok(RunOutcome {
         info,
         tally,
+        rechecked,
         results,
         case_errors,
         store_warnings: std::mem::take(&mut session.store_warnings),
     })
+}
+
+/// Where a run's results go as the session makes them: to the observer
+/// (and kept, when asked), but for those `--recheck` holds back, which go
+/// when their re-checks are done, with their versions' costs after them.
+struct Collector<'a> {
+    /// The versions run, each with its cases' indices in the corpus and
+    /// the cases.
+    selected: &'a [(MastraVersion, Vec<usize>, Vec<Case>)],
+    request: &'a RunRequest,
+    observer: &'a mut dyn RunObserver,
+    results: Vec<CaseResult>,
+    tally: RunTally,
+    costs: Vec<VersionStats>,
+    held: Vec<Held>,
+    /// The costs of versions with results held.
+    waiting: Vec<VersionStats>,
+}
+
+impl Collector<'_> {
+    fn deliver(&mut self, r: CaseResult) {
+        if let (Some(dir), Observed::Ran { bodies, .. }) = (&self.request.bodies, &r.observed) {
+            write_bodies(dir, &r, bodies, &mut *self.observer);
+        }
+        self.observer.result(&r);
+        self.tally.add(&r);
+        if self.request.keep {
+            self.results.push(r);
+        }
+    }
+
+    fn costs(&mut self, stats: &VersionStats) {
+        self.observer.version_done(stats);
+        self.costs.push(stats.clone());
+    }
+
+    /// Observe the held results again, then hand them on, and the costs
+    /// that waited for them.
+    fn recheck(&mut self, session: &mut Session) -> RecheckCount {
+        let held = std::mem::take(&mut self.held);
+        if held.is_empty() {
+            return RecheckCount::default();
+        }
+        let versions: Vec<MastraVersion> = self.selected.iter().map(|s| s.0).collect();
+        let (held, count) = recheck(session, &versions, held, self.request.recheck.tries);
+        for h in held {
+            self.deliver(h.settled());
+        }
+        for stats in std::mem::take(&mut self.waiting) {
+            self.costs(&stats);
+        }
+        count
+    }
+}
+
+impl ResultSink for Collector<'_> {
+    fn result(&mut self, version: usize, mut r: CaseResult) {
+        let (_, indices, cases) = &self.selected[version];
+        let case = &cases[r.index];
+        r.index = indices[r.index];
+        if self.request.recheck.wants(&r) {
+            self.held.push(Held::new(version, case.clone(), r));
+        } else {
+            self.deliver(r);
+        }
+    }
+
+    fn version_done(&mut self, stats: &VersionStats) {
+        if self
+            .held
+            .iter()
+            .any(|h| Some(h.result.version) == stats.version)
+        {
+            self.waiting.push(stats.clone());
+        } else {
+            self.costs(stats);
+        }
+    }
 }
 
 /// `--bodies`: one case's normalised bodies, the snapshot text. A file that

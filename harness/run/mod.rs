@@ -15,7 +15,9 @@
 
 pub mod config;
 pub mod corpus;
+pub mod planted;
 pub mod progress;
+pub mod recheck;
 pub mod schedule;
 pub mod session;
 pub mod shard;

@@ -255,6 +255,7 @@ pub fn probe(ctx: &Shared<'_>, run: ProbeRun<'_>, tx: &mpsc::Sender<Produced>) -
             done.lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .push(index);
+            let obs = crate::run::planted::first_try(&cases[index], v, obs);
             let record = keys.as_ref().and_then(|ks| Record::of(ks[index], &obs));
             let observed = Observed::from_observation(&cases[index], obs);
             let _ = tx.send(Produced::Case {

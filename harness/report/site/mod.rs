@@ -69,6 +69,7 @@ pub fn style(v: Verdict) -> (&'static str, &'static str) {
         Verdict::ProbeFault => ("PF", "#37474f"),
         Verdict::VersionUnavailable => ("U", "#37474f"),
         Verdict::InstallFailed => ("I", "#37474f"),
+        Verdict::Flaky => ("~?", "#00838f"),
     }
 }
 
@@ -221,6 +222,9 @@ struct Tally {
     issues: BTreeMap<String, IssueVersions>,
     divergences: usize,
     listed: Vec<Json>,
+    /// Results whose re-checks disagree (`flaky`), apart from divergences.
+    flaky: usize,
+    flaky_listed: Vec<Json>,
     changes: usize,
     boundaries: BTreeMap<(usize, usize), usize>,
     night_changes: usize,
@@ -524,6 +528,12 @@ impl Detail {
                 .entry(issue.clone())
                 .or_insert_with(|| (r.issue_title.clone(), r.issue_link.clone()));
         }
+        if !r.tries.is_empty() {
+            m.push((
+                "t",
+                Json::Array(r.tries.iter().map(|t| Json::str(t)).collect()),
+            ));
+        }
         if !r.provider.is_empty() {
             m.push((
                 "pr",
@@ -653,16 +663,24 @@ impl CaseSite<'_> {
         } else if ran {
             t.ran[vi] = true;
         }
+        let listed = || {
+            Json::object([
+                ("case", Json::str(&r.case)),
+                ("path", Json::str(self.path)),
+                ("route", Json::str(route.name())),
+                ("version", Json::str(&r.version)),
+                ("verdict", Json::str(r.verdict.name())),
+            ])
+        };
         if r.verdict.is_divergence() {
             t.divergences += 1;
             if t.listed.len() < LISTED_DIVERGENCES {
-                t.listed.push(Json::object([
-                    ("case", Json::str(&r.case)),
-                    ("path", Json::str(self.path)),
-                    ("route", Json::str(route.name())),
-                    ("version", Json::str(&r.version)),
-                    ("verdict", Json::str(r.verdict.name())),
-                ]));
+                t.listed.push(listed());
+            }
+        } else if r.verdict == Verdict::Flaky {
+            t.flaky += 1;
+            if t.flaky_listed.len() < LISTED_DIVERGENCES {
+                t.flaky_listed.push(listed());
             }
         }
         if let Some((issue, state)) = &r.known_issue {
@@ -971,6 +989,13 @@ fn index_json(
             Json::object([
                 ("count", count(t.divergences)),
                 ("listed", Json::Array(t.listed.clone())),
+            ]),
+        ),
+        (
+            "flaky",
+            Json::object([
+                ("count", count(t.flaky)),
+                ("listed", Json::Array(t.flaky_listed.clone())),
             ]),
         ),
         ("notRun", Json::Array(not_run)),

@@ -137,6 +137,17 @@ function headline(view) {
       li.appendChild(document.createTextNode(': ' + r.verdict));
     }
   }
+  // Flaky results are kept apart from divergences: observed again, the
+  // tries disagree, so they say nothing yet about Mastra.
+  if (I.flaky && I.flaky.count) {
+    h.appendChild(el('p', 'flaky (observed again, the tries disagree; not divergences): ' + I.flaky.count, { id: 'flaky' }));
+    const list = h.appendChild(el('ul', null, { id: 'flaky-list' }));
+    for (const r of I.flaky.listed) {
+      const li = list.appendChild(el('li'));
+      const id = I.ids.get(r.path);
+      li.appendChild(id ? link(r.case + ' on ' + r.version, '#' + new URLSearchParams({ case: id, route: r.route, version: r.version })) : el('span', r.case + ' on ' + r.version));
+    }
+  }
   const nr = h.appendChild(el('p', null, { id: 'not-run' }));
   nr.textContent = I.notRun.length ? 'not run (no column): ' + I.notRun.map(n => n.version + ' (' + n.verdict + ', ' + n.results + ' results' + (n.why ? ': ' + n.why : '') + ')').join('; ') : 'every version ran';
   const ch = h.appendChild(el('p', null, { id: 'changed' }));
@@ -293,6 +304,7 @@ function detail(view, c, r) {
     const ul = hs.appendChild(el('ul'));
     for (const [, , night, at, verdict] of nights) ul.appendChild(el('li', 'night ' + night + ' (' + new Date(at * 1000).toISOString().slice(0, 10) + '): ' + verdict, { 'data-night': night }));
   }
+  if (r.t) pre(d, 'observed again (--recheck): the verdict of each try', r.t.join(' → '), { class: 'tries' });
   if (r.pr) pre(d, 'a provider would reject', r.pr.join('\n'), { class: 'provider' });
   pre(d, 'infrastructure', b(r.x), { class: 'infra' });
   pre(d, 'diff (predicted → observed)', b(r.d), { class: 'diff' });
@@ -400,7 +412,7 @@ load('index').then(index => {
   window.addEventListener('hashchange', show);
   // The divergences the headline lists link to their case's detail, whose
   // address needs the case's id: the names say it.
-  if (I.divergences.listed.length) {
+  if (I.divergences.listed.length || (I.flaky && I.flaky.listed.length)) {
     return loadAll('names', I.names).then(names => { for (const [path, id] of names) I.ids.set(path, id); show(); });
   }
   show();

@@ -1,6 +1,6 @@
 //! The integration tests, one binary with a module per subject: the real
 //! binary, real Node, real Mastra, real HTTP (`e2e`, `matrix`, `fuzz`,
-//! `store`, `builds`, `lint_project`, `javascript`, `zero`, `site`), the sizes of
+//! `store`, `recheck`, `builds`, `lint_project`, `javascript`, `zero`, `site`), the sizes of
 //! a whole matrix's database and site (`size`), and the import
 //! rules on the source (`structure`). One binary links the crate once; the
 //! fault suite keeps a binary of its own (`faults.rs`: a plain `main` that
@@ -19,6 +19,7 @@ mod fuzz;
 mod javascript;
 mod lint_project;
 mod matrix;
+mod recheck;
 mod site;
 mod size;
 mod store;

@@ -246,6 +246,7 @@ impl Sweep {
                 )])
                 .to_pretty(),
             ),
+            tries: Vec::new(),
         }
     }
 }
