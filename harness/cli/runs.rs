@@ -757,8 +757,17 @@ pub struct CompareArgs {
 
 /// `compare OLD NEW`: what regressed (exit 1), was fixed, is new, is gone.
 pub fn compare(args: CompareArgs) -> Result<Exit, Failure> {
-    let load = |p: &Path| ReportDoc::load(p).map_err(Failure::bad);
-    let (text, regressed) = crate::report::changes::render(&load(&args.old)?, &load(&args.new)?);
+    let (old, new) = (args.old.as_path(), args.new.as_path());
+    // Two databases compare by queries, a row of each at a time; a JSON
+    // report or JSONL is read whole, as its text is.
+    let (text, regressed) = if crate::db::is_database(old) && crate::db::is_database(new) {
+        let open = |p: &Path| crate::db::RunDb::open(p).map_err(|e| Failure::bad(e.to_string()));
+        crate::report::changes::render_db(&open(old)?, &open(new)?)
+            .map_err(|e| Failure::bad(e.to_string()))?
+    } else {
+        let load = |p: &Path| ReportDoc::load(p).map_err(Failure::bad);
+        crate::report::changes::render(&load(old)?, &load(new)?)
+    };
     print_out(&text);
     Ok(if regressed { Exit::Finding } else { Exit::Ok })
 }

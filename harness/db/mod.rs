@@ -130,6 +130,18 @@ pub struct StoredResult {
     pub extra: Option<BlobHash>,
 }
 
+/// One (case, version) of two runs, as `RunDb::each_pair_with` gives it:
+/// each side's verdict by name (`None`: not in that run), and the newer
+/// side's other members by hash.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VerdictPair {
+    pub case: String,
+    pub version: String,
+    pub old: Option<String>,
+    pub new: Option<String>,
+    pub new_extra: Option<BlobHash>,
+}
+
 /// Which results `RunDb::each_result_where` gives, and in which order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Select {
@@ -449,6 +461,86 @@ impl RunDb {
             members.push(("input".into(), self.need_blob(h)?));
         }
         Ok(Json::Object(members))
+    }
+
+    /// Every (case, version) of `old` and of `self` side by side, ordered
+    /// by case name then version, with each side's verdict and the newer
+    /// side's other members (for its diff): a merge of two sorted queries,
+    /// so that comparing two nights holds one row of each, never a run.
+    /// Pairs by name, not by place, since two runs' corpora may differ.
+    pub fn each_pair_with<E: From<DbError>>(
+        &self,
+        old: &RunDb,
+        mut f: impl FnMut(VerdictPair) -> Result<(), E>,
+    ) -> Result<(), E> {
+        const SIDE: &str = "SELECT c.name, r.version, r.verdict, be.hash
+             FROM result r JOIN cases c ON c.ord = r.case_ord
+             LEFT JOIN blob be ON be.id = r.extra
+             ORDER BY c.name, r.version";
+        type Side = (String, String, String, Option<Vec<u8>>);
+        fn side(r: &rusqlite::Row) -> rusqlite::Result<Side> {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        }
+        let (oat, nat) = (
+            || sql(&old.path, "table `result`"),
+            || sql(&self.path, "table `result`"),
+        );
+        let mut os = old.conn.prepare(SIDE).map_err(oat())?;
+        let mut ns = self.conn.prepare(SIDE).map_err(nat())?;
+        let mut orows = os.query_map([], side).map_err(oat())?;
+        let mut nrows = ns.query_map([], side).map_err(nat())?;
+        let mut o = orows.next().transpose().map_err(oat())?;
+        let mut n = nrows.next().transpose().map_err(nat())?;
+        loop {
+            let order = match (&o, &n) {
+                (None, None) => return Ok(()),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (Some(a), Some(b)) => (&a.0, &a.1).cmp(&(&b.0, &b.1)),
+            };
+            let take_old = order != std::cmp::Ordering::Greater;
+            let take_new = order != std::cmp::Ordering::Less;
+            let old_side = if take_old { o.take() } else { None };
+            let new_side = if take_new { n.take() } else { None };
+            let (case, version) = match (&old_side, &new_side) {
+                (_, Some(b)) => (b.0.clone(), b.1.clone()),
+                (Some(a), None) => (a.0.clone(), a.1.clone()),
+                (None, None) => unreachable!("one side is taken"),
+            };
+            let new_extra = match new_side.as_ref().and_then(|b| b.3.as_deref()) {
+                Some(b) => Some(
+                    BlobHash::from_sql(b)
+                        .ok_or_else(|| self.bad(format!("a blob hash of {} bytes", b.len())))?,
+                ),
+                None => None,
+            };
+            f(VerdictPair {
+                case,
+                version,
+                old: old_side.map(|a| a.2),
+                new: new_side.map(|b| b.2),
+                new_extra,
+            })?;
+            if take_old {
+                o = orows.next().transpose().map_err(oat())?;
+            }
+            if take_new {
+                n = nrows.next().transpose().map_err(nat())?;
+            }
+        }
+    }
+
+    /// The distinct versions with a result, in the run's order.
+    pub fn versions(&self) -> Result<Vec<String>, DbError> {
+        let at = || sql(&self.path, "table `result`");
+        let mut stmt = self
+            .conn
+            .prepare_cached(
+                "SELECT version FROM result GROUP BY version_ord, version ORDER BY version_ord",
+            )
+            .map_err(at())?;
+        let rows = stmt.query_map([], |r| r.get(0)).map_err(at())?;
+        rows.collect::<Result<_, _>>().map_err(at())
     }
 
     /// Sizes, for `docs/` and the size test: bytes of the file, distinct

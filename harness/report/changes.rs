@@ -9,6 +9,9 @@
 //! two calm ones (as-modelled to known-issue, say) is `changed`.
 
 use super::doc::{ReportDoc, Row};
+use crate::db::{DbError, RunDb};
+use crate::js::json::Json;
+use crate::js::string::JsString;
 use crate::judge::compare::Verdict;
 use std::collections::BTreeMap;
 
@@ -104,70 +107,141 @@ pub fn changes<'a>(
         .collect()
 }
 
-/// The text `compare` prints, and whether something regressed (a finding:
-/// the command layer exits 1).
-pub fn render(old: &ReportDoc, new: &ReportDoc) -> (String, bool) {
-    let all = changes(old, new);
-    let mut out = String::new();
-    let order = [
-        Change::Regressed,
-        Change::Fixed,
-        Change::New,
-        Change::Gone,
-        Change::Changed,
-        Change::Flaky,
-        Change::Infrastructure,
-    ];
-    // The versions (a new release, a prerelease, a build) NEW ran that OLD
-    // did not: the nightly's "what is new since last night".
-    let versions = |d: &ReportDoc| {
-        d.rows
-            .iter()
-            .map(|r| r.version.clone())
-            .collect::<std::collections::BTreeSet<String>>()
-    };
-    let (before, after) = (versions(old), versions(new));
-    let new_versions: Vec<&String> = after.difference(&before).collect();
-    for kind in order {
-        if kind == Change::New && !new_versions.is_empty() {
-            let names: Vec<&str> = new_versions.iter().map(|v| v.as_str()).collect();
-            out.push_str(&format!(
-                "new versions ({}): {}\n",
-                names.len(),
-                names.join(", ")
-            ));
+/// What `compare` gathers, one pair at a time: the line of each pair that
+/// changed, by kind, and how many did not. Only changes are held, so two
+/// nights of any size compare in the memory of what moved between them.
+#[derive(Default)]
+struct Tally {
+    lines: BTreeMap<Change, Vec<String>>,
+    unchanged: usize,
+}
+
+impl Tally {
+    /// One pair. `diff` gives the newer side's diff, asked only for a
+    /// regression, whose diff is printed.
+    fn add<E>(
+        &mut self,
+        (case, version): (&str, &str),
+        old: Option<Verdict>,
+        new: Option<Verdict>,
+        diff: impl FnOnce() -> Result<Option<String>, E>,
+    ) -> Result<(), E> {
+        let Some(kind) = change(old, new) else {
+            return Ok(());
+        };
+        if kind == Change::Unchanged {
+            self.unchanged += 1;
+            return Ok(());
         }
-        let these: Vec<_> = all.iter().filter(|(c, _, _)| *c == kind).collect();
-        if these.is_empty() {
-            continue;
-        }
-        out.push_str(&format!("{} ({}):\n", kind.name(), these.len()));
-        for (_, o, n) in these {
-            let any = o.or(*n).expect("a pair has a side");
-            let verdict = |r: &Option<&Row>| r.map_or("-", |r| r.verdict.name());
-            out.push_str(&format!(
-                "  {} on {}: {} -> {}\n",
-                any.case,
-                any.version,
-                verdict(o),
-                verdict(n)
-            ));
-            if kind == Change::Regressed {
-                if let Some(d) = n.and_then(|r| r.diff.as_deref()) {
-                    for line in d.lines() {
-                        out.push_str(&format!("    {line}\n"));
-                    }
-                }
+        let name = |v: Option<Verdict>| v.map_or("-", Verdict::name);
+        let mut line = format!("  {case} on {version}: {} -> {}\n", name(old), name(new));
+        if kind == Change::Regressed {
+            for l in diff()?.unwrap_or_default().lines() {
+                line.push_str(&format!("    {l}\n"));
             }
         }
+        self.lines.entry(kind).or_default().push(line);
+        Ok(())
     }
-    let unchanged = all
-        .iter()
-        .filter(|(c, _, _)| *c == Change::Unchanged)
-        .count();
-    out.push_str(&format!("unchanged: {unchanged}\n"));
-    let regressed = all.iter().any(|(c, _, _)| *c == Change::Regressed);
-    (out, regressed)
+
+    /// The text `compare` prints, and whether something regressed.
+    fn render(&self, new_versions: &[String]) -> (String, bool) {
+        let mut out = String::new();
+        let order = [
+            Change::Regressed,
+            Change::Fixed,
+            Change::New,
+            Change::Gone,
+            Change::Changed,
+            Change::Flaky,
+            Change::Infrastructure,
+        ];
+        for kind in order {
+            // The versions (a new release, a prerelease, a build) NEW ran
+            // that OLD did not: the nightly's "what is new since last night".
+            if kind == Change::New && !new_versions.is_empty() {
+                out.push_str(&format!(
+                    "new versions ({}): {}\n",
+                    new_versions.len(),
+                    new_versions.join(", ")
+                ));
+            }
+            let Some(these) = self.lines.get(&kind) else {
+                continue;
+            };
+            out.push_str(&format!("{} ({}):\n", kind.name(), these.len()));
+            these.iter().for_each(|l| out.push_str(l));
+        }
+        out.push_str(&format!("unchanged: {}\n", self.unchanged));
+        (out, self.lines.contains_key(&Change::Regressed))
+    }
+}
+
+/// The versions of `new` that `old` does not have, in `new`'s order.
+fn versions_new(old: &[String], new: &[String]) -> Vec<String> {
+    let before: std::collections::BTreeSet<&String> = old.iter().collect();
+    let mut seen = std::collections::BTreeSet::new();
+    new.iter()
+        .filter(|v| !before.contains(v) && seen.insert(*v))
+        .cloned()
+        .collect()
+}
+
+/// The text `compare` prints, and whether something regressed (a finding:
+/// the command layer exits 1), for two reports read whole (JSON, JSONL).
+pub fn render(old: &ReportDoc, new: &ReportDoc) -> (String, bool) {
+    let mut tally = Tally::default();
+    for (_, o, n) in changes(old, new) {
+        let any = o.or(n).expect("a pair has a side");
+        let diff = || Ok::<_, std::convert::Infallible>(n.and_then(|r| r.diff.clone()));
+        let Ok(()) = tally.add(
+            (&any.case, &any.version),
+            o.map(|r| r.verdict),
+            n.map(|r| r.verdict),
+            diff,
+        );
+    }
+    let sorted = |d: &ReportDoc| {
+        let mut v: Vec<String> = d.rows.iter().map(|r| r.version.clone()).collect();
+        v.sort();
+        v
+    };
+    tally.render(&versions_new(&sorted(old), &sorted(new)))
+}
+
+/// `render` for two results databases, by queries: one row of each side at
+/// a time (`RunDb::each_pair_with`).
+pub fn render_db(old: &RunDb, new: &RunDb) -> Result<(String, bool), DbError> {
+    let mut tally = Tally::default();
+    let verdict = |db: &RunDb, name: Option<String>| -> Result<Option<Verdict>, DbError> {
+        name.map(|n| {
+            Verdict::from_name(&n).ok_or_else(|| {
+                db.bad(format!(
+                    "table `result`: field `verdict`: unknown verdict {n:?}"
+                ))
+            })
+        })
+        .transpose()
+    };
+    new.each_pair_with::<DbError>(old, |p| {
+        let (o, n) = (verdict(old, p.old)?, verdict(new, p.new)?);
+        let diff = || -> Result<Option<String>, DbError> {
+            let Some(h) = &p.new_extra else {
+                return Ok(None);
+            };
+            Ok(new
+                .blob(h)?
+                .and_then(|e| e.get("diff").and_then(Json::as_str).map(JsString::to_lossy)))
+        };
+        tally.add((&p.case, &p.version), o, n, diff)
+    })?;
+    let sorted = |db: &RunDb| -> Result<Vec<String>, DbError> {
+        let mut v = db.versions()?;
+        v.sort();
+        Ok(v)
+    };
+    let new_versions = versions_new(&sorted(old)?, &sorted(new)?);
+    Ok(tally.render(&new_versions))
 }
 
 #[cfg(test)]
@@ -283,5 +357,66 @@ mod tests {
             text.contains("new versions (1): 1.72.0-alpha.1\n"),
             "{text}"
         );
+    }
+
+    /// A results database holding `doc`'s rows, as a run writes them.
+    fn database(dir: &std::path::Path, name: &str, doc: &ReportDoc) -> RunDb {
+        use crate::db::write::DbWriter;
+        let path = dir.join(name);
+        let run = Json::object([("commit", Json::str("abc"))]);
+        let mut w = DbWriter::create(&path, &run).unwrap();
+        for r in &doc.rows {
+            let mut members = vec![
+                ("case", Json::str(&r.case)),
+                ("route", Json::str("openai")),
+                ("version", Json::str(&r.version)),
+                ("verdict", Json::str(r.verdict.name())),
+                ("predicted", r.predicted.clone()),
+                ("observed", r.observed.clone()),
+            ];
+            if let Some(d) = &r.diff {
+                members.push(("diff", Json::str(d)));
+            }
+            w.add(None, &Json::object(members)).unwrap();
+        }
+        w.finish(&run, false).unwrap();
+        RunDb::open(&path).unwrap()
+    }
+
+    #[test]
+    fn two_databases_compare_as_their_reports_do() {
+        let old = crate::report::doc::tests::sample();
+        let mut new = old.clone();
+        new.rows[0].verdict = Diverged;
+        new.rows[0].diff = Some("-a\n+b\n".into());
+        new.rows[1].verdict = AsModelled;
+        new.rows[1].diff = None;
+        new.rows[3].verdict = Flaky;
+        new.rows.remove(2);
+        let mut row = new.rows[0].clone();
+        row.version = "1.72.0-alpha.1".into();
+        row.verdict = AsModelled;
+        new.rows.push(row);
+        let dir = tempfile::tempdir().unwrap();
+        let (o, n) = (
+            database(dir.path(), "old.sqlite", &old),
+            database(dir.path(), "new.sqlite", &new),
+        );
+        let by_query = render_db(&o, &n).unwrap();
+        assert_eq!(by_query, render(&old, &new));
+        let (text, regressed) = by_query;
+        assert!(regressed, "{text}");
+        for part in [
+            "regressed (1):\n  cases/a.json on 1.0.4: as-modelled -> diverged\n    -a\n    +b\n",
+            "fixed (1):\n  cases/a.json on 1.67.0: diverged -> as-modelled\n",
+            "new versions (1): 1.72.0-alpha.1\nnew (1):\n",
+            "gone (1):\n  cases/b<c>.json on 1.0.4: known-issue -> -\n",
+            "flaky (not compared) (1):\n",
+            "unchanged: 0\n",
+        ] {
+            assert!(text.contains(part), "{part:?} in {text}");
+        }
+        let (same, regressed) = render_db(&o, &o).unwrap();
+        assert!(!regressed && same.ends_with("unchanged: 4\n"), "{same}");
     }
 }
