@@ -631,7 +631,7 @@ pub struct MergeArgs {
 
 /// `merge SLICE... --out DIR`: DIR/results.sqlite and every other format.
 pub fn merge(args: MergeArgs) -> Result<Exit, Failure> {
-    use crate::report::merge::{merge, read};
+    use crate::report::merge::{merged_run, read, write};
     let out = args.out.as_path();
     let reports = args
         .reports
@@ -639,29 +639,13 @@ pub fn merge(args: MergeArgs) -> Result<Exit, Failure> {
         .map(|p| read(p))
         .collect::<Result<Vec<_>, _>>()
         .map_err(Failure::bad)?;
-    let merged = merge(&reports).map_err(Failure::bad)?;
+    let run = merged_run(&reports).map_err(Failure::bad)?;
     std::fs::create_dir_all(out)
         .map_err(|e| Failure::infra_because(format!("cannot create {}", out.display()), e))?;
-    let run = merged
-        .get("run")
-        .cloned()
-        .unwrap_or(crate::js::json::Json::Null);
-    let interrupted = run
-        .get("interrupted")
-        .and_then(crate::js::json::Json::as_bool)
-        .unwrap_or(false);
-    let results = merged
-        .get("results")
-        .and_then(crate::js::json::Json::as_array)
-        .unwrap_or_default();
     let db_path = out.join(DATABASE);
-    let infra = |e: crate::db::DbError| Failure::infra(e.to_string());
-    let mut db = crate::db::write::DbWriter::create(&db_path, &run).map_err(infra)?;
-    for r in results {
-        db.add(None, r).map_err(infra)?;
-    }
-    db.finish(&run, interrupted).map_err(infra)?;
-    drop(merged);
+    write(&reports, &run, &db_path).map_err(Failure::bad)?;
+    let slices = reports.len();
+    drop(reports);
     let report = DbReport::open(&db_path).map_err(Failure::infra)?;
     if let Some(json) = args.report.json.as_deref() {
         write_json_report(report.db(), json)?;
@@ -694,8 +678,7 @@ pub fn merge(args: MergeArgs) -> Result<Exit, Failure> {
     // --strict; every other infrastructure outcome left a case unchecked.
     let infra = count(&|v| v.is_infrastructure() && v != Verdict::VersionUnavailable);
     say!(
-        "merged {} slices: {} results ({divergent} divergent, {infra} not checked) into {}",
-        reports.len(),
+        "merged {slices} slices: {} results ({divergent} divergent, {infra} not checked) into {}",
         count(&|_| true),
         out.display()
     );

@@ -165,6 +165,13 @@ pub enum DbError {
     },
     #[error("{}: {why}", path.display())]
     Bad { why: String, path: PathBuf },
+    /// A second result for one (case, version): a run gives each one.
+    #[error("{}: {case} on {version} is there twice", path.display())]
+    Twice {
+        case: String,
+        version: String,
+        path: PathBuf,
+    },
 }
 
 fn sql<'a>(path: &'a Path, what: &str) -> impl Fn(rusqlite::Error) -> DbError + 'a {

@@ -217,7 +217,11 @@ impl DbWriter {
                 rusqlite::Error::SqliteFailure(f, _)
                     if f.code == rusqlite::ErrorCode::ConstraintViolation =>
                 {
-                    self.bad(format!("{case} on {version} is there twice"))
+                    DbError::Twice {
+                        case: case.clone(),
+                        version: version.clone(),
+                        path: self.path.clone(),
+                    }
                 }
                 e => sql(&self.path, "cannot write table `result`")(e),
             })?;

@@ -4,8 +4,10 @@
 //!
 //! In: shard databases or reports. Out: one report folder, or one error that says what
 //! does not fit: reports of different harness commits, corpora or seeds are
-//! never combined, and a missing slice (or one given twice) is named. The
-//! merge works on the reports' JSON, as every renderer does (`report::doc`).
+//! never combined, and a missing slice (or one given twice) is named.
+//! Databases are merged a result at a time, each case keeping its place in
+//! the corpus (every slice ran the same one); JSON reports are read whole,
+//! as their text is.
 
 use crate::js::json::Json;
 use crate::js::string::JsString;
@@ -16,7 +18,14 @@ use std::path::{Path, PathBuf};
 pub struct ShardReport {
     pub path: PathBuf,
     pub run: Json,
-    pub results: Vec<Json>,
+    pub results: Results,
+}
+
+/// A slice's results: a database, read when the merge writes them, or a
+/// JSON report's, read whole.
+pub enum Results {
+    Database(crate::db::RunDb),
+    Loaded(Vec<Json>),
 }
 
 fn field(run: &Json, k: &str) -> String {
@@ -41,16 +50,10 @@ pub fn read(path: &Path) -> Result<ShardReport, String> {
         if let Some(why) = db.partial().map_err(err)? {
             return Err(format!("{}: PARTIAL: {why}", path.display()));
         }
-        let mut results = Vec::new();
-        db.each_result(|r| {
-            results.push(db.result_json(&r)?);
-            Ok::<_, crate::db::DbError>(())
-        })
-        .map_err(err)?;
         return Ok(ShardReport {
             path: path.to_path_buf(),
             run: db.run_info().map_err(err)?,
-            results,
+            results: Results::Database(db),
         });
     }
     let body = std::fs::read_to_string(path)
@@ -74,13 +77,13 @@ pub fn read(path: &Path) -> Result<ShardReport, String> {
     Ok(ShardReport {
         path: path.to_path_buf(),
         run,
-        results,
+        results: Results::Loaded(results),
     })
 }
 
 /// Check that the reports are the N slices of one run; give the merged
-/// report's JSON.
-pub fn merge(reports: &[ShardReport]) -> Result<Json, String> {
+/// run (the JSON report's `run` member).
+pub fn merged_run(reports: &[ShardReport]) -> Result<Json, String> {
     let first = reports.first().ok_or("no report to merge")?;
     for key in ["commit", "corpus", "seed"] {
         let want = field(&first.run, key);
@@ -173,15 +176,72 @@ pub fn merge(reports: &[ShardReport]) -> Result<Json, String> {
             _ => {}
         }
     }
+    Ok(Json::Object(run))
+}
 
+/// Write the slices' results into a new database at `path` for the merged
+/// run `run`; give the number of results. Either every slice is a database
+/// or none is: a database's cases keep their places in the corpus, which a
+/// JSON report's rows do not carry.
+pub fn write(reports: &[ShardReport], run: &Json, path: &Path) -> Result<usize, String> {
+    use crate::db::write::DbWriter;
+    use crate::db::DbError;
+    let databases = reports
+        .iter()
+        .filter(|r| matches!(r.results, Results::Database(_)))
+        .count();
+    if databases != 0 && databases != reports.len() {
+        let odd = reports
+            .iter()
+            .find(|r| matches!(r.results, Results::Loaded(_)))
+            .map_or_else(String::new, |r| r.path.display().to_string());
+        return Err(format!(
+            "{odd}: a JSON report among results databases: merge the slices' results.sqlite files, or all their reports"
+        ));
+    }
+    let twice = |e: DbError| match e {
+        DbError::Twice { case, version, .. } => {
+            format!("{case} on {version} appears in two slices")
+        }
+        e => e.to_string(),
+    };
+    let mut db = DbWriter::create(path, run).map_err(|e| e.to_string())?;
+    let interrupted = run
+        .get("interrupted")
+        .and_then(Json::as_bool)
+        .unwrap_or(false);
+    for r in reports {
+        match &r.results {
+            Results::Database(slice) => slice
+                .each_result(|stored| db.add(Some(stored.case_ord), &slice.result_json(&stored)?))
+                .map_err(twice)?,
+            Results::Loaded(_) => {}
+        }
+    }
+    for result in loaded_in_order(reports, run)? {
+        db.add(None, result).map_err(twice)?;
+    }
+    db.finish(run, interrupted).map_err(|e| e.to_string())
+}
+
+/// The JSON reports' results, in the unsharded run's order (case, then
+/// version as the run lists them); a (case, version) in two is refused.
+fn loaded_in_order<'a>(reports: &'a [ShardReport], run: &Json) -> Result<Vec<&'a Json>, String> {
+    let versions = run
+        .get("versions")
+        .and_then(Json::as_array)
+        .unwrap_or_default();
     let rank = |v: &str| {
         versions
             .iter()
             .position(|x| x.as_str().is_some_and(|s| s.to_lossy() == v))
     };
-    let mut results: Vec<Json> = reports
+    let mut results: Vec<&Json> = reports
         .iter()
-        .flat_map(|r| r.results.iter().cloned())
+        .flat_map(|r| match &r.results {
+            Results::Loaded(rows) => rows.iter().collect(),
+            Results::Database(_) => Vec::new(),
+        })
         .collect();
     results.sort_by_key(|r| (text(r, "case"), rank(&text(r, "version"))));
     if let Some(w) = results.windows(2).find(|w| {
@@ -194,10 +254,7 @@ pub fn merge(reports: &[ShardReport]) -> Result<Json, String> {
             text(&w[0], "version")
         ));
     }
-    Ok(Json::object([
-        ("run", Json::Object(run)),
-        ("results", Json::Array(results)),
-    ]))
+    Ok(results)
 }
 
 #[cfg(test)]
@@ -231,21 +288,63 @@ mod tests {
         ShardReport {
             path: PathBuf::from(format!("slice-{k}.json")),
             run,
-            results,
+            results: Results::Loaded(results),
         }
+    }
+
+    /// Merge into a database in a temporary folder; its run and its results
+    /// as (case, version).
+    fn merged(reports: &[ShardReport]) -> Result<(Json, Vec<(String, String)>), String> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("merged.sqlite");
+        let run = merged_run(reports)?;
+        write(reports, &run, &path)?;
+        let db = crate::db::RunDb::open(&path).unwrap();
+        let mut rows = Vec::new();
+        db.each_result(|r| {
+            rows.push((r.case, r.version));
+            Ok::<_, crate::db::DbError>(())
+        })
+        .unwrap();
+        Ok((db.run_info().unwrap(), rows))
+    }
+
+    /// Slice `k` of `n` as a database in `dir`, its cases at the corpus
+    /// places `ords`.
+    fn slice_db(dir: &Path, k: u32, n: u32, rows: &[(usize, &str, &str)]) -> ShardReport {
+        use crate::db::write::DbWriter;
+        let s = slice(
+            k,
+            n,
+            "abc",
+            &rows.iter().map(|(_, c, v)| (*c, *v)).collect::<Vec<_>>(),
+        );
+        let path = dir.join(format!("slice-{k}.sqlite"));
+        let mut w = DbWriter::create(&path, &s.run).unwrap();
+        for (ord, case, version) in rows {
+            let result = Json::object([
+                ("case", Json::str(case)),
+                ("route", Json::str("openai")),
+                ("version", Json::str(version)),
+                ("verdict", Json::str("as-modelled")),
+                ("predicted", Json::Object(Vec::new())),
+                ("observed", Json::Null),
+            ]);
+            w.add(Some(*ord), &result).unwrap();
+        }
+        w.finish(&s.run, false).unwrap();
+        read(&path).unwrap()
     }
 
     #[test]
     fn slices_merge_into_one_run_in_case_order() {
-        let merged = merge(&[
+        let (run, rows) = merged(&[
             slice(2, 2, "abc", &[("cases/b.json", "1.67.0")]),
             slice(1, 2, "abc", &[("cases/a.json", "1.0.4")]),
         ])
         .unwrap();
-        let results = merged.get("results").and_then(Json::as_array).unwrap();
-        let cases: Vec<String> = results.iter().map(|r| text(r, "case")).collect();
+        let cases: Vec<&str> = rows.iter().map(|(c, _)| c.as_str()).collect();
         assert_eq!(cases, ["cases/a.json", "cases/b.json"]);
-        let run = merged.get("run").unwrap();
         assert_eq!(
             run.get("versions")
                 .and_then(Json::as_array)
@@ -257,7 +356,47 @@ mod tests {
             Some(true),
             "one interrupted slice makes the whole run interrupted"
         );
-        assert_eq!(field(run, "shard"), "merged from 2 slices");
+        assert_eq!(field(&run, "shard"), "merged from 2 slices");
+    }
+
+    #[test]
+    fn database_slices_keep_each_case_at_its_place_in_the_corpus() {
+        let dir = tempfile::tempdir().unwrap();
+        // Slice 2 holds the corpus's first case: the merge lists it first,
+        // as the unsharded run would, whatever order the slices come in.
+        let one = slice_db(
+            dir.path(),
+            1,
+            2,
+            &[(1, "cases/z.json", "1.0.4"), (2, "cases/b.json", "1.0.4")],
+        );
+        let two = slice_db(
+            dir.path(),
+            2,
+            2,
+            &[(0, "cases/y.json", "1.67.0"), (1, "cases/z.json", "1.67.0")],
+        );
+        let (_, rows) = merged(&[one, two]).unwrap();
+        let rows: Vec<(&str, &str)> = rows.iter().map(|(c, v)| (c.as_str(), v.as_str())).collect();
+        assert_eq!(
+            rows,
+            [
+                ("cases/y.json", "1.67.0"),
+                ("cases/z.json", "1.0.4"),
+                ("cases/z.json", "1.67.0"),
+                ("cases/b.json", "1.0.4")
+            ]
+        );
+        let one = slice_db(dir.path(), 1, 2, &[(0, "cases/a.json", "1.0.4")]);
+        let two = slice_db(dir.path(), 2, 2, &[(0, "cases/a.json", "1.0.4")]);
+        let e = merged(&[one, two]).unwrap_err();
+        assert_eq!(e, "cases/a.json on 1.0.4 appears in two slices");
+        let one = slice_db(dir.path(), 1, 2, &[(0, "cases/a.json", "1.0.4")]);
+        let e = merged(&[one, slice(2, 2, "abc", &[("cases/b.json", "1.0.4")])]).unwrap_err();
+        assert!(
+            e.starts_with("slice-2.json: a JSON report among results databases"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -283,27 +422,36 @@ mod tests {
         assert!(e.contains("PARTIAL") && e.contains("results.sqlite"), "{e}");
         w.finish(&s.run, false).unwrap();
         let read = read(&path).unwrap();
-        assert_eq!(read.results, [result]);
+        let Results::Database(db) = &read.results else {
+            panic!("a database is read as one")
+        };
+        let mut results = Vec::new();
+        db.each_result(|r| {
+            results.push(db.result_json(&r)?);
+            Ok::<_, crate::db::DbError>(())
+        })
+        .unwrap();
+        assert_eq!(results, [result]);
         assert_eq!(field(&read.run, "shard"), "1/2");
     }
 
     #[test]
     fn slices_of_different_runs_or_missing_slices_are_refused() {
-        let e = merge(&[
+        let e = merged(&[
             slice(1, 2, "abc", &[("cases/a.json", "1.0.4")]),
             slice(2, 2, "def", &[("cases/b.json", "1.0.4")]),
         ])
         .unwrap_err();
         assert!(e.contains("run.commit"), "{e}");
-        let e = merge(&[slice(1, 3, "abc", &[("cases/a.json", "1.0.4")])]).unwrap_err();
+        let e = merged(&[slice(1, 3, "abc", &[("cases/a.json", "1.0.4")])]).unwrap_err();
         assert!(e.contains("slice 2/3 is missing"), "{e}");
-        let e = merge(&[
+        let e = merged(&[
             slice(1, 2, "abc", &[("cases/a.json", "1.0.4")]),
             slice(1, 2, "abc", &[("cases/b.json", "1.0.4")]),
         ])
         .unwrap_err();
         assert!(e.contains("given twice"), "{e}");
-        let e = merge(&[
+        let e = merged(&[
             slice(1, 2, "abc", &[("cases/a.json", "1.0.4")]),
             slice(2, 2, "abc", &[("cases/a.json", "1.0.4")]),
         ])
