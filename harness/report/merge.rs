@@ -245,13 +245,12 @@ fn loaded_in_order<'a>(reports: &'a [ShardReport], run: &Json) -> Result<Vec<&'a
         .collect();
     results.sort_by_key(|r| (text(r, "case"), rank(&text(r, "version"))));
     if let Some(w) = results.windows(2).find(|w| {
-        text(&w[0], "case") == text(&w[1], "case")
-            && text(&w[0], "version") == text(&w[1], "version")
+        text(w[0], "case") == text(w[1], "case") && text(w[0], "version") == text(w[1], "version")
     }) {
         return Err(format!(
             "{} on {} appears in two slices",
-            text(&w[0], "case"),
-            text(&w[0], "version")
+            text(w[0], "case"),
+            text(w[0], "version")
         ));
     }
     Ok(results)
