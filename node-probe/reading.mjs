@@ -101,6 +101,8 @@ export function holds(reading, check, projection) {
       return projection.seen?.approval.asked.includes(arg) ?? false;
     case 'seenUnasked':
       return (projection.seen?.approval.asked.length === 0 && projection.seen.approval.pending.length > 0) ?? false;
+    case 'seenHeld':
+      return projection.seen?.approval.pending.length === arg;
     case 'seenStreamNamed':
       return projection.seen?.stream.some((chunk) => chunk.toolName === arg) ?? false;
     default:

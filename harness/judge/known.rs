@@ -64,6 +64,7 @@
 //! | `{"errorMessage": TEXT}` | the call ended with an error whose message contains TEXT |
 //! | `{"approvalAsked": NAME}` | the case's approval policy was asked with NAME (`seen.approval.asked`) |
 //! | `{"policyNotAsked": true}` | a call waited for approval and the policy was never asked |
+//! | `{"approvalsHeld": N}` | exactly N calls waited for approval (`seen.approval.pending`) |
 //! | `{"streamNamed": NAME}` | a stream chunk's `toolName` is NAME (`seen.stream`) |
 
 use crate::case::{Case, CaseError, Tool, ToolChoice as CaseChoice, Validator};
@@ -94,6 +95,9 @@ pub enum Symptom {
     ApprovalAsked(JsString),
     /// A call waited for approval and the policy was never asked.
     PolicyNotAsked,
+    /// Exactly N calls waited for approval: fewer than a case's approved
+    /// calls means a later one ran unheld.
+    ApprovalsHeld(u32),
     /// A stream chunk named a tool NAME.
     StreamNamed(JsString),
 }
@@ -122,6 +126,7 @@ impl Symptom {
             Symptom::ErrorMessage(text) => C::ErrorMessageHas(text.clone()),
             Symptom::ApprovalAsked(name) => C::SeenAsked(name.clone()),
             Symptom::PolicyNotAsked => C::SeenUnasked,
+            Symptom::ApprovalsHeld(n) => C::SeenHeld(*n),
             Symptom::StreamNamed(name) => C::SeenStreamNamed(name.clone()),
         }
     }
@@ -139,6 +144,7 @@ impl Symptom {
             Symptom::ErrorMessage(t) => ("errorMessage", Json::String(t.clone())),
             Symptom::ApprovalAsked(n) => ("approvalAsked", Json::String(n.clone())),
             Symptom::PolicyNotAsked => ("policyNotAsked", Json::Bool(true)),
+            Symptom::ApprovalsHeld(n) => ("approvalsHeld", Json::int(i64::from(*n))),
             Symptom::StreamNamed(n) => ("streamNamed", Json::String(n.clone())),
         };
         Json::object([(k, v)])
@@ -174,6 +180,9 @@ pub enum SymptomCheck {
     /// `{"seenUnasked": true}`: a call waited for approval
     /// (`seen.approval.pending`) and the policy was never asked.
     SeenUnasked,
+    /// `{"seenHeld": N}`: exactly N calls waited for approval
+    /// (`seen.approval.pending`).
+    SeenHeld(u32),
     /// `{"seenStreamNamed": NAME}`: a stream chunk's `toolName` is NAME.
     SeenStreamNamed(JsString),
 }
@@ -220,6 +229,10 @@ impl SymptomCheck {
                 .seen
                 .as_ref()
                 .is_some_and(|s| s.asked.is_empty() && !s.pending.is_empty()),
+            SymptomCheck::SeenHeld(n) => p
+                .seen
+                .as_ref()
+                .is_some_and(|s| s.pending.len() == *n as usize),
             SymptomCheck::SeenStreamNamed(name) => p.seen.as_ref().is_some_and(|s| {
                 s.stream
                     .iter()
@@ -241,6 +254,7 @@ impl SymptomCheck {
             SymptomCheck::ErrorMessageHas(text) => ("errorMessageHas", Json::String(text.clone())),
             SymptomCheck::SeenAsked(name) => ("seenAsked", Json::String(name.clone())),
             SymptomCheck::SeenUnasked => ("seenUnasked", Json::Bool(true)),
+            SymptomCheck::SeenHeld(n) => ("seenHeld", Json::int(i64::from(*n))),
             SymptomCheck::SeenStreamNamed(name) => ("seenStreamNamed", Json::String(name.clone())),
         };
         Json::object([(form, arg)])
@@ -1030,9 +1044,16 @@ fn symptom(v: &Json) -> Result<Symptom, String> {
         "errorMessage" => text(Symptom::ErrorMessage),
         "approvalAsked" => text(Symptom::ApprovalAsked),
         "policyNotAsked" => flag(Symptom::PolicyNotAsked),
+        "approvalsHeld" => match value {
+            Json::Number(text) => text
+                .parse::<u32>()
+                .map(Symptom::ApprovalsHeld)
+                .map_err(|_| format!("expected a whole number of calls, got {text}")),
+            other => Err(format!("expected a whole number of calls, got {}", other.kind())),
+        },
         "streamNamed" => text(Symptom::StreamNamed),
         other => Err(format!(
-            "unknown symptom {other:?} (known: toolChoiceNotSent, toolChoiceSent, toolSent, toolNotSent, noTools, errorCause, errorMessage, approvalAsked, policyNotAsked, streamNamed)"
+            "unknown symptom {other:?} (known: toolChoiceNotSent, toolChoiceSent, toolSent, toolNotSent, noTools, errorCause, errorMessage, approvalAsked, policyNotAsked, approvalsHeld, streamNamed)"
         )),
     }
 }
@@ -1055,6 +1076,57 @@ mod tests {
             requests,
             ..Projection::empty()
         }
+    }
+
+    fn held(ids: &[&str]) -> Projection {
+        let mut p = Projection::empty();
+        p.seen = Some(Box::new(crate::projection::Seen {
+            pending: ids
+                .iter()
+                .map(|id| (Json::str(id), Json::str("search_web")))
+                .collect(),
+            ..Default::default()
+        }));
+        p
+    }
+
+    #[test]
+    fn approvals_held_counts_the_calls_that_waited() {
+        let one = Symptom::ApprovalsHeld(1);
+        assert!(one.shows(&held(&["call_1"])));
+        assert!(!one.shows(&held(&["call_1", "call_2", "call_3"])));
+        assert!(!one.shows(&held(&[])));
+        assert!(!one.shows(&Projection::empty()), "no approval seen at all");
+        assert!(Symptom::ApprovalsHeld(3).shows(&held(&["a", "b", "c"])));
+        let v = Json::parse(r#"{"approvalsHeld":1}"#).unwrap();
+        assert_eq!(symptom(&v).unwrap(), one);
+        assert_eq!(one.to_json(), v);
+        assert_eq!(
+            one.check().to_json(),
+            Json::parse(r#"{"seenHeld":1}"#).unwrap()
+        );
+        for bad in [
+            r#"{"approvalsHeld":1.5}"#,
+            r#"{"approvalsHeld":-1}"#,
+            r#"{"approvalsHeld":"1"}"#,
+        ] {
+            let e = symptom(&Json::parse(bad).unwrap()).unwrap_err();
+            assert!(e.contains("whole number"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn the_lost_policy_is_known_on_its_cases_from_1_38_0() {
+        let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("known-issues.json");
+        let ledger = crate::run::config::known_issues(&file).unwrap();
+        let issue = ledger
+            .issues
+            .iter()
+            .find(|i| i.id == "approval-policy-lost-on-resume")
+            .unwrap();
+        assert_eq!(issue.severity, Severity::Security);
+        assert_eq!(issue.cases.len(), 4);
+        assert_eq!(issue.fixed_shows, Some(Symptom::ApprovalsHeld(3)));
     }
 
     #[test]
@@ -1085,7 +1157,13 @@ mod tests {
             .filter(|i| i.severity == Severity::Security)
             .map(|i| i.id.as_str())
             .collect();
-        assert_eq!(security, ["approval-policy-fails-open"]);
+        assert_eq!(
+            security,
+            [
+                "approval-policy-fails-open",
+                "approval-policy-lost-on-resume"
+            ]
+        );
     }
 
     #[test]

@@ -716,6 +716,7 @@ mod tests {
             Symptom::ErrorMessage("a".into()),
             Symptom::ApprovalAsked("a".into()),
             Symptom::PolicyNotAsked,
+            Symptom::ApprovalsHeld(1),
             Symptom::StreamNamed("a".into()),
         ];
         for s in &every {
@@ -732,6 +733,7 @@ mod tests {
                 | Symptom::ErrorMessage(_)
                 | Symptom::ApprovalAsked(_)
                 | Symptom::PolicyNotAsked
+                | Symptom::ApprovalsHeld(_)
                 | Symptom::StreamNamed(_) => {}
             }
         }
