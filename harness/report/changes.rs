@@ -117,18 +117,15 @@ struct Tally {
 }
 
 impl Tally {
-    /// One pair. `diff` gives the newer side's diff, asked only for a
-    /// regression, whose diff is printed.
+    /// One pair and its change. `diff` gives the newer side's diff, asked
+    /// only for a regression, whose diff is printed.
     fn add<E>(
         &mut self,
+        kind: Change,
         (case, version): (&str, &str),
-        old: Option<Verdict>,
-        new: Option<Verdict>,
+        (old, new): (Option<Verdict>, Option<Verdict>),
         diff: impl FnOnce() -> Result<Option<String>, E>,
     ) -> Result<(), E> {
-        let Some(kind) = change(old, new) else {
-            return Ok(());
-        };
         if kind == Change::Unchanged {
             self.unchanged += 1;
             return Ok(());
@@ -191,13 +188,13 @@ fn versions_new(old: &[String], new: &[String]) -> Vec<String> {
 /// the command layer exits 1), for two reports read whole (JSON, JSONL).
 pub fn render(old: &ReportDoc, new: &ReportDoc) -> (String, bool) {
     let mut tally = Tally::default();
-    for (_, o, n) in changes(old, new) {
+    for (kind, o, n) in changes(old, new) {
         let any = o.or(n).expect("a pair has a side");
         let diff = || Ok::<_, std::convert::Infallible>(n.and_then(|r| r.diff.clone()));
         let Ok(()) = tally.add(
+            kind,
             (&any.case, &any.version),
-            o.map(|r| r.verdict),
-            n.map(|r| r.verdict),
+            (o.map(|r| r.verdict), n.map(|r| r.verdict)),
             diff,
         );
     }
@@ -233,7 +230,10 @@ pub fn render_db(old: &RunDb, new: &RunDb) -> Result<(String, bool), DbError> {
                 .blob(h)?
                 .and_then(|e| e.get("diff").and_then(Json::as_str).map(JsString::to_lossy)))
         };
-        tally.add((&p.case, &p.version), o, n, diff)
+        match change(o, n) {
+            Some(kind) => tally.add(kind, (&p.case, &p.version), (o, n), diff),
+            None => Ok(()),
+        }
     })?;
     let sorted = |db: &RunDb| -> Result<Vec<String>, DbError> {
         let mut v = db.versions()?;
