@@ -13,12 +13,15 @@
 //! finding at the server key, with the rename that fixes all its tools,
 //! instead of one per tool; an MCP server that gave no tools (it failed to
 //! start, or lint could not reach it) is a finding, so that an agent whose
-//! tools are not all known is never called clean.
+//! tools are not all known is never called clean; an approval function on
+//! a release whose resumed runs lose it is a finding at the function
+//! (`resume`), since every call after its first answer runs unapproved.
 
 pub use super::basis::Finding;
 use super::basis::{agent_input, provider_accepts, quote};
 use super::config::{Level, LintConfig};
 use super::names::{approval_findings, comparison_findings, instructions_findings};
+use super::resume::resume_findings;
 pub use super::rules::{Rule, RULES_URI};
 use super::upgrade::{upgrade, Upgrade};
 use super::{
@@ -216,6 +219,7 @@ fn lint_agent(agent: &ProjectAgent, project: &LoadedProject, config: &LintConfig
     }
     let (approval, approval_notes) = approval_findings(agent, &report, project.mastra);
     findings.extend(approval);
+    findings.extend(resume_findings(agent, &report, project.mastra));
     findings.extend(instructions_findings(agent, &report, project.mastra));
     let (findings, suppressed) = settle(findings, config, &project.suppressions);
     AgentLint {

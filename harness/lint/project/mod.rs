@@ -25,6 +25,7 @@ pub mod decode;
 pub mod judge;
 pub mod names;
 pub mod render;
+pub mod resume;
 pub mod rules;
 pub mod upgrade;
 

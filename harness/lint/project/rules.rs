@@ -21,6 +21,7 @@ pub enum Rule {
     McpServerKeyRewritten,
     McpServerUnavailable,
     ApprovalByKey,
+    PolicyLostOnResume,
     InstructionsNameNotSent,
     ToolNameComparedToKey,
 }
@@ -29,7 +30,7 @@ pub enum Rule {
 pub const RULES_URI: &str = "https://github.com/mastra-conform/mastra-conform/blob/main/docs/rules";
 
 impl Rule {
-    pub const ALL: [Rule; 14] = [
+    pub const ALL: [Rule; 15] = [
         Rule::Collision,
         Rule::FalseCollision,
         Rule::EmptyKey,
@@ -42,6 +43,7 @@ impl Rule {
         Rule::McpServerKeyRewritten,
         Rule::McpServerUnavailable,
         Rule::ApprovalByKey,
+        Rule::PolicyLostOnResume,
         Rule::InstructionsNameNotSent,
         Rule::ToolNameComparedToKey,
     ];
@@ -60,6 +62,7 @@ impl Rule {
             Rule::McpServerKeyRewritten => "mcp-server-key-rewritten",
             Rule::McpServerUnavailable => "mcp-server-unavailable",
             Rule::ApprovalByKey => "approval-policy-decides-on-the-key",
+            Rule::PolicyLostOnResume => "approval-policy-lost-on-resume",
             Rule::InstructionsNameNotSent => "instructions-name-a-tool-not-sent",
             Rule::ToolNameComparedToKey => "tool-name-compared-to-key",
         }
@@ -83,6 +86,7 @@ impl Rule {
             Rule::McpServerKeyRewritten => "An MCP server's key makes Mastra rewrite every one of its tools' keys",
             Rule::McpServerUnavailable => "An MCP server gave no tools while lint loaded the project: its tools are unknown",
             Rule::ApprovalByKey => "An approval policy answers differently for a tool's key or id than for the name Mastra asks it with",
+            Rule::PolicyLostOnResume => "A requireToolApproval function is gone once an approval resumes the run: later calls run without approval",
             Rule::InstructionsNameNotSent => "The instructions name a tool by a key or id the model is not sent",
             Rule::ToolNameComparedToKey => "Source compares a toolName with a key Mastra rewrites, or a tool's id",
         }
@@ -104,6 +108,7 @@ impl Rule {
             Rule::McpServerKeyRewritten => "An MCP client names each tool it lists SERVER_TOOL, after the key the server is registered under in its servers. A server key outside a-zA-Z0-9_- makes Mastra rewrite every one of its tools' keys: renaming the server key fixes them all.",
             Rule::McpServerUnavailable => "lint loads the project without network and, without its OS sandbox, without starting processes. An MCP server it could not start or reach listed no tools, so what its tools become on the wire is unknown and the agent's tools were not all checked.",
             Rule::ApprovalByKey => "Mastra asks a requireToolApproval function with the name the model called, which is the name the tool was sent under, not its key or id. A policy that decides on the key (toolName === 'files.delete') is asked with files_delete, answers false, and the tool runs without approval: it fails open. Releases before the one that asks the function treat any function as true, so there every tool waits.",
+            Rule::PolicyLostOnResume => "A run suspended for approval and resumed (approveToolCall, declineToolCall, resumeGenerate) no longer has the agent's requireToolApproval function: the resumed run's later tool calls are neither asked nor held, and run without approval, so the policy fails open from its first answer on. requireToolApproval: true, and a tool's own requireApproval: true, still hold every call of the resumed run. Releases before the one that first asks the function held every call, resumed or not.",
             Rule::InstructionsNameNotSent => "The model is offered each tool under the name Mastra sends, not under its key or id when the rewrite changed it. Instructions that tell the model to call a tool by its key or id name a tool it is not offered.",
             Rule::ToolNameComparedToKey => "Every toolName Mastra hands the project's code (a stream chunk's payload, a tool call, an approval policy's argument) is the name the tool was sent under. A comparison with a key Mastra rewrites, or with a tool's id, never matches.",
         }

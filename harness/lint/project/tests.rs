@@ -290,3 +290,70 @@ fn an_approval_policy_is_judged_by_the_installed_releases_rule() {
         zero.agents[0].notes
     );
 }
+
+/// The `approval-policy-lost-on-resume` findings of a judged project:
+/// subject, severity and line and column.
+fn lost_on_resume(l: &ProjectLint) -> Vec<(String, Severity, Option<(u64, u64)>)> {
+    l.all_findings()
+        .filter(|f| f.rule == Rule::PolicyLostOnResume)
+        .map(|f| {
+            (
+                f.subject.to_lossy(),
+                f.severity,
+                f.at.as_ref().map(|a| (a.line, a.column)),
+            )
+        })
+        .collect()
+}
+
+/// From the table line's first release, a resumed run has lost the agent's
+/// `requireToolApproval` function: the function is an error at the
+/// function, naming the tools it decides for (not the one that waits of
+/// its own), with the fix; before that release it held every call.
+#[test]
+fn a_policy_function_is_lost_on_resume_from_the_table_lines_release() {
+    use crate::model::releases::APPROVAL_POLICY_LOST_ON_RESUME;
+    let first = APPROVAL_POLICY_LOST_ON_RESUME.first;
+    let on = |v: &str| lint_project(names_doc(v, "true"), LintConfig::default());
+    for version in [first.to_string(), "1.67.0".to_string()] {
+        let judged = on(&version);
+        assert_eq!(
+            lost_on_resume(&judged),
+            [("a".to_string(), Severity::Error, Some((12, 5)))],
+            "{version}"
+        );
+        let says = &judged
+            .all_findings()
+            .find(|f| f.rule == Rule::PolicyLostOnResume)
+            .unwrap()
+            .message;
+        assert!(
+            says.starts_with("after an approval resumes the run, later calls run without approval")
+                && says.contains("the later calls of \"files.delete\" are neither")
+                && !says.contains("disk.wipe")
+                && says.contains("`requireApproval: true` in createTool")
+                && says.contains("`requireToolApproval: true`"),
+            "{says}"
+        );
+    }
+    let before = MastraVersion::new(first.major, first.minor - 1, 1);
+    assert_eq!(lost_on_resume(&on(&before.to_string())), []);
+    assert_eq!(lost_on_resume(&on("0.24.9")), []);
+}
+
+/// `requireToolApproval: true` is no function, so the loader lists no
+/// policy for it and nothing is lost; a function that decides for no tool
+/// (each has its own `requireApproval: true`) loses nothing either.
+#[test]
+fn approval_that_holds_across_a_resume_is_no_finding() {
+    let mut flag = names_doc("1.67.0", "true");
+    flag.agents[0].approval.clear();
+    let judged = lint_project(flag, LintConfig::default());
+    assert_eq!(lost_on_resume(&judged), []);
+    let mut own = names_doc("1.67.0", "true");
+    for tool in &mut own.agents[0].tools {
+        tool.approval = OwnApproval::Always;
+    }
+    let judged = lint_project(own, LintConfig::default());
+    assert_eq!(lost_on_resume(&judged), []);
+}

@@ -1980,6 +1980,7 @@ fn rows(rows: &[[&str; 4]]) -> Vec<(String, String, String, String)> {
 }
 
 const APPROVAL: &str = "approval-policy-decides-on-the-key";
+const LOST: &str = "approval-policy-lost-on-resume";
 const INSTRUCTIONS: &str = "instructions-name-a-tool-not-sent";
 const COMPARED: &str = "tool-name-compared-to-key";
 
@@ -1991,6 +1992,8 @@ const COMPARED: &str = "tool-name-compared-to-key";
 /// that names wire names, and the one that throws for every name alike,
 /// give no approval finding; a tool with `requireApproval: true` is never
 /// one; a comparison inside a policy with its finding is that finding's.
+/// On 1.67.0 every one of the nine functions is also lost on resume, a
+/// finding at its `requireToolApproval`.
 #[test]
 fn the_names_a_project_writes_are_found_at_their_lines_on_1_67_0() {
     let dir = fixture_names().path();
@@ -2019,6 +2022,20 @@ fn the_names_a_project_writes_are_found_at_their_lines_on_1_67_0() {
             "delete-file",
             &at(93, 17),
         ],
+        ["equalsAgent", LOST, "equalsAgent", &at(13, 5)],
+        ["switchAgent", LOST, "switchAgent", &at(24, 5)],
+        ["setAgent", LOST, "setAgent", &at(44, 5)],
+        ["mapAgent", LOST, "mapAgent", &at(59, 5)],
+        ["asyncAgent", LOST, "asyncAgent", &at(70, 5)],
+        ["argsAgent", LOST, "argsAgent", &at(84, 5)],
+        [
+            "functionDefaultsAgent",
+            LOST,
+            "functionDefaultsAgent",
+            &at(97, 5),
+        ],
+        ["wireNamesAgent", LOST, "wireNamesAgent", &at(108, 5)],
+        ["throwingAgent", LOST, "throwingAgent", &at(119, 5)],
         ["project", COMPARED, "disk.wipe", &at(13, 88)],
         [
             "project",
@@ -2028,7 +2045,7 @@ fn the_names_a_project_writes_are_found_at_their_lines_on_1_67_0() {
         ],
     ];
     assert_eq!(placed_findings(&v, "findings"), rows(&expected), "{shown}");
-    assert_eq!(v["summary"]["errors"], 8, "{v:#}");
+    assert_eq!(v["summary"]["errors"], 17, "{v:#}");
     assert_eq!(v["summary"]["warnings"], 4, "{v:#}");
     // The configuration's "tool-key-rewritten": "off", four keys per agent.
     assert_eq!(v["summary"]["suppressed"], 36, "{v:#}");
@@ -2104,7 +2121,7 @@ fn the_names_rules_render_and_are_suppressed_as_every_rule() {
     let log: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(sarif.path()).unwrap()).unwrap();
     let run = &log["runs"][0];
-    for rule in [APPROVAL, INSTRUCTIONS, COMPARED] {
+    for rule in [APPROVAL, LOST, INSTRUCTIONS, COMPARED] {
         assert!(
             run["tool"]["driver"]["rules"]
                 .as_array()
@@ -2168,6 +2185,89 @@ fn the_names_rules_render_and_are_suppressed_as_every_rule() {
             "{rule} at {place}: {shown}"
         );
     }
+}
+
+/// The `approval-policy-lost-on-resume` findings of a `lint --project
+/// --json` document: `(agent, message)`.
+fn lost_on_resume(v: &serde_json::Value) -> Vec<(String, String)> {
+    v["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|a| {
+            a["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|f| f["rule"] == LOST)
+                .map(|f| {
+                    (
+                        a["registeredAs"].as_str().unwrap().to_string(),
+                        f["message"].as_str().unwrap().to_string(),
+                    )
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// `approval-policy-lost-on-resume` on the names fixture's installed
+/// `@mastra/core` 1.67.0 (past the table line's 1.38.0): each agent's
+/// `requireToolApproval` function is an error (exit 1) naming the tools it
+/// held when asked, or every tool it decides for when it held none, never
+/// the tool that waits of its own; the fix the finding gives,
+/// `requireToolApproval: true`, clears that agent's finding.
+#[test]
+fn a_policy_function_is_lost_on_resume_on_1_67_0() {
+    let dir = fixture_names().path();
+    let (status, v, shown) = lint_json(dir, true, &[]);
+    assert_eq!(status, Some(1), "errors: {shown}");
+    assert_eq!(v["mastra"], "1.67.0", "{v:#}");
+    let found = lost_on_resume(&v);
+    assert_eq!(found.len(), 9, "{found:#?}");
+    let says = |who: &str| -> String {
+        found
+            .iter()
+            .find(|(a, _)| a == who)
+            .unwrap_or_else(|| panic!("{who}: {found:#?}"))
+            .1
+            .clone()
+    };
+    let wire = says("wireNamesAgent");
+    assert!(
+        wire.starts_with("after an approval resumes the run, later calls run without approval")
+            && wire.contains("@mastra/core 1.67.0 (as every release from 1.38.0)")
+            && wire.contains("the later calls of \"files.delete\", \"mail.send\" are neither asked nor held")
+            && wire.contains("mark the gated tools `requireApproval: true` in createTool, or pass `requireToolApproval: true`"),
+        "{wire}"
+    );
+    let equals = says("equalsAgent");
+    assert!(
+        equals.contains("\"files.delete\", \"mail.send\", \"search.web\" are")
+            && !equals.contains("disk.wipe"),
+        "it held none of them with empty arguments: {equals}"
+    );
+
+    let copy = tempfile::tempdir().unwrap();
+    copy_tree(
+        &root().join("harness/tests/fixtures/lint-names"),
+        copy.path(),
+    );
+    std::os::unix::fs::symlink(dir.join("node_modules"), copy.path().join("node_modules")).unwrap();
+    let policies = copy.path().join(POLICIES);
+    let written = std::fs::read_to_string(&policies).unwrap();
+    let function = "requireToolApproval: ({ toolName }) => toolName === 'files.delete' || toolName === 'disk.wipe',";
+    assert!(written.contains(function), "the equals agent's policy");
+    std::fs::write(
+        &policies,
+        written.replace(function, "requireToolApproval: true,"),
+    )
+    .unwrap();
+    let (status, v, shown) = lint_json(copy.path(), true, &[]);
+    assert_eq!(status, Some(1), "the other agents' errors: {shown}");
+    let found = lost_on_resume(&v);
+    assert_eq!(found.len(), 8, "{found:#?}");
+    assert!(found.iter().all(|(a, _)| a != "equalsAgent"), "{found:#?}");
 }
 
 /// A loader fault's project (`harness/tests/fixtures/lint-faults/NAME/`) in
