@@ -291,9 +291,12 @@ fn an_approval_policy_is_judged_by_the_installed_releases_rule() {
     );
 }
 
-/// The `approval-policy-lost-on-resume` findings of a judged project:
-/// subject, severity and line and column.
-fn lost_on_resume(l: &ProjectLint) -> Vec<(String, Severity, Option<(u64, u64)>)> {
+/// A finding as the resume tests compare it: its subject, its severity,
+/// its line and column.
+type Lost = (String, Severity, Option<(u64, u64)>);
+
+/// The `approval-policy-lost-on-resume` findings of a judged project.
+fn lost_on_resume(l: &ProjectLint) -> Vec<Lost> {
     l.all_findings()
         .filter(|f| f.rule == Rule::PolicyLostOnResume)
         .map(|f| {
