@@ -2270,6 +2270,29 @@ fn a_policy_function_is_lost_on_resume_on_1_67_0() {
     assert!(found.iter().all(|(a, _)| a != "equalsAgent"), "{found:#?}");
 }
 
+/// Below the table line's first release a `requireToolApproval` function
+/// holds every call, resumed or not: the names fixture installed with
+/// `@mastra/core` 1.37.1, the last release before 1.38.0, gives no
+/// `approval-policy-lost-on-resume` finding (its other errors remain).
+#[test]
+fn a_policy_function_is_not_lost_on_resume_on_1_37_1() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(
+        &root().join("harness/tests/fixtures/lint-names"),
+        dir.path(),
+    );
+    edit_manifest(
+        dir.path(),
+        "\"@mastra/core\": \"1.67.0\"",
+        "\"@mastra/core\": \"1.37.1\"",
+    );
+    install_project(dir.path());
+    let (status, v, shown) = lint_json(dir.path(), true, &[]);
+    assert_eq!(v["mastra"], "1.37.1", "{v:#}");
+    assert_eq!(status, Some(1), "the key policies' errors: {shown}");
+    assert_eq!(lost_on_resume(&v), [], "{shown}");
+}
+
 /// A loader fault's project (`harness/tests/fixtures/lint-faults/NAME/`) in
 /// a folder of its own with the MCP fixture's installed packages (the same
 /// dependencies), or none when `installed` is false.
