@@ -784,6 +784,45 @@ export class SourceIndex {
     return out;
   }
 
+  /**
+   * Every `requireToolApproval` function the project's code passes to a
+   * call of `generate` or `stream` (and their 0.x `VNext` and `Legacy`
+   * siblings): `X.generate(p, { requireToolApproval: FN })`, the options
+   * written in the call or bound to a module-level name in the same file,
+   * FN a function written there or a name bound to one in the same file.
+   * `[{ method, receiver, at }]`, at the `requireToolApproval` key; the
+   * receiver is the callee's object as written when it is a name or a
+   * member (`supportAgent`, `mastra.getAgent` is none). These are the
+   * policies a resumed run loses; the default options' are asked by the
+   * walk instead (`approvalPolicies`).
+   */
+  approvalCalls() {
+    const methods = new Set(['generate', 'stream', 'generateVNext', 'streamVNext', 'generateLegacy', 'streamLegacy']);
+    const out = [];
+    for (const f of this.files) {
+      const bound = (node) => {
+        const n = unwrap(node);
+        if (n?.type !== 'Identifier') return n;
+        const b = this.bindings.get(`${f.file}\0${n.name}`);
+        return b && b.file === f ? unwrap(b.init) : null;
+      };
+      const isFunction = (prop) => prop.type === 'ObjectMethod' || FUNCTIONS.has(bound(prop.value)?.type);
+      walk(f.ast.program, (node) => {
+        if (node.type !== 'CallExpression' && node.type !== 'OptionalCallExpression') return;
+        const c = node.callee;
+        if ((c.type !== 'MemberExpression' && c.type !== 'OptionalMemberExpression') || c.computed) return;
+        if (c.property.type !== 'Identifier' || !methods.has(c.property.name)) return;
+        for (const arg of node.arguments) {
+          const prop = propertyOf(bound(arg), 'requireToolApproval');
+          if (!prop || !isFunction(prop)) continue;
+          const receiver = c.object.type === 'Identifier' ? c.object.name : null;
+          out.push({ method: c.property.name, receiver, at: place(f, prop.key) });
+        }
+      });
+    }
+    return out;
+  }
+
   /** Where the MCP server NAME is written as a key of an MCPClient's `servers`. */
   serverLocation(name) {
     const hits = [];

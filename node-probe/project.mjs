@@ -947,6 +947,7 @@ async function main() {
     mcp: unattributed.map((name) => serverEntry(name, mcp.latest(name), sources)),
     suppressions: sources.suppressions,
     comparisons: sources.toolNameComparisons(),
+    approvalCalls: sources.approvalCalls(),
     unparsed: sources.unparsed,
     blocked: blockedRequests,
     wrote: wrote(),

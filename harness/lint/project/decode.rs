@@ -7,9 +7,9 @@
 //! writes (a harness bug, named by the field that is missing).
 
 use super::{
-    ApprovalPolicy, InlineSuppression, Instructions, LoadedProject, Loader, Location, McpServer,
-    McpStatus, ModelRoute, NameUse, OwnApproval, PolicyAnswer, ProjectAgent, ProjectTool,
-    ToolSource,
+    ApprovalCall, ApprovalPolicy, InlineSuppression, Instructions, LoadedProject, Loader, Location,
+    McpServer, McpStatus, ModelRoute, NameUse, OwnApproval, PolicyAnswer, ProjectAgent,
+    ProjectTool, ToolSource,
 };
 use crate::js::json::Json;
 use crate::js::string::JsString;
@@ -101,6 +101,19 @@ pub fn parse_loaded(doc: &Json) -> Result<LoadedProject, DecodeError> {
             .filter_map(parse_suppression)
             .collect(),
         comparisons: name_uses(doc.get("comparisons")),
+        approval_calls: doc
+            .get("approvalCalls")
+            .and_then(Json::as_array)
+            .unwrap_or(&[])
+            .iter()
+            .filter_map(|c| {
+                Some(ApprovalCall {
+                    method: optional_text(c, "method")?,
+                    receiver: optional_text(c, "receiver"),
+                    at: parse_location(c.get("at")),
+                })
+            })
+            .collect(),
         unparsed: strings(doc.get("unparsed")),
         blocked: strings(doc.get("blocked")),
         wrote: strings(doc.get("wrote")),

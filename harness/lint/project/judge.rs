@@ -6,16 +6,18 @@
 //! In: a `LoadedProject` and a `LintConfig`. Out: a `ProjectLint`: per agent
 //! its `LintReport`, its findings (errors first), the findings suppressed
 //! (and by what), and notes where an option was not judged; the project's
-//! own findings (an MCP server no agent names); `counts` and `worst`
+//! own findings (an MCP server no agent names, an approval function
+//! passed to a call); `counts` and `worst`
 //! summarise it for the renderings and the exit status.
 //!
 //! Beyond the keys: an MCP server whose key Mastra rewrites makes one
 //! finding at the server key, with the rename that fixes all its tools,
 //! instead of one per tool; an MCP server that gave no tools (it failed to
 //! start, or lint could not reach it) is a finding, so that an agent whose
-//! tools are not all known is never called clean; an approval function on
-//! a release whose resumed runs lose it is a finding at the function
-//! (`resume`), since every call after its first answer runs unapproved.
+//! tools are not all known is never called clean; an approval function
+//! passed to `generate` or `stream` on a release whose resumed runs lose it
+//! is a project finding at the function (`resume`), since every call after
+//! its first answer runs unapproved.
 
 pub use super::basis::Finding;
 use super::basis::{agent_input, provider_accepts, quote};
@@ -99,7 +101,8 @@ pub struct ProjectLint {
     pub project: LoadedProject,
     pub config: LintConfig,
     pub agents: Vec<AgentLint>,
-    /// Problems of no one agent: an MCP server no agent's record names.
+    /// Problems of no one agent: an MCP server no agent's record names, an
+    /// approval function passed to a call.
     pub findings: Vec<Finding>,
     pub suppressed: Vec<Suppressed>,
 }
@@ -116,6 +119,7 @@ pub fn lint_project(project: LoadedProject, config: LintConfig) -> ProjectLint {
         .filter(|s| s.status == McpStatus::Failed)
         .map(|s| server_unavailable(s, None))
         .collect();
+    own.extend(resume_findings(&project.approval_calls, project.mastra));
     // A comparison inside an approval policy that already has its finding
     // is that finding's.
     let approvals: Vec<Location> = agents
@@ -219,7 +223,6 @@ fn lint_agent(agent: &ProjectAgent, project: &LoadedProject, config: &LintConfig
     }
     let (approval, approval_notes) = approval_findings(agent, &report, project.mastra);
     findings.extend(approval);
-    findings.extend(resume_findings(agent, &report, project.mastra));
     findings.extend(instructions_findings(agent, &report, project.mastra));
     let (findings, suppressed) = settle(findings, config, &project.suppressions);
     AgentLint {

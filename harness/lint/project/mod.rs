@@ -156,6 +156,19 @@ impl ApprovalPolicy {
     }
 }
 
+/// A `requireToolApproval` function the project's source passes to one call
+/// of `generate` or `stream` (not the agent's default options, which the
+/// loader asks instead).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApprovalCall {
+    /// `generate`, `stream`, or a 0.x sibling.
+    pub method: String,
+    /// The callee's object when it is a name (`supportAgent`).
+    pub receiver: Option<String>,
+    /// Where its `requireToolApproval` is written.
+    pub at: Option<Location>,
+}
+
 /// An agent's instructions for an empty request context.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Instructions {
@@ -295,6 +308,8 @@ pub struct LoadedProject {
     pub suppressions: Vec<InlineSuppression>,
     /// Each string the project's source compares a `toolName` with.
     pub comparisons: Vec<NameUse>,
+    /// Each `requireToolApproval` function the source passes to a call.
+    pub approval_calls: Vec<ApprovalCall>,
     /// Source files the loader could not parse (no location comes from them).
     pub unparsed: Vec<String>,
     /// Requests the project tried to make while loading, all refused.

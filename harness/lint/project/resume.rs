@@ -1,98 +1,52 @@
-//! `resume_findings`: an agent's `requireToolApproval` function judged
-//! against what a resumed run keeps (`approval-policy-lost-on-resume`).
+//! `resume_findings`: the `requireToolApproval` functions a project passes
+//! to `generate` and `stream`, judged against what a resumed run keeps
+//! (`approval-policy-lost-on-resume`).
 //!
-//! In: a `ProjectAgent` (its default options' policies that are functions,
-//! and its tools' own approval settings), the `LintReport` that says what
-//! each key is sent as, and the installed release. Out: a
-//! `Finding` per policy, at its `requireToolApproval`, on a release where
-//! the run an approval answer resumes no longer has the function
-//! (`APPROVAL_POLICY_LOST_ON_RESUME`): every later call of the resumed run
-//! is neither asked nor held, so the policy fails open from its first
-//! answer on. `requireToolApproval: true` and a tool's own
-//! `requireApproval: true` hold across the resume, and are the fix.
+//! In: the project's `ApprovalCall`s (each function written in a call's
+//! options) and the installed release. Out: a `Finding` per call, at its
+//! `requireToolApproval`, on a release where the run an approval answer
+//! resumes no longer has the function (`APPROVAL_POLICY_LOST_ON_RESUME`):
+//! every later call of the resumed run is neither asked nor held, so the
+//! policy fails open from its first answer on.
+//!
+//! Only a function given to the call is lost. Measured on 1.38.0 and
+//! 1.67.0, `generate()` and `stream()` alike (three calls of one tool, each
+//! approved, the model a listener on 127.0.0.1): the same function in the
+//! agent's `defaultOptions` held all three calls, one passed to the call
+//! held the first alone; `requireToolApproval: true` held all three. So the
+//! default options' policies, which the loader asks, are no finding here.
 
-use super::basis::{quote, Finding};
+use super::basis::Finding;
 use super::rules::Rule;
-use super::{ApprovalPolicy, OwnApproval, PolicyAnswer, ProjectAgent};
+use super::ApprovalCall;
 use crate::js::string::JsString;
-use crate::lint::LintReport;
 use crate::model::releases::APPROVAL_POLICY_LOST_ON_RESUME;
 use crate::version::spec::MastraVersion;
 
-/// A tool the policy decides for: its key, and the name Mastra sends it
-/// under, which the policy is asked with.
-struct Decided<'a> {
-    key: &'a JsString,
-    sent: &'a JsString,
-}
-
-/// Each of AGENT's approval functions, on a release whose resumed runs lose
-/// them, as one finding naming the tools it decides for. A tool with its
-/// own `requireApproval` is not the policy's to decide (a true flag waits
-/// on a resumed run too), nor is one that is not sent (it is never called),
-/// so an agent with no other tool is left out.
-pub fn resume_findings(
-    agent: &ProjectAgent,
-    report: &LintReport,
-    version: MastraVersion,
-) -> Vec<Finding> {
+/// Each call that passes a `requireToolApproval` function, on a release
+/// whose resumed runs lose it, as one finding whose subject is the agent
+/// the call is made on (as the source names it), else the method.
+pub fn resume_findings(calls: &[ApprovalCall], version: MastraVersion) -> Vec<Finding> {
     if !APPROVAL_POLICY_LOST_ON_RESUME.holds(version.release()) {
         return Vec::new();
     }
-    let decided: Vec<Decided> = agent
-        .tools
+    calls
         .iter()
-        .filter(|t| t.approval == OwnApproval::None)
-        .filter_map(|t| {
-            let sent = report
-                .keys
-                .iter()
-                .find(|k| k.key == t.key)?
-                .sent_as
-                .as_ref()?;
-            Some(Decided { key: &t.key, sent })
+        .map(|call| {
+            let callee = match &call.receiver {
+                Some(r) => format!("{r}.{}()", call.method),
+                None => format!("{}()", call.method),
+            };
+            Finding {
+                severity: Rule::PolicyLostOnResume.severity(),
+                rule: Rule::PolicyLostOnResume,
+                subject: JsString::from(call.receiver.as_deref().unwrap_or(&call.method)),
+                message: format!(
+                    "after an approval resumes the run, later calls run without approval: @mastra/core {version} (as every release {}) resumes a run without the requireToolApproval function passed to {callee}, so the resumed run's later tool calls are neither asked nor held; mark the gated tools `requireApproval: true` in createTool, or pass `requireToolApproval: true`",
+                    APPROVAL_POLICY_LOST_ON_RESUME.range(),
+                ),
+                at: call.at.clone(),
+            }
         })
-        .collect();
-    if decided.is_empty() {
-        return Vec::new();
-    }
-    agent
-        .approval
-        .iter()
-        .map(|policy| policy_lost(agent, policy, &decided, version))
         .collect()
-}
-
-fn policy_lost(
-    agent: &ProjectAgent,
-    policy: &ApprovalPolicy,
-    decided: &[Decided],
-    version: MastraVersion,
-) -> Finding {
-    // The tools the policy held when the loader asked it are the ones a
-    // resumed run lets through; a policy that held none with empty
-    // arguments may hold some with real ones, so then every tool it
-    // decides for is named.
-    let held: Vec<&Decided> = decided
-        .iter()
-        .filter(|t| policy.answer(t.sent) != Some(PolicyAnswer::False))
-        .collect();
-    let named: Vec<&Decided> = if held.is_empty() {
-        decided.iter().collect()
-    } else {
-        held
-    };
-    let keys: Vec<String> = named.iter().map(|t| quote(t.key)).collect();
-    Finding {
-        severity: Rule::PolicyLostOnResume.severity(),
-        rule: Rule::PolicyLostOnResume,
-        subject: agent.registered_as.clone(),
-        message: format!(
-            "after an approval resumes the run, later calls run without approval: @mastra/core {version} (as every release {}) resumes a run without the requireToolApproval function of its {}, so the later calls of {} are neither asked nor held; mark the gated tools `requireApproval: true` in createTool, or pass `requireToolApproval: true`",
-            APPROVAL_POLICY_LOST_ON_RESUME.range(),
-            policy.option,
-            keys.join(", ")
-        ),
-        at: policy.at.clone().or_else(|| agent.at.clone()),
-    }
 }

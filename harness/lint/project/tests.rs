@@ -186,7 +186,8 @@ fn names_doc(version: &str, answer_for_key: &str) -> LoadedProject {
           "instructions":{{"text":"Tools:\nCall files.delete, never wipe.","at":{{"file":"src/a.ts","line":8,"column":17,"template":true}}}}}}],
         "comparisons":[{{"name":"files.delete","at":{{"file":"src/a.ts","line":12,"column":57}}}},
           {{"name":"delete-file","at":{{"file":"src/s.ts","line":4,"column":30}}}},
-          {{"name":"files_delete","at":{{"file":"src/s.ts","line":5,"column":30}}}}]}}"#
+          {{"name":"files_delete","at":{{"file":"src/s.ts","line":5,"column":30}}}}],
+        "approvalCalls":[{{"method":"generate","receiver":"a","at":{{"file":"src/run.ts","line":5,"column":36}}}}]}}"#
     ))
     .unwrap();
     parse_loaded(&doc).unwrap()
@@ -309,10 +310,11 @@ fn lost_on_resume(l: &ProjectLint) -> Vec<Lost> {
         .collect()
 }
 
-/// From the table line's first release, a resumed run has lost the agent's
-/// `requireToolApproval` function: the function is an error at the
-/// function, naming the tools it decides for (not the one that waits of
-/// its own), with the fix; before that release it held every call.
+/// From the table line's first release, a resumed run has lost the
+/// `requireToolApproval` function passed to `generate`: an error at the
+/// function, its subject the agent the call is made on, with the fix;
+/// the agent's default-options function is kept and no finding. Before
+/// that release a function held every call.
 #[test]
 fn a_policy_function_is_lost_on_resume_from_the_table_lines_release() {
     use crate::model::releases::APPROVAL_POLICY_LOST_ON_RESUME;
@@ -320,20 +322,16 @@ fn a_policy_function_is_lost_on_resume_from_the_table_lines_release() {
     let on = |v: &str| lint_project(names_doc(v, "true"), LintConfig::default());
     for version in [first.to_string(), "1.67.0".to_string()] {
         let judged = on(&version);
+        assert_eq!(judged.agents[0].agent.approval.len(), 1, "{version}");
         assert_eq!(
             lost_on_resume(&judged),
-            [("a".to_string(), Severity::Error, Some((12, 5)))],
+            [("a".to_string(), Severity::Error, Some((5, 36)))],
             "{version}"
         );
-        let says = &judged
-            .all_findings()
-            .find(|f| f.rule == Rule::PolicyLostOnResume)
-            .unwrap()
-            .message;
+        let says = &judged.findings[0].message;
         assert!(
             says.starts_with("after an approval resumes the run, later calls run without approval")
-                && says.contains("the later calls of \"files.delete\" are neither")
-                && !says.contains("disk.wipe")
+                && says.contains("passed to a.generate()")
                 && says.contains("`requireApproval: true` in createTool")
                 && says.contains("`requireToolApproval: true`"),
             "{says}"
@@ -344,19 +342,12 @@ fn a_policy_function_is_lost_on_resume_from_the_table_lines_release() {
     assert_eq!(lost_on_resume(&on("0.24.9")), []);
 }
 
-/// `requireToolApproval: true` is no function, so the loader lists no
-/// policy for it and nothing is lost; a function that decides for no tool
-/// (each has its own `requireApproval: true`) loses nothing either.
+/// `requireToolApproval: true` in a call is no function, so the loader
+/// lists no call for it and nothing is lost.
 #[test]
 fn approval_that_holds_across_a_resume_is_no_finding() {
     let mut flag = names_doc("1.67.0", "true");
-    flag.agents[0].approval.clear();
+    flag.approval_calls.clear();
     let judged = lint_project(flag, LintConfig::default());
-    assert_eq!(lost_on_resume(&judged), []);
-    let mut own = names_doc("1.67.0", "true");
-    for tool in &mut own.agents[0].tools {
-        tool.approval = OwnApproval::Always;
-    }
-    let judged = lint_project(own, LintConfig::default());
     assert_eq!(lost_on_resume(&judged), []);
 }

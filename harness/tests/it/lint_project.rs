@@ -1981,6 +1981,7 @@ fn rows(rows: &[[&str; 4]]) -> Vec<(String, String, String, String)> {
 
 const APPROVAL: &str = "approval-policy-decides-on-the-key";
 const LOST: &str = "approval-policy-lost-on-resume";
+const RUN: &str = "src/mastra/run.ts";
 const INSTRUCTIONS: &str = "instructions-name-a-tool-not-sent";
 const COMPARED: &str = "tool-name-compared-to-key";
 
@@ -1992,8 +1993,9 @@ const COMPARED: &str = "tool-name-compared-to-key";
 /// that names wire names, and the one that throws for every name alike,
 /// give no approval finding; a tool with `requireApproval: true` is never
 /// one; a comparison inside a policy with its finding is that finding's.
-/// On 1.67.0 every one of the nine functions is also lost on resume, a
-/// finding at its `requireToolApproval`.
+/// On 1.67.0 the two functions `run.ts` passes to `generate` and `stream`
+/// are lost on resume, each a finding at its `requireToolApproval`; the
+/// agents' default-options functions are kept, and `true` is no function.
 #[test]
 fn the_names_a_project_writes_are_found_at_their_lines_on_1_67_0() {
     let dir = fixture_names().path();
@@ -2022,20 +2024,8 @@ fn the_names_a_project_writes_are_found_at_their_lines_on_1_67_0() {
             "delete-file",
             &at(93, 17),
         ],
-        ["equalsAgent", LOST, "equalsAgent", &at(13, 5)],
-        ["switchAgent", LOST, "switchAgent", &at(24, 5)],
-        ["setAgent", LOST, "setAgent", &at(44, 5)],
-        ["mapAgent", LOST, "mapAgent", &at(59, 5)],
-        ["asyncAgent", LOST, "asyncAgent", &at(70, 5)],
-        ["argsAgent", LOST, "argsAgent", &at(84, 5)],
-        [
-            "functionDefaultsAgent",
-            LOST,
-            "functionDefaultsAgent",
-            &at(97, 5),
-        ],
-        ["wireNamesAgent", LOST, "wireNamesAgent", &at(108, 5)],
-        ["throwingAgent", LOST, "throwingAgent", &at(119, 5)],
+        ["project", LOST, "equalsAgent", &format!("{RUN}:6:5")],
+        ["project", LOST, "setAgent", &format!("{RUN}:14:51")],
         ["project", COMPARED, "disk.wipe", &at(13, 88)],
         [
             "project",
@@ -2045,7 +2035,7 @@ fn the_names_a_project_writes_are_found_at_their_lines_on_1_67_0() {
         ],
     ];
     assert_eq!(placed_findings(&v, "findings"), rows(&expected), "{shown}");
-    assert_eq!(v["summary"]["errors"], 17, "{v:#}");
+    assert_eq!(v["summary"]["errors"], 10, "{v:#}");
     assert_eq!(v["summary"]["warnings"], 4, "{v:#}");
     // The configuration's "tool-key-rewritten": "off", four keys per agent.
     assert_eq!(v["summary"]["suppressed"], 36, "{v:#}");
@@ -2188,35 +2178,37 @@ fn the_names_rules_render_and_are_suppressed_as_every_rule() {
 }
 
 /// The `approval-policy-lost-on-resume` findings of a `lint --project
-/// --json` document: `(agent, message)`.
-fn lost_on_resume(v: &serde_json::Value) -> Vec<(String, String)> {
-    v["agents"]
+/// --json` document (the project's own): `(subject, place, message)`.
+fn lost_on_resume(v: &serde_json::Value) -> Vec<(String, String, String)> {
+    let s = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
+    v["findings"]
         .as_array()
         .unwrap()
         .iter()
-        .flat_map(|a| {
-            a["findings"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter(|f| f["rule"] == LOST)
-                .map(|f| {
-                    (
-                        a["registeredAs"].as_str().unwrap().to_string(),
-                        f["message"].as_str().unwrap().to_string(),
-                    )
-                })
-                .collect::<Vec<_>>()
+        .filter(|f| f["rule"] == LOST)
+        .map(|f| {
+            (
+                s(&f["subject"]),
+                format!(
+                    "{}:{}:{}",
+                    s(&f["at"]["file"]),
+                    f["at"]["line"],
+                    f["at"]["column"]
+                ),
+                s(&f["message"]),
+            )
         })
         .collect()
 }
 
 /// `approval-policy-lost-on-resume` on the names fixture's installed
-/// `@mastra/core` 1.67.0 (past the table line's 1.38.0): each agent's
-/// `requireToolApproval` function is an error (exit 1) naming the tools it
-/// held when asked, or every tool it decides for when it held none, never
-/// the tool that waits of its own; the fix the finding gives,
-/// `requireToolApproval: true`, clears that agent's finding.
+/// `@mastra/core` 1.67.0 (past the table line's 1.38.0): the function
+/// `run.ts` writes in a `generate()` call, and the one it binds to a name
+/// and passes to `stream()`, are each an error (exit 1) at their
+/// `requireToolApproval`, with the fix; the `requireToolApproval: true` of
+/// the third call, and the nine agents' default-options functions (which
+/// a resumed run keeps), are none. Replacing the first function with the
+/// fix the finding gives clears it.
 #[test]
 fn a_policy_function_is_lost_on_resume_on_1_67_0() {
     let dir = fixture_names().path();
@@ -2224,28 +2216,36 @@ fn a_policy_function_is_lost_on_resume_on_1_67_0() {
     assert_eq!(status, Some(1), "errors: {shown}");
     assert_eq!(v["mastra"], "1.67.0", "{v:#}");
     let found = lost_on_resume(&v);
-    assert_eq!(found.len(), 9, "{found:#?}");
-    let says = |who: &str| -> String {
-        found
-            .iter()
-            .find(|(a, _)| a == who)
-            .unwrap_or_else(|| panic!("{who}: {found:#?}"))
-            .1
-            .clone()
-    };
-    let wire = says("wireNamesAgent");
-    assert!(
-        wire.starts_with("after an approval resumes the run, later calls run without approval")
-            && wire.contains("@mastra/core 1.67.0 (as every release from 1.38.0)")
-            && wire.contains("the later calls of \"files.delete\", \"mail.send\" are neither asked nor held")
-            && wire.contains("mark the gated tools `requireApproval: true` in createTool, or pass `requireToolApproval: true`"),
-        "{wire}"
+    let placed: Vec<(&str, &str)> = found.iter().map(|f| (f.0.as_str(), f.1.as_str())).collect();
+    let (generate, stream) = (format!("{RUN}:6:5"), format!("{RUN}:14:51"));
+    assert_eq!(
+        placed,
+        [
+            ("equalsAgent", generate.as_str()),
+            ("setAgent", stream.as_str())
+        ],
+        "{shown}"
     );
-    let equals = says("equalsAgent");
+    let says = &found[0].2;
     assert!(
-        equals.contains("\"files.delete\", \"mail.send\", \"search.web\" are")
-            && !equals.contains("disk.wipe"),
-        "it held none of them with empty arguments: {equals}"
+        says.starts_with("after an approval resumes the run, later calls run without approval")
+            && says.contains("@mastra/core 1.67.0 (as every release from 1.38.0)")
+            && says.contains("passed to equalsAgent.generate()")
+            && says.contains("mark the gated tools `requireApproval: true` in createTool, or pass `requireToolApproval: true`"),
+        "{says}"
+    );
+    assert!(
+        found[1].2.contains("passed to setAgent.stream()"),
+        "{}",
+        found[1].2
+    );
+    assert!(
+        v["agents"].as_array().unwrap().iter().all(|a| a["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["rule"] != LOST)),
+        "no default-options function is lost: {v:#}"
     );
 
     let copy = tempfile::tempdir().unwrap();
@@ -2254,20 +2254,24 @@ fn a_policy_function_is_lost_on_resume_on_1_67_0() {
         copy.path(),
     );
     std::os::unix::fs::symlink(dir.join("node_modules"), copy.path().join("node_modules")).unwrap();
-    let policies = copy.path().join(POLICIES);
-    let written = std::fs::read_to_string(&policies).unwrap();
-    let function = "requireToolApproval: ({ toolName }) => toolName === 'files.delete' || toolName === 'disk.wipe',";
-    assert!(written.contains(function), "the equals agent's policy");
+    let run = copy.path().join(RUN);
+    let written = std::fs::read_to_string(&run).unwrap();
+    let function = "requireToolApproval: ({ toolName }) => toolName === 'mail_send',";
+    assert!(written.contains(function), "the generate() call's policy");
     std::fs::write(
-        &policies,
+        &run,
         written.replace(function, "requireToolApproval: true,"),
     )
     .unwrap();
     let (status, v, shown) = lint_json(copy.path(), true, &[]);
-    assert_eq!(status, Some(1), "the other agents' errors: {shown}");
+    assert_eq!(
+        status,
+        Some(1),
+        "the stream() call's error remains: {shown}"
+    );
     let found = lost_on_resume(&v);
-    assert_eq!(found.len(), 8, "{found:#?}");
-    assert!(found.iter().all(|(a, _)| a != "equalsAgent"), "{found:#?}");
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].0, "setAgent", "{found:#?}");
 }
 
 /// Below the table line's first release a `requireToolApproval` function
