@@ -791,8 +791,8 @@ export class SourceIndex {
    * written in the call or bound to a module-level name in the same file,
    * FN a function written there or a name bound to one in the same file.
    * `[{ method, receiver, at }]`, at the `requireToolApproval` key; the
-   * receiver is the callee's object as written when it is a name or a
-   * member (`supportAgent`, `mastra.getAgent` is none). These are the
+   * receiver is the callee's object when it is a name (`supportAgent`;
+   * `mastra.getAgent('a')` gives none). These are the
    * policies a resumed run loses; the default options' are asked by the
    * walk instead (`approvalPolicies`).
    */

@@ -4,13 +4,14 @@
 //! agent's tool keys before Mastra's rewrite, in the order Mastra merges
 //! them, with where each came from and where it is written; its default
 //! `toolChoice` and `activeTools`; its model's route; the MCP servers its
-//! tools come from and what each gave; the installed `@mastra/core`
-//! version; how it was loaded and what the load wrote), and the project's
-//! `LintConfig`. Out: per agent, the `LintReport` of the keys lint already
-//! knows how to judge, and `Finding`s, one per problem, each with its rule,
-//! its fix and its source location, which the terminal, JSON, GitHub and
-//! SARIF renderings share; the findings the configuration or an inline
-//! comment suppressed, apart.
+//! tools come from and what each gave; the `requireToolApproval`
+//! functions the sources pass to `generate` and `stream`; the installed
+//! `@mastra/core` version; how it was loaded and what the load wrote), and
+//! the project's `LintConfig`. Out: per agent, the `LintReport` of the keys
+//! lint already knows how to judge, and `Finding`s, one per problem, each
+//! with its rule, its fix and its source location, which the terminal,
+//! JSON, GitHub and SARIF renderings share; the findings the configuration
+//! or an inline comment suppressed, apart.
 //!
 //! Four parts, in the order the data flows: `decode` reads the loader's
 //! document into a `LoadedProject` (or a `DecodeError`), `config` reads the
