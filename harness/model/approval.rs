@@ -14,7 +14,9 @@ use super::record::Lookup;
 use super::releases::{Release, APPROVAL_DECLINED_MESSAGE};
 use super::route::{result_on, ResultContent};
 use super::{ToolOrigin, ToolValue};
-use crate::case::{Approval, ApprovalPolicy, Case, Method, Reply, Tool, ToolCallReply};
+use crate::case::{
+    Approval, ApprovalPolicy, Case, Method, Reply, Tool, ToolApproval, ToolCallReply,
+};
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::model::record::Record;
@@ -35,6 +37,14 @@ fn outside(case: &Case) -> Option<&'static str> {
     }
     if case.tools.iter().any(|t| matches!(t, Tool::Builtin { .. })) {
         return Some("approval of a builtin tool");
+    }
+    // Whether a resumed run asks the tool's function again is not measured.
+    let function = case
+        .tools
+        .iter()
+        .any(|t| own_approval(t).is_some_and(ToolApproval::is_function));
+    if function && case.approvals.is_some() {
+        return Some("a tool's own approval function in a run resumed by an answer");
     }
     None
 }
@@ -122,14 +132,26 @@ fn waits_in(
             }
         }
     };
-    let flag = matches!(
-        tool,
+    match own_approval(tool) {
+        None => policy,
+        Some(ToolApproval::Always) => true,
+        // From `TOOL_APPROVAL_FN_ASKED` the tool's function decides alone,
+        // asked after the policy, whatever the policy said (a throw reads as
+        // `true`); before, it was only tested for truth.
+        Some(ToolApproval::Returns(answer)) if rel.tool_approval_fn_asked => *answer,
+        Some(ToolApproval::Throws(_)) if rel.tool_approval_fn_asked => true,
+        Some(_) => true,
+    }
+}
+
+/// A case tool's own `requireApproval`, if it has one.
+fn own_approval(tool: &Tool) -> Option<&ToolApproval> {
+    match tool {
         Tool::Custom {
-            require_approval: true,
-            ..
-        }
-    );
-    policy || flag
+            require_approval, ..
+        } => require_approval.as_ref(),
+        _ => None,
+    }
 }
 
 /// The case's tool a call by `name` reaches in the formatted record: by
@@ -513,6 +535,59 @@ mod tests {
         assert_eq!(
             p.seen.unwrap().asked,
             [crate::js::json::Json::str("delete-file")]
+        );
+    }
+
+    const TOOL_FN: &str = r#"{"about":"a","tools":[{"key":"files.delete","id":"delete-file","description":"d","requireApproval":FN}],
+        "call":{"method":"stream","requireToolApproval":POLICY},
+        "replies":[{"toolCalls":[{"id":"call_1","name":"files_delete","arguments":{"city":"Paris"}}]},{"text":"done"}]}"#;
+
+    fn tool_fn(answer: &str, policy: &str, version: MastraVersion) -> Projection {
+        projected(
+            &TOOL_FN.replace("FN", answer).replace("POLICY", policy),
+            version,
+        )
+    }
+
+    #[test]
+    fn from_1_26_a_tools_approval_function_overrides_the_policy() {
+        let before = tool_fn(r#"{"returns":false}"#, "true", MastraVersion::new(1, 25, 0));
+        assert!(before.executed.is_empty(), "before, any function holds");
+        let from = tool_fn(r#"{"returns":false}"#, "true", MastraVersion::new(1, 26, 0));
+        assert_eq!(from.executed.len(), 1, "false beside true runs unapproved");
+        let held = tool_fn(r#"{"returns":true}"#, "false", MastraVersion::new(1, 71, 0));
+        assert_eq!(held.seen.unwrap().pending.len(), 1);
+        let threw = tool_fn(r#"{"throws":"x"}"#, "false", MastraVersion::new(1, 71, 0));
+        assert!(threw.executed.is_empty(), "a throw holds the call");
+    }
+
+    #[test]
+    fn a_policy_function_is_still_asked_before_the_tools_function_decides() {
+        let names = r#"{"names":["files_delete"]}"#;
+        let p = tool_fn(r#"{"returns":false}"#, names, MastraVersion::new(1, 71, 0));
+        let seen = p.seen.unwrap();
+        assert_eq!(seen.asked, [crate::js::json::Json::str("files_delete")]);
+        assert!(seen.pending.is_empty());
+        assert_eq!(p.executed.len(), 1);
+        let p = tool_fn(r#"{"returns":false}"#, names, MastraVersion::new(1, 37, 1));
+        assert!(p.seen.unwrap().asked.is_empty());
+        assert_eq!(p.executed.len(), 1);
+    }
+
+    #[test]
+    fn a_tools_approval_function_in_a_resumed_run_is_unmodelled() {
+        let text = TOOL_FN
+            .replace("FN", r#"{"returns":true}"#)
+            .replace("POLICY", "false")
+            .replace(
+                "\"replies\"",
+                "\"approvals\":{\"call_1\":\"approve\"},\"replies\"",
+            );
+        let case = Case::parse(Path::new("cases/x.json"), &text).unwrap();
+        let prediction = predict(&case, MastraVersion::new(1, 71, 0));
+        assert!(
+            matches!(prediction, Prediction::Unmodelled(_)),
+            "{prediction:?}"
         );
     }
 }
