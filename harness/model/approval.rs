@@ -38,14 +38,6 @@ fn outside(case: &Case) -> Option<&'static str> {
     if case.tools.iter().any(|t| matches!(t, Tool::Builtin { .. })) {
         return Some("approval of a builtin tool");
     }
-    // Whether a resumed run asks the tool's function again is not measured.
-    let function = case
-        .tools
-        .iter()
-        .any(|t| own_approval(t).is_some_and(ToolApproval::is_function));
-    if function && case.approvals.is_some() {
-        return Some("a tool's own approval function in a run resumed by an answer");
-    }
     None
 }
 
@@ -109,7 +101,8 @@ fn waits(rel: &Release, case: &Case, tool: &Tool, name: &JsString, asked: &mut V
 
 /// As `waits`, in a run resumed after an answer (`resumed`): there a
 /// `requireToolApproval` function is gone (`APPROVAL_POLICY_LOST_ON_RESUME`),
-/// while `true` and a tool's own `requireApproval` still hold.
+/// while `true` and a tool's own `requireApproval` still hold, a function
+/// of the tool's asked again (`tool-approval-fn-true-holds-every-resumed-call-*`).
 fn waits_in(
     rel: &Release,
     case: &Case,
@@ -575,19 +568,18 @@ mod tests {
     }
 
     #[test]
-    fn a_tools_approval_function_in_a_resumed_run_is_unmodelled() {
-        let text = TOOL_FN
-            .replace("FN", r#"{"returns":true}"#)
-            .replace("POLICY", "false")
-            .replace(
-                "\"replies\"",
-                "\"approvals\":{\"call_1\":\"approve\"},\"replies\"",
-            );
-        let case = Case::parse(Path::new("cases/x.json"), &text).unwrap();
-        let prediction = predict(&case, MastraVersion::new(1, 71, 0));
-        assert!(
-            matches!(prediction, Prediction::Unmodelled(_)),
-            "{prediction:?}"
+    fn a_tools_approval_function_still_holds_the_calls_of_a_resumed_run() {
+        let text = include_str!(
+            "../../cases/approval/tool-approval-fn-true-holds-every-resumed-call-stream.json"
         );
+        let p = projected(text, MastraVersion::new(1, 71, 0));
+        let seen = p.seen.unwrap();
+        assert_eq!(
+            seen.pending.len(),
+            2,
+            "each call waits, the resumed one too"
+        );
+        assert_eq!(p.executed.len(), 2);
+        assert_eq!(p.requests.len(), 3);
     }
 }
