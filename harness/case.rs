@@ -89,6 +89,24 @@ pub enum ApprovalPolicy {
     Names(Vec<JsString>),
 }
 
+/// A tool's own `requireApproval`, as a TOOL object writes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ToolApproval {
+    /// `true`.
+    Always,
+    /// `{ "returns": BOOL }`: a function that answers BOOL.
+    Returns(bool),
+    /// `{ "throws": MESSAGE }`: a function that throws `new Error(MESSAGE)`.
+    Throws(JsString),
+}
+
+impl ToolApproval {
+    /// Whether it is a function rather than `true`.
+    pub fn is_function(&self) -> bool {
+        !matches!(self, ToolApproval::Always)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Tool {
     /// `"KEY"`: the standard tool (id `get-weather`), one object per case.
@@ -99,8 +117,9 @@ pub enum Tool {
         id: JsString,
         /// `None`: left out (docs/case-format.md calls it optional).
         description: Option<JsString>,
-        /// `"requireApproval": true`: `createTool({ ..., requireApproval: true })`.
-        require_approval: bool,
+        /// `requireApproval`: `createTool({ ..., requireApproval })`; `None`
+        /// leaves it out.
+        require_approval: Option<ToolApproval>,
     },
     /// `{ "key", "builtin" }`: a named export of `@mastra/core/tools`.
     Builtin { key: ToolKey, name: String },
@@ -308,7 +327,7 @@ impl Case {
                 matches!(
                     t,
                     Tool::Custom {
-                        require_approval: true,
+                        require_approval: Some(_),
                         ..
                     }
                 )

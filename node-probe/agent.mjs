@@ -45,8 +45,10 @@ function checkToolList(list, where) {
     if ('builtin' in t) {
       if (typeof t.builtin !== 'string') throw new CaseFault(`${where}[${i}].builtin must be a string`);
     } else {
-      if (t.requireApproval !== undefined && t.requireApproval !== true) {
-        throw new CaseFault(`${where}[${i}].requireApproval must be true when given`);
+      if (t.requireApproval !== undefined && !isToolApproval(t.requireApproval)) {
+        throw new CaseFault(
+          `${where}[${i}].requireApproval must be true, {"returns": true|false} or {"throws": string} when given`,
+        );
       }
       if (typeof t.id !== 'string') throw new CaseFault(`${where}[${i}].id must be a string`);
       if (t.description !== undefined && typeof t.description !== 'string') {
@@ -54,6 +56,15 @@ function checkToolList(list, where) {
       }
     }
   });
+}
+
+/** A TOOL's `requireApproval` as case-format.md writes it. */
+function isToolApproval(a) {
+  if (a === true) return true;
+  if (!isObject(a)) return false;
+  const keys = Object.keys(a);
+  if (keys.length !== 1) return false;
+  return typeof a.returns === 'boolean' || typeof a.throws === 'string';
 }
 
 /** Check a case; resolves to its call's method, throws CaseFault. */
@@ -138,7 +149,7 @@ function drivesApproval(c) {
   return (
     callsOf(c).some((call) => call.requireToolApproval !== undefined) ||
     c.approvals !== undefined ||
-    lists.some((list) => list.some((t) => isObject(t) && t.requireApproval === true))
+    lists.some((list) => list.some((t) => isObject(t) && t.requireApproval !== undefined))
   );
 }
 
@@ -201,7 +212,7 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
   const inputSchema = lib.z.object({ city: lib.z.string() });
   const newTool = (id, description, requireApproval) => {
     try {
-      const approval = requireApproval === true ? { requireApproval: true } : {};
+      const approval = requireApproval === undefined ? {} : { requireApproval: toolApproval(requireApproval) };
       // A case may leave `description` out: then createTool is not given one.
       const described = description === undefined ? {} : { description };
       return lib.createTool({ id, ...described, inputSchema, ...approval, execute: makeExecute(id) });
@@ -495,6 +506,25 @@ function approvalPolicy(policy, seen) {
     seen.approval.asked.push(typeof toolName === 'string' ? toolName : null);
     return names.includes(toolName);
   };
+}
+
+/**
+ * A TOOL's `requireApproval` as createTool is given it: `true` as it is,
+ * `{ returns }` and `{ throws }` as functions. The function is asked with no
+ * tool name (1.67.0 and 1.71.0 pass `(args, { args, requestContext,
+ * workspace })`), so what it decides is all a case can see of it, and
+ * nothing is recorded in `seen.approval.asked`.
+ */
+function toolApproval(a) {
+  if (a === true) return true;
+  if ('throws' in a) {
+    const message = a.throws;
+    return () => {
+      throw new Error(message);
+    };
+  }
+  const answer = a.returns;
+  return () => answer;
 }
 
 /** The case's answer for a call id, or null when it gives none. */

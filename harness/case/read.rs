@@ -7,8 +7,8 @@
 //! field would make the model and the probe run two different cases.
 
 use super::{
-    Approval, ApprovalPolicy, Call, Case, CaseError, Method, Reply, Tool, ToolCallReply,
-    ToolChoice, BUILTINS, MAX_REPLIES, SOURCE_FIELDS,
+    Approval, ApprovalPolicy, Call, Case, CaseError, Method, Reply, Tool, ToolApproval,
+    ToolCallReply, ToolChoice, BUILTINS, MAX_REPLIES, SOURCE_FIELDS,
 };
 use crate::js::json::Json;
 use crate::js::string::JsString;
@@ -33,6 +33,8 @@ const FIELDS: &[&str] = &[
 
 /// The fields of a TOOL object.
 const TOOL_FIELDS: &[&str] = &["key", "id", "description", "builtin", "requireApproval"];
+/// The fields of a TOOL's `requireApproval` as an object (a function).
+const APPROVAL_FN_FIELDS: &[&str] = &["returns", "throws"];
 /// The fields of `call`.
 const CALL_FIELDS: &[&str] = &[
     "method",
@@ -343,20 +345,42 @@ impl<'a> Validator<'a> {
                     .get("description")
                     .map(|d| self.js(Some(d), &format!("{field}.description")))
                     .transpose()?,
-                require_approval: match obj.get("requireApproval") {
-                    None => false,
-                    Some(Json::Bool(true)) => true,
-                    // `false` is what leaving it out means; one spelling
-                    // keeps a written case and its rewrite the same file.
-                    Some(other) => {
-                        return Err(self.wrong(
-                            &format!("{field}.requireApproval"),
-                            "true (leave it out for false)",
-                            other,
-                        ))
-                    }
-                },
+                require_approval: obj
+                    .get("requireApproval")
+                    .map(|v| self.tool_approval(v, &format!("{field}.requireApproval")))
+                    .transpose()?,
             }),
+        }
+    }
+
+    /// A TOOL's `requireApproval`: `true`, `{ "returns": BOOL }` or
+    /// `{ "throws": MESSAGE }`.
+    fn tool_approval(&self, v: &Json, field: &str) -> Result<ToolApproval, CaseError> {
+        const EXPECTED: &str =
+            "true, {\"returns\": true|false} or {\"throws\": MESSAGE} (leave it out for false)";
+        match v {
+            Json::Bool(true) => return Ok(ToolApproval::Always),
+            Json::Object(_) => {}
+            // `false` is what leaving it out means; one spelling keeps a
+            // written case and its rewrite the same file.
+            other => return Err(self.wrong(field, EXPECTED, other)),
+        }
+        let obj = self.object(v, field, APPROVAL_FN_FIELDS)?;
+        match (obj.get("returns"), obj.get("throws")) {
+            (Some(Json::Bool(b)), None) => Ok(ToolApproval::Returns(*b)),
+            (Some(other), None) => {
+                Err(self.wrong(&format!("{field}.returns"), "true or false", other))
+            }
+            (None, Some(m)) => Ok(ToolApproval::Throws(
+                self.js(Some(m), &format!("{field}.throws"))?,
+            )),
+            _ => Err(self.err(
+                field,
+                format!(
+                    "takes exactly one of `returns` and `throws`, got {}",
+                    show(v)
+                ),
+            )),
         }
     }
 
@@ -592,7 +616,7 @@ impl<'a> Validator<'a> {
 
 #[cfg(test)]
 pub(super) mod tests {
-    use super::super::{Case, CaseError, Reply, Tool, ToolChoice, MAX_REPLIES};
+    use super::super::{Case, CaseError, Reply, Tool, ToolApproval, ToolChoice, MAX_REPLIES};
     use std::path::Path;
 
     /// The project's statement of the contract names every field the reader
@@ -683,7 +707,7 @@ pub(super) mod tests {
         assert!(matches!(
             &c.tools[0],
             Tool::Custom {
-                require_approval: true,
+                require_approval: Some(ToolApproval::Always),
                 ..
             }
         ));
@@ -702,6 +726,33 @@ pub(super) mod tests {
             Some(super::super::ApprovalPolicy::Flag(false))
         );
         assert!(!parse(r#"{"about":"a"}"#).unwrap().drives_approval());
+    }
+
+    #[test]
+    fn a_tools_approval_function_reads_as_written() {
+        let c = parse(
+            r#"{"about":"a","tools":[{"key":"a","id":"a","requireApproval":{"returns":false}},
+                {"key":"b","id":"b","requireApproval":{"throws":"no"}}]}"#,
+        )
+        .unwrap();
+        let approvals: Vec<_> = c
+            .tools
+            .iter()
+            .map(|t| match t {
+                Tool::Custom {
+                    require_approval, ..
+                } => require_approval.clone(),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            approvals,
+            [
+                Some(ToolApproval::Returns(false)),
+                Some(ToolApproval::Throws("no".into()))
+            ]
+        );
+        assert!(c.drives_approval());
     }
 
     #[test]
@@ -763,6 +814,36 @@ pub(super) mod tests {
                 r#"{"about":"a","tools":[{"key":"k","id":"i","description":"d","requireApproval":false}]}"#,
                 "tools[0].requireApproval",
                 "got a boolean false",
+            ),
+            (
+                r#"{"about":"a","tools":[{"key":"k","id":"i","requireApproval":{"returns":"no"}}]}"#,
+                "tools[0].requireApproval.returns",
+                "got a string \"no\"",
+            ),
+            (
+                r#"{"about":"a","tools":[{"key":"k","id":"i","requireApproval":{"throws":1}}]}"#,
+                "tools[0].requireApproval.throws",
+                "got a number 1",
+            ),
+            (
+                r#"{"about":"a","tools":[{"key":"k","id":"i","requireApproval":{"returns":true,"throws":"x"}}]}"#,
+                "tools[0].requireApproval",
+                "exactly one of `returns` and `throws`",
+            ),
+            (
+                r#"{"about":"a","tools":[{"key":"k","id":"i","requireApproval":{}}]}"#,
+                "tools[0].requireApproval",
+                "exactly one of `returns` and `throws`, got {}",
+            ),
+            (
+                r#"{"about":"a","tools":[{"key":"k","id":"i","requireApproval":{"answer":true}}]}"#,
+                "tools[0].requireApproval.answer",
+                "unknown field",
+            ),
+            (
+                r#"{"about":"a","tools":[{"key":"k","id":"i","requireApproval":"yes"}]}"#,
+                "tools[0].requireApproval",
+                "{\"returns\": true|false}",
             ),
             (
                 r#"{"about":"a","tools":[{"key":"k","builtin":"askUserTool","requireApproval":true}]}"#,

@@ -8,7 +8,7 @@
 //! in the generator's tests). The probe is sent this value, so what the
 //! model predicts from the typed case is what Node runs.
 
-use super::{Approval, ApprovalPolicy, Call, Case, Method, Reply, Tool, ToolChoice};
+use super::{Approval, ApprovalPolicy, Call, Case, Method, Reply, Tool, ToolApproval, ToolChoice};
 use crate::js::json::Json;
 
 impl Case {
@@ -99,8 +99,8 @@ fn tool(t: &Tool) -> Json {
             if let Some(description) = description {
                 members.push(("description", Json::String(description.clone())));
             }
-            if *require_approval {
-                members.push(("requireApproval", Json::Bool(true)));
+            if let Some(approval) = require_approval {
+                members.push(("requireApproval", tool_approval(approval)));
             }
             Json::object(members)
         }
@@ -108,6 +108,14 @@ fn tool(t: &Tool) -> Json {
             ("key", Json::String(key.clone())),
             ("builtin", Json::str(name)),
         ]),
+    }
+}
+
+fn tool_approval(a: &ToolApproval) -> Json {
+    match a {
+        ToolApproval::Always => Json::Bool(true),
+        ToolApproval::Returns(b) => Json::object([("returns", Json::Bool(*b))]),
+        ToolApproval::Throws(message) => Json::object([("throws", Json::String(message.clone()))]),
     }
 }
 
@@ -187,7 +195,7 @@ mod tests {
     use super::super::read::tests::parse;
     use super::super::{
         Approval, ApprovalPolicy, Call, Case, McpServer, MemorySource, Method, Reply, Sources,
-        Tool, ToolCallReply, ToolChoice, BUILTINS,
+        Tool, ToolApproval, ToolCallReply, ToolChoice, BUILTINS,
     };
     use crate::js::json::Json;
     use crate::js::string::JsString;
@@ -295,18 +303,30 @@ mod tests {
     fn tool() -> impl Strategy<Value = Tool> {
         prop_oneof![
             js().prop_map(Tool::Standard),
-            (js(), js(), prop::option::of(js()), any::<bool>()).prop_map(
-                |(key, id, description, require_approval)| Tool::Custom {
+            (
+                js(),
+                js(),
+                prop::option::of(js()),
+                prop::option::of(tool_approval())
+            )
+                .prop_map(|(key, id, description, require_approval)| Tool::Custom {
                     key,
                     id,
                     description,
                     require_approval,
-                }
-            ),
+                }),
             (js(), prop::sample::select(BUILTINS)).prop_map(|(key, name)| Tool::Builtin {
                 key,
                 name: name.to_string()
             }),
+        ]
+    }
+
+    fn tool_approval() -> impl Strategy<Value = ToolApproval> {
+        prop_oneof![
+            Just(ToolApproval::Always),
+            any::<bool>().prop_map(ToolApproval::Returns),
+            js().prop_map(ToolApproval::Throws),
         ]
     }
 

@@ -14,7 +14,9 @@ use super::record::Lookup;
 use super::releases::{Release, APPROVAL_DECLINED_MESSAGE};
 use super::route::{result_on, ResultContent};
 use super::{ToolOrigin, ToolValue};
-use crate::case::{Approval, ApprovalPolicy, Case, Method, Reply, Tool, ToolCallReply};
+use crate::case::{
+    Approval, ApprovalPolicy, Case, Method, Reply, Tool, ToolApproval, ToolCallReply,
+};
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::model::record::Record;
@@ -99,7 +101,8 @@ fn waits(rel: &Release, case: &Case, tool: &Tool, name: &JsString, asked: &mut V
 
 /// As `waits`, in a run resumed after an answer (`resumed`): there a
 /// `requireToolApproval` function is gone (`APPROVAL_POLICY_LOST_ON_RESUME`),
-/// while `true` and a tool's own `requireApproval` still hold.
+/// while `true` and a tool's own `requireApproval` still hold, a function
+/// of the tool's asked again (`tool-approval-fn-true-holds-every-resumed-call-*`).
 fn waits_in(
     rel: &Release,
     case: &Case,
@@ -122,14 +125,26 @@ fn waits_in(
             }
         }
     };
-    let flag = matches!(
-        tool,
+    match own_approval(tool) {
+        None => policy,
+        Some(ToolApproval::Always) => true,
+        // From `TOOL_APPROVAL_FN_ASKED` the tool's function decides alone,
+        // asked after the policy, whatever the policy said (a throw reads as
+        // `true`); before, it was only tested for truth.
+        Some(ToolApproval::Returns(answer)) if rel.tool_approval_fn_asked => *answer,
+        Some(ToolApproval::Throws(_)) if rel.tool_approval_fn_asked => true,
+        Some(_) => true,
+    }
+}
+
+/// A case tool's own `requireApproval`, if it has one.
+fn own_approval(tool: &Tool) -> Option<&ToolApproval> {
+    match tool {
         Tool::Custom {
-            require_approval: true,
-            ..
-        }
-    );
-    policy || flag
+            require_approval, ..
+        } => require_approval.as_ref(),
+        _ => None,
+    }
 }
 
 /// The case's tool a call by `name` reaches in the formatted record: by
@@ -514,5 +529,57 @@ mod tests {
             p.seen.unwrap().asked,
             [crate::js::json::Json::str("delete-file")]
         );
+    }
+
+    const TOOL_FN: &str = r#"{"about":"a","tools":[{"key":"files.delete","id":"delete-file","description":"d","requireApproval":FN}],
+        "call":{"method":"stream","requireToolApproval":POLICY},
+        "replies":[{"toolCalls":[{"id":"call_1","name":"files_delete","arguments":{"city":"Paris"}}]},{"text":"done"}]}"#;
+
+    fn tool_fn(answer: &str, policy: &str, version: MastraVersion) -> Projection {
+        projected(
+            &TOOL_FN.replace("FN", answer).replace("POLICY", policy),
+            version,
+        )
+    }
+
+    #[test]
+    fn from_1_26_a_tools_approval_function_overrides_the_policy() {
+        let before = tool_fn(r#"{"returns":false}"#, "true", MastraVersion::new(1, 25, 0));
+        assert!(before.executed.is_empty(), "before, any function holds");
+        let from = tool_fn(r#"{"returns":false}"#, "true", MastraVersion::new(1, 26, 0));
+        assert_eq!(from.executed.len(), 1, "false beside true runs unapproved");
+        let held = tool_fn(r#"{"returns":true}"#, "false", MastraVersion::new(1, 71, 0));
+        assert_eq!(held.seen.unwrap().pending.len(), 1);
+        let threw = tool_fn(r#"{"throws":"x"}"#, "false", MastraVersion::new(1, 71, 0));
+        assert!(threw.executed.is_empty(), "a throw holds the call");
+    }
+
+    #[test]
+    fn a_policy_function_is_still_asked_before_the_tools_function_decides() {
+        let names = r#"{"names":["files_delete"]}"#;
+        let p = tool_fn(r#"{"returns":false}"#, names, MastraVersion::new(1, 71, 0));
+        let seen = p.seen.unwrap();
+        assert_eq!(seen.asked, [crate::js::json::Json::str("files_delete")]);
+        assert!(seen.pending.is_empty());
+        assert_eq!(p.executed.len(), 1);
+        let p = tool_fn(r#"{"returns":false}"#, names, MastraVersion::new(1, 37, 1));
+        assert!(p.seen.unwrap().asked.is_empty());
+        assert_eq!(p.executed.len(), 1);
+    }
+
+    #[test]
+    fn a_tools_approval_function_still_holds_the_calls_of_a_resumed_run() {
+        let text = include_str!(
+            "../../cases/approval/tool-approval-fn-true-holds-every-resumed-call-stream.json"
+        );
+        let p = projected(text, MastraVersion::new(1, 71, 0));
+        let seen = p.seen.unwrap();
+        assert_eq!(
+            seen.pending.len(),
+            2,
+            "each call waits, the resumed one too"
+        );
+        assert_eq!(p.executed.len(), 2);
+        assert_eq!(p.requests.len(), 3);
     }
 }

@@ -177,6 +177,20 @@ release_table! {
     /// calling the held tool first, then a tool the policy lets through,
     /// 1.67.0 to 1.71.0: 1.68.0 asked the held call alone, 1.69.0 both).
     APPROVAL_LATER_CALLS_ASKED => approval_later_calls_asked: (1, 69, 0);
+    /// A tool's own `requireApproval` function is asked, per call, with the
+    /// call's arguments and a context without `toolName`, and its answer
+    /// alone holds the call or lets it run, whatever `requireToolApproval`
+    /// says (agent `true` with the tool's `false` runs unapproved); a throw
+    /// holds the call. Before, `createTool` kept the function as the tool's
+    /// `requireApproval` (1.25.0 `dist/chunk-L43DNVPR.js:502`), which the loop
+    /// only tested for truth, so it held every call and was never asked.
+    /// First in 1.26.0: `createTool` makes a function its `needsApprovalFn`
+    /// (`dist/chunk-XYWVTGZY.js:526`), which the loop asks after the policy
+    /// (`dist/chunk-CXW3Z2OL.js:16129`; 1.67.0 `dist/agent-Dk0N0Nlg.js:27207`).
+    /// `bisect cases/approval/tool-approval-fn-false-overrides-policy-true-generate.json
+    /// --good 1.0.4 --bad 1.67.0`: first changed 1.26.0 (last the same
+    /// 1.25.0; 6 steps).
+    TOOL_APPROVAL_FN_ASKED => tool_approval_fn_asked: (1, 26, 0);
     /// A tool span (`tracing`) carries the tool's key as its `entityId`, as
     /// it does its `entityName` and its name (`tool: 'KEY'`); before, the
     /// span was made with no `entityId` and took its parent step span's

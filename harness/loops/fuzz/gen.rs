@@ -511,7 +511,7 @@ impl CaseGenerator {
                         key,
                         id,
                         description: Some(JsString::from("A custom tool")),
-                        require_approval: false,
+                        require_approval: None,
                     }
                 }
             };
