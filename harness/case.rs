@@ -70,6 +70,9 @@ pub struct Case {
     /// `tracing`: the agent registered on a `Mastra` with the release's
     /// observability and the probe's span exporter (`seen.spans`).
     pub tracing: bool,
+    /// `lookups`: ask Mastra's own lookups (the agent's tool listing)
+    /// which of each tool's key, id and wire name they find.
+    pub lookups: bool,
 }
 
 /// An answer to a pending tool-call approval.
@@ -132,6 +135,18 @@ impl Tool {
     pub fn key(&self) -> &ToolKey {
         match self {
             Tool::Standard(key) | Tool::Custom { key, .. } | Tool::Builtin { key, .. } => key,
+        }
+    }
+
+    /// The id its tool object carries: `get-weather` for the shorthand, a
+    /// builtin's own (its export name where the swept dists show none).
+    pub fn id(&self) -> JsString {
+        match self {
+            Tool::Standard(_) => JsString::from(STANDARD_ID),
+            Tool::Custom { id, .. } => id.clone(),
+            Tool::Builtin { name, .. } => {
+                JsString::from(crate::naming::builtin_id(name).unwrap_or(name.as_str()))
+            }
         }
     }
 }
@@ -247,7 +262,17 @@ impl Case {
             approvals: None,
             turns: None,
             tracing: false,
+            lookups: false,
         }
+    }
+
+    /// The key and id of each of its `tools`, in order: what `lookups`
+    /// asks about.
+    pub fn tool_names(&self) -> Vec<(ToolKey, JsString)> {
+        self.tools
+            .iter()
+            .map(|t| (t.key().clone(), t.id()))
+            .collect()
     }
 
     /// The calls the case makes, in order: its `turns`, or its one `call`.

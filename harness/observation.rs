@@ -10,6 +10,7 @@ use crate::case::script::{Requester, Script};
 use crate::case::{Case, Reply};
 use crate::js::json::Json;
 use crate::js::string::JsString;
+use crate::projection::lookups::Lookups;
 use crate::projection::{
     executed_from, mutated_from, ErrorView, Projection, RequestView, Seen, Turn,
 };
@@ -243,7 +244,12 @@ pub fn projection_parsed(
         );
     }
     let mutated = mutated_from(result);
-    let projection = match result.get("turns") {
+    let lookups = match result.get("lookups") {
+        _ if !case.lookups => None,
+        None => return Err("the probe's result has no `lookups`".into()),
+        Some(l) => Some(Lookups::observed(&case.tool_names(), l)?),
+    };
+    let mut projection = match result.get("turns") {
         None => {
             let last_status = statuses.last().copied().flatten();
             let turn = turn_of(case, result, requests, last_status)?;
@@ -287,6 +293,7 @@ pub fn projection_parsed(
             }
         }
     };
+    projection.lookups = lookups;
     Ok((projection, captured, bodies))
 }
 

@@ -7,6 +7,9 @@
 
 use crate::js::json::Json;
 use crate::js::string::JsString;
+use lookups::Lookups;
+
+pub mod lookups;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct Projection {
@@ -27,6 +30,9 @@ pub struct Projection {
     /// `error`, `requests`, `executed` and `seen` are then empty and not
     /// written (the contract's `{ applicable, reason, turns }`).
     pub turns: Option<Vec<Turn>>,
+    /// With `lookups`, what Mastra's own lookups find of the case's tools;
+    /// about the agent, not a call, so it stands beside `turns` too.
+    pub lookups: Option<Lookups>,
 }
 
 /// One turn of a case with `turns`: what that call did.
@@ -287,6 +293,7 @@ impl Projection {
             mutated: Vec::new(),
             seen: None,
             turns: None,
+            lookups: None,
         }
     }
 
@@ -313,6 +320,9 @@ impl Projection {
                 "mutated",
                 Json::Array(self.mutated.iter().map(|m| Json::str(m)).collect()),
             ));
+            if let Some(lookups) = &self.lookups {
+                members.push(("lookups", lookups.to_json()));
+            }
             return Json::object(members);
         }
         members.push((
@@ -330,6 +340,9 @@ impl Projection {
         ));
         if let Some(seen) = &self.seen {
             members.push(("seen", seen.to_json()));
+        }
+        if let Some(lookups) = &self.lookups {
+            members.push(("lookups", lookups.to_json()));
         }
         Json::object(members)
     }
@@ -371,6 +384,7 @@ impl Projection {
                     .collect::<Result<Vec<_>, _>>()?,
             ),
         };
+        let lookups = v.get("lookups").map(Lookups::from_json).transpose()?;
         Ok(Projection {
             applicable,
             reason,
@@ -380,6 +394,7 @@ impl Projection {
             mutated,
             seen,
             turns,
+            lookups,
         })
     }
 }

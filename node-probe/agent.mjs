@@ -85,6 +85,7 @@ export function checkCase(c) {
     checkCall(c.call ?? {}, 'call');
   }
   if (c.tracing !== undefined && typeof c.tracing !== 'boolean') throw new CaseFault('tracing must be true or false');
+  if (c.lookups !== undefined && typeof c.lookups !== 'boolean') throw new CaseFault('lookups must be true or false');
   if (c.replies !== undefined && !Array.isArray(c.replies)) throw new CaseFault('replies must be an array');
   checkApproval(c);
   if (routeOf(c) === null) throw new CaseFault(`route ${JSON.stringify(c.route)} is not a route of case-format.md`);
@@ -160,7 +161,8 @@ function drivesApproval(c) {
  * Run one checked case against the model URL `url`; `fetches()` counts the
  * requests the case has made so far (cases.mjs), which is how each turn's
  * share of them is told. Resolves to {applicable, reason, error, executed,
- * mutated, seen}, `error` described by describeError; a case with `turns`
+ * mutated, seen, lookups}, `error` described by describeError, `lookups` with
+ * `lookups: true` only ({ agentTools: { method, keys } | null }); a case with `turns`
  * to {applicable, reason, mutated, turns: [{error, executed, seen,
  * requests}]}, `requests` the number each turn made. Throws CaseFault when
  * the case cannot be built at all. Never rejects with a Mastra error: those
@@ -260,11 +262,14 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
 
   const turns = [];
   let tracer = null;
+  // `lookups`: null until there is an agent to ask.
+  const lookups = c.lookups === true ? { agentTools: null } : undefined;
   try {
     let agent;
     try {
       agent = new lib.Agent({ id: 'probe', name: 'probe', instructions: 'p', model, tools, ...sources.agentOptions });
       tracer = await register(lib, c, agent);
+      if (lookups !== undefined) lookups.agentTools = await agentListing(agent);
     } catch (e) {
       // What the constructor threw: the first turn's error; no call was made.
       turns.push({ error: e, executed: [], seen: emptySeen(), requests: fetches() });
@@ -300,7 +305,7 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
     seen: t.seen,
     requests: t.requests,
   }));
-  if (c.turns !== undefined) return { applicable: true, reason: null, turns: described, mutated };
+  if (c.turns !== undefined) return { applicable: true, reason: null, turns: described, mutated, lookups };
   const [only] = described;
   // 0.x is outside what `seen` covers (docs/seen.md).
   return {
@@ -310,7 +315,25 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
     executed: only.executed,
     mutated,
     seen: legacy ? null : only.seen,
+    lookups,
   };
+}
+
+/**
+ * The agent's own tool listing, asked before any call, as a user's code
+ * asks it: `listTools()` where the release has it (every 1.x), else the
+ * `getTools()` it replaced; resolved to { method, keys } with the own keys
+ * of what it returns, in order, or null where asking throws. Called with
+ * no request context, as the docs' examples call it.
+ */
+async function agentListing(agent) {
+  const method = typeof agent.listTools === 'function' ? 'listTools' : 'getTools';
+  try {
+    const listing = await agent[method]();
+    return isObject(listing) ? { method, keys: Object.keys(listing) } : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The options of one call: what its CALL object gives, and nothing it does not. */

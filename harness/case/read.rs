@@ -29,6 +29,7 @@ const FIELDS: &[&str] = &[
     "approvals",
     "turns",
     "tracing",
+    "lookups",
 ];
 
 /// The fields of a TOOL object.
@@ -114,6 +115,11 @@ pub(super) fn case(path: &Path, raw: &Json) -> Result<Case, CaseError> {
             None => false,
             Some(Json::Bool(b)) => *b,
             Some(other) => return Err(v.wrong("tracing", "true or false", other)),
+        },
+        lookups: match top.get("lookups") {
+            None => false,
+            Some(Json::Bool(b)) => *b,
+            Some(other) => return Err(v.wrong("lookups", "true or false", other)),
         },
         ..blank
     };

@@ -71,6 +71,9 @@ impl Case {
         if self.tracing {
             members.push(("tracing", Json::Bool(true)));
         }
+        if self.lookups {
+            members.push(("lookups", Json::Bool(true)));
+        }
         // A case on another route names it, however it got there.
         if self.route_named || self.route != blank.route {
             members.push(("route", Json::str(self.route.name())));
@@ -436,6 +439,7 @@ mod tests {
             approvals in prop::option::of(named(prop_oneof![Just(Approval::Approve), Just(Approval::Decline)])),
             turns in prop::option::of(prop::collection::vec((call(), prop::option::of(js())), 1..3)),
             tracing in any::<bool>(),
+            lookups in any::<bool>(),
         ) -> Case {
             // Scripts for some of the sub-agents, each key once.
             let mut keys: Vec<JsString> = Vec::new();
@@ -466,6 +470,7 @@ mod tests {
                         .collect()
                 }),
                 tracing,
+                lookups,
                 ..Case::new("cases/arbitrary.json", about)
             }
         }

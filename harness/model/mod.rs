@@ -20,6 +20,7 @@
 
 mod approval;
 mod builtins;
+mod lookups;
 pub mod record;
 pub mod releases;
 pub mod rewrite;
@@ -31,7 +32,7 @@ mod validate;
 
 pub use steps::DEFAULT_MAX_STEPS;
 
-use crate::case::{Case, Method, Tool, ToolChoice, STANDARD_ID};
+use crate::case::{Case, Method, Tool, ToolChoice};
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::projection::{self, ErrorView, Projection};
@@ -104,16 +105,12 @@ enum ToolOrigin {
 
 fn value_of(tool: &Tool, client: bool) -> ToolValue {
     let key = tool.key().clone();
-    let (id, origin) = match tool {
-        Tool::Standard(_) => (JsString::from(STANDARD_ID), ToolOrigin::Ours),
-        Tool::Custom { id, .. } => (id.clone(), ToolOrigin::Ours),
-        Tool::Builtin { name, .. } => (
-            JsString::from(crate::naming::builtin_id(name).unwrap_or(name.as_str())),
-            ToolOrigin::Builtin(name.clone()),
-        ),
+    let origin = match tool {
+        Tool::Standard(_) | Tool::Custom { .. } => ToolOrigin::Ours,
+        Tool::Builtin { name, .. } => ToolOrigin::Builtin(name.clone()),
     };
     ToolValue {
-        id,
+        id: tool.id(),
         key,
         origin: if client { ToolOrigin::Client } else { origin },
     }
@@ -132,29 +129,7 @@ fn merged_tools(case: &Case) -> Record<ToolValue> {
 /// (`legacy_loop::convert_tools` on 0.x, whose `Release` is `zero`).
 fn merged_tools_on(case: &Case, zero: Option<&Release>) -> Record<ToolValue> {
     let src = &case.sources;
-    // The agent's tools: the case's object, then (as users write it)
-    // `{ ...tools, ...(await mcp.listTools()) }`; given as is or returned by
-    // a function of the request context (`dynamicTools`): both go through
-    // the same `ensureToolProperties` (1.0.4 `listTools`, 1.67.0 and 1.71.0
-    // `resolveToolList`).
-    let mut given = entries(&case.tools, false);
-    if src.dynamic_tools && zero.is_some_and(|z| !z.dynamic_tools) {
-        // `releases::DYNAMIC_TOOLS_SINCE`: the function has no keys.
-        given = Record::new();
-    } else if let Some(servers) = src.mcp.as_deref().filter(|s| !s.is_empty()) {
-        let join = match zero {
-            None => sources::McpJoin::ByKey,
-            Some(z) if z.mcp_client_of_one_server() => sources::McpJoin::OneClientEach,
-            Some(_) => sources::McpJoin::OnArrival,
-        };
-        given.spread_from(&sources::mcp_tools_in(servers, join));
-    }
-    // ensureToolProperties: `acc[key] = tool` over Object.keys — an own
-    // "__proto__" key is lost to the setter here.
-    let mut agent = Record::new();
-    for (k, v) in given.entries() {
-        agent.assign(k.clone(), v.clone());
-    }
+    let agent = agent_tools_on(case, zero);
     // listToolsets: toolsets in Object.values order (the case's `toolsets`
     // object is built by JSON.parse, so index-like names come first), each
     // toolset's entries assigned into one record.
@@ -191,6 +166,36 @@ fn merged_tools_on(case: &Case, zero: Option<&Release>) -> Record<ToolValue> {
         src.workflows.as_deref().unwrap_or_default(),
     ));
     all
+}
+
+/// The agent's own tools record as the release holds it: what its tool
+/// listing returns (`lookups`), and where the request record starts.
+fn agent_tools_on(case: &Case, zero: Option<&Release>) -> Record<ToolValue> {
+    // The agent's tools: the case's object, then (as users write it)
+    // `{ ...tools, ...(await mcp.listTools()) }`; given as is or returned by
+    // a function of the request context (`dynamicTools`): both go through
+    // the same `ensureToolProperties` (1.0.4 `listTools`, 1.67.0 and 1.71.0
+    // `resolveToolList`).
+    let src = &case.sources;
+    let mut given = entries(&case.tools, false);
+    if src.dynamic_tools && zero.is_some_and(|z| !z.dynamic_tools) {
+        // `releases::DYNAMIC_TOOLS_SINCE`: the function has no keys.
+        given = Record::new();
+    } else if let Some(servers) = src.mcp.as_deref().filter(|s| !s.is_empty()) {
+        let join = match zero {
+            None => sources::McpJoin::ByKey,
+            Some(z) if z.mcp_client_of_one_server() => sources::McpJoin::OneClientEach,
+            Some(_) => sources::McpJoin::OnArrival,
+        };
+        given.spread_from(&sources::mcp_tools_in(servers, join));
+    }
+    // ensureToolProperties: `acc[key] = tool` over Object.keys — an own
+    // "__proto__" key is lost to the setter here.
+    let mut agent = Record::new();
+    for (k, v) in given.entries() {
+        agent.assign(k.clone(), v.clone());
+    }
+    agent
 }
 
 /// What every request of the case carries in `tools` and `tool_choice`.
@@ -275,6 +280,34 @@ pub fn call_target(case: &Case, name: &JsString) -> Option<CallTarget> {
 /// predicted as the release it says it is (`MastraVersion::release`): the
 /// model knows releases, and a build's package.json is its only claim.
 pub fn predict(case: &Case, version: MastraVersion) -> Prediction {
+    let prediction = predict_calls(case, version);
+    if !case.lookups {
+        return prediction;
+    }
+    let rel = Release::of(version.release());
+    // `lookups` stand beside what the calls did, on every projection that
+    // has a result; a case that cannot run has none.
+    let with = |mut p: Projection| -> Result<Projection, String> {
+        if p.applicable {
+            p.lookups = Some(lookups::predict(case, &rel)?);
+        }
+        Ok(p)
+    };
+    let outcome = match prediction {
+        Prediction::Projection(p) => with(p).map(Prediction::Projection),
+        Prediction::Dropping(p) => with(p).map(Prediction::Dropping),
+        Prediction::Races(ps) => ps
+            .into_iter()
+            .map(with)
+            .collect::<Result<Vec<_>, _>>()
+            .map(Prediction::Races),
+        unmodelled @ Prediction::Unmodelled(_) => Ok(unmodelled),
+    };
+    outcome.unwrap_or_else(Prediction::Unmodelled)
+}
+
+/// `predict` for what the case's calls do: everything but `lookups`.
+fn predict_calls(case: &Case, version: MastraVersion) -> Prediction {
     let version = version.release();
     let rel = Release::of(version);
     if let Some(reason) = releases::legacy::no_agent(&rel)

@@ -1,7 +1,8 @@
 //! The integration tests, one binary with a module per subject: the real
 //! binary, real Node, real Mastra, real HTTP (`e2e`, `matrix`, `fuzz`,
-//! `store`, `recheck`, `builds`, `lint_project`, `javascript`, `zero`, `site`), the sizes of
-//! a whole matrix's database and site (`size`), and the import
+//! `store`, `recheck`, `builds`, `lint_project`, `lookups`, `javascript`,
+//! `zero`, `site`), the sizes of a whole matrix's database and site
+//! (`size`), and the import
 //! rules on the source (`structure`). One binary links the crate once; the
 //! fault suite keeps a binary of its own (`faults.rs`: a plain `main` that
 //! prints its figures on every run).
@@ -18,6 +19,7 @@ mod e2e;
 mod fuzz;
 mod javascript;
 mod lint_project;
+mod lookups;
 mod matrix;
 mod recheck;
 mod site;

@@ -1,0 +1,70 @@
+//! `lookups` end to end: the real probe asks a real agent's own tool
+//! listing on three 1.x releases, and the model's prediction agrees
+//! (docs/case-format.md, `lookups`).
+
+use crate::common::{bin, root, text};
+use mastra_conform::js::json::Json;
+
+/// What `observe` gives for CASE on VERSION: its projection's `lookups`.
+fn observed_lookups(version: &str, case: &str) -> Json {
+    let out = bin()
+        .args(["observe", "--mastra-version", version])
+        .arg(root().join(case))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let p = Json::parse(&String::from_utf8_lossy(&out.stdout)).unwrap();
+    p.get("lookups")
+        .cloned()
+        .unwrap_or_else(|| panic!("{version} {case}: no lookups in {}", text(&out)))
+}
+
+/// `agent.listTools()` finds the key, not the id and not the wire name,
+/// on the oldest, a middle and the newest release measured.
+#[test]
+fn the_agent_listing_is_keyed_by_the_key_as_registered() {
+    let want = Json::parse(
+        r#"{"agentTools":{"method":"listTools","keys":["search.web"],
+            "finds":[{"key":true,"id":false,"wireName":false}]}}"#,
+    )
+    .unwrap();
+    for version in ["1.0.4", "1.67.0", "1.71.0"] {
+        let got = observed_lookups(version, "cases/lookups/listing-keyed-by-the-key.json");
+        assert_eq!(got, want, "{version}");
+    }
+}
+
+/// Every case of `cases/lookups/` agrees with the model on the three
+/// releases: each as modelled, as modelled and a known issue, or not
+/// applicable (a builtin 1.0.4 lacks); every applicable one has `lookups`.
+#[test]
+fn the_lookups_cases_agree_with_the_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("report.json");
+    let out = bin()
+        .args(["run", "--cases"])
+        .arg(root().join("cases/lookups"))
+        .args(["--versions", "1.0.4,1.67.0,1.71.0", "--json"])
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let report = Json::parse(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let results = report.get("results").and_then(Json::as_array).unwrap();
+    assert!(results.len() >= 3 * 9, "{} results", results.len());
+    for r in results {
+        let verdict = r.get("verdict").and_then(Json::as_str).unwrap().to_lossy();
+        assert!(
+            ["as-modelled", "known-issue", "not-applicable"].contains(&verdict.as_str()),
+            "{verdict}: {r:?}"
+        );
+        if verdict == "not-applicable" {
+            continue;
+        }
+        let observed = r.get("observed").unwrap();
+        assert!(
+            observed.get("lookups").is_some_and(|l| !l.is_null()),
+            "no lookups: {r:?}"
+        );
+    }
+}
