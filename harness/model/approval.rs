@@ -165,6 +165,90 @@ fn tool_called<'c>(case: &'c Case, tools: &Record<ToolValue>, name: &JsString) -
     case.tools.iter().rev().find(|t| *t.key() == value.key)
 }
 
+/// The key of the record a call by `name` finds its tool under: the name,
+/// else the key of the tool whose id it is.
+fn record_key(tools: &Record<ToolValue>, name: &JsString) -> Option<JsString> {
+    match tools.get(name) {
+        Lookup::Own(_) => Some(name.clone()),
+        Lookup::Inherited => None,
+        Lookup::Missing => tools
+            .entries()
+            .into_iter()
+            .find(|(_, v)| v.id == *name)
+            .map(|(k, _)| k.clone()),
+    }
+}
+
+/// Whether a call by `name` finds no tool of the agent: none under the name
+/// or the id, or one `activeTools` hides where a hidden tool is not found
+/// (`HIDDEN_IS_NOT_FOUND`).
+fn unreached(case: &Case, rel: &Release, tools: &Record<ToolValue>, name: &JsString) -> bool {
+    let Some(key) = record_key(tools, name) else {
+        return true;
+    };
+    let hides = rel.hidden_is_not_found && rel.active_tools_applied();
+    hides
+        && case
+            .call
+            .active_tools
+            .as_ref()
+            .is_some_and(|a| !a.contains(&key))
+}
+
+/// The projection of a case whose calls all find no tool: approval never
+/// holds one, so it is the loop's own (`base`). Measured on 1.0.4, 1.67.0
+/// and 1.71.0 for an invented name under `true` and under a policy
+/// function (neither asked), and for a tool `activeTools` hides, which a
+/// policy function is asked about from `APPROVAL_LATER_CALLS_ASKED` (the
+/// step's calls are asked before they are looked up) though the call is
+/// still not found.
+fn without_a_tool_reached(
+    case: &Case,
+    rel: &Release,
+    tools: &Record<ToolValue>,
+    base: &Projection,
+) -> Option<Projection> {
+    let calls: Vec<&ToolCallReply> = case
+        .replies
+        .iter()
+        .filter_map(|r| match r {
+            Reply::ToolCalls(list) => Some(list.iter()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    if !calls.iter().all(|c| unreached(case, rel, tools, &c.name)) {
+        return None;
+    }
+    let mut p = base.clone();
+    let asks = rel.approval_later_calls_asked
+        && rel.approval_policy_asked_on_1x
+        && matches!(
+            case.call.require_tool_approval,
+            Some(ApprovalPolicy::Names(_))
+        );
+    if asks {
+        // The hidden tools' calls, of the steps the requests reached.
+        let hidden: Vec<Json> = case
+            .replies
+            .iter()
+            .take(p.requests.len())
+            .filter_map(|r| match r {
+                Reply::ToolCalls(list) => Some(list.iter()),
+                _ => None,
+            })
+            .flatten()
+            .filter(|c| record_key(tools, &c.name).is_some())
+            .map(|c| Json::String(c.name.clone()))
+            .collect();
+        p.seen
+            .get_or_insert_with(Default::default)
+            .asked
+            .extend(hidden);
+    }
+    Some(p)
+}
+
 /// The replay of an approval case's steps over what `steps` predicts with
 /// every call let through (`base`).
 struct Replay<'a> {
@@ -391,6 +475,9 @@ pub(super) fn project(
 ) -> Result<Projection, String> {
     if let Some(why) = outside(case) {
         return Err(why.into());
+    }
+    if let Some(p) = without_a_tool_reached(case, rel, tools, &base) {
+        return Ok(p);
     }
     let base = resumed_base(case, rel, tools, base, resumed)?;
     let requests = base.requests.len();

@@ -18,7 +18,8 @@ mod calls;
 pub use calls::kinds;
 
 use crate::case::{
-    Case, McpServer, MemorySource, Method, Reply, Sources, Tool, ToolChoice, BUILTINS,
+    Approval, ApprovalPolicy, Call, Case, McpServer, MemorySource, Method, Reply, Sources, Tool,
+    ToolApproval, ToolChoice, BUILTINS,
 };
 use crate::js::string::JsString;
 use crate::naming::{wire_name, OBJECT_PROTOTYPE};
@@ -343,6 +344,9 @@ impl CaseGenerator {
         if u.ratio(1u8, 10)? {
             c.call.max_steps = Some(u.int_in_range(1..=6)?);
         }
+        if u.ratio(1u8, 4)? {
+            c.call.require_tool_approval = Some(self.policy(u)?);
+        }
         let mut calls = calls::Calls::new(&c);
         if u.ratio(3u8, 5)? {
             let n = pick(u, &[(40, 1usize), (30, 2), (18, 3), (12, 4)])?;
@@ -364,7 +368,96 @@ impl CaseGenerator {
         if !scripts.is_empty() {
             c.sub_agent_replies = Some(scripts);
         }
+        self.resumption(u, &mut c)?;
         Ok(c)
+    }
+
+    /// `call.requireToolApproval`: a flag, or the names a user's policy
+    /// function approves, each a tool's key, its sent name or an id (the
+    /// three a user may mistake for one another).
+    fn policy(&mut self, u: &mut Unstructured) -> Result<ApprovalPolicy> {
+        Ok(match pick(u, &[(20, 0u8), (10, 1), (70, 2)])? {
+            0 => ApprovalPolicy::Flag(true),
+            1 => ApprovalPolicy::Flag(false),
+            _ => {
+                let n = pick(u, &[(5, 1usize), (3, 2), (2, 3)])?;
+                let mut names = Vec::with_capacity(n);
+                for _ in 0..n {
+                    names.push(match pick(u, &[(30, 0u8), (30, 1), (40, 2)])? {
+                        0 => self.keys[u.choose_index(self.keys.len())?].clone(),
+                        // A sent name that differs from its key, when one does.
+                        1 => {
+                            let rewritten: Vec<JsString> = self
+                                .keys
+                                .iter()
+                                .filter_map(|k| wire_name(k).filter(|w| w != k))
+                                .collect();
+                            match rewritten.len() {
+                                0 => self.name(u, &[(1, Target::Wire)])?,
+                                n => rewritten[u.choose_index(n)?].clone(),
+                            }
+                        }
+                        _ => self.name(u, &[(1, Target::CustomId), (1, Target::StandardId)])?,
+                    });
+                }
+                ApprovalPolicy::Names(names)
+            }
+        })
+    }
+
+    /// Answers to pending approvals (by the ids the replies' calls carry),
+    /// later turns on the same agent, and tracing: the paths a name takes
+    /// after the first request (a resumed run, a recalled history, a span).
+    fn resumption(&mut self, u: &mut Unstructured, c: &mut Case) -> Result<()> {
+        let ids: Vec<JsString> = c
+            .replies
+            .iter()
+            .filter_map(|r| match r {
+                Reply::ToolCalls(calls) => Some(calls.iter().map(|t| t.id.clone())),
+                _ => None,
+            })
+            .flatten()
+            .collect();
+        if !ids.is_empty() && u.ratio(1u8, 3)? {
+            let n = pick(u, &[(3, 1usize), (1, 2)])?;
+            let mut answers: Vec<(JsString, Approval)> = Vec::new();
+            for _ in 0..n {
+                let id = ids[u.choose_index(ids.len())?].clone();
+                if answers.iter().any(|(a, _)| *a == id) {
+                    continue;
+                }
+                let answer = if u.ratio(2u8, 3)? {
+                    Approval::Approve
+                } else {
+                    Approval::Decline
+                };
+                answers.push((id, answer));
+            }
+            c.approvals = Some(answers);
+        }
+        if u.ratio(1u8, 10)? {
+            let mut turns = vec![std::mem::take(&mut c.call)];
+            for _ in 0..pick(u, &[(3, 1usize), (1, 2)])? {
+                let mut call = Call {
+                    method: if u.ratio(1u8, 2)? {
+                        Method::Stream
+                    } else {
+                        Method::Generate
+                    },
+                    ..Call::default()
+                };
+                if u.ratio(1u8, 4)? {
+                    call.require_tool_approval = Some(self.policy(u)?);
+                }
+                if u.ratio(1u8, 3)? {
+                    call.prompt = Some(JsString::from("and now?"));
+                }
+                turns.push(call);
+            }
+            c.turns = Some(turns);
+        }
+        c.tracing = u.ratio(1u8, 10)?;
+        Ok(())
     }
 
     /// Sub-agents, workflows, MCP servers, memory and dynamic tools. Now and
@@ -435,6 +528,10 @@ impl CaseGenerator {
                 working_memory,
                 in_memory: false,
             });
+        } else if u.ratio(1u8, 11)? {
+            // `memory: true`: a recalled history on `thread-1` (with `turns`,
+            // across the turns).
+            s.memory = Some(MemorySource::IN_MEMORY);
         }
         s.dynamic_tools = u.ratio(1u8, 10)?;
         if !self.source_names.is_empty() && u.ratio(1u8, 4)? {
@@ -511,7 +608,16 @@ impl CaseGenerator {
                         key,
                         id,
                         description: Some(JsString::from("A custom tool")),
-                        require_approval: None,
+                        require_approval: if u.ratio(1u8, 4)? {
+                            Some(match pick(u, &[(50, 0u8), (20, 1), (15, 2), (15, 3)])? {
+                                0 => ToolApproval::Always,
+                                1 => ToolApproval::Returns(false),
+                                2 => ToolApproval::Returns(true),
+                                _ => ToolApproval::Throws(JsString::from("no answer")),
+                            })
+                        } else {
+                            None
+                        },
                     }
                 }
             };
@@ -796,7 +902,7 @@ mod tests {
             }
         }
         assert_eq!(
-            digest, 8_454_015_162_812_422_487,
+            digest, 12_659_712_320_779_387_476,
             "digest of seed 1, cases 0..200"
         );
     }
@@ -955,6 +1061,77 @@ mod tests {
             missing.is_empty(),
             "rarely or never generated: {missing:?}\n{seen:?}"
         );
+    }
+
+    /// Each option of approval, memory, turns and tracing is drawn in at
+    /// least 5 % of the cases (3000 of seed 1): the model's coverage of
+    /// them is then measured, not assumed.
+    #[test]
+    fn approval_memory_turns_and_tracing_are_each_drawn_in_5_percent() {
+        const N: u64 = 3000;
+        let mut seen = std::collections::BTreeMap::<&str, u64>::new();
+        for i in 0..N {
+            let c = generate(1, i);
+            let keys: Vec<&JsString> = c.all_tools().map(Tool::key).collect();
+            let ids: Vec<JsString> = c
+                .all_tools()
+                .filter_map(|t| match t {
+                    Tool::Custom { id, .. } => Some(id.clone()),
+                    Tool::Standard(_) => Some(JsString::from(crate::case::STANDARD_ID)),
+                    Tool::Builtin { .. } => None,
+                })
+                .collect();
+            let calls: Vec<&Call> = c
+                .turns
+                .as_ref()
+                .map_or(vec![&c.call], |t| t.iter().collect());
+            let names: Vec<&JsString> = calls
+                .iter()
+                .filter_map(|k| match &k.require_tool_approval {
+                    Some(ApprovalPolicy::Names(n)) => Some(n.iter()),
+                    _ => None,
+                })
+                .flatten()
+                .collect();
+            let options = [
+                ("policy by key", names.iter().any(|n| keys.contains(n))),
+                (
+                    "policy by id",
+                    names.iter().any(|n| !keys.contains(n) && ids.contains(n)),
+                ),
+                (
+                    "policy by wire name",
+                    names.iter().any(|n| {
+                        !keys.contains(n) && keys.iter().any(|k| wire_name(k).as_ref() == Some(n))
+                    }),
+                ),
+                (
+                    "tool requireApproval",
+                    c.all_tools().any(|t| {
+                        matches!(
+                            t,
+                            Tool::Custom {
+                                require_approval: Some(_),
+                                ..
+                            }
+                        )
+                    }),
+                ),
+                ("approvals", c.approvals.is_some()),
+                ("turns", c.turns.is_some()),
+                (
+                    "memory: true",
+                    c.sources.memory.is_some_and(|m| m.in_memory),
+                ),
+                ("tracing", c.tracing),
+            ];
+            for (name, yes) in options {
+                *seen.entry(name).or_default() += u64::from(yes);
+            }
+        }
+        let rare: Vec<_> = seen.iter().filter(|(_, &n)| n * 20 < N).collect();
+        assert!(rare.is_empty(), "under 5 % of {N}: {rare:?}\nall: {seen:?}");
+        assert_eq!(seen.len(), 8);
     }
 
     #[test]

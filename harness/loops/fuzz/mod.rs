@@ -646,7 +646,10 @@ mod tests {
     /// `docs/modelled.md` gives: with routes drawn (sources included), a
     /// generated case on the releases whose behaviour depends on the route
     /// drawn is either predicted or unmodelled for one of these, and the
-    /// generator is not kept away from them.
+    /// generator is not kept away from them. The cases that draw what the
+    /// user's code is handed (approval, `turns`, `memory: true`, `tracing`)
+    /// are counted apart: the model covers them beside the plain tools
+    /// only, and their share is the measure of what is left to model.
     #[test]
     fn every_unmodelled_case_has_a_documented_reason() {
         use crate::model::{predict, Prediction};
@@ -661,28 +664,69 @@ mod tests {
             "a workflow's inputData sent as text",
             "concurrent requests racing in more than",
         ];
+        // What `model/approval.rs` and `model/turns.rs` leave, each in
+        // docs/modelled.md ("What the user's code is handed").
+        const BESIDE_THE_USER_SURFACE: &[&str] = &[
+            "approval beside toolsets or other sources",
+            "approval of a builtin tool",
+            "approval with a call id used twice in one step",
+            "an approval case calling a name that reaches none of its tools",
+            "an approval case whose call's arguments do not fit the tool",
+            "an approval case whose script ends in a call",
+            "an approval case with an error reply",
+            "an answered call before later calls of its step",
+            "a run resumed after its first step beside activeTools",
+            "memory: true beside sub-agents, workflows, MCP servers or dynamic tools",
+            "tracing beside approval",
+            "tracing beside toolsets, client tools or builtins",
+            "turns or tracing beside sub-agents, workflows, MCP servers or dynamic tools",
+            "a turn whose requests race, before a later turn",
+        ];
         let versions = [(1, 8, 0), (1, 11, 0), (1, 57, 0), (1, 71, 0)]
             .map(|(a, b, c)| MastraVersion::new(a, b, c));
         let all = RouteSet::all();
         let cases = super::generate_slice_on(3, 1500, Shard::whole(), Some(&all));
-        let mut unmodelled = 0;
+        let surface = |c: &crate::case::Case| {
+            c.drives_approval()
+                || c.turns.is_some()
+                || c.tracing
+                || c.sources.memory.is_some_and(|m| m.in_memory)
+        };
+        // (predictions, unmodelled) of the plain cases and of the others.
+        let (mut plain, mut user) = ((0, 0), (0, 0));
         for g in &cases {
+            let drawn = surface(&g.case);
             for v in versions {
-                if let Prediction::Unmodelled(why) = predict(&g.case, v) {
-                    assert!(
-                        DOCUMENTED.iter().any(|d| why.starts_with(d)),
-                        "case {} on {v} ({:?}): {why}",
-                        g.index,
-                        g.case.route
-                    );
-                    unmodelled += 1;
-                }
+                let tally = if drawn { &mut user } else { &mut plain };
+                tally.0 += 1;
+                let Prediction::Unmodelled(why) = predict(&g.case, v) else {
+                    continue;
+                };
+                let reasons = if drawn {
+                    [DOCUMENTED, BESIDE_THE_USER_SURFACE].concat()
+                } else {
+                    DOCUMENTED.to_vec()
+                };
+                assert!(
+                    reasons.iter().any(|d| why.starts_with(d)),
+                    "case {} on {v} ({:?}): {why}",
+                    g.index,
+                    g.case.route
+                );
+                tally.1 += 1;
             }
         }
-        // Found unmodelled 62 times in 6,000 predictions; well under 5%.
+        // The plain cases: 62 unmodelled in 6,000 predictions before the
+        // generator drew the user's surface; well under 5 %.
+        assert!(plain.1 * 20 < plain.0, "plain: {plain:?}");
+        // The others: 2,546 of 3,460 unmodelled when first drawn (74 %),
+        // most of them approval beside toolsets and other sources. A
+        // ratchet, not a goal: it fails when the share grows, and comes
+        // down as those are modelled.
+        assert!(user.1 * 5 < user.0 * 4, "the user's surface: {user:?}");
         assert!(
-            unmodelled * 20 < cases.len() * versions.len(),
-            "{unmodelled}"
+            user.0 * 5 > plain.0,
+            "the user's surface drawn: {user:?} beside {plain:?}"
         );
     }
 
