@@ -198,10 +198,10 @@ fn unreached(case: &Case, rel: &Release, tools: &Record<ToolValue>, name: &JsStr
 /// The projection of a case whose calls all find no tool: approval never
 /// holds one, so it is the loop's own (`base`). Measured on 1.0.4, 1.67.0
 /// and 1.71.0 for an invented name under `true` and under a policy
-/// function (neither asked), and for a tool `activeTools` hides, which a
-/// policy function is asked about from `APPROVAL_LATER_CALLS_ASKED` (the
-/// step's calls are asked before they are looked up) though the call is
-/// still not found.
+/// function (neither asked), and for a tool `activeTools` hides or an
+/// inherited name, which a policy function is asked about from
+/// `APPROVAL_LATER_CALLS_ASKED` (the step's calls are asked before they are
+/// looked up) though the call is still not found.
 fn without_a_tool_reached(
     case: &Case,
     rel: &Release,
@@ -228,7 +228,9 @@ fn without_a_tool_reached(
             Some(ApprovalPolicy::Names(_))
         );
     if asks {
-        // The hidden tools' calls, of the steps the requests reached.
+        // The calls whose name the step's record answers (a hidden tool, or
+        // a name every object inherits: `toString` is asked on 1.71.0, fuzz
+        // seed 1 case 723), of the steps the requests reached.
         let hidden: Vec<Json> = case
             .replies
             .iter()
@@ -238,7 +240,10 @@ fn without_a_tool_reached(
                 _ => None,
             })
             .flatten()
-            .filter(|c| record_key(tools, &c.name).is_some())
+            .filter(|c| {
+                record_key(tools, &c.name).is_some()
+                    || matches!(tools.get(&c.name), Lookup::Inherited)
+            })
             .map(|c| Json::String(c.name.clone()))
             .collect();
         p.seen
