@@ -37,6 +37,28 @@ fn a_dotted_key_is_sent_as_is_before_format_tools_and_rewritten_after() {
     assert_eq!(tools_sent("0.24.9", case), names(r#"["search_web"]"#));
 }
 
+/// A stream answered by an HTTP 400 ends on 0.12.1, after its one request:
+/// the probe does not wait on the result's promises there, which never
+/// settle after the 400 up to 0.16.3 (docs/figures.md, the full night).
+#[test]
+fn a_stream_failed_by_an_http_error_ends_on_0_12_1() {
+    let out = bin()
+        .args(["observe", "--mastra-version", "0.12.1"])
+        .arg(root().join("harness/tests/fixtures/stream-after-http-400.json"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let p = Json::parse(&String::from_utf8_lossy(&out.stdout)).unwrap();
+    assert_eq!(
+        p.get("applicable"),
+        Some(&Json::Bool(true)),
+        "{}",
+        text(&out)
+    );
+    let requests = p.get("requests").and_then(Json::as_array).unwrap();
+    assert_eq!(requests.len(), 1, "the 400 is not retried: {}", text(&out));
+}
+
 /// 0.24.9 applies `activeTools` by the sent name; 1.0.4 ignores the option
 /// (`model/releases.rs`, `ACTIVE_TOOLS_APPLIED`): the upgrade sends the
 /// tool `activeTools` left out.
