@@ -412,6 +412,11 @@ impl<'a> Replay<'a> {
                     self.kept.extend(run);
                     handed.push(("tool-result", name));
                 }
+                Some(Approval::Decline) if self.decline_lost() => {
+                    answered = true;
+                    self.kept.extend(run);
+                    handed.push(("tool-result", name));
+                }
                 Some(Approval::Decline) => {
                     answered = true;
                     if !rel.approval_decline_unlisted_on_1x {
@@ -433,6 +438,16 @@ impl<'a> Replay<'a> {
             }
         }
         Ok(StepEnd::GoesOn)
+    }
+
+    /// Whether a decline is lost with the policy function that held the call
+    /// (`APPROVAL_DECLINE_LOST_ON_RESUME`): the call then runs as approved.
+    fn decline_lost(&self) -> bool {
+        self.rel.approval_decline_lost_on_resume
+            && matches!(
+                self.case.call.require_tool_approval,
+                Some(ApprovalPolicy::Names(_))
+            )
     }
 
     /// Every later request carries the refusal of a declined call in place

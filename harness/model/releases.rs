@@ -160,6 +160,16 @@ release_table! {
     /// release. A policy that fails open: every call after the first answer
     /// runs unapproved.
     APPROVAL_POLICY_LOST_ON_RESUME => approval_policy_lost_on_resume: (1, 38, 0);
+    /// A declined call that a `requireToolApproval` function held runs once
+    /// the run resumes, as if approved: the resumed run has lost the function
+    /// (`APPROVAL_POLICY_LOST_ON_RESUME`) and the decline with it. A policy
+    /// that fails open. Measured on 2026-12-05 with
+    /// `cases/approval/decline-generate.json` and `decline-stream.json`:
+    /// `bisect --good 1.29.1 --bad 1.40.0` gave 1.38.0 (1.37.1 the same),
+    /// `bisect --good 1.52.0 --bad 1.57.0` gave 1.57.0 (1.55.0 the same; no
+    /// 1.56.0 is served). A decline held by `true` or by the tool's own
+    /// `requireApproval: true` is kept throughout.
+    APPROVAL_DECLINE_LOST_ON_RESUME => approval_decline_lost_on_resume: (1, 38, 0) ..= (1, 55, 0), ended (1, 57, 0);
     /// A declined call is not listed in the result's `toolResults`, and its
     /// resumed stream has no chunk for it; before, the decline showed as a
     /// `tool-result` chunk and was listed (1.0.4 and 1.48.0, measured). The
