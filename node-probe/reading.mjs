@@ -105,6 +105,10 @@ export function holds(reading, check, projection) {
       return projection.seen?.approval.pending.length === arg;
     case 'seenStreamNamed':
       return projection.seen?.stream.some((chunk) => chunk.toolName === arg) ?? false;
+    case 'executed':
+      return projection.executed.some((e) => e.id === arg);
+    case 'notExecuted':
+      return projection.executed.every((e) => e.id !== arg);
     default:
       throw new Error(`a symptom check this script cannot read: ${form}`);
   }

@@ -144,6 +144,7 @@ async function reproduce() {
     requests: sent,
     error: projectedError(result.error, replies, sent.length),
     seen: result.seen,
+    executed: result.executed,
   };
   for (const [i, r] of sent.entries()) {
     console.log(`sent #${i + 1}: tools ${show(r.tools)}, tool_choice ${show(r.toolChoice)}`);
@@ -152,6 +153,7 @@ async function reproduce() {
   if (refused.length > 0) console.log(`refused (not this route's provider): ${show(refused)}`);
   console.log(`error: ${show(projection.error)}`);
   console.log(`handed to the user's code: ${show(result.seen)}`);
+  console.log(`tools that ran (by id): ${show(result.executed.map((e) => e.id))}`);
   if (logged.length > 0) console.log(`Mastra logged ${logged.length} message(s) (node repro.mjs --verbose shows them)`);
   if (REPRO.mode === 'prediction') process.exit(againstTheModel(projection));
   console.log(`the issue shows when: ${show(REPRO.symptom)}`);

@@ -66,6 +66,8 @@
 //! | `{"policyNotAsked": true}` | a call waited for approval and the policy was never asked |
 //! | `{"approvalsHeld": N}` | exactly N calls waited for approval (`seen.approval.pending`) |
 //! | `{"streamNamed": NAME}` | a stream chunk's `toolName` is NAME (`seen.stream`) |
+//! | `{"executed": ID}` | the tool with id ID ran (the projection's `executed`) |
+//! | `{"notExecuted": ID}` | the tool with id ID never ran |
 
 use crate::case::{Case, CaseError, Tool, ToolChoice as CaseChoice, Validator};
 use crate::js::json::Json;
@@ -100,6 +102,10 @@ pub enum Symptom {
     ApprovalsHeld(u32),
     /// A stream chunk named a tool NAME.
     StreamNamed(JsString),
+    /// The tool with id ID ran: of a declined call, the decline was lost.
+    Executed(JsString),
+    /// The tool with id ID never ran.
+    NotExecuted(JsString),
 }
 
 impl Symptom {
@@ -128,6 +134,8 @@ impl Symptom {
             Symptom::PolicyNotAsked => C::SeenUnasked,
             Symptom::ApprovalsHeld(n) => C::SeenHeld(*n),
             Symptom::StreamNamed(name) => C::SeenStreamNamed(name.clone()),
+            Symptom::Executed(id) => C::Executed(id.clone()),
+            Symptom::NotExecuted(id) => C::NotExecuted(id.clone()),
         }
     }
 
@@ -146,6 +154,8 @@ impl Symptom {
             Symptom::PolicyNotAsked => ("policyNotAsked", Json::Bool(true)),
             Symptom::ApprovalsHeld(n) => ("approvalsHeld", Json::int(i64::from(*n))),
             Symptom::StreamNamed(n) => ("streamNamed", Json::String(n.clone())),
+            Symptom::Executed(id) => ("executed", Json::String(id.clone())),
+            Symptom::NotExecuted(id) => ("notExecuted", Json::String(id.clone())),
         };
         Json::object([(k, v)])
     }
@@ -185,6 +195,10 @@ pub enum SymptomCheck {
     SeenHeld(u32),
     /// `{"seenStreamNamed": NAME}`: a stream chunk's `toolName` is NAME.
     SeenStreamNamed(JsString),
+    /// `{"executed": ID}`: the tool with id ID ran (`executed`).
+    Executed(JsString),
+    /// `{"notExecuted": ID}`: the tool with id ID never ran.
+    NotExecuted(JsString),
 }
 
 /// A test of one request of a projection.
@@ -238,6 +252,8 @@ impl SymptomCheck {
                     .iter()
                     .any(|(_, n)| n.as_str().is_some_and(|n| n == name))
             }),
+            SymptomCheck::Executed(id) => p.executed.iter().any(|e| &e.id == id),
+            SymptomCheck::NotExecuted(id) => p.executed.iter().all(|e| &e.id != id),
         }
     }
 
@@ -256,6 +272,8 @@ impl SymptomCheck {
             SymptomCheck::SeenUnasked => ("seenUnasked", Json::Bool(true)),
             SymptomCheck::SeenHeld(n) => ("seenHeld", Json::int(i64::from(*n))),
             SymptomCheck::SeenStreamNamed(name) => ("seenStreamNamed", Json::String(name.clone())),
+            SymptomCheck::Executed(id) => ("executed", Json::String(id.clone())),
+            SymptomCheck::NotExecuted(id) => ("notExecuted", Json::String(id.clone())),
         };
         Json::object([(form, arg)])
     }
@@ -410,6 +428,18 @@ pub struct KnownIssue {
     /// Where in Mastra's source the fix goes (`fixAt`), for an upstream
     /// report.
     pub fix_at: Option<FixAt>,
+    /// A `security` issue's advisory text (`advisory`): required there,
+    /// since what a user risks and how to stay safe differ per issue.
+    pub advisory: Option<Advisory>,
+}
+
+/// What a security advisory says beyond the issue's `wrong` and `fixed`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Advisory {
+    /// What an application that relies on the control risks.
+    pub impact: String,
+    /// What a user can do on an affected release.
+    pub workaround: String,
 }
 
 /// `severity`: what an issue costs a user.
@@ -750,6 +780,7 @@ const ISSUE_FIELDS: &[&str] = &[
     "cases",
     "recognise",
     "fixAt",
+    "advisory",
 ];
 
 impl From<CaseError> for KnownError {
@@ -853,7 +884,18 @@ fn decode_issue(
         None | Some(Json::Null) => None,
         Some(f) => Some(decode_fix_at(v, &at("fixAt"), f)?),
     };
+    let advisory = match item.get("advisory") {
+        None | Some(Json::Null) if severity == Severity::Security => {
+            return Err(v.err(
+                &at("advisory"),
+                "is required for a security issue: {\"impact\": TEXT, \"workaround\": TEXT}",
+            ))
+        }
+        None | Some(Json::Null) => None,
+        Some(a) => Some(decode_advisory(v, &at("advisory"), a)?),
+    };
     Ok(KnownIssue {
+        advisory,
         severity,
         recognise,
         fix_at,
@@ -938,6 +980,19 @@ fn decode_route(v: &Validator, field: &str, r: &Json) -> Result<Route, CaseError
         })
 }
 
+fn decode_advisory(v: &Validator, field: &str, a: &Json) -> Result<Advisory, CaseError> {
+    let a = v.object(a, field, &["impact", "workaround"])?;
+    let text = |f: &str| -> Result<String, CaseError> {
+        let at = format!("{field}.{f}");
+        v.text(a.get(f), &at)?
+            .ok_or_else(|| v.err(&at, "is required"))
+    };
+    Ok(Advisory {
+        impact: text("impact")?,
+        workaround: text("workaround")?,
+    })
+}
+
 fn decode_fix_at(v: &Validator, field: &str, f: &Json) -> Result<FixAt, CaseError> {
     let f = v.object(f, field, &["file", "function", "change"])?;
     let part = |k: &str| -> Result<String, CaseError> {
@@ -998,6 +1053,15 @@ impl KnownIssue {
                 ]),
             ));
         }
+        if let Some(a) = &self.advisory {
+            members.push((
+                "advisory",
+                Json::object([
+                    ("impact", Json::str(&a.impact)),
+                    ("workaround", Json::str(&a.workaround)),
+                ]),
+            ));
+        }
         Json::object(members)
     }
 }
@@ -1052,8 +1116,10 @@ fn symptom(v: &Json) -> Result<Symptom, String> {
             other => Err(format!("expected a whole number of calls, got {}", other.kind())),
         },
         "streamNamed" => text(Symptom::StreamNamed),
+        "executed" => text(Symptom::Executed),
+        "notExecuted" => text(Symptom::NotExecuted),
         other => Err(format!(
-            "unknown symptom {other:?} (known: toolChoiceNotSent, toolChoiceSent, toolSent, toolNotSent, noTools, errorCause, errorMessage, approvalAsked, policyNotAsked, approvalsHeld, streamNamed)"
+            "unknown symptom {other:?} (known: toolChoiceNotSent, toolChoiceSent, toolSent, toolNotSent, noTools, errorCause, errorMessage, approvalAsked, policyNotAsked, approvalsHeld, streamNamed, executed, notExecuted)"
         )),
     }
 }
@@ -1148,7 +1214,7 @@ mod tests {
     }
 
     #[test]
-    fn every_issue_has_a_severity_and_the_security_one_is_the_policy() {
+    fn every_issue_has_a_severity_and_the_security_ones_are_the_policies() {
         let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("known-issues.json");
         let ledger = crate::run::config::known_issues(&file).unwrap();
         let security: Vec<&str> = ledger
@@ -1161,7 +1227,8 @@ mod tests {
             security,
             [
                 "approval-policy-fails-open",
-                "approval-policy-lost-on-resume"
+                "approval-policy-lost-on-resume",
+                "approval-decline-runs-the-tool"
             ]
         );
     }
@@ -1466,6 +1533,14 @@ mod tests {
             (
                 r#"{"issues":[{"id":"a","severity":"grave","seen":"all","title":"t","wrong":"w","fixed":"f","cases":[{"case":"c.json","shows":{"noTools":true}}]}]}"#,
                 "issues[0].severity",
+            ),
+            (
+                r#"{"issues":[{"id":"a","severity":"security","seen":"all","title":"t","wrong":"w","fixed":"f","cases":[{"case":"c.json","shows":{"noTools":true}}]}]}"#,
+                "issues[0].advisory",
+            ),
+            (
+                r#"{"issues":[{"id":"a","severity":"security","seen":"all","title":"t","wrong":"w","fixed":"f","cases":[{"case":"c.json","shows":{"noTools":true}}],"advisory":{"impact":"i"}}]}"#,
+                "issues[0].advisory.workaround",
             ),
         ];
         for (text, field) in cases {

@@ -362,6 +362,7 @@ mod tests {
                 seen: "all".into(),
                 recognise: vec![Condition::ChoiceNeedsRewrite],
                 fix_at: None,
+                advisory: None,
                 cases: vec![IssueCase {
                     case: "elsewhere.json".into(),
                     path: PathBuf::from("/nonexistent/elsewhere.json"),

@@ -15,10 +15,10 @@
 //! its own capture server's bodies exactly as the harness judges the
 //! listener's.
 
-use crate::case::{ApprovalPolicy, Case, Reply, Tool};
+use crate::case::{Approval, ApprovalPolicy, Case, Reply, Tool};
 use crate::js::json::Json;
 use crate::js::string::JsString;
-use crate::judge::known::{named_choice_json, KnownIssue, Severity, Symptom};
+use crate::judge::known::{named_choice_json, Advisory, KnownIssue, Severity, Symptom};
 use crate::projection::Projection;
 use crate::route::body::layouts_json;
 use crate::route::Route;
@@ -377,9 +377,9 @@ impl Repro<'_> {
         let Shows::Issue { issue: i, .. } = &self.shows else {
             return None;
         };
-        if i.severity == Severity::Security {
+        if let (Severity::Security, Some(advisory)) = (i.severity, &i.advisory) {
             if let Some(snippet) = approval_snippet(self.case) {
-                return Some(self.advisory(i, &snippet, seen, env));
+                return Some(self.advisory(i, advisory, &snippet, seen, env));
             }
         }
         let mut md = format!("# {}\n\n{}\n\n", i.title, i.wrong);
@@ -436,7 +436,14 @@ impl Repro<'_> {
 impl Repro<'_> {
     /// A security issue's report: a private security advisory, saying no
     /// more than a maintainer needs to confirm and fix it.
-    fn advisory(&self, i: &KnownIssue, snippet: &str, seen: &str, env: &Environment) -> String {
+    fn advisory(
+        &self,
+        i: &KnownIssue,
+        text: &Advisory,
+        snippet: &str,
+        seen: &str,
+        env: &Environment,
+    ) -> String {
         let mut md = format!(
             "# Security advisory (private): {}\n\nReport through the repository's private \
              vulnerability reporting, not a public issue.\n\n## Summary\n\n{}\n\n",
@@ -445,11 +452,7 @@ impl Repro<'_> {
         md.push_str(&format!(
             "## Affected versions\n\n`@mastra/core` `{seen}`.\n\n"
         ));
-        md.push_str(
-            "## Impact\n\nA tool the application meant to gate behind human approval runs \
-             without it whenever the model calls it, if the policy names the tool the way it \
-             was registered.\n\n",
-        );
+        md.push_str(&format!("## Impact\n\n{}\n\n", text.impact));
         md.push_str(&format!(
             "## Reproduce\n\n`npm install {}`, save as `repro.mjs`, `node repro.mjs`. A local \
              server plays the model; no key, no network.\n\n```js\n{}```\n\n",
@@ -457,11 +460,7 @@ impl Repro<'_> {
             snippet
         ));
         md.push_str(&format!("## Expected\n\n{}\n\n", i.fixed));
-        md.push_str(
-            "## Workaround\n\nName tools in a policy by the name the model is sent (the key \
-             with every character outside `a-zA-Z0-9_-` replaced by `_`, cut to 63), or register \
-             tools under keys the rewrite leaves alone.\n\n",
-        );
+        md.push_str(&format!("## Workaround\n\n{}\n\n", text.workaround));
         if let Some(f) = &i.fix_at {
             md.push_str(&format!(
                 "## Where the fix goes\n\n`{}`, `{}`: {}.\n\n",
@@ -482,60 +481,101 @@ impl Repro<'_> {
     }
 }
 
-/// A snippet that shows an approval policy's answer: a server that calls
-/// the case's first tool by the name it is sent, the policy as the case
-/// writes it, and what it was asked and whether the tool ran. `None` for a
-/// case without a policy by names or a tool call.
+/// A snippet that shows an approval policy's answer: a server that plays
+/// the case's replies in order (its tool calls by the names the case
+/// writes), the policy as the case writes it, each held call answered as
+/// the case's `approvals` say (a call without an answer stays held), and
+/// what the policy was asked, which calls waited and how often the tool
+/// ran. `None` for a case without a policy by names or a tool call.
 fn approval_snippet(case: &Case) -> Option<String> {
     let ApprovalPolicy::Names(names) = case.call.require_tool_approval.as_ref()? else {
         return None;
     };
-    let call = case.replies.iter().find_map(|r| match r {
-        Reply::ToolCalls(calls) => calls.first(),
-        _ => None,
-    })?;
-    let tool = case.tools.first()?;
     let js = |s: &JsString| Json::String(s.clone()).to_compact();
+    let replies: Vec<Json> = case
+        .replies
+        .iter()
+        .filter_map(|r| match r {
+            Reply::ToolCalls(calls) => Some(Json::Array(
+                calls
+                    .iter()
+                    .map(|c| {
+                        let function = Json::object([
+                            ("name", Json::String(c.name.clone())),
+                            ("arguments", Json::str(&c.arguments.to_compact())),
+                        ]);
+                        Json::object([
+                            ("id", Json::String(c.id.clone())),
+                            ("type", Json::str("function")),
+                            ("function", function),
+                        ])
+                    })
+                    .collect(),
+            )),
+            Reply::Text(t) => Some(Json::String(t.clone())),
+            Reply::Error { .. } => None,
+        })
+        .collect();
+    if !replies.iter().any(|r| matches!(r, Json::Array(_))) {
+        return None;
+    }
+    let tool = case.tools.first()?;
     let id = match tool {
         Tool::Custom { id, .. } => js(id),
         _ => js(&JsString::from(crate::case::STANDARD_ID)),
     };
     let names = Json::Array(names.iter().cloned().map(Json::String).collect()).to_compact();
+    let answers = Json::object(case.approvals.iter().flatten().map(|(call, answer)| {
+        let resume = match answer {
+            Approval::Approve => "approveToolCallGenerate",
+            Approval::Decline => "declineToolCallGenerate",
+        };
+        (call.clone(), Json::str(resume))
+    }));
     Some(format!(
         r#"import http from 'node:http';
 import {{ Agent }} from '@mastra/core/agent';
+import {{ Mastra }} from '@mastra/core/mastra';
+import {{ InMemoryStore }} from '@mastra/core/storage';
 import {{ createTool }} from '@mastra/core/tools';
 import {{ z }} from 'zod';
 
-// Plays the model: first calls the tool by the name it was sent, then ends.
-let n = 0;
+// Plays the model: each request gets the next reply, tool calls or text.
+const replies = {replies};
+let [n, ran] = [0, 0];
 const server = http.createServer((req, res) => {{
   req.resume().on('end', () => {{
-    const call = {{ id: 'call_1', type: 'function', function: {{ name: {wire}, arguments: '{{"city":"Paris"}}' }} }};
-    const message = n++ === 0 ? {{ role: 'assistant', content: null, tool_calls: [call] }} : {{ role: 'assistant', content: 'done' }};
-    const choices = [{{ index: 0, message, finish_reason: n === 1 ? 'tool_calls' : 'stop' }}];
+    const r = replies[Math.min(n++, replies.length - 1)];
+    const message = Array.isArray(r) ? {{ role: 'assistant', content: null, tool_calls: r }} : {{ role: 'assistant', content: r }};
+    const choices = [{{ index: 0, message, finish_reason: Array.isArray(r) ? 'tool_calls' : 'stop' }}];
     res.writeHead(200, {{ 'content-type': 'application/json' }});
     res.end(JSON.stringify({{ id: 'c', object: 'chat.completion', created: 0, model: 'm', choices }}));
   }});
 }});
 await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const url = `http://127.0.0.1:${{server.address().port}}/v1`;
-
-let ran = false;
-const tool = createTool({{
-  id: {id}, description: 'A tool that needs approval', inputSchema: z.object({{ city: z.string() }}),
-  execute: async () => {{ ran = true; return {{ ok: true }}; }},
-}});
+const inputSchema = z.object({{ city: z.string() }});
+const execute = async () => {{ ran += 1; return {{ ok: true }}; }};
+const tool = createTool({{ id: {id}, description: 'A tool that needs approval', inputSchema, execute }});
 const model = {{ id: 'openai/gpt-4o-mini', url, apiKey: 'sk-fake' }};
 const agent = new Agent({{ id: 'a', name: 'a', instructions: 'p', model, tools: {{ {key}: tool }} }});
+new Mastra({{ agents: {{ a: agent }}, storage: new InMemoryStore(), logger: false }}); // a resume reads storage
 const needsApproval = {names};
-const asked = [];
+const [asked, held] = [[], []];
 const requireToolApproval = ({{ toolName }}) => (asked.push(toolName), needsApproval.includes(toolName));
-const result = await agent.generate('hi', {{ requireToolApproval }});
-console.log({{ asked, finishReason: result.finishReason, ranWithoutApproval: ran }});
+const answers = {answers}; // the user's answer to each held call
+let result = await agent.generate('hi', {{ requireToolApproval }});
+while (result.finishReason === 'suspended') {{
+  const {{ toolCallId }} = result.suspendPayload;
+  held.push(toolCallId);
+  if (!answers[toolCallId]) break; // unanswered, it stays held
+  result = await agent[answers[toolCallId]]({{ runId: result.runId, toolCallId }});
+}}
+console.log(JSON.stringify({{ asked, held, toolRan: ran }}));
 server.close();
 "#,
-        wire = js(&call.name),
+        replies = Json::Array(replies).to_compact(),
+        answers = answers.to_compact(),
         key = js(tool.key()),
     ))
 }
@@ -691,6 +731,7 @@ mod tests {
             cases: Vec::new(),
             recognise: Vec::new(),
             fix_at: None,
+            advisory: None,
         }
     }
 
@@ -718,6 +759,8 @@ mod tests {
             Symptom::PolicyNotAsked,
             Symptom::ApprovalsHeld(1),
             Symptom::StreamNamed("a".into()),
+            Symptom::Executed("a".into()),
+            Symptom::NotExecuted("a".into()),
         ];
         for s in &every {
             // A symptom added to the ledger fails to compile here until it
@@ -734,7 +777,9 @@ mod tests {
                 | Symptom::ApprovalAsked(_)
                 | Symptom::PolicyNotAsked
                 | Symptom::ApprovalsHeld(_)
-                | Symptom::StreamNamed(_) => {}
+                | Symptom::StreamNamed(_)
+                | Symptom::Executed(_)
+                | Symptom::NotExecuted(_) => {}
             }
         }
         every
@@ -751,6 +796,10 @@ mod tests {
         .unwrap();
         let mut issue = issue();
         issue.severity = crate::judge::known::Severity::Security;
+        issue.advisory = Some(Advisory {
+            impact: "the tool runs unapproved".into(),
+            workaround: "name the wire name".into(),
+        });
         let symptom = Symptom::ApprovalAsked("files_delete".into());
         let env = Environment {
             node: "v24.1.0".into(),
@@ -774,8 +823,10 @@ mod tests {
         for part in [
             r#"tools: { "files.delete": tool }"#,
             r#"const needsApproval = ["files.delete"];"#,
-            r#"name: "files_delete""#,
+            r#""name":"files_delete""#,
             "`@mastra/core` `>=1.38.0 <=1.71.0`",
+            "## Impact\n\nthe tool runs unapproved\n",
+            "## Workaround\n\nname the wire name\n",
         ] {
             assert!(md.contains(part), "{part} in:\n{md}");
         }

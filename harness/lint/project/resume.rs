@@ -15,12 +15,17 @@
 //! agent's `defaultOptions` held all three calls, one passed to the call
 //! held the first alone; `requireToolApproval: true` held all three. So the
 //! default options' policies, which the loader asks, are no finding here.
+//!
+//! Where the lost function also loses a decline
+//! (`APPROVAL_DECLINE_LOST_ON_RESUME`, 1.38.0 to 1.55.0: a call it held and
+//! the user declined runs once the run resumes), the finding says so, since
+//! that is the worse of the two: the one call the user refused still runs.
 
 use super::basis::Finding;
 use super::rules::Rule;
 use super::ApprovalCall;
 use crate::js::string::JsString;
-use crate::model::releases::APPROVAL_POLICY_LOST_ON_RESUME;
+use crate::model::releases::{APPROVAL_DECLINE_LOST_ON_RESUME, APPROVAL_POLICY_LOST_ON_RESUME};
 use crate::version::spec::MastraVersion;
 
 /// Each call that passes a `requireToolApproval` function, on a release
@@ -30,6 +35,14 @@ pub fn resume_findings(calls: &[ApprovalCall], version: MastraVersion) -> Vec<Fi
     if !APPROVAL_POLICY_LOST_ON_RESUME.holds(version.release()) {
         return Vec::new();
     }
+    let declines = if APPROVAL_DECLINE_LOST_ON_RESUME.holds(version.release()) {
+        format!(
+            ", and a call it held that the user declines runs all the same (every release {})",
+            APPROVAL_DECLINE_LOST_ON_RESUME.range()
+        )
+    } else {
+        String::new()
+    };
     calls
         .iter()
         .map(|call| {
@@ -42,7 +55,7 @@ pub fn resume_findings(calls: &[ApprovalCall], version: MastraVersion) -> Vec<Fi
                 rule: Rule::PolicyLostOnResume,
                 subject: JsString::from(call.receiver.as_deref().unwrap_or(&call.method)),
                 message: format!(
-                    "after an approval resumes the run, later calls run without approval: @mastra/core {version} (as every release {}) resumes a run without the requireToolApproval function passed to {callee}, so the resumed run's later tool calls are neither asked nor held; mark the gated tools `requireApproval: true` in createTool, or pass `requireToolApproval: true`",
+                    "after an approval resumes the run, later calls run without approval: @mastra/core {version} (as every release {}) resumes a run without the requireToolApproval function passed to {callee}, so the resumed run's later tool calls are neither asked nor held{declines}; mark the gated tools `requireApproval: true` in createTool, or pass `requireToolApproval: true`",
                     APPROVAL_POLICY_LOST_ON_RESUME.range(),
                 ),
                 at: call.at.clone(),

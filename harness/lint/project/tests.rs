@@ -336,6 +336,12 @@ fn a_policy_function_is_lost_on_resume_from_the_table_lines_release() {
                 && says.contains("`requireToolApproval: true`"),
             "{says}"
         );
+        // 1.67.0 honours a decline again (APPROVAL_DECLINE_LOST_ON_RESUME).
+        assert_eq!(
+            says.contains("declines runs all the same"),
+            version == first.to_string(),
+            "{says}"
+        );
     }
     let before = MastraVersion::new(first.major, first.minor - 1, 1);
     assert_eq!(lost_on_resume(&on(&before.to_string())), []);

@@ -382,6 +382,74 @@ fn npm_install(dir: &Path, spec: &str) {
     assert!(out.status.success(), "npm install {spec}:\n{}", text(&out));
 }
 
+/// Each security issue's advisory draft holds a snippet that shows the
+/// issue by itself: plain Node beside a plain npm install of 1.40.0 (where
+/// all three are present), its own server playing the model, the case's
+/// approvals answered. Its last line is what a maintainer reads.
+#[test]
+fn each_security_advisory_snippet_shows_its_issue_with_plain_node() {
+    let dir = tempfile::tempdir().unwrap();
+    npm_install(dir.path(), "@mastra/core@1.40.0");
+    let node = plain_node();
+    let shown = |id: &str| {
+        let out = bin()
+            .args([
+                "repro",
+                "--mastra-version",
+                "1.40.0",
+                "--upstream-report",
+                id,
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{id}: {}", text(&out));
+        let md = String::from_utf8(out.stdout).unwrap();
+        assert!(md.starts_with("# Security advisory (private): "), "{md}");
+        let snippet = md
+            .split("```js\n")
+            .nth(1)
+            .unwrap()
+            .split("```")
+            .next()
+            .unwrap();
+        let file = dir.path().join(format!("{id}.mjs"));
+        std::fs::write(&file, snippet).unwrap();
+        let out = Command::new(&node)
+            .arg(&file)
+            .current_dir(dir.path())
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{id}: {}", text(&out));
+        let last = String::from_utf8(out.stdout).unwrap();
+        let last = last.lines().last().unwrap_or_default().to_string();
+        (
+            md,
+            Json::parse(&last).unwrap_or_else(|e| panic!("{id}: {e}: {last}")),
+        )
+    };
+    // Asked with the wire name, the key-named policy holds nothing: it runs.
+    let (md, v) = shown("approval-policy-fails-open");
+    assert_eq!(
+        v.to_compact(),
+        r#"{"asked":["files_delete"],"held":[],"toolRan":1}"#,
+        "{md}"
+    );
+    // Three approved calls: the function holds the first alone.
+    let (md, v) = shown("approval-policy-lost-on-resume");
+    assert_eq!(v.get("held").unwrap().to_compact(), r#"["call_1"]"#, "{md}");
+    assert_eq!(v.get("toolRan").unwrap().to_compact(), "3", "{md}");
+    // The one call, held and declined, runs all the same.
+    let (md, v) = shown("approval-decline-runs-the-tool");
+    assert_eq!(
+        v.to_compact(),
+        r#"{"asked":["files_delete"],"held":["call_1"],"toolRan":1}"#,
+        "{md}"
+    );
+    assert!(md.contains("Upgrade to 1.57.0 or later"), "{md}");
+}
+
 #[test]
 fn the_repro_fails_on_1_67_0_and_passes_on_the_fixed_build_with_plain_node() {
     let b = fixed_build();

@@ -168,6 +168,8 @@ fn symptoms() -> Vec<Symptom> {
         Symptom::ErrorCause("AGENT_TOOL_NAME_COLLISION".into()),
         Symptom::ErrorMessage("Cannot read".into()),
         Symptom::ErrorMessage("".into()),
+        Symptom::Executed("delete-file".into()),
+        Symptom::NotExecuted("delete-file".into()),
     ]
 }
 
@@ -176,9 +178,9 @@ import { readFileSync } from 'node:fs';
 import { holds, projectedError, viewOf } from 'READING';
 
 const { reading, checks, inputs } = JSON.parse(readFileSync(process.argv[2], 'utf8'));
-const out = inputs.map(({ route, bodies, error, replies }) => {
+const out = inputs.map(({ route, bodies, error, replies, executed }) => {
   const requests = bodies.map((b) => viewOf(reading, route, JSON.parse(b)));
-  const projection = { requests, error: projectedError(error, replies, bodies.length) };
+  const projection = { requests, error: projectedError(error, replies, bodies.length), executed };
   return { requests, error: projection.error, shows: checks.map((c) => holds(reading, c, projection)) };
 });
 process.stdout.write(JSON.stringify(out));
@@ -207,14 +209,23 @@ fn the_repro_script_reads_bodies_and_symptoms_as_the_harness_does() {
     let symptoms = symptoms();
     let mut expected = Vec::new();
     let mut given = Vec::new();
-    for (route, bodies, (error, replies)) in &inputs {
+    // Every other input ran the tool, so both answers of `executed` are read.
+    let ran = |i: usize| {
+        if i.is_multiple_of(2) {
+            "[]"
+        } else {
+            r#"[{"id":"delete-file","input":{}}]"#
+        }
+    };
+    for (i, (route, bodies, (error, replies))) in inputs.iter().enumerate() {
         let case = Case::parse(
             Path::new("cases/x.json"),
             &format!(r#"{{"about":"x","route":"{route}","replies":{replies}}}"#),
         )
         .unwrap();
         let result = Json::parse(&format!(
-            r#"{{"applicable":true,"error":{error},"executed":[],"mutated":[],"seen":{SEEN}}}"#
+            r#"{{"applicable":true,"error":{error},"executed":{},"mutated":[],"seen":{SEEN}}}"#,
+            ran(i)
         ))
         .unwrap();
         let captured: Vec<Captured> = bodies
@@ -251,6 +262,7 @@ fn the_repro_script_reads_bodies_and_symptoms_as_the_harness_does() {
             ),
             ("error", Json::parse(error).unwrap()),
             ("replies", Json::parse(replies).unwrap()),
+            ("executed", Json::parse(ran(i)).unwrap()),
         ]));
     }
     let dir = tempfile::tempdir().unwrap();
@@ -351,6 +363,7 @@ fn a_repro_runs_the_cases_sources_and_refuses_a_request_elsewhere() {
         cases: Vec::new(),
         recognise: Vec::new(),
         fix_at: None,
+        advisory: None,
     };
     let symptom = Symptom::ToolSent("srv_mcp_tool".into());
     let script = Repro {
