@@ -20,7 +20,7 @@ use crate::case::{
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::model::record::Record;
-use crate::projection::{ErrorView, Executed, Projection, RequestView, Seen};
+use crate::projection::{ErrorView, Executed, HistoryItem, Projection, RequestView, Seen};
 
 /// Why the case is outside what this module covers, if it is.
 fn outside(case: &Case) -> Option<&'static str> {
@@ -269,6 +269,8 @@ struct Replay<'a> {
     /// A step before was resumed by an answer: what follows is the resumed
     /// run's.
     resumed: bool,
+    /// For each step that went on, whether an answer resumed it.
+    answered: Vec<bool>,
 }
 
 /// How a step of calls ended.
@@ -289,6 +291,7 @@ impl<'a> Replay<'a> {
             kept: Vec::new(),
             requests: base.requests.clone(),
             resumed: false,
+            answered: Vec::new(),
             base,
         }
     }
@@ -299,6 +302,9 @@ impl<'a> Replay<'a> {
 
     /// The projection the replay ends in.
     fn projection(mut self, error: Option<ErrorView>) -> Projection {
+        if self.rel.resumed_step_merged {
+            merge_resumed_steps(&mut self.requests, &self.answered);
+        }
         self.seen.tool_calls = Some(self.calls);
         self.seen.tool_results = Some(self.results);
         Projection {
@@ -429,6 +435,7 @@ impl<'a> Replay<'a> {
             }
         }
         self.resumed |= answered;
+        self.answered.push(answered);
         for (kind, name) in handed {
             if kind == "tool-result" {
                 self.results.push(name.clone());
@@ -473,6 +480,45 @@ impl<'a> Replay<'a> {
                 }
             }
         }
+    }
+}
+
+/// Each request's history as `RESUMED_STEP_MERGED` writes it: the step
+/// after one an answer resumed is merged into it (its calls, then its
+/// results, join the resumed step's), and so on while each step was
+/// resumed. `answered[s]` says whether step `s` was. Step `s`'s items are
+/// what request `s + 1`'s history adds to request `s`'s; where a history
+/// does not extend the one before, it is left as it is.
+fn merge_resumed_steps(requests: &mut [RequestView], answered: &[bool]) {
+    let extends = requests
+        .windows(2)
+        .all(|w| w[1].history.starts_with(&w[0].history));
+    if !extends || requests.is_empty() {
+        return;
+    }
+    let before = requests[0].history.len();
+    let steps: Vec<Vec<HistoryItem>> = requests
+        .windows(2)
+        .map(|w| w[1].history[w[0].history.len()..].to_vec())
+        .collect();
+    for (j, request) in requests.iter_mut().enumerate().skip(1) {
+        let mut history = request.history[..before].to_vec();
+        let (mut calls, mut results) = (Vec::new(), Vec::new());
+        for (s, items) in steps[..j].iter().enumerate() {
+            if s > 0 && !answered.get(s - 1).copied().unwrap_or(false) {
+                history.append(&mut calls);
+                history.append(&mut results);
+            }
+            for item in items {
+                match item {
+                    HistoryItem::Result { .. } => results.push(item.clone()),
+                    _ => calls.push(item.clone()),
+                }
+            }
+        }
+        history.append(&mut calls);
+        history.append(&mut results);
+        request.history = history;
     }
 }
 
@@ -688,5 +734,57 @@ mod tests {
         );
         assert_eq!(p.executed.len(), 2);
         assert_eq!(p.requests.len(), 3);
+    }
+
+    /// Three approved calls under `true`, one per step: on 1.16.0 to 1.55.0
+    /// the last request's history has every call ahead of every result
+    /// (each step after a resumed one merged into it); on 1.57.0 each step
+    /// stands alone; where the policy is lost after the first answer, the
+    /// step no answer resumed stands alone on 1.40.0 too.
+    #[test]
+    fn a_step_after_a_resumed_one_is_merged_into_it_until_1_57_0() {
+        let calls = (1..=3)
+            .map(|i| {
+                format!(
+                    r#"{{"toolCalls":[{{"id":"call_{i}","name":"search_web","arguments":{{"city":"C{i}"}}}}]}}"#
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(",");
+        let case = |policy: &str| {
+            format!(
+                r#"{{"about":"a","tools":["search.web"],"call":{{"requireToolApproval":{policy}}},
+                "replies":[{calls},{{"text":"done"}}],
+                "approvals":{{"call_1":"approve","call_2":"approve","call_3":"approve"}}}}"#
+            )
+        };
+        let last = |text: &str, v: MastraVersion| {
+            let p = projected(text, v);
+            p.requests
+                .last()
+                .unwrap()
+                .history
+                .iter()
+                .map(|h| match h {
+                    crate::projection::HistoryItem::Result { id, .. } => id.to_lossy(),
+                    _ => "call".into(),
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let held = case("true");
+        assert_eq!(
+            last(&held, MastraVersion::new(1, 40, 0)),
+            "call call call call_1 call_2 call_3"
+        );
+        assert_eq!(
+            last(&held, MastraVersion::new(1, 57, 0)),
+            "call call_1 call call_2 call call_3"
+        );
+        let lost = case(r#"{"names":["search_web"]}"#);
+        assert_eq!(
+            last(&lost, MastraVersion::new(1, 40, 0)),
+            "call call call_1 call_2 call call_3"
+        );
     }
 }

@@ -170,6 +170,21 @@ release_table! {
     /// 1.56.0 is served). A decline held by `true` or by the tool's own
     /// `requireApproval: true` is kept throughout.
     APPROVAL_DECLINE_LOST_ON_RESUME => approval_decline_lost_on_resume: (1, 38, 0) ..= (1, 55, 0), ended (1, 57, 0);
+    /// The model's answer to the first request of a run resumed by an
+    /// approval answer is written into the assistant message of the step it
+    /// resumed: in every later request's history its calls follow that
+    /// step's calls and its results that step's results (three calls under
+    /// `requireToolApproval: true`, each approved: `[call, call, call,
+    /// result, result, result]`), while a step of the resumed run that no
+    /// answer resumed stands alone (`resumed-run-forgets-the-policy-*`:
+    /// `[call, call, result, result, call, result]`). Before
+    /// `HISTORY_PER_STEP` every step is merged so, resumed or not (1.10.0,
+    /// measured the same). Measured on 2026-12-05 with the eight
+    /// `cases/approval/resumed-*` and `tool-approval-fn-true-holds-every-resumed-call-*`
+    /// cases, both methods, on 1.21.0, 1.29.1, 1.34.0, 1.37.1, 1.38.0,
+    /// 1.40.0, 1.52.0 and 1.55.0 (merged) and 1.57.0 and 1.70.0 (each step
+    /// alone; no 1.56.0 is served).
+    RESUMED_STEP_MERGED => resumed_step_merged: (1, 16, 0) ..= (1, 55, 0), ended (1, 57, 0);
     /// A declined call is not listed in the result's `toolResults`, and its
     /// resumed stream has no chunk for it; before, the decline showed as a
     /// `tool-result` chunk and was listed (1.0.4 and 1.48.0, measured). The
