@@ -147,17 +147,26 @@ fn own_approval(tool: &Tool) -> Option<&ToolApproval> {
     }
 }
 
-/// The case's tool a call by `name` reaches in the formatted record: by
-/// the name it was sent under, else by a tool's id (`stepTools[name] ||
-/// Object.values(stepTools).find(t => t.id === name)`; a call by the id
+/// The entry of the formatted record a call by `name` finds: the one
+/// under the name it was sent under, else the tool whose id it is
+/// (`stepTools[name] || Object.values(stepTools).find(t => t.id === name)`).
+fn reached<'t>(tools: &'t Record<ToolValue>, name: &JsString) -> Option<(JsString, &'t ToolValue)> {
+    match tools.get(name) {
+        Lookup::Own(value) => Some((name.clone(), value)),
+        Lookup::Inherited => None,
+        Lookup::Missing => tools
+            .entries()
+            .into_iter()
+            .find(|(_, v)| v.id == *name)
+            .map(|(k, v)| (k.clone(), v)),
+    }
+}
+
+/// The case's tool a call by `name` reaches (`reached`); a call by the id
 /// runs under approval as elsewhere, measured on 1.0.4, 1.67.0 and 1.71.0:
-/// `cases/approval/call-by-id-generate.json`).
+/// `cases/approval/call-by-id-generate.json`.
 fn tool_called<'c>(case: &'c Case, tools: &Record<ToolValue>, name: &JsString) -> Option<&'c Tool> {
-    let value = match tools.get(name) {
-        Lookup::Own(value) => value,
-        Lookup::Inherited => return None,
-        Lookup::Missing => tools.values().into_iter().find(|v| v.id == *name)?,
-    };
+    let (_, value) = reached(tools, name)?;
     if value.origin != ToolOrigin::Ours {
         return None;
     }
@@ -165,18 +174,9 @@ fn tool_called<'c>(case: &'c Case, tools: &Record<ToolValue>, name: &JsString) -
     case.tools.iter().rev().find(|t| *t.key() == value.key)
 }
 
-/// The key of the record a call by `name` finds its tool under: the name,
-/// else the key of the tool whose id it is.
+/// The key of the record a call by `name` finds its tool under.
 fn record_key(tools: &Record<ToolValue>, name: &JsString) -> Option<JsString> {
-    match tools.get(name) {
-        Lookup::Own(_) => Some(name.clone()),
-        Lookup::Inherited => None,
-        Lookup::Missing => tools
-            .entries()
-            .into_iter()
-            .find(|(_, v)| v.id == *name)
-            .map(|(k, _)| k.clone()),
-    }
+    reached(tools, name).map(|(key, _)| key)
 }
 
 /// Whether a call by `name` finds no tool of the agent: none under the name
@@ -208,16 +208,21 @@ fn without_a_tool_reached(
     tools: &Record<ToolValue>,
     base: &Projection,
 ) -> Option<Projection> {
-    let calls: Vec<&ToolCallReply> = case
+    // Each step's calls, in the order of the replies (a reply without
+    // calls is an empty step).
+    let steps: Vec<&[ToolCallReply]> = case
         .replies
         .iter()
-        .filter_map(|r| match r {
-            Reply::ToolCalls(list) => Some(list.iter()),
-            _ => None,
+        .map(|r| match r {
+            Reply::ToolCalls(list) => list.as_slice(),
+            _ => &[],
         })
-        .flatten()
         .collect();
-    if !calls.iter().all(|c| unreached(case, rel, tools, &c.name)) {
+    if !steps
+        .iter()
+        .flat_map(|s| s.iter())
+        .all(|c| unreached(case, rel, tools, &c.name))
+    {
         return None;
     }
     let mut p = base.clone();
@@ -231,15 +236,10 @@ fn without_a_tool_reached(
         // The calls whose name the step's record answers (a hidden tool, or
         // a name every object inherits: `toString` is asked on 1.71.0, fuzz
         // seed 1 case 723), of the steps the requests reached.
-        let hidden: Vec<Json> = case
-            .replies
+        let hidden: Vec<Json> = steps
             .iter()
             .take(p.requests.len())
-            .filter_map(|r| match r {
-                Reply::ToolCalls(list) => Some(list.iter()),
-                _ => None,
-            })
-            .flatten()
+            .flat_map(|s| s.iter())
             .filter(|c| {
                 record_key(tools, &c.name).is_some()
                     || matches!(tools.get(&c.name), Lookup::Inherited)

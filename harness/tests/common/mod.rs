@@ -39,6 +39,20 @@ pub fn run_on(versions: impl AsRef<OsStr>, cases: &Path) -> Command {
     c
 }
 
+/// What `observe` gives for CASE (relative to the repository) on VERSION:
+/// the observed projection, the command having exited 0.
+#[allow(dead_code)]
+pub fn observed(version: &str, case: &str) -> mastra_conform::js::json::Json {
+    let out = bin()
+        .args(["observe", "--mastra-version", version])
+        .arg(root().join(case))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    mastra_conform::js::json::Json::parse(&String::from_utf8_lossy(&out.stdout))
+        .unwrap_or_else(|e| panic!("{version} {case}: {e}: {}", text(&out)))
+}
+
 /// stdout then stderr, for a failing assertion to show.
 pub fn text(out: &Output) -> String {
     format!(

@@ -2,21 +2,15 @@
 //! listing on three 1.x releases, and the model's prediction agrees
 //! (docs/case-format.md, `lookups`).
 
-use crate::common::{bin, root, text};
+use crate::common::{bin, observed, root, text};
 use mastra_conform::js::json::Json;
 
 /// What `observe` gives for CASE on VERSION: its projection's `lookups`.
 fn observed_lookups(version: &str, case: &str) -> Json {
-    let out = bin()
-        .args(["observe", "--mastra-version", version])
-        .arg(root().join(case))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    let p = Json::parse(&String::from_utf8_lossy(&out.stdout)).unwrap();
+    let p = observed(version, case);
     p.get("lookups")
         .cloned()
-        .unwrap_or_else(|| panic!("{version} {case}: no lookups in {}", text(&out)))
+        .unwrap_or_else(|| panic!("{version} {case}: no lookups in {}", p.to_compact()))
 }
 
 /// `agent.listTools()` finds the key, not the id and not the wire name,

@@ -2,23 +2,17 @@
 //! sets, `versions/extras.rs`), the probe's 0.x path (`node-probe/legacy.mjs`),
 //! and what each measurably sends (docs/0x.md).
 
-use crate::common::{bin, root, text};
+use crate::common::{bin, observed, root, text};
 use mastra_conform::js::json::Json;
 
 /// The first request's `tools` when `observe` runs CASE on VERSION.
 fn tools_sent(version: &str, case: &str) -> Json {
-    let out = bin()
-        .args(["observe", "--mastra-version", version])
-        .arg(root().join(case))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    let p = Json::parse(&String::from_utf8_lossy(&out.stdout)).unwrap();
+    let p = observed(version, case);
     assert_eq!(
         p.get("applicable"),
         Some(&Json::Bool(true)),
         "{version} {case}: {}",
-        text(&out)
+        p.to_compact()
     );
     let requests = p.get("requests").and_then(Json::as_array).unwrap();
     requests[0].get("tools").cloned().unwrap()
