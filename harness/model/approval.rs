@@ -11,7 +11,7 @@
 //! guessed.
 
 use super::record::Lookup;
-use super::releases::{Release, APPROVAL_DECLINED_MESSAGE};
+use super::releases::{Release, APPROVAL_DECLINED_MESSAGE, SUB_AGENTS_THROW_MESSAGE};
 use super::route::{result_on, ResultContent};
 use super::{ToolOrigin, ToolValue};
 use crate::case::{
@@ -70,7 +70,8 @@ fn resumed_base(
     base: Projection,
     resumed: Option<&Projection>,
 ) -> Result<Projection, String> {
-    let Some(resumed) = resumed else {
+    // Where no call can wait (`APPROVAL_SUSPEND_THROWS`) no run resumes.
+    let Some(resumed) = resumed.filter(|_| !rel.approval_suspend_throws) else {
         return Ok(base);
     };
     let holds = |reply: &Reply| match reply {
@@ -367,6 +368,13 @@ impl<'a> Replay<'a> {
                 handed.push(("tool-result", name));
                 continue;
             }
+            if rel.approval_suspend_throws {
+                // The suspension fails (`APPROVAL_SUSPEND_THROWS`): the call
+                // is a tool error, nothing waits, and the step goes on.
+                handed.push(("tool-error", name));
+                self.answer_with(step, call, JsString::from(SUB_AGENTS_THROW_MESSAGE));
+                continue;
+            }
             if self.stream() {
                 self.seen
                     .stream
@@ -430,7 +438,7 @@ impl<'a> Replay<'a> {
                     } else if rel.approval_denied_chunk_on_1x {
                         handed.push(("tool-output-denied", name));
                     }
-                    self.refuse(step, call);
+                    self.answer_with(step, call, JsString::from(APPROVAL_DECLINED_MESSAGE));
                 }
             }
         }
@@ -457,9 +465,9 @@ impl<'a> Replay<'a> {
             )
     }
 
-    /// Every later request carries the refusal of a declined call in place
-    /// of its output.
-    fn refuse(&mut self, step: usize, call: &ToolCallReply) {
+    /// Every later request carries `message` (a declined call's refusal, a
+    /// failed call's error) in place of the call's output.
+    fn answer_with(&mut self, step: usize, call: &ToolCallReply, message: JsString) {
         let route = self.case.route;
         let ran_as = result_on(
             route,
@@ -467,12 +475,7 @@ impl<'a> Replay<'a> {
             &call.name,
             ResultContent::Output(super::steps::TOOL_RESULT),
         );
-        let refused = result_on(
-            route,
-            &call.id,
-            &call.name,
-            ResultContent::Message(JsString::from(APPROVAL_DECLINED_MESSAGE)),
-        );
+        let refused = result_on(route, &call.id, &call.name, ResultContent::Message(message));
         for request in self.requests.iter_mut().skip(step + 1) {
             for item in &mut request.history {
                 if *item == ran_as {
@@ -553,7 +556,12 @@ pub(super) fn project(
     // ends the run.
     for (step, reply) in case.replies.iter().enumerate() {
         if step >= requests {
-            return Err("an approval case whose script outlasts its requests".into());
+            // A run no answer resumed is the base's own, which stopped here
+            // (`maxSteps`); a resumed one should have gone on.
+            if replay.resumed || error.is_some() {
+                return Err("an approval case whose script outlasts its requests".into());
+            }
+            return Ok(replay.projection(None));
         }
         let list = match reply {
             Reply::Text(_) if error.is_some() => {

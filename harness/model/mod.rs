@@ -417,6 +417,7 @@ fn run_from(
             stored: before,
             spans: Vec::new(),
             answered: false,
+            api_error: false,
         }]);
     }
     let offered = offered(case, rel, &tools);

@@ -459,6 +459,18 @@ release_table! {
     /// every case with `agents`, 1.11.0 → 1.12.0 → 1.13.2).
     SUB_AGENTS_THROW => sub_agents_throw: (1, 12, 0) ..= (1, 12, 0), ended (1, 13, 2);
 
+    /// The releases on which a tool call that must wait for approval fails
+    /// instead: the approval's suspension converts a schema with
+    /// `z.toJSONSchema`, which zod 3.25.76 lacks, so the call ends as a
+    /// `tool-error` whose message is the model's next tool result ("z.toJSONSchema
+    /// is not available. Ensure zod >= 3.25.0 is installed."), nothing waits,
+    /// the tool never runs and the loop goes on; a call that need not wait
+    /// runs as elsewhere. 1.12.0 only, the same cause as `SUB_AGENTS_THROW`
+    /// (measured on 2026-12-05: `run --cases cases/approval --versions every`
+    /// diverged on 1.12.0 alone, 47 of its 56 cases, each so; 1.11.0 and
+    /// 1.13.2 as modelled).
+    APPROVAL_SUSPEND_THROWS => approval_suspend_throws: (1, 12, 0) ..= (1, 12, 0), ended (1, 13, 2);
+
     /// The releases on which a tool call that failed (here: a call naming no
     /// tool, answered "Tool \"X\" not found. ...") makes a call with memory
     /// options end in an error once the loop is over: "ToolInvocation must have
@@ -479,6 +491,18 @@ release_table! {
     /// (`cases/found/seed1-case3372-1.67.0-requests-tools+requests-toolChoice.json`,
     /// whose third step calls a name nothing has).
     TOOL_ERROR_ENDS_MEMORY_CALLS => tool_error_ends_memory_calls: (1, 57, 0) ..= (1, 57, 0), ended (1, 58, 0);
+
+    /// The releases on which a call with memory that an API error reply ends
+    /// (here an HTTP 400 answering its second request, after a step that ran
+    /// a tool) stores none of its messages on the thread: the next call
+    /// recalls only what the calls before it stored. Before and after, the
+    /// failed call's tool messages are stored and recalled; a call a tool
+    /// error ends (`TOOL_ERROR_ENDS_MEMORY_CALLS`) stores them on 1.57.0
+    /// too (`cases/memory/recall-of-an-invented-name-is-sanitised.json`). Measured on
+    /// 2026-12-05 with `cases/memory/recall-after-an-error-reply.json`:
+    /// `run --cases cases/memory --versions every` diverged on 1.57.0 and
+    /// 1.58.0 alone (1.55.0 and 1.59.0 as modelled; 1.56.x is not served).
+    FAILED_CALL_NOT_STORED => failed_call_not_stored: (1, 57, 0) ..= (1, 58, 0), ended (1, 59, 0);
 
     /// `@mastra/core/tools` exports `askUserTool` (read from each swept
     /// version's exports).

@@ -198,6 +198,8 @@ pub(super) struct Outcome {
     /// The parent's loop ended on a text reply: its answer is a message of
     /// the call too.
     pub(super) answered: bool,
+    /// The parent's loop ended on an API error reply (`FAILED_CALL_NOT_STORED`).
+    pub(super) api_error: bool,
 }
 
 /// A sub-agent run inside a parent's step.
@@ -277,12 +279,14 @@ pub(super) fn run_loop_from(
                 let stored = state.parent.history(rel);
                 let spans = state.parent.spans.clone();
                 let answered = matches!(state.ended, Some(Ending::Answer(_)));
+                let api_error = matches!(state.ended, Some(Ending::ApiError(_)));
                 let projection = cx.end(*state)?;
                 let o = Outcome {
                     projection,
                     stored,
                     spans,
                     answered,
+                    api_error,
                 };
                 if !out.contains(&o) {
                     out.push(o);

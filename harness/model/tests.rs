@@ -882,3 +882,48 @@ fn empty_arguments_take_a_later_calls_of_the_id_from_1_29_1() {
     assert_eq!(inputs(&c(r#"{"x":1}"#), "1.67.0"), [paris()]);
     assert_eq!(inputs(&c(r#"{"city":4}"#), "1.67.0"), [paris()]);
 }
+
+/// A call with memory that an HTTP 400 ends, after a step that ran a tool:
+/// on 1.57.0 and 1.58.0 the thread keeps none of it, so the next turn
+/// recalls nothing (`FAILED_CALL_NOT_STORED`); on 1.55.0 and 1.59.0 the
+/// call and its result are recalled.
+#[test]
+fn a_call_an_api_error_ends_is_not_stored_on_1_57_0_and_1_58_0() {
+    let c = case(
+        r#"{"about":"a","tools":["search.web"],"memory":true,"turns":[{},{}],"replies":[
+            {"toolCalls":[{"id":"call_1","name":"search_web","arguments":{"city":"Paris"}}]},
+            {"status":400},{"text":"ok"}]}"#,
+    );
+    let recalled = |version: &str| {
+        let p = projection(&c, version);
+        let turns = p.turns.expect("turns");
+        turns[1].requests[0].history.len()
+    };
+    assert_eq!(recalled("1.55.0"), 2);
+    assert_eq!(recalled("1.57.0"), 0);
+    assert_eq!(recalled("1.58.0"), 0);
+    assert_eq!(recalled("1.59.0"), 2);
+}
+
+/// On 1.12.0 a call that must wait for approval fails as a tool error
+/// (`APPROVAL_SUSPEND_THROWS`): nothing waits or runs, the next request
+/// carries the error as the call's result, and the run goes on.
+#[test]
+fn a_call_that_must_wait_fails_on_1_12_0() {
+    let c = case(
+        r#"{"about":"a","tools":[{"key":"files.delete","id":"delete-file","description":"d"}],
+            "call":{"method":"stream","requireToolApproval":true},
+            "replies":[{"toolCalls":[{"id":"call_1","name":"files_delete","arguments":{"city":"Paris"}}]},{"text":"done"}],
+            "approvals":{"call_1":"approve"}}"#,
+    );
+    let p = projection(&c, "1.12.0");
+    assert!(p.executed.is_empty(), "{:?}", p.executed);
+    assert_eq!(p.requests.len(), 2);
+    let last = p.requests[1].to_json().to_compact();
+    assert!(last.contains("z.toJSONSchema is not available"), "{last}");
+    let seen = p.seen.expect("seen");
+    assert!(seen.pending.is_empty(), "{:?}", seen.pending);
+    assert_eq!(seen.stream.last().unwrap().0, JsString::from("tool-error"));
+    let held = projection(&c, "1.13.2").seen.expect("seen");
+    assert_eq!(held.pending.len(), 1);
+}

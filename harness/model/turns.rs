@@ -61,8 +61,11 @@ pub(super) fn project(case: &Case, rel: &Release) -> Result<Projection, String> 
         one.replies = remaining(&case.replies, consumed);
         let outcome = only(super::run_from(&one, rel, recalled.clone())?)?;
         consumed += outcome.projection.requests.len();
-        if memory {
-            // The thread holds every tool message of the call; the next
+        let lost = rel.failed_call_not_stored && outcome.api_error;
+        if memory && !lost {
+            // The thread holds every tool message of the call (where an
+            // API error ended it on `FAILED_CALL_NOT_STORED`, none:
+            // `recalled` stays); the next
             // call's prompt replays them, names through the same sanitiser
             // as the call's own history (`HISTORY_NAMES_SANITISED`: an
             // invented name comes back `unknown_tool`).
