@@ -10,21 +10,32 @@
 //! never by the id or the wire name (`formatTools` renames a copy made
 //! for the request). Measured with plain Node on 1.37.1, 1.38.0, 1.67.0 and
 //! 1.71.0, and by `cases/lookups/` on 1.0.4, 1.67.0 and 1.71.0.
+//!
+//! On 0.x the listing is `getTools()`, keyed the same way from
+//! `AGENT_GET_TOOLS_SINCE` (0.9.1); before it an agent has none, and the
+//! listing is `null` (the probe's call throws).
 
 use super::releases::Release;
 use crate::case::Case;
 use crate::projection::lookups::{Listing, Lookups};
 
-/// The method 1.x lists an agent's tools with (0.x's was `getTools`).
+/// The method 1.x lists an agent's tools with, and the 0.x one it replaced.
 const LISTING_1X: &str = "listTools";
+const LISTING_0X: &str = "getTools";
 
 pub(super) fn predict(case: &Case, rel: &Release) -> Result<Lookups, String> {
-    if rel.on_0x() {
-        return Err("lookups on 0.x (`getTools`) were not measured".into());
-    }
-    let keys = super::agent_tools_on(case, None).keys();
+    let (method, zero) = if rel.on_0x() {
+        // Before `AGENT_GET_TOOLS_SINCE` there is nothing to ask: no listing.
+        if !rel.agent_get_tools {
+            return Ok(Lookups { agent_tools: None });
+        }
+        (LISTING_0X, Some(rel))
+    } else {
+        (LISTING_1X, None)
+    };
+    let keys = super::agent_tools_on(case, zero).keys();
     Ok(Lookups {
-        agent_tools: Some(Listing::of(&case.tool_names(), LISTING_1X, keys)),
+        agent_tools: Some(Listing::of(&case.tool_names(), method, keys)),
     })
 }
 
@@ -59,7 +70,7 @@ mod tests {
     }
 
     #[test]
-    fn without_the_field_there_are_no_lookups_and_on_0x_they_are_unmodelled() {
+    fn without_the_field_there_are_no_lookups_and_0x_lists_with_get_tools_from_0_9_1() {
         let without = case(r#"{"about":"a","tools":["a.b"]}"#);
         let Prediction::Projection(p) =
             predict_case(&without, MastraVersion::parse("1.67.0").unwrap())
@@ -67,8 +78,20 @@ mod tests {
             panic!("no projection");
         };
         assert_eq!(p.lookups, None);
+        // On 0.x the listing is `getTools()`, from 0.9.1; before, none.
         let with = case(r#"{"about":"a","tools":["a.b"],"lookups":true}"#);
-        let on_0x = predict_case(&with, MastraVersion::parse("0.24.9").unwrap());
-        assert!(matches!(on_0x, Prediction::Unmodelled(_)), "{on_0x:?}");
+        let listing = |version: &str| {
+            let Prediction::Projection(p) =
+                predict_case(&with, MastraVersion::parse(version).unwrap())
+            else {
+                panic!("no projection on {version}");
+            };
+            p.lookups.unwrap().agent_tools
+        };
+        let zero = listing("0.24.9").unwrap();
+        assert_eq!(zero.method, JsString::from("getTools"));
+        assert_eq!(zero.keys, [JsString::from("a.b")]);
+        assert_eq!(listing("0.9.1").unwrap().method, JsString::from("getTools"));
+        assert_eq!(listing("0.9.0"), None);
     }
 }

@@ -802,6 +802,17 @@ release_table! {
     /// every 0.x: `cases/sources/dynamic-tools-*` send none on 0.2.0 to 0.9.0).
     DYNAMIC_TOOLS_SINCE => dynamic_tools: (0, 9, 1);
 
+    /// The first release whose agent has `getTools()` (0.x's listing, which
+    /// 1.x's `listTools()` replaced), added beside the function-of-context
+    /// `tools` of `DYNAMIC_TOOLS_SINCE`; before it an agent has no listing
+    /// method at all (plain Node on 0.2.0, 0.6.0 and 0.9.0: `typeof
+    /// agent.getTools` is "undefined"; on 0.9.1 "function"). From it the
+    /// listing is keyed as 1.x's is: `run --cases cases/lookups --versions
+    /// 0.x` on 2026-12-05 observed the same keys as the 1.x model on every
+    /// 0.x from 0.9.1 where the case applies, and no listing on 0.2.0 to
+    /// 0.9.0.
+    AGENT_GET_TOOLS_SINCE => agent_get_tools: (0, 9, 1);
+
     /// The first release that takes a call's `clientTools` (0.8.3
     /// `dist/chunk-3DJ53HTG.js:1138`); before it they are ignored: neither
     /// sent nor found (the sweep of every 0.x: every `clientTools` case on
