@@ -24,16 +24,12 @@ use crate::projection::{ErrorView, Executed, HistoryItem, Projection, RequestVie
 
 /// Why the case is outside what this module covers, if it is.
 fn outside(case: &Case) -> Option<&'static str> {
-    let s = &case.sources;
-    if case.toolsets.is_some()
-        || s.agents.is_some()
-        || s.workflows.is_some()
-        || s.mcp.is_some()
-        || s.memory.is_some_and(|m| !m.in_memory)
-        || s.dynamic_tools
-        || case.sub_agent_replies.is_some()
-    {
-        return Some("approval beside toolsets or other sources");
+    // Beside toolsets, sub-agents, workflows, MCP tools and dynamic tools
+    // the loop is `steps`' and a call of one of them is refused below (it
+    // reaches none of the case's tools); a stored memory recalls the thread
+    // into the resumed run, which was not measured.
+    if case.sources.memory.is_some_and(|m| !m.in_memory) {
+        return Some("approval beside a stored memory");
     }
     if case.tools.iter().any(|t| matches!(t, Tool::Builtin { .. })) {
         return Some("approval of a builtin tool");
@@ -43,19 +39,26 @@ fn outside(case: &Case) -> Option<&'static str> {
 
 /// The case as a resumed run is made, if it differs: a run resumed after an
 /// approval answer is the agent's own, without the call's `activeTools`,
-/// `maxSteps` and `clientTools`. Measured on 1.0.4, 1.67.0 and 1.71.0 with a
-/// first step held and approved: the resumed request offers every tool of
-/// the agent (not the `activeTools` of the first, nor the client tool) and a
-/// `maxSteps: 1` call sends it.
+/// `maxSteps`, `clientTools` and `toolsets`. Measured on 1.0.4, 1.67.0 and
+/// 1.71.0 with a first step held and approved: the resumed request offers
+/// every tool of the agent (not the `activeTools` of the first, nor the
+/// client tool) and a `maxSteps: 1` call sends it; the toolset's tools are
+/// gone from it on 1.40.0, 1.57.0 and 1.70.0, every route
+/// (`cases/approval/held-beside-a-toolset-*.json`).
 pub(super) fn as_resumed(case: &Case) -> Option<Case> {
     let call = &case.call;
-    if call.active_tools.is_none() && call.max_steps.is_none() && case.client_tools.is_none() {
+    if call.active_tools.is_none()
+        && call.max_steps.is_none()
+        && case.client_tools.is_none()
+        && case.toolsets.is_none()
+    {
         return None;
     }
     let mut plain = case.clone();
     plain.call.active_tools = None;
     plain.call.max_steps = None;
     plain.client_tools = None;
+    plain.toolsets = None;
     Some(plain)
 }
 
@@ -89,7 +92,7 @@ fn resumed_base(
             Ok(spliced)
         }
         Some(_) => Err(
-            "a run resumed after its first step beside activeTools, maxSteps or clientTools".into(),
+            "a run resumed after its first step beside activeTools, maxSteps, clientTools or toolsets".into(),
         ),
     }
 }

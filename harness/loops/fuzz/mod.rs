@@ -667,7 +667,7 @@ mod tests {
         // What `model/approval.rs` and `model/turns.rs` leave, each in
         // docs/modelled.md ("What the user's code is handed").
         const BESIDE_THE_USER_SURFACE: &[&str] = &[
-            "approval beside toolsets or other sources",
+            "approval beside a stored memory",
             "approval of a builtin tool",
             "approval with a call id used twice in one step",
             "an approval case calling a name that reaches none of its tools",
@@ -720,10 +720,10 @@ mod tests {
         // generator drew the user's surface; well under 5 %.
         assert!(plain.1 * 20 < plain.0, "plain: {plain:?}");
         // The others: 2,546 of 3,460 unmodelled when first drawn (74 %),
-        // most of them approval beside toolsets and other sources. A
+        // 1,665 (48 %) once approval beside other sources was modelled. A
         // ratchet, not a goal: it fails when the share grows, and comes
-        // down as those are modelled.
-        assert!(user.1 * 5 < user.0 * 4, "the user's surface: {user:?}");
+        // down as the rest is modelled.
+        assert!(user.1 * 2 < user.0, "the user's surface: {user:?}");
         assert!(
             user.0 * 5 > plain.0,
             "the user's surface drawn: {user:?} beside {plain:?}"
