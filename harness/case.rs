@@ -341,6 +341,24 @@ impl Case {
         }
     }
 
+    /// One of the case's calls as a case of its own (`turns` gone, every
+    /// reply kept): what decides, per turn, whether `seen` is projected
+    /// (a turn that drives no approval is a plain call, whatever another
+    /// turn's `requireToolApproval` says).
+    pub fn turn(&self, call: &Call) -> Case {
+        Case {
+            turns: None,
+            call: call.clone(),
+            ..self.clone()
+        }
+    }
+
+    /// Whether the probe registers the case's agent on a `Mastra`: for
+    /// `approvals` (its storage) and `tracing` (its observability).
+    pub fn on_mastra(&self) -> bool {
+        self.approvals.is_some() || self.tracing
+    }
+
     /// Whether the case drives tool approval: a policy, a tool that
     /// requires approval, or answers to pending approvals.
     pub fn drives_approval(&self) -> bool {

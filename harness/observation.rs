@@ -247,7 +247,7 @@ pub fn projection_parsed(
     let lookups = match result.get("lookups") {
         _ if !case.lookups => None,
         None => return Err("the probe's result has no `lookups`".into()),
-        Some(l) => Some(Lookups::observed(&case.tool_names(), l)?),
+        Some(l) => Some(Box::new(Lookups::observed(&case.tool_names(), l)?)),
     };
     let mut projection = match result.get("turns") {
         None => {
@@ -269,7 +269,7 @@ pub fn projection_parsed(
             let mut rest = requests.into_iter();
             let mut at = 0;
             let mut out = Vec::new();
-            for t in turns {
+            for (i, t) in turns.iter().enumerate() {
                 let n = t
                     .get("requests")
                     .and_then(Json::as_f64)
@@ -284,7 +284,11 @@ pub fn projection_parsed(
                 }
                 at += n;
                 let last_status = if n == 0 { None } else { statuses[at - 1] };
-                out.push(turn_of(case, t, mine, last_status)?);
+                let call = case
+                    .calls()
+                    .get(i)
+                    .ok_or("the probe's result has more turns than the case")?;
+                out.push(turn_of(&case.turn(call), t, mine, last_status)?);
             }
             Projection {
                 mutated,

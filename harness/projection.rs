@@ -32,7 +32,8 @@ pub struct Projection {
     pub turns: Option<Vec<Turn>>,
     /// With `lookups`, what Mastra's own lookups find of the case's tools;
     /// about the agent, not a call, so it stands beside `turns` too.
-    pub lookups: Option<Lookups>,
+    /// Boxed: few cases ask, and a projection is held per result.
+    pub lookups: Option<Box<Lookups>>,
 }
 
 /// One turn of a case with `turns`: what that call did.
@@ -384,7 +385,11 @@ impl Projection {
                     .collect::<Result<Vec<_>, _>>()?,
             ),
         };
-        let lookups = v.get("lookups").map(Lookups::from_json).transpose()?;
+        let lookups = v
+            .get("lookups")
+            .map(Lookups::from_json)
+            .transpose()?
+            .map(Box::new);
         Ok(Projection {
             applicable,
             reason,

@@ -16,6 +16,7 @@
 //                                         listing the tool names in namesFile
 //   }
 
+import { agentListing, serverLookups } from './lookups.mjs';
 import { modelFor, routeOf } from './routes.mjs';
 import { checkSources, isObject, prepareSources } from './sources.mjs';
 import { newTracer } from './tracing.mjs';
@@ -162,7 +163,8 @@ function drivesApproval(c) {
  * requests the case has made so far (cases.mjs), which is how each turn's
  * share of them is told. Resolves to {applicable, reason, error, executed,
  * mutated, seen, lookups}, `error` described by describeError, `lookups` with
- * `lookups: true` only ({ agentTools: { method, keys } | null }); a case with `turns`
+ * `lookups: true` only ({ agentTools: { method, keys } | null, server }, the
+ * server's routes on 1.x only: lookups.mjs); a case with `turns`
  * to {applicable, reason, mutated, turns: [{error, executed, seen,
  * requests}]}, `requests` the number each turn made. Throws CaseFault when
  * the case cannot be built at all. Never rejects with a Mastra error: those
@@ -263,13 +265,20 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
   const turns = [];
   let tracer = null;
   // `lookups`: null until there is an agent to ask.
-  const lookups = c.lookups === true ? { agentTools: null } : undefined;
+  const lookups = c.lookups !== true ? undefined : legacy ? { agentTools: null } : { agentTools: null, server: null };
   try {
     let agent;
     try {
       agent = new lib.Agent({ id: 'probe', name: 'probe', instructions: 'p', model, tools, ...sources.agentOptions });
-      tracer = await register(lib, c, agent);
-      if (lookups !== undefined) lookups.agentTools = await agentListing(agent);
+      const registered = await register(lib, c, agent);
+      tracer = registered.tracer;
+      if (lookups !== undefined) {
+        lookups.agentTools = await agentListing(agent);
+        if (!legacy) {
+          const names = (c.tools ?? []).map((t) => [typeof t === 'string' ? t : t.key, toolOf(t)]);
+          lookups.server = await serverLookups(lib, registered.mastra, agent, names);
+        }
+      }
     } catch (e) {
       // What the constructor threw: the first turn's error; no call was made.
       turns.push({ error: e, executed: [], seen: emptySeen(), requests: fetches() });
@@ -319,23 +328,6 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
   };
 }
 
-/**
- * The agent's own tool listing, asked before any call, as a user's code
- * asks it: `listTools()` where the release has it (every 1.x), else the
- * `getTools()` it replaced; resolved to { method, keys } with the own keys
- * of what it returns, in order, or null where asking throws. Called with
- * no request context, as the docs' examples call it.
- */
-async function agentListing(agent) {
-  const method = typeof agent.listTools === 'function' ? 'listTools' : 'getTools';
-  try {
-    const listing = await agent[method]();
-    return isObject(listing) ? { method, keys: Object.keys(listing) } : null;
-  } catch {
-    return null;
-  }
-}
-
 /** The options of one call: what its CALL object gives, and nothing it does not. */
 function callOptions(call, seen) {
   const options = {};
@@ -365,10 +357,14 @@ function runCall(agent, call, options, seen, answers, readsResult) {
  * from its stored snapshot (without storage every release measured says
  * there is none: "No snapshot found", 1.0.4; AGENT_RESUME_NO_SNAPSHOT_FOUND,
  * 1.67.0 and 1.71.0); with `tracing`, one with the release's observability
- * and the probe's exporter (tracing.mjs). Resolves to the tracer, or null.
+ * and the probe's exporter (tracing.mjs); with `lookups` on 1.x, a plain
+ * one, which the server's tool routes are asked on. Resolves to { tracer,
+ * mastra }, each null where not made.
  */
 async function register(lib, c, agent) {
-  if (c.approvals === undefined && c.tracing !== true) return null;
+  // On 1.x `lookups` asks the server's routes, which find the agent on a Mastra.
+  const lookups = c.lookups === true && !lib.legacy;
+  if (c.approvals === undefined && c.tracing !== true && !lookups) return { tracer: null, mastra: null };
   const { Mastra } = await lib.importPackage('@mastra/core/mastra');
   const config = { agents: { probe: agent }, logger: false };
   if (c.approvals !== undefined) {
@@ -377,8 +373,7 @@ async function register(lib, c, agent) {
   }
   const tracer = c.tracing === true ? await newTracer(lib) : null;
   if (tracer !== null) config.observability = tracer.observability;
-  new Mastra(config);
-  return tracer;
+  return { tracer, mastra: new Mastra(config) };
 }
 
 /** The first builtin of the case (tools, toolsets, clientTools) this install lacks. */

@@ -722,7 +722,19 @@ async function describeAgent(registeredAs, agent, RequestContext, sources, mcp, 
     : () => agent.getDefaultOptions({ requestContext });
   const defaults = (await step(`${defaultsName} function`, getDefaults)) ?? {};
   const memory = await step('memory function', () => agent.getMemory?.({ requestContext, runtimeContext }));
-  const assembled = await step('tools', () => assembledTools(agent, requestContext, defaults, zero));
+  // Mastra's assembly converts each tool for the agent's model, so a model
+  // the release cannot use (a "provider/model" string before the model
+  // router: the ai-v5 snapshot builds' schema compat reads its `modelId`)
+  // fails it, while the agent's own record is still what users registered.
+  // Then the agent is judged on that record, and the note says so.
+  let assemblyThrew = null;
+  const assembled = await assembledTools(agent, requestContext, defaults, zero).catch((e) => {
+    if (typeof agent.model !== 'string' || given === null || typeof given !== 'object') {
+      throw new LoadError('agent-throws', `${where}: its tools threw: ${firstLine(e?.message ?? e)}`);
+    }
+    assemblyThrew = firstLine(e?.message ?? e);
+    return given;
+  });
   mcp.agent = null;
 
   const givenKeys = keysOf(given);
@@ -798,6 +810,7 @@ async function describeAgent(registeredAs, agent, RequestContext, sources, mcp, 
     registeredAs,
     id: who.id,
     name: who.name,
+    assemblyThrew,
     at: sources.agentLocation(who),
     route: await step('model function', () => routeOf(agent, requestContext)),
     tools,

@@ -98,6 +98,19 @@ impl Script {
         }
     }
 
+    /// The replies each list has left: `replies`' own, then each
+    /// sub-agent's in `subAgentReplies` (what a later turn of the case
+    /// starts from: a list is not rewound between turns).
+    pub fn left(&self) -> (Vec<Reply>, Vec<(ToolKey, Vec<Reply>)>) {
+        let rest = |c: &Cursor| c.replies.get(c.next..).unwrap_or_default().to_vec();
+        let own = self
+            .own
+            .iter()
+            .map(|(key, cursor)| (key.clone(), rest(cursor)))
+            .collect();
+        (rest(&self.shared), own)
+    }
+
     /// Who made the request whose body is `body` (`None`: a body that is not
     /// JSON, which only the parent's script can answer).
     pub fn requester(&self, body: Option<&Json>) -> Requester {

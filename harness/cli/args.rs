@@ -283,6 +283,7 @@ impl<D: DefaultVersions> ScopeArgs<D> {
             routes: self.routes.route.clone(),
             keep: false,
             recheck: crate::run::recheck::Recheck::default(),
+            generated: None,
         }
     }
 }

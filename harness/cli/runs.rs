@@ -91,7 +91,7 @@ pub struct RunArgs {
     pub scope: ScopeArgs<DefaultPinned>,
     #[command(flatten)]
     pub report: JsonReportArgs,
-    /// Write every report format (report.json, report.xml, report.md,
+    /// Write every report format (report.json, junit/, report.md,
     /// report.html) into this folder, and end with a headline: known
     /// issues per version, divergences, what could not run, where the
     /// reports are.
@@ -199,7 +199,7 @@ pub struct MatrixArgs {
     #[command(flatten)]
     pub scope: ScopeArgs<DefaultPinnedLatest>,
     /// The folder for the results database (results.sqlite) and the
-    /// reports (report.xml, report.md, report.html).
+    /// reports (junit/, report.md, report.html).
     #[arg(long, default_value = "target/matrix")]
     pub out: PathBuf,
     /// Also write each result to OUT/results.jsonl as it completes.
@@ -251,7 +251,8 @@ pub fn matrix(args: MatrixArgs) -> Result<Exit, Failure> {
                 "matrix: {n} fuzz cases from seed {seed} in {}",
                 fuzz_dir.display()
             );
-            scope.cases.push(fuzz_dir);
+            scope.cases.push(fuzz_dir.clone());
+            scope.generated = Some(fuzz_dir);
         }
     }
     let strict = args.strict.strict;
@@ -275,7 +276,7 @@ pub fn matrix(args: MatrixArgs) -> Result<Exit, Failure> {
         &mut ObserverPair(&mut watcher, &mut writer),
     )?;
     eprintln!(
-        "matrix: {} results in {}/{{{DATABASE},{JUNIT},{MARKDOWN},{HTML}}}{}{}",
+        "matrix: {} results in {}/{{{DATABASE},{JUNIT}/,{MARKDOWN},{HTML}}}{}{}",
         writer.written,
         out.display(),
         if args.jsonl {
@@ -615,7 +616,7 @@ pub struct MergeArgs {
     /// The slices' results databases (results.sqlite) or JSON reports.
     #[arg(required = true)]
     pub reports: Vec<PathBuf>,
-    /// The folder for the merged results.sqlite, report.xml, report.md and
+    /// The folder for the merged results.sqlite, junit/, report.md and
     /// report.html.
     #[arg(long, default_value = "target/merged")]
     pub out: PathBuf,
@@ -720,7 +721,7 @@ pub fn report(args: RenderArgs) -> Result<Exit, Failure> {
         (doc.rows.len(), doc.incomplete())
     };
     say!(
-        "{results} results: {}/{{{JUNIT},{MARKDOWN},{HTML}}}",
+        "{results} results: {}/{{{JUNIT}/,{MARKDOWN},{HTML}}}",
         out.display()
     );
     // Results that are not a whole run prove nothing about the cases that

@@ -210,6 +210,7 @@ pub fn bench(args: BenchArgs) -> Result<Exit, Failure> {
             routes,
             keep: false,
             recheck: crate::run::recheck::Recheck::default(),
+            generated: None,
         };
         let times = crate::loops::cold_warm::cold_warm(&matrix_config, &matrix_run, stop_flag())?;
         print_out(&times.to_text());

@@ -11,7 +11,7 @@
 //!   results and whether the run was interrupted, written only when the run
 //!   ends);
 //! - at the end, with `--json FILE`, the whole JSON report, streamed out of
-//!   the database; the command then renders `report.xml` (JUnit),
+//!   the database; the command then renders `junit/` (JUnit),
 //!   `report.md`, `report.html` and the site from the database
 //!   (`report::write_reports_db`).
 //!

@@ -13,6 +13,7 @@
 use super::record::Lookup;
 use super::releases::{Release, APPROVAL_DECLINED_MESSAGE, SUB_AGENTS_THROW_MESSAGE};
 use super::route::{result_on, ResultContent};
+use super::validate::Schema;
 use super::{ToolOrigin, ToolValue};
 use crate::case::{
     Approval, ApprovalPolicy, Case, Method, Reply, Tool, ToolApproval, ToolCallReply,
@@ -48,6 +49,7 @@ fn outside(case: &Case) -> Option<&'static str> {
 pub(super) fn as_resumed(case: &Case) -> Option<Case> {
     let call = &case.call;
     if call.active_tools.is_none()
+        && call.tool_choice.is_none()
         && call.max_steps.is_none()
         && case.client_tools.is_none()
         && case.toolsets.is_none()
@@ -56,6 +58,9 @@ pub(super) fn as_resumed(case: &Case) -> Option<Case> {
     }
     let mut plain = case.clone();
     plain.call.active_tools = None;
+    // Its `toolChoice` too: the resumed request says "auto" (1.0.4 and
+    // 1.71.0, fuzz seed 1 case 52: a named tool choice, approved).
+    plain.call.tool_choice = None;
     plain.call.max_steps = None;
     plain.client_tools = None;
     plain.toolsets = None;
@@ -80,7 +85,7 @@ fn resumed_base(
     let holds = |reply: &Reply| match reply {
         Reply::ToolCalls(list) => list.iter().any(|call| {
             tool_called(case, tools, &call.name)
-                .is_some_and(|tool| waits(rel, case, tool, &call.name, &mut Vec::new()))
+                .is_some_and(|tool| waits(rel, case, Some(tool), &call.name, &mut Vec::new()))
         }),
         _ => false,
     };
@@ -99,7 +104,13 @@ fn resumed_base(
 
 /// Whether the call of `tool` under the wire name `name` waits for
 /// approval, recording what the policy was asked.
-fn waits(rel: &Release, case: &Case, tool: &Tool, name: &JsString, asked: &mut Vec<Json>) -> bool {
+fn waits(
+    rel: &Release,
+    case: &Case,
+    tool: Option<&Tool>,
+    name: &JsString,
+    asked: &mut Vec<Json>,
+) -> bool {
     waits_in(rel, case, tool, name, asked, false)
 }
 
@@ -110,7 +121,7 @@ fn waits(rel: &Release, case: &Case, tool: &Tool, name: &JsString, asked: &mut V
 fn waits_in(
     rel: &Release,
     case: &Case,
-    tool: &Tool,
+    tool: Option<&Tool>,
     name: &JsString,
     asked: &mut Vec<Json>,
     resumed: bool,
@@ -129,7 +140,7 @@ fn waits_in(
             }
         }
     };
-    match own_approval(tool) {
+    match tool.and_then(own_approval) {
         None => policy,
         Some(ToolApproval::Always) => true,
         // From `TOOL_APPROVAL_FN_ASKED` the tool's function decides alone,
@@ -174,8 +185,13 @@ fn tool_called<'c>(case: &'c Case, tools: &Record<ToolValue>, name: &JsString) -
     if value.origin != ToolOrigin::Ours {
         return None;
     }
-    // The last tool registered under the key is the one the record holds.
-    case.tools.iter().rev().find(|t| *t.key() == value.key)
+    // The last tool registered under the key is the one the record holds,
+    // unless a toolset's tool of that key took its place (its id tells).
+    case.tools
+        .iter()
+        .rev()
+        .find(|t| *t.key() == value.key)
+        .filter(|t| tool_id(t) == value.id)
 }
 
 /// The key of the record a call by `name` finds its tool under.
@@ -275,12 +291,18 @@ struct Replay<'a> {
     resumed: bool,
     /// For each step that went on, whether an answer resumed it.
     answered: Vec<bool>,
+    /// `toolCalls` and `toolResults` of the last result that was suspended
+    /// at a held call an answer resumed.
+    suspended_lists: Option<(Vec<Json>, Vec<Json>)>,
 }
 
 /// How a step of calls ended.
 enum StepEnd {
     GoesOn,
     Suspended,
+    /// A call naming no tool threw "Tool X not found" (before
+    /// `NOT_FOUND_IS_A_RESULT`).
+    Thrown,
 }
 
 impl<'a> Replay<'a> {
@@ -296,6 +318,7 @@ impl<'a> Replay<'a> {
             requests: base.requests.clone(),
             resumed: false,
             answered: Vec::new(),
+            suspended_lists: None,
             base,
         }
     }
@@ -320,6 +343,85 @@ impl<'a> Replay<'a> {
         }
     }
 
+    /// The run ended by an API error reply to request `step` (the script's
+    /// own, or the default once it ran out), its retries all errors too.
+    ///
+    /// Measured on 1.0.4, 1.67.0 and 1.71.0, every route
+    /// (`cases/approval/error-reply-*.json`, `script-ends-in-*.json`):
+    /// where no answer resumed the run it ends as with every call let
+    /// through (`base`): the stream's lists stand as its steps left them
+    /// (on 1.12.0, `APPROVAL_SUSPEND_THROWS`, without the failed call's
+    /// result), `generate()` throws and hands over none. In a resumed run
+    /// the error ends the resumed stream likewise, while a resumed
+    /// `generate()` throws, and the lists are the suspended result's.
+    fn ends_in_error(mut self, step: usize, api_error: bool) -> Result<Projection, String> {
+        let requests = self.base.requests.len();
+        let reply = |i: usize| {
+            self.case
+                .replies
+                .get(i)
+                .cloned()
+                .unwrap_or_else(Reply::default_reply)
+        };
+        // A retried error whose retry gets a reply that goes on is a run
+        // that goes on: its steps are no longer one per reply.
+        let retried_on = (step..requests).any(|i| !matches!(reply(i), Reply::Error { .. }));
+        if !api_error || retried_on {
+            return Err(
+                "an approval case with an error reply retried into one that goes on".into(),
+            );
+        }
+        let error = self.base.error.clone();
+        if self.stream() {
+            return Ok(self.projection(error));
+        }
+        if !self.resumed {
+            // `generate()` threw: no result, the lists as with every call
+            // let through.
+            let lists = self
+                .base
+                .seen
+                .as_ref()
+                .map(|s| (s.tool_calls.clone(), s.tool_results.clone()));
+            let mut p = self.projection(error);
+            if let (Some(seen), Some((calls, results))) = (p.seen.as_mut(), lists) {
+                seen.tool_calls = calls;
+                seen.tool_results = results;
+            }
+            return Ok(p);
+        }
+        let lists = self.suspended_lists.take();
+        let mut p = self.projection(error);
+        if let (Some(seen), Some((calls, results))) = (p.seen.as_mut(), lists) {
+            seen.tool_calls = Some(calls);
+            seen.tool_results = Some(results);
+        }
+        Ok(p)
+    }
+
+    /// The run ended by a call naming no tool, before `NOT_FOUND_IS_A_RESULT`:
+    /// the calls before it went as ever (a held one waited, and ran once
+    /// approved), then it threw "Tool X not found", the error with every
+    /// call let through (`base`). Measured on 1.0.4, every route
+    /// (`cases/approval/invented-name-*.json`): a stream hands over no
+    /// lists (an error of Mastra's own), `generate()` throws, and its lists
+    /// are the suspended result's where an answer had resumed the run, none
+    /// where none had.
+    fn thrown(mut self) -> Projection {
+        let error = self.base.error.clone();
+        let lists = if self.stream() || !self.resumed {
+            None
+        } else {
+            self.suspended_lists.take()
+        };
+        let mut p = self.projection(error);
+        if let Some(seen) = p.seen.as_mut() {
+            seen.tool_calls = lists.as_ref().map(|l| l.0.clone());
+            seen.tool_results = lists.map(|l| l.1);
+        }
+        p
+    }
+
     /// One step of calls: each call asked, held or run in order, the run
     /// suspended at the first held call the case does not answer.
     ///
@@ -338,66 +440,91 @@ impl<'a> Replay<'a> {
         let (case, rel) = (self.case, self.rel);
         let mut held = Vec::new();
         for call in list {
-            let tool = tool_called(case, tools, &call.name)
-                .ok_or("an approval case calling a name that reaches none of its tools")?;
-            let valid = call
-                .arguments
-                .get("city")
-                .is_some_and(|c| matches!(c, Json::String(_)))
-                && call.arguments.members().is_some_and(|m| m.len() == 1);
-            if !valid {
-                return Err("an approval case whose call's arguments do not fit the tool".into());
-            }
-            held.push(tool);
+            held.push(target(case, rel, tools, call)?);
         }
         if self.stream() {
             super::steps::seen::call_chunks(case, rel, list, list, &mut self.seen.stream);
         }
         self.calls
             .extend(list.iter().map(|c| Json::String(c.name.clone())));
-        // This step's runs with every call let through, one per call.
-        let mut runs: Vec<Executed> = self.executed.by_ref().take(list.len()).collect();
+        // This step's runs with every call let through, one per call whose
+        // arguments pass.
+        let passing = held
+            .iter()
+            .filter(|t| matches!(t, Target::Tool(Some(_), Fit::Runs(_))))
+            .count();
+        let mut runs: Vec<Executed> = self.executed.by_ref().take(passing).collect();
         let mut handed: Vec<(&'static str, Json)> = Vec::new();
         let mut answered = false;
-        for (i, (call, tool)) in list.iter().zip(held).enumerate() {
+        // The calls naming no tool that failed before the step's next wait.
+        let mut not_found: Vec<&ToolCallReply> = Vec::new();
+        for (i, (call, target)) in list.iter().zip(held).enumerate() {
             let name = Json::String(call.name.clone());
-            let run = runs
-                .iter()
-                .position(|e| *e.id.units() == *tool_id(tool).units())
+            // A call naming no tool fails, unasked, and the step goes on
+            // (`NOT_FOUND_IS_A_RESULT`).
+            let Target::Tool(tool, fit) = target else {
+                if !rel.not_found_is_a_result {
+                    // Where no call of the step waits, its calls run at once
+                    // and a later one may run before the throw: not measured.
+                    let holds = list.iter().any(|c| {
+                        tool_called(case, tools, &c.name)
+                            .is_some_and(|t| waits(rel, case, Some(t), &c.name, &mut Vec::new()))
+                    });
+                    if !holds {
+                        return Err("an approval case calling a name that reaches none of its tools, in a step nothing holds, before 1.4.0".into());
+                    }
+                    self.resumed |= answered;
+                    self.requests.truncate(step + 1);
+                    return Ok(StepEnd::Thrown);
+                }
+                handed.push(("tool-error", name));
+                not_found.push(call);
+                continue;
+            };
+            // What the call hands over once it runs: a result (its
+            // validation report too), or a tool error where its `null`
+            // arguments are refused (`NULL_ARGUMENTS_REFUSED`).
+            let ran = fit.handed();
+            let run = tool
+                .and_then(|tool| {
+                    runs.iter()
+                        .position(|e| *e.id.units() == *tool_id(tool).units())
+                })
+                .filter(|_| matches!(fit, Fit::Runs(_)))
                 .map(|at| runs.remove(at));
             let resumed = self.resumed;
             if !waits_in(rel, case, tool, &call.name, &mut self.seen.asked, resumed) {
                 self.kept.extend(run);
-                handed.push(("tool-result", name));
+                handed.push((ran, name));
                 continue;
             }
             if rel.approval_suspend_throws {
                 // The suspension fails (`APPROVAL_SUSPEND_THROWS`): the call
                 // is a tool error, nothing waits, and the step goes on.
                 handed.push(("tool-error", name));
-                self.answer_with(step, call, JsString::from(SUB_AGENTS_THROW_MESSAGE));
+                self.answer_with(step, call, &fit, JsString::from(SUB_AGENTS_THROW_MESSAGE));
                 continue;
             }
-            if self.stream() {
-                self.seen
-                    .stream
-                    .push((JsString::from("tool-call-approval"), name.clone()));
-            }
-            // Without scripted ids (Gemini) no answer can name the call.
-            let scripted = case.route.call_ids_scripted();
-            let id = if scripted {
-                Json::String(call.id.clone())
-            } else {
-                Json::Null
-            };
-            self.seen.pending.push((id, name.clone()));
-            let answer = case
-                .approvals
-                .iter()
-                .flatten()
-                .find(|(id, _)| scripted && *id == call.id)
-                .map(|(_, a)| *a);
+            let answer = self.hold(call, &name);
             let later = &list[i + 1..];
+            if answer.is_some() && !not_found.is_empty() {
+                let five = crate::version::spec::MastraVersion::new(1, 5, 0);
+                if rel.version < five {
+                    return Err(
+                        "an answered call after a call naming no tool in its step, on 1.4".into(),
+                    );
+                }
+                if rel.not_found_name_only_on_resume {
+                    for failed in not_found.drain(..) {
+                        self.stored_as_name_only(step, &failed.id);
+                    }
+                }
+            }
+            if answer.is_some() {
+                // What the suspended result hands over: the calls so far,
+                // the results before this step's.
+                self.suspended_lists = Some((self.calls.clone(), self.results.clone()));
+            }
             match answer {
                 None => {
                     // From `APPROVAL_LATER_CALLS_ASKED` the policy is asked
@@ -427,12 +554,12 @@ impl<'a> Replay<'a> {
                 Some(Approval::Approve) => {
                     answered = true;
                     self.kept.extend(run);
-                    handed.push(("tool-result", name));
+                    handed.push((ran, name));
                 }
                 Some(Approval::Decline) if self.decline_lost() => {
                     answered = true;
                     self.kept.extend(run);
-                    handed.push(("tool-result", name));
+                    handed.push((ran, name));
                 }
                 Some(Approval::Decline) => {
                     answered = true;
@@ -441,12 +568,44 @@ impl<'a> Replay<'a> {
                     } else if rel.approval_denied_chunk_on_1x {
                         handed.push(("tool-output-denied", name));
                     }
-                    self.answer_with(step, call, JsString::from(APPROVAL_DECLINED_MESSAGE));
+                    self.answer_with(step, call, &fit, JsString::from(APPROVAL_DECLINED_MESSAGE));
                 }
             }
         }
+        self.hand_over(handed, answered);
+        Ok(StepEnd::GoesOn)
+    }
+
+    /// A held call waits: its `tool-call-approval` chunk and its `pending`
+    /// entry; the case's answer to it, if any.
+    fn hold(&mut self, call: &ToolCallReply, name: &Json) -> Option<Approval> {
+        if self.stream() {
+            self.seen
+                .stream
+                .push((JsString::from("tool-call-approval"), name.clone()));
+        }
+        // Without scripted ids (Gemini) no answer can name the call.
+        let scripted = self.case.route.call_ids_scripted();
+        let id = if scripted {
+            Json::String(call.id.clone())
+        } else {
+            Json::Null
+        };
+        self.seen.pending.push((id, name.clone()));
+        self.case
+            .approvals
+            .iter()
+            .flatten()
+            .find(|(id, _)| scripted && *id == call.id)
+            .map(|(_, a)| *a)
+    }
+
+    /// The end of a step that went on: what its calls handed over, a refused
+    /// call ahead of the step's results, as outside approval (`steps::seen`).
+    fn hand_over(&mut self, mut handed: Vec<(&'static str, Json)>, answered: bool) {
         self.resumed |= answered;
         self.answered.push(answered);
+        handed.sort_by_key(|(kind, _)| *kind != "tool-error");
         for (kind, name) in handed {
             if kind == "tool-result" {
                 self.results.push(name.clone());
@@ -455,7 +614,6 @@ impl<'a> Replay<'a> {
                 self.seen.stream.push((JsString::from(kind), name));
             }
         }
-        Ok(StepEnd::GoesOn)
     }
 
     /// Whether a decline is lost with the policy function that held the call
@@ -468,16 +626,25 @@ impl<'a> Replay<'a> {
             )
     }
 
+    /// Every later request carries the not-found result of the call `id` as
+    /// `NOT_FOUND_NAME_ONLY_ON_RESUME` writes it.
+    fn stored_as_name_only(&mut self, step: usize, id: &JsString) {
+        for request in self.requests.iter_mut().skip(step + 1) {
+            for item in &mut request.history {
+                if let HistoryItem::Result { id: of, content } = item {
+                    if of == id {
+                        *content = Json::str("{\"name\":\"ToolNotFoundError\"}");
+                    }
+                }
+            }
+        }
+    }
+
     /// Every later request carries `message` (a declined call's refusal, a
-    /// failed call's error) in place of the call's output.
-    fn answer_with(&mut self, step: usize, call: &ToolCallReply, message: JsString) {
+    /// failed call's error) in place of what the call gave once run (`fit`).
+    fn answer_with(&mut self, step: usize, call: &ToolCallReply, fit: &Fit, message: JsString) {
         let route = self.case.route;
-        let ran_as = result_on(
-            route,
-            &call.id,
-            &call.name,
-            ResultContent::Output(super::steps::TOOL_RESULT),
-        );
+        let ran_as = result_on(route, &call.id, &call.name, fit.content());
         let refused = result_on(route, &call.id, &call.name, ResultContent::Message(message));
         for request in self.requests.iter_mut().skip(step + 1) {
             for item in &mut request.history {
@@ -487,6 +654,123 @@ impl<'a> Replay<'a> {
             }
         }
     }
+}
+
+/// How a call of a case tool goes once it runs (let through or approved):
+/// validation and the `null` check come after the wait, inside the run
+/// (measured on 1.0.4, 1.67.0 and 1.71.0, every route:
+/// `cases/approval/bad-arguments-*.json`, `null-arguments-*.json`).
+enum Fit {
+    /// The tool runs (a case tool's `execute`, listed in `executed`), with
+    /// this output.
+    Runs(&'static str),
+    /// Validation fails: the report is the call's result.
+    Fails(Json),
+    /// `null` arguments, refused before validation (`NULL_ARGUMENTS_REFUSED`):
+    /// a tool error with this message.
+    Refused(JsString),
+}
+
+impl Fit {
+    /// The chunk (and `toolResults` entry, for a result) the call hands over.
+    fn handed(&self) -> &'static str {
+        match self {
+            Fit::Refused(_) => "tool-error",
+            _ => "tool-result",
+        }
+    }
+
+    /// What the next request carries as the call's result.
+    fn content(&self) -> ResultContent {
+        match self {
+            Fit::Runs(output) => ResultContent::Output(output),
+            Fit::Fails(report) => ResultContent::Object(report.clone()),
+            Fit::Refused(message) => ResultContent::Message(message.clone()),
+        }
+    }
+}
+
+/// What a call of an approval case reaches.
+enum Target<'c> {
+    /// A tool approval applies to, and how its call goes once it runs: a
+    /// case tool (`Some`, whose own `requireApproval` counts), an MCP
+    /// server's tool or a workflow (`None`).
+    Tool(Option<&'c Tool>, Fit),
+    /// No tool: the call fails as a tool result.
+    NotFound,
+}
+
+/// What `call` reaches. An MCP server's tool and a workflow are held and
+/// asked as a case tool is (measured on 1.0.4, 1.67.0 and 1.71.0, every
+/// route: `cases/approval/mcp-tool-held-*.json`, `workflow-held-*.json`);
+/// a call naming nothing fails unasked and the step goes on from
+/// `NOT_FOUND_IS_A_RESULT` (`invented-name-*.json`; before, it throws
+/// "Tool X not found" once the step's held calls are answered).
+fn target<'c>(
+    case: &'c Case,
+    rel: &Release,
+    tools: &Record<ToolValue>,
+    call: &ToolCallReply,
+) -> Result<Target<'c>, String> {
+    let unreached = || "an approval case calling a name that reaches none of its tools".to_string();
+    let Some((_, value)) = reached(tools, &call.name) else {
+        if matches!(tools.get(&call.name), Lookup::Missing) {
+            return Ok(Target::NotFound);
+        }
+        return Err(unreached());
+    };
+    let (schema, output) = match value.origin {
+        ToolOrigin::Ours => {
+            let tool = tool_called(case, tools, &call.name).ok_or_else(unreached)?;
+            let fit = fit(
+                case,
+                rel,
+                &value.key,
+                call,
+                Schema::City,
+                super::steps::TOOL_RESULT,
+            )?;
+            return Ok(Target::Tool(Some(tool), fit));
+        }
+        ToolOrigin::Mcp(_) => (Schema::City, super::sources::MCP_RESULT),
+        ToolOrigin::Workflow => (Schema::Workflow, super::sources::WORKFLOW_RESULT),
+        _ => return Err(unreached()),
+    };
+    Ok(Target::Tool(
+        None,
+        fit(case, rel, &value.key, call, schema, output)?,
+    ))
+}
+
+/// How the call `call` of the tool registered under `key` goes once it
+/// runs, as `steps` resolves it.
+fn fit(
+    case: &Case,
+    rel: &Release,
+    key: &JsString,
+    call: &ToolCallReply,
+    schema: Schema,
+    output: &'static str,
+) -> Result<Fit, String> {
+    let on_google = case.route.wire() == crate::route::Wire::GenerateContent;
+    let arguments = if call.arguments == Json::Null && on_google && rel.google_null_arguments_empty
+    {
+        Json::Object(Vec::new())
+    } else {
+        call.arguments.clone()
+    };
+    if rel.null_arguments_refused && arguments == Json::Null {
+        return Ok(Fit::Refused(super::steps::refused_message(&call.name)));
+    }
+    Ok(
+        match super::validate::validate(rel, schema, key, &arguments)? {
+            Ok(_) => Fit::Runs(output),
+            Err(mut report) => {
+                crate::projection::normalise_validation(&mut report);
+                Fit::Fails(report)
+            }
+        },
+    )
 }
 
 /// Each request's history as `RESUMED_STEP_MERGED` writes it: the step
@@ -544,6 +828,7 @@ pub(super) fn project(
     tools: &Record<ToolValue>,
     base: Projection,
     resumed: Option<&Projection>,
+    api_error: bool,
 ) -> Result<Projection, String> {
     if let Some(why) = outside(case) {
         return Err(why.into());
@@ -555,9 +840,15 @@ pub(super) fn project(
     let requests = base.requests.len();
     let error = base.error.clone();
     let mut replay = Replay::new(case, rel, base);
-    // Request i is answered by reply i; the script is replayed until a reply
-    // ends the run.
-    for (step, reply) in case.replies.iter().enumerate() {
+    // Request i is answered by reply i (once the script runs out, by the
+    // listener's default error); the script is replayed until a reply ends
+    // the run.
+    for step in 0.. {
+        let reply = case
+            .replies
+            .get(step)
+            .cloned()
+            .unwrap_or_else(Reply::default_reply);
         if step >= requests {
             // A run no answer resumed is the base's own, which stopped here
             // (`maxSteps`); a resumed one should have gone on.
@@ -571,9 +862,14 @@ pub(super) fn project(
                 return Err("an approval case that ends in an error".into())
             }
             Reply::Text(_) => return Ok(replay.projection(None)),
-            Reply::Error { .. } => return Err("an approval case with an error reply".into()),
+            Reply::Error { .. } => return replay.ends_in_error(step, api_error),
             Reply::ToolCalls(list) => list,
         };
+        let mut list = list;
+        if !super::steps::arriving(case, rel, &mut list) {
+            return Ok(replay.projection(None));
+        }
+        let list = list.as_slice();
         let reused = list
             .iter()
             .enumerate()
@@ -581,11 +877,13 @@ pub(super) fn project(
         if reused {
             return Err("approval with a call id used twice in one step".into());
         }
-        if let StepEnd::Suspended = replay.step(step, list, tools)? {
-            return Ok(replay.projection(None));
+        match replay.step(step, list, tools)? {
+            StepEnd::Suspended => return Ok(replay.projection(None)),
+            StepEnd::Thrown => return Ok(replay.thrown()),
+            StepEnd::GoesOn => {}
         }
     }
-    Err("an approval case whose script ends in a call".into())
+    unreachable!("the default reply ends every script")
 }
 
 /// The reason an approval case does not apply to a release before 1.x.
@@ -745,6 +1043,54 @@ mod tests {
         );
         assert_eq!(p.executed.len(), 2);
         assert_eq!(p.requests.len(), 3);
+    }
+
+    #[test]
+    fn a_held_call_with_bad_arguments_waits_and_once_approved_sends_its_report() {
+        let text =
+            include_str!("../../cases/approval/bad-arguments-held-then-approved-stream.json");
+        let p = projected(text, MastraVersion::new(1, 71, 0));
+        assert!(p.executed.is_empty(), "validation fails after the wait");
+        let seen = p.seen.unwrap();
+        assert_eq!(seen.pending.len(), 1);
+        assert_eq!(seen.stream.last().unwrap().0.to_lossy(), "tool-result");
+        let history = p.requests[1].to_json().get("history").unwrap().to_compact();
+        assert!(history.contains("validation failed"), "{history}");
+    }
+
+    #[test]
+    fn null_arguments_approved_are_a_tool_error_from_1_6_0() {
+        let text =
+            include_str!("../../cases/approval/null-arguments-held-then-approved-stream.json");
+        let last = |v| {
+            let seen = projected(text, v).seen.unwrap();
+            seen.stream.last().unwrap().0.to_lossy()
+        };
+        assert_eq!(last(MastraVersion::new(1, 5, 0)), "tool-result");
+        assert_eq!(last(MastraVersion::new(1, 6, 0)), "tool-error");
+    }
+
+    #[test]
+    fn an_error_ending_a_resumed_generate_leaves_the_suspended_results_lists() {
+        let text =
+            include_str!("../../cases/approval/error-reply-after-an-approved-call-generate.json");
+        let p = projected(text, MastraVersion::new(1, 71, 0));
+        assert_eq!(p.executed.len(), 1, "the approved call ran");
+        assert_eq!(p.requests.len(), 2);
+        let seen = p.seen.unwrap();
+        assert_eq!(seen.tool_calls.map(|c| c.len()), Some(1));
+        assert_eq!(seen.tool_results, Some(Vec::new()));
+        let streamed = text
+            .replace("(generate)", "(stream)")
+            .replace("\"generate\"", "\"stream\"");
+        let seen = projected(&streamed, MastraVersion::new(1, 71, 0))
+            .seen
+            .unwrap();
+        assert_eq!(
+            seen.tool_results.map(|r| r.len()),
+            Some(1),
+            "the resumed stream's"
+        );
     }
 
     /// Three approved calls under `true`, one per step: on 1.16.0 to 1.55.0

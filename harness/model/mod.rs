@@ -98,7 +98,8 @@ enum ToolOrigin {
     /// A workflow (`workflow-KEY`).
     Workflow,
     /// A tool an MCP server lists (`SERVER_TOOL`): the server runs it.
-    Mcp,
+    /// The server's name, as its tool spans give it (`MCP_TOOL_SPANS`).
+    Mcp(JsString),
     /// Memory's `updateWorkingMemory`.
     WorkingMemory,
 }
@@ -269,7 +270,7 @@ pub fn call_target(case: &Case, name: &JsString) -> Option<CallTarget> {
         Some(ToolOrigin::Client) => CallTarget::Stops,
         Some(ToolOrigin::Builtin(_)) => CallTarget::Builtin,
         Some(ToolOrigin::Ours) => CallTarget::Ours,
-        Some(ToolOrigin::Mcp) => CallTarget::Mcp,
+        Some(ToolOrigin::Mcp(_)) => CallTarget::Mcp,
         Some(ToolOrigin::Workflow) => CallTarget::Workflow,
         Some(ToolOrigin::SubAgent(_)) => CallTarget::SubAgent,
         Some(ToolOrigin::WorkingMemory) => CallTarget::WorkingMemory,
@@ -289,7 +290,7 @@ pub fn predict(case: &Case, version: MastraVersion) -> Prediction {
     // has a result; a case that cannot run has none.
     let with = |mut p: Projection| -> Result<Projection, String> {
         if p.applicable {
-            p.lookups = Some(lookups::predict(case, &rel)?);
+            p.lookups = Some(Box::new(lookups::predict(case, &rel)?));
         }
         Ok(p)
     };
@@ -348,15 +349,18 @@ fn predict_calls(case: &Case, version: MastraVersion) -> Prediction {
         )));
     }
     if one_agent {
+        let dropping = case.tracing
+            && !rel.traced_stream_keeps_chunks
+            && case.calls().iter().any(|c| c.method == Method::Stream);
         return match turns::project(case, &rel) {
-            Ok(p)
-                if case.tracing
-                    && !rel.traced_stream_keeps_chunks
-                    && case.calls().iter().any(|c| c.method == Method::Stream) =>
-            {
-                Prediction::Dropping(p)
-            }
-            Ok(p) => Prediction::Projection(p),
+            Ok(mut ps) if ps.len() == 1 && dropping => Prediction::Dropping(ps.remove(0)),
+            // Each way a race goes may lose chunks too: not followed.
+            Ok(_) if dropping => Prediction::Unmodelled(format!(
+                "concurrent requests racing on a traced stream before {}, which may lose chunks",
+                releases::TRACED_STREAM_KEEPS_CHUNKS.first
+            )),
+            Ok(mut ps) if ps.len() == 1 => Prediction::Projection(ps.remove(0)),
+            Ok(ps) => Prediction::Races(ps),
             Err(reason) => Prediction::Unmodelled(reason),
         };
     }
@@ -418,6 +422,7 @@ fn run_from(
             spans: Vec::new(),
             answered: false,
             api_error: false,
+            left: crate::case::script::Script::of(case).left(),
         }]);
     }
     let offered = offered(case, rel, &tools);
@@ -441,7 +446,14 @@ fn run_from(
     outcomes
         .into_iter()
         .map(|o| {
-            let projection = approval::project(case, rel, &tools, o.projection, resumed.as_ref())?;
+            let projection = approval::project(
+                case,
+                rel,
+                &tools,
+                o.projection,
+                resumed.as_ref(),
+                o.api_error,
+            )?;
             Ok(steps::Outcome { projection, ..o })
         })
         .collect()

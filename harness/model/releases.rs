@@ -196,6 +196,27 @@ release_table! {
     /// 1.58.0 (`bisect` of the same case, 1.49.0 to 1.67.0: 1.57.0 the same as
     /// 1.49.0, 1.58.0 adds the chunk).
     APPROVAL_DENIED_CHUNK => approval_denied_chunk_on_1x: (1, 58, 0);
+    /// `GET /tools/:toolId` of the release's `@mastra/server` (the package
+    /// `mastra dev` serves; each core is paired with the server of its own
+    /// number, `version::extras`) looks a tool up in the agents' own
+    /// listings when the Mastra's record lacks it (`findToolInAgents`, server
+    /// 1.31.0 `dist/chunk-AMC32S2M.js:38` and `:120`, absent from 1.30.0's
+    /// dist), so it finds the id of an agent whose tools are a function,
+    /// which `new Mastra` never registers. First in 1.31.0: `bisect
+    /// cases/lookups/listing-of-dynamic-tools.json --good 1.0.4 --bad 1.67.0
+    /// --route openai-compatible` (1.30.0 the same as 1.0.4).
+    SERVER_FINDS_TOOL_IN_AGENTS => server_finds_tool_in_agents_on_1x: (1, 31, 0);
+    /// `GET /tools` fails (its handler throws, so the route answers an error,
+    /// and the projection's `server.listTools` is `null`) for an agent with
+    /// an MCP tool, on the servers 1.13.2 to 1.17.0 that cores 1.13.2 to
+    /// 1.19.0 pair with; the single-tool routes still find the tool's id.
+    /// Found by `run --cases cases/lookups --versions ">=1.0.0 <2.0.0"
+    /// --route openai-compatible` (2026-12-06: `listing-with-mcp-and-memory`
+    /// diverged on exactly those seven releases), and with the MCP tool
+    /// alone (`cases/lookups/server-lists-mcp-tools.json`: 1.12.0 and 1.20.0
+    /// list it, 1.13.2 and 1.19.0 do not). Which line of the handler throws
+    /// was not read.
+    SERVER_LIST_FAILS_ON_MCP_TOOLS => server_list_fails_on_mcp_tools_on_1x: (1, 13, 2) ..= (1, 19, 0), ended (1, 20, 0);
     /// A run suspended at a held call asks the `requireToolApproval` function
     /// for the step's later calls too (they do not run); before, the step
     /// stopped asking at the held call. First in 1.69.0 (`bisect` of a step
@@ -244,6 +265,26 @@ release_table! {
     /// https://github.com/mastra-ai/mastra/pull/14677 ("Fixed tool input
     /// validation failures not producing observability spans").
     BAD_ARGUMENTS_END_A_SPAN => bad_arguments_end_a_span: (1, 17, 0);
+    /// An MCP server's tool ends a span of its own type, `mcp_tool_call`,
+    /// named `mcp_tool: 'KEY' on 'SERVER'`; before, a `tool_call` named as
+    /// any tool's. The core tells them apart by the tool's `mcpMetadata`
+    /// (1.13.2 `dist/chunk-FNVUZ3S2.js:206`, in 1.12.0's dist too), which
+    /// `@mastra/mcp` sets from 1.2.x (1.2.1 `dist/index.js:928`; 1.1.0,
+    /// installed beside 1.12.0, sets none): with the packages that fit each
+    /// core (`version::extras`), first in 1.13.2 (`bisect
+    /// cases/tracing/span-of-an-mcp-tool-call-generate.json --good 1.6.0
+    /// --bad 1.71.0`: first changed 1.13.2, last the same 1.12.0; 6 steps).
+    MCP_TOOL_SPANS => mcp_tool_spans: (1, 13, 2);
+    /// A memory's next turn recalls no call named `updateWorkingMemory`,
+    /// nor its result, whatever it answered (a call the agent had no such
+    /// tool for, "not found", included): the message list drops such
+    /// `tool-invocation` parts (1.67.0 `dist/agent-Dk0N0Nlg.js:18289`,
+    /// `@mastra/memory` 1.30.0 `updateMessageToHideWorkingMemoryV2`). First
+    /// in 1.14.0 (`bisect` of a case with `memory: true`, two turns, the
+    /// first calling `updateWorkingMemory` then answering text, `--good
+    /// 1.12.0 --bad 1.67.0`: first changed 1.14.0, last the same 1.13.2; 6
+    /// steps; `cases/memory/recall-hides-a-working-memory-call.json`).
+    RECALL_HIDES_WORKING_MEMORY_CALLS => recall_hides_working_memory_calls: (1, 14, 0);
     /// A traced `stream()`'s `fullStream` hands the user every chunk; before,
     /// the loop's output stream dropped a chunk enqueued while its queue was
     /// full (`isControllerOpen` read `desiredSize !== 0` as "closed"), which
@@ -272,6 +313,16 @@ release_table! {
     /// `Error("Tool X not found")`. First in 1.4.0 (sweep: `reply-unknown-name`,
     /// `reply-original-key`, 1.3.0 → 1.4.0).
     NOT_FOUND_IS_A_RESULT => not_found_is_a_result: (1, 4, 0);
+
+    /// Under approval, the not-found result of a call naming no tool that came
+    /// before a held call of its step reaches the resumed run's requests as
+    /// `{"name":"ToolNotFoundError"}` (the error, serialised across the
+    /// suspension, keeps its name alone); from 1.42.0 as its message. Found
+    /// by `bisect cases/approval/invented-name-before-a-held-call-generate.json
+    /// --good 1.38.0 --bad 1.57.0`: first changed 1.42.0 (last the same
+    /// 1.41.0; 4 steps); `--good 1.4.0 --bad 1.38.0`: 1.5.0 (1.4.0 goes
+    /// otherwise, and is not modelled).
+    NOT_FOUND_NAME_ONLY_ON_RESUME => not_found_name_only_on_resume: (1, 5, 0) ..= (1, 41, 0), ended (1, 42, 0);
 
     /// A stream's calls give their `tool-call` chunks once every call of the
     /// step has streamed its input (`tool-call-input-streaming-start`,

@@ -126,7 +126,7 @@ pub(super) fn mcp_tools_in(servers: &[McpServer], join: McpJoin) -> Record<ToolV
                 ToolValue {
                     id: prefixed,
                     key,
-                    origin: ToolOrigin::Mcp,
+                    origin: ToolOrigin::Mcp(server.clone()),
                 },
             );
         }
@@ -178,8 +178,14 @@ fn parent_memory_ids(rel: &Release, memory: bool) -> bool {
 ///
 /// The ids: given the parent's thread and resource (`memory`, from
 /// `SUB_AGENT_PARENT_MEMORY_IDS`), `${thread}-${uuid}` and
-/// `${resource}-${key}`; otherwise a fresh UUID and
-/// `${slugify(agent.id)}-${key}`, the probe's agent id being `probe`.
+/// `${resource}-${key}`; otherwise a fresh UUID and, for the resource,
+/// `mastra.generateId()` where the agent is registered on a `Mastra` (a
+/// UUID: the probe registers it for `tracing` and `approvals`), else
+/// `${slugify(agent.id)}-${key}`, the probe's agent id being `probe`
+/// (1.0.4 `dist/chunk-FKO2M32N.js:18124`, 1.71.0
+/// `dist/agent-BOxKOk3n.js:38920`; measured on 1.0.4,
+/// `cases/tracing/span-of-a-sub-agent-call-generate.json`). `ids` is
+/// (the case has memory options, the agent is on a `Mastra`).
 ///
 /// The whole output is an object, which `@ai-sdk/google` sends as the object
 /// itself (`route::result_on`; seen on 1.0.4, where every sub-agent result
@@ -189,26 +195,24 @@ pub fn sub_agent_result(
     by_name: bool,
     key: &JsString,
     text: &JsString,
-    memory: bool,
+    ids: (bool, bool),
 ) -> ResultContent {
     if rel.sub_agent_text_only && by_name {
         return ResultContent::Message(text.clone());
     }
+    let (memory, on_mastra) = ids;
     let (thread, resource) = if parent_memory_ids(rel, memory) {
-        (
-            format!("{PROBE_THREAD}-{UUID}"),
-            format!("{PROBE_RESOURCE}-"),
-        )
+        let resource = JsString::from(format!("{PROBE_RESOURCE}-").as_str()).concat(key);
+        (format!("{PROBE_THREAD}-{UUID}"), resource)
+    } else if on_mastra {
+        (UUID.to_string(), JsString::from(UUID))
     } else {
-        (UUID.to_string(), "probe-".to_string())
+        (UUID.to_string(), JsString::from("probe-").concat(key))
     };
     let mut members = vec![
         ("text", Json::String(text.clone())),
         ("subAgentThreadId", Json::str(&thread)),
-        (
-            "subAgentResourceId",
-            Json::String(JsString::from(resource.as_str()).concat(key)),
-        ),
+        ("subAgentResourceId", Json::String(resource)),
     ];
     if rel.sub_agent_tool_results {
         members.push(("subAgentToolResults", Json::Array(Vec::new())));

@@ -32,7 +32,7 @@ use super::route::{self, ResultContent};
 use super::validate::{self, validate, Schema};
 use super::{error_view, sources, ToolOrigin, ToolValue};
 use crate::case::script::{Requester, Script};
-use crate::case::{Case, Method, Reply, ToolCallReply};
+use crate::case::{Case, Method, Reply, ToolCallReply, ToolKey};
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::projection::{ErrorView, Executed, HistoryItem, Projection, RequestView};
@@ -112,6 +112,8 @@ struct FailedCall {
 struct Invocation {
     step: usize,
     id: JsString,
+    /// The name its first call was sent under (`RECALL_HIDES_WORKING_MEMORY_CALLS`).
+    name: JsString,
     call: HistoryItem,
     result: Option<HistoryItem>,
     /// The call found its tool (its result is not "not found").
@@ -185,6 +187,56 @@ pub(super) struct SpanCall {
     /// Its arguments were refused (`Runs::Fails`, `Runs::Refused`) before
     /// `execute`: whether it ends a span is `BAD_ARGUMENTS_END_A_SPAN`.
     pub(super) refused: bool,
+    /// The server of an MCP server's tool (`MCP_TOOL_SPANS`).
+    pub(super) mcp_server: Option<JsString>,
+}
+
+/// The name of working memory's tool, which a memory hides from what it
+/// recalls (`RECALL_HIDES_WORKING_MEMORY_CALLS`).
+const WORKING_MEMORY_TOOL: &str = "updateWorkingMemory";
+
+/// The tool span each call of the parent's step that ran ends, in call
+/// order: a step that stops on a client tool's call or a suspending
+/// builtin has run its other calls, and they have ended theirs (1.0.4 and
+/// 1.71.0, `cases/tracing/span-of-a-client-tool-call-*.json`). In a step
+/// whose calls run concurrently, a call whose arguments were refused ends
+/// its span at once, before the calls that run (fuzz seed 1, case 1147 on
+/// 1.67.0 and 1.71.0).
+fn note_spans(agent: &mut Agent, taken: &Taken, concurrent: bool) {
+    if agent.who != Requester::Parent {
+        return;
+    }
+    let refused = |r: &Resolved| {
+        matches!(
+            r,
+            Resolved::Run {
+                runs: Runs::Fails { .. } | Runs::Refused(_),
+                ..
+            }
+        )
+    };
+    let mut order: Vec<&Resolved> = taken.resolved.iter().collect();
+    if concurrent {
+        order.sort_by_key(|r| !refused(r));
+    }
+    for r in order {
+        if let Resolved::Run { id, key, runs, .. } = r {
+            let mcp_server = agent
+                .tools
+                .entries()
+                .into_iter()
+                .find_map(|(_, v)| match &v.origin {
+                    ToolOrigin::Mcp(server) if v.key == *key => Some(server.clone()),
+                    _ => None,
+                });
+            agent.spans.push(SpanCall {
+                key: key.clone(),
+                id: id.clone(),
+                refused: matches!(runs, Runs::Fails { .. } | Runs::Refused(_)),
+                mcp_server,
+            });
+        }
+    }
 }
 
 /// What one way a case's loop can go gives: its projection, what the
@@ -200,7 +252,12 @@ pub(super) struct Outcome {
     pub(super) answered: bool,
     /// The parent's loop ended on an API error reply (`FAILED_CALL_NOT_STORED`).
     pub(super) api_error: bool,
+    /// The replies each list has left (`Script::left`).
+    pub(super) left: Left,
 }
+
+/// The replies of `replies`, and of each sub-agent's own list, not taken.
+pub(super) type Left = (Vec<Reply>, Vec<(ToolKey, Vec<Reply>)>);
 
 /// A sub-agent run inside a parent's step.
 #[derive(Debug, Clone)]
@@ -276,10 +333,11 @@ pub(super) fn run_loop_from(
         match cx.parent_step(state)? {
             Next::Go(states) => pending.extend(states.into_iter().rev()),
             Next::Done(state) => {
-                let stored = state.parent.history(rel);
+                let stored = state.parent.stored(rel);
                 let spans = state.parent.spans.clone();
                 let answered = matches!(state.ended, Some(Ending::Answer(_)));
                 let api_error = matches!(state.ended, Some(Ending::ApiError(_)));
+                let left = state.world.script.left();
                 let projection = cx.end(*state)?;
                 let o = Outcome {
                     projection,
@@ -287,6 +345,7 @@ pub(super) fn run_loop_from(
                     spans,
                     answered,
                     api_error,
+                    left,
                 };
                 if !out.contains(&o) {
                     out.push(o);
@@ -403,25 +462,8 @@ impl Cx<'_> {
             Sent::Calls(calls) => calls,
             Sent::Ended(ending) => return Ok(Err(ending)),
         };
-        // The provider drops a call with `null` args before Mastra sees it
-        // (`GOOGLE_NULL_ARGUMENTS_LOST`); a step of such calls alone has
-        // none, and ends the loop as a reply without text does.
-        if self.rel.google_null_arguments_lost && self.case.route.wire() == Wire::GenerateContent {
-            calls.retain(|c| c.arguments != Json::Null);
-            if calls.is_empty() {
-                return Ok(Err(Ending::Answer(JsString::new())));
-            }
-        }
-        // `GOOGLE_STREAM_STRING_ARGUMENTS_EMPTY`: a string becomes `{}`.
-        if self.rel.google_stream_string_arguments_empty
-            && self.case.route.wire() == Wire::GenerateContent
-            && self.case.call.method == Method::Stream
-        {
-            for c in &mut calls {
-                if matches!(c.arguments, Json::String(_)) {
-                    c.arguments = Json::Object(Vec::new());
-                }
-            }
+        if !arriving(self.case, self.rel, &mut calls) {
+            return Ok(Err(Ending::Answer(JsString::new())));
         }
         let sent = calls.clone();
         let reused_in_step = self.merges_call_ids()
@@ -745,6 +787,8 @@ impl Cx<'_> {
         }
         let ran = legacy_loop::calls_that_ran(self.case, self.rel, taken);
         let taken = ran.as_ref().unwrap_or(taken);
+        let concurrent = self.runs_concurrently(agent, &taken.resolved);
+        note_spans(agent, taken, concurrent);
         if let Some(ending) = self.ended_by(taken) {
             return Ok(Some(ending));
         }
@@ -847,16 +891,11 @@ impl Cx<'_> {
                     releases::TOOL_ERROR_ENDS_MEMORY_CALLS.range()
                 ));
             }
-            let mut message = JsString::from("Tool \"");
-            message = message.concat(name);
-            message.push_str(
-                "\" received invalid arguments \u{2014} the provided JSON could not be parsed. Please provide valid JSON arguments.",
-            );
             return Ok(Resolved::Run {
                 id: value.id.clone(),
                 key: value.key.clone(),
                 by_name: matches!(tools.get(name), Lookup::Own(_)),
-                runs: Runs::Refused(message),
+                runs: Runs::Refused(refused_message(name)),
             });
         }
         let runs = match &value.origin {
@@ -869,7 +908,7 @@ impl Cx<'_> {
                 Ok(input) => Runs::Ours(input),
                 Err(report) => fails(report),
             },
-            ToolOrigin::Mcp => match checked(Schema::City, &call.arguments)? {
+            ToolOrigin::Mcp(_) => match checked(Schema::City, &call.arguments)? {
                 Ok(_) => Runs::Fixed(sources::MCP_RESULT),
                 Err(report) => fails(report),
             },
@@ -1009,19 +1048,11 @@ impl Cx<'_> {
                 Resolved::Stop => continue,
             };
             agent.working_memory.note(&call.name, r);
-            if let Resolved::Run { id, key, runs, .. } = r {
-                if agent.who == Requester::Parent {
-                    agent.spans.push(SpanCall {
-                        key: key.clone(),
-                        id: id.clone(),
-                        refused: matches!(runs, Runs::Fails { .. } | Runs::Refused(_)),
-                    });
-                }
-            }
             let content = legacy_loop::own_client_output(self.rel, content);
             let invocation = Invocation {
                 step: agent.step,
                 id: call.id.clone(),
+                name: call.name.clone(),
                 call: route::call_on(route, self.rel, i, name.clone()),
                 result: Some(route::result_on(route, &call.id, &name, content)),
                 found: !matches!(r, Resolved::NotFound { .. }),
@@ -1065,18 +1096,26 @@ impl Cx<'_> {
                     .and_then(|s| s.ending.clone())
                     .ok_or("a sub-agent run that did not end")?;
                 match ending {
-                    Ending::Answer(text) => {
-                        sources::sub_agent_result(self.rel, by_name, key, &text, memory)
-                    }
+                    Ending::Answer(text) => sources::sub_agent_result(
+                        self.rel,
+                        by_name,
+                        key,
+                        &text,
+                        (memory, self.case.on_mastra()),
+                    ),
                     // A sub-agent's loop stopped by a call of a name without
                     // `execute` (an inherited one: a sub-agent has no client
                     // tools) gives its ordinary output with empty text
                     // (observed on 1.0.4, 1.67.0 and 1.71.0, generate and
                     // stream: `cases/calls/sub-agent-calls-an-inherited-name.json`;
                     // on 0.x's v5 loop too, observed on 0.21.0 to 0.24.9).
-                    Ending::Stopped => {
-                        sources::sub_agent_result(self.rel, by_name, key, &JsString::new(), memory)
-                    }
+                    Ending::Stopped => sources::sub_agent_result(
+                        self.rel,
+                        by_name,
+                        key,
+                        &JsString::new(),
+                        (memory, self.case.on_mastra()),
+                    ),
                     // On `stream()` before `SUB_AGENT_STREAM_ERROR_THROWN`
                     // the sub-agent's stream ends without text instead
                     // (observed from 1.0.4; a loop that ends in an error of
@@ -1088,7 +1127,13 @@ impl Cx<'_> {
                             && self.case.call.method == Method::Stream
                             && !(self.rel.tool_error_ends_memory_calls && memory) =>
                     {
-                        sources::sub_agent_result(self.rel, by_name, key, &JsString::new(), memory)
+                        sources::sub_agent_result(
+                            self.rel,
+                            by_name,
+                            key,
+                            &JsString::new(),
+                            (memory, self.case.on_mastra()),
+                        )
                     }
                     // From `SUB_AGENT_ERROR_AS_TEXT` the parent is sent the
                     // error's message; before, the whole error object.
@@ -1176,23 +1221,42 @@ impl Agent {
     /// steps written back, each step's calls then its results
     /// (`history_per_step`) or every call ahead of every result.
     fn history(&self, rel: &Release) -> Vec<HistoryItem> {
+        self.history_of(rel, &self.invocations.iter().collect::<Vec<_>>())
+    }
+
+    /// What a memory stores of the call and recalls in the next: its
+    /// history, without a call of working memory's tool and its result
+    /// from `RECALL_HIDES_WORKING_MEMORY_CALLS`.
+    fn stored(&self, rel: &Release) -> Vec<HistoryItem> {
+        let hidden = JsString::from(WORKING_MEMORY_TOOL);
+        let kept: Vec<&Invocation> = self
+            .invocations
+            .iter()
+            .filter(|i| !(rel.recall_hides_working_memory_calls && i.name == hidden))
+            .collect();
+        self.history_of(rel, &kept)
+    }
+
+    /// The history before this agent's steps, then `invocations` as each
+    /// release writes them back.
+    fn history_of(&self, rel: &Release, invocations: &[&Invocation]) -> Vec<HistoryItem> {
         let mut out = self.before.clone();
         if super::releases::legacy::history_per_call(rel) {
-            for i in &self.invocations {
+            for i in invocations {
                 out.push(i.call.clone());
                 out.extend(i.result.clone());
             }
         } else if rel.history_per_step() {
-            let last = self.invocations.iter().map(|i| i.step).max();
+            let last = invocations.iter().map(|i| i.step).max();
             for step in 0..=last.unwrap_or(0) {
-                let of = || self.invocations.iter().filter(move |i| i.step == step);
+                let of = || invocations.iter().filter(move |i| i.step == step);
                 out.extend(of().map(|i| i.call.clone()));
                 out.extend(of().filter(|i| !i.late).filter_map(|i| i.result.clone()));
                 out.extend(of().filter(|i| i.late).filter_map(|i| i.result.clone()));
             }
         } else {
-            out.extend(self.invocations.iter().map(|i| i.call.clone()));
-            out.extend(self.invocations.iter().filter_map(|i| i.result.clone()));
+            out.extend(invocations.iter().map(|i| i.call.clone()));
+            out.extend(invocations.iter().filter_map(|i| i.result.clone()));
         }
         out
     }
@@ -1556,6 +1620,43 @@ fn not_found_message(name: &JsString, available: &[JsString]) -> JsString {
         ". Call tools by their exact name only — never add prefixes, namespaces, or colons.",
     );
     m
+}
+
+/// The tool error a call with `null` arguments gets (`NULL_ARGUMENTS_REFUSED`),
+/// `name` as called.
+pub(super) fn refused_message(name: &JsString) -> JsString {
+    let mut message = JsString::from("Tool \"");
+    message = message.concat(name);
+    message.push_str(
+        "\" received invalid arguments \u{2014} the provided JSON could not be parsed. Please provide valid JSON arguments.",
+    );
+    message
+}
+
+/// A reply's calls as they reach Mastra on the case's route: the provider
+/// drops a call with `null` args before Mastra sees it
+/// (`GOOGLE_NULL_ARGUMENTS_LOST`), and a streamed string becomes `{}`
+/// (`GOOGLE_STREAM_STRING_ARGUMENTS_EMPTY`). False where every call of a
+/// step of calls was dropped: the step has none, and ends the loop as a
+/// reply without text does.
+pub(super) fn arriving(case: &Case, rel: &Release, calls: &mut Vec<ToolCallReply>) -> bool {
+    if case.route.wire() != Wire::GenerateContent {
+        return true;
+    }
+    if rel.google_null_arguments_lost {
+        calls.retain(|c| c.arguments != Json::Null);
+        if calls.is_empty() {
+            return false;
+        }
+    }
+    if rel.google_stream_string_arguments_empty && case.call.method == Method::Stream {
+        for c in calls.iter_mut() {
+            if matches!(c.arguments, Json::String(_)) {
+                c.arguments = Json::Object(Vec::new());
+            }
+        }
+    }
+    true
 }
 
 /// The name a history entry carries (`sanitizeToolName` in the prompt

@@ -9,8 +9,8 @@
 //! calls left, started from what the memory recalls.
 
 use super::releases::Release;
-use super::steps::{Outcome, SpanCall};
-use crate::case::{Case, Reply, Tool};
+use super::steps::{Left, SpanCall};
+use crate::case::{Case, Reply};
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::projection::{HistoryItem, Projection, SpanView, Turn};
@@ -18,49 +18,98 @@ use crate::route::Route;
 
 /// Why the case is outside what this module covers, if it is.
 fn outside(case: &Case) -> Option<&'static str> {
-    let s = &case.sources;
-    let other_sources = s.agents.is_some()
-        || s.workflows.is_some()
-        || s.mcp.is_some()
-        || s.dynamic_tools
-        || case.sub_agent_replies.is_some();
-    if other_sources && (case.turns.is_some() || case.tracing) {
-        return Some("turns or tracing beside sub-agents, workflows, MCP servers or dynamic tools");
-    }
-    if s.memory.is_some_and(|m| m.in_memory) && other_sources {
-        return Some("memory: true beside sub-agents, workflows, MCP servers or dynamic tools");
-    }
-    let not_ours = |t: &Tool| matches!(t, Tool::Builtin { .. });
-    if case.tracing
-        && (case.toolsets.is_some()
-            || case.client_tools.is_some()
-            || case.tools.iter().any(not_ours))
-    {
-        return Some("tracing beside toolsets, client tools or builtins");
-    }
     if case.tracing && case.drives_approval() {
         return Some("tracing beside approval");
     }
     None
 }
 
-/// The projection of a case with `turns`, `memory: true` or `tracing`.
-pub(super) fn project(case: &Case, rel: &Release) -> Result<Projection, String> {
+/// Where the calls of a case stand between two turns: what the replies
+/// have left, what the memory recalls, the turns so far.
+#[derive(Clone)]
+struct Between {
+    left: Left,
+    recalled: Vec<HistoryItem>,
+    turns: Vec<Turn>,
+    mutated: Vec<String>,
+}
+
+/// The projection of a case with `turns`, `memory: true` or `tracing`:
+/// each way its calls can go, distinct. Where a turn's requests race
+/// (concurrent sub-agents sharing `replies`), each way it went is followed
+/// into the later turns, which take the replies and recall the history it
+/// left.
+pub(super) fn project(case: &Case, rel: &Release) -> Result<Vec<Projection>, String> {
     if let Some(why) = outside(case) {
         return Err(why.into());
     }
-    let memory = case.sources.memory.is_some();
-    let mut consumed = 0;
-    let mut recalled: Vec<HistoryItem> = Vec::new();
-    let mut turns = Vec::new();
-    let mut mutated = Vec::new();
+    let start = Between {
+        left: (
+            case.replies.clone(),
+            case.sub_agent_replies.clone().unwrap_or_default(),
+        ),
+        recalled: Vec::new(),
+        turns: Vec::new(),
+        mutated: Vec::new(),
+    };
+    let mut ways = vec![start];
     for call in case.calls() {
-        let mut one = case.clone();
-        one.turns = None;
-        one.call = call.clone();
-        one.replies = remaining(&case.replies, consumed);
-        let outcome = only(super::run_from(&one, rel, recalled.clone())?)?;
-        consumed += outcome.projection.requests.len();
+        let mut next = Vec::new();
+        for at in ways {
+            for way in turn(case, rel, call, &at)? {
+                next.push(way);
+            }
+            if next.len() > MAX_WAYS {
+                return Err(format!(
+                    "concurrent requests racing in more than {MAX_WAYS} ways across turns"
+                ));
+            }
+        }
+        ways = next;
+    }
+    let mut out: Vec<Projection> = Vec::new();
+    for way in ways {
+        let p = projection_of(case, way);
+        if !out.contains(&p) {
+            out.push(p);
+        }
+    }
+    Ok(out)
+}
+
+/// How many ways a case's turns may go before the model gives up, as the
+/// one-call loop does (`steps::MAX_OUTCOMES`).
+const MAX_WAYS: usize = 64;
+
+/// Each way the call `call` goes from `at`.
+fn turn(
+    case: &Case,
+    rel: &Release,
+    call: &crate::case::Call,
+    at: &Between,
+) -> Result<Vec<Between>, String> {
+    let memory = case.sources.memory.is_some();
+    // What a turn hands the user's code is projected where the turn's
+    // shape is (`Case::turn`, `Case::seen_projected`), as the observation
+    // does; `one` has the replies left, a suffix of the case's, so it
+    // projects at least those.
+    let projected = case.turn(call).seen_projected();
+    let mut one = case.clone();
+    one.turns = None;
+    one.call = call.clone();
+    one.replies = or_default(at.left.0.clone());
+    if case.sub_agent_replies.is_some() {
+        let own = at
+            .left
+            .1
+            .iter()
+            .map(|(k, r)| (k.clone(), or_default(r.clone())));
+        one.sub_agent_replies = Some(own.collect());
+    }
+    let mut ways = Vec::new();
+    for outcome in super::run_from(&one, rel, at.recalled.clone())? {
+        let mut way = at.clone();
+        way.left = outcome.left.clone();
         let lost = rel.failed_call_not_stored && outcome.api_error;
         if memory && !lost {
             // The thread holds every tool message of the call (where an
@@ -69,7 +118,7 @@ pub(super) fn project(case: &Case, rel: &Release) -> Result<Projection, String> 
             // call's prompt replays them, names through the same sanitiser
             // as the call's own history (`HISTORY_NAMES_SANITISED`: an
             // invented name comes back `unknown_tool`).
-            recalled = outcome
+            way.recalled = outcome
                 .stored
                 .iter()
                 .map(|item| recall(rel, item))
@@ -79,51 +128,56 @@ pub(super) fn project(case: &Case, rel: &Release) -> Result<Projection, String> 
             // 1.71.0 alike; `cases/memory/recall-of-a-rewritten-name.json`
             // on `openai`); elsewhere a text message is no part of `history`.
             if outcome.answered && case.route == Route::OpenAi {
-                recalled.push(HistoryItem::Ref(JsString::from(ANSWER_ITEM_ID)));
+                way.recalled
+                    .push(HistoryItem::Ref(JsString::from(ANSWER_ITEM_ID)));
             }
         }
         let mut turn = Turn::of(&outcome.projection);
-        if case.tracing {
+        if !projected {
+            turn.seen = None;
+        } else if case.tracing {
             let seen = turn.seen.get_or_insert_with(Default::default);
             seen.spans = Some(spans(rel, &outcome.spans));
         }
-        mutated.clone_from(&outcome.projection.mutated);
-        turns.push(turn);
+        way.mutated.clone_from(&outcome.projection.mutated);
+        way.turns.push(turn);
+        ways.push(way);
     }
+    if ways.is_empty() {
+        return Err("the loop gave no projection".into());
+    }
+    Ok(ways)
+}
+
+/// The projection one way of the case's calls gives: the contract's
+/// `turns` with `turns`, the flat projection of its one call without.
+fn projection_of(case: &Case, mut way: Between) -> Projection {
     if case.turns.is_none() {
-        let turn = turns.remove(0);
-        return Ok(Projection {
+        let turn = way.turns.remove(0);
+        return Projection {
             error: turn.error,
             requests: turn.requests,
             executed: turn.executed,
             seen: turn.seen,
-            mutated,
+            mutated: way.mutated,
             ..Projection::empty()
-        });
+        };
     }
-    Ok(Projection {
-        turns: Some(turns),
-        mutated,
+    Projection {
+        turns: Some(way.turns),
+        mutated: way.mutated,
         ..Projection::empty()
-    })
-}
-
-/// The replies left once `consumed` requests took theirs: every request,
-/// a retry too, takes the next reply, and once they run out the default.
-fn remaining(replies: &[Reply], consumed: usize) -> Vec<Reply> {
-    match replies.get(consumed..) {
-        Some(rest) if !rest.is_empty() => rest.to_vec(),
-        _ => vec![Reply::default_reply()],
     }
 }
 
-/// The one way a call goes; a race between concurrent requests inside a
-/// turn is not followed across turns.
-fn only(mut outcomes: Vec<Outcome>) -> Result<Outcome, String> {
-    match outcomes.len() {
-        1 => Ok(outcomes.remove(0)),
-        0 => Err("the loop gave no projection".into()),
-        _ => Err("a turn whose requests race, before a later turn".into()),
+/// A list of replies a later turn takes from: what the earlier turns left
+/// (every request, a retry too, took the next reply), and once they ran
+/// out the default.
+fn or_default(replies: Vec<Reply>) -> Vec<Reply> {
+    if replies.is_empty() {
+        vec![Reply::default_reply()]
+    } else {
+        replies
     }
 }
 
@@ -135,7 +189,8 @@ fn recall(rel: &Release, item: &HistoryItem) -> HistoryItem {
     }
 }
 
-/// The tool spans of a call's case tools, in the order they ended (the
+/// The tool spans of a call's runs (a case tool's, a sub-agent's, a
+/// workflow's, an MCP tool's, a builtin's), in the order they ended (the
 /// order of the calls: each ends when its `execute` or its validation
 /// returns, measured on 1.0.4 and 1.67.0). Each is `createChildSpan({ type:
 /// "tool_call", name: `tool: '${options.name}'`, entityName: options.name
@@ -144,14 +199,22 @@ fn recall(rel: &Release, item: &HistoryItem) -> HistoryItem {
 /// `SPAN_ENTITY_IS_THE_KEY`, before that the parent step span's
 /// (`stream-text-step`, on `generate()` too). A call whose arguments were
 /// refused ends one from `BAD_ARGUMENTS_END_A_SPAN` only: before, the span
-/// was made inside the function that runs after validation.
+/// was made inside the function that runs after validation. An MCP
+/// server's tool has a span type and name of its own from `MCP_TOOL_SPANS`.
 fn spans(rel: &Release, calls: &[SpanCall]) -> Vec<SpanView> {
     calls
         .iter()
         .filter(|c| !c.refused || rel.bad_arguments_end_a_span)
         .map(|c| {
-            let mut name = JsString::from("tool: '");
-            name = name.concat(&c.key);
+            let (kind, mut name) = match &c.mcp_server {
+                Some(server) if rel.mcp_tool_spans => {
+                    let mut name = JsString::from("mcp_tool: '").concat(&c.key);
+                    name.push_str("' on '");
+                    name = name.concat(server);
+                    ("mcp_tool_call", name)
+                }
+                _ => ("tool_call", JsString::from("tool: '").concat(&c.key)),
+            };
             name.push_str("'");
             let entity_id = if rel.span_entity_is_the_key {
                 Json::String(c.key.clone())
@@ -159,7 +222,7 @@ fn spans(rel: &Release, calls: &[SpanCall]) -> Vec<SpanView> {
                 Json::str(SPAN_ENTITY_BEFORE_KEY)
             };
             SpanView {
-                kind: Json::str("tool_call"),
+                kind: Json::str(kind),
                 name: Json::String(name),
                 entity_id,
                 entity_name: Json::String(c.key.clone()),
@@ -209,6 +272,42 @@ mod tests {
         assert_eq!(turns[1].requests[0].history, turns[0].requests[1].history);
         assert_eq!(turns[0].executed.len(), 1);
         assert!(turns[1].executed.is_empty());
+    }
+
+    /// Two sub-agents sharing `replies` race in the first turn; the
+    /// second recalls whichever order they went in (observed as one of
+    /// the two on 1.0.4, 1.38.0, 1.57.0, 1.67.0 and 1.71.0, every route).
+    #[test]
+    fn each_way_a_turn_races_is_followed_into_the_next() {
+        let c = case(
+            r#"{"about":"a","agents":["a","b"],"memory":true,"turns":[{},{"prompt":"again"}],
+                "replies":[{"toolCalls":[{"id":"call_1","name":"agent-a","arguments":{"prompt":"P"}},
+                                         {"id":"call_2","name":"agent-b","arguments":{"prompt":"L"}}]},
+                           {"text":"one"},{"text":"two"},{"text":"done"},{"text":"ok"}]}"#,
+        );
+        let Prediction::Races(ways) = predict(&c, MastraVersion::new(1, 71, 0)) else {
+            panic!("not a race");
+        };
+        assert_eq!(ways.len(), 2);
+        let recalled = |p: &Projection| p.turns.as_ref().unwrap()[1].requests[0].history.clone();
+        assert_ne!(recalled(&ways[0]), recalled(&ways[1]));
+    }
+
+    #[test]
+    fn a_sub_agents_own_replies_are_taken_across_turns() {
+        let c = case(
+            r#"{"about":"a","agents":["s"],"turns":[{},{}],
+                "replies":[{"toolCalls":[{"id":"call_1","name":"agent-s","arguments":{"prompt":"P"}}]},{"text":"done"},
+                           {"toolCalls":[{"id":"call_2","name":"agent-s","arguments":{"prompt":"L"}}]},{"text":"ok"}],
+                "subAgentReplies":{"s":[{"text":"sub one"},{"text":"sub two"}]}}"#,
+        );
+        let turns = projection(&c, (1, 71, 0)).turns.unwrap();
+        let result = |t: &Turn| match &t.requests[2].history[1] {
+            HistoryItem::Result { content, .. } => content.clone(),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(result(&turns[0]), Json::str("sub one"));
+        assert_eq!(result(&turns[1]), Json::str("sub two"));
     }
 
     #[test]

@@ -27,7 +27,7 @@ use crate::results::info::RunInfo;
 use crate::version::spec::MastraVersion;
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// One result as the JSON report writes it.
 pub fn result_json(r: &CaseResult) -> Json {
@@ -116,7 +116,8 @@ pub fn stream_report_json<E: From<std::io::Error>>(
 pub const JSONL: &str = "results.jsonl";
 pub const JSON: &str = "report.json";
 pub const DATABASE: &str = crate::db::FILE;
-pub const JUNIT: &str = "report.xml";
+/// JUnit, a folder of `TEST-*.xml` files, one a version (`junit.rs`).
+pub const JUNIT: &str = "junit";
 pub const MARKDOWN: &str = "report.md";
 pub const HTML: &str = "report.html";
 /// The grid as a static site, a folder (`site`).
@@ -153,7 +154,7 @@ pub fn write_reports(
             (Ok(()), None) => Ok(()),
         }
     };
-    streamed(JUNIT, &|w| junit::write(src, w))?;
+    write_junit(src, &out.join(JUNIT)).map_err(|(path, e)| fail(&path, e))?;
     streamed(MARKDOWN, &|w| markdown::write(src, w))?;
     streamed(HTML, &|w| {
         let page = html::render(src, security)?;
@@ -173,6 +174,33 @@ pub fn write_reports(
     site::render_full(site, None, security, history, &path)
         .map(drop)
         .map_err(|e| fail(&path, e.to_string()))
+}
+
+/// The JUnit files of `src` into the folder `dir`, after the `TEST-*.xml`
+/// an earlier run left there: a CI reader takes every file of the folder,
+/// and a version this run does not have must not be read as its.
+fn write_junit(src: &dyn query::ReportSource, dir: &Path) -> Result<(), (PathBuf, String)> {
+    std::fs::create_dir_all(dir).map_err(|e| (dir.to_path_buf(), e.to_string()))?;
+    let listed = std::fs::read_dir(dir).map_err(|e| (dir.to_path_buf(), e.to_string()))?;
+    for entry in listed {
+        let path = entry
+            .map_err(|e| (dir.to_path_buf(), e.to_string()))?
+            .path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if name.starts_with("TEST-") && name.ends_with(".xml") {
+            std::fs::remove_file(&path).map_err(|e| (path.clone(), e.to_string()))?;
+        }
+    }
+    let mut failed = None;
+    junit::write(src, &mut |name: &str, text: &[u8]| {
+        let path = dir.join(name);
+        write_streamed(&path, |w| w.write_all(text)).map_err(|e| {
+            let shown = e.to_string();
+            failed = Some(path);
+            shown
+        })
+    })
+    .map_err(|e| (failed.unwrap_or_else(|| dir.to_path_buf()), e))
 }
 
 /// `write_reports` from a results database.
@@ -589,7 +617,7 @@ pub fn headline(
         text.push_str("interrupted: the reports hold the results that finished\n");
     }
     text.push_str(&format!(
-        "reports: {} (also {JUNIT}, {MARKDOWN} and the results there)\n",
+        "reports: {} (also {JUNIT}/, {MARKDOWN} and the results there)\n",
         out.join(HTML).display()
     ));
     text.push_str(&format!(

@@ -370,8 +370,12 @@ mod tests {
         let db = stored(dir.path());
         let doc = sample();
         let mut xml = Vec::new();
-        junit::write(&db, &mut xml).unwrap();
-        assert_eq!(String::from_utf8(xml).unwrap(), junit::render(&doc));
+        junit::write(&db, &mut |name: &str, text: &[u8]| {
+            xml.push((name.to_string(), String::from_utf8(text.to_vec()).unwrap()));
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(xml, junit::render(&doc));
         let mut md = Vec::new();
         markdown::write(&db, &mut md).unwrap();
         assert_eq!(String::from_utf8(md).unwrap(), markdown::render(&doc));

@@ -37,9 +37,14 @@ const INSTALL: &str = "@mastra/core@VERSION zod@3.25.76";
 const MODULES: &[(&str, &str)] = &[
     ("agent.mjs", include_str!("../../node-probe/agent.mjs")),
     ("guard.mjs", include_str!("../../node-probe/guard.mjs")),
+    ("lookups.mjs", include_str!("../../node-probe/lookups.mjs")),
     (
         "mcp-tools.mjs",
         include_str!("../../node-probe/mcp-tools.mjs"),
+    ),
+    (
+        "project-names.mjs",
+        include_str!("../../node-probe/project-names.mjs"),
     ),
     ("reading.mjs", include_str!("../../node-probe/reading.mjs")),
     ("routes.mjs", include_str!("../../node-probe/routes.mjs")),
@@ -346,6 +351,8 @@ impl Repro<'_> {
         let case = self.case_json();
         let needed = |package: &str| match package {
             "@mastra/mcp" | "@modelcontextprotocol/sdk" => case.get("mcp").is_some(),
+            "@mastra/server" => case.get("lookups").is_some(),
+            "@mastra/observability" => case.get("tracing").is_some(),
             _ => case.get("memory").is_some(),
         };
         let mut line = format!("@mastra/core@{release} zod@3.25.76");
@@ -956,9 +963,30 @@ mod tests {
             .lines()
             .find(|l| l.contains("npm install @mastra/core@1.67.0"))
             .unwrap();
+        // What MCP and memory need; not the server nor observability, which
+        // only `lookups` and `tracing` do.
         for (package, version) in extras(MastraVersion::new(1, 67, 0)) {
-            assert!(line.contains(&format!("{package}@{version}")), "{line}");
+            let needed = !matches!(package, "@mastra/server" | "@mastra/observability");
+            let named = line.contains(&format!("{package}@{version}"));
+            assert_eq!(named, needed, "{package}: {line}");
         }
+        let asks = Case::parse(
+            Path::new("cases/z.json"),
+            r#"{"about":"asks","tools":["a"],"lookups":true,"tracing":true}"#,
+        )
+        .unwrap();
+        let script = Repro {
+            case: &asks,
+            ..repro.clone()
+        }
+        .script();
+        let line = script
+            .lines()
+            .find(|l| l.contains("npm install @mastra/core@1.67.0"))
+            .unwrap();
+        assert!(line.contains(" @mastra/server@1.67.0"), "{line}");
+        assert!(line.contains(" @mastra/observability@1.17.8"), "{line}");
+        assert!(!line.contains("@mastra/mcp"), "{line}");
         let plain = Case::parse(
             Path::new("cases/y.json"),
             r#"{"about":"plain","tools":["a"]}"#,

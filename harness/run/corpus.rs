@@ -19,6 +19,7 @@ use crate::run::recheck::{recheck, Held, Recheck, RecheckCount};
 use crate::run::session::{ResultSink, Session, VersionCases};
 use crate::run::shard::{costs_path, units_of, Costs, Shard};
 use crate::version::spec::{MastraVersion, Selection, VersionSpec};
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -162,6 +163,26 @@ pub struct RunRequest {
     pub keep: bool,
     /// `--recheck N`: which results are observed again, and how often.
     pub recheck: Recheck,
+    /// The folder of the generated cases (one of `cases`), whose cases are
+    /// named by their place inside it (`generated_name`).
+    pub generated: Option<PathBuf>,
+}
+
+/// A generated case's name: the folder's own name and the file's path
+/// inside it (`fuzz-cases/case-00025.json`), never where the folder is.
+/// Each slice of a night writes the same cases under its own `--out`, and
+/// `merge` takes slices whose corpus (names and contents) is the same and
+/// lines their results up by name; named by their full paths, the slices
+/// of every sharded night with generated cases were refused.
+fn name_generated(cases: &mut [Case], dir: &Path) {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let shown = dir.strip_prefix(&cwd).unwrap_or(dir);
+    let folder = Path::new(dir.file_name().unwrap_or_default());
+    for case in cases {
+        if let Ok(inside) = case.path.strip_prefix(shown) {
+            case.path = folder.join(inside);
+        }
+    }
 }
 
 /// Each case on the routes of `--route`, one case per route, unless the case
@@ -244,7 +265,10 @@ pub fn collect_run(
             )
         })?;
     }
-    let (cases, case_errors) = load_cases(&request.cases);
+    let (mut cases, case_errors) = load_cases(&request.cases);
+    if let Some(dir) = &request.generated {
+        name_generated(&mut cases, dir);
+    }
     let cases = on_routes(cases, request.routes.as_ref());
     // With nothing left to run, the first bad file is the failure, said
     // once by `main`; the others are reported before it.
@@ -281,7 +305,9 @@ pub fn collect_run(
         .shard
         .map(|s| units_of(&versions, s, &Costs::load(&costs_path(&root))));
     // This slice's cases of each version (all of them without --shard).
-    let mut selected: Vec<(MastraVersion, Vec<usize>, Vec<Case>)> = Vec::new();
+    // A version that runs the whole corpus borrows it: a copy a version was
+    // 280 MB before the first case ran, on every 1.x release on every route.
+    let mut selected: Vec<Selected> = Vec::new();
     for &v in &versions {
         let chosen: Vec<usize> = (0..cases.len())
             .filter(|i| {
@@ -291,7 +317,11 @@ pub fn collect_run(
             })
             .collect();
         if !chosen.is_empty() {
-            let subset = chosen.iter().map(|&i| cases[i].clone()).collect();
+            let subset = if chosen.len() == cases.len() {
+                Cow::Borrowed(&cases[..])
+            } else {
+                Cow::Owned(chosen.iter().map(|&i| cases[i].clone()).collect())
+            };
             selected.push((v, chosen, subset));
         }
     }
@@ -301,7 +331,7 @@ pub fn collect_run(
         .iter()
         .map(|(version, _, subset)| VersionCases {
             version: *version,
-            cases: subset,
+            cases: subset.as_ref(),
         })
         .collect();
     let mut collector = Collector {
@@ -348,13 +378,16 @@ pub fn collect_run(
     })
 }
 
+/// A version run, its cases' indices in the corpus, and those cases.
+type Selected<'c> = (MastraVersion, Vec<usize>, Cow<'c, [Case]>);
+
 /// Where a run's results go as the session makes them: to the observer
 /// (and kept, when asked), but for those `--recheck` holds back, which go
 /// when their re-checks are done, with their versions' costs after them.
 struct Collector<'a> {
     /// The versions run, each with its cases' indices in the corpus and
     /// the cases.
-    selected: &'a [(MastraVersion, Vec<usize>, Vec<Case>)],
+    selected: &'a [Selected<'a>],
     request: &'a RunRequest,
     observer: &'a mut dyn RunObserver,
     results: Vec<CaseResult>,

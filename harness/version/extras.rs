@@ -1,8 +1,10 @@
 //! `Extras`: the packages installed beside each `@mastra/core` so that a
 //! case can use every tool source (`docs/case-format.md`): `@mastra/mcp`
 //! for MCP servers, the official MCP SDK (the reference the probe's own
-//! server is compared with, `node-probe/testing/mcp-compare.mjs`), `@mastra/memory` with `@mastra/libsql` for memory, and
-//! `@mastra/observability` for tracing.
+//! server is compared with, `node-probe/testing/mcp-compare.mjs`),
+//! `@mastra/memory` with `@mastra/libsql` for memory, `@mastra/observability`
+//! for tracing, and on 1.x `@mastra/server` for the server's tool routes
+//! (`lookups`).
 //!
 //! In: a `MastraVersion`. Out: `(package, exact version)` pairs for the
 //! install manifest. Pure.
@@ -228,6 +230,82 @@ const OBSERVABILITY: &[(MastraVersion, &str)] = &[
     (v(1, 68, 0), "1.17.9"),
 ];
 
+/// `(first core, @mastra/server)`: the package `mastra dev` serves its
+/// routes from, whose tool handlers the `lookups` case field calls in
+/// process. Chosen by the same rule, from `npm view @mastra/server@'>=1.0.0
+/// <2.0.0' version peerDependencies devDependencies` (registry of
+/// 2026-12-06): each 1.x server is built against the core of its own
+/// number, so a core takes the server of its number, or the newest before
+/// it (1.70.0 and 1.71.0 take 1.69.0). The 1.0.2 and 1.0.3 on the registry
+/// are an old line's (`@mastra/core ^0.8`); the 2.0.x tag `latest` peers
+/// no 1.x core.
+const SERVER: &[(MastraVersion, &str)] = &[
+    (v(1, 0, 0), "1.0.4"),
+    (v(1, 1, 0), "1.1.0"),
+    (v(1, 2, 0), "1.2.0"),
+    (v(1, 4, 0), "1.4.0"),
+    (v(1, 5, 0), "1.5.0"),
+    (v(1, 7, 0), "1.7.0"),
+    (v(1, 8, 0), "1.8.0"),
+    (v(1, 9, 0), "1.9.0"),
+    (v(1, 10, 0), "1.10.0"),
+    (v(1, 13, 2), "1.13.2"),
+    (v(1, 14, 0), "1.14.0"),
+    (v(1, 15, 0), "1.15.0"),
+    (v(1, 16, 0), "1.16.0"),
+    (v(1, 17, 0), "1.17.0"),
+    (v(1, 20, 0), "1.20.0"),
+    (v(1, 21, 0), "1.21.0"),
+    (v(1, 22, 0), "1.22.0"),
+    (v(1, 23, 0), "1.23.0"),
+    (v(1, 24, 0), "1.24.0"),
+    (v(1, 24, 1), "1.24.1"),
+    (v(1, 25, 0), "1.25.0"),
+    (v(1, 26, 0), "1.26.0"),
+    (v(1, 28, 0), "1.28.0"),
+    (v(1, 30, 0), "1.30.0"),
+    (v(1, 31, 0), "1.31.0"),
+    (v(1, 32, 0), "1.32.0"),
+    (v(1, 32, 1), "1.32.1"),
+    (v(1, 33, 0), "1.33.0"),
+    (v(1, 33, 1), "1.33.1"),
+    (v(1, 34, 0), "1.34.0"),
+    (v(1, 35, 0), "1.35.0"),
+    (v(1, 36, 0), "1.36.0"),
+    (v(1, 37, 1), "1.37.1"),
+    (v(1, 38, 0), "1.38.0"),
+    (v(1, 40, 0), "1.40.0"),
+    (v(1, 41, 0), "1.41.0"),
+    (v(1, 42, 0), "1.42.0"),
+    (v(1, 43, 0), "1.43.0"),
+    (v(1, 45, 0), "1.45.0"),
+    (v(1, 46, 0), "1.46.0"),
+    (v(1, 47, 0), "1.47.0"),
+    (v(1, 48, 0), "1.48.0"),
+    (v(1, 49, 0), "1.49.0"),
+    (v(1, 50, 0), "1.50.0"),
+    (v(1, 50, 1), "1.50.1"),
+    (v(1, 51, 0), "1.51.0"),
+    (v(1, 52, 0), "1.52.0"),
+    (v(1, 52, 1), "1.52.1"),
+    (v(1, 53, 0), "1.53.0"),
+    (v(1, 54, 0), "1.54.0"),
+    (v(1, 55, 0), "1.55.0"),
+    (v(1, 57, 0), "1.57.0"),
+    (v(1, 58, 0), "1.58.0"),
+    (v(1, 59, 0), "1.59.0"),
+    (v(1, 60, 0), "1.60.0"),
+    (v(1, 61, 0), "1.61.0"),
+    (v(1, 63, 0), "1.63.0"),
+    (v(1, 63, 2), "1.63.2"),
+    (v(1, 64, 0), "1.64.0"),
+    (v(1, 65, 0), "1.65.0"),
+    (v(1, 66, 0), "1.66.0"),
+    (v(1, 67, 0), "1.67.0"),
+    (v(1, 68, 0), "1.68.0"),
+    (v(1, 69, 0), "1.69.0"),
+];
+
 fn pick(table: &[(MastraVersion, &'static str)], core: MastraVersion) -> &'static str {
     table
         .iter()
@@ -268,6 +346,7 @@ pub fn extras(core: MastraVersion) -> Vec<(&'static str, &'static str)> {
         ("@mastra/memory", pick(MEMORY, core)),
         ("@mastra/libsql", pick(LIBSQL, core)),
         ("@mastra/observability", pick(OBSERVABILITY, core)),
+        ("@mastra/server", pick(SERVER, core)),
         ("@modelcontextprotocol/sdk", MCP_SDK),
     ]
 }
@@ -485,13 +564,17 @@ mod tests {
         assert_eq!(get(v(1, 0, 4), "@mastra/observability"), "1.0.0");
         assert_eq!(get(v(1, 67, 0), "@mastra/observability"), "1.17.8");
         assert_eq!(get(v(1, 71, 0), "@mastra/observability"), "1.17.9");
+        assert_eq!(get(v(1, 0, 4), "@mastra/server"), "1.0.4");
+        assert_eq!(get(v(1, 67, 0), "@mastra/server"), "1.67.0");
+        assert_eq!(get(v(1, 71, 0), "@mastra/server"), "1.69.0");
+        assert_eq!(get(v(1, 12, 0), "@mastra/server"), "1.10.0");
         // Between rows: the row below.
         assert_eq!(get(v(1, 66, 5), "@mastra/mcp"), "1.17.3");
     }
 
     #[test]
     fn tables_ascend() {
-        for t in [MCP, MEMORY, LIBSQL, OBSERVABILITY] {
+        for t in [MCP, MEMORY, LIBSQL, OBSERVABILITY, SERVER] {
             assert!(t.windows(2).all(|w| w[0].0 < w[1].0));
         }
         for t in [MCP_ZERO, MEMORY_ZERO, LIBSQL_ZERO] {

@@ -255,6 +255,10 @@ fn parse_agent(v: &Json) -> Result<ProjectAgent, DecodeError> {
             .iter()
             .filter_map(parse_policy)
             .collect(),
+        assembly_threw: v
+            .get("assemblyThrew")
+            .and_then(Json::as_str)
+            .map(JsString::to_lossy),
         instructions: v.get("instructions").and_then(|i| {
             Some(Instructions {
                 text: i.get("text")?.as_str()?.clone(),

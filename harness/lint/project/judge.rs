@@ -227,12 +227,27 @@ fn lint_agent(agent: &ProjectAgent, project: &LoadedProject, config: &LintConfig
     let (findings, suppressed) = settle(findings, config, &project.suppressions);
     AgentLint {
         agent: agent.clone(),
-        notes: report.notes.iter().cloned().chain(approval_notes).collect(),
+        notes: assembly_note(agent)
+            .into_iter()
+            .chain(report.notes.iter().cloned())
+            .chain(approval_notes)
+            .collect(),
         upgrade: upgrade(agent, project.mastra, &report),
         report,
         findings,
         suppressed,
     }
+}
+
+/// Where Mastra could not assemble the agent's tools for its model: what
+/// was judged instead, so a clean result is not read as the whole agent's.
+fn assembly_note(agent: &ProjectAgent) -> Option<String> {
+    agent.assembly_threw.as_ref().map(|threw| {
+        format!(
+            "Mastra's own assembly of its tools threw ({threw}), as a call would with this model; \
+             judged on its own tools record alone (no memory, toolset, client, sub-agent or workflow tools)"
+        )
+    })
 }
 
 /// Each finding against the configuration and the inline comments: counted

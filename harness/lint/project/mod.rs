@@ -287,6 +287,10 @@ pub struct ProjectAgent {
     /// Its default options' approval policies that are functions.
     pub approval: Vec<ApprovalPolicy>,
     pub instructions: Option<Instructions>,
+    /// What Mastra's own assembly of its tools threw, where the loader
+    /// judged the agent's own tools record instead (a model string a
+    /// release cannot convert tools for).
+    pub assembly_threw: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]

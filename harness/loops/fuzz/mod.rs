@@ -663,6 +663,7 @@ mod tests {
             "a sub-agent's call of a tool without execute",
             "a workflow's inputData sent as text",
             "concurrent requests racing in more than",
+            "concurrent requests racing on a traced stream before",
         ];
         // What `model/approval.rs` and `model/turns.rs` leave, each in
         // docs/modelled.md ("What the user's code is handed").
@@ -671,16 +672,11 @@ mod tests {
             "approval of a builtin tool",
             "approval with a call id used twice in one step",
             "an approval case calling a name that reaches none of its tools",
-            "an approval case whose call's arguments do not fit the tool",
-            "an approval case whose script ends in a call",
-            "an approval case with an error reply",
+            "an approval case with an error reply retried into one that goes on",
             "an answered call before later calls of its step",
+            "an answered call after a call naming no tool in its step, on 1.4",
             "a run resumed after its first step beside activeTools",
-            "memory: true beside sub-agents, workflows, MCP servers or dynamic tools",
             "tracing beside approval",
-            "tracing beside toolsets, client tools or builtins",
-            "turns or tracing beside sub-agents, workflows, MCP servers or dynamic tools",
-            "a turn whose requests race, before a later turn",
         ];
         let versions = [(1, 8, 0), (1, 11, 0), (1, 57, 0), (1, 71, 0)]
             .map(|(a, b, c)| MastraVersion::new(a, b, c));
@@ -694,6 +690,8 @@ mod tests {
         };
         // (predictions, unmodelled) of the plain cases and of the others.
         let (mut plain, mut user) = ((0, 0), (0, 0));
+        // Unmodelled predictions of the user's surface, by reason.
+        let mut by_reason: std::collections::BTreeMap<&str, usize> = Default::default();
         for g in &cases {
             let drawn = surface(&g.case);
             for v in versions {
@@ -707,27 +705,100 @@ mod tests {
                 } else {
                     DOCUMENTED.to_vec()
                 };
-                assert!(
-                    reasons.iter().any(|d| why.starts_with(d)),
-                    "case {} on {v} ({:?}): {why}",
-                    g.index,
-                    g.case.route
-                );
+                let reason = reasons.iter().find(|d| why.starts_with(**d));
+                let Some(reason) = reason else {
+                    panic!("case {} on {v} ({:?}): {why}", g.index, g.case.route);
+                };
+                if drawn {
+                    *by_reason.entry(reason).or_default() += 1;
+                }
                 tally.1 += 1;
             }
         }
+        // The tally by reason, for whoever models the next one
+        // (`cargo test --lib every_unmodelled -- --nocapture`).
+        let mut tally: Vec<_> = by_reason.into_iter().collect();
+        tally.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
+        for (reason, n) in tally {
+            eprintln!("{n:>6}  {reason}");
+        }
+        eprintln!(
+            "{:>6}  of {} predictions of the user's surface",
+            user.1, user.0
+        );
         // The plain cases: 62 unmodelled in 6,000 predictions before the
         // generator drew the user's surface; well under 5 %.
         assert!(plain.1 * 20 < plain.0, "plain: {plain:?}");
         // The others: 2,546 of 3,460 unmodelled when first drawn (74 %),
-        // 1,665 (48 %) once approval beside other sources was modelled. A
+        // 1,665 (48 %) once approval beside other sources was modelled,
+        // 1,183 (34 %) once turns, memory and tracing beside every source
+        // were, 798 (23 %) once approval beside bad arguments, error
+        // replies, MCP tools, workflows and invented names was too (where a
+        // toolset's tool replaces a case tool, or an invented name comes in
+        // a step nothing holds before 1.4.0, it stays unmodelled). A
         // ratchet, not a goal: it fails when the share grows, and comes
         // down as the rest is modelled.
-        assert!(user.1 * 2 < user.0, "the user's surface: {user:?}");
+        assert!(user.1 * 100 < user.0 * 24, "the user's surface: {user:?}");
         assert!(
             user.0 * 5 > plain.0,
             "the user's surface drawn: {user:?} beside {plain:?}"
         );
+    }
+
+    /// The user-surface reasons counted one by one, for working the largest
+    /// first: `cargo test --lib unmodelled_tally -- --ignored --nocapture`
+    /// (`TALLY=seed,count,v1;v2;...`, default the acceptance's fuzz run).
+    #[test]
+    #[ignore = "a measurement to run by hand (it asserts nothing), not a check"]
+    fn unmodelled_tally() {
+        use crate::model::{predict, Prediction};
+        use crate::route::RouteSet;
+        use crate::run::shard::Shard;
+        use std::collections::BTreeMap;
+        let spec = std::env::var("TALLY").unwrap_or_else(|_| "1,3000,1.0.4;1.67.0;1.71.0".into());
+        let parts: Vec<&str> = spec.split(',').collect();
+        let (seed, count) = (parts[0].parse().unwrap(), parts[1].parse().unwrap());
+        let versions: Vec<MastraVersion> = parts[2]
+            .split(';')
+            .map(|v| {
+                let n: Vec<u32> = v.split('.').map(|x| x.parse().unwrap()).collect();
+                MastraVersion::new(n[0], n[1], n[2])
+            })
+            .collect();
+        let all = RouteSet::all();
+        let mut tally: BTreeMap<String, (usize, Vec<String>)> = BTreeMap::new();
+        let mut total = 0;
+        for g in super::generate_slice_on(seed, count, Shard::whole(), Some(&all)) {
+            for v in &versions {
+                total += 1;
+                if let Prediction::Unmodelled(why) = predict(&g.case, *v) {
+                    let e = tally.entry(why.clone()).or_default();
+                    e.0 += 1;
+                    if e.1.len() < 6 {
+                        e.1.push(format!("{}@{v}", g.index));
+                        if let Ok(dir) = std::env::var("DUMP") {
+                            let slug: String = why
+                                .chars()
+                                .take(40)
+                                .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+                                .collect();
+                            let dir = std::path::Path::new(&dir).join(slug);
+                            std::fs::create_dir_all(&dir).unwrap();
+                            let mut text = g.case.to_json().to_pretty();
+                            text.push('\n');
+                            std::fs::write(dir.join(format!("case-{}.json", g.index)), text)
+                                .unwrap();
+                        }
+                    }
+                }
+            }
+        }
+        let mut rows: Vec<_> = tally.into_iter().collect();
+        rows.sort_by_key(|r| std::cmp::Reverse(r.1 .0));
+        println!("{total} predictions");
+        for (why, (n, ex)) in rows {
+            println!("{n:6}  {why}  [{}]", ex.join(" "));
+        }
     }
 
     use super::*;

@@ -498,7 +498,7 @@ fn refusal(agent: &Agent, call: &ToolCallReply, resolved: &Resolved) -> Result<J
             let schema = match agent.tools.get(name) {
                 Lookup::Own(v) => match v.origin {
                     ToolOrigin::Ours
-                    | ToolOrigin::Mcp
+                    | ToolOrigin::Mcp(_)
                     | ToolOrigin::Workflow
                     | ToolOrigin::Client => Some(Schema::City),
                     ToolOrigin::WorkingMemory => Some(Schema::WorkingMemory),
@@ -624,7 +624,7 @@ pub(in crate::model) fn sub_agent_failed(
     memory: bool,
 ) -> ResultContent {
     if case.call.method == Method::Stream || !rel.sub_agent_generated {
-        return sources::sub_agent_result(rel, by_name, key, &JsString::new(), memory);
+        return sources::sub_agent_result(rel, by_name, key, &JsString::new(), (memory, false));
     }
     let message = JsString::from("[Agent:probe] - Failed agent tool execution for ").concat(key);
     let details = Json::object([

@@ -99,9 +99,20 @@ pub(in crate::model) fn call_chunks(
 ) {
     let grouped = rel.stream_calls_after_inputs
         && matches!(case.route, Route::OpenAiCompatible | Route::Groq);
+    // From `GOOGLE_NULL_ARGUMENTS_EMPTY` a Gemini call with `null` args
+    // streams no delta (its start, then the call: 1.51.0 and 1.71.0; 1.50.0
+    // has the delta), while `{}` still has one.
+    let no_delta = |c: &ToolCallReply| {
+        rel.google_null_arguments_empty
+            && case.route.wire() == crate::route::Wire::GenerateContent
+            && c.arguments == Json::Null
+    };
     for c in sent {
         let name = Json::String(c.name.clone());
         for kind in INPUT_CHUNKS {
+            if kind == "tool-call-delta" && no_delta(c) {
+                continue;
+            }
             out.push((JsString::from(kind), name.clone()));
         }
         if !grouped {
@@ -233,8 +244,10 @@ pub(in crate::model) fn predict(
         && !case.drives_approval()
         && case.sources.memory.is_none();
     if last_step_only {
-        // A text answer's step is the last, and it has no calls.
-        let answered = matches!(ended, Some(Ending::Answer(_)));
+        // A text answer's step is the last, and it has no calls; a step
+        // stopped by a client tool's call is not listed either (1.0.4,
+        // `cases/tracing/span-of-a-client-tool-call-generate.json`).
+        let answered = matches!(ended, Some(Ending::Answer(_) | Ending::Stopped));
         calls = log
             .last()
             .filter(|_| !answered)

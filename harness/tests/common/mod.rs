@@ -61,3 +61,26 @@ pub fn text(out: &Output) -> String {
         String::from_utf8_lossy(&out.stderr)
     )
 }
+
+/// The JUnit files a run wrote under `out` (`junit/TEST-*.xml`), each name
+/// with its text, by name. (The fault suite reads them its own way.)
+#[allow(dead_code)]
+pub fn junit(out: &Path) -> Vec<(String, String)> {
+    let dir = out.join("junit");
+    let mut files: Vec<(String, String)> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| {
+            let path = e.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            (name, std::fs::read_to_string(&path).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// Every JUnit file a run wrote under `out`, one after another.
+#[allow(dead_code)]
+pub fn junit_text(out: &Path) -> String {
+    junit(out).into_iter().map(|(_, text)| text).collect()
+}

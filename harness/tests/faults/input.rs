@@ -617,8 +617,8 @@ fn reports_cannot_lie(t: &mut Tally) -> Check {
             );
             continue;
         }
-        for format in ["report.md", "report.html", "report.xml"] {
-            let rendered = std::fs::read_to_string(out_dir.join(format))
+        for format in ["report.md", "report.html", "junit"] {
+            let rendered = read_rendered(&out_dir.join(format))
                 .map_err(|e| format!("{name}: {format}: {e}"))?;
             if mark.is_empty() {
                 check!(
@@ -634,6 +634,19 @@ fn reports_cannot_lie(t: &mut Tally) -> Check {
         }
     }
     Ok(())
+}
+
+/// A rendered file's text, or a folder's (JUnit's) files' one after
+/// another.
+fn read_rendered(path: &Path) -> std::io::Result<String> {
+    if !path.is_dir() {
+        return std::fs::read_to_string(path);
+    }
+    let mut files: Vec<_> = std::fs::read_dir(path)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    files.sort();
+    files.iter().map(std::fs::read_to_string).collect()
 }
 
 /// Values a flag accepts, at its edge: the largest case timeout (which

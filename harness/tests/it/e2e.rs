@@ -519,9 +519,13 @@ fn three_shards_merged_equal_the_whole_run() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(0), "{}", text(&o));
-    for format in ["results.sqlite", "report.xml", "report.md", "report.html"] {
+    for format in ["results.sqlite", "report.md", "report.html"] {
         assert!(merged_dir.join(format).is_file(), "merge writes {format}");
     }
+    assert!(
+        !crate::common::junit(&merged_dir).is_empty(),
+        "merge writes junit/"
+    );
 
     let verdicts = |p: &std::path::Path| -> Vec<(String, String, String)> {
         let v = Json::parse(&std::fs::read_to_string(p).unwrap()).unwrap();
@@ -547,6 +551,56 @@ fn three_shards_merged_equal_the_whole_run() {
     for p in &parts {
         assert!(!verdicts(p).is_empty(), "{} is empty", p.display());
     }
+}
+
+/// The slices of a matrix with generated cases, each writing them under its
+/// own `--out` as the nightly's runners do, merge: a generated case is
+/// named by its place in the folder (`fuzz-cases/case-00000.json`), so the
+/// slices' corpora are the same and their results line up.
+#[test]
+fn matrix_slices_with_generated_cases_in_their_own_folders_merge() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut dbs = Vec::new();
+    for k in 1..=2 {
+        let out = dir.path().join(format!("slice-{k}"));
+        let o = bin()
+            .args(["matrix", "--versions", "1.0.4,1.67.0", "--cases"])
+            .arg(root().join("cases/report"))
+            .args(["--fuzz-count", "4", "--seed", "7", "--shard"])
+            .arg(format!("{k}/2"))
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(matches!(o.status.code(), Some(0 | 1)), "{}", text(&o));
+        dbs.push(out.join("results.sqlite"));
+    }
+    let merged = dir.path().join("merged");
+    let json = dir.path().join("merged.json");
+    let o = bin()
+        .arg("merge")
+        .args(&dbs)
+        .arg("--out")
+        .arg(&merged)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(matches!(o.status.code(), Some(0 | 1)), "{}", text(&o));
+    let v = Json::parse(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let generated: BTreeSet<String> = field(&v, "results")
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| s(field(r, "case")))
+        .filter(|c| c.contains("case-0000"))
+        // A generated case may name its own route (`NAME@anthropic`).
+        .map(|c| c.split('@').next().unwrap().to_string())
+        .collect();
+    let expected: BTreeSet<String> = (0..4)
+        .map(|n| format!("fuzz-cases/case-{n:05}.json"))
+        .collect();
+    assert_eq!(generated, expected);
 }
 
 /// Nothing leaves the machine: a case whose probe asks for a host that is

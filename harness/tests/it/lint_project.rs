@@ -2433,3 +2433,40 @@ fn loader_fault_a_pnpm_project_is_told_to_run_pnpm_install() {
         "is not installed: no node_modules (run pnpm install there first)",
     );
 }
+
+/// The snapshot build `0.0.0-ai-v5-20250729181825` cannot assemble an
+/// agent's tools for a `"provider/model"` string (its schema compat reads
+/// `model.modelId.includes`, and the string has no `modelId`), so a call
+/// would throw the same; the loader judges the agent's own tools record
+/// instead and says so, rather than failing the whole project.
+#[test]
+fn loader_fault_a_snapshot_build_with_a_model_string_is_judged_on_its_own_tools() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(
+        &root().join("harness/tests/fixtures/lint-faults/snapshot-build"),
+        dir.path(),
+    );
+    install_project(dir.path());
+    for sandbox in isolations() {
+        let (status, v, shown) = lint_json(dir.path(), *sandbox, &[]);
+        assert_eq!(status, Some(1), "the dotted key's error: {shown}");
+        assert_eq!(v["mastra"], "0.0.0-ai-v5-20250729181825", "{v:#}");
+        let agent = &v["agents"][0];
+        assert_eq!(agent["registeredAs"], "helper", "{v:#}");
+        let keys: Vec<&str> = agent["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["key"].as_str().unwrap())
+            .collect();
+        assert_eq!(keys, ["lookup.v2"], "{v:#}");
+        let notes = agent["notes"].as_array().unwrap();
+        assert!(
+            notes.iter().any(|n| n
+                .as_str()
+                .unwrap()
+                .contains("assembly of its tools threw (Cannot read properties of undefined (reading 'includes'))")),
+            "{notes:#?}"
+        );
+    }
+}

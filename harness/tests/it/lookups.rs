@@ -24,7 +24,30 @@ fn the_agent_listing_is_keyed_by_the_key_as_registered() {
     .unwrap();
     for version in ["1.0.4", "1.67.0", "1.71.0"] {
         let got = observed_lookups(version, "cases/lookups/listing-keyed-by-the-key.json");
-        assert_eq!(got, want, "{version}");
+        assert_eq!(got.get("agentTools"), want.get("agentTools"), "{version}");
+    }
+}
+
+/// The routes `mastra dev` serves, called in process on the release's own
+/// `@mastra/server`: `GET /tools/:toolId` and `GET
+/// /agents/:agentId/tools/:toolId` find `search.web` by its id
+/// `get-weather` alone, never by the key nor by `search_web`, the name the
+/// model is sent; `GET /tools` is keyed by the ids.
+#[test]
+fn the_servers_tool_routes_find_the_id_alone() {
+    let want = Json::parse(
+        r#"{"listTools":{"keys":["get-weather","plain","x.y"]},
+            "getTool":[{"key":false,"id":"get-weather","wireName":false},
+                       {"key":"plain","id":"plain","wireName":"plain"},
+                       {"key":false,"id":"x.y","wireName":false}],
+            "getAgentTool":[{"key":false,"id":"get-weather","wireName":false},
+                            {"key":"plain","id":"plain","wireName":"plain"},
+                            {"key":false,"id":"x.y","wireName":false}]}"#,
+    )
+    .unwrap();
+    for version in ["1.0.4", "1.67.0", "1.71.0"] {
+        let got = observed_lookups(version, "cases/lookups/server-finds-the-id.json");
+        assert_eq!(got.get("server"), Some(&want), "{version}");
     }
 }
 
@@ -45,7 +68,7 @@ fn the_lookups_cases_agree_with_the_model() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let report = Json::parse(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let results = report.get("results").and_then(Json::as_array).unwrap();
-    assert!(results.len() >= 3 * 9, "{} results", results.len());
+    assert!(results.len() >= 3 * 12, "{} results", results.len());
     for r in results {
         let verdict = r.get("verdict").and_then(Json::as_str).unwrap().to_lossy();
         assert!(
@@ -59,6 +82,12 @@ fn the_lookups_cases_agree_with_the_model() {
         assert!(
             observed.get("lookups").is_some_and(|l| !l.is_null()),
             "no lookups: {r:?}"
+        );
+        // Every release here is a 1.x one with its `@mastra/server`.
+        let server = observed.get("lookups").and_then(|l| l.get("server"));
+        assert!(
+            server.is_some_and(|s| s.get("getTool").is_some()),
+            "no server routes: {r:?}"
         );
     }
 }

@@ -68,7 +68,7 @@ fn the_html_grid_shows_the_verdicts_in_headless_chromium() {
         "results.sqlite",
         "report.json",
         "report.html",
-        "report.xml",
+        "junit/TEST-mastra-core-1.67.0.xml",
         "report.md",
     ] {
         use std::os::unix::fs::PermissionsExt;
@@ -158,7 +158,12 @@ fn the_html_grid_shows_the_verdicts_in_headless_chromium() {
         again.to_str().unwrap(),
     ]);
     assert_eq!(r.status.code(), Some(0));
-    for f in ["report.html", "report.xml", "report.md", "site/index.html"] {
+    for f in [
+        "report.html",
+        "junit/TEST-mastra-core-1.67.0.xml",
+        "report.md",
+        "site/index.html",
+    ] {
         assert!(again.join(f).is_file(), "{f}");
     }
     let linked_case = std::fs::read_dir(again.join("site/data/c"))
@@ -168,13 +173,21 @@ fn the_html_grid_shows_the_verdicts_in_headless_chromium() {
     assert!(linked_case.is_some(), "the link reaches the case's detail");
 
     // The other renderings of the same run.
-    let xml = std::fs::read_to_string(out_dir.path().join("report.xml")).unwrap();
-    assert!(
-        xml.contains(
-            "<testsuites name=\"mastra-conform\" tests=\"10\" failures=\"0\" errors=\"0\""
-        ),
-        "{xml}"
+    // JUnit: a file a version, each its version's five cases.
+    let files = crate::common::junit(out_dir.path());
+    let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(
+        names,
+        ["TEST-mastra-core-1.0.4.xml", "TEST-mastra-core-1.67.0.xml"]
     );
+    for (name, xml) in &files {
+        assert!(
+            xml.contains(
+                "<testsuites name=\"mastra-conform\" tests=\"5\" failures=\"0\" errors=\"0\""
+            ),
+            "{name}: {xml}"
+        );
+    }
     let md = std::fs::read_to_string(out_dir.path().join("report.md")).unwrap();
     assert!(
         md.contains("| `toolchoice-not-rewritten` | present | 1.0.4, 1.67.0 | 1 |"),
@@ -328,7 +341,9 @@ fn an_interrupted_matrix_keeps_what_finished() {
         rendered.to_str().unwrap(),
     ]);
     assert_eq!(r.status.code(), Some(3), "an interrupted run stays one");
-    assert!(rendered.join("report.html").is_file() && rendered.join("report.xml").is_file());
+    assert!(
+        rendered.join("report.html").is_file() && rendered.join("junit/TEST-run.xml").is_file()
+    );
     let md = std::fs::read_to_string(rendered.join("report.md")).unwrap();
     assert!(md.contains("INTERRUPTED"), "{md}");
     // So does the database, its end mark saying interrupted.
@@ -566,7 +581,12 @@ fn run_with_out_writes_every_format_and_a_headline() {
         out.to_str().unwrap(),
     ]);
     assert_eq!(r.status.code(), Some(0), "{}", text(&r));
-    for f in ["report.json", "report.xml", "report.md", "report.html"] {
+    for f in [
+        "report.json",
+        "junit/TEST-mastra-core-1.67.0.xml",
+        "report.md",
+        "report.html",
+    ] {
         assert!(out.join(f).is_file(), "{f} missing");
     }
     let text = stdout(&r);
@@ -600,7 +620,11 @@ fn run_with_out_writes_every_format_and_a_headline() {
         again.to_str().unwrap(),
     ]);
     assert_eq!(r.status.code(), Some(0), "{}", crate::common::text(&r));
-    for f in ["report.xml", "report.md", "report.html"] {
+    for f in [
+        "junit/TEST-mastra-core-1.67.0.xml",
+        "report.md",
+        "report.html",
+    ] {
         assert_eq!(
             std::fs::read(out.join(f)).unwrap(),
             std::fs::read(again.join(f)).unwrap(),

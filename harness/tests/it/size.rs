@@ -1,5 +1,6 @@
 //! The sizes of a whole matrix's outputs, without running the matrix: the
-//! results database and the static site at 150,000 results. They build in
+//! results database, the static site and the JUnit files at 150,000
+//! results. They build in
 //! the integration tier, not in `cargo test --lib` (`make unit`, the fast
 //! tier): each takes tens of seconds in a debug build. Time and memory are
 //! measured by `make bench` and in docs/figures.md, never here.
@@ -19,6 +20,8 @@ use mastra_conform::judge::compare::Verdict;
 use mastra_conform::judge::refine::input_json;
 use mastra_conform::model::{predict, Prediction};
 use mastra_conform::report::doc::Row;
+use mastra_conform::report::junit;
+use mastra_conform::report::query::{EachRow, Order, ReportSource, Which};
 use mastra_conform::report::site::{self, SiteSource, DATA};
 use mastra_conform::route::{Route, RouteSet};
 use mastra_conform::run::corpus::{load_cases, on_routes};
@@ -304,4 +307,112 @@ fn a_site_of_150000_results_keeps_its_sizes() {
         r#"[["1.10.0","1.49.0"]]"#
     );
     eprintln!("{size:?}");
+}
+
+/// The sweep as the JUnit renderer reads it, by version, with what makes
+/// files grow past the plain sweep: on `1.70.0` every case diverges with a
+/// diff of 2 KB (a release that broke everything), and one diff is 1 MB.
+struct Broken(Sweep);
+
+impl Broken {
+    fn row(&self, n: usize) -> Row {
+        let mut r = self.0.row(n);
+        if r.version == "1.70.0" {
+            r.verdict = Verdict::Diverged;
+            r.diff = Some(if n == 70 {
+                format!("-{}\n", "x".repeat(1 << 20))
+            } else {
+                format!("-{}\n+{}\n", "a".repeat(1024), "b".repeat(1024))
+            });
+        }
+        r
+    }
+
+    /// Every row's number, version by version, each version's in case order
+    /// (a row's number is its case's, then its route's, then its version's).
+    fn by_version(&self) -> impl Iterator<Item = usize> + '_ {
+        let nv = self.0.versions.len();
+        (0..nv).flat_map(move |vi| (vi..self.0.total).step_by(nv))
+    }
+}
+
+impl ReportSource for Broken {
+    fn run(&self) -> &Json {
+        &self.0.run
+    }
+    fn incomplete(&self) -> Option<String> {
+        None
+    }
+    fn counts(&self) -> Result<Vec<(String, Verdict, usize)>, String> {
+        let mut out: Vec<(String, Verdict, usize)> = Vec::new();
+        for n in self.by_version() {
+            let r = self.row(n);
+            match out
+                .iter_mut()
+                .find(|(v, x, _)| *v == r.version && *x == r.verdict)
+            {
+                Some(c) => c.2 += 1,
+                None => out.push((r.version, r.verdict, 1)),
+            }
+        }
+        Ok(out)
+    }
+    fn versions_observed(&self) -> Result<Vec<String>, String> {
+        Ok(self.0.versions.clone())
+    }
+    fn each(&self, which: Which, order: Order, _: bool, f: &mut EachRow) -> Result<(), String> {
+        assert_eq!(
+            (which, order),
+            (Which::All, Order::ByVersion),
+            "JUnit's pass"
+        );
+        self.by_version().try_for_each(|n| f(&self.row(n)))
+    }
+}
+
+/// JUnit at 150,000 results, with a version whose every case diverged:
+/// a file a version, that version's in parts, no file over 2 MB, and every
+/// result a test case once.
+#[test]
+fn junit_of_150000_results_has_no_file_over_2_mb() {
+    let broken = Broken(Sweep::new(150_000));
+    let mut files: Vec<(String, usize, usize)> = Vec::new();
+    let mut cut = 0;
+    junit::write(&broken, &mut |name: &str, text: &[u8]| {
+        let text = std::str::from_utf8(text).unwrap();
+        assert!(
+            text.starts_with("<?xml") && text.ends_with("</testsuites>\n"),
+            "{name}"
+        );
+        let cases = text.matches("<testcase ").count();
+        cut += text.matches("[cut at ").count();
+        files.push((name.to_string(), text.len(), cases));
+        Ok(())
+    })
+    .unwrap();
+    let largest = files.iter().max_by_key(|f| f.1).unwrap();
+    eprintln!(
+        "{} files, {} bytes, the largest {largest:?}",
+        files.len(),
+        files.iter().map(|f| f.1).sum::<usize>()
+    );
+    assert!(largest.1 <= 2_000_000, "{largest:?}");
+    assert_eq!(files.iter().map(|f| f.2).sum::<usize>(), 150_000);
+    assert_eq!(cut, 1, "the 1 MB diff is cut, no other");
+    // 1.70.0's 2,000 results at over 2 KB each: in parts of about 1 MB.
+    let broke: Vec<&str> = files
+        .iter()
+        .map(|f| f.0.as_str())
+        .filter(|n| n.starts_with("TEST-mastra-core-1.70.0"))
+        .collect();
+    let parts = broke.len();
+    assert!(parts >= 4, "{broke:?}");
+    let mut expected = vec!["TEST-mastra-core-1.70.0.xml".to_string()];
+    expected.extend((2..=parts).map(|n| format!("TEST-mastra-core-1.70.0-part{n}.xml")));
+    assert_eq!(broke, expected);
+    assert_eq!(
+        files.len(),
+        75 + parts - 1,
+        "a file a version, and 1.70.0's parts"
+    );
 }
