@@ -737,17 +737,22 @@ release_table! {
     /// first `tool-call` chunk of an id and, `if (chunk.payload.args &&
     /// Object.keys(existing.payload.args || {}).length === 0)`, writes a later
     /// chunk's arguments into that first chunk's payload, which the step's
-    /// tool runs share (1.29.1 `dist/chunk-KHPY3KIA.js:3504`-`3508`; 1.28.0
+    /// tool runs share (1.29.0 `dist/chunk-224SOKKO.js:3505`, 1.29.1
+    /// `dist/chunk-KHPY3KIA.js:3504`-`3508`; 1.28.0
     /// `dist/chunk-BPT3YHUU.js:3503` keeps the first chunk without writing its
     /// arguments). The later calls keep their own. The step's first call of
-    /// the id is written to, whether or not an earlier step used the id. First
-    /// in 1.29.1: `cases/calls/reused-call-id-one-name-in-one-step.json` and
-    /// thirteen variants (a later call of another name or none, three calls,
-    /// one between, a wrong type, extra keys, `null`, an id of an earlier step)
-    /// on every route of 1.25.0, 1.26.0, 1.28.0, 1.29.1 and 1.67.0 (google
-    /// aside, whose calls carry the AI SDK's own ids). Found by the fuzzer on
-    /// mistral.
-    EMPTY_ARGUMENTS_TAKE_LATER => empty_arguments_take_later: (1, 29, 1);
+    /// the id is written to, whether or not an earlier step used the id.
+    /// Measured with `cases/calls/reused-call-id-one-name-in-one-step.json`
+    /// and thirteen variants (a later call of another name or none, three
+    /// calls, one between, a wrong type, extra keys, `null`, an id of an
+    /// earlier step) on every route of 1.25.0, 1.26.0, 1.28.0, 1.29.1 and
+    /// 1.67.0 (google aside, whose calls carry the AI SDK's own ids). Found by
+    /// the fuzzer on mistral. First in 1.29.0, not 1.29.1 as first written:
+    /// the nightly of 2026-12-06 found that case and
+    /// `reused-call-id-eager-run-has-its-own-arguments.json` diverging on
+    /// 1.29.0 on every route but google, and `bisect` from 1.28.0 to 1.29.1
+    /// names 1.29.0.
+    EMPTY_ARGUMENTS_TAKE_LATER => empty_arguments_take_later: (1, 29, 0);
 
     /// On `stream()` on the `openai-compatible` and `groq` routes, the calls
     /// of an id called more than once in one step are one call, where the id

@@ -901,10 +901,10 @@ fn a_step_reusing_an_id_joins_the_earlier_step_outside_1_14_0_to_1_25_0() {
 }
 
 /// In one step, a call whose arguments have no keys runs with a later call's
-/// of its id from 1.29.1 (`EMPTY_ARGUMENTS_TAKE_LATER`); the later call runs
+/// of its id from 1.29.0 (`EMPTY_ARGUMENTS_TAKE_LATER`); the later call runs
 /// with its own, and a call with keys keeps them.
 #[test]
-fn empty_arguments_take_a_later_calls_of_the_id_from_1_29_1() {
+fn empty_arguments_take_a_later_calls_of_the_id_from_1_29_0() {
     let c = |first: &str| {
         case(&format!(
             r#"{{"about":"a","tools":["a"],"replies":[
@@ -922,7 +922,9 @@ fn empty_arguments_take_a_later_calls_of_the_id_from_1_29_1() {
     };
     let paris = || r#"{"city":"Paris"}"#.to_string();
     assert_eq!(inputs(&c("{}"), "1.28.0"), [paris()]);
-    assert_eq!(inputs(&c("{}"), "1.29.1"), [paris(), paris()]);
+    for ver in ["1.29.0", "1.29.1"] {
+        assert_eq!(inputs(&c("{}"), ver), [paris(), paris()], "{ver}");
+    }
     assert_eq!(inputs(&c("null"), "1.67.0"), [paris(), paris()]);
     assert_eq!(inputs(&c(r#"{"x":1}"#), "1.67.0"), [paris()]);
     assert_eq!(inputs(&c(r#"{"city":4}"#), "1.67.0"), [paris()]);
