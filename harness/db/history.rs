@@ -70,7 +70,14 @@ pub struct NightChanges {
 
 impl NightChanges {
     /// The summary's first lines: what changed since the previous night.
+    /// A result whose verdict changed leads, those that became a
+    /// divergence first; then tonight's flaky results, whose tries
+    /// disagree, so their change says nothing yet; then, counted apart,
+    /// those whose verdict stands but whose observation differs (every
+    /// `nondeterministic` result, each night), which would otherwise bury
+    /// the verdicts that moved.
     pub fn summary(&self, show: usize) -> String {
+        use crate::judge::compare::Verdict;
         let Some(previous) = self.previous else {
             return format!(
                 "history: night {} is the first in {} ({} results recorded)\n",
@@ -79,47 +86,60 @@ impl NightChanges {
                 self.changes.len()
             );
         };
-        let was = |c: &&Change| c.before.is_some();
         let new = self.changes.iter().filter(|c| c.before.is_none()).count();
-        // Results that are flaky tonight are listed apart, after the others:
-        // their tries disagree, so their change says nothing yet.
-        let (flaky, changed): (Vec<&Change>, Vec<&Change>) = self
-            .changes
-            .iter()
-            .filter(was)
-            .partition(|c| c.after.0 == crate::judge::compare::Verdict::Flaky.name());
+        let (mut changed, mut flaky, mut observed) = (Vec::new(), Vec::new(), Vec::new());
+        for c in &self.changes {
+            let Some((was, _)) = &c.before else { continue };
+            if c.after.0 == Verdict::Flaky.name() {
+                flaky.push((c, was));
+            } else if *was != c.after.0 {
+                changed.push((c, was));
+            } else {
+                observed.push(c);
+            }
+        }
+        let divergence = |v: &str| Verdict::from_name(v).is_some_and(Verdict::is_divergence);
+        // Stable: within each kind, in case order.
+        changed.sort_by_key(|(c, _)| !divergence(&c.after.0));
         let mut out = format!(
-            "since the previous night (night {previous} of {}): {} changed, {new} new{}\n",
+            "since the previous night (night {previous} of {}): {} changed, {new} new{}{}\n",
             self.history.display(),
             changed.len(),
             match flaky.len() {
                 0 => String::new(),
                 n => format!(", {n} flaky"),
+            },
+            match observed.len() {
+                0 => String::new(),
+                n => format!(", {n} observed differently"),
             }
         );
-        for c in changed.iter().take(show) {
-            let (Some((was, was_seen)), (now, seen)) = (&c.before, &c.after) else {
-                continue;
-            };
-            let what = if was != now {
-                format!("{was} -> {now}")
-            } else if was_seen != seen {
-                format!("{now}, observed differently")
-            } else {
-                now.clone()
-            };
-            out.push_str(&format!("  {} on {}: {what}\n", c.case, c.version));
+        let more = |out: &mut String, n: usize, what: &str| {
+            if n > show {
+                out.push_str(&format!("  … and {} more{what}\n", n - show));
+            }
+        };
+        for (c, was) in changed.iter().take(show) {
+            out.push_str(&format!(
+                "  {} on {}: {was} -> {}\n",
+                c.case, c.version, c.after.0
+            ));
         }
-        if changed.len() > show {
-            out.push_str(&format!("  … and {} more\n", changed.len() - show));
-        }
-        for c in flaky.iter().take(show) {
-            let was = c.before.as_ref().map_or("-", |(v, _)| v.as_str());
+        more(&mut out, changed.len(), "");
+        for (c, was) in flaky.iter().take(show) {
             out.push_str(&format!(
                 "  flaky: {} on {}: {was} -> flaky (observed again, the tries disagree)\n",
                 c.case, c.version
             ));
         }
+        more(&mut out, flaky.len(), " flaky");
+        for c in observed.iter().take(show) {
+            out.push_str(&format!(
+                "  {} on {}: {}, observed differently\n",
+                c.case, c.version, c.after.0
+            ));
+        }
+        more(&mut out, observed.len(), " observed differently");
         out
     }
 }
@@ -414,6 +434,57 @@ mod tests {
             4,
             "rows only for the nights a result changed"
         );
+    }
+
+    /// Results whose verdict stands but whose observation differs (a
+    /// `nondeterministic` one, each night) come before, in case order, the
+    /// one whose verdict moved; the summary leads with that one all the same,
+    /// a divergence before a calm change, and counts the rest apart.
+    #[test]
+    fn the_summary_names_the_verdict_that_moved_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("history.sqlite");
+        let first = [
+            ("cases/a.json", "nondeterministic", "a"),
+            ("cases/b.json", "nondeterministic", "b"),
+            ("cases/c.json", "known-issue", "c"),
+            ("cases/d.json", "as-modelled", "d"),
+        ];
+        let second = [
+            ("cases/a.json", "nondeterministic", "A"),
+            ("cases/b.json", "nondeterministic", "B"),
+            ("cases/c.json", "as-modelled", "c"),
+            ("cases/d.json", "diverged", "D"),
+        ];
+        let mut h = History::open(&file).unwrap();
+        h.record(&night(dir.path(), "1.sqlite", &first), 1).unwrap();
+        let two = h
+            .record(&night(dir.path(), "2.sqlite", &second), 2)
+            .unwrap();
+        assert_eq!(two.changes.len(), 4);
+        let text = two.summary(10);
+        let lines: Vec<&str> = text.lines().collect();
+        assert!(
+            lines[0].ends_with(": 2 changed, 0 new, 2 observed differently"),
+            "{text}"
+        );
+        assert_eq!(
+            lines[1..],
+            [
+                "  cases/d.json on 1.0.4: as-modelled -> diverged",
+                "  cases/c.json on 1.0.4: known-issue -> as-modelled",
+                "  cases/a.json on 1.0.4: nondeterministic, observed differently",
+                "  cases/b.json on 1.0.4: nondeterministic, observed differently",
+            ]
+        );
+        // Cut to one line of each kind, each cut says how many more.
+        let cut = two.summary(1);
+        assert!(cut.contains("  … and 1 more\n"), "{cut}");
+        assert!(
+            cut.contains("  … and 1 more observed differently\n"),
+            "{cut}"
+        );
+        assert_eq!(cut.lines().count(), 5, "{cut}");
     }
 
     #[test]

@@ -487,13 +487,39 @@ release_table! {
     /// `${resourceId}-${key}` (1.8.0 `:20404`, `:20409`; 1.71.0
     /// `dist/agent-BOxKOk3n.js:38914`, `:38920`). Without memory options both
     /// are `undefined` and the ids are not derived (a fresh UUID, `probe-KEY`);
-    /// 1.7.0 had neither the assignment nor the derived ids. On 1.11.0 the
+    /// 1.7.0 had neither the assignment nor the derived ids: a thread and
+    /// resource the call sent were the sub-agent's as sent
+    /// (`inputData.threadId || ...`, 1.7.0 `dist/chunk-QSHV7GPT.js:19956`;
+    /// `t1` and `r1` on 1.7.0, `t1-<uuid>` and `r1-s` on 1.8.0, where `bisect`
+    /// from 1.7.0 to 1.10.0 puts the change:
+    /// `cases/calls/sub-agent-sends-its-own-thread-and-resource.json`). On 1.11.0 the
     /// injected ids also show in the validation error's "Provided arguments"
     /// of a call whose prompt passes; a call whose prompt fails is quoted as
     /// sent on every release (`cases/calls/sub-agent-rejected-with-memory-options.json`).
     /// Found by the full matrix on 1.8.0 to 1.30.0
     /// (`cases/found/seed1-case3372-1.67.0-requests-tools+requests-toolChoice.json`).
     SUB_AGENT_PARENT_MEMORY_IDS => sub_agent_parent_memory_ids: (1, 8, 0);
+
+    /// From 1.11.0 the loop sets a sub-agent call's `threadId` and
+    /// `resourceId` to the call's own outright (`args.threadId =
+    /// _internal?.threadId`, 1.11.0 `dist/chunk-S5BMBKUR.js:33766`-`33767`),
+    /// `undefined` without memory options, so ids the model sent are gone;
+    /// from 1.8.0 to 1.10.0 it kept a truthy sent one (`args.threadId =
+    /// args.threadId || _internal?.threadId`, 1.8.0
+    /// `dist/chunk-VBPU6CLZ.js:13481`-`13482`, 1.10.0
+    /// `dist/chunk-YC6Z75K2.js:13609`-`13610`), and the sub-agent's ids derive
+    /// from whatever the tool ran with (`inputData.threadId ?
+    /// \`${inputData.threadId}-${randomUUID()}\` : ...`, 1.10.0 `:20280`).
+    /// Measured with `cases/calls/sub-agent-sends-its-own-thread-and-resource.json`:
+    /// on 1.8.0 and 1.10.0 the sub-agent's ids are `t1-<uuid>` and `r1-s`; on
+    /// 1.11.0 (no sub-agent runs: `SUB_AGENT_SCHEMA_BROKEN`) the validation
+    /// error quotes the prompt alone; on 1.13.2 and 1.30.0 the ids are fresh
+    /// (1.12.0 runs no sub-agent either: `SUB_AGENTS_THROW`). `bisect` from
+    /// 1.10.0 to 1.13.2 names 1.11.0. Found by the nightly of 2026-12-06:
+    /// `cases/calls/null-inside-arguments.json` and
+    /// `cases/calls/sub-agent-api-error-before-1.5.0.json` on 1.11.0, every
+    /// route.
+    SUB_AGENT_IDS_OUTRIGHT => sub_agent_ids_outright: (1, 11, 0);
 
     /// The releases whose sub-agent tool input schema fails to compile, so that
     /// every call of a sub-agent is answered with the validation error "schema
@@ -711,17 +737,22 @@ release_table! {
     /// first `tool-call` chunk of an id and, `if (chunk.payload.args &&
     /// Object.keys(existing.payload.args || {}).length === 0)`, writes a later
     /// chunk's arguments into that first chunk's payload, which the step's
-    /// tool runs share (1.29.1 `dist/chunk-KHPY3KIA.js:3504`-`3508`; 1.28.0
+    /// tool runs share (1.29.0 `dist/chunk-224SOKKO.js:3505`, 1.29.1
+    /// `dist/chunk-KHPY3KIA.js:3504`-`3508`; 1.28.0
     /// `dist/chunk-BPT3YHUU.js:3503` keeps the first chunk without writing its
     /// arguments). The later calls keep their own. The step's first call of
-    /// the id is written to, whether or not an earlier step used the id. First
-    /// in 1.29.1: `cases/calls/reused-call-id-one-name-in-one-step.json` and
-    /// thirteen variants (a later call of another name or none, three calls,
-    /// one between, a wrong type, extra keys, `null`, an id of an earlier step)
-    /// on every route of 1.25.0, 1.26.0, 1.28.0, 1.29.1 and 1.67.0 (google
-    /// aside, whose calls carry the AI SDK's own ids). Found by the fuzzer on
-    /// mistral.
-    EMPTY_ARGUMENTS_TAKE_LATER => empty_arguments_take_later: (1, 29, 1);
+    /// the id is written to, whether or not an earlier step used the id.
+    /// Measured with `cases/calls/reused-call-id-one-name-in-one-step.json`
+    /// and thirteen variants (a later call of another name or none, three
+    /// calls, one between, a wrong type, extra keys, `null`, an id of an
+    /// earlier step) on every route of 1.25.0, 1.26.0, 1.28.0, 1.29.1 and
+    /// 1.67.0 (google aside, whose calls carry the AI SDK's own ids). Found by
+    /// the fuzzer on mistral. First in 1.29.0, not 1.29.1 as first written:
+    /// the nightly of 2026-12-06 found that case and
+    /// `reused-call-id-eager-run-has-its-own-arguments.json` diverging on
+    /// 1.29.0 on every route but google, and `bisect` from 1.28.0 to 1.29.1
+    /// names 1.29.0.
+    EMPTY_ARGUMENTS_TAKE_LATER => empty_arguments_take_later: (1, 29, 0);
 
     /// On `stream()` on the `openai-compatible` and `groq` routes, the calls
     /// of an id called more than once in one step are one call, where the id

@@ -160,11 +160,30 @@ pub const UUID: &str = "<uuid>";
 pub const PROBE_THREAD: &str = "mastra-conform-thread";
 pub const PROBE_RESOURCE: &str = "mastra-conform";
 
-/// Whether a sub-agent call is given the parent's thread and resource: the
-/// case has memory options, on a release that passes them on
-/// (`SUB_AGENT_PARENT_MEMORY_IDS`).
-fn parent_memory_ids(rel: &Release, memory: bool) -> bool {
-    rel.sub_agent_parent_memory_ids && memory
+/// The thread and resource the probe's call names when the case has
+/// memory (`node-probe/sources.mjs`): `thread-1` of `user-1` for
+/// `memory: true`, the probe's own for memory with options; none without.
+pub fn call_memory_ids(
+    memory: Option<&crate::case::MemorySource>,
+) -> Option<(&'static str, &'static str)> {
+    memory.map(|m| {
+        if m.in_memory {
+            ("thread-1", "user-1")
+        } else {
+            (PROBE_THREAD, PROBE_RESOURCE)
+        }
+    })
+}
+
+/// A JSON value as JavaScript's `||` reads it.
+fn truthy(v: &Json) -> bool {
+    match v {
+        Json::Null => false,
+        Json::Bool(b) => *b,
+        Json::Number(n) => n.parse::<f64>().ok() != Some(0.0),
+        Json::String(s) => !s.is_empty(),
+        Json::Array(_) | Json::Object(_) => true,
+    }
 }
 
 /// The tool result of a sub-agent whose one request was answered `text`.
@@ -176,42 +195,71 @@ fn parent_memory_ids(rel: &Release, memory: bool) -> bool {
 /// rewritten) still gets the whole output (found by the fuzzer, seed 1
 /// case 2186 on 1.67.0).
 ///
-/// The ids: given the parent's thread and resource (`memory`, from
-/// `SUB_AGENT_PARENT_MEMORY_IDS`), `${thread}-${uuid}` and
-/// `${resource}-${key}`; otherwise a fresh UUID and, for the resource,
+/// The ids: given a thread and a resource (`sub_agent_parent_ids`: those
+/// the call sent, and from `SUB_AGENT_PARENT_MEMORY_IDS` the parent's with
+/// memory options instead, outright from `SUB_AGENT_IDS_OUTRIGHT`), each on
+/// its own: as given before `SUB_AGENT_PARENT_MEMORY_IDS` (`t1`, `r1`,
+/// 1.0.4 `dist/chunk-FKO2M32N.js:18118`, `inputData.threadId || ...`,
+/// measured on 1.7.0), from it `${thread}-${uuid}` and `${resource}-${key}`;
+/// otherwise a fresh UUID and, for the resource,
 /// `mastra.generateId()` where the agent is registered on a `Mastra` (a
 /// UUID: the probe registers it for `tracing` and `approvals`), else
 /// `${slugify(agent.id)}-${key}`, the probe's agent id being `probe`
 /// (1.0.4 `dist/chunk-FKO2M32N.js:18124`, 1.71.0
 /// `dist/agent-BOxKOk3n.js:38920`; measured on 1.0.4,
-/// `cases/tracing/span-of-a-sub-agent-call-generate.json`). `ids` is
-/// (the case has memory options, the agent is on a `Mastra`).
+/// `cases/tracing/span-of-a-sub-agent-call-generate.json`).
 ///
 /// The whole output is an object, which `@ai-sdk/google` sends as the object
 /// itself (`route::result_on`; seen on 1.0.4, where every sub-agent result
 /// is the whole output); the text alone is a string on every route.
+/// What a sub-agent's own ids derive from: the thread and resource it was
+/// given (`sub_agent_parent_ids`), and whether the agent is on a `Mastra`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubAgentIds {
+    pub thread: Option<JsString>,
+    pub resource: Option<JsString>,
+    pub on_mastra: bool,
+}
+
+impl SubAgentIds {
+    /// The ids of a sub-agent whose tool ran with `input`.
+    pub fn of(rel: &Release, input: &Json, on_mastra: bool) -> SubAgentIds {
+        let (thread, resource) = sub_agent_parent_ids(rel, input);
+        SubAgentIds {
+            thread,
+            resource,
+            on_mastra,
+        }
+    }
+}
+
 pub fn sub_agent_result(
     rel: &Release,
     by_name: bool,
     key: &JsString,
     text: &JsString,
-    ids: (bool, bool),
+    ids: SubAgentIds,
 ) -> ResultContent {
     if rel.sub_agent_text_only && by_name {
         return ResultContent::Message(text.clone());
     }
-    let (memory, on_mastra) = ids;
-    let (thread, resource) = if parent_memory_ids(rel, memory) {
-        let resource = JsString::from(format!("{PROBE_RESOURCE}-").as_str()).concat(key);
-        (format!("{PROBE_THREAD}-{UUID}"), resource)
-    } else if on_mastra {
-        (UUID.to_string(), JsString::from(UUID))
-    } else {
-        (UUID.to_string(), JsString::from("probe-").concat(key))
+    let derives = rel.sub_agent_parent_memory_ids;
+    let thread = match &ids.thread {
+        Some(t) if derives => t
+            .clone()
+            .concat(&JsString::from(format!("-{UUID}").as_str())),
+        Some(t) => t.clone(),
+        None => JsString::from(UUID),
+    };
+    let resource = match (&ids.resource, ids.on_mastra) {
+        (Some(r), _) if derives => r.clone().concat(&JsString::from("-")).concat(key),
+        (Some(r), _) => r.clone(),
+        (None, true) => JsString::from(UUID),
+        (None, false) => JsString::from("probe-").concat(key),
     };
     let mut members = vec![
         ("text", Json::String(text.clone())),
-        ("subAgentThreadId", Json::str(&thread)),
+        ("subAgentThreadId", Json::String(thread)),
         ("subAgentResourceId", Json::String(resource)),
     ];
     if rel.sub_agent_tool_results {
@@ -314,26 +362,57 @@ pub fn sub_agent_error(
 const PROVIDED_ARGUMENTS_MAX: usize = 200;
 
 /// The input a sub-agent call's tool validates: the call's arguments, with
-/// the parent's `threadId` and `resourceId` set on them by the agent loop
-/// when the case has memory options on a release that passes them on
-/// (`SUB_AGENT_PARENT_MEMORY_IDS`); without, both are `undefined`, which
-/// `JSON.stringify` leaves out. Arguments that are not an object are given
-/// as they are.
-pub fn sub_agent_input(rel: &Release, arguments: &Json, memory: bool) -> Json {
+/// the `threadId` and `resourceId` the agent loop sets on them from
+/// `SUB_AGENT_PARENT_MEMORY_IDS`: the call's with memory
+/// (`call_memory_ids`), else
+/// `undefined`, which `JSON.stringify` leaves out. From
+/// `SUB_AGENT_IDS_OUTRIGHT` they replace whatever the call sent; before,
+/// a truthy one the call sent stays (`args.threadId || ...`). Arguments
+/// that are not an object are given as they are.
+pub fn sub_agent_input(
+    rel: &Release,
+    arguments: &Json,
+    memory: Option<&crate::case::MemorySource>,
+) -> Json {
     let Json::Object(members) = arguments else {
         return arguments.clone();
     };
     let mut members = members.clone();
-    if parent_memory_ids(rel, memory) {
-        for (k, v) in [("threadId", PROBE_THREAD), ("resourceId", PROBE_RESOURCE)] {
-            let k = JsString::from(k);
-            match members.iter_mut().find(|(m, _)| *m == k) {
-                Some(slot) => slot.1 = Json::str(v),
-                None => members.push((k, Json::str(v))),
+    if !rel.sub_agent_parent_memory_ids {
+        return Json::Object(members);
+    }
+    let ids = call_memory_ids(memory);
+    for (i, k) in ["threadId", "resourceId"].into_iter().enumerate() {
+        let k = JsString::from(k);
+        let v = ids.map(|(thread, resource)| [thread, resource][i]);
+        let at = members.iter().position(|(m, _)| *m == k);
+        let sent_stays = !rel.sub_agent_ids_outright && at.is_some_and(|i| truthy(&members[i].1));
+        match (at, v) {
+            _ if sent_stays => {}
+            (Some(i), Some(v)) => members[i].1 = Json::str(v),
+            (None, Some(v)) => members.push((k, Json::str(v))),
+            (Some(i), None) => {
+                members.remove(i);
             }
+            (None, None) => {}
         }
     }
     Json::Object(members)
+}
+
+/// The thread and resource a sub-agent is given on 1.x: the `threadId` and
+/// `resourceId` of the input its tool ran with (`sub_agent_input`), each
+/// when it is a non-empty string (`inputData.threadId ? ... : ...`). 0.x is
+/// not measured with ids of the call's own, and gets none.
+pub fn sub_agent_parent_ids(rel: &Release, input: &Json) -> (Option<JsString>, Option<JsString>) {
+    if !rel.on_1x() {
+        return (None, None);
+    }
+    let id = |k: &str| match input.get(k) {
+        Some(Json::String(s)) if !s.is_empty() => Some(s.clone()),
+        _ => None,
+    };
+    (id("threadId"), id("resourceId"))
 }
 
 /// On the releases whose sub-agent input schema is broken

@@ -929,7 +929,7 @@ impl Cx<'_> {
                     releases::SUB_AGENT_PROMPTLESS_THROWS.range()
                 ))
             }
-            ToolOrigin::SubAgent(sub) => self.sub_agent_runs(&value, sub, call, memory)?,
+            ToolOrigin::SubAgent(sub) => self.sub_agent_runs(&value, sub, call)?,
             ToolOrigin::Builtin(b) => match builtins::call(rel, b, &call.arguments, memory)? {
                 Builtin::Output(output) => Runs::Output(output),
                 Builtin::Rejected => fails(validate::report(named, &call.arguments)),
@@ -951,12 +951,12 @@ impl Cx<'_> {
         value: &ToolValue,
         sub: &JsString,
         call: &ToolCallReply,
-        memory: bool,
     ) -> Result<Runs, String> {
         let rel = self.rel;
         let named = &value.key;
         let checked = |schema: Schema, input: &Json| validate(rel, schema, named, input);
-        let input = sources::sub_agent_input(rel, &call.arguments, memory);
+        let input =
+            sources::sub_agent_input(rel, &call.arguments, self.case.sources.memory.as_ref());
         // A call whose prompt fails is reported with its arguments
         // as sent, without the parent's thread and resource (observed
         // on 1.8.0, 1.10.0, 1.11.0, 1.18.0, 1.57.0, 1.67.0 and 1.71.0:
@@ -1101,7 +1101,7 @@ impl Cx<'_> {
                         by_name,
                         key,
                         &text,
-                        (memory, self.case.on_mastra()),
+                        sources::SubAgentIds::of(self.rel, input, self.case.on_mastra()),
                     ),
                     // A sub-agent's loop stopped by a call of a name without
                     // `execute` (an inherited one: a sub-agent has no client
@@ -1114,7 +1114,7 @@ impl Cx<'_> {
                         by_name,
                         key,
                         &JsString::new(),
-                        (memory, self.case.on_mastra()),
+                        sources::SubAgentIds::of(self.rel, input, self.case.on_mastra()),
                     ),
                     // On `stream()` before `SUB_AGENT_STREAM_ERROR_THROWN`
                     // the sub-agent's stream ends without text instead
@@ -1132,7 +1132,7 @@ impl Cx<'_> {
                             by_name,
                             key,
                             &JsString::new(),
-                            (memory, self.case.on_mastra()),
+                            sources::SubAgentIds::of(self.rel, input, self.case.on_mastra()),
                         )
                     }
                     // From `SUB_AGENT_ERROR_AS_TEXT` the parent is sent the
@@ -1174,9 +1174,7 @@ impl Cx<'_> {
                     Ending::ApiError(_) | Ending::Error(_) | Ending::Unanswered
                         if self.rel.on_0x() =>
                     {
-                        legacy_loop::sub_agent_failed(
-                            self.case, self.rel, by_name, key, input, memory,
-                        )
+                        legacy_loop::sub_agent_failed(self.case, self.rel, by_name, key, input)
                     }
                     Ending::ApiError(_) | Ending::Error(_) => {
                         return Err("a sub-agent whose own loop ends in an error".into())

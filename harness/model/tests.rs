@@ -581,6 +581,51 @@ fn sub_agent_ids_derive_from_the_parents_memory_from_1_8_0() {
     assert_eq!(ids(&projection(&c("", "agent-a.b"), "1.67.0")), fresh);
 }
 
+/// Found by the nightly on 1.11.0: a thread and resource the call sends
+/// itself are the sub-agent's as sent before 1.8.0, its ids derive from
+/// them from 1.8.0 to 1.10.0 (`args.threadId || ...`), and from 1.11.0 the
+/// loop sets the call's own (none without memory options): 1.11.0 quotes
+/// the prompt alone, later releases give fresh ids. A `null` one is gone
+/// from 1.8.0 (`null || undefined`).
+#[test]
+fn sub_agent_ids_the_call_sends_are_kept_until_1_11_0() {
+    let c = |args: &str| {
+        case(&format!(
+            r#"{{"about":"a","agents":["s"],"replies":[
+                {{"toolCalls":[{{"id":"call_1","name":"agent-s","arguments":{args}}}]}},
+                {{"text":"done"}}],"subAgentReplies":{{"s":[{{"text":"one"}}]}}}}"#
+        ))
+    };
+    let sent = c(r#"{"prompt":"Paris","threadId":"t1","resourceId":"r1"}"#);
+    let ids = |ver: &str| {
+        let output = Json::parse(&result_text(&projection(&sent, ver), 2, "call_1")).unwrap();
+        let field = |k: &str| output.get(k).and_then(Json::as_str).unwrap().to_lossy();
+        (field("subAgentThreadId"), field("subAgentResourceId"))
+    };
+    let pair = |t: &str, r: &str| (t.to_string(), r.to_string());
+    for ver in ["1.0.4", "1.7.0"] {
+        assert_eq!(ids(ver), pair("t1", "r1"), "{ver}");
+    }
+    for ver in ["1.8.0", "1.10.0"] {
+        assert_eq!(ids(ver), pair("t1-<uuid>", "r1-s"), "{ver}");
+    }
+    for ver in ["1.13.2", "1.30.0"] {
+        assert_eq!(ids(ver), pair("<uuid>", "probe-s"), "{ver}");
+    }
+    let quoted = |case: &Case| {
+        let result = Json::parse(&result_text(&projection(case, "1.11.0"), 1, "call_1")).unwrap();
+        let message = result.get("message").and_then(Json::as_str).unwrap();
+        let message = message.to_lossy();
+        Json::parse(message.split_once("Provided arguments: ").unwrap().1).unwrap()
+    };
+    let prompt_alone = Json::object([("prompt", Json::str("Paris"))]);
+    assert_eq!(quoted(&sent), prompt_alone);
+    assert_eq!(
+        quoted(&c(r#"{"prompt":"Paris","threadId":null}"#)),
+        prompt_alone
+    );
+}
+
 /// On 1.11.0 the sub-agent call fails validation, and the arguments it
 /// quotes are those the agent loop set: with memory options, the parent's
 /// thread and resource after the prompt.
@@ -856,10 +901,10 @@ fn a_step_reusing_an_id_joins_the_earlier_step_outside_1_14_0_to_1_25_0() {
 }
 
 /// In one step, a call whose arguments have no keys runs with a later call's
-/// of its id from 1.29.1 (`EMPTY_ARGUMENTS_TAKE_LATER`); the later call runs
+/// of its id from 1.29.0 (`EMPTY_ARGUMENTS_TAKE_LATER`); the later call runs
 /// with its own, and a call with keys keeps them.
 #[test]
-fn empty_arguments_take_a_later_calls_of_the_id_from_1_29_1() {
+fn empty_arguments_take_a_later_calls_of_the_id_from_1_29_0() {
     let c = |first: &str| {
         case(&format!(
             r#"{{"about":"a","tools":["a"],"replies":[
@@ -877,7 +922,9 @@ fn empty_arguments_take_a_later_calls_of_the_id_from_1_29_1() {
     };
     let paris = || r#"{"city":"Paris"}"#.to_string();
     assert_eq!(inputs(&c("{}"), "1.28.0"), [paris()]);
-    assert_eq!(inputs(&c("{}"), "1.29.1"), [paris(), paris()]);
+    for ver in ["1.29.0", "1.29.1"] {
+        assert_eq!(inputs(&c("{}"), ver), [paris(), paris()], "{ver}");
+    }
     assert_eq!(inputs(&c("null"), "1.67.0"), [paris(), paris()]);
     assert_eq!(inputs(&c(r#"{"x":1}"#), "1.67.0"), [paris()]);
     assert_eq!(inputs(&c(r#"{"city":4}"#), "1.67.0"), [paris()]);

@@ -122,12 +122,32 @@ fn counts_table(src: &dyn ReportSource) -> Result<String, String> {
     Ok(out)
 }
 
-/// Every divergence with its diff, each folded.
+/// Divergences shown with their diffs; the rest are counted in one line
+/// that says where the whole list is. A GitHub job summary takes 1 MiB and
+/// `nightly.yml` appends this file to it: a night's divergences with their
+/// diffs were 259,020 bytes for 173 (about 1.5 kB each, docs/figures.md),
+/// so 200 keep the section near 300 kB whatever the night finds.
+pub const DIVERGENCES_SHOWN: usize = 200;
+
+/// The first `DIVERGENCES_SHOWN` divergences with their diffs, each
+/// folded, then how many more and where they all are.
 fn divergences(src: &dyn ReportSource, w: &mut dyn Write) -> Result<(), String> {
-    let mut first = true;
+    divergences_up_to(src, w, DIVERGENCES_SHOWN)
+}
+
+fn divergences_up_to(
+    src: &dyn ReportSource,
+    w: &mut dyn Write,
+    shown: usize,
+) -> Result<(), String> {
+    let mut seen = 0usize;
     src.each(Which::Divergent, Order::Report, false, &mut |r: &Row| {
+        seen += 1;
+        if seen > shown {
+            return Ok(());
+        }
         let mut out = String::new();
-        if std::mem::take(&mut first) {
+        if seen == 1 {
             out.push_str("\n### Divergences\n\n");
         }
         out.push_str(&format!(
@@ -143,7 +163,19 @@ fn divergences(src: &dyn ReportSource, w: &mut dyn Write) -> Result<(), String> 
         }
         out.push_str("\n</details>\n");
         w.write_all(out.as_bytes()).map_err(|e| e.to_string())
-    })
+    })?;
+    if seen > shown {
+        let line = format!(
+            "\n… and {} more divergence(s), not shown here ({seen} in all): every one, with its diff, \
+             is in the results database beside this report (`{db}`: `mastra-conform report {db}`) \
+             and on its site (`{site}/index.html`).\n",
+            seen - shown,
+            db = super::DATABASE,
+            site = super::SITE,
+        );
+        w.write_all(line.as_bytes()).map_err(|e| e.to_string())?;
+    }
+    Ok(())
 }
 
 /// Per issue and state: the versions, and the cases. The cases are the
@@ -392,6 +424,62 @@ mod tests {
              - `cases/a.json` on 1.5.0: too long\n\
              - `cases/b.json` on 1.1.0: too long\n"
         );
+    }
+
+    /// `n` divergent results of `cases/dN.json` on 1.67.0, each with a diff.
+    fn diverging(n: usize) -> ReportDoc {
+        let rows: Vec<String> = (0..n)
+            .map(|i| {
+                format!(
+                    r#"{{"case":"cases/d{i}.json","version":"1.67.0","verdict":"diverged","predicted":{{"x":1}},"observed":{{"x":{i}}}}}"#
+                )
+            })
+            .collect();
+        let text = format!(
+            r#"{{"run":{{"versions":["1.67.0"]}},"results":[{}]}}"#,
+            rows.join(",")
+        );
+        ReportDoc::parse(&text).unwrap()
+    }
+
+    #[test]
+    fn the_divergences_are_cut_after_the_first_few_with_where_the_rest_are() {
+        let md = render(&diverging(DIVERGENCES_SHOWN + 3));
+        let section = md
+            .split("### Divergences\n\n")
+            .nth(1)
+            .and_then(|s| s.split("\n### ").next())
+            .unwrap_or_else(|| panic!("{md}"));
+        assert_eq!(section.matches("<details>").count(), DIVERGENCES_SHOWN);
+        assert!(
+            section.contains(&format!(
+                "<code>cases/d{}.json</code>",
+                DIVERGENCES_SHOWN - 1
+            )) && !section.contains(&format!("<code>cases/d{DIVERGENCES_SHOWN}.json</code>")),
+            "the first ones, in report order"
+        );
+        let last = section.trim_end().lines().last().unwrap();
+        assert_eq!(
+            last,
+            format!(
+                "… and 3 more divergence(s), not shown here ({} in all): every one, with its diff, \
+                 is in the results database beside this report (`results.sqlite`: \
+                 `mastra-conform report results.sqlite`) and on its site (`site/index.html`).",
+                DIVERGENCES_SHOWN + 3
+            )
+        );
+        // The counts above it still say every divergence.
+        assert!(
+            md.contains(&format!(
+                "**DIVERGED** · {} divergence(s)",
+                DIVERGENCES_SHOWN + 3
+            )),
+            "{md}"
+        );
+        // At the cap exactly, nothing is cut and no line says so.
+        let whole = render(&diverging(DIVERGENCES_SHOWN));
+        assert_eq!(whole.matches("<details>").count(), DIVERGENCES_SHOWN);
+        assert!(!whole.contains("more divergence(s)"), "{whole}");
     }
 
     #[test]

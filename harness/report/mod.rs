@@ -55,11 +55,14 @@ pub fn result_json(r: &CaseResult) -> Json {
 /// The diff of a divergence, if there is one.
 pub fn result_diff(r: &CaseResult) -> Option<String> {
     match (&r.predicted, &r.observed) {
-        (Prediction::Projection(p), Observed::Ran { projection: o, .. })
-            if r.verdict == Verdict::Diverged =>
-        {
-            Some(diff(&comparable(p), &comparable(o)))
-        }
+        // A prediction that may drop stream chunks diverges in what it
+        // cannot drop, or in a chunk it lacks: the diff is against the whole
+        // stream it allows (a case of the night of 2026-12-06 on 1.4.0, an
+        // extra `tool-error` chunk, was listed "with its diff" and had none).
+        (
+            Prediction::Projection(p) | Prediction::Dropping(p),
+            Observed::Ran { projection: o, .. },
+        ) if r.verdict == Verdict::Diverged => Some(diff(&comparable(p), &comparable(o))),
         // A flaky result's first try, when it diverged: what to look at.
         (Prediction::Projection(p), Observed::Ran { projection: o, .. })
             if r.verdict == Verdict::Flaky && comparable(p) != comparable(o) =>
@@ -630,6 +633,36 @@ pub fn headline(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_divergence_from_a_prediction_that_may_drop_chunks_has_its_diff() {
+        let projection = |chunks: &str| {
+            let text = format!(
+                r#"{{"applicable":true,"error":null,"requests":[],"executed":[],"seen":{{"stream":[{chunks}],"toolCalls":["search"],"toolResults":[],"approval":{{"asked":[],"pending":[]}},"spans":[]}}}}"#
+            );
+            crate::projection::Projection::from_json(&Json::parse(&text).unwrap()).unwrap()
+        };
+        let call = r#"{"type":"tool-call","toolName":"search"}"#;
+        let error = r#"{"type":"tool-error","toolName":"search"}"#;
+        let predicted = Prediction::Dropping(projection(call));
+        let observed = Observed::Ran {
+            projection: projection(&format!("{call},{error}")),
+            bodies: Vec::new(),
+        };
+        let r = CaseResult {
+            index: 0,
+            case: "x".into(),
+            route: crate::route::Route::default(),
+            version: crate::version::spec::MastraVersion::new(1, 4, 0),
+            verdict: crate::judge::compare::compare(&predicted, &observed),
+            predicted,
+            observed,
+            findings: Default::default(),
+        };
+        assert_eq!(r.verdict, Verdict::Diverged);
+        let d = result_diff(&r).expect("a diff");
+        assert!(d.contains("+") && d.contains("tool-error"), "{d}");
+    }
 
     #[test]
     fn the_streamed_json_report_is_the_whole_one_byte_for_byte() {

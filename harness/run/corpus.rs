@@ -169,7 +169,8 @@ pub struct RunRequest {
 }
 
 /// A generated case's name: the folder's own name and the file's path
-/// inside it (`fuzz-cases/case-00025.json`), never where the folder is.
+/// inside it (`fuzz-cases/case-000025-1f0c9a2b7d3e4f50.json`, named by
+/// `loops::fuzz::case_file_name`), never where the folder is.
 /// Each slice of a night writes the same cases under its own `--out`, and
 /// `merge` takes slices whose corpus (names and contents) is the same and
 /// lines their results up by name; named by their full paths, the slices

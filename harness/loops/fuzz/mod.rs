@@ -196,16 +196,34 @@ pub fn generate_slice_on(
         .collect()
 }
 
+/// Hex digits of a generated case's content digest in its file name.
+const NAME_DIGITS: usize = 16;
+
+/// The file name of a generated case: its index, then a digest of its
+/// content (`case-000025-1f0c9a2b7d3e4f50.json`). The index keeps file
+/// order case order (six digits hold the CLI's million); the digest is
+/// SHA-256 of the case's compact JSON (`Case::to_json`, which says its seed
+/// and index in `about` and `source`), cut to 16 hex digits. So two nights
+/// drawing the same seed with the same generator name every case alike and
+/// their results line up in `--history` and `compare`; a case of another
+/// seed, or one the generator now draws differently, gets another name, and
+/// is new, never a change of the old one.
+pub fn case_file_name(index: u64, case: &Case) -> String {
+    let digest =
+        crate::version::digest::bytes_digest(case.to_json().to_compact().as_bytes(), NAME_DIGITS);
+    format!("case-{index:06}-{digest}.json")
+}
+
 /// Write cases `0..count` of `seed` into `dir` as ordinary case files
-/// (`case-00042.json`, numbered so that file order is case order), for
-/// commands that run case folders, such as the nightly matrix.
+/// named by `case_file_name`, for commands that run case folders, such as
+/// the nightly matrix.
 pub fn write_cases(seed: u64, count: u64, dir: &Path) -> std::io::Result<usize> {
     std::fs::create_dir_all(dir)?;
-    let width = count.saturating_sub(1).to_string().len().max(5);
     for index in 0..count {
-        let mut text = gen::generate(seed, index).to_json().to_pretty();
+        let case = gen::generate(seed, index);
+        let mut text = case.to_json().to_pretty();
         text.push('\n');
-        std::fs::write(dir.join(format!("case-{index:0width$}.json")), text)?;
+        std::fs::write(dir.join(case_file_name(index, &case)), text)?;
     }
     Ok(count as usize)
 }
@@ -844,6 +862,47 @@ mod tests {
                 file.display()
             );
         }
+    }
+
+    /// The file names of `write_cases(seed, count)`.
+    fn written_names(seed: u64, count: u64) -> Vec<String> {
+        let dir = tempfile::tempdir().unwrap();
+        write_cases(seed, count, dir.path()).unwrap();
+        let mut names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn generated_cases_are_named_by_index_and_content() {
+        // Two nights of one seed name the same cases alike, whatever their
+        // budgets: the smaller night's names are the larger's first ones.
+        let (small, large) = (written_names(1, 3), written_names(1, 8));
+        assert_eq!(small[..], large[..3]);
+        // Each name is its index and a digest of exactly the file's content.
+        for (index, name) in large.iter().enumerate() {
+            let case = gen::generate(1, index as u64);
+            assert_eq!(*name, case_file_name(index as u64, &case));
+            let digest = crate::version::digest::bytes_digest(
+                case.to_json().to_compact().as_bytes(),
+                NAME_DIGITS,
+            );
+            assert_eq!(*name, format!("case-{index:06}-{digest}.json"));
+        }
+        // Another seed's case at the same index is other content, under
+        // another name: no night's case is taken for another's.
+        let other = written_names(2, 8);
+        for (a, b) in large.iter().zip(&other) {
+            assert_eq!(a[..12], b[..12], "the same index");
+            assert_ne!(a, b);
+        }
+        // One field of difference is another name.
+        let mut changed = gen::generate(1, 0);
+        changed.about.push('.');
+        assert_ne!(case_file_name(0, &changed), large[0]);
     }
 
     #[test]

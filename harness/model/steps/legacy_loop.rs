@@ -621,10 +621,15 @@ pub(in crate::model) fn sub_agent_failed(
     by_name: bool,
     key: &JsString,
     input: &Json,
-    memory: bool,
 ) -> ResultContent {
     if case.call.method == Method::Stream || !rel.sub_agent_generated {
-        return sources::sub_agent_result(rel, by_name, key, &JsString::new(), (memory, false));
+        return sources::sub_agent_result(
+            rel,
+            by_name,
+            key,
+            &JsString::new(),
+            sources::SubAgentIds::of(rel, input, false),
+        );
     }
     let message = JsString::from("[Agent:probe] - Failed agent tool execution for ").concat(key);
     let details = Json::object([

@@ -780,6 +780,112 @@ fn matrix_history_says_what_changed_since_the_previous_night() {
     );
 }
 
+/// Two nights of one seed with `--history`, as the nightly's are when its
+/// seed stands: each generated case is named by its index and content, so
+/// both nights name the fuzz cases alike, and the one whose result changed
+/// is named first in the second night's summary, as that case's change.
+/// The change is planted with the test build's flaky probe
+/// (`MASTRA_CONFORM_TEST_FLAKY`, `run::planted`): on night 2, with no
+/// re-check, the chosen case's only answer loses its last request, so it
+/// diverges and stays diverged. A third night of another seed draws other
+/// cases, under other names: new, not changed, and `compare` calls none of
+/// them a regression.
+#[test]
+fn matrix_history_names_the_fuzz_case_that_changed_first() {
+    let dir = tempfile::tempdir().unwrap();
+    let history = dir.path().join("history.sqlite");
+    let night = |n: u32, plant: Option<&str>| {
+        let seed = if n < 3 { "11" } else { "12" };
+        let out = dir.path().join(format!("night{n}"));
+        let json = dir.path().join(format!("night{n}.json"));
+        let mut c = bin();
+        c.args(["matrix", "--versions", "1.67.0", "--cases", GRID_CASES[0]])
+            .args(["--fuzz-count", "8", "--seed", seed, "--out"])
+            .arg(&out)
+            .arg("--history")
+            .arg(&history)
+            .arg("--json")
+            .arg(&json);
+        if let Some(name) = plant {
+            c.env("MASTRA_CONFORM_TEST_FLAKY", name);
+        }
+        let r = c.output().expect("the harness runs");
+        eprintln!("night {n}:\n{}", text(&r));
+        let mut names: Vec<String> = std::fs::read_dir(out.join("fuzz-cases"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        (r, names, json)
+    };
+    let (first, names, report) = night(1, None);
+    assert!(
+        matches!(first.status.code(), Some(0 | 1)),
+        "{}",
+        text(&first)
+    );
+    assert_eq!(names.len(), 8);
+    // A generated case that was as modelled and sent a request: losing its
+    // last request is a change of its verdict.
+    let report = json(&report);
+    let chosen = report["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| {
+            r["case"].as_str().unwrap().starts_with("fuzz-cases/")
+                && r["verdict"] == "as-modelled"
+                && r["observed"]["requests"]
+                    .as_array()
+                    .is_some_and(|q| !q.is_empty())
+        })
+        .unwrap_or_else(|| panic!("an as-modelled generated case with a request: {report}"));
+    let case = chosen["case"].as_str().unwrap().to_string();
+
+    let (second, again, _) = night(2, Some(&case));
+    assert_eq!(again, names, "the same seed names the same cases");
+    assert_eq!(second.status.code(), Some(1), "{}", text(&second));
+    let said = stdout(&second);
+    let mut lines = said.lines();
+    let head = lines.next().unwrap_or_default();
+    assert!(
+        head.starts_with("since the previous night (night 1 of")
+            && head.contains(": 1 changed, 0 new"),
+        "{said}"
+    );
+    assert_eq!(
+        lines.next(),
+        Some(format!("  {case} on 1.67.0: as-modelled -> diverged").as_str()),
+        "{said}"
+    );
+
+    let (third, other, _) = night(3, None);
+    assert!(
+        matches!(third.status.code(), Some(0 | 1)),
+        "{}",
+        text(&third)
+    );
+    assert!(
+        other.iter().all(|n| !names.contains(n)),
+        "another seed, other names: {other:?} {names:?}"
+    );
+    let said = stdout(&third);
+    assert!(
+        said.lines()
+            .next()
+            .is_some_and(|l| l.contains(": 0 changed, 8 new")),
+        "{said}"
+    );
+    let db = |n: u32| dir.path().join(format!("night{n}/results.sqlite"));
+    let compared = bin().arg("compare").arg(db(2)).arg(db(3)).output().unwrap();
+    let said = stdout(&compared);
+    assert!(
+        said.contains("new (8):\n") && said.contains("gone (8):\n") && !said.contains("regressed"),
+        "{}",
+        text(&compared)
+    );
+}
+
 /// The id of a case's detail file on a site (its `data/c/ID.js`).
 fn detail_id(site: &Path, case: &str) -> String {
     std::fs::read_dir(site.join("data/c"))
