@@ -400,6 +400,21 @@ impl Case {
     }
 
     /// Every tool the case gives Mastra, in every tools object.
+    /// Whether a tool of the case has a `requireApproval` function (`{
+    /// "returns" }`, `{ "throws" }`): then `seen.approval.toolAsked` is
+    /// projected.
+    pub fn has_approval_function(&self) -> bool {
+        self.all_tools().any(|t| {
+            matches!(
+                t,
+                Tool::Custom {
+                    require_approval: Some(ToolApproval::Returns(_) | ToolApproval::Throws(_)),
+                    ..
+                }
+            )
+        })
+    }
+
     pub fn all_tools(&self) -> impl Iterator<Item = &Tool> {
         let sets = self
             .toolsets

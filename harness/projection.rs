@@ -146,6 +146,10 @@ pub struct Seen {
     pub asked: Vec<Json>,
     /// The calls that waited for approval: `(call id, toolName)`.
     pub pending: Vec<(Json, Json)>,
+    /// Each call of a tool's own `requireApproval` function, in order:
+    /// `{ "id", "args", "context" }`; `None` (and not written) where no
+    /// tool of the case has one.
+    pub tool_asked: Option<Vec<Json>>,
     /// With `tracing`, each ended span of a tool call, in order; `None`
     /// (and not written) without it.
     pub spans: Option<Vec<SpanView>>,
@@ -171,29 +175,29 @@ impl Seen {
             ),
             ("toolCalls", names(&self.tool_calls)),
             ("toolResults", names(&self.tool_results)),
-            (
-                "approval",
-                Json::object([
-                    ("asked", Json::Array(self.asked.clone())),
-                    (
-                        "pending",
-                        Json::Array(
-                            self.pending
-                                .iter()
-                                .map(|(id, name)| {
-                                    Json::object([("id", id.clone()), ("toolName", name.clone())])
-                                })
-                                .collect(),
-                        ),
-                    ),
-                ]),
-            ),
+            ("approval", self.approval_json()),
         ]);
         if let (Some(spans), Json::Object(members)) = (&self.spans, &mut v) {
             let spans = Json::Array(spans.iter().map(SpanView::to_json).collect());
             members.push(("spans".into(), spans));
         }
         v
+    }
+
+    fn approval_json(&self) -> Json {
+        let pending = self
+            .pending
+            .iter()
+            .map(|(id, name)| Json::object([("id", id.clone()), ("toolName", name.clone())]))
+            .collect();
+        let mut members = vec![
+            ("asked", Json::Array(self.asked.clone())),
+            ("pending", Json::Array(pending)),
+        ];
+        if let Some(tool_asked) = &self.tool_asked {
+            members.push(("toolAsked", Json::Array(tool_asked.clone())));
+        }
+        Json::object(members)
     }
 
     /// Read `seen` as `to_json` writes it (and as the probe answers it).
@@ -231,6 +235,10 @@ impl Seen {
                 .iter()
                 .map(|p| (member(p, "id"), member(p, "toolName")))
                 .collect(),
+            tool_asked: match approval.get("toolAsked") {
+                None => None,
+                other => Some(list(other, "approval.toolAsked")?),
+            },
             spans: match v.get("spans") {
                 None => None,
                 Some(s) => Some(

@@ -213,10 +213,14 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
       executed.push({ id, input: jsonSnapshot(input) });
       return { tempC: 20 };
     };
+  // Each call of a tool's own `requireApproval` function, in order, as
+  // `executed` is kept: what it was asked (`seen.approval.toolAsked`).
+  const toolAsked = [];
   const inputSchema = lib.z.object({ city: lib.z.string() });
   const newTool = (id, description, requireApproval) => {
     try {
-      const approval = requireApproval === undefined ? {} : { requireApproval: toolApproval(requireApproval) };
+      const approval =
+        requireApproval === undefined ? {} : { requireApproval: toolApproval(requireApproval, id, toolAsked) };
       // A case may leave `description` out: then createTool is not given one.
       const described = description === undefined ? {} : { description };
       return lib.createTool({ id, ...described, inputSchema, ...approval, execute: makeExecute(id) });
@@ -287,7 +291,12 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
     let lastEnded = null;
     for (const call of callsOf(c)) {
       if (lastEnded !== null) await paceTurn(lastEnded);
-      const start = { executed: executed.length, requests: fetches(), spans: tracer?.spans.length ?? 0 };
+      const start = {
+        executed: executed.length,
+        toolAsked: toolAsked.length,
+        requests: fetches(),
+        spans: tracer?.spans.length ?? 0,
+      };
       const seen = emptySeen();
       let error;
       try {
@@ -297,6 +306,7 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
         error = e;
       }
       if (tracer !== null) seen.spans = await tracer.since(start.spans);
+      if (hasApprovalFunction(c)) seen.approval.toolAsked = toolAsked.slice(start.toolAsked);
       turns.push({ error, executed: executed.slice(start.executed), seen, requests: fetches() - start.requests });
       if (c.memory !== undefined) lastEnded = Date.now();
     }
@@ -308,6 +318,8 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
   }
 
   const mutated = before.filter(([, obj, shape]) => !sameShape(shape, shapeOf(obj))).map(([name]) => name);
+  // `toolAsked` stands wherever `seen` does, once a tool has a function.
+  if (hasApprovalFunction(c)) for (const t of turns) t.seen.approval.toolAsked ??= [];
   const described = turns.map((t) => ({
     error: t.error === null || t.error === undefined ? null : describeError(t.error),
     executed: t.executed,
@@ -529,23 +541,40 @@ function approvalPolicy(policy, seen) {
   };
 }
 
+/** Whether a tool of the case has a `requireApproval` function (`returns`, `throws`). */
+function hasApprovalFunction(c) {
+  const lists = [c.tools ?? [], ...Object.values(c.toolsets ?? {}), c.clientTools ?? []];
+  return lists.some((list) => list.some((t) => isObject(t) && isObject(t.requireApproval)));
+}
+
 /**
  * A TOOL's `requireApproval` as createTool is given it: `true` as it is,
- * `{ returns }` and `{ throws }` as functions. The function is asked with no
- * tool name (1.67.0 and 1.71.0 pass `(args, { args, requestContext,
- * workspace })`), so what it decides is all a case can see of it, and
- * nothing is recorded in `seen.approval.asked`.
+ * `{ returns }` and `{ throws }` as functions. Each call of a function is
+ * pushed to `asked` as `{ id, args, context }`: the tool's id, its first
+ * argument and the own keys of its second (1.67.0 and 1.71.0 pass `(args,
+ * { args, requestContext, workspace })`, no tool name), so what it was asked
+ * shows in `seen.approval.toolAsked`, apart from the policy's `asked`.
  */
-function toolApproval(a) {
+function toolApproval(a, id, asked) {
   if (a === true) return true;
+  const record = (args, context) =>
+    asked.push({
+      id,
+      args: args === undefined ? null : jsonSnapshot(args),
+      context: isObject(context) ? Object.keys(context) : null,
+    });
   if ('throws' in a) {
     const message = a.throws;
-    return () => {
+    return (args, context) => {
+      record(args, context);
       throw new Error(message);
     };
   }
   const answer = a.returns;
-  return () => answer;
+  return (args, context) => {
+    record(args, context);
+    return answer;
+  };
 }
 
 /** The case's answer for a call id, or null when it gives none. */

@@ -1227,6 +1227,7 @@ mod tests {
             security,
             [
                 "approval-policy-fails-open",
+                "approval-policy-bypassed-by-id",
                 "approval-policy-lost-on-resume",
                 "approval-decline-runs-the-tool"
             ]

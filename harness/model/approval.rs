@@ -152,6 +152,38 @@ fn waits_in(
     }
 }
 
+/// What a tool's own `requireApproval` function is asked for `call`, where
+/// the release asks it (`TOOL_APPROVAL_FN_ASKED`): `{ "id", "args",
+/// "context" }`, the call's arguments as the step parsed them and the keys
+/// of the context it is given, never a tool name (`args` among them from
+/// `TOOL_APPROVAL_FN_GIVEN_ARGS`).
+fn tool_fn_asked(case: &Case, rel: &Release, tool: &Tool, call: &ToolCallReply) -> Option<Json> {
+    let is_fn = matches!(
+        own_approval(tool),
+        Some(ToolApproval::Returns(_) | ToolApproval::Throws(_))
+    );
+    if !is_fn || !rel.tool_approval_fn_asked {
+        return None;
+    }
+    let on_google = case.route.wire() == crate::route::Wire::GenerateContent;
+    let args = if call.arguments == Json::Null && on_google && rel.google_null_arguments_empty {
+        Json::Object(Vec::new())
+    } else {
+        call.arguments.clone()
+    };
+    let given_args = rel.tool_approval_fn_given_args.then_some("args");
+    let context = given_args
+        .into_iter()
+        .chain(["requestContext", "workspace"])
+        .map(Json::str)
+        .collect();
+    Some(Json::object([
+        ("id", Json::String(tool_id(tool))),
+        ("args", args),
+        ("context", Json::Array(context)),
+    ]))
+}
+
 /// A case tool's own `requireApproval`, if it has one.
 fn own_approval(tool: &Tool) -> Option<&ToolApproval> {
     match tool {
@@ -310,7 +342,10 @@ impl<'a> Replay<'a> {
         Replay {
             case,
             rel,
-            seen: Seen::default(),
+            seen: Seen {
+                tool_asked: case.has_approval_function().then(Vec::new),
+                ..Seen::default()
+            },
             calls: Vec::new(),
             results: Vec::new(),
             executed: base.executed.clone().into_iter(),
@@ -320,6 +355,27 @@ impl<'a> Replay<'a> {
             answered: Vec::new(),
             suspended_lists: None,
             base,
+        }
+    }
+
+    /// Record what the own approval function of `tool` is asked for `call`,
+    /// if it is asked; the entry, for `asked_again`.
+    fn tool_fn_asked(&mut self, tool: Option<&Tool>, call: &ToolCallReply) -> Option<Json> {
+        let entry = tool.and_then(|t| tool_fn_asked(self.case, self.rel, t, call))?;
+        if let Some(list) = self.seen.tool_asked.as_mut() {
+            list.push(entry.clone());
+        }
+        Some(entry)
+    }
+
+    /// A held call that an answer resumes: the resumed step runs the call's
+    /// approval check again before it reads the answer, so the tool's
+    /// function is asked twice (1.26.0, 1.38.0, 1.67.0, 1.71.0, every
+    /// route: `tool-approval-fn-true-holds-every-resumed-call-*`,
+    /// `cases/names/tool-approval-fn-asked-again-*`).
+    fn asked_again(&mut self, entry: Option<Json>, answered: bool) {
+        if let (Some(list), Some(entry), true) = (self.seen.tool_asked.as_mut(), entry, answered) {
+            list.push(entry);
         }
     }
 
@@ -438,10 +494,10 @@ impl<'a> Replay<'a> {
         tools: &Record<ToolValue>,
     ) -> Result<StepEnd, String> {
         let (case, rel) = (self.case, self.rel);
-        let mut held = Vec::new();
-        for call in list {
-            held.push(target(case, rel, tools, call)?);
-        }
+        let held = list
+            .iter()
+            .map(|call| target(case, rel, tools, call))
+            .collect::<Result<Vec<_>, _>>()?;
         if self.stream() {
             super::steps::seen::call_chunks(case, rel, list, list, &mut self.seen.stream);
         }
@@ -466,11 +522,7 @@ impl<'a> Replay<'a> {
                 if !rel.not_found_is_a_result {
                     // Where no call of the step waits, its calls run at once
                     // and a later one may run before the throw: not measured.
-                    let holds = list.iter().any(|c| {
-                        tool_called(case, tools, &c.name)
-                            .is_some_and(|t| waits(rel, case, Some(t), &c.name, &mut Vec::new()))
-                    });
-                    if !holds {
+                    if !holds_a_call(case, rel, tools, list) {
                         return Err("an approval case calling a name that reaches none of its tools, in a step nothing holds, before 1.4.0".into());
                     }
                     self.resumed |= answered;
@@ -493,6 +545,7 @@ impl<'a> Replay<'a> {
                 .filter(|_| matches!(fit, Fit::Runs(_)))
                 .map(|at| runs.remove(at));
             let resumed = self.resumed;
+            let fn_asked = self.tool_fn_asked(tool, call);
             if !waits_in(rel, case, tool, &call.name, &mut self.seen.asked, resumed) {
                 self.kept.extend(run);
                 handed.push((ran, name));
@@ -506,6 +559,7 @@ impl<'a> Replay<'a> {
                 continue;
             }
             let answer = self.hold(call, &name);
+            self.asked_again(fn_asked, answer.is_some());
             let later = &list[i + 1..];
             if answer.is_some() && !not_found.is_empty() {
                 let five = crate::version::spec::MastraVersion::new(1, 5, 0);
@@ -688,6 +742,19 @@ impl Fit {
             Fit::Refused(message) => ResultContent::Message(message.clone()),
         }
     }
+}
+
+/// Whether a call of the step `list` waits for approval.
+fn holds_a_call(
+    case: &Case,
+    rel: &Release,
+    tools: &Record<ToolValue>,
+    list: &[ToolCallReply],
+) -> bool {
+    list.iter().any(|c| {
+        tool_called(case, tools, &c.name)
+            .is_some_and(|t| waits(rel, case, Some(t), &c.name, &mut Vec::new()))
+    })
 }
 
 /// What a call of an approval case reaches.

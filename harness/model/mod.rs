@@ -281,19 +281,38 @@ pub fn call_target(case: &Case, name: &JsString) -> Option<CallTarget> {
 /// predicted as the release it says it is (`MastraVersion::release`): the
 /// model knows releases, and a build's package.json is its only claim.
 pub fn predict(case: &Case, version: MastraVersion) -> Prediction {
-    let prediction = predict_calls(case, version);
+    let mut prediction = predict_calls(case, version);
+    if case.has_approval_function() {
+        // `seen.approval.toolAsked` is written wherever `seen` is, empty
+        // where no function was asked.
+        prediction = each_projection(prediction, |mut p| {
+            let turns = p.turns.iter_mut().flatten().map(|t| &mut t.seen);
+            for seen in std::iter::once(&mut p.seen).chain(turns).flatten() {
+                seen.tool_asked.get_or_insert_with(Vec::new);
+            }
+            Ok(p)
+        });
+    }
     if !case.lookups {
         return prediction;
     }
     let rel = Release::of(version.release());
     // `lookups` stand beside what the calls did, on every projection that
     // has a result; a case that cannot run has none.
-    let with = |mut p: Projection| -> Result<Projection, String> {
+    each_projection(prediction, |mut p| {
         if p.applicable {
             p.lookups = Some(Box::new(lookups::predict(case, &rel)?));
         }
         Ok(p)
-    };
+    })
+}
+
+/// `prediction` with `with` applied to each of its projections; an error
+/// makes it unmodelled.
+fn each_projection(
+    prediction: Prediction,
+    with: impl Fn(Projection) -> Result<Projection, String>,
+) -> Prediction {
     let outcome = match prediction {
         Prediction::Projection(p) => with(p).map(Prediction::Projection),
         Prediction::Dropping(p) => with(p).map(Prediction::Dropping),

@@ -237,6 +237,20 @@ release_table! {
     /// --good 1.0.4 --bad 1.67.0`: first changed 1.26.0 (last the same
     /// 1.25.0; 6 steps).
     TOOL_APPROVAL_FN_ASKED => tool_approval_fn_asked: (1, 26, 0);
+    /// A tool's own `requireApproval` function is given the call's
+    /// arguments in its context too: `(args, { args, requestContext,
+    /// workspace })`; before, `(args, { requestContext, workspace })`
+    /// (1.37.1 `dist/chunk-2365SJTK.js:21523`). First in 1.38.0, with
+    /// `APPROVAL_POLICY_ASKED`: the function is given the policy's context
+    /// with its `toolName` taken out (`const { toolName: _toolName,
+    /// ...needsApprovalCtx } = buildApprovalContext()`,
+    /// `dist/chunk-DV4HM5AG.js:21915`), so whichever name the model called
+    /// the tool by, the function cannot tell. `bisect
+    /// cases/approval/tool-approval-fn-false-overrides-policy-true-generate.json
+    /// --good 1.26.0 --bad 1.67.0 --route openai-compatible`: first changed
+    /// 1.38.0 (last the same 1.37.1; 5 steps), the one difference
+    /// `seen.approval.toolAsked[0].context` gaining `args`.
+    TOOL_APPROVAL_FN_GIVEN_ARGS => tool_approval_fn_given_args: (1, 38, 0);
     /// A tool span (`tracing`) carries the tool's key as its `entityId`, as
     /// it does its `entityName` and its name (`tool: 'KEY'`); before, the
     /// span was made with no `entityId` and took its parent step span's

@@ -99,9 +99,9 @@ pub fn approval_findings(
             if tool.approval != OwnApproval::None {
                 continue;
             }
-            if let Some(f) = policy_finding(policy, &tool, version) {
-                findings.push(f);
-            }
+            let found = policy_finding(policy, &tool, version)
+                .or_else(|| id_bypass_finding(policy, &tool, version));
+            findings.extend(found);
         }
     }
     (findings, Vec::new())
@@ -147,25 +147,79 @@ fn policy_finding(
         quote(tool.sent),
         says(asked)
     );
+    Some(approval_finding(tool, version, &outcome, &decided, at))
+}
+
+/// A policy that holds the tool under the name it is sent as but lets it
+/// run under its id: every release finds a call by the id (the tool-call
+/// step falls back to the tool whose id is the called name), and from
+/// `APPROVAL_POLICY_ASKED` asks the policy with the id, so a policy
+/// written against the sent name fails open when the model calls the id
+/// (`cases/names/call-by-id-fails-open-under-a-policy-by-wire-name-*.json`,
+/// the ledger's `approval-policy-bypassed-by-id`).
+fn id_bypass_finding(
+    policy: &ApprovalPolicy,
+    tool: &Named,
+    version: MastraVersion,
+) -> Option<Finding> {
+    let id = tool.id.filter(|id| *id != tool.sent)?;
+    let sent = policy.answer(tool.sent)?;
+    let by_id = policy.answer(id)?;
+    if !waits(sent)? || waits(by_id)? {
+        return None;
+    }
+    let at = [tool.sent, tool.key]
+        .into_iter()
+        .find_map(|name| policy.written.iter().find(|w| w.name == *name))
+        .and_then(|w| w.at.clone())
+        .or_else(|| policy.at.clone());
+    let outcome = format!(
+        "{} runs without approval when the model calls it by its id {}",
+        quote(tool.key),
+        quote(id)
+    );
+    let decided = format!(
+        "its {} answers {} for the name the tool is sent as, {}, but a call by the id finds the tool too and Mastra asks the policy with {}, where it answers {}",
+        policy.option,
+        says(sent),
+        quote(tool.sent),
+        quote(id),
+        says(by_id)
+    );
+    Some(approval_finding(tool, version, &outcome, &decided, at))
+}
+
+/// The finding of a policy that gates `tool` by one of its names and lets
+/// another through, with the fix that holds whatever name the model calls:
+/// comparing with any one name fails open under another.
+fn approval_finding(
+    tool: &Named,
+    version: MastraVersion,
+    outcome: &str,
+    decided: &str,
+    at: Option<Location>,
+) -> Finding {
+    let mut names = vec![quote(tool.sent)];
+    names.extend(tool.id.filter(|id| *id != tool.sent).map(quote));
+    let fix = format!(
+        "give the tool requireApproval: true in createTool, which holds its calls whatever name the model calls, or have the policy look the tool up and hold every name a call of it can carry ({})",
+        names.join(", ")
+    );
     let asked = APPROVAL_POLICY_ASKED.first;
     let message = if version.release() >= asked {
-        format!(
-            "{outcome}: {decided}; name {} in the policy (Mastra asks the policy from {asked})",
-            quote(tool.sent)
-        )
+        format!("{outcome}: {decided}; {fix} (Mastra asks the policy from {asked})")
     } else {
         format!(
-            "@mastra/core {version} takes any requireToolApproval function as true, so every tool waits for approval; from {asked} Mastra asks it, and then {outcome}: {decided}; name {} in the policy",
-            quote(tool.sent)
+            "@mastra/core {version} takes any requireToolApproval function as true, so every tool waits for approval; from {asked} Mastra asks it, and then {outcome}: {decided}; {fix}"
         )
     };
-    Some(Finding {
+    Finding {
         severity: Rule::ApprovalByKey.severity(),
         rule: Rule::ApprovalByKey,
         subject: tool.key.clone(),
         message,
         at,
-    })
+    }
 }
 
 /// Whether a name reads as a tool's name rather than a word of prose: it

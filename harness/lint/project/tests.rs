@@ -259,7 +259,8 @@ fn an_approval_policy_is_judged_by_the_installed_releases_rule() {
         .iter()
         .all(|f| f.0 != Rule::ApprovalByKey));
     // Approving the sent name and not the key is a policy written for the
-    // sent name, unless it writes the key.
+    // sent name, unless it writes the key; but a call by the id finds the
+    // tool and is asked with the id, where that policy lets it run.
     let mut wire = names_doc("1.67.0", "false");
     let policy = &mut wire.agents[0].approval[0];
     for (name, answer) in policy.answers.iter_mut() {
@@ -269,7 +270,38 @@ fn an_approval_policy_is_judged_by_the_installed_releases_rule() {
     }
     policy.written.clear();
     let judged = lint_project(wire.clone(), LintConfig::default());
+    assert_eq!(
+        rules_at(&judged)
+            .into_iter()
+            .filter(|f| f.0 == Rule::ApprovalByKey)
+            .collect::<Vec<_>>(),
+        [(Rule::ApprovalByKey, "files.delete".into(), Some((12, 5)))]
+    );
+    let says = &judged.agents[0].findings[0].message;
+    assert!(
+        says.starts_with("\"files.delete\" runs without approval when the model calls it by its id \"delete-file\": its defaultOptions answers true for the name the tool is sent as, \"files_delete\""),
+        "{says}"
+    );
+    assert!(
+        says.contains("give the tool requireApproval: true in createTool")
+            && says.contains("(\"files_delete\", \"delete-file\")"),
+        "the fix holds whatever name the model calls: {says}"
+    );
+    // A policy that holds every name a call can carry is no finding.
+    let mut every = wire.clone();
+    for (_, answer) in every.agents[0].approval[0].answers.iter_mut() {
+        *answer = PolicyAnswer::True;
+    }
+    let judged = lint_project(every, LintConfig::default());
     assert!(rules_at(&judged).iter().all(|f| f.0 != Rule::ApprovalByKey));
+    // Before the release that asks the policy every call waits; the
+    // finding says what happens from it.
+    let mut early = wire.clone();
+    early.mastra = crate::version::spec::MastraVersion::new(1, 37, 1);
+    let judged = lint_project(early, LintConfig::default());
+    assert!(judged.agents[0].findings[0]
+        .message
+        .starts_with("@mastra/core 1.37.1 takes any requireToolApproval function as true"));
     wire.agents[0].approval[0].written.push(NameUse {
         name: js("files.delete"),
         at: None,

@@ -1990,9 +1990,10 @@ const COMPARED: &str = "tool-name-compared-to-key";
 /// `switch`, `Set.has`, a map keyed by the id, an async one reading the
 /// request context, one reading `args`, one inside a `defaultOptions`
 /// function; instructions as a string and from a function. The policy
-/// that names wire names, and the one that throws for every name alike,
-/// give no approval finding; a tool with `requireApproval: true` is never
-/// one; a comparison inside a policy with its finding is that finding's.
+/// that names wire names lets a call by each tool's id through (the id
+/// fallback: a finding at each wire name it writes); the one that throws
+/// for every name alike gives no approval finding; a tool with
+/// `requireApproval: true` is never one; a comparison inside a policy with its finding is that finding's.
 /// On 1.67.0 the two functions `run.ts` passes to `generate` and `stream`
 /// are lost on resume, each a finding at its `requireToolApproval`; the
 /// agents' default-options functions are kept, and `true` is no function.
@@ -2017,6 +2018,8 @@ fn the_names_a_project_writes_are_found_at_their_lines_on_1_67_0() {
             "files.delete",
             &at(97, 57),
         ],
+        ["wireNamesAgent", APPROVAL, "files.delete", &at(108, 57)],
+        ["wireNamesAgent", APPROVAL, "mail.send", &at(108, 88)],
         ["equalsAgent", INSTRUCTIONS, "search.web", &at(9, 17)],
         [
             "functionDefaultsAgent",
@@ -2035,7 +2038,7 @@ fn the_names_a_project_writes_are_found_at_their_lines_on_1_67_0() {
         ],
     ];
     assert_eq!(placed_findings(&v, "findings"), rows(&expected), "{shown}");
-    assert_eq!(v["summary"]["errors"], 10, "{v:#}");
+    assert_eq!(v["summary"]["errors"], 12, "{v:#}");
     assert_eq!(v["summary"]["warnings"], 4, "{v:#}");
     // The configuration's "tool-key-rewritten": "off", four keys per agent.
     assert_eq!(v["summary"]["suppressed"], 36, "{v:#}");
@@ -2069,6 +2072,12 @@ fn the_names_a_project_writes_are_found_at_their_lines_on_1_67_0() {
     );
     let says = message("mapAgent", APPROVAL, "files.delete");
     assert!(says.contains("for the id \"delete-file\""), "{says}");
+    let says = message("wireNamesAgent", APPROVAL, "files.delete");
+    assert!(
+        says.starts_with("\"files.delete\" runs without approval when the model calls it by its id \"delete-file\"")
+            && says.contains("give the tool requireApproval: true in createTool"),
+        "{says}"
+    );
     let says = message("functionDefaultsAgent", INSTRUCTIONS, "delete-file");
     assert!(says.contains("the model sees \"files_delete\""), "{says}");
     let says = message("project", COMPARED, "search.web");
