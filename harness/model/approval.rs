@@ -13,6 +13,7 @@
 use super::record::Lookup;
 use super::releases::{Release, APPROVAL_DECLINED_MESSAGE, SUB_AGENTS_THROW_MESSAGE};
 use super::route::{result_on, ResultContent};
+use super::steps::SpanCall;
 use super::validate::Schema;
 use super::{ToolOrigin, ToolValue};
 use crate::case::{
@@ -27,11 +28,7 @@ use crate::projection::{ErrorView, Executed, HistoryItem, Projection, RequestVie
 fn outside(case: &Case) -> Option<&'static str> {
     // Beside toolsets, sub-agents, workflows, MCP tools and dynamic tools
     // the loop is `steps`' and a call of one of them is refused below (it
-    // reaches none of the case's tools); a stored memory recalls the thread
-    // into the resumed run, which was not measured.
-    if case.sources.memory.is_some_and(|m| !m.in_memory) {
-        return Some("approval beside a stored memory");
-    }
+    // reaches none of the case's tools).
     if case.tools.iter().any(|t| matches!(t, Tool::Builtin { .. })) {
         return Some("approval of a builtin tool");
     }
@@ -326,6 +323,9 @@ struct Replay<'a> {
     /// `toolCalls` and `toolResults` of the last result that was suspended
     /// at a held call an answer resumed.
     suspended_lists: Option<(Vec<Json>, Vec<Json>)>,
+    /// The tool span of each call that ran (let through, approved, or a
+    /// decline lost), in the order they ended.
+    spans: Vec<SpanCall>,
 }
 
 /// How a step of calls ended.
@@ -354,6 +354,7 @@ impl<'a> Replay<'a> {
             resumed: false,
             answered: Vec::new(),
             suspended_lists: None,
+            spans: Vec::new(),
             base,
         }
     }
@@ -507,18 +508,19 @@ impl<'a> Replay<'a> {
         // arguments pass.
         let passing = held
             .iter()
-            .filter(|t| matches!(t, Target::Tool(Some(_), Fit::Runs(_))))
+            .filter(|t| matches!(t, Target::Tool(Some(_), Fit::Runs(_), _)))
             .count();
         let mut runs: Vec<Executed> = self.executed.by_ref().take(passing).collect();
         let mut handed: Vec<(&'static str, Json)> = Vec::new();
         let mut answered = false;
+        let spans_from = self.spans.len();
         // The calls naming no tool that failed before the step's next wait.
         let mut not_found: Vec<&ToolCallReply> = Vec::new();
         for (i, (call, target)) in list.iter().zip(held).enumerate() {
             let name = Json::String(call.name.clone());
             // A call naming no tool fails, unasked, and the step goes on
             // (`NOT_FOUND_IS_A_RESULT`).
-            let Target::Tool(tool, fit) = target else {
+            let Target::Tool(tool, fit, span) = target else {
                 if !rel.not_found_is_a_result {
                     // Where no call of the step waits, its calls run at once
                     // and a later one may run before the throw: not measured.
@@ -548,6 +550,7 @@ impl<'a> Replay<'a> {
             let fn_asked = self.tool_fn_asked(tool, call);
             if !waits_in(rel, case, tool, &call.name, &mut self.seen.asked, resumed) {
                 self.kept.extend(run);
+                self.spans.push(span);
                 handed.push((ran, name));
                 continue;
             }
@@ -561,18 +564,8 @@ impl<'a> Replay<'a> {
             let answer = self.hold(call, &name);
             self.asked_again(fn_asked, answer.is_some());
             let later = &list[i + 1..];
-            if answer.is_some() && !not_found.is_empty() {
-                let five = crate::version::spec::MastraVersion::new(1, 5, 0);
-                if rel.version < five {
-                    return Err(
-                        "an answered call after a call naming no tool in its step, on 1.4".into(),
-                    );
-                }
-                if rel.not_found_name_only_on_resume {
-                    for failed in not_found.drain(..) {
-                        self.stored_as_name_only(step, &failed.id);
-                    }
-                }
+            if answer.is_some() {
+                self.answered_after_not_found(step, &mut not_found)?;
             }
             if answer.is_some() {
                 // What the suspended result hands over: the calls so far,
@@ -580,19 +573,7 @@ impl<'a> Replay<'a> {
                 self.suspended_lists = Some((self.calls.clone(), self.results.clone()));
             }
             match answer {
-                None => {
-                    // From `APPROVAL_LATER_CALLS_ASKED` the policy is asked
-                    // for the step's later calls too, which do not run.
-                    if rel.approval_later_calls_asked && rel.approval_policy_asked_on_1x {
-                        if let Some(ApprovalPolicy::Names(_)) = &case.call.require_tool_approval {
-                            self.seen
-                                .asked
-                                .extend(later.iter().map(|c| Json::String(c.name.clone())));
-                        }
-                    }
-                    self.requests.truncate(step + 1);
-                    return Ok(StepEnd::Suspended);
-                }
+                None => return Ok(self.suspend(step, later)),
                 // Whether a resumed step asks its later calls again is
                 // not measured.
                 Some(_)
@@ -608,11 +589,13 @@ impl<'a> Replay<'a> {
                 Some(Approval::Approve) => {
                     answered = true;
                     self.kept.extend(run);
+                    self.spans.push(span);
                     handed.push((ran, name));
                 }
                 Some(Approval::Decline) if self.decline_lost() => {
                     answered = true;
                     self.kept.extend(run);
+                    self.spans.push(span);
                     handed.push((ran, name));
                 }
                 Some(Approval::Decline) => {
@@ -626,8 +609,91 @@ impl<'a> Replay<'a> {
                 }
             }
         }
+        if !self.sequential(list, tools) {
+            // Calls run at once: a refused call ends its span first, as
+            // outside approval (`steps::note_spans`).
+            self.spans[spans_from..].sort_by_key(|s| !s.refused);
+        }
         self.hand_over(handed, answered);
         Ok(StepEnd::GoesOn)
+    }
+
+    /// A held call that waits unanswered suspends the run at request
+    /// `step`. From `APPROVAL_LATER_CALLS_ASKED` the policy is asked for the
+    /// step's `later` calls too, which do not run.
+    fn suspend(&mut self, step: usize, later: &[ToolCallReply]) -> StepEnd {
+        let rel = self.rel;
+        if rel.approval_later_calls_asked && rel.approval_policy_asked_on_1x {
+            if let Some(ApprovalPolicy::Names(_)) = &self.case.call.require_tool_approval {
+                self.seen
+                    .asked
+                    .extend(later.iter().map(|c| Json::String(c.name.clone())));
+            }
+        }
+        self.requests.truncate(step + 1);
+        StepEnd::Suspended
+    }
+
+    /// An answer to a held call of request `step` after calls of its step
+    /// that named no tool (`not_found`): the resumed run carries their
+    /// results as `NOT_FOUND_NAME_ONLY_ON_RESUME` writes them.
+    fn answered_after_not_found(
+        &mut self,
+        step: usize,
+        not_found: &mut Vec<&ToolCallReply>,
+    ) -> Result<(), String> {
+        if not_found.is_empty() {
+            return Ok(());
+        }
+        if self.rel.version < crate::version::spec::MastraVersion::new(1, 5, 0) {
+            return Err("an answered call after a call naming no tool in its step, on 1.4".into());
+        }
+        if self.rel.not_found_name_only_on_resume {
+            for failed in not_found.drain(..) {
+                self.stored_as_name_only(step, &failed.id);
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether the step's calls run one at a time, so that each ends its
+    /// span in call order (else a refused call ends its own first). Under
+    /// any truthy `requireToolApproval` or beside a tool with its own
+    /// `requireApproval` (`resolveToolCallConcurrency`, 1.67.0
+    /// `dist/agent-Dk0N0Nlg.js:24781`); from `APPROVAL_LATER_CALLS_ASKED`,
+    /// which asks every call of the step before it runs any
+    /// (`resolveEmittedToolCallConcurrency`, 1.71.0
+    /// `dist/agent-BOxKOk3n.js:26974`), a function, the policy's or a
+    /// tool's, counts only where it holds one of the step's calls. A call
+    /// naming no tool makes them one at a time, as outside approval
+    /// (`steps::runs_concurrently`).
+    fn sequential(&self, list: &[ToolCallReply], tools: &Record<ToolValue>) -> bool {
+        let (case, rel, resumed) = (self.case, self.rel, self.resumed);
+        if list.iter().any(|c| record_key(tools, &c.name).is_none()) {
+            return true;
+        }
+        let lost = resumed && rel.approval_policy_lost_on_resume;
+        let own = case.all_tools().filter_map(own_approval);
+        if !rel.approval_later_calls_asked {
+            let policy = match &case.call.require_tool_approval {
+                Some(ApprovalPolicy::Flag(b)) => *b,
+                Some(ApprovalPolicy::Names(_)) => !lost,
+                None => false,
+            };
+            return policy || own.count() > 0;
+        }
+        let always = |a: &ToolApproval| matches!(a, ToolApproval::Always);
+        if matches!(
+            case.call.require_tool_approval,
+            Some(ApprovalPolicy::Flag(true))
+        ) || own.into_iter().any(always)
+        {
+            return true;
+        }
+        list.iter().any(|c| {
+            let tool = tool_called(case, tools, &c.name);
+            waits_in(rel, case, tool, &c.name, &mut Vec::new(), resumed)
+        })
     }
 
     /// A held call waits: its `tool-call-approval` chunk and its `pending`
@@ -761,8 +827,9 @@ fn holds_a_call(
 enum Target<'c> {
     /// A tool approval applies to, and how its call goes once it runs: a
     /// case tool (`Some`, whose own `requireApproval` counts), an MCP
-    /// server's tool or a workflow (`None`).
-    Tool(Option<&'c Tool>, Fit),
+    /// server's tool or a workflow (`None`), with the tool span its run
+    /// ends (`steps::SpanCall`).
+    Tool(Option<&'c Tool>, Fit, SpanCall),
     /// No tool: the call fails as a tool result.
     NotFound,
 }
@@ -786,6 +853,15 @@ fn target<'c>(
         }
         return Err(unreached());
     };
+    let span = |fit: &Fit| SpanCall {
+        key: value.key.clone(),
+        id: value.id.clone(),
+        refused: !matches!(fit, Fit::Runs(_)),
+        mcp_server: match &value.origin {
+            ToolOrigin::Mcp(server) => Some(server.clone()),
+            _ => None,
+        },
+    };
     let (schema, output) = match value.origin {
         ToolOrigin::Ours => {
             let tool = tool_called(case, tools, &call.name).ok_or_else(unreached)?;
@@ -797,16 +873,16 @@ fn target<'c>(
                 Schema::City,
                 super::steps::TOOL_RESULT,
             )?;
-            return Ok(Target::Tool(Some(tool), fit));
+            let span = span(&fit);
+            return Ok(Target::Tool(Some(tool), fit, span));
         }
         ToolOrigin::Mcp(_) => (Schema::City, super::sources::MCP_RESULT),
         ToolOrigin::Workflow => (Schema::Workflow, super::sources::WORKFLOW_RESULT),
         _ => return Err(unreached()),
     };
-    Ok(Target::Tool(
-        None,
-        fit(case, rel, &value.key, call, schema, output)?,
-    ))
+    let fit = fit(case, rel, &value.key, call, schema, output)?;
+    let span = span(&fit);
+    Ok(Target::Tool(None, fit, span))
 }
 
 /// How the call `call` of the tool registered under `key` goes once it
@@ -888,25 +964,58 @@ fn tool_id(tool: &Tool) -> JsString {
 }
 
 /// The projection of an approval case on a 1.x release, from `base`: what
-/// `steps` predicts for the same case with every call let through.
+/// `steps` predicts for the same case with every call let through, whose
+/// runs ended `base_spans`; with the tool spans of the calls that ran.
+///
+/// A call ends its tool span only once it runs: one held and unanswered,
+/// declined, or failed as its suspension threw (`APPROVAL_SUSPEND_THROWS`)
+/// ends none, an approved one ends its own once it runs, and a decline lost
+/// with its policy (`APPROVAL_DECLINE_LOST_ON_RESUME`) runs and ends one.
+/// Measured on 1.0.4, 1.12.0, 1.40.0, 1.57.0, 1.67.0 and 1.71.0, every
+/// route (`cases/tracing/*-approved-*`, `*-declined-*`, `*-held-*`).
 pub(super) fn project(
     case: &Case,
     rel: &Release,
     tools: &Record<ToolValue>,
-    base: Projection,
+    base: (Projection, Vec<SpanCall>),
     resumed: Option<&Projection>,
     api_error: bool,
-) -> Result<Projection, String> {
+) -> Result<(Projection, Vec<SpanCall>), String> {
+    let (base, base_spans) = base;
     if let Some(why) = outside(case) {
         return Err(why.into());
     }
     if let Some(p) = without_a_tool_reached(case, rel, tools, &base) {
-        return Ok(p);
+        return Ok((p, base_spans));
     }
     let base = resumed_base(case, rel, tools, base, resumed)?;
-    let requests = base.requests.len();
-    let error = base.error.clone();
     let mut replay = Replay::new(case, rel, base);
+    let ending = replay_steps(&mut replay, tools)?;
+    let spans = std::mem::take(&mut replay.spans);
+    let p = match ending {
+        Ending::Plain => replay.projection(None),
+        Ending::Thrown => replay.thrown(),
+        Ending::Error(step) => replay.ends_in_error(step, api_error)?,
+    };
+    Ok((p, spans))
+}
+
+/// How the replay of an approval case's steps ended.
+enum Ending {
+    /// With the projection as the steps left it: an answer, a suspension,
+    /// the base's last step.
+    Plain,
+    /// A call naming no tool threw (`Replay::thrown`).
+    Thrown,
+    /// An API error reply to this request (`Replay::ends_in_error`).
+    Error(usize),
+}
+
+/// The steps of `replay`'s case, replayed until a reply ends the run.
+fn replay_steps(replay: &mut Replay, tools: &Record<ToolValue>) -> Result<Ending, String> {
+    let (case, rel) = (replay.case, replay.rel);
+    let requests = replay.base.requests.len();
+    let error = replay.base.error.is_some();
     // Request i is answered by reply i (once the script runs out, by the
     // listener's default error); the script is replayed until a reply ends
     // the run.
@@ -919,22 +1028,19 @@ pub(super) fn project(
         if step >= requests {
             // A run no answer resumed is the base's own, which stopped here
             // (`maxSteps`); a resumed one should have gone on.
-            if replay.resumed || error.is_some() {
+            if replay.resumed || error {
                 return Err("an approval case whose script outlasts its requests".into());
             }
-            return Ok(replay.projection(None));
+            return Ok(Ending::Plain);
         }
-        let list = match reply {
-            Reply::Text(_) if error.is_some() => {
-                return Err("an approval case that ends in an error".into())
-            }
-            Reply::Text(_) => return Ok(replay.projection(None)),
-            Reply::Error { .. } => return replay.ends_in_error(step, api_error),
+        let mut list = match reply {
+            Reply::Text(_) if error => return Err("an approval case that ends in an error".into()),
+            Reply::Text(_) => return Ok(Ending::Plain),
+            Reply::Error { .. } => return Ok(Ending::Error(step)),
             Reply::ToolCalls(list) => list,
         };
-        let mut list = list;
         if !super::steps::arriving(case, rel, &mut list) {
-            return Ok(replay.projection(None));
+            return Ok(Ending::Plain);
         }
         let list = list.as_slice();
         let reused = list
@@ -945,8 +1051,8 @@ pub(super) fn project(
             return Err("approval with a call id used twice in one step".into());
         }
         match replay.step(step, list, tools)? {
-            StepEnd::Suspended => return Ok(replay.projection(None)),
-            StepEnd::Thrown => return Ok(replay.thrown()),
+            StepEnd::Suspended => return Ok(Ending::Plain),
+            StepEnd::Thrown => return Ok(Ending::Thrown),
             StepEnd::GoesOn => {}
         }
     }
@@ -1210,5 +1316,70 @@ mod tests {
             last(&lost, MastraVersion::new(1, 40, 0)),
             "call call call_1 call_2 call call_3"
         );
+    }
+
+    fn span_names(text: &str, version: MastraVersion) -> Vec<String> {
+        let seen = projected(text, version).seen.unwrap();
+        let spans = seen.spans.unwrap();
+        spans.iter().map(|s| s.name.to_compact()).collect()
+    }
+
+    #[test]
+    fn a_held_call_ends_its_span_only_once_it_runs() {
+        let v = MastraVersion::new(1, 71, 0);
+        let approved = include_str!("../../cases/tracing/span-of-an-approved-call-stream.json");
+        assert_eq!(span_names(approved, v), ["\"tool: 'files.delete'\""]);
+        let declined = include_str!("../../cases/tracing/no-span-of-a-declined-call-stream.json");
+        assert!(span_names(declined, v).is_empty());
+        let held =
+            include_str!("../../cases/tracing/no-span-of-a-held-call-unanswered-stream.json");
+        assert!(span_names(held, v).is_empty());
+        // Where the decline is lost with the policy, the call runs.
+        assert_eq!(span_names(declined, MastraVersion::new(1, 40, 0)).len(), 1);
+        // Where the suspension throws, nothing runs.
+        assert!(span_names(approved, MastraVersion::new(1, 12, 0)).is_empty());
+    }
+
+    #[test]
+    fn from_1_69_a_step_no_policy_function_holds_ends_a_refused_calls_span_first() {
+        let text = include_str!(
+            "../../cases/tracing/refused-call-under-a-policy-ends-its-span-first-from-1.69-generate.json"
+        );
+        let read = "\"tool: 'files.read'\"";
+        let delete = "\"tool: 'files.delete'\"";
+        assert_eq!(
+            span_names(text, MastraVersion::new(1, 68, 0)),
+            [read, delete]
+        );
+        assert_eq!(
+            span_names(text, MastraVersion::new(1, 69, 0)),
+            [delete, read]
+        );
+    }
+
+    #[test]
+    fn a_traced_generate_under_approval_may_lose_its_tool_calls_before_1_6_0() {
+        let text = include_str!("../../cases/tracing/span-of-an-approved-call-generate.json");
+        let case = Case::parse(Path::new("cases/x.json"), text).unwrap();
+        let at = |v| predict(&case, v);
+        assert!(matches!(
+            at(MastraVersion::new(1, 5, 0)),
+            Prediction::Dropping(_)
+        ));
+        assert!(matches!(
+            at(MastraVersion::new(1, 6, 0)),
+            Prediction::Projection(_)
+        ));
+    }
+
+    #[test]
+    fn approval_beside_a_stored_memory_is_as_without_it() {
+        let text = include_str!(
+            "../../cases/memory/approved-call-resumed-beside-a-stored-memory-generate.json"
+        );
+        let p = projected(text, MastraVersion::new(1, 71, 0));
+        assert_eq!(p.executed.len(), 1);
+        assert_eq!(p.requests.len(), 2);
+        assert_eq!(p.seen.unwrap().pending.len(), 1);
     }
 }

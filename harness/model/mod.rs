@@ -368,9 +368,16 @@ fn predict_calls(case: &Case, version: MastraVersion) -> Prediction {
         )));
     }
     if one_agent {
+        // A traced `generate()` under approval reads the same output stream,
+        // and its `toolCalls` lose the step's calls too (every `generate()`
+        // approval case of `cases/tracing/` on 1.0.4, every route; 1.5.0 by
+        // `bisect`): `TRACED_STREAM_KEEPS_CHUNKS`.
         let dropping = case.tracing
             && !rel.traced_stream_keeps_chunks
-            && case.calls().iter().any(|c| c.method == Method::Stream);
+            && case
+                .calls()
+                .iter()
+                .any(|c| c.method == Method::Stream || case.drives_approval());
         return match turns::project(case, &rel) {
             Ok(mut ps) if ps.len() == 1 && dropping => Prediction::Dropping(ps.remove(0)),
             // Each way a race goes may lose chunks too: not followed.
@@ -465,15 +472,19 @@ fn run_from(
     outcomes
         .into_iter()
         .map(|o| {
-            let projection = approval::project(
+            let (projection, spans) = approval::project(
                 case,
                 rel,
                 &tools,
-                o.projection,
+                (o.projection, o.spans),
                 resumed.as_ref(),
                 o.api_error,
             )?;
-            Ok(steps::Outcome { projection, ..o })
+            Ok(steps::Outcome {
+                projection,
+                spans,
+                ..o
+            })
         })
         .collect()
 }

@@ -222,6 +222,13 @@ release_table! {
     /// stopped asking at the held call. First in 1.69.0 (`bisect` of a step
     /// calling the held tool first, then a tool the policy lets through,
     /// 1.67.0 to 1.71.0: 1.68.0 asked the held call alone, 1.69.0 both).
+    /// The same change (`resolveEmittedToolCallConcurrency`, 1.71.0
+    /// `dist/agent-BOxKOk3n.js:26974`) runs a step's calls at once where a
+    /// policy function holds none of them, so a refused call ends its tool
+    /// span first; before, any policy function ran them one at a time
+    /// (`cases/tracing/refused-call-under-a-policy-ends-its-span-first-*`:
+    /// call order on 1.40.0 to 1.68.0, the refused call first on 1.69.0 and
+    /// 1.71.0).
     APPROVAL_LATER_CALLS_ASKED => approval_later_calls_asked: (1, 69, 0);
     /// A tool's own `requireApproval` function is asked, per call, with the
     /// call's arguments and a context without `toolName`, and its answer
@@ -309,7 +316,11 @@ release_table! {
     /// scheduling (the untraced stream is whole; 1.5.0 with 1.6.0's
     /// observability still loses them). First in 1.6.0, which enqueues
     /// through `safeEnqueue`: upstream
-    /// https://github.com/mastra-ai/mastra/issues/13107, PR #13142.
+    /// https://github.com/mastra-ai/mastra/issues/13107, PR #13142. A traced
+    /// `generate()` under approval loses its `toolCalls` the same way
+    /// (`[]` on 1.0.4 in every `cases/tracing/` approval case, every route):
+    /// `bisect cases/tracing/no-span-of-a-held-call-unanswered-generate.json
+    /// --good 1.0.4 --bad 1.11.0` gives 1.6.0 (last the same 1.5.0; 3 steps).
     TRACED_STREAM_KEEPS_CHUNKS => traced_stream_keeps_chunks: (1, 6, 0);
     /// `activeTools` filters the tools sent (by rewritten name). Before it, the
     /// option was ignored. First in 1.1.0 (`prepareToolsAndToolChoice` gained

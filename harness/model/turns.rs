@@ -16,14 +16,6 @@ use crate::js::string::JsString;
 use crate::projection::{HistoryItem, Projection, SpanView, Turn};
 use crate::route::Route;
 
-/// Why the case is outside what this module covers, if it is.
-fn outside(case: &Case) -> Option<&'static str> {
-    if case.tracing && case.drives_approval() {
-        return Some("tracing beside approval");
-    }
-    None
-}
-
 /// Where the calls of a case stand between two turns: what the replies
 /// have left, what the memory recalls, the turns so far.
 #[derive(Clone)]
@@ -40,9 +32,6 @@ struct Between {
 /// into the later turns, which take the replies and recall the history it
 /// left.
 pub(super) fn project(case: &Case, rel: &Release) -> Result<Vec<Projection>, String> {
-    if let Some(why) = outside(case) {
-        return Err(why.into());
-    }
     let start = Between {
         left: (
             case.replies.clone(),

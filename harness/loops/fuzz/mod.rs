@@ -686,7 +686,6 @@ mod tests {
         // What `model/approval.rs` and `model/turns.rs` leave, each in
         // docs/modelled.md ("What the user's code is handed").
         const BESIDE_THE_USER_SURFACE: &[&str] = &[
-            "approval beside a stored memory",
             "approval of a builtin tool",
             "approval with a call id used twice in one step",
             "an approval case calling a name that reaches none of its tools",
@@ -694,7 +693,6 @@ mod tests {
             "an answered call before later calls of its step",
             "an answered call after a call naming no tool in its step, on 1.4",
             "a run resumed after its first step beside activeTools",
-            "tracing beside approval",
         ];
         let versions = [(1, 8, 0), (1, 11, 0), (1, 57, 0), (1, 71, 0)]
             .map(|(a, b, c)| MastraVersion::new(a, b, c));
@@ -753,10 +751,11 @@ mod tests {
         // were, 798 (23 %) once approval beside bad arguments, error
         // replies, MCP tools, workflows and invented names was too (where a
         // toolset's tool replaces a case tool, or an invented name comes in
-        // a step nothing holds before 1.4.0, it stays unmodelled). A
-        // ratchet, not a goal: it fails when the share grows, and comes
-        // down as the rest is modelled.
-        assert!(user.1 * 100 < user.0 * 24, "the user's surface: {user:?}");
+        // a step nothing holds before 1.4.0, it stays unmodelled), 440
+        // (13 %) once tracing beside approval and approval beside a stored
+        // memory were. A ratchet, not a goal: it fails when the share
+        // grows, and comes down as the rest is modelled.
+        assert!(user.1 * 100 < user.0 * 13, "the user's surface: {user:?}");
         assert!(
             user.0 * 5 > plain.0,
             "the user's surface drawn: {user:?} beside {plain:?}"
