@@ -974,3 +974,40 @@ fn a_call_that_must_wait_fails_on_1_12_0() {
     let held = projection(&c, "1.13.2").seen.expect("seen");
     assert_eq!(held.pending.len(), 1);
 }
+
+/// Found by the nightly (fuzz seed 20261207 case 75, shrunk): on a stream,
+/// a step that a client tool's call stops still streams the `tool-error` of
+/// each call that failed at once (a name no tool has; `null` arguments,
+/// refused from 1.6.0), from 1.4.0, where such a call stopped ending the
+/// run; before STOP_STEP_LISTS_RESULTS no run's result follows, and from it
+/// the results follow them.
+#[test]
+fn a_stopped_stream_step_streams_the_calls_that_failed_at_once() {
+    let c = case(
+        r#"{"about":"a","tools":["t"],"clientTools":["a"],"call":{"method":"stream"},"replies":[
+            {"toolCalls":[
+                {"id":"call_1","name":"a","arguments":{"city":"Paris"}},
+                {"id":"call_2","name":"f","arguments":{"city":"Paris"}},
+                {"id":"call_3","name":"t","arguments":null}]}]}"#,
+    );
+    let after_calls = |ver: &str| {
+        let seen = projection(&c, ver).seen.expect("seen");
+        let last_call = seen
+            .stream
+            .iter()
+            .rposition(|(t, _)| t.to_lossy() == "tool-call")
+            .unwrap();
+        seen.stream[last_call + 1..]
+            .iter()
+            .map(|(t, n)| format!("{} {}", t.to_lossy(), n.as_str().unwrap().to_lossy()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(after_calls("1.4.0"), ["tool-error f"]);
+    for ver in ["1.6.0", "1.30.0", "1.59.0"] {
+        assert_eq!(after_calls(ver), ["tool-error f", "tool-error t"], "{ver}");
+    }
+    assert!(
+        after_calls("1.3.0").is_empty(),
+        "before 1.4.0 the name no tool has ends the run"
+    );
+}
