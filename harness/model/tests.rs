@@ -1011,3 +1011,39 @@ fn a_stopped_stream_step_streams_the_calls_that_failed_at_once() {
         "before 1.4.0 the name no tool has ends the run"
     );
 }
+
+/// Found by the nightly (fuzz seed 20261206 case 25 on 1.57.0): with
+/// memory, a stream whose call named no tool ends in the "ToolInvocation
+/// must have a result" error after a text answer, with its `toolCalls` and
+/// `toolResults` resolved; one that an API error ends (no reply left) ends
+/// without it; `generate()` ends in it either way and hands over nothing.
+#[test]
+fn on_1_57_0_a_memory_stream_with_a_failed_call_keeps_its_lists() {
+    let c = |method: &str, last: &str| {
+        case(&format!(
+            r#"{{"about":"a","tools":["a"],"memory":true,"call":{{"method":"{method}"}},"replies":[
+                {{"toolCalls":[{{"id":"call_1","name":"f","arguments":{{"city":"Paris"}}}}]}}{last}]}}"#
+        ))
+    };
+    let text = r#",{"text":"done"}"#;
+    let invocation = |p: &Projection| {
+        p.error.as_ref().is_some_and(|e| {
+            e.message
+                .to_lossy()
+                .starts_with("ToolInvocation must have a result")
+        })
+    };
+    let streamed = projection(&c("stream", text), "1.57.0");
+    assert!(invocation(&streamed));
+    let seen = streamed.seen.expect("seen");
+    assert_eq!(seen.tool_calls, Some(vec![Json::str("f")]));
+    assert_eq!(seen.tool_results, Some(vec![]));
+    let generated = projection(&c("generate", text), "1.57.0");
+    assert!(invocation(&generated));
+    assert_eq!(generated.seen.expect("seen").tool_calls, None);
+    // No reply left: an API error ends the call.
+    assert!(!invocation(&projection(&c("stream", ""), "1.57.0")));
+    assert!(invocation(&projection(&c("generate", ""), "1.57.0")));
+    // Not on 1.58.0.
+    assert!(!invocation(&projection(&c("stream", text), "1.58.0")));
+}
