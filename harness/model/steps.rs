@@ -1201,14 +1201,37 @@ impl Cx<'_> {
             .collect();
         p.executed = s.world.executed;
         p.error = s.error;
-        if self.rel.tool_error_ends_memory_calls && self.memory() {
-            if let Some(first) = s.parent.failed.first() {
-                p.error = Some(tool_invocation_error(self.case, self.rel, first)?);
+        // A stream that an API error ends (the replies ran out) ends without
+        // that error; `generate()` ends in it all the same (measured on
+        // 1.57.0, a call naming no tool then no reply left, or another such
+        // call first, with `memory: true` and with memory options). On a
+        // stream the error leaves the promised `toolCalls` and `toolResults`
+        // resolved, every step's calls and no result (measured on 1.57.0, a
+        // call naming no tool then a text answer); `generate()` hands over
+        // none. Found by the nightly: fuzz seed 20261206 case 25 on 1.57.0.
+        let streamed = self.case.call.method == Method::Stream;
+        let api_error_ends_stream = streamed && matches!(s.ended, Some(Ending::ApiError(_)));
+        let invocation = match s.parent.failed.first() {
+            Some(first)
+                if self.rel.tool_error_ends_memory_calls
+                    && self.memory()
+                    && !api_error_ends_stream =>
+            {
+                Some(tool_invocation_error(self.case, self.rel, first)?)
+            }
+            _ => None,
+        };
+        if !streamed {
+            if let Some(e) = &invocation {
+                p.error = Some(e.clone());
             }
         }
         if self.rel.on_1x() && self.case.seen_projected() {
             let seen = seen::predict(self.case, self.rel, &s.log, s.ended.as_ref(), &p)?;
             p.seen = Some(Box::new(seen));
+        }
+        if let Some(e) = invocation {
+            p.error = Some(e);
         }
         Ok(p)
     }

@@ -974,3 +974,76 @@ fn a_call_that_must_wait_fails_on_1_12_0() {
     let held = projection(&c, "1.13.2").seen.expect("seen");
     assert_eq!(held.pending.len(), 1);
 }
+
+/// Found by the nightly (fuzz seed 20261207 case 75, shrunk): on a stream,
+/// a step that a client tool's call stops still streams the `tool-error` of
+/// each call that failed at once (a name no tool has; `null` arguments,
+/// refused from 1.6.0), from 1.4.0, where such a call stopped ending the
+/// run; before STOP_STEP_LISTS_RESULTS no run's result follows, and from it
+/// the results follow them.
+#[test]
+fn a_stopped_stream_step_streams_the_calls_that_failed_at_once() {
+    let c = case(
+        r#"{"about":"a","tools":["t"],"clientTools":["a"],"call":{"method":"stream"},"replies":[
+            {"toolCalls":[
+                {"id":"call_1","name":"a","arguments":{"city":"Paris"}},
+                {"id":"call_2","name":"f","arguments":{"city":"Paris"}},
+                {"id":"call_3","name":"t","arguments":null}]}]}"#,
+    );
+    let after_calls = |ver: &str| {
+        let seen = projection(&c, ver).seen.expect("seen");
+        let last_call = seen
+            .stream
+            .iter()
+            .rposition(|(t, _)| t.to_lossy() == "tool-call")
+            .unwrap();
+        seen.stream[last_call + 1..]
+            .iter()
+            .map(|(t, n)| format!("{} {}", t.to_lossy(), n.as_str().unwrap().to_lossy()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(after_calls("1.4.0"), ["tool-error f"]);
+    for ver in ["1.6.0", "1.30.0", "1.59.0"] {
+        assert_eq!(after_calls(ver), ["tool-error f", "tool-error t"], "{ver}");
+    }
+    assert!(
+        after_calls("1.3.0").is_empty(),
+        "before 1.4.0 the name no tool has ends the run"
+    );
+}
+
+/// Found by the nightly (fuzz seed 20261206 case 25 on 1.57.0): with
+/// memory, a stream whose call named no tool ends in the "ToolInvocation
+/// must have a result" error after a text answer, with its `toolCalls` and
+/// `toolResults` resolved; one that an API error ends (no reply left) ends
+/// without it; `generate()` ends in it either way and hands over nothing.
+#[test]
+fn on_1_57_0_a_memory_stream_with_a_failed_call_keeps_its_lists() {
+    let c = |method: &str, last: &str| {
+        case(&format!(
+            r#"{{"about":"a","tools":["a"],"memory":true,"call":{{"method":"{method}"}},"replies":[
+                {{"toolCalls":[{{"id":"call_1","name":"f","arguments":{{"city":"Paris"}}}}]}}{last}]}}"#
+        ))
+    };
+    let text = r#",{"text":"done"}"#;
+    let invocation = |p: &Projection| {
+        p.error.as_ref().is_some_and(|e| {
+            e.message
+                .to_lossy()
+                .starts_with("ToolInvocation must have a result")
+        })
+    };
+    let streamed = projection(&c("stream", text), "1.57.0");
+    assert!(invocation(&streamed));
+    let seen = streamed.seen.expect("seen");
+    assert_eq!(seen.tool_calls, Some(vec![Json::str("f")]));
+    assert_eq!(seen.tool_results, Some(vec![]));
+    let generated = projection(&c("generate", text), "1.57.0");
+    assert!(invocation(&generated));
+    assert_eq!(generated.seen.expect("seen").tool_calls, None);
+    // No reply left: an API error ends the call.
+    assert!(!invocation(&projection(&c("stream", ""), "1.57.0")));
+    assert!(invocation(&projection(&c("generate", ""), "1.57.0")));
+    // Not on 1.58.0.
+    assert!(!invocation(&projection(&c("stream", text), "1.58.0")));
+}

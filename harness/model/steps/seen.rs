@@ -185,7 +185,7 @@ pub(in crate::model) fn predict(
             }
             continue;
         }
-        if failed || (stops && !rel.stop_step_lists_results) {
+        if failed {
             continue;
         }
         // A call naming no tool, and one whose `null` arguments are refused,
@@ -203,6 +203,23 @@ pub(in crate::model) fn predict(
                     }
             )
         };
+        if stops && !rel.stop_step_lists_results {
+            // A step a client's call stops lists and streams no run's result
+            // before STOP_STEP_LISTS_RESULTS, but a call that fails at once
+            // has failed by then: its `tool-error` is streamed (measured from
+            // 1.4.0, where such a call stopped ending the run, to 1.59.0:
+            // `cases/calls/client-tool-beside-an-invented-name-on-stream.json`;
+            // found by the nightly, fuzz seed 20261207 case 75, shrunk).
+            if stream {
+                for (c, r) in step.calls.iter().zip(&step.resolved) {
+                    if at_once(r) {
+                        seen.stream
+                            .push((JsString::from("tool-error"), Json::String(c.name.clone())));
+                    }
+                }
+            }
+            continue;
+        }
         let mut order: Vec<usize> = (0..step.calls.len()).collect();
         order.sort_by_key(|&i| !at_once(&step.resolved[i]));
         for i in order {
