@@ -982,6 +982,9 @@ pub(super) fn project(
     api_error: bool,
 ) -> Result<(Projection, Vec<SpanCall>), String> {
     let (base, base_spans) = base;
+    if nothing_waits(case) {
+        return Ok((base, base_spans));
+    }
     if let Some(why) = outside(case) {
         return Err(why.into());
     }
@@ -998,6 +1001,31 @@ pub(super) fn project(
         Ending::Error(step) => replay.ends_in_error(step, api_error)?,
     };
     Ok((p, spans))
+}
+
+/// Whether no call of the case can wait: no `requireToolApproval` but
+/// `false`, no tool with its own `requireApproval`, and no builtin whose
+/// suspension an answer in `approvals` would resume. The run is then the
+/// loop's own, `approvals` naming no call that waits; so it is for a
+/// client tool's, a builtin's, a sub-agent's, working memory's or an
+/// inherited name's call (`cases/approval/answers-without-a-policy-*.json`,
+/// as modelled on 1.0.4, 1.12.0, 1.40.0, 1.57.0, 1.67.0 and 1.71.0, every
+/// route). Where `seen` is not modelled outside approval (a stream beside
+/// sub-agents or workflows, a call id used twice) the replay decides.
+pub(super) fn nothing_waits(case: &Case) -> bool {
+    let policy = matches!(
+        case.call.require_tool_approval,
+        None | Some(ApprovalPolicy::Flag(false))
+    );
+    let suspends = |t: &Tool| matches!(t, Tool::Builtin { name, .. } if super::builtins::has_suspend_schema(name));
+    let resumable = case.approvals.is_some() && case.all_tools().any(suspends);
+    let mut plain = case.clone();
+    plain.approvals = None;
+    plain.call.require_tool_approval = None;
+    policy
+        && case.all_tools().all(|t| own_approval(t).is_none())
+        && !resumable
+        && plain.seen_projected()
 }
 
 /// How the replay of an approval case's steps ended.
@@ -1381,5 +1409,34 @@ mod tests {
         assert_eq!(p.executed.len(), 1);
         assert_eq!(p.requests.len(), 2);
         assert_eq!(p.seen.unwrap().pending.len(), 1);
+    }
+
+    #[test]
+    fn where_nothing_can_wait_the_run_is_the_loops_own() {
+        let text = include_str!(
+            "../../cases/approval/answers-without-a-policy-client-tool-call-stream.json"
+        );
+        let p = projected(text, MastraVersion::new(1, 71, 0));
+        assert_eq!(
+            p.executed.len(),
+            1,
+            "the case tool ran, the client's call stops"
+        );
+        assert_eq!(p.requests.len(), 1);
+        assert!(p.seen.unwrap().pending.is_empty());
+    }
+
+    /// Fuzz seed 1, case 163: the first turn is left suspended at a held
+    /// call, so the second takes the next reply and runs its call.
+    #[test]
+    fn a_turn_left_suspended_leaves_the_next_turn_the_next_reply() {
+        let text = r#"{"about":"a","tools":["G"],
+            "turns":[{"requireToolApproval":{"names":["G"]}},{}],
+            "replies":[{"toolCalls":[{"id":"call_1","name":"G","arguments":{"city":"Paris"}}]},
+                       {"toolCalls":[{"id":"call_2","name":"G","arguments":{"city":"Paris"}}]}]}"#;
+        let turns = projected(text, MastraVersion::new(1, 71, 0)).turns.unwrap();
+        assert_eq!(turns[0].requests.len(), 1);
+        assert_eq!(turns[1].executed.len(), 1);
+        assert_eq!(turns[1].requests.len(), 2);
     }
 }

@@ -472,6 +472,7 @@ fn run_from(
     outcomes
         .into_iter()
         .map(|o| {
+            let base_requests = o.projection.requests.len();
             let (projection, spans) = approval::project(
                 case,
                 rel,
@@ -480,9 +481,21 @@ fn run_from(
                 resumed.as_ref(),
                 o.api_error,
             )?;
+            // The replies a later turn takes from: those the requests
+            // approval let be made did not take (a run suspended at a held
+            // call made fewer than the loop with every call let through),
+            // where each of the base's requests took one of `replies` (the
+            // listener's default once they ran out).
+            let mut left = o.left.clone();
+            let taken = case.replies.len() - o.left.0.len();
+            if base_requests.min(case.replies.len()) == taken {
+                let from = projection.requests.len().min(case.replies.len());
+                left.0 = case.replies[from..].to_vec();
+            }
             Ok(steps::Outcome {
                 projection,
                 spans,
+                left,
                 ..o
             })
         })

@@ -32,6 +32,19 @@ struct Between {
 /// into the later turns, which take the replies and recall the history it
 /// left.
 pub(super) fn project(case: &Case, rel: &Release) -> Result<Vec<Projection>, String> {
+    // What a memory stores of a turn approval held or resumed differs from
+    // the loop's own: a turn suspended at a held call is recalled by none
+    // of its tool messages (fuzz seed 1, case 123, on 1.0.4, 1.67.0 and
+    // 1.71.0); an answered one is not measured.
+    let calls = case.calls();
+    let earlier = &calls[..calls.len().saturating_sub(1)];
+    let held = |c: &crate::case::Call| {
+        let turn = case.turn(c);
+        turn.drives_approval() && !super::approval::nothing_waits(&turn)
+    };
+    if case.sources.memory.is_some() && earlier.iter().any(held) {
+        return Err("a memory's later turn after a turn approval can hold".into());
+    }
     let start = Between {
         left: (
             case.replies.clone(),

@@ -693,6 +693,7 @@ mod tests {
             "an answered call before later calls of its step",
             "an answered call after a call naming no tool in its step, on 1.4",
             "a run resumed after its first step beside activeTools",
+            "a memory's later turn after a turn approval can hold",
         ];
         let versions = [(1, 8, 0), (1, 11, 0), (1, 57, 0), (1, 71, 0)]
             .map(|(a, b, c)| MastraVersion::new(a, b, c));
@@ -753,9 +754,11 @@ mod tests {
         // toolset's tool replaces a case tool, or an invented name comes in
         // a step nothing holds before 1.4.0, it stays unmodelled), 440
         // (13 %) once tracing beside approval and approval beside a stored
-        // memory were. A ratchet, not a goal: it fails when the share
+        // memory were, 369 (11 %) once a case where nothing can wait was
+        // the loop's own (and a memory's turn after one approval can hold
+        // said unmodelled). A ratchet, not a goal: it fails when the share
         // grows, and comes down as the rest is modelled.
-        assert!(user.1 * 100 < user.0 * 13, "the user's surface: {user:?}");
+        assert!(user.1 * 100 < user.0 * 11, "the user's surface: {user:?}");
         assert!(
             user.0 * 5 > plain.0,
             "the user's surface drawn: {user:?} beside {plain:?}"
