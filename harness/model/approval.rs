@@ -80,10 +80,7 @@ fn resumed_base(
         return Ok(base);
     };
     let holds = |reply: &Reply| match reply {
-        Reply::ToolCalls(list) => list.iter().any(|call| {
-            tool_called(case, tools, &call.name)
-                .is_some_and(|tool| waits(rel, case, Some(tool), &call.name, &mut Vec::new()))
-        }),
+        Reply::ToolCalls(list) => holds_a_call(case, rel, tools, list),
         _ => false,
     };
     match case.replies.iter().position(holds) {
@@ -531,6 +528,9 @@ impl<'a> Replay<'a> {
                     self.requests.truncate(step + 1);
                     return Ok(StepEnd::Thrown);
                 }
+                if let Target::NotFound(hidden) = target {
+                    self.tool_fn_asked(hidden, call);
+                }
                 handed.push(("tool-error", name));
                 not_found.push(call);
                 continue;
@@ -810,7 +810,9 @@ impl Fit {
     }
 }
 
-/// Whether a call of the step `list` waits for approval.
+/// Whether a call of the step `list` waits for approval: a call of a
+/// tool `activeTools` hides is not found (`HIDDEN_IS_NOT_FOUND`), and
+/// never waits.
 fn holds_a_call(
     case: &Case,
     rel: &Release,
@@ -818,8 +820,9 @@ fn holds_a_call(
     list: &[ToolCallReply],
 ) -> bool {
     list.iter().any(|c| {
-        tool_called(case, tools, &c.name)
-            .is_some_and(|t| waits(rel, case, Some(t), &c.name, &mut Vec::new()))
+        !unreached(case, rel, tools, &c.name)
+            && tool_called(case, tools, &c.name)
+                .is_some_and(|t| waits(rel, case, Some(t), &c.name, &mut Vec::new()))
     })
 }
 
@@ -830,8 +833,10 @@ enum Target<'c> {
     /// server's tool or a workflow (`None`), with the tool span its run
     /// ends (`steps::SpanCall`).
     Tool(Option<&'c Tool>, Fit, SpanCall),
-    /// No tool: the call fails as a tool result.
-    NotFound,
+    /// No tool: the call fails as a tool result. A case tool `activeTools`
+    /// hides (`Some`) still has its own approval function asked from
+    /// `APPROVAL_LATER_CALLS_ASKED`, before the lookup fails.
+    NotFound(Option<&'c Tool>),
 }
 
 /// What `call` reaches. An MCP server's tool and a workflow are held and
@@ -849,10 +854,30 @@ fn target<'c>(
     let unreached = || "an approval case calling a name that reaches none of its tools".to_string();
     let Some((_, value)) = reached(tools, &call.name) else {
         if matches!(tools.get(&call.name), Lookup::Missing) {
-            return Ok(Target::NotFound);
+            return Ok(Target::NotFound(None));
         }
         return Err(unreached());
     };
+    // A tool `activeTools` hides is not found (`HIDDEN_IS_NOT_FOUND`),
+    // asked or held by nothing but, from `APPROVAL_LATER_CALLS_ASKED`, a
+    // policy function, which beside other calls is not measured (fuzz seed
+    // 1 case 465: a hidden tool with its own approval function).
+    if self::unreached(case, rel, tools, &call.name) {
+        let policy_fn = matches!(
+            case.call.require_tool_approval,
+            Some(ApprovalPolicy::Names(_))
+        );
+        if rel.approval_later_calls_asked && policy_fn {
+            return Err(
+                "a call of a tool activeTools hides beside other calls, under a policy function"
+                    .into(),
+            );
+        }
+        let hidden = tool_called(case, tools, &call.name);
+        return Ok(Target::NotFound(
+            hidden.filter(|_| rel.approval_later_calls_asked),
+        ));
+    }
     let span = |fit: &Fit| SpanCall {
         key: value.key.clone(),
         id: value.id.clone(),
