@@ -694,6 +694,7 @@ mod tests {
             "an answered call after a call naming no tool in its step, on 1.4",
             "a run resumed after its first step beside activeTools",
             "a memory's later turn after a turn approval can hold",
+            "a call of a tool activeTools hides beside other calls, under a policy function",
         ];
         let versions = [(1, 8, 0), (1, 11, 0), (1, 57, 0), (1, 71, 0)]
             .map(|(a, b, c)| MastraVersion::new(a, b, c));
