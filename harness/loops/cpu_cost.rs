@@ -34,7 +34,8 @@ impl Part {
 pub struct CpuCost {
     pub parts: Vec<Part>,
     /// Each probe's RSS in bytes after `RSS_BASELINE_AFTER` results of the
-    /// whole workload, and at its last result.
+    /// whole workload, and at the last result every probe was still live
+    /// (at the very last, a probe done with its share may be ending).
     pub rss_first: Vec<u64>,
     pub rss_last: Vec<u64>,
 }
@@ -102,8 +103,11 @@ pub fn cpu_cost(
         if n == RSS_BASELINE_AFTER.min(total) {
             rss_first = meter.rss(Kind::Probe);
         }
-        if n == total {
-            rss_last = meter.rss(Kind::Probe);
+        // The last reading with every probe of the baseline still live: at
+        // the very last result a probe done with its share may be ending.
+        let now = meter.rss(Kind::Probe);
+        if n >= RSS_BASELINE_AFTER.min(total) && now.len() >= rss_first.len() {
+            rss_last = now;
         }
     })?;
     Ok(CpuCost {

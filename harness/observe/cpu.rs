@@ -380,7 +380,9 @@ impl CpuMeter {
         let mut v: Vec<u64> = s
             .live
             .values()
-            .filter(|t| t.kind == kind && !t.wrapper)
+            // A probe ending reads 0 pages (a zombie's statm) before it is
+            // reaped: it holds no memory to report.
+            .filter(|t| t.kind == kind && !t.wrapper && t.rss_bytes > 0)
             .map(|t| t.rss_bytes * self.page)
             .collect();
         v.sort_unstable();
