@@ -749,7 +749,7 @@ impl<'a> Replay<'a> {
     /// Every later request carries the not-found result of the call `id` as
     /// `NOT_FOUND_NAME_ONLY_ON_RESUME` writes it.
     fn stored_as_name_only(&mut self, step: usize, id: &JsString) {
-        for request in self.requests.iter_mut().skip(step + 1) {
+        for request in self.requests.get_mut(step + 1..).unwrap_or_default() {
             for item in &mut request.history {
                 if let HistoryItem::Result { id: of, content } = item {
                     if of == id {
@@ -766,7 +766,7 @@ impl<'a> Replay<'a> {
         let route = self.case.route;
         let ran_as = result_on(route, &call.id, &call.name, fit.content());
         let refused = result_on(route, &call.id, &call.name, ResultContent::Message(message));
-        for request in self.requests.iter_mut().skip(step + 1) {
+        for request in self.requests.get_mut(step + 1..).unwrap_or_default() {
             for item in &mut request.history {
                 if *item == ran_as {
                     *item = refused.clone();
