@@ -1091,6 +1091,12 @@ impl Release {
         self.history_per_step_on_1x || !self.v5_loop
     }
 
+    /// Every route's model goes through Mastra's own OpenAI-compatible
+    /// client: 0.x's v5 loop before `ROUTER_PROVIDERS_SINCE` (0.20.0).
+    pub fn own_client(&self) -> bool {
+        self.on_0x() && self.v5_loop && !self.router_providers
+    }
+
     /// Retries of a retryable API error: two before `NO_RETRIES`, none
     /// from it.
     pub fn retries(&self) -> u32 {

@@ -1660,7 +1660,21 @@ pub(super) fn refused_message(name: &JsString) -> JsString {
 /// (`GOOGLE_STREAM_STRING_ARGUMENTS_EMPTY`). False where every call of a
 /// step of calls was dropped: the step has none, and ends the loop as a
 /// reply without text does.
+///
+/// Mastra's own OpenAI-compatible client (`Release::own_client`) emits a
+/// streamed call only once it has an id and a name (`if (buffer2.id &&
+/// buffer2.name)`, 0.20.0 `dist/chunk-AND6J5LG.js:1736`, and again at the
+/// stream's end): a call with an empty id or name never reaches the loop.
+/// Found by the nightly's fuzz cases on 0.20.0 (seed 20261206 case 165, an
+/// empty name with memory: an answer, then the title's request;
+/// `cases/zero/own-client-drops-a-call-without-a-name.json`).
 pub(super) fn arriving(case: &Case, rel: &Release, calls: &mut Vec<ToolCallReply>) -> bool {
+    if rel.own_client() {
+        calls.retain(|c| !c.id.is_empty() && !c.name.is_empty());
+        if calls.is_empty() {
+            return false;
+        }
+    }
     if case.route.wire() != Wire::GenerateContent {
         return true;
     }

@@ -151,7 +151,7 @@ pub fn api_error(
     if !rel.on_0x() {
         return None;
     }
-    if rel.v5_loop && !rel.router_providers {
+    if rel.own_client() {
         return Some(own_client_error(route, status, body));
     }
     if !rel.plain_api_error {

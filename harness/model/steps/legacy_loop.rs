@@ -97,8 +97,7 @@ pub(in crate::model) fn title(
 /// on 0.20.0, `{"type":"text","value":""}` for the client tool's answer).
 /// Elsewhere the content as it is.
 pub(in crate::model) fn own_client_output(rel: &Release, content: ResultContent) -> ResultContent {
-    let own = rel.on_0x() && rel.v5_loop && !rel.router_providers;
-    if !own {
+    if !rel.own_client() {
         return content;
     }
     let output = |kind: &str, value: Json| {
