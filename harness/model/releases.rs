@@ -370,6 +370,13 @@ release_table! {
     /// 1.8.0 → 1.9.0).
     HISTORY_NAMES_SANITISED => history_names_sanitised: (1, 9, 0);
 
+    /// A call with an empty id is left out of the history, with its
+    /// result; the call still runs and is still handed to the user. First
+    /// in 1.14.0 (`bisect` of two calls of `ok` in one step, the first
+    /// with id "", 1.0.4 to 1.67.0: 1.13.2 the same as 1.0.4, 1.14.0 drops
+    /// it; `cases/calls/empty-call-id-*` on 1.13.2, 1.14.0 and 1.71.0).
+    HISTORY_DROPS_EMPTY_CALL_IDS => history_drops_empty_call_ids: (1, 14, 0);
+
     /// Retries of retryable API errors (408, 409, 429, 5xx): two before this
     /// release, none from it (the agent passes `maxRetries ?? 0` down). First in
     /// 1.11.0 (sweep: `error-500-retries`, 1.10.0 → 1.11.0).
@@ -397,6 +404,9 @@ release_table! {
     /// 5000 runs in call order on 1.67.0 and 1.68.0, the later call last on
     /// 1.69.0, 1.70.0 and 1.71.0, on `stream()` and `generate()`
     /// (`cases/calls/reused-call-id-runs-last-in-a-concurrent-step.json`).
+    /// A call with an empty id keeps no verdict and starts last too (`bisect`
+    /// of `cases/calls/empty-call-id-beside-a-call-*`, 1.40.0 to 1.71.0:
+    /// 1.68.0 the same as 1.40.0, 1.69.0 runs it after the other call).
     REUSED_ID_RUNS_LAST => reused_id_runs_last: (1, 69, 0);
 
     /// Eager tool execution on `stream()` (`eagerToolExecution ?? true`): a

@@ -124,6 +124,9 @@ struct Invocation {
     last: usize,
     /// Its result is written after the step's others (`legacy_loop::settles_late`).
     late: bool,
+    /// Left out of the history, call and result (`HISTORY_DROPS_EMPTY_CALL_IDS`).
+    /// Not on Gemini's wire, whose ids the AI SDK makes itself.
+    unlisted: bool,
 }
 
 /// What every agent of a case shares: the replies being handed out, the
@@ -544,7 +547,11 @@ impl Cx<'_> {
             }
         }
         if self.rel.reused_id_runs_last && merges && self.runs_concurrently(agent, resolved) {
-            let reused = |i: usize| (0..i).any(|j| same_id(j, i));
+            // A call with an empty id has no verdict kept either (`if
+            // (toolCall.toolCallId) approvalVerdicts.set(...)`, 1.71.0
+            // `dist/agent-BOxKOk3n.js:26995`): it too starts last
+            // (`cases/calls/empty-call-id-*` on 1.68.0 against 1.69.0).
+            let reused = |i: usize| sent[i].id.is_empty() || (0..i).any(|j| same_id(j, i));
             let (first, later): (Vec<usize>, Vec<usize>) =
                 foreach.into_iter().partition(|&i| !reused(i));
             foreach = first.into_iter().chain(later).collect();
@@ -1058,6 +1065,9 @@ impl Cx<'_> {
                 found: !matches!(r, Resolved::NotFound { .. }),
                 last: agent.step,
                 late: legacy_loop::settles_late(self.case, self.rel, r),
+                unlisted: self.rel.history_drops_empty_call_ids
+                    && call.id.is_empty()
+                    && route.wire() != Wire::GenerateContent,
             };
             step.push(invocation);
         }
@@ -1262,6 +1272,12 @@ impl Agent {
     /// release writes them back.
     fn history_of(&self, rel: &Release, invocations: &[&Invocation]) -> Vec<HistoryItem> {
         let mut out = self.before.clone();
+        let kept: Vec<&Invocation> = invocations
+            .iter()
+            .copied()
+            .filter(|i| !i.unlisted)
+            .collect();
+        let invocations = &kept[..];
         if super::releases::legacy::history_per_call(rel) {
             for i in invocations {
                 out.push(i.call.clone());
