@@ -268,6 +268,7 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
 
   const turns = [];
   let tracer = null;
+  let mastra = null;
   // `lookups`: null until there is an agent to ask.
   const lookups = c.lookups !== true ? undefined : legacy ? { agentTools: null } : { agentTools: null, server: null };
   try {
@@ -276,6 +277,7 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
       agent = new lib.Agent({ id: 'probe', name: 'probe', instructions: 'p', model, tools, ...sources.agentOptions });
       const registered = await register(lib, c, agent);
       tracer = registered.tracer;
+      mastra = registered.mastra;
       if (lookups !== undefined) {
         lookups.agentTools = await agentListing(agent);
         if (!legacy) {
@@ -315,6 +317,7 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
   } finally {
     await tracer?.close();
     await sources.close();
+    unregisterHooks(mastra);
   }
 
   const mutated = before.filter(([, obj, shape]) => !sameShape(shape, shapeOf(obj))).map(([name]) => name);
@@ -386,6 +389,25 @@ async function register(lib, c, agent) {
   const tracer = c.tracing === true ? await newTracer(lib) : null;
   if (tracer !== null) config.observability = tracer.observability;
   return { tracer, mastra: new Mastra(config) };
+}
+
+/**
+ * Take a case's `Mastra` off the module-level hooks once the case is over.
+ * Every `new Mastra()` adds a scorer hook to an emitter of @mastra/core's
+ * that never drops a handler on its own, and the handler holds the Mastra,
+ * its agent, storage and logger: every approvals, tracing or lookups case
+ * stayed in the heap for the probe's life (708 Mastras and their agents
+ * after one corpus on 1.67.0, the heap after a GC growing 126 to 304 MB).
+ * Releases with `__unregisterHooks()` (1.55.0 has it, 1.40.0 not; the
+ * emitter's own comment cites mastra-ai/mastra#19404) get it called here,
+ * as Mastra's own short-lived instances do on teardown; earlier ones give
+ * no way to reach the handler, and their probes are recycled by size
+ * instead (pool.rs `recycle_rss`). No case runs a scorer, so the hook is
+ * never called: releasing it changes nothing a case sees (the corpus on
+ * 1.67.0, every route: every verdict and observation identical).
+ */
+function unregisterHooks(mastra) {
+  if (typeof mastra?.__unregisterHooks === 'function') mastra.__unregisterHooks();
 }
 
 /** The first builtin of the case (tools, toolsets, clientTools) this install lacks. */

@@ -12,9 +12,12 @@ use crate::loops::fuzz::{self, found::Saved, Counted, FuzzSettings, SessionOracl
 use crate::outcome::{Exit, Failure, RunEnd};
 use crate::report::report_json;
 use crate::results::info::RunInfo;
+use crate::run::progress::Progress;
 use crate::run::session::Session;
 use crate::run::shard::Shard;
 use clap::Args;
+use indicatif::ProgressBar;
+use std::cell::Cell;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
@@ -96,7 +99,7 @@ pub fn fuzz(args: FuzzArgs) -> Result<Exit, Failure> {
         if stop.load(Ordering::SeqCst) {
             break;
         }
-        let progress = bar(&v.to_string());
+        let progress = Announced::new(bar(&v.to_string()), v.to_string());
         let run = fuzz::fuzz_version(
             &mut SessionOracle {
                 session: &mut session,
@@ -108,7 +111,7 @@ pub fn fuzz(args: FuzzArgs) -> Result<Exit, Failure> {
             json.is_some(),
             &progress,
         );
-        progress.finish_and_clear();
+        progress.bar.finish_and_clear();
         let mut saved = Vec::new();
         for f in &run.found {
             let s = fuzz::found::save(&found_dir, f, &mut saved_cases).map_err(|e| {
@@ -202,4 +205,42 @@ fn coverage_json(version: crate::version::spec::MastraVersion, run: &VersionRun)
         ("byRoute", counts(&run.by_route)),
         ("byKind", counts(&run.by_kind)),
     ])
+}
+
+/// The version's bar, and where no bar is drawn (a CI log, a pipe) a line
+/// on stderr naming the version at its first result, as `matrix` does: a
+/// long fuzz run in a log says where it is, and a caller waiting on the
+/// run's first result has an event to wait on.
+struct Announced {
+    bar: ProgressBar,
+    version: String,
+    announced: Cell<bool>,
+}
+
+impl Announced {
+    fn new(bar: ProgressBar, version: String) -> Announced {
+        Announced {
+            bar,
+            version,
+            announced: Cell::new(false),
+        }
+    }
+}
+
+impl Progress for Announced {
+    fn restart(&self, len: u64) {
+        self.bar.restart(len);
+    }
+    fn grow(&self, by: u64) {
+        self.bar.grow(by);
+    }
+    fn advance(&self, by: u64) {
+        if self.bar.is_hidden() && !self.announced.replace(true) {
+            eprintln!("fuzz: {}", self.version);
+        }
+        self.bar.advance(by);
+    }
+    fn say(&self, message: &str) {
+        self.bar.say(message);
+    }
 }

@@ -418,7 +418,9 @@ fn probe_guard(t: &mut Tally) -> Check {
             "{listed} not in {elsewhere:?}"
         );
     }
-    std::thread::sleep(Duration::from_millis(500));
+    // No wait: `real_probe_result` has ended the probe and its process
+    // group, so a connection or datagram that left it is already queued
+    // (loopback delivers within the sending call).
     check!(
         forbidden.accept().is_err(),
         "a connection reached the scenario's TCP listener"
@@ -528,7 +530,8 @@ fn sandboxed_probe(t: &mut Tally) -> Check {
         outcomes.get("ppid").map(s).unwrap_or_default() != "leaked",
         "the parent's environment: {message}"
     );
-    std::thread::sleep(Duration::from_millis(300));
+    // No wait: the probe and its process group have ended (see
+    // `probe_guard`), so anything that left is already queued.
     check!(
         forbidden.accept().is_err(),
         "a connection reached the scenario's TCP listener"
@@ -862,8 +865,10 @@ console.log(JSON.stringify(said));
         !stdout.contains("connected"),
         "a TCP connection got out: {stdout}"
     );
-    // Long enough for the left-behind children to try, and to forge.
-    std::thread::sleep(Duration::from_millis(2000));
+    // Once no child of the attack is left, none can try again or forge;
+    // a child that outlived the sandbox would keep trying until the
+    // deadline, and be found by the checks below.
+    let left = processes_gone(&mark);
     check!(tcp.accept().is_err(), "a connection reached the listener");
     check!(
         udp.recv(&mut [0u8; 16]).is_err(),
@@ -873,7 +878,6 @@ console.log(JSON.stringify(said));
         !stdout.contains("forged"),
         "a left-behind child wrote to the probe's stdout: {stdout}"
     );
-    let left = running_with(&mark);
     check!(
         left == 0,
         "{left} child(ren) of the attack outlived the sandbox"
@@ -1030,8 +1034,8 @@ process.on('exit', () => {{ for (const fd of [1, 3]) {{ try {{ writeSync(fd, for
         "the project wrote outside its sandbox: {}",
         leak.display()
     );
-    // Long enough for a left-behind child to try again.
-    std::thread::sleep(Duration::from_millis(1500));
+    // Once no process of the attack is left, none can try again.
+    let left = processes_gone(&mark);
     check!(
         tcp.accept().is_err(),
         "a TCP connection reached the listener"
@@ -1040,7 +1044,6 @@ process.on('exit', () => {{ for (const fd of [1, 3]) {{ try {{ writeSync(fd, for
         udp.recv(&mut [0u8; 16]).is_err(),
         "a datagram reached the UDP socket"
     );
-    let left = running_with(&mark);
     check!(left == 0, "{left} process(es) of the attack outlived lint");
     Ok(())
 }
@@ -1058,6 +1061,14 @@ fn copy_tree(from: &Path, to: &Path) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// How many processes of the machine carry `mark` in their command line
+/// once none does, or at a deadline of ten seconds: what a sandbox ends is
+/// gone within its own exit, what outlived it is still there.
+fn processes_gone(mark: &str) -> usize {
+    wait_for(Duration::from_secs(10), || running_with(mark) == 0);
+    running_with(mark)
 }
 
 /// How many processes of the machine carry `mark` in their command line.
