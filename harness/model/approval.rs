@@ -212,12 +212,17 @@ fn tool_called<'c>(case: &'c Case, tools: &Record<ToolValue>, name: &JsString) -
         return None;
     }
     // The last tool registered under the key is the one the record holds,
-    // unless a toolset's tool of that key took its place (its id tells).
+    // unless a toolset's tool of that key took its place (its id tells):
+    // then that tool's own `requireApproval` is the one that counts
+    // (`cases/approval/toolset-tool-replacing-a-case-tool-under-true-*`).
+    let sets = case.toolsets.iter().flatten().flat_map(|(_, t)| t.iter());
+    let same = |t: &&Tool| *t.key() == value.key && tool_id(t) == value.id;
     case.tools
         .iter()
         .rev()
         .find(|t| *t.key() == value.key)
-        .filter(|t| tool_id(t) == value.id)
+        .filter(same)
+        .or_else(|| sets.collect::<Vec<_>>().into_iter().rev().find(same))
 }
 
 /// The key of the record a call by `name` finds its tool under.
@@ -541,8 +546,15 @@ impl<'a> Replay<'a> {
             let ran = fit.handed();
             let run = tool
                 .and_then(|tool| {
-                    runs.iter()
-                        .position(|e| *e.id.units() == *tool_id(tool).units())
+                    let at = |id: JsString| runs.iter().position(|e| *e.id.units() == *id.units());
+                    // A toolset's tool under a case tool's key, approved:
+                    // the resumed run, without toolsets (`as_resumed`), runs
+                    // the case tool (1.0.4, every route:
+                    // `toolset-tool-replacing-a-case-tool-under-true-*`).
+                    at(tool_id(tool)).or_else(|| {
+                        let own = case.tools.iter().rev().find(|t| t.key() == tool.key())?;
+                        at(tool_id(own))
+                    })
                 })
                 .filter(|_| matches!(fit, Fit::Runs(_)))
                 .map(|at| runs.remove(at));
@@ -819,10 +831,24 @@ fn holds_a_call(
     tools: &Record<ToolValue>,
     list: &[ToolCallReply],
 ) -> bool {
+    // An MCP server's tool, a workflow and `updateWorkingMemory` wait as a
+    // case tool does, by the policy alone (fuzz seed 1 case 797, 1.0.4: an
+    // approved `updateWorkingMemory` call resumes a run without toolsets).
     list.iter().any(|c| {
-        !unreached(case, rel, tools, &c.name)
-            && tool_called(case, tools, &c.name)
-                .is_some_and(|t| waits(rel, case, Some(t), &c.name, &mut Vec::new()))
+        let holdable = reached(tools, &c.name).is_some_and(|(_, v)| match &v.origin {
+            ToolOrigin::Ours => tool_called(case, tools, &c.name).is_some(),
+            ToolOrigin::Mcp(_) | ToolOrigin::Workflow | ToolOrigin::WorkingMemory => true,
+            _ => false,
+        });
+        holdable
+            && !unreached(case, rel, tools, &c.name)
+            && waits(
+                rel,
+                case,
+                tool_called(case, tools, &c.name),
+                &c.name,
+                &mut Vec::new(),
+            )
     })
 }
 
@@ -903,6 +929,9 @@ fn target<'c>(
         }
         ToolOrigin::Mcp(_) => (Schema::City, super::sources::MCP_RESULT),
         ToolOrigin::Workflow => (Schema::Workflow, super::sources::WORKFLOW_RESULT),
+        // Memory's `updateWorkingMemory` is held, asked and resumed as a
+        // case tool is (`cases/approval/working-memory-call-under-true-*`).
+        ToolOrigin::WorkingMemory => (Schema::WorkingMemory, super::sources::WORKING_MEMORY_RESULT),
         _ => return Err(unreached()),
     };
     let fit = fit(case, rel, &value.key, call, schema, output)?;

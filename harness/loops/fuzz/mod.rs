@@ -757,9 +757,11 @@ mod tests {
         // (13 %) once tracing beside approval and approval beside a stored
         // memory were, 369 (11 %) once a case where nothing can wait was
         // the loop's own (and a memory's turn after one approval can hold
-        // said unmodelled). A ratchet, not a goal: it fails when the share
-        // grows, and comes down as the rest is modelled.
-        assert!(user.1 * 100 < user.0 * 11, "the user's surface: {user:?}");
+        // said unmodelled), 338 (9.8 %) once a toolset's tool and
+        // `updateWorkingMemory` under approval were. A ratchet, not a goal:
+        // it fails when the share grows, and comes down as the rest is
+        // modelled.
+        assert!(user.1 * 100 < user.0 * 10, "the user's surface: {user:?}");
         assert!(
             user.0 * 5 > plain.0,
             "the user's surface drawn: {user:?} beside {plain:?}"
