@@ -518,8 +518,13 @@ impl<'a> Replay<'a> {
         let spans_from = self.spans.len();
         // The calls naming no tool that failed before the step's next wait.
         let mut not_found: Vec<&ToolCallReply> = Vec::new();
+        let stops = held.iter().any(|t| matches!(t, Target::Stops));
         for (i, (call, target)) in list.iter().zip(held).enumerate() {
             let name = Json::String(call.name.clone());
+            if let Target::Stops = target {
+                self.asked_before_lookup(call);
+                continue;
+            }
             // A call naming no tool fails, unasked, and the step goes on
             // (`NOT_FOUND_IS_A_RESULT`).
             let Target::Tool(tool, fit, span) = target else {
@@ -575,6 +580,13 @@ impl<'a> Replay<'a> {
             }
             let answer = self.hold(call, &name);
             self.asked_again(fn_asked, answer.is_some());
+            if stops && answer.is_some() {
+                // How the resumed run goes on after a call that stopped the
+                // loop differs by release, and is not modelled: measured in
+                // docs/figures.md ("A toolset's tool and working memory
+                // under approval").
+                return Err("an answered call beside a call that stops the loop".into());
+            }
             let later = &list[i + 1..];
             if answer.is_some() {
                 self.answered_after_not_found(step, &mut not_found)?;
@@ -585,7 +597,7 @@ impl<'a> Replay<'a> {
                 self.suspended_lists = Some((self.calls.clone(), self.results.clone()));
             }
             match answer {
-                None => return Ok(self.suspend(step, later)),
+                None => return Ok(self.suspend(step, later, tools)),
                 // Whether a resumed step asks its later calls again is
                 // not measured.
                 Some(_)
@@ -626,20 +638,77 @@ impl<'a> Replay<'a> {
             // outside approval (`steps::note_spans`).
             self.spans[spans_from..].sort_by_key(|s| !s.refused);
         }
+        Ok(self.step_over(step, handed, answered, stops))
+    }
+
+    /// The end of request `step`'s step: what it hands over, and whether
+    /// the loop goes on. A call that stops the loop (`Target::Stops`) ends
+    /// it after the step, for the client, as outside approval
+    /// (`cases/approval/client-tool-call-*`,
+    /// `inherited-name-beside-a-call-let-through-*`).
+    fn step_over(
+        &mut self,
+        step: usize,
+        mut handed: Vec<(&'static str, Json)>,
+        answered: bool,
+        stops: bool,
+    ) -> StepEnd {
+        if stops && !self.rel.stop_step_lists_results {
+            // A step a stopping call ends lists and streams no run's result
+            // before `STOP_STEP_LISTS_RESULTS`, only what failed at once, as
+            // outside approval (`steps::seen`; under a policy function on
+            // 1.40.0 and 1.57.0, `inherited-name-beside-a-call-let-through-*`).
+            handed.retain(|(kind, _)| *kind == "tool-error");
+        }
         self.hand_over(handed, answered);
-        Ok(StepEnd::GoesOn)
+        if stops {
+            self.requests.truncate(step + 1);
+            return StepEnd::Suspended;
+        }
+        StepEnd::GoesOn
+    }
+
+    /// A call that finds no tool to hold is asked of a policy function from
+    /// `APPROVAL_LATER_CALLS_ASKED`, which asks every call of the step
+    /// before looking it up (`toString` on 1.71.0, fuzz seed 1 case 723; a
+    /// client tool's call, `client-tool-call-beside-a-held-call-unanswered-*`).
+    fn asked_before_lookup(&mut self, call: &ToolCallReply) {
+        let rel = self.rel;
+        let lost = self.resumed && rel.approval_policy_lost_on_resume;
+        let policy_fn = matches!(
+            self.case.call.require_tool_approval,
+            Some(ApprovalPolicy::Names(_))
+        );
+        if rel.approval_later_calls_asked && rel.approval_policy_asked_on_1x && policy_fn && !lost {
+            self.seen.asked.push(Json::String(call.name.clone()));
+        }
     }
 
     /// A held call that waits unanswered suspends the run at request
     /// `step`. From `APPROVAL_LATER_CALLS_ASKED` the policy is asked for the
     /// step's `later` calls too, which do not run.
-    fn suspend(&mut self, step: usize, later: &[ToolCallReply]) -> StepEnd {
+    fn suspend(
+        &mut self,
+        step: usize,
+        later: &[ToolCallReply],
+        tools: &Record<ToolValue>,
+    ) -> StepEnd {
         let rel = self.rel;
         if rel.approval_later_calls_asked && rel.approval_policy_asked_on_1x {
             if let Some(ApprovalPolicy::Names(_)) = &self.case.call.require_tool_approval {
-                self.seen
-                    .asked
-                    .extend(later.iter().map(|c| Json::String(c.name.clone())));
+                // Only the names the tools record answers, as where every
+                // call finds no tool (`without_a_tool_reached`): an invented
+                // name is not asked (1.71.0, fuzz seed 1 case 826).
+                let answered = |c: &&ToolCallReply| {
+                    record_key(tools, &c.name).is_some()
+                        || matches!(tools.get(&c.name), Lookup::Inherited)
+                };
+                self.seen.asked.extend(
+                    later
+                        .iter()
+                        .filter(answered)
+                        .map(|c| Json::String(c.name.clone())),
+                );
             }
         }
         self.requests.truncate(step + 1);
@@ -863,6 +932,10 @@ enum Target<'c> {
     /// hides (`Some`) still has its own approval function asked from
     /// `APPROVAL_LATER_CALLS_ASKED`, before the lookup fails.
     NotFound(Option<&'c Tool>),
+    /// A client tool's call or one by a name every object inherits
+    /// (`toString`): never held, it stops the loop after its step, as
+    /// outside approval (`steps`' `Resolved::Stop`).
+    Stops,
 }
 
 /// What `call` reaches. An MCP server's tool and a workflow are held and
@@ -882,8 +955,11 @@ fn target<'c>(
         if matches!(tools.get(&call.name), Lookup::Missing) {
             return Ok(Target::NotFound(None));
         }
-        return Err(unreached());
+        return Ok(Target::Stops);
     };
+    if value.origin == ToolOrigin::Client {
+        return Ok(Target::Stops);
+    }
     // A tool `activeTools` hides is not found (`HIDDEN_IS_NOT_FOUND`),
     // asked or held by nothing but, from `APPROVAL_LATER_CALLS_ASKED`, a
     // policy function, which beside other calls is not measured (fuzz seed
