@@ -212,12 +212,17 @@ fn tool_called<'c>(case: &'c Case, tools: &Record<ToolValue>, name: &JsString) -
         return None;
     }
     // The last tool registered under the key is the one the record holds,
-    // unless a toolset's tool of that key took its place (its id tells).
+    // unless a toolset's tool of that key took its place (its id tells):
+    // then that tool's own `requireApproval` is the one that counts
+    // (`cases/approval/toolset-tool-replacing-a-case-tool-under-true-*`).
+    let sets = case.toolsets.iter().flatten().flat_map(|(_, t)| t.iter());
+    let same = |t: &&Tool| *t.key() == value.key && tool_id(t) == value.id;
     case.tools
         .iter()
         .rev()
         .find(|t| *t.key() == value.key)
-        .filter(|t| tool_id(t) == value.id)
+        .filter(same)
+        .or_else(|| sets.collect::<Vec<_>>().into_iter().rev().find(same))
 }
 
 /// The key of the record a call by `name` finds its tool under.
@@ -513,8 +518,13 @@ impl<'a> Replay<'a> {
         let spans_from = self.spans.len();
         // The calls naming no tool that failed before the step's next wait.
         let mut not_found: Vec<&ToolCallReply> = Vec::new();
+        let stops = held.iter().any(|t| matches!(t, Target::Stops));
         for (i, (call, target)) in list.iter().zip(held).enumerate() {
             let name = Json::String(call.name.clone());
+            if let Target::Stops = target {
+                self.asked_before_lookup(call);
+                continue;
+            }
             // A call naming no tool fails, unasked, and the step goes on
             // (`NOT_FOUND_IS_A_RESULT`).
             let Target::Tool(tool, fit, span) = target else {
@@ -541,8 +551,15 @@ impl<'a> Replay<'a> {
             let ran = fit.handed();
             let run = tool
                 .and_then(|tool| {
-                    runs.iter()
-                        .position(|e| *e.id.units() == *tool_id(tool).units())
+                    let at = |id: JsString| runs.iter().position(|e| *e.id.units() == *id.units());
+                    // A toolset's tool under a case tool's key, approved:
+                    // the resumed run, without toolsets (`as_resumed`), runs
+                    // the case tool (1.0.4, every route:
+                    // `toolset-tool-replacing-a-case-tool-under-true-*`).
+                    at(tool_id(tool)).or_else(|| {
+                        let own = case.tools.iter().rev().find(|t| t.key() == tool.key())?;
+                        at(tool_id(own))
+                    })
                 })
                 .filter(|_| matches!(fit, Fit::Runs(_)))
                 .map(|at| runs.remove(at));
@@ -563,6 +580,13 @@ impl<'a> Replay<'a> {
             }
             let answer = self.hold(call, &name);
             self.asked_again(fn_asked, answer.is_some());
+            if stops && answer.is_some() {
+                // How the resumed run goes on after a call that stopped the
+                // loop differs by release, and is not modelled: measured in
+                // docs/figures.md ("A toolset's tool and working memory
+                // under approval").
+                return Err("an answered call beside a call that stops the loop".into());
+            }
             let later = &list[i + 1..];
             if answer.is_some() {
                 self.answered_after_not_found(step, &mut not_found)?;
@@ -573,7 +597,7 @@ impl<'a> Replay<'a> {
                 self.suspended_lists = Some((self.calls.clone(), self.results.clone()));
             }
             match answer {
-                None => return Ok(self.suspend(step, later)),
+                None => return Ok(self.suspend(step, later, tools)),
                 // Whether a resumed step asks its later calls again is
                 // not measured.
                 Some(_)
@@ -614,20 +638,77 @@ impl<'a> Replay<'a> {
             // outside approval (`steps::note_spans`).
             self.spans[spans_from..].sort_by_key(|s| !s.refused);
         }
+        Ok(self.step_over(step, handed, answered, stops))
+    }
+
+    /// The end of request `step`'s step: what it hands over, and whether
+    /// the loop goes on. A call that stops the loop (`Target::Stops`) ends
+    /// it after the step, for the client, as outside approval
+    /// (`cases/approval/client-tool-call-*`,
+    /// `inherited-name-beside-a-call-let-through-*`).
+    fn step_over(
+        &mut self,
+        step: usize,
+        mut handed: Vec<(&'static str, Json)>,
+        answered: bool,
+        stops: bool,
+    ) -> StepEnd {
+        if stops && !self.rel.stop_step_lists_results {
+            // A step a stopping call ends lists and streams no run's result
+            // before `STOP_STEP_LISTS_RESULTS`, only what failed at once, as
+            // outside approval (`steps::seen`; under a policy function on
+            // 1.40.0 and 1.57.0, `inherited-name-beside-a-call-let-through-*`).
+            handed.retain(|(kind, _)| *kind == "tool-error");
+        }
         self.hand_over(handed, answered);
-        Ok(StepEnd::GoesOn)
+        if stops {
+            self.requests.truncate(step + 1);
+            return StepEnd::Suspended;
+        }
+        StepEnd::GoesOn
+    }
+
+    /// A call that finds no tool to hold is asked of a policy function from
+    /// `APPROVAL_LATER_CALLS_ASKED`, which asks every call of the step
+    /// before looking it up (`toString` on 1.71.0, fuzz seed 1 case 723; a
+    /// client tool's call, `client-tool-call-beside-a-held-call-unanswered-*`).
+    fn asked_before_lookup(&mut self, call: &ToolCallReply) {
+        let rel = self.rel;
+        let lost = self.resumed && rel.approval_policy_lost_on_resume;
+        let policy_fn = matches!(
+            self.case.call.require_tool_approval,
+            Some(ApprovalPolicy::Names(_))
+        );
+        if rel.approval_later_calls_asked && rel.approval_policy_asked_on_1x && policy_fn && !lost {
+            self.seen.asked.push(Json::String(call.name.clone()));
+        }
     }
 
     /// A held call that waits unanswered suspends the run at request
     /// `step`. From `APPROVAL_LATER_CALLS_ASKED` the policy is asked for the
     /// step's `later` calls too, which do not run.
-    fn suspend(&mut self, step: usize, later: &[ToolCallReply]) -> StepEnd {
+    fn suspend(
+        &mut self,
+        step: usize,
+        later: &[ToolCallReply],
+        tools: &Record<ToolValue>,
+    ) -> StepEnd {
         let rel = self.rel;
         if rel.approval_later_calls_asked && rel.approval_policy_asked_on_1x {
             if let Some(ApprovalPolicy::Names(_)) = &self.case.call.require_tool_approval {
-                self.seen
-                    .asked
-                    .extend(later.iter().map(|c| Json::String(c.name.clone())));
+                // Only the names the tools record answers, as where every
+                // call finds no tool (`without_a_tool_reached`): an invented
+                // name is not asked (1.71.0, fuzz seed 1 case 826).
+                let answered = |c: &&ToolCallReply| {
+                    record_key(tools, &c.name).is_some()
+                        || matches!(tools.get(&c.name), Lookup::Inherited)
+                };
+                self.seen.asked.extend(
+                    later
+                        .iter()
+                        .filter(answered)
+                        .map(|c| Json::String(c.name.clone())),
+                );
             }
         }
         self.requests.truncate(step + 1);
@@ -819,10 +900,24 @@ fn holds_a_call(
     tools: &Record<ToolValue>,
     list: &[ToolCallReply],
 ) -> bool {
+    // An MCP server's tool, a workflow and `updateWorkingMemory` wait as a
+    // case tool does, by the policy alone (fuzz seed 1 case 797, 1.0.4: an
+    // approved `updateWorkingMemory` call resumes a run without toolsets).
     list.iter().any(|c| {
-        !unreached(case, rel, tools, &c.name)
-            && tool_called(case, tools, &c.name)
-                .is_some_and(|t| waits(rel, case, Some(t), &c.name, &mut Vec::new()))
+        let holdable = reached(tools, &c.name).is_some_and(|(_, v)| match &v.origin {
+            ToolOrigin::Ours => tool_called(case, tools, &c.name).is_some(),
+            ToolOrigin::Mcp(_) | ToolOrigin::Workflow | ToolOrigin::WorkingMemory => true,
+            _ => false,
+        });
+        holdable
+            && !unreached(case, rel, tools, &c.name)
+            && waits(
+                rel,
+                case,
+                tool_called(case, tools, &c.name),
+                &c.name,
+                &mut Vec::new(),
+            )
     })
 }
 
@@ -837,6 +932,10 @@ enum Target<'c> {
     /// hides (`Some`) still has its own approval function asked from
     /// `APPROVAL_LATER_CALLS_ASKED`, before the lookup fails.
     NotFound(Option<&'c Tool>),
+    /// A client tool's call or one by a name every object inherits
+    /// (`toString`): never held, it stops the loop after its step, as
+    /// outside approval (`steps`' `Resolved::Stop`).
+    Stops,
 }
 
 /// What `call` reaches. An MCP server's tool and a workflow are held and
@@ -856,8 +955,11 @@ fn target<'c>(
         if matches!(tools.get(&call.name), Lookup::Missing) {
             return Ok(Target::NotFound(None));
         }
-        return Err(unreached());
+        return Ok(Target::Stops);
     };
+    if value.origin == ToolOrigin::Client {
+        return Ok(Target::Stops);
+    }
     // A tool `activeTools` hides is not found (`HIDDEN_IS_NOT_FOUND`),
     // asked or held by nothing but, from `APPROVAL_LATER_CALLS_ASKED`, a
     // policy function, which beside other calls is not measured (fuzz seed
@@ -903,6 +1005,9 @@ fn target<'c>(
         }
         ToolOrigin::Mcp(_) => (Schema::City, super::sources::MCP_RESULT),
         ToolOrigin::Workflow => (Schema::Workflow, super::sources::WORKFLOW_RESULT),
+        // Memory's `updateWorkingMemory` is held, asked and resumed as a
+        // case tool is (`cases/approval/working-memory-call-under-true-*`).
+        ToolOrigin::WorkingMemory => (Schema::WorkingMemory, super::sources::WORKING_MEMORY_RESULT),
         _ => return Err(unreached()),
     };
     let fit = fit(case, rel, &value.key, call, schema, output)?;

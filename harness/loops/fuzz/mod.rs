@@ -692,6 +692,7 @@ mod tests {
             "an approval case with an error reply retried into one that goes on",
             "an answered call before later calls of its step",
             "an answered call after a call naming no tool in its step, on 1.4",
+            "an answered call beside a call that stops the loop",
             "a run resumed after its first step beside activeTools",
             "a memory's later turn after a turn approval can hold",
             "a call of a tool activeTools hides beside other calls, under a policy function",
@@ -757,9 +758,13 @@ mod tests {
         // (13 %) once tracing beside approval and approval beside a stored
         // memory were, 369 (11 %) once a case where nothing can wait was
         // the loop's own (and a memory's turn after one approval can hold
-        // said unmodelled). A ratchet, not a goal: it fails when the share
-        // grows, and comes down as the rest is modelled.
-        assert!(user.1 * 100 < user.0 * 11, "the user's surface: {user:?}");
+        // said unmodelled), 338 (9.8 %) once a toolset's tool and
+        // `updateWorkingMemory` under approval were, 252 (7.3 %) once a
+        // client tool's call and an inherited name's (which stop the loop)
+        // were, where no answer resumes their step. A ratchet, not a goal:
+        // it fails when the share grows, and comes down as the rest is
+        // modelled.
+        assert!(user.1 * 100 < user.0 * 8, "the user's surface: {user:?}");
         assert!(
             user.0 * 5 > plain.0,
             "the user's surface drawn: {user:?} beside {plain:?}"
