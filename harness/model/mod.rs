@@ -27,6 +27,7 @@ pub mod rewrite;
 pub mod route;
 pub mod sources;
 mod steps;
+mod tool_search;
 mod turns;
 mod validate;
 
@@ -102,6 +103,8 @@ enum ToolOrigin {
     Mcp(JsString),
     /// Memory's `updateWorkingMemory`.
     WorkingMemory,
+    /// `search_tools` or `load_tool` of a `toolSearch` processor.
+    Search(tool_search::Meta),
 }
 
 fn value_of(tool: &Tool, client: bool) -> ToolValue {
@@ -274,6 +277,9 @@ pub fn call_target(case: &Case, name: &JsString) -> Option<CallTarget> {
         Some(ToolOrigin::Workflow) => CallTarget::Workflow,
         Some(ToolOrigin::SubAgent(_)) => CallTarget::SubAgent,
         Some(ToolOrigin::WorkingMemory) => CallTarget::WorkingMemory,
+        // Not in the record `call_target` builds: the processor adds them
+        // per step.
+        Some(ToolOrigin::Search(_)) => CallTarget::Builtin,
     })
 }
 
@@ -367,6 +373,9 @@ fn predict_calls(case: &Case, version: MastraVersion) -> Prediction {
             "@mastra/core {version} does not export {name}"
         )));
     }
+    if let Some(p) = tool_search_outside(case, &rel) {
+        return p;
+    }
     if one_agent {
         // A traced `generate()` under approval reads the same output stream,
         // and its `toolCalls` lose the step's calls too (every `generate()`
@@ -410,6 +419,43 @@ fn predict_calls(case: &Case, version: MastraVersion) -> Prediction {
         Ok(ps) => Prediction::Races(ps),
         Err(reason) => Prediction::Unmodelled(reason),
     }
+}
+
+/// A `toolSearch` case on a release without the processor (not
+/// applicable), or beside what the model does not follow with it yet.
+fn tool_search_outside(case: &Case, rel: &Release) -> Option<Prediction> {
+    case.tool_search.as_ref()?;
+    if !rel.tool_search_processor {
+        return Some(Prediction::Projection(Projection::not_applicable(format!(
+            "@mastra/core {} does not export ToolSearchProcessor",
+            rel.version
+        ))));
+    }
+    let src = &case.sources;
+    let beside = [
+        (case.drives_approval(), "approval"),
+        (case.turns.is_some(), "turns"),
+        (src.memory.is_some(), "memory"),
+        (case.tracing, "tracing"),
+        (case.call.tool_choice.is_some(), "toolChoice"),
+        (case.call.active_tools.is_some(), "activeTools"),
+        (
+            src.agents.is_some() || src.workflows.is_some(),
+            "sub-agents or workflows",
+        ),
+        (
+            src.mcp.is_some() || src.dynamic_tools,
+            "MCP or dynamic tools",
+        ),
+        (
+            case.all_tools().any(|t| matches!(t, Tool::Builtin { .. })),
+            "a builtin",
+        ),
+    ];
+    beside
+        .iter()
+        .find(|(on, _)| *on)
+        .map(|(_, what)| Prediction::Unmodelled(format!("toolSearch beside {what}")))
 }
 
 /// The call before its first request (what throws there: a sub-agent on the

@@ -638,6 +638,17 @@ release_table! {
     /// version's exports).
     EXPORTS_WEB_SEARCH_TOOL => exports_web_search_tool: (1, 55, 0);
 
+    /// `@mastra/core/processors` exports `ToolSearchProcessor` (case field
+    /// `toolSearch`), whose `processInputStep` hands each step `{
+    /// search_tools, load_tool, ...stepTools, ...loadedTools }`, a loaded
+    /// tool keyed by the name `load_tool` was given and never rewritten
+    /// (1.67.0 `dist/agent-Dk0N0Nlg.js:15460`). First in 1.2.0: `bisect
+    /// cases/toolsearch/loaded-tool-sent-unsanitised-generate.json --good
+    /// 1.0.4 --bad 1.18.0`, 1.1.0 the same as 1.0.4 (not applicable, no
+    /// export), 1.2.0 applicable and sending `search.web` unrewritten (5
+    /// steps).
+    TOOL_SEARCH_PROCESSOR => tool_search_processor: (1, 2, 0);
+
     /// `submitPlanTool` takes the path of a plan file (`{ path: string }`);
     /// before, the plan itself (`{ title?: string, plan: string }`, at least
     /// one character). First in 1.47.0 (`dist/chunk-JVN7H2TP.js:4515`; 1.46.0

@@ -1,0 +1,247 @@
+//! `ToolSearchProcessor` (`@mastra/core/processors`, case field
+//! `toolSearch`): the tools each step offers and finds, and what its
+//! `load_tool` answers.
+//!
+//! Each step the processor's `processInputStep` hands back `{ search_tools,
+//! load_tool, ...stepTools, ...loadedTools }`: the step's tools, already
+//! keyed by their wire names, then each tool `load_tool` was given, keyed by
+//! the name it was given (a key or an id behind the processor) and never
+//! rewritten. That record is what the request offers and what a call is
+//! looked up in, so a tool loaded by an id such as `search.web` is sent as
+//! `search.web` and found only under it (1.67.0
+//! `dist/agent-Dk0N0Nlg.js:15460`, `processInputStep` at `:15700`;
+//! observed on 1.67.0 and 1.71.0, `cases/toolsearch/`).
+
+use super::record::{Lookup, Record};
+use super::{ToolOrigin, ToolValue};
+use crate::js::json::Json;
+use crate::js::string::JsString;
+
+/// The processor's two tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Meta {
+    Search,
+    Load,
+}
+
+pub(super) const SEARCH_TOOLS: &str = "search_tools";
+pub(super) const LOAD_TOOL: &str = "load_tool";
+
+fn meta(meta: Meta) -> (JsString, ToolValue) {
+    let name = JsString::from(match meta {
+        Meta::Search => SEARCH_TOOLS,
+        Meta::Load => LOAD_TOOL,
+    });
+    let value = ToolValue {
+        id: name.clone(),
+        key: name.clone(),
+        origin: ToolOrigin::Search(meta),
+    };
+    (name, value)
+}
+
+/// The processor over one agent's steps: what it was built with and what
+/// `load_tool` has loaded (its default store, one per processor).
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct SearchState {
+    /// The step's own tools, formatted (`stepTools`).
+    base: Record<ToolValue>,
+    /// The tools behind the processor, as `Object.fromEntries` built them.
+    catalog: Record<ToolValue>,
+    /// The names `load_tool` loaded, in order (a `Set`).
+    loaded: Vec<JsString>,
+}
+
+impl SearchState {
+    pub(super) fn new(base: Record<ToolValue>, catalog: Record<ToolValue>) -> SearchState {
+        SearchState {
+            base,
+            catalog,
+            loaded: Vec::new(),
+        }
+    }
+
+    /// `findToolForDynamicName` without a filter: `catalog.tools[name] ??
+    /// Object.values(catalog.tools).find(t => t.id === name)`.
+    fn find(&self, name: &JsString) -> Result<Option<&ToolValue>, String> {
+        match self.catalog.get(name) {
+            Lookup::Own(v) => Ok(Some(v)),
+            Lookup::Inherited => Err(format!(
+                "ToolSearchProcessor given {:?}, a name Object.prototype has",
+                name.to_lossy()
+            )),
+            Lookup::Missing => Ok(self.catalog.values().into_iter().find(|v| v.id == *name)),
+        }
+    }
+
+    /// The record the processor hands the step: its tools, then the
+    /// step's, then each loaded one under the name it was loaded by.
+    pub(super) fn step_tools(&self) -> Result<Record<ToolValue>, String> {
+        let mut tools = Record::from_entries([meta(Meta::Search), meta(Meta::Load)]);
+        tools.spread_from(&self.base);
+        for name in &self.loaded {
+            if let Some(v) = self.find(name)? {
+                tools.assign(name.clone(), v.clone());
+            }
+        }
+        Ok(tools)
+    }
+
+    /// What a call of `load_tool` with `arguments` answers, and the name it
+    /// loads, if any. Covers one `toolName`; `toolNames` and arguments its
+    /// schema refuses are unmodelled.
+    pub(super) fn load(&self, arguments: &Json) -> Result<(Json, Option<JsString>), String> {
+        let unmodelled = || Err("load_tool called other than with one toolName".to_string());
+        let Json::Object(members) = arguments else {
+            return unmodelled();
+        };
+        let name = match (arguments.get("toolName"), members.len()) {
+            (Some(Json::String(name)), 1) => name.clone(),
+            _ => return unmodelled(),
+        };
+        let answer = |success: bool, message: JsString| {
+            Json::object([
+                ("success", Json::Bool(success)),
+                ("message", Json::String(message)),
+                ("toolName", Json::String(name.clone())),
+            ])
+        };
+        let text = |parts: &[&JsString]| parts.iter().fold(JsString::new(), |acc, p| acc.concat(p));
+        let s = |t: &str| JsString::from(t);
+        if name.is_empty() {
+            let message = "You must provide either toolName (string) or toolNames (array) to load.";
+            return Ok((
+                Json::object([
+                    ("success", Json::Bool(false)),
+                    ("message", Json::str(message)),
+                ]),
+                None,
+            ));
+        }
+        if self.find(&name)?.is_none() {
+            let suggestions = self.suggestions(&name)?;
+            let tail =
+                if suggestions.is_empty() {
+                    s(" Use search_tools to find available tools.")
+                } else {
+                    let joined = suggestions.iter().take(3).enumerate().fold(
+                        JsString::new(),
+                        |acc, (i, n)| {
+                            let sep = if i == 0 { s("") } else { s(", ") };
+                            acc.concat(&sep).concat(n)
+                        },
+                    );
+                    text(&[&s(" Did you mean: "), &joined, &s("?")])
+                };
+            let message = text(&[&s("Tool \""), &name, &s("\" not found."), &tail]);
+            return Ok((answer(false, message), None));
+        }
+        if self.loaded.contains(&name) {
+            let message = text(&[
+                &s("Tool \""),
+                &name,
+                &s("\" is already loaded and available."),
+            ]);
+            return Ok((answer(true, message), None));
+        }
+        let message = text(&[
+            &s("Tool \""),
+            &name,
+            &s("\" loaded successfully. It will be available on your next turn."),
+        ]);
+        Ok((answer(true, message), Some(name)))
+    }
+
+    /// `getSuggestedToolNames` without a filter: every key of the catalog
+    /// that contains the name asked, or is contained in it, ignoring case.
+    fn suggestions(&self, name: &JsString) -> Result<Vec<JsString>, String> {
+        let lower = |s: &JsString| match s.to_rust() {
+            Some(r) if r.is_ascii() => Ok(r.to_ascii_lowercase()),
+            _ => Err("load_tool's suggestions for a name outside ASCII".to_string()),
+        };
+        let asked = lower(name)?;
+        let mut out = Vec::new();
+        for key in self.catalog.keys() {
+            let k = lower(&key)?;
+            if k.contains(&asked) || asked.contains(&k) {
+                out.push(key);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Note a load that `load` answered.
+    pub(super) fn note_loaded(&mut self, name: JsString) {
+        if !self.loaded.contains(&name) {
+            self.loaded.push(name);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ours(key: &str, id: &str) -> (JsString, ToolValue) {
+        let value = ToolValue {
+            id: JsString::from(id),
+            key: JsString::from(key),
+            origin: ToolOrigin::Ours,
+        };
+        (JsString::from(key), value)
+    }
+
+    fn state() -> SearchState {
+        SearchState::new(
+            Record::from_entries([ours("weather", "get-weather")]),
+            Record::from_entries([ours("web", "search.web")]),
+        )
+    }
+
+    fn load(s: &SearchState, name: &str) -> (String, Option<JsString>) {
+        let args = Json::object([("toolName", Json::str(name))]);
+        let (out, loaded) = s.load(&args).unwrap();
+        (out.to_compact(), loaded)
+    }
+
+    #[test]
+    fn a_load_by_id_keys_the_tool_by_the_raw_id_after_the_steps_tools() {
+        let mut s = state();
+        let (out, loaded) = load(&s, "search.web");
+        assert!(out.contains("loaded successfully"), "{out}");
+        s.note_loaded(loaded.unwrap());
+        let keys: Vec<String> = s
+            .step_tools()
+            .unwrap()
+            .keys()
+            .iter()
+            .map(JsString::to_lossy)
+            .collect();
+        assert_eq!(keys, ["search_tools", "load_tool", "weather", "search.web"]);
+        assert!(load(&s, "search.web").0.contains("already loaded"));
+    }
+
+    #[test]
+    fn the_sanitised_name_is_not_found_and_a_key_it_contains_is_suggested() {
+        let s = state();
+        let (out, loaded) = load(&s, "search_web");
+        assert_eq!(loaded, None);
+        assert_eq!(
+            out,
+            r#"{"success":false,"message":"Tool \"search_web\" not found. Did you mean: web?","toolName":"search_web"}"#
+        );
+        let (out, _) = load(&s, "zzz");
+        assert!(
+            out.contains("Use search_tools to find available tools."),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn other_arguments_are_unmodelled() {
+        let s = state();
+        let both = Json::object([("toolNames", Json::Array(vec![Json::str("web")]))]);
+        assert!(s.load(&both).is_err());
+        assert!(s.load(&Json::Null).is_err());
+    }
+}
