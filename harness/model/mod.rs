@@ -431,6 +431,17 @@ fn tool_search_outside(case: &Case, rel: &Release) -> Option<Prediction> {
             rel.version
         ))));
     }
+    if rel.tool_search_load_refused || rel.tool_search_schema_throws {
+        let line = if rel.tool_search_load_refused {
+            releases::TOOL_SEARCH_LOAD_REFUSED
+        } else {
+            releases::TOOL_SEARCH_SCHEMA_THROWS
+        };
+        return Some(Prediction::Unmodelled(format!(
+            "toolSearch on @mastra/core {} ({})",
+            rel.version, line.name
+        )));
+    }
     let src = &case.sources;
     let beside = [
         (case.drives_approval(), "approval"),

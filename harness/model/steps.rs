@@ -743,7 +743,7 @@ impl Cx<'_> {
                 _ => agent.tools.values().into_iter().find(|v| v.id == call.name),
             };
             if found.is_some_and(|v| v.origin == ToolOrigin::Search(Meta::Load)) {
-                loads.push(search.load(&call.arguments)?.1);
+                loads.push(search.load(self.rel, &call.arguments)?.1);
             }
         }
         if loads.len() > 1 {
@@ -967,7 +967,7 @@ impl Cx<'_> {
                     .search
                     .as_ref()
                     .ok_or("load_tool outside a processor")?;
-                Runs::Output(search.load(&call.arguments)?.0)
+                Runs::Output(search.load(rel, &call.arguments)?.0)
             }
             ToolOrigin::Search(Meta::Search) => {
                 return Err("search_tools, whose results are ranked by BM25 scores".into())

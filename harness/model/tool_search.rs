@@ -13,6 +13,7 @@
 //! observed on 1.67.0 and 1.71.0, `cases/toolsearch/`).
 
 use super::record::{Lookup, Record};
+use super::releases::Release;
 use super::{ToolOrigin, ToolValue};
 use crate::js::json::Json;
 use crate::js::string::JsString;
@@ -90,7 +91,11 @@ impl SearchState {
     /// What a call of `load_tool` with `arguments` answers, and the name it
     /// loads, if any. Covers one `toolName`; `toolNames` and arguments its
     /// schema refuses are unmodelled.
-    pub(super) fn load(&self, arguments: &Json) -> Result<(Json, Option<JsString>), String> {
+    pub(super) fn load(
+        &self,
+        rel: &Release,
+        arguments: &Json,
+    ) -> Result<(Json, Option<JsString>), String> {
         let unmodelled = || Err("load_tool called other than with one toolName".to_string());
         let Json::Object(members) = arguments else {
             return unmodelled();
@@ -99,12 +104,15 @@ impl SearchState {
             (Some(Json::String(name)), 1) => name.clone(),
             _ => return unmodelled(),
         };
-        let answer = |success: bool, message: JsString| {
-            Json::object([
+        let answer = |success: bool, message: JsString, named: bool| {
+            let mut members = vec![
                 ("success", Json::Bool(success)),
                 ("message", Json::String(message)),
-                ("toolName", Json::String(name.clone())),
-            ])
+            ];
+            if named {
+                members.push(("toolName", Json::String(name.clone())));
+            }
+            Json::object(members)
         };
         let text = |parts: &[&JsString]| parts.iter().fold(JsString::new(), |acc, p| acc.concat(p));
         let s = |t: &str| JsString::from(t);
@@ -134,7 +142,10 @@ impl SearchState {
                     text(&[&s(" Did you mean: "), &joined, &s("?")])
                 };
             let message = text(&[&s("Tool \""), &name, &s("\" not found."), &tail]);
-            return Ok((answer(false, message), None));
+            return Ok((
+                answer(false, message, rel.tool_search_not_found_named),
+                None,
+            ));
         }
         if self.loaded.contains(&name) {
             let message = text(&[
@@ -142,14 +153,14 @@ impl SearchState {
                 &name,
                 &s("\" is already loaded and available."),
             ]);
-            return Ok((answer(true, message), None));
+            return Ok((answer(true, message, true), None));
         }
         let message = text(&[
             &s("Tool \""),
             &name,
             &s("\" loaded successfully. It will be available on your next turn."),
         ]);
-        Ok((answer(true, message), Some(name)))
+        Ok((answer(true, message, true), Some(name)))
     }
 
     /// `getSuggestedToolNames` without a filter: every key of the catalog
@@ -191,6 +202,10 @@ mod tests {
         (JsString::from(key), value)
     }
 
+    fn rel() -> Release {
+        Release::of(crate::version::spec::MastraVersion::new(1, 67, 0))
+    }
+
     fn state() -> SearchState {
         SearchState::new(
             Record::from_entries([ours("weather", "get-weather")]),
@@ -200,7 +215,7 @@ mod tests {
 
     fn load(s: &SearchState, name: &str) -> (String, Option<JsString>) {
         let args = Json::object([("toolName", Json::str(name))]);
-        let (out, loaded) = s.load(&args).unwrap();
+        let (out, loaded) = s.load(&rel(), &args).unwrap();
         (out.to_compact(), loaded)
     }
 
@@ -241,7 +256,7 @@ mod tests {
     fn other_arguments_are_unmodelled() {
         let s = state();
         let both = Json::object([("toolNames", Json::Array(vec![Json::str("web")]))]);
-        assert!(s.load(&both).is_err());
-        assert!(s.load(&Json::Null).is_err());
+        assert!(s.load(&rel(), &both).is_err());
+        assert!(s.load(&rel(), &Json::Null).is_err());
     }
 }
