@@ -444,7 +444,6 @@ fn tool_search_outside(case: &Case, rel: &Release) -> Option<Prediction> {
     }
     let src = &case.sources;
     let beside = [
-        (case.drives_approval(), "approval"),
         (case.turns.is_some(), "turns"),
         (src.memory.is_some(), "memory"),
         (case.tracing, "tracing"),
@@ -512,6 +511,19 @@ fn run_from(
     let outcomes = steps::run_loop_from(case, rel, &tools, offered, before.clone())?;
     if !case.drives_approval() {
         return Ok(outcomes);
+    }
+    if case.tool_search.is_some() {
+        // Nothing is held: the loop's own run, and what the policy was asked.
+        let asked = tool_search::policy_asked(case, rel, &tools)?;
+        return Ok(outcomes
+            .into_iter()
+            .map(|mut o| {
+                let reached = asked.iter().take(o.projection.requests.len());
+                let seen = o.projection.seen.get_or_insert_with(Default::default);
+                seen.asked = reached.map(|n| Json::String(n.clone())).collect();
+                o
+            })
+            .collect());
     }
     // A resumed run is the agent's own, without the call's per-call options
     // (`approval::as_resumed`): its requests are those of the case without them.

@@ -15,6 +15,7 @@
 use super::record::{Lookup, Record};
 use super::releases::Release;
 use super::{ToolOrigin, ToolValue};
+use crate::case::{ApprovalPolicy, Case, Reply, Tool};
 use crate::js::json::Json;
 use crate::js::string::JsString;
 
@@ -187,6 +188,75 @@ impl SearchState {
             self.loaded.push(name);
         }
     }
+}
+
+/// Under an agent-level policy function that holds none of the case's
+/// calls, the names it is asked with, one per call in order: each call's
+/// name as the model sent it, `load_tool` and a loaded tool's raw name
+/// alike (observed on 1.38.0, 1.67.0 and 1.71.0,
+/// `cases/toolsearch/loaded-tool-runs-unapproved-*`). The run is then the
+/// loop's own. Covered from `APPROVAL_POLICY_ASKED` (before, any function
+/// holds the first call: not yet modelled with the processor), for a
+/// `{ "names" }` policy, no tool's own `requireApproval`, no `approvals`,
+/// one call per step, each finding a tool; anything else is unmodelled.
+pub(super) fn policy_asked(
+    case: &Case,
+    rel: &Release,
+    base: &Record<ToolValue>,
+) -> Result<Vec<JsString>, String> {
+    let unmodelled = |what: &str| Err(format!("toolSearch beside approval: {what}"));
+    let Some(ApprovalPolicy::Names(names)) = &case.call.require_tool_approval else {
+        return unmodelled("a policy other than a function");
+    };
+    if !rel.approval_policy_asked_on_1x {
+        return unmodelled("a function that holds every call (before APPROVAL_POLICY_ASKED)");
+    }
+    if case.approvals.is_some()
+        || case.all_tools().any(|t| {
+            matches!(
+                t,
+                Tool::Custom {
+                    require_approval: Some(_),
+                    ..
+                }
+            )
+        })
+    {
+        return unmodelled("answers or a tool's own requireApproval");
+    }
+    let catalog = case
+        .tool_search
+        .as_ref()
+        .map(|t| super::entries(&t.tools, false));
+    let mut state = SearchState::new(base.clone(), catalog.unwrap_or_default());
+    let mut asked = Vec::new();
+    for reply in &case.replies {
+        let Reply::ToolCalls(calls) = reply else {
+            break;
+        };
+        let [call] = calls.as_slice() else {
+            return unmodelled("a step of other than one call");
+        };
+        if names.contains(&call.name) {
+            return unmodelled("a call the policy holds");
+        }
+        let tools = state.step_tools()?;
+        let found = match tools.get(&call.name) {
+            Lookup::Own(v) => v.clone(),
+            Lookup::Inherited => return unmodelled("a call of an inherited name"),
+            Lookup::Missing => match tools.values().into_iter().find(|v| v.id == call.name) {
+                Some(v) => v.clone(),
+                None => return unmodelled("a call that finds no tool"),
+            },
+        };
+        if found.origin == ToolOrigin::Search(Meta::Load) {
+            if let (_, Some(name)) = state.load(rel, &call.arguments)? {
+                state.note_loaded(name);
+            }
+        }
+        asked.push(call.name.clone());
+    }
+    Ok(asked)
 }
 
 #[cfg(test)]
