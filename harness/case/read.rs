@@ -780,6 +780,30 @@ pub(super) mod tests {
     }
 
     #[test]
+    fn tool_search_reads_its_tools_and_they_are_the_cases_too() {
+        let c = parse(
+            r#"{"about":"a","toolSearch":{"tools":["k",{"key":"w","id":"search.web","requireApproval":true}]}}"#,
+        )
+        .unwrap();
+        let behind = &c.tool_search.as_ref().unwrap().tools;
+        assert_eq!(behind.len(), 2);
+        assert_eq!(
+            behind[1].id(),
+            crate::js::string::JsString::from("search.web")
+        );
+        assert!(
+            c.drives_approval(),
+            "a tool behind the processor is the case's"
+        );
+        assert_eq!(
+            super::super::Case::from_json(Path::new("x.json"), c.to_json())
+                .unwrap()
+                .tool_search,
+            c.tool_search
+        );
+    }
+
+    #[test]
     fn each_bad_input_names_file_field_and_value() {
         let cases = [
             (r#"{"about":"a","toolz":[]}"#, "toolz", "unknown field"),
@@ -793,6 +817,21 @@ pub(super) mod tests {
                 r#"{"about":"a","tools":[{"key":"k","builtin":"nopeTool"}]}"#,
                 "tools[0].builtin",
                 "nopeTool",
+            ),
+            (
+                r#"{"about":"a","toolSearch":{"tool":[]}}"#,
+                "toolSearch.tool",
+                "unknown field",
+            ),
+            (
+                r#"{"about":"a","toolSearch":{}}"#,
+                "toolSearch.tools",
+                "required",
+            ),
+            (
+                r#"{"about":"a","toolSearch":{"tools":[3]}}"#,
+                "toolSearch.tools[0]",
+                "3",
             ),
             (
                 r#"{"about":"a","call":{"toolChoice":"always"}}"#,
