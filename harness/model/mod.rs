@@ -513,6 +513,12 @@ fn run_from(
         return Ok(outcomes);
     }
     if case.tool_search.is_some() {
+        if let Some(call) = tool_search::held_first(case, rel, &tools)? {
+            return Ok(outcomes
+                .into_iter()
+                .map(|o| tool_search_held(case, rel, &call, o))
+                .collect());
+        }
         // Nothing is held: the loop's own run, and what the policy was asked.
         let asked = tool_search::policy_asked(case, rel, &tools)?;
         return Ok(outcomes
@@ -569,6 +575,39 @@ fn run_from(
             })
         })
         .collect()
+}
+
+/// The run suspended at its first call, held and unanswered: its first
+/// request alone, nothing run, the call pending (`tool_search::held_first`).
+fn tool_search_held(
+    case: &Case,
+    rel: &Release,
+    call: &crate::case::ToolCallReply,
+    mut o: steps::Outcome,
+) -> steps::Outcome {
+    let name = Json::String(call.name.clone());
+    let p = &mut o.projection;
+    p.requests.truncate(1);
+    p.executed.clear();
+    p.error = None;
+    let mut seen = projection::Seen::default();
+    if case.call.method == Method::Stream {
+        let list = std::slice::from_ref(call);
+        steps::seen::call_chunks(case, rel, list, list, &mut seen.stream);
+        seen.stream
+            .push((JsString::from("tool-call-approval"), name.clone()));
+    }
+    seen.tool_calls = Some(vec![name.clone()]);
+    seen.tool_results = Some(Vec::new());
+    // Without scripted ids (Gemini) the pending call's id is the AI SDK's.
+    let id = if case.route.call_ids_scripted() {
+        Json::String(call.id.clone())
+    } else {
+        Json::Null
+    };
+    seen.pending = vec![(id, name)];
+    p.seen = Some(Box::new(seen));
+    o
 }
 
 /// What a first request offers: its tools' names and its tool choice.

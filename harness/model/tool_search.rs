@@ -15,7 +15,7 @@
 use super::record::{Lookup, Record};
 use super::releases::Release;
 use super::{ToolOrigin, ToolValue};
-use crate::case::{ApprovalPolicy, Case, Reply, Tool};
+use crate::case::{ApprovalPolicy, Case, Reply, Tool, ToolCallReply};
 use crate::js::json::Json;
 use crate::js::string::JsString;
 
@@ -208,21 +208,9 @@ pub(super) fn policy_asked(
     let Some(ApprovalPolicy::Names(names)) = &case.call.require_tool_approval else {
         return unmodelled("a policy other than a function");
     };
+    plain_policy(case)?;
     if !rel.approval_policy_asked_on_1x {
         return unmodelled("a function that holds every call (before APPROVAL_POLICY_ASKED)");
-    }
-    if case.approvals.is_some()
-        || case.all_tools().any(|t| {
-            matches!(
-                t,
-                Tool::Custom {
-                    require_approval: Some(_),
-                    ..
-                }
-            )
-        })
-    {
-        return unmodelled("answers or a tool's own requireApproval");
     }
     let catalog = case
         .tool_search
@@ -257,6 +245,67 @@ pub(super) fn policy_asked(
         asked.push(call.name.clone());
     }
     Ok(asked)
+}
+
+/// No answers and no tool's own `requireApproval`: what `policy_asked`
+/// and `held_first` cover.
+fn plain_policy(case: &Case) -> Result<(), String> {
+    let own = |t: &Tool| {
+        matches!(
+            t,
+            Tool::Custom {
+                require_approval: Some(_),
+                ..
+            }
+        )
+    };
+    if case.approvals.is_some() || case.all_tools().any(own) {
+        return Err("toolSearch beside approval: answers or a tool's own requireApproval".into());
+    }
+    Ok(())
+}
+
+/// Before `APPROVAL_POLICY_ASKED` a policy function is only tested for
+/// truth, so it holds the first call that finds a tool, `load_tool`
+/// included, and the run suspends there unanswered (observed on 1.30.0,
+/// every route, `cases/toolsearch/loaded-tool-runs-unapproved-*`): that
+/// call, where the first step is one such call; `None` from that release
+/// on, where `policy_asked` says what is asked.
+pub(super) fn held_first(
+    case: &Case,
+    rel: &Release,
+    base: &Record<ToolValue>,
+) -> Result<Option<ToolCallReply>, String> {
+    if rel.approval_policy_asked_on_1x {
+        return Ok(None);
+    }
+    if !matches!(
+        case.call.require_tool_approval,
+        Some(ApprovalPolicy::Names(_))
+    ) {
+        return Err("toolSearch beside approval: a policy other than a function".into());
+    }
+    plain_policy(case)?;
+    let Some(Reply::ToolCalls(calls)) = case.replies.first() else {
+        return Err("toolSearch beside approval: a first reply without calls".into());
+    };
+    let [call] = calls.as_slice() else {
+        return Err("toolSearch beside approval: a step of other than one call".into());
+    };
+    let catalog = case
+        .tool_search
+        .as_ref()
+        .map(|t| super::entries(&t.tools, false));
+    let tools = SearchState::new(base.clone(), catalog.unwrap_or_default()).step_tools()?;
+    let found = match tools.get(&call.name) {
+        Lookup::Own(_) => true,
+        Lookup::Inherited => false,
+        Lookup::Missing => tools.values().into_iter().any(|v| v.id == call.name),
+    };
+    if !found {
+        return Err("toolSearch beside approval: a first call that finds no tool".into());
+    }
+    Ok(Some(call.clone()))
 }
 
 #[cfg(test)]
