@@ -39,6 +39,9 @@ pub struct Case {
     pub tools: Vec<Tool>,
     pub toolsets: Option<Vec<(JsString, Vec<Tool>)>>,
     pub client_tools: Option<Vec<Tool>>,
+    /// `toolSearch`: a `ToolSearchProcessor` over these tools, the agent's
+    /// one input processor; `None` where the case has none.
+    pub tool_search: Option<ToolSearch>,
     pub call: Call,
     /// What the listener answers, one entry per request; a file without
     /// `replies` reads as the one default reply.
@@ -73,6 +76,16 @@ pub struct Case {
     /// `lookups`: ask Mastra's own lookups (the agent's tool listing)
     /// which of each tool's key, id and wire name they find.
     pub lookups: bool,
+}
+
+/// `toolSearch`: `new ToolSearchProcessor({ tools })` from
+/// `@mastra/core/processors`, passed as `inputProcessors: [processor]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolSearch {
+    /// The tools behind the processor, built as `tools` is
+    /// (`Object.fromEntries`), which a call reaches only once `load_tool`
+    /// has loaded them.
+    pub tools: Vec<Tool>,
 }
 
 /// An answer to a pending tool-call approval.
@@ -253,6 +266,7 @@ impl Case {
             tools: Vec::new(),
             toolsets: None,
             client_tools: None,
+            tool_search: None,
             call: Call::default(),
             replies: vec![Reply::default_reply()],
             sub_agent_replies: None,
@@ -421,10 +435,12 @@ impl Case {
             .iter()
             .flatten()
             .flat_map(|(_, tools)| tools.iter());
+        let behind = self.tool_search.iter().flat_map(|s| s.tools.iter());
         self.tools
             .iter()
             .chain(sets)
             .chain(self.client_tools.iter().flatten())
+            .chain(behind)
     }
 }
 

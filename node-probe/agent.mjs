@@ -77,6 +77,11 @@ export function checkCase(c) {
     for (const [name, list] of Object.entries(c.toolsets)) checkToolList(list, `toolsets[${JSON.stringify(name)}]`);
   }
   if (c.clientTools !== undefined) checkToolList(c.clientTools, 'clientTools');
+  if (c.toolSearch !== undefined) {
+    const keys = isObject(c.toolSearch) ? Object.keys(c.toolSearch) : [];
+    if (keys.length !== 1 || keys[0] !== 'tools') throw new CaseFault('toolSearch must be { "tools": [TOOL, ...] }');
+    checkToolList(c.toolSearch.tools, 'toolSearch.tools');
+  }
   if (c.call !== undefined && !isObject(c.call)) throw new CaseFault('call must be an object');
   if (c.turns !== undefined) {
     if (c.call !== undefined) throw new CaseFault('turns replaces call: a case has one or the other');
@@ -147,7 +152,7 @@ function checkApproval(c) {
 
 /** Whether a case drives tool approval (a policy, a tool's flag, answers). */
 function drivesApproval(c) {
-  const lists = [c.tools ?? [], ...Object.values(c.toolsets ?? {}), c.clientTools ?? []];
+  const lists = [c.tools ?? [], ...Object.values(c.toolsets ?? {}), c.clientTools ?? [], c.toolSearch?.tools ?? []];
   return (
     callsOf(c).some((call) => call.requireToolApproval !== undefined) ||
     c.approvals !== undefined ||
@@ -262,9 +267,22 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
   // Snapshot before the Agent exists: its constructor may already touch them.
   const before = watched.map(([name, obj]) => [name, obj, shapeOf(obj)]);
 
+  // `toolSearch`: a processor of its own for each case, since the default
+  // store keeps what was loaded per thread ('default' without one) for as
+  // long as the processor lives.
+  let inputProcessors;
+  if (c.toolSearch !== undefined) {
+    const ToolSearchProcessor = await toolSearchProcessor(lib);
+    if (ToolSearchProcessor === null) {
+      return notApplicable(`@mastra/core ${lib.mastraVersion} does not export ToolSearchProcessor`);
+    }
+    inputProcessors = [new ToolSearchProcessor({ tools: build(c.toolSearch.tools) })];
+  }
+
   // Sub-agents, workflows, MCP servers, memory, dynamic tools (sources.mjs).
   const sources = await prepareSources(lib, c, tools, model, (message) => new CaseFault(message));
   Object.assign(shared, sources.callOptions);
+  if (inputProcessors !== undefined) sources.agentOptions.inputProcessors = inputProcessors;
 
   const turns = [];
   let tracer = null;
@@ -410,9 +428,24 @@ function unregisterHooks(mastra) {
   if (typeof mastra?.__unregisterHooks === 'function') mastra.__unregisterHooks();
 }
 
+/**
+ * `ToolSearchProcessor` of `@mastra/core/processors`, or null where the
+ * release has none (the subpath missing, or without that export).
+ */
+async function toolSearchProcessor(lib) {
+  if (lib.legacy) return null;
+  try {
+    const processors = await lib.importPackage('@mastra/core/processors');
+    return typeof processors.ToolSearchProcessor === 'function' ? processors.ToolSearchProcessor : null;
+  } catch (e) {
+    if (e?.code === 'ERR_PACKAGE_PATH_NOT_EXPORTED' || e?.code === 'ERR_MODULE_NOT_FOUND') return null;
+    throw new CaseFault(`importing @mastra/core/processors threw: ${e?.message ?? e}`);
+  }
+}
+
 /** The first builtin of the case (tools, toolsets, clientTools) this install lacks. */
 function missingBuiltin(lib, c) {
-  const lists = [c.tools ?? [], ...Object.values(c.toolsets ?? {}), c.clientTools ?? []];
+  const lists = [c.tools ?? [], ...Object.values(c.toolsets ?? {}), c.clientTools ?? [], c.toolSearch?.tools ?? []];
   for (const list of lists) {
     for (const t of list) {
       if (typeof t === 'string' || !('builtin' in t)) continue;

@@ -81,6 +81,10 @@ impl Case {
         if let Some(list) = &mut self.client_tools {
             tools(list, v);
         }
+        v.field(&mut self.tool_search, blank.tool_search);
+        if let Some(search) = &mut self.tool_search {
+            tools(&mut search.tools, v);
+        }
         let s = &mut self.sources;
         names(&mut s.agents, sources.agents, v);
         names(&mut s.workflows, sources.workflows, v);

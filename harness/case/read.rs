@@ -8,7 +8,7 @@
 
 use super::{
     Approval, ApprovalPolicy, Call, Case, CaseError, Method, Reply, Tool, ToolApproval,
-    ToolCallReply, ToolChoice, BUILTINS, MAX_REPLIES, SOURCE_FIELDS,
+    ToolCallReply, ToolChoice, ToolSearch, BUILTINS, MAX_REPLIES, SOURCE_FIELDS,
 };
 use crate::js::json::Json;
 use crate::js::string::JsString;
@@ -22,6 +22,7 @@ const FIELDS: &[&str] = &[
     "tools",
     "toolsets",
     "clientTools",
+    "toolSearch",
     "call",
     "replies",
     "subAgentReplies",
@@ -32,6 +33,8 @@ const FIELDS: &[&str] = &[
     "lookups",
 ];
 
+/// The fields of `toolSearch`.
+const TOOL_SEARCH_FIELDS: &[&str] = &["tools"];
 /// The fields of a TOOL object.
 const TOOL_FIELDS: &[&str] = &["key", "id", "description", "builtin", "requireApproval"];
 /// The fields of a TOOL's `requireApproval` as an object (a function).
@@ -85,6 +88,10 @@ pub(super) fn case(path: &Path, raw: &Json) -> Result<Case, CaseError> {
         client_tools: match top.get("clientTools") {
             None => blank.client_tools,
             Some(t) => Some(v.tools(t, "clientTools")?),
+        },
+        tool_search: match top.get("toolSearch") {
+            None => blank.tool_search,
+            Some(t) => Some(v.tool_search(t)?),
         },
         call: match top.get("call") {
             None => blank.call,
@@ -288,6 +295,16 @@ impl<'a> Validator<'a> {
 
     fn tools(&self, v: &Json, field: &str) -> Result<Vec<Tool>, CaseError> {
         self.array(v, field, "an array of tools", |t, at| self.tool(t, at))
+    }
+
+    /// `toolSearch`: `{ "tools": [TOOL, ...] }`.
+    fn tool_search(&self, v: &Json) -> Result<ToolSearch, CaseError> {
+        let o = self.object(v, "toolSearch", TOOL_SEARCH_FIELDS)?;
+        let tools = match o.get("tools") {
+            Some(t) => self.tools(t, "toolSearch.tools")?,
+            None => return Err(self.err("toolSearch.tools", "is required")),
+        };
+        Ok(ToolSearch { tools })
     }
 
     fn toolsets(&self, v: &Json) -> Result<Vec<(JsString, Vec<Tool>)>, CaseError> {
@@ -641,6 +658,7 @@ pub(super) mod tests {
             super::FIELDS,
             super::super::SOURCE_FIELDS,
             super::TOOL_FIELDS,
+            super::TOOL_SEARCH_FIELDS,
             super::CALL_FIELDS,
             super::TURN_FIELDS,
             super::POLICY_FIELDS,
@@ -762,6 +780,30 @@ pub(super) mod tests {
     }
 
     #[test]
+    fn tool_search_reads_its_tools_and_they_are_the_cases_too() {
+        let c = parse(
+            r#"{"about":"a","toolSearch":{"tools":["k",{"key":"w","id":"search.web","requireApproval":true}]}}"#,
+        )
+        .unwrap();
+        let behind = &c.tool_search.as_ref().unwrap().tools;
+        assert_eq!(behind.len(), 2);
+        assert_eq!(
+            behind[1].id(),
+            crate::js::string::JsString::from("search.web")
+        );
+        assert!(
+            c.drives_approval(),
+            "a tool behind the processor is the case's"
+        );
+        assert_eq!(
+            super::super::Case::from_json(Path::new("x.json"), c.to_json())
+                .unwrap()
+                .tool_search,
+            c.tool_search
+        );
+    }
+
+    #[test]
     fn each_bad_input_names_file_field_and_value() {
         let cases = [
             (r#"{"about":"a","toolz":[]}"#, "toolz", "unknown field"),
@@ -775,6 +817,21 @@ pub(super) mod tests {
                 r#"{"about":"a","tools":[{"key":"k","builtin":"nopeTool"}]}"#,
                 "tools[0].builtin",
                 "nopeTool",
+            ),
+            (
+                r#"{"about":"a","toolSearch":{"tool":[]}}"#,
+                "toolSearch.tool",
+                "unknown field",
+            ),
+            (
+                r#"{"about":"a","toolSearch":{}}"#,
+                "toolSearch.tools",
+                "required",
+            ),
+            (
+                r#"{"about":"a","toolSearch":{"tools":[3]}}"#,
+                "toolSearch.tools[0]",
+                "3",
             ),
             (
                 r#"{"about":"a","call":{"toolChoice":"always"}}"#,

@@ -31,6 +31,12 @@ impl Case {
         if let Some(client) = &self.client_tools {
             members.push(("clientTools", tools(client)));
         }
+        if let Some(search) = &self.tool_search {
+            members.push((
+                "toolSearch",
+                Json::object([("tools", tools(&search.tools))]),
+            ));
+        }
         self.sources.write(&mut members);
         if let Some(turns) = &self.turns {
             members.push(("turns", Json::Array(turns.iter().map(call).collect())));
@@ -431,6 +437,7 @@ mod tests {
             tools in tools(),
             toolsets in prop::option::of(named(tools())),
             client_tools in prop::option::of(tools()),
+            tool_search in prop::option::of(tools()),
             call in call(),
             replies in prop::collection::vec(reply(), 0..4),
             route in prop::option::of(prop::sample::select(Route::ALL.to_vec())),
@@ -457,6 +464,7 @@ mod tests {
                 tools,
                 toolsets,
                 client_tools,
+                tool_search: tool_search.map(|tools| crate::case::ToolSearch { tools }),
                 replies,
                 route: route.unwrap_or_default(),
                 route_named: route.is_some(),

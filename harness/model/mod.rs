@@ -27,6 +27,7 @@ pub mod rewrite;
 pub mod route;
 pub mod sources;
 mod steps;
+mod tool_search;
 mod turns;
 mod validate;
 
@@ -102,6 +103,8 @@ enum ToolOrigin {
     Mcp(JsString),
     /// Memory's `updateWorkingMemory`.
     WorkingMemory,
+    /// `search_tools` or `load_tool` of a `toolSearch` processor.
+    Search(tool_search::Meta),
 }
 
 fn value_of(tool: &Tool, client: bool) -> ToolValue {
@@ -274,6 +277,9 @@ pub fn call_target(case: &Case, name: &JsString) -> Option<CallTarget> {
         Some(ToolOrigin::Workflow) => CallTarget::Workflow,
         Some(ToolOrigin::SubAgent(_)) => CallTarget::SubAgent,
         Some(ToolOrigin::WorkingMemory) => CallTarget::WorkingMemory,
+        // Not in the record `call_target` builds: the processor adds them
+        // per step.
+        Some(ToolOrigin::Search(_)) => CallTarget::Builtin,
     })
 }
 
@@ -367,6 +373,9 @@ fn predict_calls(case: &Case, version: MastraVersion) -> Prediction {
             "@mastra/core {version} does not export {name}"
         )));
     }
+    if let Some(p) = tool_search_outside(case, &rel) {
+        return p;
+    }
     if one_agent {
         // A traced `generate()` under approval reads the same output stream,
         // and its `toolCalls` lose the step's calls too (every `generate()`
@@ -410,6 +419,53 @@ fn predict_calls(case: &Case, version: MastraVersion) -> Prediction {
         Ok(ps) => Prediction::Races(ps),
         Err(reason) => Prediction::Unmodelled(reason),
     }
+}
+
+/// A `toolSearch` case on a release without the processor (not
+/// applicable), or beside what the model does not follow with it yet.
+fn tool_search_outside(case: &Case, rel: &Release) -> Option<Prediction> {
+    case.tool_search.as_ref()?;
+    if !rel.tool_search_processor {
+        return Some(Prediction::Projection(Projection::not_applicable(format!(
+            "@mastra/core {} does not export ToolSearchProcessor",
+            rel.version
+        ))));
+    }
+    if rel.tool_search_load_refused || rel.tool_search_schema_throws {
+        let line = if rel.tool_search_load_refused {
+            releases::TOOL_SEARCH_LOAD_REFUSED
+        } else {
+            releases::TOOL_SEARCH_SCHEMA_THROWS
+        };
+        return Some(Prediction::Unmodelled(format!(
+            "toolSearch on @mastra/core {} ({})",
+            rel.version, line.name
+        )));
+    }
+    let src = &case.sources;
+    let beside = [
+        (case.turns.is_some(), "turns"),
+        (src.memory.is_some(), "memory"),
+        (case.tracing, "tracing"),
+        (case.call.tool_choice.is_some(), "toolChoice"),
+        (case.call.active_tools.is_some(), "activeTools"),
+        (
+            src.agents.is_some() || src.workflows.is_some(),
+            "sub-agents or workflows",
+        ),
+        (
+            src.mcp.is_some() || src.dynamic_tools,
+            "MCP or dynamic tools",
+        ),
+        (
+            case.all_tools().any(|t| matches!(t, Tool::Builtin { .. })),
+            "a builtin",
+        ),
+    ];
+    beside
+        .iter()
+        .find(|(on, _)| *on)
+        .map(|(_, what)| Prediction::Unmodelled(format!("toolSearch beside {what}")))
 }
 
 /// The call before its first request (what throws there: a sub-agent on the
@@ -456,6 +512,25 @@ fn run_from(
     if !case.drives_approval() {
         return Ok(outcomes);
     }
+    if case.tool_search.is_some() {
+        if let Some(call) = tool_search::held_first(case, rel, &tools)? {
+            return Ok(outcomes
+                .into_iter()
+                .map(|o| tool_search_held(case, rel, &call, o))
+                .collect());
+        }
+        // Nothing is held: the loop's own run, and what the policy was asked.
+        let asked = tool_search::policy_asked(case, rel, &tools)?;
+        return Ok(outcomes
+            .into_iter()
+            .map(|mut o| {
+                let reached = asked.iter().take(o.projection.requests.len());
+                let seen = o.projection.seen.get_or_insert_with(Default::default);
+                seen.asked = reached.map(|n| Json::String(n.clone())).collect();
+                o
+            })
+            .collect());
+    }
     // A resumed run is the agent's own, without the call's per-call options
     // (`approval::as_resumed`): its requests are those of the case without them.
     let resumed = match approval::as_resumed(case) {
@@ -500,6 +575,39 @@ fn run_from(
             })
         })
         .collect()
+}
+
+/// The run suspended at its first call, held and unanswered: its first
+/// request alone, nothing run, the call pending (`tool_search::held_first`).
+fn tool_search_held(
+    case: &Case,
+    rel: &Release,
+    call: &crate::case::ToolCallReply,
+    mut o: steps::Outcome,
+) -> steps::Outcome {
+    let name = Json::String(call.name.clone());
+    let p = &mut o.projection;
+    p.requests.truncate(1);
+    p.executed.clear();
+    p.error = None;
+    let mut seen = projection::Seen::default();
+    if case.call.method == Method::Stream {
+        let list = std::slice::from_ref(call);
+        steps::seen::call_chunks(case, rel, list, list, &mut seen.stream);
+        seen.stream
+            .push((JsString::from("tool-call-approval"), name.clone()));
+    }
+    seen.tool_calls = Some(vec![name.clone()]);
+    seen.tool_results = Some(Vec::new());
+    // Without scripted ids (Gemini) the pending call's id is the AI SDK's.
+    let id = if case.route.call_ids_scripted() {
+        Json::String(call.id.clone())
+    } else {
+        Json::Null
+    };
+    seen.pending = vec![(id, name)];
+    p.seen = Some(Box::new(seen));
+    o
 }
 
 /// What a first request offers: its tools' names and its tool choice.

@@ -648,6 +648,38 @@ release_table! {
     /// version's exports).
     EXPORTS_WEB_SEARCH_TOOL => exports_web_search_tool: (1, 55, 0);
 
+    /// `@mastra/core/processors` exports `ToolSearchProcessor` (case field
+    /// `toolSearch`), whose `processInputStep` hands each step `{
+    /// search_tools, load_tool, ...stepTools, ...loadedTools }`, a loaded
+    /// tool keyed by the name `load_tool` was given and never rewritten
+    /// (1.67.0 `dist/agent-Dk0N0Nlg.js:15460`). First in 1.2.0: `bisect
+    /// cases/toolsearch/loaded-tool-sent-unsanitised-generate.json --good
+    /// 1.0.4 --bad 1.18.0`, 1.1.0 the same as 1.0.4 (not applicable, no
+    /// export), 1.2.0 applicable and sending `search.web` unrewritten (5
+    /// steps).
+    TOOL_SEARCH_PROCESSOR => tool_search_processor: (1, 2, 0);
+    /// `ToolSearchProcessor`'s `load_tool` refuses every call as failing its
+    /// input validation (`Tool input validation failed for load_tool`, its
+    /// `{ toolName }` arguments quoted), so nothing is ever loaded. Only
+    /// on 1.11.0: `bisect cases/toolsearch/load-by-sanitised-name-not-found-generate.json
+    /// --good 1.2.0 --bad 1.67.0`, 1.10.0 the same as 1.2.0, 1.11.0 refused
+    /// (6 steps); `--good 1.11.0 --bad 1.67.0`: 1.12.0 differs (6 steps).
+    /// Not modelled.
+    TOOL_SEARCH_LOAD_REFUSED => tool_search_load_refused: (1, 11, 0) ..= (1, 11, 0), ended (1, 12, 0);
+    /// With a `ToolSearchProcessor` every call fails before its first
+    /// request: `Exhausted all fallback models. Last error: z.toJSONSchema
+    /// is not available. Ensure zod >= 3.25.0 is installed.` (the install's
+    /// zod is 3.25.76), on generate and stream. Only on 1.12.0: `bisect
+    /// cases/toolsearch/load-by-sanitised-name-not-found-generate.json
+    /// --good 1.12.0 --bad 1.67.0`, 1.13.2 differs (the next release served;
+    /// 6 steps) and sends as 1.10.0 did. Not modelled.
+    TOOL_SEARCH_SCHEMA_THROWS => tool_search_schema_throws: (1, 12, 0) ..= (1, 12, 0), ended (1, 13, 2);
+    /// `load_tool`'s answer for a name it does not find carries `toolName`
+    /// beside `success` and `message`; before, those two alone. First in
+    /// 1.31.0: `bisect cases/toolsearch/load-by-sanitised-name-not-found-generate.json
+    /// --good 1.30.0 --bad 1.33.1`, 1.30.0 without it (2 steps).
+    TOOL_SEARCH_NOT_FOUND_NAMED => tool_search_not_found_named: (1, 31, 0);
+
     /// `submitPlanTool` takes the path of a plan file (`{ path: string }`);
     /// before, the plan itself (`{ title?: string, plan: string }`, at least
     /// one character). First in 1.47.0 (`dist/chunk-JVN7H2TP.js:4515`; 1.46.0

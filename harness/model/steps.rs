@@ -29,6 +29,7 @@ use super::builtins::{self, Builtin};
 use super::record::{Lookup, Record};
 use super::releases::{self, Release};
 use super::route::{self, ResultContent};
+use super::tool_search::{Meta, SearchState};
 use super::validate::{self, validate, Schema};
 use super::{error_view, sources, ToolOrigin, ToolValue};
 use crate::case::script::{Requester, Script};
@@ -179,6 +180,9 @@ pub(super) struct Agent {
     /// Each call that found a case tool, in order: the tool span it ends
     /// (`Outcome::spans`).
     spans: Vec<SpanCall>,
+    /// The case's `toolSearch` processor, the parent's only: what it has
+    /// loaded decides `tools` and `offered` from one step to the next.
+    search: Option<SearchState>,
 }
 
 /// A call that found one of the case's own tools, as a tool span of it
@@ -300,6 +304,10 @@ pub(super) fn run_loop_from(
         .active_tools
         .clone()
         .filter(|_| rel.active_tools_applied());
+    let search = case
+        .tool_search
+        .as_ref()
+        .map(|ts| SearchState::new(tools.clone(), super::entries(&ts.tools, false)));
     let start = State {
         world: World {
             script: Script::of(case),
@@ -319,12 +327,15 @@ pub(super) fn run_loop_from(
             step: 0,
             max_steps: case.call.max_steps.unwrap_or(DEFAULT_MAX_STEPS) as usize,
             spans: Vec::new(),
+            search,
         },
         error: None,
         ended: None,
         log: Vec::new(),
     };
     let cx = Cx { case, rel };
+    let mut start = start;
+    cx.refresh_search(&mut start.parent)?;
     let mut pending = vec![start];
     let mut seen_states = 0;
     let mut out: Vec<Outcome> = Vec::new();
@@ -701,7 +712,54 @@ impl Cx<'_> {
             step: 0,
             max_steps: DEFAULT_MAX_STEPS as usize,
             spans: Vec::new(),
+            search: None,
         }
+    }
+
+    /// With `toolSearch`, the tools the processor hands the agent's next
+    /// step, and what its request offers of them: every name as it stands
+    /// in the record, none rewritten.
+    fn refresh_search(&self, agent: &mut Agent) -> Result<(), String> {
+        let Some(search) = &agent.search else {
+            return Ok(());
+        };
+        agent.tools = search.step_tools()?;
+        agent.offered = route::offer_on(
+            self.case.route,
+            self.rel,
+            agent.tools.keys(),
+            &self.case.call.tool_choice,
+        );
+        Ok(())
+    }
+
+    /// Note what the step's `load_tool` calls loaded, then hand the next
+    /// step its tools. Two loads in one step run concurrently against
+    /// one store: not modelled.
+    fn note_loads(&self, agent: &mut Agent, taken: &Taken) -> Result<(), String> {
+        let Some(search) = &agent.search else {
+            return Ok(());
+        };
+        let mut loads = Vec::new();
+        for (call, r) in taken.calls.iter().zip(&taken.resolved) {
+            if !matches!(r, Resolved::Run { .. }) {
+                continue;
+            }
+            let found = match agent.tools.get(&call.name) {
+                Lookup::Own(v) => Some(v),
+                _ => agent.tools.values().into_iter().find(|v| v.id == call.name),
+            };
+            if found.is_some_and(|v| v.origin == ToolOrigin::Search(Meta::Load)) {
+                loads.push(search.load(self.rel, &call.arguments)?.1);
+            }
+        }
+        if loads.len() > 1 {
+            return Err("two load_tool calls in one step".into());
+        }
+        if let (Some(search), Some(Some(name))) = (&mut agent.search, loads.pop()) {
+            search.note_loaded(name);
+        }
+        self.refresh_search(agent)
     }
 
     /// Every way the sub-agent runs of one step can go: each run advanced
@@ -911,6 +969,16 @@ impl Cx<'_> {
                 legacy_loop::client_or_workflow_run(rel, &value.origin, named, &call.arguments)?
             }
             ToolOrigin::Client => return Ok(Resolved::Stop),
+            ToolOrigin::Search(Meta::Load) => {
+                let search = agent
+                    .search
+                    .as_ref()
+                    .ok_or("load_tool outside a processor")?;
+                Runs::Output(search.load(rel, &call.arguments)?.0)
+            }
+            ToolOrigin::Search(Meta::Search) => {
+                return Err("search_tools, whose results are ranked by BM25 scores".into())
+            }
             ToolOrigin::Ours => match checked(Schema::City, &call.arguments)? {
                 Ok(input) => Runs::Ours(input),
                 Err(report) => fails(report),
@@ -1072,7 +1140,7 @@ impl Cx<'_> {
             step.push(invocation);
         }
         agent.record_step(self, step);
-        Ok(())
+        self.note_loads(agent, taken)
     }
 
     /// The result a run gives back to the model.

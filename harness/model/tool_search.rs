@@ -1,0 +1,381 @@
+//! `ToolSearchProcessor` (`@mastra/core/processors`, case field
+//! `toolSearch`): the tools each step offers and finds, and what its
+//! `load_tool` answers.
+//!
+//! Each step the processor's `processInputStep` hands back `{ search_tools,
+//! load_tool, ...stepTools, ...loadedTools }`: the step's tools, already
+//! keyed by their wire names, then each tool `load_tool` was given, keyed by
+//! the name it was given (a key or an id behind the processor) and never
+//! rewritten. That record is what the request offers and what a call is
+//! looked up in, so a tool loaded by an id such as `search.web` is sent as
+//! `search.web` and found only under it (1.67.0
+//! `dist/agent-Dk0N0Nlg.js:15460`, `processInputStep` at `:15700`;
+//! observed on 1.67.0 and 1.71.0, `cases/toolsearch/`).
+
+use super::record::{Lookup, Record};
+use super::releases::Release;
+use super::{ToolOrigin, ToolValue};
+use crate::case::{ApprovalPolicy, Case, Reply, Tool, ToolCallReply};
+use crate::js::json::Json;
+use crate::js::string::JsString;
+
+/// The processor's two tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Meta {
+    Search,
+    Load,
+}
+
+pub(super) const SEARCH_TOOLS: &str = "search_tools";
+pub(super) const LOAD_TOOL: &str = "load_tool";
+
+fn meta(meta: Meta) -> (JsString, ToolValue) {
+    let name = JsString::from(match meta {
+        Meta::Search => SEARCH_TOOLS,
+        Meta::Load => LOAD_TOOL,
+    });
+    let value = ToolValue {
+        id: name.clone(),
+        key: name.clone(),
+        origin: ToolOrigin::Search(meta),
+    };
+    (name, value)
+}
+
+/// The processor over one agent's steps: what it was built with and what
+/// `load_tool` has loaded (its default store, one per processor).
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct SearchState {
+    /// The step's own tools, formatted (`stepTools`).
+    base: Record<ToolValue>,
+    /// The tools behind the processor, as `Object.fromEntries` built them.
+    catalog: Record<ToolValue>,
+    /// The names `load_tool` loaded, in order (a `Set`).
+    loaded: Vec<JsString>,
+}
+
+impl SearchState {
+    pub(super) fn new(base: Record<ToolValue>, catalog: Record<ToolValue>) -> SearchState {
+        SearchState {
+            base,
+            catalog,
+            loaded: Vec::new(),
+        }
+    }
+
+    /// `findToolForDynamicName` without a filter: `catalog.tools[name] ??
+    /// Object.values(catalog.tools).find(t => t.id === name)`.
+    fn find(&self, name: &JsString) -> Result<Option<&ToolValue>, String> {
+        match self.catalog.get(name) {
+            Lookup::Own(v) => Ok(Some(v)),
+            Lookup::Inherited => Err(format!(
+                "ToolSearchProcessor given {:?}, a name Object.prototype has",
+                name.to_lossy()
+            )),
+            Lookup::Missing => Ok(self.catalog.values().into_iter().find(|v| v.id == *name)),
+        }
+    }
+
+    /// The record the processor hands the step: its tools, then the
+    /// step's, then each loaded one under the name it was loaded by.
+    pub(super) fn step_tools(&self) -> Result<Record<ToolValue>, String> {
+        let mut tools = Record::from_entries([meta(Meta::Search), meta(Meta::Load)]);
+        tools.spread_from(&self.base);
+        for name in &self.loaded {
+            if let Some(v) = self.find(name)? {
+                tools.assign(name.clone(), v.clone());
+            }
+        }
+        Ok(tools)
+    }
+
+    /// What a call of `load_tool` with `arguments` answers, and the name it
+    /// loads, if any. Covers one `toolName`; `toolNames` and arguments its
+    /// schema refuses are unmodelled.
+    pub(super) fn load(
+        &self,
+        rel: &Release,
+        arguments: &Json,
+    ) -> Result<(Json, Option<JsString>), String> {
+        let unmodelled = || Err("load_tool called other than with one toolName".to_string());
+        let Json::Object(members) = arguments else {
+            return unmodelled();
+        };
+        let name = match (arguments.get("toolName"), members.len()) {
+            (Some(Json::String(name)), 1) => name.clone(),
+            _ => return unmodelled(),
+        };
+        let answer = |success: bool, message: JsString, named: bool| {
+            let mut members = vec![
+                ("success", Json::Bool(success)),
+                ("message", Json::String(message)),
+            ];
+            if named {
+                members.push(("toolName", Json::String(name.clone())));
+            }
+            Json::object(members)
+        };
+        let text = |parts: &[&JsString]| parts.iter().fold(JsString::new(), |acc, p| acc.concat(p));
+        let s = |t: &str| JsString::from(t);
+        if name.is_empty() {
+            let message = "You must provide either toolName (string) or toolNames (array) to load.";
+            return Ok((
+                Json::object([
+                    ("success", Json::Bool(false)),
+                    ("message", Json::str(message)),
+                ]),
+                None,
+            ));
+        }
+        if self.find(&name)?.is_none() {
+            let suggestions = self.suggestions(&name)?;
+            let tail =
+                if suggestions.is_empty() {
+                    s(" Use search_tools to find available tools.")
+                } else {
+                    let joined = suggestions.iter().take(3).enumerate().fold(
+                        JsString::new(),
+                        |acc, (i, n)| {
+                            let sep = if i == 0 { s("") } else { s(", ") };
+                            acc.concat(&sep).concat(n)
+                        },
+                    );
+                    text(&[&s(" Did you mean: "), &joined, &s("?")])
+                };
+            let message = text(&[&s("Tool \""), &name, &s("\" not found."), &tail]);
+            return Ok((
+                answer(false, message, rel.tool_search_not_found_named),
+                None,
+            ));
+        }
+        if self.loaded.contains(&name) {
+            let message = text(&[
+                &s("Tool \""),
+                &name,
+                &s("\" is already loaded and available."),
+            ]);
+            return Ok((answer(true, message, true), None));
+        }
+        let message = text(&[
+            &s("Tool \""),
+            &name,
+            &s("\" loaded successfully. It will be available on your next turn."),
+        ]);
+        Ok((answer(true, message, true), Some(name)))
+    }
+
+    /// `getSuggestedToolNames` without a filter: every key of the catalog
+    /// that contains the name asked, or is contained in it, ignoring case.
+    fn suggestions(&self, name: &JsString) -> Result<Vec<JsString>, String> {
+        let lower = |s: &JsString| match s.to_rust() {
+            Some(r) if r.is_ascii() => Ok(r.to_ascii_lowercase()),
+            _ => Err("load_tool's suggestions for a name outside ASCII".to_string()),
+        };
+        let asked = lower(name)?;
+        let mut out = Vec::new();
+        for key in self.catalog.keys() {
+            let k = lower(&key)?;
+            if k.contains(&asked) || asked.contains(&k) {
+                out.push(key);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Note a load that `load` answered.
+    pub(super) fn note_loaded(&mut self, name: JsString) {
+        if !self.loaded.contains(&name) {
+            self.loaded.push(name);
+        }
+    }
+}
+
+/// Under an agent-level policy function that holds none of the case's
+/// calls, the names it is asked with, one per call in order: each call's
+/// name as the model sent it, `load_tool` and a loaded tool's raw name
+/// alike (observed on 1.38.0, 1.67.0 and 1.71.0,
+/// `cases/toolsearch/loaded-tool-runs-unapproved-*`). The run is then the
+/// loop's own. Covered from `APPROVAL_POLICY_ASKED` (before, any function
+/// holds the first call: not yet modelled with the processor), for a
+/// `{ "names" }` policy, no tool's own `requireApproval`, no `approvals`,
+/// one call per step, each finding a tool; anything else is unmodelled.
+pub(super) fn policy_asked(
+    case: &Case,
+    rel: &Release,
+    base: &Record<ToolValue>,
+) -> Result<Vec<JsString>, String> {
+    let unmodelled = |what: &str| Err(format!("toolSearch beside approval: {what}"));
+    let Some(ApprovalPolicy::Names(names)) = &case.call.require_tool_approval else {
+        return unmodelled("a policy other than a function");
+    };
+    plain_policy(case)?;
+    if !rel.approval_policy_asked_on_1x {
+        return unmodelled("a function that holds every call (before APPROVAL_POLICY_ASKED)");
+    }
+    let catalog = case
+        .tool_search
+        .as_ref()
+        .map(|t| super::entries(&t.tools, false));
+    let mut state = SearchState::new(base.clone(), catalog.unwrap_or_default());
+    let mut asked = Vec::new();
+    for reply in &case.replies {
+        let Reply::ToolCalls(calls) = reply else {
+            break;
+        };
+        let [call] = calls.as_slice() else {
+            return unmodelled("a step of other than one call");
+        };
+        if names.contains(&call.name) {
+            return unmodelled("a call the policy holds");
+        }
+        let tools = state.step_tools()?;
+        let found = match tools.get(&call.name) {
+            Lookup::Own(v) => v.clone(),
+            Lookup::Inherited => return unmodelled("a call of an inherited name"),
+            Lookup::Missing => match tools.values().into_iter().find(|v| v.id == call.name) {
+                Some(v) => v.clone(),
+                None => return unmodelled("a call that finds no tool"),
+            },
+        };
+        if found.origin == ToolOrigin::Search(Meta::Load) {
+            if let (_, Some(name)) = state.load(rel, &call.arguments)? {
+                state.note_loaded(name);
+            }
+        }
+        asked.push(call.name.clone());
+    }
+    Ok(asked)
+}
+
+/// No answers and no tool's own `requireApproval`: what `policy_asked`
+/// and `held_first` cover.
+fn plain_policy(case: &Case) -> Result<(), String> {
+    let own = |t: &Tool| {
+        matches!(
+            t,
+            Tool::Custom {
+                require_approval: Some(_),
+                ..
+            }
+        )
+    };
+    if case.approvals.is_some() || case.all_tools().any(own) {
+        return Err("toolSearch beside approval: answers or a tool's own requireApproval".into());
+    }
+    Ok(())
+}
+
+/// Before `APPROVAL_POLICY_ASKED` a policy function is only tested for
+/// truth, so it holds the first call that finds a tool, `load_tool`
+/// included, and the run suspends there unanswered (observed on 1.30.0,
+/// every route, `cases/toolsearch/loaded-tool-runs-unapproved-*`): that
+/// call, where the first step is one such call; `None` from that release
+/// on, where `policy_asked` says what is asked.
+pub(super) fn held_first(
+    case: &Case,
+    rel: &Release,
+    base: &Record<ToolValue>,
+) -> Result<Option<ToolCallReply>, String> {
+    if rel.approval_policy_asked_on_1x {
+        return Ok(None);
+    }
+    if !matches!(
+        case.call.require_tool_approval,
+        Some(ApprovalPolicy::Names(_))
+    ) {
+        return Err("toolSearch beside approval: a policy other than a function".into());
+    }
+    plain_policy(case)?;
+    let Some(Reply::ToolCalls(calls)) = case.replies.first() else {
+        return Err("toolSearch beside approval: a first reply without calls".into());
+    };
+    let [call] = calls.as_slice() else {
+        return Err("toolSearch beside approval: a step of other than one call".into());
+    };
+    let catalog = case
+        .tool_search
+        .as_ref()
+        .map(|t| super::entries(&t.tools, false));
+    let tools = SearchState::new(base.clone(), catalog.unwrap_or_default()).step_tools()?;
+    let found = match tools.get(&call.name) {
+        Lookup::Own(_) => true,
+        Lookup::Inherited => false,
+        Lookup::Missing => tools.values().into_iter().any(|v| v.id == call.name),
+    };
+    if !found {
+        return Err("toolSearch beside approval: a first call that finds no tool".into());
+    }
+    Ok(Some(call.clone()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ours(key: &str, id: &str) -> (JsString, ToolValue) {
+        let value = ToolValue {
+            id: JsString::from(id),
+            key: JsString::from(key),
+            origin: ToolOrigin::Ours,
+        };
+        (JsString::from(key), value)
+    }
+
+    fn rel() -> Release {
+        Release::of(crate::version::spec::MastraVersion::new(1, 67, 0))
+    }
+
+    fn state() -> SearchState {
+        SearchState::new(
+            Record::from_entries([ours("weather", "get-weather")]),
+            Record::from_entries([ours("web", "search.web")]),
+        )
+    }
+
+    fn load(s: &SearchState, name: &str) -> (String, Option<JsString>) {
+        let args = Json::object([("toolName", Json::str(name))]);
+        let (out, loaded) = s.load(&rel(), &args).unwrap();
+        (out.to_compact(), loaded)
+    }
+
+    #[test]
+    fn a_load_by_id_keys_the_tool_by_the_raw_id_after_the_steps_tools() {
+        let mut s = state();
+        let (out, loaded) = load(&s, "search.web");
+        assert!(out.contains("loaded successfully"), "{out}");
+        s.note_loaded(loaded.unwrap());
+        let keys: Vec<String> = s
+            .step_tools()
+            .unwrap()
+            .keys()
+            .iter()
+            .map(JsString::to_lossy)
+            .collect();
+        assert_eq!(keys, ["search_tools", "load_tool", "weather", "search.web"]);
+        assert!(load(&s, "search.web").0.contains("already loaded"));
+    }
+
+    #[test]
+    fn the_sanitised_name_is_not_found_and_a_key_it_contains_is_suggested() {
+        let s = state();
+        let (out, loaded) = load(&s, "search_web");
+        assert_eq!(loaded, None);
+        assert_eq!(
+            out,
+            r#"{"success":false,"message":"Tool \"search_web\" not found. Did you mean: web?","toolName":"search_web"}"#
+        );
+        let (out, _) = load(&s, "zzz");
+        assert!(
+            out.contains("Use search_tools to find available tools."),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn other_arguments_are_unmodelled() {
+        let s = state();
+        let both = Json::object([("toolNames", Json::Array(vec![Json::str("web")]))]);
+        assert!(s.load(&rel(), &both).is_err());
+        assert!(s.load(&rel(), &Json::Null).is_err());
+    }
+}
