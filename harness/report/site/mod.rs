@@ -206,7 +206,9 @@ type IssueVersions = (
 
 /// Where a case ran on one route: the version, its column, the verdict
 /// letter and the observation.
-type Ran = (MastraVersion, usize, char, String);
+/// A result that ran: its version, column, verdict letter and observation's
+/// place among the detail's texts (one text, one place).
+type Ran = (MastraVersion, usize, char, usize);
 
 /// Everything the index says, gathered as results stream past; its size is
 /// bounded by folders, routes, versions and issues, not by results.
@@ -323,17 +325,22 @@ pub fn render_full(
         gone: 0,
     };
 
-    let mut case: Vec<Row> = Vec::new();
+    // One case file's results are folded in as they arrive, each row
+    // dropped once its part is taken: a case's rows over every release and
+    // route are too many to hold (the whole 1.x on every route held 190 MB
+    // of them for one case).
+    let mut case: Option<CaseSite> = None;
     let mut done_paths: Option<String> = None;
     loop {
         let row = source.next_row().map_err(SiteError::Input)?;
-        let ends_case = match (&row, case.first()) {
-            (Some(r), Some(c)) => case_path(&r.case).0 != case_path(&c.case).0,
+        let ends_case = match (&row, &case) {
+            (Some(r), Some(c)) => case_path(&r.case).0 != c.path,
             (None, Some(_)) => true,
             (_, None) => false,
         };
         if ends_case {
-            let path = case_path(&case[0].case).0.to_string();
+            let site = case.take().expect("a case is open");
+            let path = site.path.clone();
             if let Some(last) = &done_paths {
                 if *last >= path {
                     return Err(SiteError::Input(format!(
@@ -343,25 +350,20 @@ pub fn render_full(
                 }
             }
             let before = prev.take(&path).map_err(SiteError::Input)?;
-            let site = CaseSite {
-                path: &path,
-                rows: &case,
-                before: &before,
-                history,
-            };
-            site.write(
+            site.finish(
                 &mut t,
                 &data,
                 &mut folders,
+                &before,
+                history,
                 [&mut changes, &mut night, &mut names],
             )?;
             done_paths = Some(path);
-            case.clear();
         }
-        match row {
-            Some(r) => case.push(r),
-            None => break,
-        }
+        let Some(r) = row else { break };
+        let site =
+            case.get_or_insert_with(|| CaseSite::new(case_path(&r.case).0, &mut folders, &data));
+        site.add(&mut t, &mut folders, &r);
     }
     t.night_gone += prev.rest().map_err(SiteError::Input)? + prev.gone;
     let chunks = [changes.finish()?, night.finish()?, names.finish()?];
@@ -439,7 +441,7 @@ impl PreviousNight<'_> {
 
     /// Last night's results of case file `path`; those of case files
     /// before it, which tonight has not, are counted as gone.
-    fn take(&mut self, path: &str) -> Result<Vec<Row>, String> {
+    fn take(&mut self, path: &str) -> Result<Vec<Seen>, String> {
         let mut rows = Vec::new();
         while let Some(r) = self.pull()? {
             let p = case_path(&r.case).0;
@@ -448,7 +450,7 @@ impl PreviousNight<'_> {
             }
             let r = self.next.take().expect("pulled");
             if case_path(&r.case).0 == path {
-                rows.push(r);
+                rows.push(Seen::of(&r));
             } else {
                 self.gone += 1;
             }
@@ -468,11 +470,35 @@ impl PreviousNight<'_> {
 }
 
 /// One case file's results, to be written out.
-struct CaseSite<'a> {
-    path: &'a str,
-    rows: &'a [Row],
-    before: &'a [Row],
-    history: Option<CaseHistory<'a>>,
+struct CaseSite {
+    path: String,
+    id: String,
+    folder: String,
+    detail: Detail,
+    codes: BTreeMap<Route, Vec<u8>>,
+    by_route: BTreeMap<Route, Vec<Ran>>,
+    /// Each result as the night comparison needs it, in row order.
+    seen: Vec<Seen>,
+}
+
+/// A result as one night is compared with the next: which case and
+/// version, its verdict, and its observation's digest.
+struct Seen {
+    case: String,
+    version: String,
+    verdict: Verdict,
+    observed: Option<[u8; 32]>,
+}
+
+impl Seen {
+    fn of(r: &Row) -> Seen {
+        Seen {
+            case: r.case.clone(),
+            version: r.version.clone(),
+            verdict: r.verdict,
+            observed: observed_text(r).map(|o| Sha256::digest(o.as_bytes()).into()),
+        }
+    }
 }
 
 /// A result's observation as the site compares and shows it.
@@ -494,17 +520,27 @@ struct Detail {
 
 impl Detail {
     fn blob(&mut self, text: String) -> Json {
+        Json::int(self.place(text) as i64)
+    }
+
+    /// The place of `text` among the blobs: one text, one place.
+    fn place(&mut self, text: String) -> usize {
         let blobs = &mut self.blobs;
-        let at = *self.blob_at.entry(text.clone()).or_insert_with(|| {
+        *self.blob_at.entry(text.clone()).or_insert_with(|| {
             blobs.push(text);
             blobs.len() - 1
-        });
-        Json::int(at as i64)
+        })
     }
 
     /// One result's item: its route, version and verdict letter, and its
     /// texts by their place in `blobs`.
-    fn add(&mut self, r: &Row, route: Route, code: char, observed: Option<&String>) {
+    fn add(
+        &mut self,
+        r: &Row,
+        route: Route,
+        code: char,
+        observed: Option<String>,
+    ) -> Option<usize> {
         let mut m = vec![
             ("r", Json::str(route.name())),
             ("v", Json::str(&r.version)),
@@ -513,8 +549,11 @@ impl Detail {
         if !r.predicted.is_null() {
             m.push(("p", self.blob(r.predicted.to_pretty_sorted())));
         }
+        let mut at = None;
         if let Some(o) = observed {
-            m.push(("o", self.blob(o.clone())));
+            let place = self.place(o);
+            at = Some(place);
+            m.push(("o", Json::int(place as i64)));
         }
         let texts = [("in", &r.input), ("d", &r.diff), ("x", &r.detail)];
         for (key, text) in texts {
@@ -541,6 +580,7 @@ impl Detail {
             ));
         }
         self.results.push(Json::object(m));
+        at
     }
 
     /// Write `data/c/ID.js`.
@@ -580,20 +620,10 @@ impl Detail {
     }
 }
 
-impl CaseSite<'_> {
-    fn write(
-        &self,
-        t: &mut Tally,
-        data: &Path,
-        folders: &mut BTreeMap<String, Folder>,
-        [changes, night, names]: [&mut Chunks; 3],
-    ) -> Result<(), SiteError> {
-        let id = file_id(self.path);
-        let folder_path = folder_of(self.path).to_string();
-        t.cases += 1;
-        let mut detail = Detail::default();
-        let mut codes: BTreeMap<Route, Vec<u8>> = BTreeMap::new();
-        let mut by_route: BTreeMap<Route, Vec<Ran>> = BTreeMap::new();
+impl CaseSite {
+    /// The case file `path`, counted in its folder.
+    fn new(path: &str, folders: &mut BTreeMap<String, Folder>, data: &Path) -> CaseSite {
+        let folder_path = folder_of(path).to_string();
         let folder = folders.entry(folder_path.clone()).or_insert_with(|| {
             let fid = file_id(&folder_path);
             Folder {
@@ -604,35 +634,67 @@ impl CaseSite<'_> {
             }
         });
         folder.cases += 1;
-        for r in self.rows {
-            let route = case_path(&r.case).1;
-            let vi = t.version(&r.version);
-            let code = letter(r.verdict);
-            let line = codes.entry(route).or_default();
-            if line.len() <= vi {
-                line.resize(vi + 1, b'.');
-            }
-            line[vi] = code as u8;
-            let counts = folder.counts.entry(route).or_default();
-            if counts.len() <= vi {
-                counts.resize(vi + 1, [0; Verdict::ALL.len()]);
-            }
-            counts[vi][code as usize - 'a' as usize] += 1;
-            let observed = observed_text(r);
-            self.tally(t, r, route, vi, observed.is_some());
-            detail.add(r, route, code, observed.as_ref());
-            if let (Some(v), Some(o)) = (MastraVersion::parse(&r.version), observed) {
-                if !r.verdict.is_infrastructure() {
-                    by_route.entry(route).or_default().push((v, vi, code, o));
-                }
+        CaseSite {
+            path: path.to_string(),
+            id: file_id(path),
+            folder: folder_path,
+            detail: Detail::default(),
+            codes: BTreeMap::new(),
+            by_route: BTreeMap::new(),
+            seen: Vec::new(),
+        }
+    }
+
+    /// Fold in one of the case's results.
+    fn add(&mut self, t: &mut Tally, folders: &mut BTreeMap<String, Folder>, r: &Row) {
+        let route = case_path(&r.case).1;
+        let vi = t.version(&r.version);
+        let code = letter(r.verdict);
+        let line = self.codes.entry(route).or_default();
+        if line.len() <= vi {
+            line.resize(vi + 1, b'.');
+        }
+        line[vi] = code as u8;
+        let folder = folders.get_mut(&self.folder).expect("counted by new");
+        let counts = folder.counts.entry(route).or_default();
+        if counts.len() <= vi {
+            counts.resize(vi + 1, [0; Verdict::ALL.len()]);
+        }
+        counts[vi][code as usize - 'a' as usize] += 1;
+        let observed = observed_text(r);
+        self.tally(t, r, route, vi, observed.is_some());
+        let at = self.detail.add(r, route, code, observed);
+        if let (Some(v), Some(o)) = (MastraVersion::parse(&r.version), at) {
+            if !r.verdict.is_infrastructure() {
+                self.by_route
+                    .entry(route)
+                    .or_default()
+                    .push((v, vi, code, o));
             }
         }
-        self.release_changes(t, &id, by_route, changes)?;
-        self.night_changes(t, &id, night)?;
-        detail.history = self.history_json()?;
-        detail.write(self.path, &folder_path, &id, data)?;
+        self.seen.push(Seen::of(r));
+    }
+
+    /// Write the case's detail and its lines of the changes views, the
+    /// folder's row and the names' row.
+    fn finish(
+        mut self,
+        t: &mut Tally,
+        data: &Path,
+        folders: &mut BTreeMap<String, Folder>,
+        before: &[Seen],
+        history: Option<CaseHistory>,
+        [changes, night, names]: [&mut Chunks; 3],
+    ) -> Result<(), SiteError> {
+        t.cases += 1;
+        let by_route = std::mem::take(&mut self.by_route);
+        self.release_changes(t, by_route, changes)?;
+        self.night_changes(t, before, night)?;
+        let mut detail = std::mem::take(&mut self.detail);
+        detail.history = self.history_json(history)?;
+        detail.write(&self.path, &self.folder, &self.id, data)?;
         let routes = Json::Object(
-            codes
+            std::mem::take(&mut self.codes)
                 .into_iter()
                 .map(|(r, c)| {
                     (
@@ -642,10 +704,17 @@ impl CaseSite<'_> {
                 })
                 .collect(),
         );
-        folder
-            .rows
-            .push(&compact([jstr(self.path), jstr(&id), routes.to_compact()]))?;
-        names.push(&compact([jstr(self.path), jstr(&id), jstr(&folder.id)]))
+        let folder = folders.get_mut(&self.folder).expect("counted by new");
+        folder.rows.push(&compact([
+            jstr(&self.path),
+            jstr(&self.id),
+            routes.to_compact(),
+        ]))?;
+        names.push(&compact([
+            jstr(&self.path),
+            jstr(&self.id),
+            jstr(&folder.id),
+        ]))
     }
 
     /// What one result adds to the index: the versions that ran or could
@@ -666,7 +735,7 @@ impl CaseSite<'_> {
         let listed = || {
             Json::object([
                 ("case", Json::str(&r.case)),
-                ("path", Json::str(self.path)),
+                ("path", Json::str(&self.path)),
                 ("route", Json::str(route.name())),
                 ("version", Json::str(&r.version)),
                 ("verdict", Json::str(r.verdict.name())),
@@ -700,7 +769,6 @@ impl CaseSite<'_> {
     fn release_changes(
         &self,
         t: &mut Tally,
-        id: &str,
         by_route: BTreeMap<Route, Vec<Ran>>,
         changes: &mut Chunks,
     ) -> Result<(), SiteError> {
@@ -712,8 +780,8 @@ impl CaseSite<'_> {
                     t.changes += 1;
                     *t.boundaries.entry((*a, *b)).or_default() += 1;
                     changes.push(&compact([
-                        jstr(self.path),
-                        jstr(id),
+                        jstr(&self.path),
+                        jstr(&self.id),
                         jstr(route.name()),
                         jstr(&t.versions[*a]),
                         jstr(&t.versions[*b]),
@@ -729,11 +797,11 @@ impl CaseSite<'_> {
 
     /// The case's nights of change on each route and version, from the
     /// history: `[route, version, night, at, verdict]`.
-    fn history_json(&self) -> Result<Vec<Json>, SiteError> {
-        let Some(history) = self.history else {
+    fn history_json(&self, history: Option<CaseHistory>) -> Result<Vec<Json>, SiteError> {
+        let Some(history) = history else {
             return Ok(Vec::new());
         };
-        let mut names: Vec<&str> = self.rows.iter().map(|r| r.case.as_str()).collect();
+        let mut names: Vec<&str> = self.seen.iter().map(|r| r.case.as_str()).collect();
         names.dedup();
         let mut out = Vec::new();
         for name in names {
@@ -752,22 +820,27 @@ impl CaseSite<'_> {
     }
 
     /// Since the previous night: each route and version both nights ran.
-    fn night_changes(&self, t: &mut Tally, id: &str, night: &mut Chunks) -> Result<(), SiteError> {
-        let mut last: HashMap<(String, String), &Row> = HashMap::new();
-        for r in self.before {
-            last.insert((r.case.clone(), r.version.clone()), r);
+    fn night_changes(
+        &self,
+        t: &mut Tally,
+        before: &[Seen],
+        night: &mut Chunks,
+    ) -> Result<(), SiteError> {
+        let mut last: HashMap<(&str, &str), &Seen> = HashMap::new();
+        for r in before {
+            last.insert((&r.case, &r.version), r);
         }
-        for r in self.rows {
-            let Some(b) = last.remove(&(r.case.clone(), r.version.clone())) else {
+        for r in &self.seen {
+            let Some(b) = last.remove(&(r.case.as_str(), r.version.as_str())) else {
                 t.night_new += 1;
                 continue;
             };
-            let observed_changed = observed_text(b) != observed_text(r);
+            let observed_changed = b.observed != r.observed;
             if b.verdict != r.verdict || observed_changed {
                 t.night_changes += 1;
                 night.push(&compact([
-                    jstr(self.path),
-                    jstr(id),
+                    jstr(&self.path),
+                    jstr(&self.id),
                     jstr(case_path(&r.case).1.name()),
                     jstr(&r.version),
                     jstr(&letter(b.verdict).to_string()),
