@@ -357,6 +357,13 @@ release_table! {
     /// 1.51.0 the same as 1.0.4, 1.52.0 moves the first call's `tool-call`
     /// after the second call's input).
     STREAM_CALLS_AFTER_INPUTS => stream_calls_after_inputs: (1, 52, 0);
+    /// The same on the `groq` route, one release earlier, as
+    /// `GROQ_STREAM_REUSED_ID_RUNS_ONCE`: the whole 1.x on every route found
+    /// 22 stream cases of several calls diverging on 1.51.0 `@groq` alone
+    /// (`cases/calls/tool-without-description.json` on 1.50.1, 1.51.0 and
+    /// 1.52.0: the first call's `tool-call` after the second's input from
+    /// 1.51.0).
+    GROQ_STREAM_CALLS_AFTER_INPUTS => groq_stream_calls_after_inputs: (1, 51, 0);
     /// A step with a call that waits for the client lists the results of its
     /// other calls in `toolResults` and streams their `tool-result`s; before,
     /// it listed and streamed none. First in 1.60.0 (`bisect` of the same

@@ -87,7 +87,7 @@ fn outcome(rel: &Release, case: &Case, r: &Resolved, ending: Option<&Ending>) ->
 /// The chunks of a streamed step's calls: each call's input as `sent`,
 /// and the `tool-call` of each call as it runs (`calls`, where a reused id
 /// merged some), after its own input or, from `STREAM_CALLS_AFTER_INPUTS`
-/// on the Chat Completions routes whose deltas name calls by index
+/// (`GROQ_STREAM_CALLS_AFTER_INPUTS` on groq) on the Chat Completions routes whose deltas name calls by index
 /// (measured on openai-compatible and groq; the other routes keep each
 /// `tool-call` after its input on 1.67.0 and 1.71.0), after every input.
 pub(in crate::model) fn call_chunks(
@@ -97,8 +97,11 @@ pub(in crate::model) fn call_chunks(
     calls: &[ToolCallReply],
     out: &mut Vec<(JsString, Json)>,
 ) {
-    let grouped = rel.stream_calls_after_inputs
-        && matches!(case.route, Route::OpenAiCompatible | Route::Groq);
+    let grouped = match case.route {
+        Route::OpenAiCompatible => rel.stream_calls_after_inputs,
+        Route::Groq => rel.groq_stream_calls_after_inputs,
+        _ => false,
+    };
     // From `GOOGLE_NULL_ARGUMENTS_EMPTY` a Gemini call with `null` args
     // streams no delta (its start, then the call: 1.51.0 and 1.71.0; 1.50.0
     // has the delta), while `{}` still has one.
