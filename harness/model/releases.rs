@@ -306,6 +306,14 @@ release_table! {
     /// 1.12.0 --bad 1.67.0`: first changed 1.14.0, last the same 1.13.2; 6
     /// steps; `cases/memory/recall-hides-a-working-memory-call.json`).
     RECALL_HIDES_WORKING_MEMORY_CALLS => recall_hides_working_memory_calls: (1, 14, 0);
+    /// Before that, from 1.4.0, a call of `updateWorkingMemory` is hidden
+    /// only beside another call of its step; alone in its step it is
+    /// recalled (`cases/memory/recall-hides-a-working-memory-call.json`, and
+    /// it with the other call taken out, on 1.3.0, 1.4.0, 1.10.0, 1.12.0,
+    /// 1.13.2 and 1.14.0, every route; the whole 1.x on every route found
+    /// the first diverging on 1.4.0 to 1.13.2). On `openai` the one alone is
+    /// recalled by name rather than as an item reference: not modelled.
+    RECALL_HIDES_WORKING_MEMORY_BESIDE_OTHERS => recall_hides_working_memory_beside_others: (1, 4, 0);
     /// A traced `stream()`'s `fullStream` hands the user every chunk; before,
     /// the loop's output stream dropped a chunk enqueued while its queue was
     /// full (`isControllerOpen` read `desiredSize !== 0` as "closed"), which

@@ -1328,10 +1328,19 @@ impl Agent {
     /// from `RECALL_HIDES_WORKING_MEMORY_CALLS`.
     fn stored(&self, rel: &Release) -> Vec<HistoryItem> {
         let hidden = JsString::from(WORKING_MEMORY_TOOL);
+        let beside_others = |i: &Invocation| {
+            rel.recall_hides_working_memory_beside_others
+                && self
+                    .invocations
+                    .iter()
+                    .any(|o| o.step == i.step && o.name != hidden)
+        };
         let kept: Vec<&Invocation> = self
             .invocations
             .iter()
-            .filter(|i| !(rel.recall_hides_working_memory_calls && i.name == hidden))
+            .filter(|i| {
+                !(i.name == hidden && (rel.recall_hides_working_memory_calls || beside_others(i)))
+            })
             .collect();
         self.history_of(rel, &kept)
     }
