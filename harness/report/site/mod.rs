@@ -363,7 +363,7 @@ pub fn render_full(
         let Some(r) = row else { break };
         let site =
             case.get_or_insert_with(|| CaseSite::new(case_path(&r.case).0, &mut folders, &data));
-        site.add(&mut t, &mut folders, &r);
+        site.add(&mut t, &r);
     }
     t.night_gone += prev.rest().map_err(SiteError::Input)? + prev.gone;
     let chunks = [changes.finish()?, night.finish()?, names.finish()?];
@@ -477,6 +477,9 @@ struct CaseSite {
     detail: Detail,
     codes: BTreeMap<Route, Vec<u8>>,
     by_route: BTreeMap<Route, Vec<Ran>>,
+    /// The case's own count per verdict, by route and version index, added
+    /// to its folder's once, at `finish`, rather than looked up per row.
+    counts: BTreeMap<Route, Vec<[u32; Verdict::ALL.len()]>>,
     /// Each result as the night comparison needs it, in row order.
     seen: Vec<Seen>,
 }
@@ -641,12 +644,13 @@ impl CaseSite {
             detail: Detail::default(),
             codes: BTreeMap::new(),
             by_route: BTreeMap::new(),
+            counts: BTreeMap::new(),
             seen: Vec::new(),
         }
     }
 
     /// Fold in one of the case's results.
-    fn add(&mut self, t: &mut Tally, folders: &mut BTreeMap<String, Folder>, r: &Row) {
+    fn add(&mut self, t: &mut Tally, r: &Row) {
         let route = case_path(&r.case).1;
         let vi = t.version(&r.version);
         let code = letter(r.verdict);
@@ -655,8 +659,7 @@ impl CaseSite {
             line.resize(vi + 1, b'.');
         }
         line[vi] = code as u8;
-        let folder = folders.get_mut(&self.folder).expect("counted by new");
-        let counts = folder.counts.entry(route).or_default();
+        let counts = self.counts.entry(route).or_default();
         if counts.len() <= vi {
             counts.resize(vi + 1, [0; Verdict::ALL.len()]);
         }
@@ -705,6 +708,17 @@ impl CaseSite {
                 .collect(),
         );
         let folder = folders.get_mut(&self.folder).expect("counted by new");
+        for (route, counts) in std::mem::take(&mut self.counts) {
+            let into = folder.counts.entry(route).or_default();
+            if into.len() < counts.len() {
+                into.resize(counts.len(), [0; Verdict::ALL.len()]);
+            }
+            for (total, case) in into.iter_mut().zip(counts) {
+                for (a, b) in total.iter_mut().zip(case) {
+                    *a += b;
+                }
+            }
+        }
         folder.rows.push(&compact([
             jstr(&self.path),
             jstr(&self.id),
