@@ -1320,7 +1320,7 @@ impl Agent {
     /// steps written back, each step's calls then its results
     /// (`history_per_step`) or every call ahead of every result.
     fn history(&self, rel: &Release) -> Vec<HistoryItem> {
-        self.history_of(rel, &self.invocations.iter().collect::<Vec<_>>())
+        self.history_of(rel, self.invocations.iter())
     }
 
     /// What a memory stores of the call and recalls in the next: its
@@ -1335,42 +1335,38 @@ impl Agent {
                     .iter()
                     .any(|o| o.step == i.step && o.name != hidden)
         };
-        let kept: Vec<&Invocation> = self
-            .invocations
-            .iter()
-            .filter(|i| {
-                !(i.name == hidden && (rel.recall_hides_working_memory_calls || beside_others(i)))
-            })
-            .collect();
-        self.history_of(rel, &kept)
+        let kept = self.invocations.iter().filter(|i| {
+            !(i.name == hidden && (rel.recall_hides_working_memory_calls || beside_others(i)))
+        });
+        self.history_of(rel, kept)
     }
 
     /// The history before this agent's steps, then `invocations` as each
     /// release writes them back.
-    fn history_of(&self, rel: &Release, invocations: &[&Invocation]) -> Vec<HistoryItem> {
+    fn history_of<'a>(
+        &self,
+        rel: &Release,
+        invocations: impl Iterator<Item = &'a Invocation> + Clone,
+    ) -> Vec<HistoryItem> {
         let mut out = self.before.clone();
-        let kept: Vec<&Invocation> = invocations
-            .iter()
-            .copied()
-            .filter(|i| !i.unlisted)
-            .collect();
-        let invocations = &kept[..];
+        // An unlisted call never reaches the history, whatever the layout.
+        let listed = || invocations.clone().filter(|i| !i.unlisted);
         if super::releases::legacy::history_per_call(rel) {
-            for i in invocations {
+            for i in listed() {
                 out.push(i.call.clone());
                 out.extend(i.result.clone());
             }
         } else if rel.history_per_step() {
-            let last = invocations.iter().map(|i| i.step).max();
+            let last = listed().map(|i| i.step).max();
             for step in 0..=last.unwrap_or(0) {
-                let of = || invocations.iter().filter(move |i| i.step == step);
+                let of = || listed().filter(move |i| i.step == step);
                 out.extend(of().map(|i| i.call.clone()));
                 out.extend(of().filter(|i| !i.late).filter_map(|i| i.result.clone()));
                 out.extend(of().filter(|i| i.late).filter_map(|i| i.result.clone()));
             }
         } else {
-            out.extend(invocations.iter().map(|i| i.call.clone()));
-            out.extend(invocations.iter().filter_map(|i| i.result.clone()));
+            out.extend(listed().map(|i| i.call.clone()));
+            out.extend(listed().filter_map(|i| i.result.clone()));
         }
         out
     }
