@@ -17,6 +17,7 @@
 use super::key::CaseKey;
 use crate::js::json::Json;
 use crate::observation::{Captured, Observation};
+use std::io::Read;
 
 /// The first bytes of every segment (and the format's version).
 pub const MAGIC: &[u8; 8] = b"MCOBS\x00\x01\n";
@@ -54,15 +55,15 @@ impl Record {
         })
     }
 
-    /// The observation this record keeps.
-    pub fn observation(&self) -> Observation {
+    /// The observation this record keeps, moved out of it.
+    pub fn into_observation(self) -> Observation {
         Observation::Done {
-            result: self.result.clone(),
+            result: self.result,
             captured: self
                 .bodies
-                .iter()
-                .map(|b| Captured {
-                    bytes: b.clone(),
+                .into_iter()
+                .map(|bytes| Captured {
+                    bytes,
                     problem: None,
                 })
                 .collect(),
@@ -122,51 +123,133 @@ pub fn segment_count(bytes: &[u8]) -> Result<u32, SegmentError> {
     ))
 }
 
+/// The decoder under a segment's records, keeping the frame's own error
+/// apart from a record that runs past the frame's end.
+struct Frame<R> {
+    inner: R,
+    failed: Option<String>,
+}
+
+impl<R: Read> Read for Frame<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.inner.read(buf).inspect_err(|e| {
+            self.failed.get_or_insert_with(|| e.to_string());
+        })
+    }
+}
+
 /// Every record of a segment, or why it is refused.
 pub fn read_segment(bytes: &[u8]) -> Result<Vec<Record>, SegmentError> {
-    let said = segment_count(bytes)?;
-    let raw = zstd::stream::decode_all(&bytes[MAGIC.len() + 4..])
-        .map_err(|e| SegmentError::Frame(e.to_string()))?;
+    read_segment_where(bytes, |_| true)
+}
+
+/// The records of a segment whose case `wanted` keeps, or why the segment
+/// is refused: every record is still read and checked, but only those kept
+/// are held.
+pub fn read_segment_where(
+    bytes: &[u8],
+    wanted: impl Fn(&CaseKey) -> bool,
+) -> Result<Vec<Record>, SegmentError> {
     let mut records = Vec::new();
-    let mut at = 0usize;
+    read_segment_each(bytes, wanted, |r| records.push(r))?;
+    Ok(records)
+}
+
+/// Hand each record of a segment whose case `wanted` keeps to `each`, in
+/// the segment's order, then say whether the segment was whole: a caller
+/// that must not use part of a damaged segment keeps what `each` made
+/// aside until this returns `Ok`. The frame is decoded as it is read, and
+/// each record is handed on as it is read, so a version's decoded segment
+/// (tens of MB of request bodies) is never held whole.
+pub fn read_segment_each(
+    bytes: &[u8],
+    wanted: impl Fn(&CaseKey) -> bool,
+    mut each: impl FnMut(Record),
+) -> Result<(), SegmentError> {
+    let said = segment_count(bytes)?;
+    let decoder = zstd::stream::read::Decoder::new(&bytes[MAGIC.len() + 4..])
+        .map_err(|e| SegmentError::Frame(e.to_string()))?;
+    let mut frame = Frame {
+        inner: decoder,
+        failed: None,
+    };
+    let mut held = 0usize;
     let bad = |record: usize, problem: &str| SegmentError::Record {
         record,
         problem: problem.to_string(),
     };
-    while at < raw.len() {
-        let n = records.len();
-        let mut take = |len: usize| -> Result<&[u8], SegmentError> {
-            let end = at
-                .checked_add(len)
-                .filter(|e| *e <= raw.len())
-                .ok_or_else(|| bad(n, "cut short"))?;
-            let slice = &raw[at..end];
-            at = end;
-            Ok(slice)
+    loop {
+        let raw = match read_raw(&mut frame) {
+            Ok(Some(raw)) => raw,
+            Ok(None) => break,
+            // The frame's own failure names the damage better than the cut
+            // it leaves in a record.
+            Err(_) => {
+                return Err(match frame.failed {
+                    Some(e) => SegmentError::Frame(e),
+                    None => bad(held, "cut short"),
+                })
+            }
         };
-        let case = CaseKey(take(32)?.try_into().expect("32 bytes"));
-        let len = u32::from_le_bytes(take(4)?.try_into().expect("four bytes")) as usize;
-        let text = std::str::from_utf8(take(len)?).map_err(|_| bad(n, "answer not UTF-8"))?;
-        let result = Json::parse(text).map_err(|e| bad(n, &format!("answer: {e}")))?;
-        let count = u32::from_le_bytes(take(4)?.try_into().expect("four bytes"));
-        let mut bodies = Vec::new();
-        for _ in 0..count {
-            let len = u32::from_le_bytes(take(4)?.try_into().expect("four bytes")) as usize;
-            bodies.push(take(len)?.to_vec());
+        let (case, text, bodies) = raw;
+        let text = std::str::from_utf8(&text).map_err(|_| bad(held, "answer not UTF-8"))?;
+        let result = Json::parse(text).map_err(|e| bad(held, &format!("answer: {e}")))?;
+        held += 1;
+        if wanted(&case) {
+            each(Record {
+                case,
+                result,
+                bodies,
+            });
         }
-        records.push(Record {
-            case,
-            result,
-            bodies,
-        });
     }
-    if records.len() != said as usize {
-        return Err(SegmentError::Count {
-            said,
-            held: records.len(),
-        });
+    if held != said as usize {
+        return Err(SegmentError::Count { said, held });
     }
-    Ok(records)
+    Ok(())
+}
+
+/// A record's parts as written: its case, its answer's text, its bodies;
+/// `None` where the frame ends between records.
+type RawRecord = (CaseKey, Vec<u8>, Vec<Vec<u8>>);
+
+fn read_raw(frame: &mut impl Read) -> std::io::Result<Option<RawRecord>> {
+    let mut case = [0u8; 32];
+    // A record starts only where the frame has more to give.
+    loop {
+        match frame.read(&mut case[..1]) {
+            Ok(0) => return Ok(None),
+            Ok(_) => break,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    frame.read_exact(&mut case[1..])?;
+    let text = read_chunk(frame)?;
+    let count = read_u32(frame)?;
+    let mut bodies = Vec::new();
+    for _ in 0..count {
+        bodies.push(read_chunk(frame)?);
+    }
+    Ok(Some((CaseKey(case), text, bodies)))
+}
+
+fn read_u32(from: &mut impl Read) -> std::io::Result<u32> {
+    let mut n = [0u8; 4];
+    from.read_exact(&mut n)?;
+    Ok(u32::from_le_bytes(n))
+}
+
+/// A byte string preceded by its length. The length is not trusted for an
+/// allocation: the bytes are read as far as the frame holds them.
+fn read_chunk(from: &mut impl Read) -> std::io::Result<Vec<u8>> {
+    let len = u64::from(read_u32(from)?);
+    let mut out = Vec::new();
+    from.take(len).read_to_end(&mut out)?;
+    if out.len() as u64 != len {
+        return Err(std::io::ErrorKind::UnexpectedEof.into());
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -212,6 +295,51 @@ mod tests {
         );
     }
 
+    /// A segment whose frame is whole but holds `raw` as its records.
+    fn framed(said: u32, raw: &[u8]) -> Vec<u8> {
+        let mut out = MAGIC.to_vec();
+        out.extend_from_slice(&said.to_le_bytes());
+        out.extend(zstd::stream::encode_all(raw, 1).unwrap());
+        out
+    }
+
+    #[test]
+    fn a_record_running_past_a_whole_frame_is_cut_short() {
+        let whole = write_segment(&[record(1)]);
+        let mut raw = zstd::stream::decode_all(&whole[MAGIC.len() + 4..]).unwrap();
+        let one = raw.len();
+        raw.extend_from_slice(&[9; 32]);
+        raw.extend_from_slice(&1000u32.to_le_bytes());
+        raw.extend_from_slice(b"{}");
+        assert_eq!(
+            read_segment(&framed(2, &raw)),
+            Err(SegmentError::Record {
+                record: 1,
+                problem: "cut short".into()
+            })
+        );
+        raw.truncate(one + 7);
+        assert!(matches!(
+            read_segment(&framed(2, &raw)),
+            Err(SegmentError::Record { record: 1, .. })
+        ));
+        raw.truncate(one);
+        assert_eq!(read_segment(&framed(1, &raw)).unwrap(), vec![record(1)]);
+    }
+
+    #[test]
+    fn only_the_wanted_records_are_held_and_every_one_is_checked() {
+        let bytes = write_segment(&[record(1), record(2), record(3)]);
+        let kept = read_segment_where(&bytes, |k| k.0[0] == 2).unwrap();
+        assert_eq!(kept, vec![record(2)]);
+        let mut miscounted = bytes;
+        miscounted[MAGIC.len()] = 4;
+        assert_eq!(
+            read_segment_where(&miscounted, |k| k.0[0] == 2),
+            Err(SegmentError::Count { said: 4, held: 3 })
+        );
+    }
+
     #[test]
     fn only_whole_observations_are_records() {
         let key = CaseKey([7; 32]);
@@ -224,7 +352,7 @@ mod tests {
         };
         let r = Record::of(key, &done(None)).unwrap();
         assert!(
-            matches!(r.observation(), Observation::Done { captured, .. } if captured[0].bytes == b"{}")
+            matches!(r.into_observation(), Observation::Done { captured, .. } if captured[0].bytes == b"{}")
         );
         assert!(Record::of(key, &done(Some(BodyProblem::OverLimit(10)))).is_none());
         assert!(Record::of(key, &Observation::Fault("f".into())).is_none());

@@ -27,7 +27,7 @@ use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::results::Hello;
 use crate::version::spec::MastraVersion;
-use format::{read_segment, segment_count, write_segment, Record};
+use format::{read_segment, read_segment_each, segment_count, write_segment, Record};
 use key::{code_digest, install_identity, local_imports, CaseKey, ShelfKey, PROBE_ROOTS};
 use std::collections::HashMap;
 use std::io::Write;
@@ -56,6 +56,15 @@ pub struct ObservationStore {
 pub struct ShelfMeta {
     pub key: ShelfKey,
     pub hello: Option<Hello>,
+}
+
+/// What a fold made of each case's newest record on a shelf.
+#[derive(Debug)]
+pub struct FoldedShelf<T> {
+    pub each: HashMap<CaseKey, T>,
+    pub meta: Option<ShelfMeta>,
+    /// Segments left out because they could not be read.
+    pub unreadable: usize,
 }
 
 /// The observations of one shelf, read from its segments.
@@ -106,29 +115,58 @@ impl ObservationStore {
 
     /// Read the shelf of `key` (empty when there is none).
     pub fn shelf(&self, key: &ShelfKey) -> Shelf {
+        self.shelf_where(key, |_| true)
+    }
+
+    /// Read the shelf of `key`, holding only the records of the cases
+    /// `wanted` keeps: a run over part of a corpus holds only its part.
+    pub fn shelf_where(&self, key: &ShelfKey, wanted: impl Fn(&CaseKey) -> bool) -> Shelf {
+        let folded = self.fold_shelf(key, wanted, |r| r);
+        Shelf {
+            records: folded.each.into_iter().collect(),
+            meta: folded.meta,
+            unreadable: folded.unreadable,
+        }
+    }
+
+    /// What `each` makes of the newest record of every case of `key`'s
+    /// shelf that `wanted` keeps. Each record is made into its `T` as it is
+    /// decoded, so the shelf's records are never held together: only what
+    /// `each` keeps of them. A damaged segment gives nothing (its `T`s are
+    /// dropped) and is counted as unreadable.
+    pub fn fold_shelf<T>(
+        &self,
+        key: &ShelfKey,
+        wanted: impl Fn(&CaseKey) -> bool,
+        mut each: impl FnMut(Record) -> T,
+    ) -> FoldedShelf<T> {
         let dir = self.shelf_dir(key);
-        let mut shelf = Shelf {
+        let mut folded = FoldedShelf {
+            each: HashMap::new(),
             meta: read_meta(&dir).filter(|m| m.key == *key),
-            ..Shelf::default()
+            unreadable: 0,
         };
-        // Oldest first, so a newer record of a case replaces an older one.
-        for path in segments(&dir) {
-            match std::fs::read(&path)
+        // Newest first: a case a newer segment holds is not made again
+        // from an older one.
+        for path in segments(&dir).into_iter().rev() {
+            let mut made: Vec<(CaseKey, T)> = Vec::new();
+            let read = std::fs::read(&path)
                 .map_err(|e| e.to_string())
-                .and_then(|b| read_segment(&b).map_err(|e| e.to_string()))
-            {
-                Ok(records) => {
-                    for r in records {
-                        shelf.records.insert(r.case, r);
-                    }
-                }
+                .and_then(|b| {
+                    let fresh = |k: &CaseKey| wanted(k) && !folded.each.contains_key(k);
+                    read_segment_each(&b, fresh, |r| made.push((r.case, each(r))))
+                        .map_err(|e| e.to_string())
+                });
+            match read {
+                // Within a segment the later record of a case is the newer.
+                Ok(()) => folded.each.extend(made),
                 // Gone since it was listed (a compaction): its records are
                 // in the newer segment listed after it, or observed again.
                 Err(_) if !path.exists() => {}
-                Err(_) => shelf.unreadable += 1,
+                Err(_) => folded.unreadable += 1,
             }
         }
-        shelf
+        folded
     }
 
     /// Add `records` to the shelf of `key` as one new segment (and the
@@ -539,7 +577,11 @@ mod tests {
         );
         assert_eq!(shelf.meta.as_ref().unwrap().hello, Some(hello()));
         assert!(matches!(
-            shelf.get(&CaseKey([2; 32])).unwrap().observation(),
+            shelf
+                .get(&CaseKey([2; 32]))
+                .unwrap()
+                .clone()
+                .into_observation(),
             Observation::Done { .. }
         ));
         let other = store.shelf(&key("b"));
@@ -594,6 +636,40 @@ mod tests {
         .unwrap();
         let shelf = store.shelf(&k);
         assert_eq!((shelf.len(), shelf.unreadable), (1, 1));
+    }
+
+    #[test]
+    fn a_fold_makes_each_wanted_case_once_from_its_newest_whole_segment() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = ObservationStore::in_cache(tmp.path());
+        let k = key("a");
+        store
+            .append(&k, None, &[record(1, "old"), record(2, "two")])
+            .unwrap();
+        store
+            .append(&k, None, &[record(1, "new"), record(3, "three")])
+            .unwrap();
+        // Newest of all, and damaged only at its end: what it gave before
+        // the damage showed must not be used.
+        let mut damaged = format::write_segment(&[record(1, "damaged"), record(4, "four")]);
+        damaged[format::MAGIC.len()] = 3;
+        let dir = store.dir.join(k.folder());
+        std::fs::write(dir.join("99999999999999999999-1-0.seg"), damaged).unwrap();
+        let mut made = 0;
+        let folded = store.fold_shelf(
+            &k,
+            |c| c.0[0] != 3,
+            |r| {
+                made += 1;
+                String::from_utf8(r.bodies[0].clone()).unwrap()
+            },
+        );
+        let mut got: Vec<(u8, String)> =
+            folded.each.into_iter().map(|(c, b)| (c.0[0], b)).collect();
+        got.sort();
+        assert_eq!(got, [(1, "new".to_string()), (2, "two".to_string())]);
+        assert_eq!(folded.unreadable, 1);
+        assert_eq!(made, 4, "the damaged segment's two, then 1 once, then 2");
     }
 
     #[test]

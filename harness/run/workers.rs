@@ -13,7 +13,7 @@ use crate::install::layout::{remedy, Installs, Made};
 use crate::install::mastra::VersionError;
 use crate::judge::case_result::{judge_parsed, CaseResult};
 use crate::judge::refine::Refiner;
-use crate::observation::{Observation, Observed};
+use crate::observation::Observed;
 use crate::observe::capture::Listener;
 use crate::observe::pool::{run_shared, PoolConfig, PoolNews, ProbeShare};
 use crate::observe::probe::{ProbeCommand, ProbeError};
@@ -23,6 +23,7 @@ use crate::recorded::key::{CaseKey, ShelfKey, FORMAT};
 use crate::recorded::{install_identity_of, ObservationStore};
 use crate::results::{Hello, PoolStats};
 use crate::version::spec::MastraVersion;
+use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -88,10 +89,7 @@ pub struct Opened {
     pub key: ShelfKey,
     /// The key of each of the version's cases, in order.
     pub case_keys: Arc<Vec<CaseKey>>,
-    /// The cases stored under their keys, with their observations.
-    hits: Vec<(usize, Observation)>,
-    /// The hits judged (on the install's thread, so that a run the store
-    /// answers judges on every core), those that may be reused.
+    /// The cases stored under their keys, judged, those that may be reused.
     pub judged: Vec<CaseResult>,
     /// What the probe that made them loaded.
     pub hello: Option<Hello>,
@@ -118,10 +116,12 @@ fn failed_to_start(e: &ProbeError) -> bool {
 }
 
 /// The shelf of the install of `v` at `dir`, and the cases of `cases` it
-/// holds when `read`; `None` when the install has no identity (no
+/// holds when `read`, judged by today's code and model (on the install's
+/// thread, so that a run the store answers judges on every core), those
+/// that may be reused; `None` when the install has no identity (no
 /// lockfile says what it holds), so nothing of it is stored.
 fn open_shelf(
-    store: &ObservationStore,
+    (store, refiner): (&ObservationStore, &Refiner),
     (v, dir): (MastraVersion, &Path),
     (node, code): (&str, &str),
     cases: &[Case],
@@ -138,37 +138,44 @@ fn open_shelf(
     let mut opened = Opened {
         key,
         case_keys: Arc::new(Vec::new()),
-        hits: Vec::new(),
         judged: Vec::new(),
         hello: None,
         unreadable: 0,
     };
     if read {
-        let shelf = store.shelf(&opened.key);
-        opened.hits = case_keys
-            .iter()
-            .enumerate()
-            .filter_map(|(i, k)| shelf.get(k).map(|r| (i, r.observation())))
+        // Cases alike in every field share a key, and so a record.
+        let mut by_key: HashMap<&CaseKey, Vec<usize>> = HashMap::new();
+        for (i, k) in case_keys.iter().enumerate() {
+            by_key.entry(k).or_default().push(i);
+        }
+        // Each record is judged as it is read and its bodies dropped: a
+        // version's shelf is never held whole.
+        let judge_record = |r: Record| -> Vec<CaseResult> {
+            let (&last, before) = by_key[&r.case].split_last().expect("a key has a case");
+            let judge_one = |index: usize, record: Record| {
+                let case = &cases[index];
+                let (observed, parsed) =
+                    Observed::from_observation_parsed(case, record.into_observation());
+                judge_parsed(refiner, case, (index, v), observed, Some(&parsed))
+            };
+            let mut out: Vec<CaseResult> =
+                before.iter().map(|&i| judge_one(i, r.clone())).collect();
+            out.push(judge_one(last, r));
+            out
+        };
+        let folded = store.fold_shelf(&opened.key, |k| by_key.contains_key(k), judge_record);
+        opened.judged = folded
+            .each
+            .into_values()
+            .flatten()
+            .filter(reusable)
             .collect();
-        opened.hello = shelf.meta.and_then(|m| m.hello);
-        opened.unreadable = shelf.unreadable;
+        opened.judged.sort_by_key(|r| r.index);
+        opened.hello = folded.meta.and_then(|m| m.hello);
+        opened.unreadable = folded.unreadable;
     }
     opened.case_keys = Arc::new(case_keys);
     Some(opened)
-}
-
-/// Judge a shelf's hits by today's code and model, keeping those that may
-/// be reused.
-fn judge_hits(refiner: &Refiner, v: MastraVersion, cases: &[Case], opened: &mut Opened) {
-    opened.judged = std::mem::take(&mut opened.hits)
-        .into_iter()
-        .map(|(index, obs)| {
-            let case = &cases[index];
-            let (observed, parsed) = Observed::from_observation_parsed(case, obs);
-            judge_parsed(refiner, case, (index, v), observed, Some(&parsed))
-        })
-        .filter(reusable)
-        .collect();
 }
 
 /// Install version number `version` (`v`, with `cases`), and open and
@@ -185,12 +192,14 @@ pub fn install(ctx: &Shared<'_>, version: usize, v: MastraVersion, cases: &[Case
         Err(e) => (Err(e), None),
     };
     let shelf = match (&got, &ctx.store) {
-        (Ok(dir), Some((store, node, code))) => {
-            open_shelf(store, (v, dir), (node, code), cases, ctx.read).map(|mut opened| {
-                judge_hits(ctx.refiner, v, cases, &mut opened);
-                Box::new(opened)
-            })
-        }
+        (Ok(dir), Some((store, node, code))) => open_shelf(
+            (store, ctx.refiner),
+            (v, dir),
+            (node, code),
+            cases,
+            ctx.read,
+        )
+        .map(Box::new),
         _ => None,
     };
     Produced::Install {
