@@ -1230,6 +1230,13 @@ pub(super) fn project(
     if let Some(why) = outside(case) {
         return Err(why.into());
     }
+    if case.sources.mcp_toolsets() && case.approvals.is_some() {
+        // Measured, not yet modelled: an approved call of a `listToolsets()`
+        // tool is not found by the resumed run on 1.25.0 and 1.38.0 (its
+        // result the not-found message, `toolResults` empty), and runs on
+        // 1.71.0; the release between is not bisected.
+        return Err("an answered call beside listToolsets() tools".into());
+    }
     if let Some(p) = without_a_tool_reached(case, rel, tools, &base) {
         return Ok((p, base_spans));
     }
