@@ -23,7 +23,7 @@ mod write;
 /// The top-level fields the sources take (`agents`, `workflows`, …).
 pub(crate) use read::Validator;
 use sources::FIELDS as SOURCE_FIELDS;
-pub use sources::{McpServer, MemorySource, Sources, MAX_MCP_TOOLS};
+pub use sources::{McpListing, McpServer, MemorySource, Sources, MAX_MCP_TOOLS};
 
 /// A key a tools object is built with: any JavaScript string.
 pub type ToolKey = JsString;
@@ -380,6 +380,7 @@ impl Case {
             .iter()
             .any(|c| c.require_tool_approval.is_some())
             || self.approvals.is_some()
+            || self.sources.mcp_approval.is_some()
             || self.all_tools().any(|t| {
                 matches!(
                     t,

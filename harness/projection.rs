@@ -150,6 +150,10 @@ pub struct Seen {
     /// `{ "id", "args", "context" }`; `None` (and not written) where no
     /// tool of the case has one.
     pub tool_asked: Option<Vec<Json>>,
+    /// Each call of an MCP server's own `requireToolApproval` function, in
+    /// order: `{ "server", "toolName" }`; `None` (and not written) where no
+    /// server of the case has one.
+    pub server_asked: Option<Vec<Json>>,
     /// With `tracing`, each ended span of a tool call, in order; `None`
     /// (and not written) without it.
     pub spans: Option<Vec<SpanView>>,
@@ -197,6 +201,9 @@ impl Seen {
         if let Some(tool_asked) = &self.tool_asked {
             members.push(("toolAsked", Json::Array(tool_asked.clone())));
         }
+        if let Some(server_asked) = &self.server_asked {
+            members.push(("serverAsked", Json::Array(server_asked.clone())));
+        }
         Json::object(members)
     }
 
@@ -238,6 +245,10 @@ impl Seen {
             tool_asked: match approval.get("toolAsked") {
                 None => None,
                 other => Some(list(other, "approval.toolAsked")?),
+            },
+            server_asked: match approval.get("serverAsked") {
+                None => None,
+                other => Some(list(other, "approval.serverAsked")?),
             },
             spans: match v.get("spans") {
                 None => None,

@@ -156,6 +156,7 @@ function drivesApproval(c) {
   return (
     callsOf(c).some((call) => call.requireToolApproval !== undefined) ||
     c.approvals !== undefined ||
+    c.mcpApproval !== undefined ||
     lists.some((list) => list.some((t) => isObject(t) && t.requireApproval !== undefined))
   );
 }
@@ -280,8 +281,12 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
   }
 
   // Sub-agents, workflows, MCP servers, memory, dynamic tools (sources.mjs).
-  const sources = await prepareSources(lib, c, tools, model, (message) => new CaseFault(message));
+  // Each call of a server-level policy function, in order
+  // (`seen.approval.serverAsked`).
+  const serverAsked = [];
+  const sources = await prepareSources(lib, c, tools, model, (message) => new CaseFault(message), serverAsked);
   Object.assign(shared, sources.callOptions);
+  if (sources.mcpToolsets !== null) shared.toolsets = { ...(shared.toolsets ?? {}), ...sources.mcpToolsets };
   if (inputProcessors !== undefined) sources.agentOptions.inputProcessors = inputProcessors;
 
   const turns = [];
@@ -314,6 +319,7 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
       const start = {
         executed: executed.length,
         toolAsked: toolAsked.length,
+        serverAsked: serverAsked.length,
         requests: fetches(),
         spans: tracer?.spans.length ?? 0,
       };
@@ -327,6 +333,7 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
       }
       if (tracer !== null) seen.spans = await tracer.since(start.spans);
       if (hasApprovalFunction(c)) seen.approval.toolAsked = toolAsked.slice(start.toolAsked);
+      if (hasServerApprovalFunction(c)) seen.approval.serverAsked = serverAsked.slice(start.serverAsked);
       turns.push({ error, executed: executed.slice(start.executed), seen, requests: fetches() - start.requests });
       if (c.memory !== undefined) lastEnded = Date.now();
     }
@@ -341,6 +348,7 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
   const mutated = before.filter(([, obj, shape]) => !sameShape(shape, shapeOf(obj))).map(([name]) => name);
   // `toolAsked` stands wherever `seen` does, once a tool has a function.
   if (hasApprovalFunction(c)) for (const t of turns) t.seen.approval.toolAsked ??= [];
+  if (hasServerApprovalFunction(c)) for (const t of turns) t.seen.approval.serverAsked ??= [];
   const described = turns.map((t) => ({
     error: t.error === null || t.error === undefined ? null : describeError(t.error),
     executed: t.executed,
@@ -600,6 +608,11 @@ function approvalPolicy(policy, seen) {
 function hasApprovalFunction(c) {
   const lists = [c.tools ?? [], ...Object.values(c.toolsets ?? {}), c.clientTools ?? []];
   return lists.some((list) => list.some((t) => isObject(t) && isObject(t.requireApproval)));
+}
+
+/** Whether an MCP server of the case has a `requireToolApproval` function (`mcpApproval`'s `{ names }`). */
+function hasServerApprovalFunction(c) {
+  return isObject(c.mcpApproval) && Object.values(c.mcpApproval).some((p) => isObject(p));
 }
 
 /**

@@ -90,6 +90,9 @@ export class McpWatch {
       const config = this.serverConfigs?.[serverName] ?? safe(() => this.getServerConfig(serverName));
       const { transport, target } = describeServer(config);
       const record = { server: serverName, transport, target, tools: null, error: null, agent: watch.agent };
+      // The server's own approval policy, asked by the loader with its
+      // tools' names (project.mjs: serverPolicy).
+      if (typeof config?.requireToolApproval === 'function') record.policy = config.requireToolApproval;
       watch.servers.push(record);
       // A package the command would download, unless the project has it
       // installed (npx runs that one): refused at once, as lint starts no

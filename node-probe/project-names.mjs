@@ -67,6 +67,21 @@ async function answer(policy, name) {
 }
 
 /**
+ * An MCP server's own `requireToolApproval` function asked with every name
+ * in NAMES, as `approvalPolicies` asks the agent's: `[{ name, answer }]`.
+ */
+export async function serverPolicyAnswers(policy, names) {
+  const answers = [];
+  let settles = true;
+  for (const name of names) {
+    const got = settles ? await answer(policy, name) : 'timeout';
+    settles = got !== 'timeout';
+    answers.push({ name, answer: got });
+  }
+  return answers;
+}
+
+/**
  * Each default-options getter of AGENT whose `requireToolApproval` is a
  * function, asked with every name in NAMES:
  * `[{ option, answers: [{ name, answer }] }]`. A getter that throws is not

@@ -661,8 +661,43 @@ export class SourceIndex {
    */
   policyNameLocation(agent, option, name) {
     const hit = this.#policyProperty(agent, option);
-    if (!hit) return null;
-    let { file, value } = hit.property;
+    return hit ? this.#nameIn(hit.property, name) : null;
+  }
+
+  /** The `requireToolApproval` property of MCP server NAME in an MCPClient's `servers`, if one literal writes it. */
+  #serverPolicyProperty(name) {
+    const hits = [];
+    for (const c of this.mcpClients) {
+      const servers = unwrap(propertyOf(c.object, 'servers')?.value);
+      if (servers?.type !== 'ObjectExpression') continue;
+      for (const p of servers.properties) {
+        if (p.type !== 'ObjectProperty' || staticKeyName(p) !== name) continue;
+        const config = unwrap(p.value);
+        const prop = config?.type === 'ObjectExpression' ? propertyOf(config, 'requireToolApproval') : null;
+        if (prop) {
+          const value = prop.type === 'ObjectMethod' ? prop : prop.value;
+          hits.push({ ...place(c.file, prop.key), property: { file: c.file, value } });
+        }
+      }
+    }
+    return hits.length === 1 ? hits[0] : null;
+  }
+
+  /** Where MCP server NAME's own `requireToolApproval` is written. */
+  serverPolicyLocation(name) {
+    const hit = this.#serverPolicyProperty(name);
+    return hit && { file: hit.file, line: hit.line, column: hit.column };
+  }
+
+  /** Where MCP server SERVER's own `requireToolApproval` writes the string NAME, as `policyNameLocation`. */
+  serverPolicyNameLocation(server, name) {
+    const hit = this.#serverPolicyProperty(server);
+    return hit ? this.#nameIn(hit.property, name) : null;
+  }
+
+  /** Where the policy value PROPERTY ({ file, value }) writes the string NAME, following names it reads. */
+  #nameIn(property, name) {
+    let { file, value } = property;
     const seen = new Set();
     const search = (f, root, depth) => {
       let found = null;

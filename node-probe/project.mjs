@@ -50,7 +50,7 @@ import { parseEnv } from 'node:util';
 import { installGuard, nothingAllowed } from './guard.mjs';
 import { bundleEntry, registerBundlerResolution } from './project-bundle.mjs';
 import { McpWatch } from './project-mcp.mjs';
-import { approvalPolicies, instructionsText, ownApproval, sentName } from './project-names.mjs';
+import { approvalPolicies, instructionsText, ownApproval, sentName, serverPolicyAnswers } from './project-names.mjs';
 import { SourceIndex } from './project-sources.mjs';
 import { holds, isSnapshot, line, releaseOf, releaseParts } from './releases.mjs';
 
@@ -791,7 +791,13 @@ async function describeAgent(registeredAs, agent, RequestContext, sources, mcp, 
     return { ...t, id, sentAs: sentName(agent, t.key, tool), approval: ownApproval(tool) };
   });
   const context = { requestContext, runtimeContext };
-  const asked = [...new Set(tools.flatMap((t) => [t.key, t.id, t.sentAs]).filter((n) => typeof n === 'string'))];
+  // An MCP tool's name as its server lists it too: what a server's own
+  // policy is asked with, and what a policy may be written against.
+  const mcpName = (t) =>
+    t.source === 'mcp' && t.server && t.key.startsWith(`${t.server}_`) ? t.key.slice(t.server.length + 1) : null;
+  const asked = [
+    ...new Set(tools.flatMap((t) => [t.key, t.id, t.sentAs, mcpName(t)]).filter((n) => typeof n === 'string')),
+  ];
   const policies = (await approvalPolicies(agent, context, asked)).map((p) => ({
     ...p,
     at: sources.policyLocation(who, p.option),
@@ -828,7 +834,7 @@ async function describeAgent(registeredAs, agent, RequestContext, sources, mcp, 
             name,
             at: sources.optionLocation(who, ['activeTools', '[]'], name, defaultsName),
           })),
-    mcp: serversOfAgent(registeredAs, who, tools, sources, mcp),
+    mcp: await serversOfAgent(registeredAs, who, tools, sources, mcp),
     approval: policies,
     instructions:
       instructions === null ? null : { text: instructions, at: sources.instructionsLocation(who, instructions) },
@@ -840,12 +846,39 @@ async function describeAgent(registeredAs, agent, RequestContext, sources, mcp, 
  * those asked while it was walked, and those its `tools` option reaches in
  * the source. Each with what it gave.
  */
-function serversOfAgent(registeredAs, who, tools, sources, mcp) {
+async function serversOfAgent(registeredAs, who, tools, sources, mcp) {
   const names = new Set();
   for (const t of tools) if (t.source === 'mcp' && t.server) names.add(t.server);
   for (const name of mcp.recordsFor(registeredAs).keys()) names.add(name);
   for (const name of sources.serversOf(who)) names.add(name);
-  return [...names].map((name) => serverEntry(name, mcp.latest(name), sources));
+  const entries = [];
+  for (const name of names) {
+    const record = mcp.latest(name);
+    entries.push({ ...serverEntry(name, record, sources), policy: await serverPolicy(name, record, tools, sources) });
+  }
+  return entries;
+}
+
+/**
+ * A server's own `requireToolApproval` function, asked with each of its
+ * tools' MCP names, keys and sent names:
+ * `{ option, at, answers: [{ name, answer }], written: [{ name, at }] }`, or
+ * null where the server has none.
+ */
+async function serverPolicy(name, record, tools, sources) {
+  if (typeof record?.policy !== 'function') return null;
+  const ofServer = tools.filter((t) => t.source === 'mcp' && t.server === name);
+  const names = [...(record.tools ?? []), ...ofServer.flatMap((t) => [t.key, t.sentAs])];
+  const asked = [...new Set(names.filter((n) => typeof n === 'string'))];
+  return {
+    option: `servers[${JSON.stringify(name)}]`,
+    at: sources.serverPolicyLocation(name),
+    answers: await serverPolicyAnswers(record.policy, asked),
+    written: asked.flatMap((n) => {
+      const at = sources.serverPolicyNameLocation(name, n);
+      return at ? [{ name: n, at }] : [];
+    }),
+  };
 }
 
 function serverEntry(name, record, sources) {

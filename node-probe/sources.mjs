@@ -40,6 +40,19 @@ export function checkSources(c, fault) {
       }
     }
   }
+  if (c.mcpListing !== undefined && c.mcpListing !== 'listTools' && c.mcpListing !== 'listToolsets')
+    throw fault('mcpListing must be "listTools" or "listToolsets"');
+  if (c.mcpApproval !== undefined) {
+    if (!isObject(c.mcpApproval)) throw fault('mcpApproval must be an object { SERVER: POLICY }');
+    for (const [server, policy] of Object.entries(c.mcpApproval)) {
+      const where = `mcpApproval[${JSON.stringify(server)}]`;
+      if (!isObject(c.mcp) || !Object.hasOwn(c.mcp, server)) throw fault(`${where} names no server of mcp`);
+      if (typeof policy === 'boolean') continue;
+      const names = isObject(policy) ? policy.names : undefined;
+      if (!Array.isArray(names) || !names.every((n) => typeof n === 'string'))
+        throw fault(`${where} must be true, false or {"names": [string, ...]}`);
+    }
+  }
   if (c.memory !== undefined && c.memory !== true) {
     if (!isObject(c.memory)) throw fault('memory must be true or an object { "workingMemory": true|false }');
     if (typeof c.memory.workingMemory !== 'boolean') throw fault('memory.workingMemory must be true or false');
@@ -105,6 +118,26 @@ function mcpServers(lib, mcp, dir) {
   );
 }
 
+/**
+ * The servers `mcp` names with each server-level `requireToolApproval` of
+ * `mcpApproval`: a boolean as it is, `{ names }` as the function users
+ * write, which records each `{ server, toolName }` it is asked in `asked`.
+ */
+function withServerApproval(servers, approval, asked) {
+  for (const [server, policy] of Object.entries(approval)) {
+    if (typeof policy === 'boolean') {
+      servers[server].requireToolApproval = policy;
+      continue;
+    }
+    servers[server].requireToolApproval = (context) => {
+      const toolName = context?.toolName;
+      asked.push({ server, toolName: typeof toolName === 'string' ? toolName : null });
+      return policy.names.includes(toolName);
+    };
+  }
+  return servers;
+}
+
 /** A unique id: MCPClient refuses two live instances with the same configuration and no id. */
 function nextClientId() {
   return `mastra-conform-${process.pid}-${++clientSeq}`;
@@ -157,17 +190,22 @@ async function borrowMcp(lib, MCPClient, mcp) {
 
 /**
  * Build what the case's sources add to the Agent: resolves to
- *   { agentOptions, tools, callOptions, close }
+ *   { agentOptions, tools, callOptions, mcpToolsets, close }
  * where `tools` replaces the case's tools object (MCP tools spread after it,
  * the way users write `{ ...tools, ...(await mcp.listTools()) }`; a function
  * of the request context for `dynamicTools`), `agentOptions` go into
  * `new Agent({...})`, `callOptions` into generate()/stream(), and `close()`
- * ends MCP servers and removes the case's temporary folder. Throws `fault`
+ * ends MCP servers and removes the case's temporary folder; `mcpToolsets`
+ * is what `listToolsets()` gave for `mcpListing: "listToolsets"` (null
+ * otherwise), which the caller spreads into the call's `toolsets` after the
+ * case's. A server-level policy function pushes what it is asked to
+ * `serverAsked` (`seen.approval.serverAsked`). Throws `fault`
  * errors when the sources cannot be set up (not an observation of Mastra).
  */
-export async function prepareSources(lib, c, tools, model, fault) {
+export async function prepareSources(lib, c, tools, model, fault, serverAsked = []) {
   const agentOptions = {};
   const callOptions = {};
+  let mcpToolsets = null;
   const cleanups = [];
   let tmp = null;
   const tmpDir = () => (tmp ??= mkdtempSync(path.join(os.tmpdir(), 'mastra-conform-case-')));
@@ -232,7 +270,28 @@ export async function prepareSources(lib, c, tools, model, fault) {
       // Kept for the next case unless this one found it broken.
       let listedWhole = false;
       let listed;
-      if (lib.legacy) {
+      const toolsets = c.mcpListing === 'listToolsets';
+      if (lib.legacy && (toolsets || c.mcpApproval !== undefined)) {
+        throw fault('mcpListing and mcpApproval are cases of 1.x');
+      }
+      if (toolsets || c.mcpApproval !== undefined) {
+        // A client of its own: its servers carry the case's policies, and
+        // the policy functions record into this case's `serverAsked`.
+        const servers = withServerApproval(mcpServers(lib, c.mcp, tmpDir()), c.mcpApproval ?? {}, serverAsked);
+        const client = new mcpModule.MCPClient({ id: nextClientId(), servers, timeout: 60000 });
+        cleanups.push(() => client.disconnect());
+        if (toolsets) {
+          listed =
+            typeof client.listToolsetsWithErrors === 'function'
+              ? await client.listToolsetsWithErrors()
+              : { toolsets: await client.listToolsets(), errors: {} };
+        } else {
+          listed =
+            typeof client.listToolsWithErrors === 'function'
+              ? await client.listToolsWithErrors()
+              : { tools: await client.listTools(), errors: {} };
+        }
+      } else if (lib.legacy) {
         const servers = mcpServers(lib, c.mcp, tmpDir());
         const { client, tools: listedTools } = await lib.legacy.mcpTools(mcpModule, nextClientId(), servers);
         cleanups.push(() => client.disconnect());
@@ -250,7 +309,9 @@ export async function prepareSources(lib, c, tools, model, fault) {
         throw fault(`MCP server ${JSON.stringify(failed[0][0])} failed to list its tools: ${failed[0][1]}`);
       }
       listedWhole = true;
-      allTools = { ...tools, ...listed.tools };
+      // `listToolsets()` goes where its docs put it: the call's `toolsets`.
+      if (toolsets) mcpToolsets = listed.toolsets;
+      else allTools = { ...tools, ...listed.tools };
     }
 
     if (c.memory === true) {
@@ -299,7 +360,7 @@ export async function prepareSources(lib, c, tools, model, fault) {
     } else {
       agentOptions.tools = allTools;
     }
-    return { agentOptions, callOptions, close };
+    return { agentOptions, callOptions, mcpToolsets, close };
   } catch (e) {
     await close();
     if (e?.name === 'CaseFault') throw e;

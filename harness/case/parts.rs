@@ -97,6 +97,17 @@ impl Case {
                 server.tools.iter_mut().for_each(|t| v.name(t));
             }
         }
+        v.field(&mut s.mcp_listing, sources.mcp_listing);
+        v.field(&mut s.mcp_approval, sources.mcp_approval);
+        if let Some(servers) = &mut s.mcp_approval {
+            v.list(servers, List::Set { min: 0 });
+            for (_, policy) in servers {
+                if let ApprovalPolicy::Names(list) = policy {
+                    v.list(list, List::Set { min: 0 });
+                    list.iter_mut().for_each(|n| v.name(n));
+                }
+            }
+        }
         v.field(&mut s.memory, sources.memory);
         if let Some(memory) = &mut s.memory {
             v.memory(memory);

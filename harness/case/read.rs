@@ -476,7 +476,11 @@ impl<'a> Validator<'a> {
     }
 
     /// `call.requireToolApproval`: `true`, `false` or `{ "names": [...] }`.
-    fn approval_policy(&self, v: &Json, field: &str) -> Result<ApprovalPolicy, CaseError> {
+    pub(super) fn approval_policy(
+        &self,
+        v: &Json,
+        field: &str,
+    ) -> Result<ApprovalPolicy, CaseError> {
         let field_names = format!("{field}.names");
         match v {
             Json::Bool(b) => Ok(ApprovalPolicy::Flag(*b)),

@@ -8,12 +8,20 @@
 //! adds to Mastra's tool record.
 
 use super::read::Validator;
-use super::{CaseError, ToolKey};
+use super::{ApprovalPolicy, CaseError, ToolKey};
 use crate::js::json::Json;
 use crate::js::string::JsString;
 
 /// The case fields this module reads.
-pub const FIELDS: &[&str] = &["agents", "workflows", "mcp", "memory", "dynamicTools"];
+pub const FIELDS: &[&str] = &[
+    "agents",
+    "workflows",
+    "mcp",
+    "mcpListing",
+    "mcpApproval",
+    "memory",
+    "dynamicTools",
+];
 
 /// The fields of `memory` as an object.
 pub const MEMORY_FIELDS: &[&str] = &["workingMemory"];
@@ -32,6 +40,11 @@ pub struct Sources {
     /// `mcp`: MCP servers in the order of the case's object (as written;
     /// JavaScript's key order is the model's business).
     pub mcp: Option<Vec<McpServer>>,
+    /// `mcpListing`: how the agent is given the servers' tools.
+    pub mcp_listing: Option<McpListing>,
+    /// `mcpApproval`: each server's own `requireToolApproval`, in the order
+    /// of the case's object.
+    pub mcp_approval: Option<Vec<(JsString, ApprovalPolicy)>>,
     /// `memory`: a `Memory` on a real store, and the call's thread.
     pub memory: Option<MemorySource>,
     /// `dynamicTools`: `tools` given as a function of the request context.
@@ -44,6 +57,26 @@ pub struct Sources {
 pub struct McpServer {
     pub name: JsString,
     pub tools: Vec<JsString>,
+}
+
+/// `mcpListing`: which `MCPClient` listing the case's MCP tools come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum McpListing {
+    /// `"listTools"` (the default): `SERVER_TOOL` keys spread into the
+    /// agent's tools.
+    ListTools,
+    /// `"listToolsets"`: `{ SERVER: { TOOL: ... } }` spread into the call's
+    /// `toolsets` after the case's.
+    ListToolsets,
+}
+
+impl McpListing {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            McpListing::ListTools => "listTools",
+            McpListing::ListToolsets => "listToolsets",
+        }
+    }
 }
 
 /// `memory: { "workingMemory": BOOL }`, or `memory: true`.
@@ -74,6 +107,26 @@ impl Sources {
     pub fn mcp_tool_count(&self) -> usize {
         self.mcp.iter().flatten().map(|s| s.tools.len()).sum()
     }
+
+    /// Whether the MCP tools reach the agent through `listToolsets()`.
+    pub fn mcp_toolsets(&self) -> bool {
+        self.mcp_listing == Some(McpListing::ListToolsets)
+    }
+
+    /// The server-level `requireToolApproval` of `server`, if the case
+    /// gives it one.
+    pub fn server_approval(&self, server: &JsString) -> Option<&ApprovalPolicy> {
+        let servers = self.mcp_approval.as_deref().unwrap_or_default();
+        servers.iter().find(|(s, _)| s == server).map(|(_, p)| p)
+    }
+
+    /// Whether a server-level policy is a function (`{ "names": [...] }`).
+    pub fn has_server_approval_function(&self) -> bool {
+        let servers = self.mcp_approval.as_deref().unwrap_or_default();
+        servers
+            .iter()
+            .any(|(_, p)| matches!(p, ApprovalPolicy::Names(_)))
+    }
 }
 
 impl Sources {
@@ -93,6 +146,16 @@ impl Sources {
                 .map(|m| (m.name.clone(), keys(&m.tools)))
                 .collect();
             members.push(("mcp", Json::Object(servers)));
+        }
+        if let Some(listing) = self.mcp_listing {
+            members.push(("mcpListing", Json::str(listing.as_str())));
+        }
+        if let Some(servers) = &self.mcp_approval {
+            let servers = servers
+                .iter()
+                .map(|(name, policy)| (name.clone(), policy.to_json()))
+                .collect();
+            members.push(("mcpApproval", Json::Object(servers)));
         }
         if let Some(m) = self.memory {
             let v = if m.in_memory {
@@ -135,6 +198,34 @@ impl Validator<'_> {
                 Some(servers)
             }
         };
+        let mcp_listing = match top.get("mcpListing") {
+            None => None,
+            Some(Json::String(s)) if s.to_lossy() == "listTools" => Some(McpListing::ListTools),
+            Some(Json::String(s)) if s.to_lossy() == "listToolsets" => {
+                Some(McpListing::ListToolsets)
+            }
+            Some(other) => {
+                return Err(self.wrong("mcpListing", "\"listTools\" or \"listToolsets\"", other))
+            }
+        };
+        let mcp_approval = match top.get("mcpApproval") {
+            None => None,
+            Some(v) => {
+                let obj = self.object(v, "mcpApproval", &[])?;
+                let mut servers = Vec::new();
+                for (name, policy) in obj.members().unwrap_or_default() {
+                    let field = format!("mcpApproval.{}", name.to_lossy());
+                    if !mcp.iter().flatten().any(|s| s.name == *name) {
+                        return Err(self.err(&field, "names no server of `mcp`"));
+                    }
+                    servers.push((name.clone(), self.approval_policy(policy, &field)?));
+                }
+                Some(servers)
+            }
+        };
+        if mcp_listing.is_some() && mcp.is_none() {
+            return Err(self.err("mcpListing", "is given without `mcp`"));
+        }
         let memory = match top.get("memory") {
             None => None,
             Some(Json::Bool(true)) => Some(MemorySource::IN_MEMORY),
@@ -165,6 +256,8 @@ impl Validator<'_> {
             agents,
             workflows,
             mcp,
+            mcp_listing,
+            mcp_approval,
             memory,
             dynamic_tools,
         })
@@ -207,6 +300,36 @@ mod tests {
     }
 
     #[test]
+    fn mcp_listing_and_server_policies_are_read_and_written_back() {
+        let text = r#"{"about":"a","mcp":{"fs":["delete.file"],"gh":["x"]},"mcpListing":"listToolsets",
+            "mcpApproval":{"fs":{"names":["delete.file"]},"gh":true}}"#;
+        let c = parse(text).unwrap();
+        let s = &c.sources;
+        assert!(s.mcp_toolsets());
+        assert_eq!(
+            s.server_approval(&"fs".into()),
+            Some(&ApprovalPolicy::Names(vec!["delete.file".into()]))
+        );
+        assert_eq!(
+            s.server_approval(&"gh".into()),
+            Some(&ApprovalPolicy::Flag(true))
+        );
+        assert_eq!(s.server_approval(&"other".into()), None);
+        assert!(s.has_server_approval_function());
+        let written = c.to_json().to_compact();
+        assert!(
+            written.contains(r#""mcpListing":"listToolsets""#),
+            "{written}"
+        );
+        assert!(
+            written.contains(r#""mcpApproval":{"fs":{"names":["delete.file"]},"gh":true}"#),
+            "{written}"
+        );
+        let again = parse(&written).unwrap();
+        assert_eq!(again.sources, c.sources);
+    }
+
+    #[test]
     fn bad_source_fields_name_the_field_and_value() {
         let cases = [
             (
@@ -244,6 +367,26 @@ mod tests {
             (
                 r#"{"about":"a","dynamicTools":"yes"}"#,
                 "field `dynamicTools`: expected true or false, got a string \"yes\"",
+            ),
+            (
+                r#"{"about":"a","mcp":{"fs":["t"]},"mcpListing":"tools"}"#,
+                "field `mcpListing`: expected \"listTools\" or \"listToolsets\", got a string \"tools\"",
+            ),
+            (
+                r#"{"about":"a","mcpListing":"listToolsets"}"#,
+                "field `mcpListing`: is given without `mcp`",
+            ),
+            (
+                r#"{"about":"a","mcp":{"fs":["t"]},"mcpApproval":{"gh":true}}"#,
+                "field `mcpApproval.gh`: names no server of `mcp`",
+            ),
+            (
+                r#"{"about":"a","mcp":{"fs":["t"]},"mcpApproval":{"fs":"t"}}"#,
+                "field `mcpApproval.fs`: expected true, false or { \"names\": [...] }, got a string \"t\"",
+            ),
+            (
+                r#"{"about":"a","mcp":{"fs":["t"]},"mcpApproval":{"fs":{"names":[1]}}}"#,
+                "field `mcpApproval.fs.names[0]`: expected a string, got a number 1",
             ),
         ];
         for (text, want) in cases {

@@ -160,15 +160,20 @@ fn call(c: &Call) -> Json {
     if let Some(prompt) = &c.prompt {
         members.push(("prompt", Json::String(prompt.clone())));
     }
-    match &c.require_tool_approval {
-        None => {}
-        Some(ApprovalPolicy::Flag(b)) => members.push(("requireToolApproval", Json::Bool(*b))),
-        Some(ApprovalPolicy::Names(names)) => members.push((
-            "requireToolApproval",
-            Json::object([("names", Json::from(names.clone()))]),
-        )),
+    if let Some(policy) = &c.require_tool_approval {
+        members.push(("requireToolApproval", policy.to_json()));
     }
     Json::object(members)
+}
+
+impl ApprovalPolicy {
+    /// The policy as a case file writes it.
+    pub fn to_json(&self) -> Json {
+        match self {
+            ApprovalPolicy::Flag(b) => Json::Bool(*b),
+            ApprovalPolicy::Names(names) => Json::object([("names", Json::from(names.clone()))]),
+        }
+    }
 }
 
 fn reply(r: &Reply) -> Json {
@@ -427,6 +432,7 @@ mod tests {
                     in_memory,
                 }),
                 dynamic_tools,
+                ..Sources::default()
             })
     }
 

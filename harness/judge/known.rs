@@ -1228,6 +1228,7 @@ mod tests {
             [
                 "approval-policy-fails-open",
                 "approval-policy-bypassed-by-id",
+                "mcp-server-policy-overrides-agent-policy-by-another-name",
                 "tool-search-policy-bypassed-by-raw-id",
                 "approval-policy-lost-on-resume",
                 "approval-decline-runs-the-tool"

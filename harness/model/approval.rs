@@ -50,6 +50,7 @@ pub(super) fn as_resumed(case: &Case) -> Option<Case> {
         && call.max_steps.is_none()
         && case.client_tools.is_none()
         && case.toolsets.is_none()
+        && !case.sources.mcp_toolsets()
     {
         return None;
     }
@@ -61,6 +62,12 @@ pub(super) fn as_resumed(case: &Case) -> Option<Case> {
     plain.call.max_steps = None;
     plain.client_tools = None;
     plain.toolsets = None;
+    if plain.sources.mcp_toolsets() {
+        // `listToolsets()`'s tools were the call's toolsets: gone too.
+        plain.sources.mcp = None;
+        plain.sources.mcp_listing = None;
+        plain.sources.mcp_approval = None;
+    }
     Some(plain)
 }
 
@@ -101,11 +108,11 @@ fn resumed_base(
 fn waits(
     rel: &Release,
     case: &Case,
-    tool: Option<&Tool>,
+    own: Option<&ToolApproval>,
     name: &JsString,
     asked: &mut Vec<Json>,
 ) -> bool {
-    waits_in(rel, case, tool, name, asked, false)
+    waits_in(rel, case, own, name, asked, false)
 }
 
 /// As `waits`, in a run resumed after an answer (`resumed`): there a
@@ -115,7 +122,7 @@ fn waits(
 fn waits_in(
     rel: &Release,
     case: &Case,
-    tool: Option<&Tool>,
+    own: Option<&ToolApproval>,
     name: &JsString,
     asked: &mut Vec<Json>,
     resumed: bool,
@@ -134,7 +141,7 @@ fn waits_in(
             }
         }
     };
-    match tool.and_then(own_approval) {
+    match own {
         None => policy,
         Some(ToolApproval::Always) => true,
         // From `TOOL_APPROVAL_FN_ASKED` the tool's function decides alone,
@@ -186,6 +193,61 @@ fn own_approval(tool: &Tool) -> Option<&ToolApproval> {
         } => require_approval.as_ref(),
         _ => None,
     }
+}
+
+/// What holds a call of an MCP server's tool where its server has a
+/// policy (`mcpApproval`), from `MCP_SERVER_APPROVAL`: `@mastra/mcp` makes
+/// the tool's own `requireApproval` of it, `true` for `true`, and for a
+/// function `true` with a `needsApprovalFn` that asks the server's
+/// function with the tool's MCP name (1.71.0 `@mastra/mcp` 2.0.0
+/// `dist/index.js:23882`). So it holds as a tool's own approval does, a
+/// function asked from `MCP_SERVER_APPROVAL_FN_ASKED` and its answer
+/// winning over the agent's policy. The approval, and for a function the
+/// `serverAsked` entry it is asked with.
+fn server_gate(
+    case: &Case,
+    rel: &Release,
+    tools: &Record<ToolValue>,
+    name: &JsString,
+) -> Option<(ToolApproval, Option<Json>)> {
+    if !rel.mcp_server_approval {
+        return None;
+    }
+    let (_, value) = reached(tools, name)?;
+    let ToolOrigin::Mcp(server) = &value.origin else {
+        return None;
+    };
+    let raw = super::sources::mcp_raw_name(server, &value.id);
+    match case.sources.server_approval(server)? {
+        ApprovalPolicy::Flag(false) => None,
+        ApprovalPolicy::Flag(true) => Some((ToolApproval::Always, None)),
+        // Before `MCP_SERVER_APPROVAL_FN_ASKED` the `requireApproval: true`
+        // beside the function holds every call, the function never asked.
+        ApprovalPolicy::Names(_) if !rel.mcp_server_approval_fn_asked => {
+            Some((ToolApproval::Always, None))
+        }
+        ApprovalPolicy::Names(names) => {
+            let asked = Json::object([
+                ("server", Json::String(server.clone())),
+                ("toolName", Json::String(raw.clone())),
+            ]);
+            Some((ToolApproval::Returns(names.contains(&raw)), Some(asked)))
+        }
+    }
+}
+
+/// The own approval of what a call by `name` reaches: the case tool's
+/// `requireApproval`, or its MCP server's policy (`server_gate`).
+fn own_of(
+    case: &Case,
+    rel: &Release,
+    tools: &Record<ToolValue>,
+    tool: Option<&Tool>,
+    name: &JsString,
+) -> Option<ToolApproval> {
+    tool.and_then(own_approval)
+        .cloned()
+        .or_else(|| server_gate(case, rel, tools, name).map(|(a, _)| a))
 }
 
 /// The entry of the formatted record a call by `name` finds: the one
@@ -346,6 +408,7 @@ impl<'a> Replay<'a> {
             rel,
             seen: Seen {
                 tool_asked: case.has_approval_function().then(Vec::new),
+                server_asked: case.sources.has_server_approval_function().then(Vec::new),
                 ..Seen::default()
             },
             calls: Vec::new(),
@@ -371,13 +434,50 @@ impl<'a> Replay<'a> {
         Some(entry)
     }
 
+    /// Record what the server-level policy function of the MCP tool a call
+    /// reaches is asked, if it is asked (`server_gate`); the entry, for
+    /// `server_asked_again`.
+    fn server_fn_asked(&mut self, tools: &Record<ToolValue>, call: &ToolCallReply) -> Option<Json> {
+        let (_, entry) = server_gate(self.case, self.rel, tools, &call.name)?;
+        let entry = entry?;
+        if let Some(list) = self.seen.server_asked.as_mut() {
+            list.push(entry.clone());
+        }
+        Some(entry)
+    }
+
+    /// Whether `call` (of `tool`, if a case tool) waits, every approval
+    /// function it reaches asked: the policy, the tool's own and its MCP
+    /// server's. The entries of the last two, for `asked_again`.
+    fn asks(
+        &mut self,
+        tool: Option<&Tool>,
+        tools: &Record<ToolValue>,
+        call: &ToolCallReply,
+    ) -> (bool, [Option<Json>; 2]) {
+        let (case, rel, resumed) = (self.case, self.rel, self.resumed);
+        let fn_asked = self.tool_fn_asked(tool, call);
+        let server_asked = self.server_fn_asked(tools, call);
+        let own = own_of(case, rel, tools, tool, &call.name);
+        let asked = &mut self.seen.asked;
+        let waits = waits_in(rel, case, own.as_ref(), &call.name, asked, resumed);
+        (waits, [fn_asked, server_asked])
+    }
+
     /// A held call that an answer resumes: the resumed step runs the call's
     /// approval check again before it reads the answer, so the tool's
     /// function is asked twice (1.26.0, 1.38.0, 1.67.0, 1.71.0, every
     /// route: `tool-approval-fn-true-holds-every-resumed-call-*`,
     /// `cases/names/tool-approval-fn-asked-again-*`).
-    fn asked_again(&mut self, entry: Option<Json>, answered: bool) {
-        if let (Some(list), Some(entry), true) = (self.seen.tool_asked.as_mut(), entry, answered) {
+    /// A server's function is the tool's own `needsApprovalFn`: asked
+    /// again likewise.
+    fn asked_again(&mut self, entries: [Option<Json>; 2], answered: bool) {
+        let [tool, server] = entries;
+        if let (Some(list), Some(entry), true) = (self.seen.tool_asked.as_mut(), tool, answered) {
+            list.push(entry);
+        }
+        if let (Some(list), Some(entry), true) = (self.seen.server_asked.as_mut(), server, answered)
+        {
             list.push(entry);
         }
     }
@@ -563,9 +663,8 @@ impl<'a> Replay<'a> {
                 })
                 .filter(|_| matches!(fit, Fit::Runs(_)))
                 .map(|at| runs.remove(at));
-            let resumed = self.resumed;
-            let fn_asked = self.tool_fn_asked(tool, call);
-            if !waits_in(rel, case, tool, &call.name, &mut self.seen.asked, resumed) {
+            let (waits, fns_asked) = self.asks(tool, tools, call);
+            if !waits {
                 self.kept.extend(run);
                 self.spans.push(span);
                 handed.push((ran, name));
@@ -579,7 +678,7 @@ impl<'a> Replay<'a> {
                 continue;
             }
             let answer = self.hold(call, &name);
-            self.asked_again(fn_asked, answer.is_some());
+            self.asked_again(fns_asked, answer.is_some());
             if stops && answer.is_some() {
                 // How the resumed run goes on after a call that stopped the
                 // loop differs by release, and is not modelled: measured in
@@ -754,26 +853,39 @@ impl<'a> Replay<'a> {
             return true;
         }
         let lost = resumed && rel.approval_policy_lost_on_resume;
-        let own = case.all_tools().filter_map(own_approval);
+        // A server's policy makes its tools' own `requireApproval`
+        // (`server_gate`).
+        let servers = case.sources.mcp_approval.iter().flatten();
+        let server_own = servers.filter_map(|(_, p)| match p {
+            ApprovalPolicy::Flag(true) => Some(ToolApproval::Always),
+            ApprovalPolicy::Names(_) => Some(ToolApproval::Returns(true)),
+            ApprovalPolicy::Flag(false) => None,
+        });
+        let own: Vec<ToolApproval> = case
+            .all_tools()
+            .filter_map(own_approval)
+            .cloned()
+            .chain(server_own.filter(|_| rel.mcp_server_approval))
+            .collect();
         if !rel.approval_later_calls_asked {
             let policy = match &case.call.require_tool_approval {
                 Some(ApprovalPolicy::Flag(b)) => *b,
                 Some(ApprovalPolicy::Names(_)) => !lost,
                 None => false,
             };
-            return policy || own.count() > 0;
+            return policy || !own.is_empty();
         }
         let always = |a: &ToolApproval| matches!(a, ToolApproval::Always);
         if matches!(
             case.call.require_tool_approval,
             Some(ApprovalPolicy::Flag(true))
-        ) || own.into_iter().any(always)
+        ) || own.iter().any(always)
         {
             return true;
         }
         list.iter().any(|c| {
-            let tool = tool_called(case, tools, &c.name);
-            waits_in(rel, case, tool, &c.name, &mut Vec::new(), resumed)
+            let own = own_of(case, rel, tools, tool_called(case, tools, &c.name), &c.name);
+            waits_in(rel, case, own.as_ref(), &c.name, &mut Vec::new(), resumed)
         })
     }
 
@@ -914,7 +1026,7 @@ fn holds_a_call(
             && waits(
                 rel,
                 case,
-                tool_called(case, tools, &c.name),
+                own_of(case, rel, tools, tool_called(case, tools, &c.name), &c.name).as_ref(),
                 &c.name,
                 &mut Vec::new(),
             )
@@ -1118,6 +1230,13 @@ pub(super) fn project(
     if let Some(why) = outside(case) {
         return Err(why.into());
     }
+    if case.sources.mcp_toolsets() && case.approvals.is_some() {
+        // Measured, not yet modelled: an approved call of a `listToolsets()`
+        // tool is not found by the resumed run on 1.25.0 and 1.38.0 (its
+        // result the not-found message, `toolResults` empty), and runs on
+        // 1.71.0; the release between is not bisected.
+        return Err("an answered call beside listToolsets() tools".into());
+    }
     if let Some(p) = without_a_tool_reached(case, rel, tools, &base) {
         return Ok((p, base_spans));
     }
@@ -1153,6 +1272,7 @@ pub(super) fn nothing_waits(case: &Case) -> bool {
     plain.approvals = None;
     plain.call.require_tool_approval = None;
     policy
+        && case.sources.mcp_approval.is_none()
         && case.all_tools().all(|t| own_approval(t).is_none())
         && !resumable
         && plain.seen_projected()

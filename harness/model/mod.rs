@@ -137,13 +137,24 @@ fn merged_tools_on(case: &Case, zero: Option<&Release>) -> Record<ToolValue> {
     // listToolsets: toolsets in Object.values order (the case's `toolsets`
     // object is built by JSON.parse, so index-like names come first), each
     // toolset's entries assigned into one record.
+    // `mcpListing: "listToolsets"`: the servers' toolsets spread after the
+    // case's (`{ ...toolsets, ...(await mcp.listToolsets()) }`), a server
+    // replacing a toolset of its name in its place.
+    let mut sets = Record::from_entries(
+        case.toolsets
+            .iter()
+            .flatten()
+            .map(|(name, list)| (name.clone(), entries(list, false))),
+    );
+    if let Some(servers) = src.mcp.as_deref().filter(|_| src.mcp_toolsets()) {
+        for (server, set) in sources::mcp_toolsets_in(servers) {
+            sets.assign(server, set);
+        }
+    }
     let mut toolset_tools = Record::new();
-    if let Some(sets) = &case.toolsets {
-        let sets = Record::from_entries(sets.iter().cloned());
-        for list in sets.values() {
-            for (k, v) in entries(list, false).entries() {
-                toolset_tools.assign(k.clone(), v.clone());
-            }
+    for set in sets.values() {
+        for (k, v) in set.entries() {
+            toolset_tools.assign(k.clone(), v.clone());
         }
     }
     let mut client_tools = Record::new();
@@ -185,7 +196,11 @@ fn agent_tools_on(case: &Case, zero: Option<&Release>) -> Record<ToolValue> {
     if src.dynamic_tools && zero.is_some_and(|z| !z.dynamic_tools) {
         // `releases::DYNAMIC_TOOLS_SINCE`: the function has no keys.
         given = Record::new();
-    } else if let Some(servers) = src.mcp.as_deref().filter(|s| !s.is_empty()) {
+    } else if let Some(servers) = src
+        .mcp
+        .as_deref()
+        .filter(|s| !s.is_empty() && !src.mcp_toolsets())
+    {
         let join = match zero {
             None => sources::McpJoin::ByKey,
             Some(z) if z.mcp_client_of_one_server() => sources::McpJoin::OneClientEach,
@@ -295,6 +310,16 @@ pub fn predict(case: &Case, version: MastraVersion) -> Prediction {
             let turns = p.turns.iter_mut().flatten().map(|t| &mut t.seen);
             for seen in std::iter::once(&mut p.seen).chain(turns).flatten() {
                 seen.tool_asked.get_or_insert_with(Vec::new);
+            }
+            Ok(p)
+        });
+    }
+    if case.sources.has_server_approval_function() {
+        // `seen.approval.serverAsked` likewise, for a server's function.
+        prediction = each_projection(prediction, |mut p| {
+            let turns = p.turns.iter_mut().flatten().map(|t| &mut t.seen);
+            for seen in std::iter::once(&mut p.seen).chain(turns).flatten() {
+                seen.server_asked.get_or_insert_with(Vec::new);
             }
             Ok(p)
         });

@@ -258,6 +258,36 @@ release_table! {
     /// 1.38.0 (last the same 1.37.1; 5 steps), the one difference
     /// `seen.approval.toolAsked[0].context` gaining `args`.
     TOOL_APPROVAL_FN_GIVEN_ARGS => tool_approval_fn_given_args: (1, 38, 0);
+    /// An MCP server's own `requireToolApproval` (`mcpApproval`) holds its
+    /// tools' calls: `@mastra/mcp` gives each tool `requireApproval: true`,
+    /// and for a function a `needsApprovalFn` asking it with the tool's MCP
+    /// name (`delete.file`, not `fs_delete.file` or the wire name)
+    /// (`MCP_SERVER_APPROVAL_FN_ASKED`). Before, the `@mastra/mcp` installed
+    /// beside the core has no such option (1.4.2 `dist/index.js` never reads
+    /// it) and the server's policy is silently ignored: the tool runs
+    /// unapproved. First in 1.25.0, the first core paired with `@mastra/mcp`
+    /// 1.5.0 (`this.requireToolApproval = server.requireToolApproval`,
+    /// `dist/index.js:454`; `version::extras`): `bisect
+    /// cases/mcp-names/server-policy-true-holds-every-name-generate.json
+    /// --good 1.13.2 --bad 1.25.0 --route openai-compatible`: first changed
+    /// 1.25.0 (last the same 1.24.1; 3 steps), the call held.
+    MCP_SERVER_APPROVAL => mcp_server_approval: (1, 25, 0);
+    /// A server's `requireToolApproval` function (`mcpApproval`) is asked,
+    /// per call, with `{ toolName: MCP_NAME, args, ... }`, and its answer
+    /// alone holds the call or lets it run, whatever the agent's policy says
+    /// (server `false` with agent `true` runs unapproved). Before, the
+    /// `requireApproval: true` `@mastra/mcp` sets beside it held every call
+    /// and the function was never asked: `@mastra/mcp` sets it as
+    /// `mastraTool.needsApprovalFn` after `createTool` (1.8.1
+    /// `dist/index.js:985`), and 1.37.1 reads `tool2.needsApprovalFn` off the
+    /// tool it converted (`dist/chunk-2365SJTK.js:21521`); 1.38.0 asks it
+    /// through `getNeedsApprovalFn(tool2)` (`dist/chunk-DV4HM5AG.js:21912`),
+    /// with `APPROVAL_POLICY_ASKED`, both cores on `@mastra/mcp` 1.8.1.
+    /// `bisect cases/mcp-names/server-policy-asked-with-the-mcp-name-generate.json
+    /// --good 1.37.1 --bad 1.38.0 --route openai-compatible`: first changed
+    /// 1.38.0 (last the same 1.37.1, no release between), `serverAsked`
+    /// gaining `delete.file`.
+    MCP_SERVER_APPROVAL_FN_ASKED => mcp_server_approval_fn_asked: (1, 38, 0);
     /// A tool span (`tracing`) carries the tool's key as its `entityId`, as
     /// it does its `entityName` and its name (`tool: 'KEY'`); before, the
     /// span was made with no `entityId` and took its parent step span's

@@ -134,6 +134,41 @@ pub(super) fn mcp_tools_in(servers: &[McpServer], join: McpJoin) -> Record<ToolV
     connected
 }
 
+/// `MCPClient.listToolsets()`: `{ SERVER: { TOOL: tool } }` in `Object.keys`
+/// order of the servers object, each server's tools under their own MCP
+/// names (an empty name skipped, as `listTools()` does), each tool's id
+/// still `SERVER_TOOL`. Users pass it as the call's `toolsets`, so the wire
+/// name is the rewritten MCP name (`delete.file` as `delete_file`).
+pub(super) fn mcp_toolsets_in(servers: &[McpServer]) -> Vec<(JsString, Record<ToolValue>)> {
+    let configs = Record::from_entries(servers.iter().map(|s| (s.name.clone(), s.tools.clone())));
+    configs
+        .entries()
+        .into_iter()
+        .map(|(server, names)| {
+            let mut set = Record::new();
+            for name in names.iter().filter(|n| !n.is_empty()) {
+                let mut id = server.clone();
+                id.push_str("_");
+                set.assign(
+                    name.clone(),
+                    ToolValue {
+                        id: id.concat(name),
+                        key: name.clone(),
+                        origin: ToolOrigin::Mcp(server.clone()),
+                    },
+                );
+            }
+            (server.clone(), set)
+        })
+        .collect()
+}
+
+/// The MCP name a tool of `server` was listed under: its id
+/// (`SERVER_TOOL`) without the server's prefix.
+pub(super) fn mcp_raw_name(server: &JsString, id: &JsString) -> JsString {
+    id.slice((server.len() + 1).min(id.len()), id.len())
+}
+
 /// `Memory.listTools()`: the working-memory tool when it is enabled.
 pub(super) fn memory_tools(memory: Option<MemorySource>) -> Record<ToolValue> {
     let mut out = Record::new();

@@ -175,6 +175,7 @@ fn servers(v: Option<&Json>) -> Result<Vec<McpServer>, DecodeError> {
                     .filter_map(|t| t.as_str().cloned())
                     .collect(),
                 at: parse_location(s.get("at")),
+                policy: s.get("policy").and_then(parse_policy),
             })
         })
         .collect()

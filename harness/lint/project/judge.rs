@@ -223,6 +223,11 @@ fn lint_agent(agent: &ProjectAgent, project: &LoadedProject, config: &LintConfig
     }
     let (approval, approval_notes) = approval_findings(agent, &report, project.mastra);
     findings.extend(approval);
+    findings.extend(super::mcp_names::mcp_policy_findings(
+        agent,
+        &report,
+        project.mastra,
+    ));
     findings.extend(instructions_findings(agent, &report, project.mastra));
     let (findings, suppressed) = settle(findings, config, &project.suppressions);
     AgentLint {

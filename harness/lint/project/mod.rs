@@ -24,6 +24,7 @@ pub mod basis;
 pub mod config;
 pub mod decode;
 pub mod judge;
+pub mod mcp_names;
 pub mod names;
 pub mod render;
 pub mod resume;
@@ -207,6 +208,10 @@ pub struct McpServer {
     pub tools: Vec<JsString>,
     /// Where its key is written.
     pub at: Option<Location>,
+    /// Its own `requireToolApproval` function, asked by the loader with
+    /// its tools' MCP names, keys and sent names; `option` says
+    /// `servers["NAME"]`.
+    pub policy: Option<ApprovalPolicy>,
 }
 
 /// How the project's TypeScript got into Node.

@@ -24,13 +24,14 @@ pub enum Rule {
     PolicyLostOnResume,
     InstructionsNameNotSent,
     ToolNameComparedToKey,
+    McpPolicyName,
 }
 
 /// Where the rules' pages are (`docs/rules/ID.md`), for SARIF's `helpUri`.
 pub const RULES_URI: &str = "https://github.com/mastra-conform/mastra-conform/blob/main/docs/rules";
 
 impl Rule {
-    pub const ALL: [Rule; 15] = [
+    pub const ALL: [Rule; 16] = [
         Rule::Collision,
         Rule::FalseCollision,
         Rule::EmptyKey,
@@ -46,6 +47,7 @@ impl Rule {
         Rule::PolicyLostOnResume,
         Rule::InstructionsNameNotSent,
         Rule::ToolNameComparedToKey,
+        Rule::McpPolicyName,
     ];
 
     pub fn id(self) -> &'static str {
@@ -65,6 +67,7 @@ impl Rule {
             Rule::PolicyLostOnResume => "approval-policy-lost-on-resume",
             Rule::InstructionsNameNotSent => "instructions-name-a-tool-not-sent",
             Rule::ToolNameComparedToKey => "tool-name-compared-to-key",
+            Rule::McpPolicyName => "mcp-approval-policy-names-another-spelling",
         }
     }
 
@@ -89,6 +92,7 @@ impl Rule {
             Rule::PolicyLostOnResume => "A requireToolApproval function passed to generate or stream is gone once an approval resumes the run: later calls run without approval",
             Rule::InstructionsNameNotSent => "The instructions name a tool by a key or id the model is not sent",
             Rule::ToolNameComparedToKey => "Source compares a toolName with a key Mastra rewrites, or a tool's id",
+            Rule::McpPolicyName => "An approval policy holds an MCP tool by a spelling of its name Mastra never asks it with: the tool runs without approval",
         }
     }
 
@@ -111,6 +115,7 @@ impl Rule {
             Rule::PolicyLostOnResume => "A run suspended for approval and resumed (approveToolCall, declineToolCall, resumeGenerate) no longer has the requireToolApproval function its generate or stream call was given: the resumed run's later tool calls are neither asked nor held, and run without approval, so the policy fails open from its first answer on. requireToolApproval: true, and a tool's own requireApproval: true, still hold every call of the resumed run, as does a function in the agent's defaultOptions. Releases before the one that first asks the function held every call, resumed or not.",
             Rule::InstructionsNameNotSent => "The model is offered each tool under the name Mastra sends, not under its key or id when the rewrite changed it. Instructions that tell the model to call a tool by its key or id name a tool it is not offered.",
             Rule::ToolNameComparedToKey => "Every toolName Mastra hands the project's code (a stream chunk's payload, a tool call, an approval policy's argument) is the name the tool was sent under. A comparison with a key Mastra rewrites, or with a tool's id, never matches.",
+            Rule::McpPolicyName => "An MCP tool has three spellings: the name its server lists (delete.file), its key SERVER_TOOL (fs_delete.file) and the name it is sent as (fs_delete_file). A server's own requireToolApproval function is asked with the first, the agent's with the last; the server's answer replaces the agent's. A policy written against the other side's spelling answers false for the name it is asked with, and the tool runs without approval, even under the agent's requireToolApproval: true.",
         }
     }
 

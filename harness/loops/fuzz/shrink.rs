@@ -837,6 +837,7 @@ mod tests {
                     in_memory: false,
                 }),
                 dynamic_tools: true,
+                ..Sources::default()
             },
             ..Case::new("x.json", "x")
         };

@@ -1636,6 +1636,95 @@ fn mcp_servers_that_fail_to_start_or_sit_under_a_dotted_key_are_findings() {
     }
 }
 
+/// The MCP policies fixture (`harness/tests/fixtures/lint-mcp-names/`),
+/// installed once: `@mastra/core` 1.67.0 with `@mastra/mcp` 1.18.0.
+fn fixture_mcp_names() -> &'static Installed {
+    static ONCE: OnceLock<Installed> = OnceLock::new();
+    ONCE.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        copy_tree(
+            &root().join("harness/tests/fixtures/lint-mcp-names"),
+            dir.path(),
+        );
+        install_project(dir.path());
+        Installed { dir }
+    })
+}
+
+/// A server-level requireToolApproval comparing the wire name, and an
+/// agent-level one comparing the MCP name, are each one
+/// `mcp-approval-policy-names-another-spelling` error at the string they
+/// compare; a server and an agent whose policies compare the name each is
+/// asked with get none. Without the OS sandbox no stdio server starts, no
+/// tool is known, and the rule finds nothing.
+#[test]
+fn mcp_policies_comparing_the_other_spelling_are_errors_at_the_name() {
+    const RULE: &str = "mcp-approval-policy-names-another-spelling";
+    let dir = fixture_mcp_names().path();
+    let (status, v, shown) = lint_json(dir, true, &[]);
+    let agent = |name: &str| {
+        v["agents"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["registeredAs"] == name)
+            .unwrap_or_else(|| panic!("no agent {name}: {v:#}"))
+    };
+    let of_rule = |name: &str| -> Vec<serde_json::Value> {
+        agent(name)["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|f| f["rule"] == RULE)
+            .cloned()
+            .collect()
+    };
+    if v["isolation"] != "sandbox" {
+        let all = ["wireAgent", "listedAgent", "mcpNameAgent", "sentNameAgent"];
+        assert!(all.iter().all(|a| of_rule(a).is_empty()), "{shown}");
+        return;
+    }
+    assert_eq!(status, Some(1), "errors: {shown}");
+    let at = |f: &serde_json::Value| {
+        (
+            f["at"]["file"].as_str().unwrap_or_default().to_string(),
+            f["at"]["line"].as_u64().unwrap_or(0),
+        )
+    };
+    let server = of_rule("wireAgent");
+    assert_eq!(server.len(), 1, "{server:#?}");
+    assert_eq!(server[0]["subject"], "fs_delete.file");
+    assert_eq!(server[0]["severity"], "error");
+    assert_eq!(
+        at(&server[0]),
+        ("src/mastra/mcp.ts".into(), 15),
+        "{server:#?}"
+    );
+    let says = server[0]["message"].as_str().unwrap();
+    assert!(
+        says.contains("MCP server \"fs\" holds \"fs_delete_file\"")
+            && says.contains("asks it with the tool's MCP name \"delete.file\""),
+        "{says}"
+    );
+    let by_agent = of_rule("mcpNameAgent");
+    assert_eq!(by_agent.len(), 1, "{by_agent:#?}");
+    assert_eq!(by_agent[0]["subject"], "disk_delete.file");
+    assert_eq!(
+        at(&by_agent[0]),
+        ("src/mastra/agents/files-agents.ts".into(), 29),
+        "{by_agent:#?}"
+    );
+    let says = by_agent[0]["message"].as_str().unwrap();
+    assert!(
+        says.contains("holds the MCP name \"delete.file\"")
+            && says.contains("the name the tool is sent as, \"disk_delete_file\""),
+        "{says}"
+    );
+    // Where the names agree, nothing.
+    assert!(of_rule("listedAgent").is_empty(), "{shown}");
+    assert!(of_rule("sentNameAgent").is_empty(), "{shown}");
+}
+
 /// One of this repository's 0.x project shapes
 /// (`harness/tests/fixtures/NAME/`), copied and installed as a user would.
 fn install_shape(name: &str) -> Installed {
