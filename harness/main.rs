@@ -4,6 +4,7 @@ use mastra_conform::outcome::error_chain;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    mastra_conform::run::session::fix_mmap_threshold();
     // Before any child starts: none may read this process's environment.
     mastra_conform::observe::sandbox::harden_harness();
     match mastra_conform::cli::run() {

@@ -750,6 +750,22 @@ impl<'a> Driver<'a, '_> {
     }
 }
 
+/// Keep glibc's threshold for serving an allocation from its own mapping
+/// fixed at its starting 128 KiB. glibc raises it to the size of any
+/// mapped block freed, up to 32 MiB, so after the first large buffer every
+/// later one was carved from the heaps, where what it freed stayed behind
+/// the allocations made after it, and a warm matrix's peak grew with the
+/// versions it ran (docs/figures.md, "The whole 1.x on every route, warm").
+/// Called once, first, before any thread allocates.
+pub fn fix_mmap_threshold() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only sets a number in glibc's allocator state, before
+    // any thread of this process allocates.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
+    }
+}
+
 /// Hand the pages of freed allocations back to the system. A version's
 /// shelf is decoded, judged and dropped in one burst, between allocations
 /// that live on, and glibc keeps the freed pages inside its heaps for
