@@ -10,6 +10,7 @@
 //! was sent under, then text; anything else is unmodelled rather than
 //! guessed.
 
+use super::builtins::Builtin;
 use super::record::Lookup;
 use super::releases::{Release, APPROVAL_DECLINED_MESSAGE, SUB_AGENTS_THROW_MESSAGE};
 use super::route::{result_on, ResultContent};
@@ -23,17 +24,6 @@ use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::model::record::Record;
 use crate::projection::{ErrorView, Executed, HistoryItem, Projection, RequestView, Seen};
-
-/// Why the case is outside what this module covers, if it is.
-fn outside(case: &Case) -> Option<&'static str> {
-    // Beside toolsets, sub-agents, workflows, MCP tools and dynamic tools
-    // the loop is `steps`' and a call of one of them is refused below (it
-    // reaches none of the case's tools).
-    if case.tools.iter().any(|t| matches!(t, Tool::Builtin { .. })) {
-        return Some("approval of a builtin tool");
-    }
-    None
-}
 
 /// The case as a resumed run is made, if it differs: a run resumed after an
 /// approval answer is the agent's own, without the call's `activeTools`,
@@ -865,6 +855,9 @@ enum Fit {
     /// The tool runs (a case tool's `execute`, listed in `executed`), with
     /// this output.
     Runs(&'static str),
+    /// A builtin's `execute` returns this object (not listed in
+    /// `executed`, which is the case tools' own).
+    Built(Json),
     /// Validation fails: the report is the call's result.
     Fails(Json),
     /// `null` arguments, refused before validation (`NULL_ARGUMENTS_REFUSED`):
@@ -885,6 +878,7 @@ impl Fit {
     fn content(&self) -> ResultContent {
         match self {
             Fit::Runs(output) => ResultContent::Output(output),
+            Fit::Built(output) => ResultContent::Object(output.clone()),
             Fit::Fails(report) => ResultContent::Object(report.clone()),
             Fit::Refused(message) => ResultContent::Message(message.clone()),
         }
@@ -906,7 +900,10 @@ fn holds_a_call(
     list.iter().any(|c| {
         let holdable = reached(tools, &c.name).is_some_and(|(_, v)| match &v.origin {
             ToolOrigin::Ours => tool_called(case, tools, &c.name).is_some(),
-            ToolOrigin::Mcp(_) | ToolOrigin::Workflow | ToolOrigin::WorkingMemory => true,
+            ToolOrigin::Mcp(_)
+            | ToolOrigin::Workflow
+            | ToolOrigin::WorkingMemory
+            | ToolOrigin::Builtin(_) => true,
             _ => false,
         });
         holdable
@@ -983,7 +980,7 @@ fn target<'c>(
     let span = |fit: &Fit| SpanCall {
         key: value.key.clone(),
         id: value.id.clone(),
-        refused: !matches!(fit, Fit::Runs(_)),
+        refused: !matches!(fit, Fit::Runs(_) | Fit::Built(_)),
         mcp_server: match &value.origin {
             ToolOrigin::Mcp(server) => Some(server.clone()),
             _ => None,
@@ -1008,6 +1005,28 @@ fn target<'c>(
         // Memory's `updateWorkingMemory` is held, asked and resumed as a
         // case tool is (`cases/approval/working-memory-call-under-true-*`).
         ToolOrigin::WorkingMemory => (Schema::WorkingMemory, super::sources::WORKING_MEMORY_RESULT),
+        // A builtin is held, asked and resumed as a case tool is, and runs
+        // as `steps` runs it (`cases/approval/builtin-call-*`); one that
+        // suspends the run itself is not measured under approval.
+        ToolOrigin::Builtin(ref b) => {
+            let memory = case.sources.memory.is_some();
+            let arguments = sent_arguments(case, rel, call);
+            let fit = if rel.null_arguments_refused && arguments == Json::Null {
+                Fit::Refused(super::steps::refused_message(&call.name))
+            } else {
+                match super::builtins::call(rel, b, &arguments, memory)? {
+                    Builtin::Output(output) => Fit::Built(output),
+                    Builtin::Rejected => {
+                        Fit::Fails(super::validate::report(&value.key, &arguments))
+                    }
+                    Builtin::Suspends => {
+                        return Err("approval of a builtin tool's call that suspends the run".into())
+                    }
+                }
+            };
+            let span = span(&fit);
+            return Ok(Target::Tool(None, fit, span));
+        }
         _ => return Err(unreached()),
     };
     let fit = fit(case, rel, &value.key, call, schema, output)?;
@@ -1025,13 +1044,7 @@ fn fit(
     schema: Schema,
     output: &'static str,
 ) -> Result<Fit, String> {
-    let on_google = case.route.wire() == crate::route::Wire::GenerateContent;
-    let arguments = if call.arguments == Json::Null && on_google && rel.google_null_arguments_empty
-    {
-        Json::Object(Vec::new())
-    } else {
-        call.arguments.clone()
-    };
+    let arguments = sent_arguments(case, rel, call);
     if rel.null_arguments_refused && arguments == Json::Null {
         return Ok(Fit::Refused(super::steps::refused_message(&call.name)));
     }
@@ -1044,6 +1057,17 @@ fn fit(
             }
         },
     )
+}
+
+/// The arguments `call`'s tool is handed: on google `null` ones reach it
+/// as `{}` (`GOOGLE_NULL_ARGUMENTS_EMPTY`).
+fn sent_arguments(case: &Case, rel: &Release, call: &ToolCallReply) -> Json {
+    let on_google = case.route.wire() == crate::route::Wire::GenerateContent;
+    if call.arguments == Json::Null && on_google && rel.google_null_arguments_empty {
+        Json::Object(Vec::new())
+    } else {
+        call.arguments.clone()
+    }
 }
 
 /// Each request's history as `RESUMED_STEP_MERGED` writes it: the step
@@ -1114,9 +1138,6 @@ pub(super) fn project(
     let (base, base_spans) = base;
     if nothing_waits(case) {
         return Ok((base, base_spans));
-    }
-    if let Some(why) = outside(case) {
-        return Err(why.into());
     }
     if let Some(p) = without_a_tool_reached(case, rel, tools, &base) {
         return Ok((p, base_spans));
