@@ -73,8 +73,20 @@ fn resumed_base(
         Reply::ToolCalls(list) => holds_a_call(case, rel, tools, list),
         _ => false,
     };
+    // A step no answer can resume suspends the run there: what comes after
+    // it is never sent, so the run is the call's own up to it.
+    let answerable = |reply: &Reply| match reply {
+        Reply::ToolCalls(list) => {
+            case.route.call_ids_scripted()
+                && list
+                    .iter()
+                    .any(|c| case.approvals.iter().flatten().any(|(id, _)| *id == c.id))
+        }
+        _ => false,
+    };
     match case.replies.iter().position(holds) {
         None => Ok(base),
+        Some(k) if !answerable(&case.replies[k]) => Ok(base),
         Some(0) if !base.requests.is_empty() && !resumed.requests.is_empty() => {
             let mut spliced = resumed.clone();
             spliced.requests[0] = base.requests[0].clone();
@@ -291,6 +303,21 @@ fn without_a_tool_reached(
             .get_or_insert_with(Default::default)
             .asked
             .extend(hidden);
+    }
+    if rel.approval_later_calls_asked {
+        // A hidden tool's own approval function is asked too, before the
+        // lookup fails (fuzz seed 1 case 22 on 1.71.0: a toolset's tool
+        // `activeTools: []` hides).
+        let asked: Vec<Json> = steps
+            .iter()
+            .take(p.requests.len())
+            .flat_map(|s| s.iter())
+            .filter_map(|c| tool_fn_asked(case, rel, tool_called(case, tools, &c.name)?, c))
+            .collect();
+        if !asked.is_empty() {
+            let seen = p.seen.get_or_insert_with(Default::default);
+            seen.tool_asked.get_or_insert_with(Vec::new).extend(asked);
+        }
     }
     Some(p)
 }
