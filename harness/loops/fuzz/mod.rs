@@ -764,9 +764,10 @@ mod tests {
         // were, where no answer resumes their step, 194 (5.6 %) once a
         // builtin under approval was (held and run as a case tool), 156
         // (4.5 %) once a step no answer resumes after the first was the
-        // call's own. A ratchet, not a goal: it fails when the share grows,
-        // and comes down as the rest is modelled.
-        assert!(user.1 * 100 < user.0 * 5, "the user's surface: {user:?}");
+        // call's own, 130 (3.8 %) once a memory's turn after one where
+        // approval held nothing, or left a call held, was. A ratchet, not a goal: it fails when
+        // the share grows, and comes down as the rest is modelled.
+        assert!(user.1 * 100 < user.0 * 4, "the user's surface: {user:?}");
         assert!(
             user.0 * 5 > plain.0,
             "the user's surface drawn: {user:?} beside {plain:?}"
