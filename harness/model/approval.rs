@@ -354,6 +354,8 @@ enum StepEnd {
     /// A call naming no tool threw "Tool X not found" (before
     /// `NOT_FOUND_IS_A_RESULT`).
     Thrown,
+    /// The run is the loop's own: nothing was held or asked.
+    Own,
 }
 
 impl<'a> Replay<'a> {
@@ -401,6 +403,32 @@ impl<'a> Replay<'a> {
 
     fn stream(&self) -> bool {
         self.case.call.method == Method::Stream
+    }
+
+    /// Whether approval has left the run as the loop makes it so far, and
+    /// asks nothing of this release: no call held, no policy function or
+    /// tool's own function asked (`APPROVAL_POLICY_ASKED`,
+    /// `TOOL_APPROVAL_FN_ASKED`).
+    fn untouched(&self) -> bool {
+        let (case, rel) = (self.case, self.rel);
+        let asks_policy = rel.approval_policy_asked_on_1x
+            && matches!(
+                case.call.require_tool_approval,
+                Some(ApprovalPolicy::Names(_))
+            );
+        // Where the loop's own `seen` is not modelled (a stream beside
+        // workflows or sub-agents: their `tool-output` chunks), neither is
+        // this.
+        let nested = case.sources.agents.as_ref().is_some_and(|a| !a.is_empty())
+            || case
+                .sources
+                .workflows
+                .as_ref()
+                .is_some_and(|w| !w.is_empty());
+        let asks_tool_fn = rel.tool_approval_fn_asked && case.has_approval_function();
+        let touched = self.resumed || asks_policy || asks_tool_fn;
+        let nested_stream = self.stream() && nested;
+        !nested_stream && !touched && self.seen.pending.is_empty()
     }
 
     /// The projection the replay ends in.
@@ -549,6 +577,11 @@ impl<'a> Replay<'a> {
                     // Where no call of the step waits, its calls run at once
                     // and a later one may run before the throw: not measured.
                     if !holds_a_call(case, rel, tools, list) {
+                        // Where nothing was held or asked before either,
+                        // approval has not touched the run: the loop's own.
+                        if self.untouched() {
+                            return Ok(StepEnd::Own);
+                        }
                         return Err("an approval case calling a name that reaches none of its tools, in a step nothing holds, before 1.4.0".into());
                     }
                     self.resumed |= answered;
@@ -1169,11 +1202,16 @@ pub(super) fn project(
     if let Some(p) = without_a_tool_reached(case, rel, tools, &base) {
         return Ok((p, base_spans));
     }
+    let own = (base.clone(), base_spans);
     let base = resumed_base(case, rel, tools, base, resumed)?;
     let mut replay = Replay::new(case, rel, base);
     let ending = replay_steps(&mut replay, tools)?;
     let spans = std::mem::take(&mut replay.spans);
     let p = match ending {
+        // Before `NOT_FOUND_IS_A_RESULT`, a call naming no tool in a step
+        // nothing holds throws as in the loop's own run, where approval
+        // held and asked nothing before (`cases/approval/invented-name-in-a-step-nothing-holds-*`).
+        Ending::Own => return Ok(own),
         Ending::Plain => replay.projection(None),
         Ending::Thrown => replay.thrown(),
         Ending::Error(step) => replay.ends_in_error(step, api_error)?,
@@ -1213,6 +1251,8 @@ enum Ending {
     Plain,
     /// A call naming no tool threw (`Replay::thrown`).
     Thrown,
+    /// The loop's own run, which approval did not touch.
+    Own,
     /// An API error reply to this request (`Replay::ends_in_error`).
     Error(usize),
 }
@@ -1259,6 +1299,7 @@ fn replay_steps(replay: &mut Replay, tools: &Record<ToolValue>) -> Result<Ending
         match replay.step(step, list, tools)? {
             StepEnd::Suspended => return Ok(Ending::Plain),
             StepEnd::Thrown => return Ok(Ending::Thrown),
+            StepEnd::Own => return Ok(Ending::Own),
             StepEnd::GoesOn => {}
         }
     }
