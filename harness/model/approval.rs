@@ -10,6 +10,7 @@
 //! was sent under, then text; anything else is unmodelled rather than
 //! guessed.
 
+use super::builtins::Builtin;
 use super::record::Lookup;
 use super::releases::{Release, APPROVAL_DECLINED_MESSAGE, SUB_AGENTS_THROW_MESSAGE};
 use super::route::{result_on, ResultContent};
@@ -23,17 +24,6 @@ use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::model::record::Record;
 use crate::projection::{ErrorView, Executed, HistoryItem, Projection, RequestView, Seen};
-
-/// Why the case is outside what this module covers, if it is.
-fn outside(case: &Case) -> Option<&'static str> {
-    // Beside toolsets, sub-agents, workflows, MCP tools and dynamic tools
-    // the loop is `steps`' and a call of one of them is refused below (it
-    // reaches none of the case's tools).
-    if case.tools.iter().any(|t| matches!(t, Tool::Builtin { .. })) {
-        return Some("approval of a builtin tool");
-    }
-    None
-}
 
 /// The case as a resumed run is made, if it differs: a run resumed after an
 /// approval answer is the agent's own, without the call's `activeTools`,
@@ -90,8 +80,20 @@ fn resumed_base(
         Reply::ToolCalls(list) => holds_a_call(case, rel, tools, list),
         _ => false,
     };
+    // A step no answer can resume suspends the run there: what comes after
+    // it is never sent, so the run is the call's own up to it.
+    let answerable = |reply: &Reply| match reply {
+        Reply::ToolCalls(list) => {
+            case.route.call_ids_scripted()
+                && list
+                    .iter()
+                    .any(|c| case.approvals.iter().flatten().any(|(id, _)| *id == c.id))
+        }
+        _ => false,
+    };
     match case.replies.iter().position(holds) {
         None => Ok(base),
+        Some(k) if !answerable(&case.replies[k]) => Ok(base),
         Some(0) if !base.requests.is_empty() && !resumed.requests.is_empty() => {
             let mut spliced = resumed.clone();
             spliced.requests[0] = base.requests[0].clone();
@@ -364,6 +366,21 @@ fn without_a_tool_reached(
             .asked
             .extend(hidden);
     }
+    if rel.approval_later_calls_asked {
+        // A hidden tool's own approval function is asked too, before the
+        // lookup fails (fuzz seed 1 case 22 on 1.71.0: a toolset's tool
+        // `activeTools: []` hides).
+        let asked: Vec<Json> = steps
+            .iter()
+            .take(p.requests.len())
+            .flat_map(|s| s.iter())
+            .filter_map(|c| tool_fn_asked(case, rel, tool_called(case, tools, &c.name)?, c))
+            .collect();
+        if !asked.is_empty() {
+            let seen = p.seen.get_or_insert_with(Default::default);
+            seen.tool_asked.get_or_insert_with(Vec::new).extend(asked);
+        }
+    }
     Some(p)
 }
 
@@ -399,6 +416,8 @@ enum StepEnd {
     /// A call naming no tool threw "Tool X not found" (before
     /// `NOT_FOUND_IS_A_RESULT`).
     Thrown,
+    /// The run is the loop's own: nothing was held or asked.
+    Own,
 }
 
 impl<'a> Replay<'a> {
@@ -484,6 +503,32 @@ impl<'a> Replay<'a> {
 
     fn stream(&self) -> bool {
         self.case.call.method == Method::Stream
+    }
+
+    /// Whether approval has left the run as the loop makes it so far, and
+    /// asks nothing of this release: no call held, no policy function or
+    /// tool's own function asked (`APPROVAL_POLICY_ASKED`,
+    /// `TOOL_APPROVAL_FN_ASKED`).
+    fn untouched(&self) -> bool {
+        let (case, rel) = (self.case, self.rel);
+        let asks_policy = rel.approval_policy_asked_on_1x
+            && matches!(
+                case.call.require_tool_approval,
+                Some(ApprovalPolicy::Names(_))
+            );
+        // Where the loop's own `seen` is not modelled (a stream beside
+        // workflows or sub-agents: their `tool-output` chunks), neither is
+        // this.
+        let nested = case.sources.agents.as_ref().is_some_and(|a| !a.is_empty())
+            || case
+                .sources
+                .workflows
+                .as_ref()
+                .is_some_and(|w| !w.is_empty());
+        let asks_tool_fn = rel.tool_approval_fn_asked && case.has_approval_function();
+        let touched = self.resumed || asks_policy || asks_tool_fn;
+        let nested_stream = self.stream() && nested;
+        !nested_stream && !touched && self.seen.pending.is_empty()
     }
 
     /// The projection the replay ends in.
@@ -632,6 +677,11 @@ impl<'a> Replay<'a> {
                     // Where no call of the step waits, its calls run at once
                     // and a later one may run before the throw: not measured.
                     if !holds_a_call(case, rel, tools, list) {
+                        // Where nothing was held or asked before either,
+                        // approval has not touched the run: the loop's own.
+                        if self.untouched() {
+                            return Ok(StepEnd::Own);
+                        }
                         return Err("an approval case calling a name that reaches none of its tools, in a step nothing holds, before 1.4.0".into());
                     }
                     self.resumed |= answered;
@@ -977,6 +1027,9 @@ enum Fit {
     /// The tool runs (a case tool's `execute`, listed in `executed`), with
     /// this output.
     Runs(&'static str),
+    /// A builtin's `execute` returns this object (not listed in
+    /// `executed`, which is the case tools' own).
+    Built(Json),
     /// Validation fails: the report is the call's result.
     Fails(Json),
     /// `null` arguments, refused before validation (`NULL_ARGUMENTS_REFUSED`):
@@ -997,6 +1050,7 @@ impl Fit {
     fn content(&self) -> ResultContent {
         match self {
             Fit::Runs(output) => ResultContent::Output(output),
+            Fit::Built(output) => ResultContent::Object(output.clone()),
             Fit::Fails(report) => ResultContent::Object(report.clone()),
             Fit::Refused(message) => ResultContent::Message(message.clone()),
         }
@@ -1018,7 +1072,10 @@ fn holds_a_call(
     list.iter().any(|c| {
         let holdable = reached(tools, &c.name).is_some_and(|(_, v)| match &v.origin {
             ToolOrigin::Ours => tool_called(case, tools, &c.name).is_some(),
-            ToolOrigin::Mcp(_) | ToolOrigin::Workflow | ToolOrigin::WorkingMemory => true,
+            ToolOrigin::Mcp(_)
+            | ToolOrigin::Workflow
+            | ToolOrigin::WorkingMemory
+            | ToolOrigin::Builtin(_) => true,
             _ => false,
         });
         holdable
@@ -1095,7 +1152,7 @@ fn target<'c>(
     let span = |fit: &Fit| SpanCall {
         key: value.key.clone(),
         id: value.id.clone(),
-        refused: !matches!(fit, Fit::Runs(_)),
+        refused: !matches!(fit, Fit::Runs(_) | Fit::Built(_)),
         mcp_server: match &value.origin {
             ToolOrigin::Mcp(server) => Some(server.clone()),
             _ => None,
@@ -1120,6 +1177,28 @@ fn target<'c>(
         // Memory's `updateWorkingMemory` is held, asked and resumed as a
         // case tool is (`cases/approval/working-memory-call-under-true-*`).
         ToolOrigin::WorkingMemory => (Schema::WorkingMemory, super::sources::WORKING_MEMORY_RESULT),
+        // A builtin is held, asked and resumed as a case tool is, and runs
+        // as `steps` runs it (`cases/approval/builtin-call-*`); one that
+        // suspends the run itself is not measured under approval.
+        ToolOrigin::Builtin(ref b) => {
+            let memory = case.sources.memory.is_some();
+            let arguments = sent_arguments(case, rel, call);
+            let fit = if rel.null_arguments_refused && arguments == Json::Null {
+                Fit::Refused(super::steps::refused_message(&call.name))
+            } else {
+                match super::builtins::call(rel, b, &arguments, memory)? {
+                    Builtin::Output(output) => Fit::Built(output),
+                    Builtin::Rejected => {
+                        Fit::Fails(super::validate::report(&value.key, &arguments))
+                    }
+                    Builtin::Suspends => {
+                        return Err("approval of a builtin tool's call that suspends the run".into())
+                    }
+                }
+            };
+            let span = span(&fit);
+            return Ok(Target::Tool(None, fit, span));
+        }
         _ => return Err(unreached()),
     };
     let fit = fit(case, rel, &value.key, call, schema, output)?;
@@ -1137,13 +1216,7 @@ fn fit(
     schema: Schema,
     output: &'static str,
 ) -> Result<Fit, String> {
-    let on_google = case.route.wire() == crate::route::Wire::GenerateContent;
-    let arguments = if call.arguments == Json::Null && on_google && rel.google_null_arguments_empty
-    {
-        Json::Object(Vec::new())
-    } else {
-        call.arguments.clone()
-    };
+    let arguments = sent_arguments(case, rel, call);
     if rel.null_arguments_refused && arguments == Json::Null {
         return Ok(Fit::Refused(super::steps::refused_message(&call.name)));
     }
@@ -1156,6 +1229,17 @@ fn fit(
             }
         },
     )
+}
+
+/// The arguments `call`'s tool is handed: on google `null` ones reach it
+/// as `{}` (`GOOGLE_NULL_ARGUMENTS_EMPTY`).
+fn sent_arguments(case: &Case, rel: &Release, call: &ToolCallReply) -> Json {
+    let on_google = case.route.wire() == crate::route::Wire::GenerateContent;
+    if call.arguments == Json::Null && on_google && rel.google_null_arguments_empty {
+        Json::Object(Vec::new())
+    } else {
+        call.arguments.clone()
+    }
 }
 
 /// Each request's history as `RESUMED_STEP_MERGED` writes it: the step
@@ -1227,9 +1311,6 @@ pub(super) fn project(
     if nothing_waits(case) {
         return Ok((base, base_spans));
     }
-    if let Some(why) = outside(case) {
-        return Err(why.into());
-    }
     if case.sources.mcp_toolsets() && case.approvals.is_some() {
         // Measured, not yet modelled: an approved call of a `listToolsets()`
         // tool is not found by the resumed run on 1.25.0 and 1.38.0 (its
@@ -1240,11 +1321,16 @@ pub(super) fn project(
     if let Some(p) = without_a_tool_reached(case, rel, tools, &base) {
         return Ok((p, base_spans));
     }
+    let own = (base.clone(), base_spans);
     let base = resumed_base(case, rel, tools, base, resumed)?;
     let mut replay = Replay::new(case, rel, base);
     let ending = replay_steps(&mut replay, tools)?;
     let spans = std::mem::take(&mut replay.spans);
     let p = match ending {
+        // Before `NOT_FOUND_IS_A_RESULT`, a call naming no tool in a step
+        // nothing holds throws as in the loop's own run, where approval
+        // held and asked nothing before (`cases/approval/invented-name-in-a-step-nothing-holds-*`).
+        Ending::Own => return Ok(own),
         Ending::Plain => replay.projection(None),
         Ending::Thrown => replay.thrown(),
         Ending::Error(step) => replay.ends_in_error(step, api_error)?,
@@ -1285,6 +1371,8 @@ enum Ending {
     Plain,
     /// A call naming no tool threw (`Replay::thrown`).
     Thrown,
+    /// The loop's own run, which approval did not touch.
+    Own,
     /// An API error reply to this request (`Replay::ends_in_error`).
     Error(usize),
 }
@@ -1331,6 +1419,7 @@ fn replay_steps(replay: &mut Replay, tools: &Record<ToolValue>) -> Result<Ending
         match replay.step(step, list, tools)? {
             StepEnd::Suspended => return Ok(Ending::Plain),
             StepEnd::Thrown => return Ok(Ending::Thrown),
+            StepEnd::Own => return Ok(Ending::Own),
             StepEnd::GoesOn => {}
         }
     }

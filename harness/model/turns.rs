@@ -32,19 +32,6 @@ struct Between {
 /// into the later turns, which take the replies and recall the history it
 /// left.
 pub(super) fn project(case: &Case, rel: &Release) -> Result<Vec<Projection>, String> {
-    // What a memory stores of a turn approval held or resumed differs from
-    // the loop's own: a turn suspended at a held call is recalled by none
-    // of its tool messages (fuzz seed 1, case 123, on 1.0.4, 1.67.0 and
-    // 1.71.0); an answered one is not measured.
-    let calls = case.calls();
-    let earlier = &calls[..calls.len().saturating_sub(1)];
-    let held = |c: &crate::case::Call| {
-        let turn = case.turn(c);
-        turn.drives_approval() && !super::approval::nothing_waits(&turn)
-    };
-    if case.sources.memory.is_some() && earlier.iter().any(held) {
-        return Err("a memory's later turn after a turn approval can hold".into());
-    }
     let start = Between {
         left: (
             case.replies.clone(),
@@ -55,10 +42,12 @@ pub(super) fn project(case: &Case, rel: &Release) -> Result<Vec<Projection>, Str
         mutated: Vec::new(),
     };
     let mut ways = vec![start];
-    for call in case.calls() {
+    let calls = case.calls();
+    for (i, call) in calls.iter().enumerate() {
         let mut next = Vec::new();
+        let later = i + 1 < calls.len();
         for at in ways {
-            for way in turn(case, rel, call, &at)? {
+            for way in turn(case, rel, call, &at, later)? {
                 next.push(way);
             }
             if next.len() > MAX_WAYS {
@@ -83,14 +72,33 @@ pub(super) fn project(case: &Case, rel: &Release) -> Result<Vec<Projection>, Str
 /// one-call loop does (`steps::MAX_OUTCOMES`).
 const MAX_WAYS: usize = 64;
 
-/// Each way the call `call` goes from `at`.
+/// Each way the call `call` goes from `at`; `later`, whether a turn
+/// follows it.
 fn turn(
     case: &Case,
     rel: &Release,
     call: &crate::case::Call,
     at: &Between,
+    later: bool,
 ) -> Result<Vec<Between>, String> {
     let memory = case.sources.memory.is_some();
+    // What a memory stores of a turn approval held or resumed differs from
+    // the loop's own: a turn suspended at a held call, in a case without
+    // `approvals`, is recalled by none of its tool messages (fuzz seed 1,
+    // case 123, on 1.0.4, 1.67.0 and 1.71.0;
+    // `cases/memory/recall-of-a-turn-approval-held-nothing-in-*` on 1.0.4,
+    // where a policy function holds every call); an answered one, or one
+    // beside `approvals` (whose agent is on a `Mastra` with its storage),
+    // is not measured. A turn where approval held no call is stored as the
+    // loop's own.
+    let can_hold = {
+        let turn = case.turn(call);
+        turn.drives_approval() && !super::approval::nothing_waits(&turn)
+    };
+    let held = |p: &Projection| {
+        // Where a held call's suspension throws, nothing is pending.
+        rel.approval_suspend_throws || p.seen.as_ref().is_none_or(|s| !s.pending.is_empty())
+    };
     // What a turn hands the user's code is projected where the turn's
     // shape is (`Case::turn`, `Case::seen_projected`), as the observation
     // does; `one` has the replies left, a suffix of the case's, so it
@@ -110,10 +118,14 @@ fn turn(
     }
     let mut ways = Vec::new();
     for outcome in super::run_from(&one, rel, at.recalled.clone())? {
+        let held = memory && later && can_hold && held(&outcome.projection);
+        if held && (rel.approval_suspend_throws || case.approvals.is_some()) {
+            return Err("a memory's later turn after a turn approval can hold".into());
+        }
         let mut way = at.clone();
         way.left = outcome.left.clone();
         let lost = rel.failed_call_not_stored && outcome.api_error;
-        if memory && !lost {
+        if memory && !lost && !held {
             // The thread holds every tool message of the call (where an
             // API error ended it on `FAILED_CALL_NOT_STORED`, none:
             // `recalled` stays); the next

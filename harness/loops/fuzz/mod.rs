@@ -686,7 +686,7 @@ mod tests {
         // What `model/approval.rs` and `model/turns.rs` leave, each in
         // docs/modelled.md ("What the user's code is handed").
         const BESIDE_THE_USER_SURFACE: &[&str] = &[
-            "approval of a builtin tool",
+            "approval of a builtin tool's call that suspends the run",
             "approval with a call id used twice in one step",
             "an approval case calling a name that reaches none of its tools",
             "an approval case with an error reply retried into one that goes on",
@@ -761,10 +761,13 @@ mod tests {
         // said unmodelled), 338 (9.8 %) once a toolset's tool and
         // `updateWorkingMemory` under approval were, 252 (7.3 %) once a
         // client tool's call and an inherited name's (which stop the loop)
-        // were, where no answer resumes their step. A ratchet, not a goal:
-        // it fails when the share grows, and comes down as the rest is
-        // modelled.
-        assert!(user.1 * 100 < user.0 * 8, "the user's surface: {user:?}");
+        // were, where no answer resumes their step, 194 (5.6 %) once a
+        // builtin under approval was (held and run as a case tool), 156
+        // (4.5 %) once a step no answer resumes after the first was the
+        // call's own, 130 (3.8 %) once a memory's turn after one where
+        // approval held nothing, or left a call held, was. A ratchet, not a goal: it fails when
+        // the share grows, and comes down as the rest is modelled.
+        assert!(user.1 * 100 < user.0 * 4, "the user's surface: {user:?}");
         assert!(
             user.0 * 5 > plain.0,
             "the user's surface drawn: {user:?} beside {plain:?}"
@@ -773,7 +776,9 @@ mod tests {
 
     /// The user-surface reasons counted one by one, for working the largest
     /// first: `cargo test --lib unmodelled_tally -- --ignored --nocapture`
-    /// (`TALLY=seed,count,v1;v2;...`, default the acceptance's fuzz run).
+    /// (`TALLY=seed,count,v1;v2;...`, default the acceptance's fuzz run;
+    /// `DUMP=DIR` writes a few cases of each reason, every one with
+    /// `DUMPALL=1`).
     #[test]
     #[ignore = "a measurement to run by hand (it asserts nothing), not a check"]
     fn unmodelled_tally() {
@@ -800,7 +805,7 @@ mod tests {
                 if let Prediction::Unmodelled(why) = predict(&g.case, *v) {
                     let e = tally.entry(why.clone()).or_default();
                     e.0 += 1;
-                    if e.1.len() < 6 {
+                    if e.1.len() < 6 || std::env::var("DUMPALL").is_ok() {
                         e.1.push(format!("{}@{v}", g.index));
                         if let Ok(dir) = std::env::var("DUMP") {
                             let slug: String = why
