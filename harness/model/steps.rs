@@ -33,7 +33,7 @@ use super::tool_search::{Meta, SearchState};
 use super::validate::{self, validate, Schema};
 use super::{error_view, sources, ToolOrigin, ToolValue};
 use crate::case::script::{Requester, Script};
-use crate::case::{Case, Method, Reply, ToolCallReply, ToolKey};
+use crate::case::{Case, Method, Reply, ToolCallReply, ToolChoice, ToolKey};
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::projection::{ErrorView, Executed, HistoryItem, Projection, RequestView};
@@ -724,6 +724,13 @@ impl Cx<'_> {
             return Ok(());
         };
         agent.tools = search.step_tools()?;
+        // `toolChoice: "none"` drops the processor's record as it drops the
+        // agent's (NONE_DROPS_TOOLS; observed on 1.38.0, 1.67.0 and 1.71.0,
+        // `cases/toolsearch/tool-choice-none-*`).
+        if self.rel.none_drops_tools && self.case.call.tool_choice == Some(ToolChoice::None) {
+            agent.offered = (None, None);
+            return Ok(());
+        }
         agent.offered = route::offer_on(
             self.case.route,
             self.rel,
