@@ -731,12 +731,25 @@ impl Cx<'_> {
             agent.offered = (None, None);
             return Ok(());
         }
-        agent.offered = route::offer_on(
-            self.case.route,
-            self.rel,
-            agent.tools.keys(),
-            &self.case.call.tool_choice,
-        );
+        // `activeTools` filters what the request offers of the processor's
+        // record as of the agent's; a call is still looked up in the whole
+        // record (observed on 1.2.0 to 1.71.0, `cases/toolsearch/active-tools-*`).
+        let mut names = agent.tools.keys();
+        if self.rel.active_tools_applied() {
+            if let Some(active) = &self.case.call.active_tools {
+                names.retain(|n| active.contains(n));
+            }
+        }
+        agent.offered = if names.is_empty() {
+            (None, None)
+        } else {
+            route::offer_on(
+                self.case.route,
+                self.rel,
+                names,
+                &self.case.call.tool_choice,
+            )
+        };
         Ok(())
     }
 
