@@ -472,8 +472,6 @@ fn tool_search_outside(case: &Case, rel: &Release) -> Option<Prediction> {
         (case.turns.is_some(), "turns"),
         (src.memory.is_some(), "memory"),
         (case.tracing, "tracing"),
-        (case.call.tool_choice.is_some(), "toolChoice"),
-        (case.call.active_tools.is_some(), "activeTools"),
         (
             src.agents.is_some() || src.workflows.is_some(),
             "sub-agents or workflows",

@@ -33,7 +33,7 @@ use super::tool_search::{Meta, SearchState};
 use super::validate::{self, validate, Schema};
 use super::{error_view, sources, ToolOrigin, ToolValue};
 use crate::case::script::{Requester, Script};
-use crate::case::{Case, Method, Reply, ToolCallReply, ToolKey};
+use crate::case::{Case, Method, Reply, ToolCallReply, ToolChoice, ToolKey};
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::projection::{ErrorView, Executed, HistoryItem, Projection, RequestView};
@@ -724,12 +724,32 @@ impl Cx<'_> {
             return Ok(());
         };
         agent.tools = search.step_tools()?;
-        agent.offered = route::offer_on(
-            self.case.route,
-            self.rel,
-            agent.tools.keys(),
-            &self.case.call.tool_choice,
-        );
+        // `toolChoice: "none"` drops the processor's record as it drops the
+        // agent's (NONE_DROPS_TOOLS; observed on 1.38.0, 1.67.0 and 1.71.0,
+        // `cases/toolsearch/tool-choice-none-*`).
+        if self.rel.none_drops_tools && self.case.call.tool_choice == Some(ToolChoice::None) {
+            agent.offered = (None, None);
+            return Ok(());
+        }
+        // `activeTools` filters what the request offers of the processor's
+        // record as of the agent's; a call is still looked up in the whole
+        // record (observed on 1.2.0 to 1.71.0, `cases/toolsearch/active-tools-*`).
+        let mut names = agent.tools.keys();
+        if self.rel.active_tools_applied() {
+            if let Some(active) = &self.case.call.active_tools {
+                names.retain(|n| active.contains(n));
+            }
+        }
+        agent.offered = if names.is_empty() {
+            (None, None)
+        } else {
+            route::offer_on(
+                self.case.route,
+                self.rel,
+                names,
+                &self.case.call.tool_choice,
+            )
+        };
         Ok(())
     }
 
