@@ -67,10 +67,12 @@ async function answer(policy, name) {
 }
 
 /**
- * An MCP server's own `requireToolApproval` function asked with every name
- * in NAMES, as `approvalPolicies` asks the agent's: `[{ name, answer }]`.
+ * A `requireToolApproval` function (an agent's or an MCP server's own)
+ * asked with every name in NAMES: `[{ name, answer }]`.
  */
-export async function serverPolicyAnswers(policy, names) {
+export async function policyAnswers(policy, names) {
+  // A policy that does not settle once is not waited for again: a
+  // project with many tools would otherwise hold the load for minutes.
   const answers = [];
   let settles = true;
   for (const name of names) {
@@ -99,16 +101,7 @@ export async function approvalPolicies(agent, context, names) {
     }
     const policy = options?.requireToolApproval;
     if (typeof policy !== 'function') continue;
-    // A policy that does not settle once is not waited for again: a
-    // project with many tools would otherwise hold the load for minutes.
-    const answers = [];
-    let settles = true;
-    for (const name of names) {
-      const got = settles ? await answer(policy, name) : 'timeout';
-      settles = got !== 'timeout';
-      answers.push({ name, answer: got });
-    }
-    out.push({ option, answers });
+    out.push({ option, answers: await policyAnswers(policy, names) });
   }
   return out;
 }

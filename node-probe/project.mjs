@@ -50,7 +50,7 @@ import { parseEnv } from 'node:util';
 import { installGuard, nothingAllowed } from './guard.mjs';
 import { bundleEntry, registerBundlerResolution } from './project-bundle.mjs';
 import { McpWatch } from './project-mcp.mjs';
-import { approvalPolicies, instructionsText, ownApproval, sentName, serverPolicyAnswers } from './project-names.mjs';
+import { approvalPolicies, instructionsText, ownApproval, policyAnswers, sentName } from './project-names.mjs';
 import { SourceIndex } from './project-sources.mjs';
 import { holds, isSnapshot, line, releaseOf, releaseParts } from './releases.mjs';
 
@@ -873,7 +873,7 @@ async function serverPolicy(name, record, tools, sources) {
   return {
     option: `servers[${JSON.stringify(name)}]`,
     at: sources.serverPolicyLocation(name),
-    answers: await serverPolicyAnswers(record.policy, asked),
+    answers: await policyAnswers(record.policy, asked),
     written: asked.flatMap((n) => {
       const at = sources.serverPolicyNameLocation(name, n);
       return at ? [{ name: n, at }] : [];
