@@ -397,12 +397,7 @@ impl Case {
     /// with sub-agents or workflows (their `tool-output` chunks) and a reply
     /// using one call id twice in a step; both sides apply it.
     pub fn seen_projected(&self) -> bool {
-        let nested = self.sources.agents.as_ref().is_some_and(|a| !a.is_empty())
-            || self
-                .sources
-                .workflows
-                .as_ref()
-                .is_some_and(|w| !w.is_empty());
+        let nested = self.sources.nests_agents_or_workflows();
         let reused = self.replies.iter().any(|r| match r {
             Reply::ToolCalls(list) => list
                 .iter()

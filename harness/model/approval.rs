@@ -519,12 +519,7 @@ impl<'a> Replay<'a> {
         // Where the loop's own `seen` is not modelled (a stream beside
         // workflows or sub-agents: their `tool-output` chunks), neither is
         // this.
-        let nested = case.sources.agents.as_ref().is_some_and(|a| !a.is_empty())
-            || case
-                .sources
-                .workflows
-                .as_ref()
-                .is_some_and(|w| !w.is_empty());
+        let nested = case.sources.nests_agents_or_workflows();
         let asks_tool_fn = rel.tool_approval_fn_asked && case.has_approval_function();
         let touched = self.resumed || asks_policy || asks_tool_fn;
         let nested_stream = self.stream() && nested;
