@@ -115,15 +115,9 @@ impl ObservationStore {
 
     /// Read the shelf of `key` (empty when there is none).
     pub fn shelf(&self, key: &ShelfKey) -> Shelf {
-        self.shelf_where(key, |_| true)
-    }
-
-    /// Read the shelf of `key`, holding only the records of the cases
-    /// `wanted` keeps: a run over part of a corpus holds only its part.
-    pub fn shelf_where(&self, key: &ShelfKey, wanted: impl Fn(&CaseKey) -> bool) -> Shelf {
-        let folded = self.fold_shelf(key, wanted, |r| r);
+        let folded = self.fold_shelf(key, |_| true, |r| r);
         Shelf {
-            records: folded.each.into_iter().collect(),
+            records: folded.each,
             meta: folded.meta,
             unreadable: folded.unreadable,
         }
