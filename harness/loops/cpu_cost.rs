@@ -7,6 +7,7 @@
 use crate::case::Case;
 use crate::js::json::Json;
 use crate::observe::cpu::{CpuMeter, CpuTally, Kind};
+use crate::observe::pool::RECYCLE_GROWTH;
 use crate::run::session::Session;
 use crate::version::spec::MastraVersion;
 use std::time::Instant;
@@ -30,14 +31,42 @@ impl Part {
     }
 }
 
+/// The probes' memory over one metered run of the whole workload, under
+/// one recycling policy.
 #[derive(Debug, Clone)]
-pub struct CpuCost {
-    pub parts: Vec<Part>,
+pub struct Memory {
+    /// `size` (replaced only past `recycle_rss`, the default) or `growth`
+    /// (also past `pool::RECYCLE_GROWTH` times their first reading).
+    pub policy: &'static str,
+    pub results: usize,
+    pub cpu: CpuTally,
+    /// Probe processes started, the first ones included.
+    pub starts: u32,
     /// Each probe's RSS in bytes after `RSS_BASELINE_AFTER` results of the
     /// whole workload, and at the last result every probe was still live
     /// (at the very last, a probe done with its share may be ending).
     pub rss_first: Vec<u64>,
     pub rss_last: Vec<u64>,
+}
+
+impl Memory {
+    /// The largest probe's growth from the first reading to the last.
+    pub fn rss_growth(&self) -> Option<f64> {
+        let first = *self.rss_first.iter().max()? as f64;
+        let last = *self.rss_last.iter().max()? as f64;
+        Some(last / first.max(1.0) - 1.0)
+    }
+
+    pub fn per_result(&self) -> f64 {
+        self.cpu.total() / self.results.max(1) as f64
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct CpuCost {
+    pub parts: Vec<Part>,
+    /// The default policy (`size`) first, then recycling by growth.
+    pub memory: Vec<Memory>,
 }
 
 fn is_mcp(c: &Case) -> bool {
@@ -53,7 +82,7 @@ fn metered(
     version: MastraVersion,
     cases: &[Case],
     mut at: impl FnMut(usize, &CpuMeter),
-) -> Result<(usize, f64, CpuTally), String> {
+) -> Result<(usize, f64, CpuTally, u32), String> {
     let meter = CpuMeter::start();
     let mut first: Option<(Instant, CpuTally)> = None;
     let mut n = 0;
@@ -73,11 +102,12 @@ fn metered(
         n.saturating_sub(1),
         t.elapsed().as_secs_f64(),
         tally.since(&base),
+        stats.pool.starts,
     ))
 }
 
 /// The workload's CPU by process kind, plain and MCP cases apart, and the
-/// probes' memory over the whole of it.
+/// probes' memory over the whole of it, replaced as they grow and not.
 pub fn cpu_cost(
     session: &mut Session,
     version: MastraVersion,
@@ -89,7 +119,7 @@ pub fn cpu_cost(
         if cases.is_empty() {
             continue;
         }
-        let (results, wall, cpu) = metered(session, version, cases, |_, _| {})?;
+        let (results, wall, cpu, _) = metered(session, version, cases, |_, _| {})?;
         parts.push(Part {
             name,
             results,
@@ -97,9 +127,28 @@ pub fn cpu_cost(
             cpu,
         });
     }
+    let configured = session.config.pool.recycle_growth;
+    let mut memory = Vec::new();
+    for (policy, growth) in [("size", None), ("growth", Some(RECYCLE_GROWTH))] {
+        session.config.pool.recycle_growth = growth;
+        let run = memory_run(session, version, workload, policy);
+        session.config.pool.recycle_growth = configured;
+        memory.push(run?);
+    }
+    Ok(CpuCost { parts, memory })
+}
+
+/// One metered run of the whole workload, the probes' RSS read after the
+/// first `RSS_BASELINE_AFTER` results and at the last.
+fn memory_run(
+    session: &mut Session,
+    version: MastraVersion,
+    workload: &[Case],
+    policy: &'static str,
+) -> Result<Memory, String> {
     let (mut rss_first, mut rss_last) = (Vec::new(), Vec::new());
     let total = workload.len();
-    metered(session, version, workload, |n, meter| {
+    let (results, _, cpu, starts) = metered(session, version, workload, |n, meter| {
         if n == RSS_BASELINE_AFTER.min(total) {
             rss_first = meter.rss(Kind::Probe);
         }
@@ -110,8 +159,11 @@ pub fn cpu_cost(
             rss_last = now;
         }
     })?;
-    Ok(CpuCost {
-        parts,
+    Ok(Memory {
+        policy,
+        results,
+        cpu,
+        starts,
         rss_first,
         rss_last,
     })
@@ -135,11 +187,9 @@ impl CpuCost {
         Some(of("mcp")?.per_result() / of("plain")?.per_result().max(1e-9))
     }
 
-    /// The largest probe's growth from the first reading to the last.
+    /// The largest probe's growth under the default policy.
     pub fn rss_growth(&self) -> Option<f64> {
-        let first = *self.rss_first.iter().max()? as f64;
-        let last = *self.rss_last.iter().max()? as f64;
-        Some(last / first.max(1.0) - 1.0)
+        self.memory.first()?.rss_growth()
     }
 
     pub fn to_text(&self) -> String {
@@ -158,11 +208,17 @@ impl CpuCost {
                 kinds.join(", ")
             ));
         }
-        out.push_str(&format!(
-            "probe RSS after {RSS_BASELINE_AFTER} results: {} MB; at the end: {} MB\n",
-            rss_list(&self.rss_first),
-            rss_list(&self.rss_last)
-        ));
+        for m in &self.memory {
+            out.push_str(&format!(
+                "probes recycled by {}: {:.1} ms CPU a result, {} processes; RSS after \
+                 {RSS_BASELINE_AFTER} results: {} MB; at the end: {} MB\n",
+                m.policy,
+                m.per_result() * 1e3,
+                m.starts,
+                rss_list(&m.rss_first),
+                rss_list(&m.rss_last)
+            ));
+        }
         out
     }
 
@@ -190,11 +246,24 @@ impl CpuCost {
                 ),
             ])
         };
+        let memory = |m: &Memory| {
+            Json::object([
+                ("recycledBy", Json::str(m.policy)),
+                ("results", Json::int(m.results as i64)),
+                ("cpuSecondsPerResult", n(m.per_result())),
+                ("probeStarts", Json::int(i64::from(m.starts))),
+                ("probeRssFirst", ints(&m.rss_first)),
+                ("probeRssLast", ints(&m.rss_last)),
+            ])
+        };
         Json::object([
             ("parts", Json::Array(self.parts.iter().map(part).collect())),
             ("rssBaselineAfter", Json::int(RSS_BASELINE_AFTER as i64)),
-            ("probeRssFirst", ints(&self.rss_first)),
-            ("probeRssLast", ints(&self.rss_last)),
+            ("recycleGrowth", n(RECYCLE_GROWTH)),
+            (
+                "memory",
+                Json::Array(self.memory.iter().map(memory).collect()),
+            ),
         ])
     }
 }
@@ -252,34 +321,125 @@ pub fn markdown(cpu: &Json) -> Result<String, String> {
             m / p.max(1e-9)
         ));
     }
-    let list = |k: &str| -> Result<Vec<f64>, String> {
-        cpu.get(k)
-            .and_then(Json::as_array)
-            .ok_or_else(|| format!("cpu.{k}: missing or not an array"))?
-            .iter()
-            .map(|b| b.as_f64().ok_or_else(|| format!("cpu.{k}: not a number")))
-            .collect()
-    };
-    let (first, last) = (list("probeRssFirst")?, list("probeRssLast")?);
-    let show = |v: &[f64]| {
-        v.iter()
-            .map(|b| format!("{:.0}", b / 1e6))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let growth = match (
-        first.iter().cloned().reduce(f64::max),
-        last.iter().cloned().reduce(f64::max),
-    ) {
-        (Some(f), Some(l)) => format!("{:+.0} %", (l / f.max(1.0) - 1.0) * 100.0),
-        _ => "-".into(),
-    };
-    out.push_str(&format!(
-        "\nEach probe's RSS over the whole workload: after {} results {} MB, at the last {} MB \
-         (the largest: {growth}).\n",
-        get(cpu, "cpu.", "rssBaselineAfter")?,
-        show(&first),
-        show(&last)
-    ));
+    out.push_str(&memory_markdown(cpu)?);
     Ok(out)
+}
+
+/// The figures' table of the probes' memory, one row a recycling policy.
+fn memory_markdown(cpu: &Json) -> Result<String, String> {
+    let num = |v: &Json, at: &str, k: &str| -> Result<f64, String> {
+        v.get(k)
+            .and_then(Json::as_f64)
+            .ok_or_else(|| format!("{at}{k}: missing or not a number"))
+    };
+    let runs = cpu
+        .get("memory")
+        .and_then(Json::as_array)
+        .ok_or("cpu.memory: missing or not an array")?;
+    let after = num(cpu, "cpu.", "rssBaselineAfter")?;
+    let growth_limit = num(cpu, "cpu.", "recycleGrowth")?;
+    let mut out = format!(
+        "\nThe whole workload twice more, each probe's RSS read after {after} results and at the \
+         last: once as a run replaces them (only past a fixed limit), once also replaced between \
+         cases when their memory passes {growth_limit} times their first reading.\n\n\
+         | probes replaced | CPU ms a result | probe processes | RSS after {after} results, MB | \
+         at the last, MB | growth (the largest) |\n|---|---:|---:|---|---|---:|\n"
+    );
+    for (i, m) in runs.iter().enumerate() {
+        let at = format!("cpu.memory[{i}].");
+        let policy = match m
+            .get("recycledBy")
+            .and_then(Json::as_str)
+            .map(|s| s.to_lossy())
+        {
+            Some(p) if p == "growth" => format!("past {growth_limit}× their first reading"),
+            Some(p) if p == "size" => "only past the fixed limit (a run's default)".to_string(),
+            other => return Err(format!("{at}recycledBy: {other:?} is not growth or size")),
+        };
+        let list = |k: &str| -> Result<Vec<f64>, String> {
+            m.get(k)
+                .and_then(Json::as_array)
+                .ok_or_else(|| format!("{at}{k}: missing or not an array"))?
+                .iter()
+                .map(|b| b.as_f64().ok_or_else(|| format!("{at}{k}: not a number")))
+                .collect()
+        };
+        let (first, last) = (list("probeRssFirst")?, list("probeRssLast")?);
+        let show = |v: &[f64]| {
+            v.iter()
+                .map(|b| format!("{:.0}", b / 1e6))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let growth = match (
+            first.iter().cloned().reduce(f64::max),
+            last.iter().cloned().reduce(f64::max),
+        ) {
+            (Some(f), Some(l)) => format!("{:+.0} %", (l / f.max(1.0) - 1.0) * 100.0),
+            _ => "-".into(),
+        };
+        out.push_str(&format!(
+            "| {policy} | {:.2} | {} | {} | {} | {growth} |\n",
+            num(m, &at, "cpuSecondsPerResult")? * 1e3,
+            num(m, &at, "probeStarts")?,
+            show(&first),
+            show(&last),
+        ));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn memory(policy: &'static str, starts: u32, first: u64, last: u64) -> Memory {
+        let mut cpu = CpuTally::default();
+        cpu.seconds.insert(Kind::Probe, 0.25);
+        Memory {
+            policy,
+            results: 10,
+            cpu,
+            starts,
+            rss_first: vec![first, first / 2],
+            rss_last: vec![last, last / 2],
+        }
+    }
+
+    #[test]
+    fn each_recycling_policy_is_a_row_with_its_growth() {
+        let cost = CpuCost {
+            parts: Vec::new(),
+            memory: vec![
+                memory("size", 2, 300_000_000, 900_000_000),
+                memory("growth", 11, 300_000_000, 330_000_000),
+            ],
+        };
+        assert_eq!(cost.rss_growth().map(|g| (g * 100.0).round()), Some(200.0));
+        let md = markdown(&cost.to_json()).unwrap();
+        assert!(
+            md.contains("| only past the fixed limit (a run's default) | 25.00 | 2 | 300, 150 | 900, 450 | +200 % |"),
+            "{md}"
+        );
+        assert!(
+            md.contains(
+                "| past 1.2× their first reading | 25.00 | 11 | 300, 150 | 330, 165 | +10 % |"
+            ),
+            "{md}"
+        );
+    }
+
+    #[test]
+    fn a_policy_the_table_does_not_know_is_named_in_the_error() {
+        let json = Json::object([
+            ("rssBaselineAfter", Json::int(100)),
+            ("recycleGrowth", Json::int(2)),
+            (
+                "memory",
+                Json::Array(vec![Json::object([("recycledBy", Json::str("age"))])]),
+            ),
+        ]);
+        let err = memory_markdown(&json).unwrap_err();
+        assert!(err.contains("cpu.memory[0].recycledBy"), "{err}");
+    }
 }

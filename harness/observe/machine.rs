@@ -19,7 +19,12 @@
 //! neighbours get their real results. A probe that dies `max_futile_deaths`
 //! times without a case finishing in between makes the machine give up
 //! instead of restarting forever. A ping goes out every `ping_every` cases;
-//! an answer over `recycle_rss` has the probe replaced between cases.
+//! an answer over `recycle_rss` has the probe replaced between cases, and so
+//! does one over `recycle_growth` times the first answer of the same
+//! process. Mastra keeps a little of every case it builds, and V8 grows its
+//! heap long before it must, so a probe's memory climbs with the cases it
+//! has run; the first answer, after `ping_every` cases, is past the import
+//! and the warm-up, and is the size a fresh process comes back to.
 
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -41,6 +46,9 @@ pub struct Limits {
     pub case_timeout: Duration,
     pub ping_every: usize,
     pub recycle_rss: u64,
+    /// Recycle once the probe's memory passes this multiple of its first
+    /// answer (`None`: only `recycle_rss` recycles).
+    pub recycle_growth: Option<f64>,
     pub max_futile_deaths: u32,
 }
 
@@ -129,6 +137,8 @@ pub struct PoolMachine {
     in_flight: HashMap<u64, Flight>,
     probe: Probe,
     since_ping: usize,
+    /// The first ping answer of the process now running.
+    baseline_rss: Option<u64>,
     recycle_wanted: bool,
     futile_deaths: u32,
     gave_up: bool,
@@ -151,6 +161,7 @@ impl PoolMachine {
             in_flight: HashMap::new(),
             probe: Probe::Down,
             since_ping: 0,
+            baseline_rss: None,
             recycle_wanted: false,
             futile_deaths: 0,
             gave_up: false,
@@ -259,11 +270,28 @@ impl PoolMachine {
         out
     }
 
+    /// Whether a ping's answer of `rss` bytes asks for a new process; the
+    /// first answer of a process sets its baseline.
+    fn grown_past_limits(&mut self, rss: u64) -> bool {
+        let baseline = *self.baseline_rss.get_or_insert(rss);
+        let grown = self
+            .limits
+            .recycle_growth
+            .is_some_and(|g| rss as f64 > baseline as f64 * g);
+        grown || rss > self.limits.recycle_rss
+    }
+
     /// React to what the probe did.
     pub fn on(&mut self, event: Event, now: Instant) -> Vec<Action> {
         let mut out = Vec::new();
         match event {
-            Event::Started => self.probe = Probe::Up,
+            Event::Started => {
+                self.probe = Probe::Up;
+                // A new process: its own first answer is its baseline, and
+                // its first ping comes after its own first cases.
+                self.baseline_rss = None;
+                self.since_ping = 0;
+            }
             Event::Answered { seq, fault } => {
                 if let Some(f) = self.in_flight.remove(&seq) {
                     self.futile_deaths = 0;
@@ -273,7 +301,7 @@ impl PoolMachine {
                     });
                 }
             }
-            Event::Rss(rss) => self.recycle_wanted = rss > self.limits.recycle_rss,
+            Event::Rss(rss) => self.recycle_wanted = self.grown_past_limits(rss),
             Event::SendFailed { seq } => {
                 // Put the case back where it came from; the death that
                 // follows handles the restart.
@@ -369,6 +397,7 @@ mod tests {
                 case_timeout: T,
                 ping_every: 4,
                 recycle_rss: 1000,
+                recycle_growth: Some(1.2),
                 max_futile_deaths: MAX_FUTILE_DEATHS,
             },
             Box::new(move || {
@@ -621,6 +650,57 @@ mod tests {
         assert_eq!(sends(&m.next_actions(now)), vec![(7, 6)]);
     }
 
+    /// Answer every case in flight, then take the next actions.
+    fn finish(
+        m: &mut PoolMachine,
+        seqs: std::ops::RangeInclusive<u64>,
+        now: Instant,
+    ) -> Vec<Action> {
+        for seq in seqs {
+            m.on(Event::Answered { seq, fault: false }, now);
+        }
+        m.next_actions(now)
+    }
+
+    #[test]
+    fn a_probe_grown_past_its_first_answer_is_recycled_and_a_new_one_measured_afresh() {
+        let now = Instant::now();
+        let mut m = dealt(4, 24);
+        assert_eq!(up(&mut m, now).last(), Some(&Action::Ping));
+        m.on(Event::Rss(500), now);
+        let a = finish(&mut m, 1..=4, now);
+        assert_eq!(a.last(), Some(&Action::Ping), "pinged again 4 cases on");
+        m.on(Event::Rss(600), now);
+        let a = finish(&mut m, 5..=8, now);
+        assert_eq!(
+            sends(&a).len(),
+            4,
+            "1.2 times its first answer is not past it"
+        );
+        assert_eq!(a.last(), Some(&Action::Ping));
+        m.on(Event::Rss(601), now);
+        assert_eq!(m.room(), 0, "past 1.2 times its first answer");
+        assert_eq!(finish(&mut m, 9..=12, now), vec![Action::Recycle]);
+        m.on(Event::Started, now);
+        let a = m.next_actions(now);
+        assert_eq!(sends(&a).len(), 4);
+        assert_eq!(
+            a.last(),
+            Some(&Action::Ping),
+            "the new process is pinged after its own 4"
+        );
+        // Its first answer is its own baseline, however large against the old one.
+        m.on(Event::Rss(900), now);
+        let a = finish(&mut m, 13..=16, now);
+        assert_eq!(a.last(), Some(&Action::Ping));
+        m.on(Event::Rss(1000), now);
+        assert_eq!(
+            sends(&finish(&mut m, 17..=20, now)).len(),
+            4,
+            "900 to 1000 is no recycle"
+        );
+    }
+
     #[test]
     fn a_small_probe_is_not_recycled() {
         let now = Instant::now();
@@ -733,6 +813,7 @@ mod tests {
                 case_timeout: Duration::from_secs(u64::MAX),
                 ping_every: 500,
                 recycle_rss: u64::MAX,
+                recycle_growth: None,
                 max_futile_deaths: 6,
             },
             Box::new(|| 1),

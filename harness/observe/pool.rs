@@ -30,6 +30,18 @@ use std::sync::mpsc;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+/// Cases between two readings of a probe's memory; the first reading of a
+/// process, its baseline, comes this many cases after its start.
+pub const PING_EVERY: usize = 100;
+
+/// The growth `bench` measures recycling at (`machine::Limits::recycle_growth`):
+/// a probe whose memory passes this multiple of its first reading is
+/// replaced between cases. It is not the default: measured on the corpus,
+/// a probe replaced this often costs far more time than its memory is worth
+/// (docs/figures.md, "The probes' memory"), so by default only `recycle_rss`
+/// replaces a probe.
+pub const RECYCLE_GROWTH: f64 = 1.2;
+
 #[derive(Debug, Clone)]
 pub struct PoolConfig {
     /// Cases in flight per probe.
@@ -40,6 +52,7 @@ pub struct PoolConfig {
     pub case_timeout: Duration,
     pub ping_every: usize,
     pub recycle_rss: u64,
+    pub recycle_growth: Option<f64>,
 }
 
 impl Default for PoolConfig {
@@ -48,8 +61,9 @@ impl Default for PoolConfig {
             concurrency: 8,
             probes: 1,
             case_timeout: Duration::from_secs(30),
-            ping_every: 500,
+            ping_every: PING_EVERY,
             recycle_rss: 1536 << 20,
+            recycle_growth: None,
         }
     }
 }
@@ -61,6 +75,7 @@ impl PoolConfig {
             case_timeout: self.case_timeout,
             ping_every: self.ping_every,
             recycle_rss: self.recycle_rss,
+            recycle_growth: self.recycle_growth,
             max_futile_deaths: super::machine::MAX_FUTILE_DEATHS,
         }
     }
