@@ -516,14 +516,9 @@ impl<'a> Replay<'a> {
                 case.call.require_tool_approval,
                 Some(ApprovalPolicy::Names(_))
             );
-        // Where the loop's own `seen` is not modelled (a stream beside
-        // workflows or sub-agents: their `tool-output` chunks), neither is
-        // this.
-        let nested = case.sources.nests_agents_or_workflows();
         let asks_tool_fn = rel.tool_approval_fn_asked && case.has_approval_function();
         let touched = self.resumed || asks_policy || asks_tool_fn;
-        let nested_stream = self.stream() && nested;
-        !nested_stream && !touched && self.seen.pending.is_empty()
+        !touched && self.seen.pending.is_empty()
     }
 
     /// The projection the replay ends in.
@@ -711,7 +706,7 @@ impl<'a> Replay<'a> {
             let (waits, fns_asked) = self.asks(tool, tools, call);
             if !waits {
                 self.kept.extend(run);
-                self.spans.push(span);
+                self.ran(&fit, span);
                 handed.push((ran, name));
                 continue;
             }
@@ -757,13 +752,13 @@ impl<'a> Replay<'a> {
                 Some(Approval::Approve) => {
                     answered = true;
                     self.kept.extend(run);
-                    self.spans.push(span);
+                    self.ran(&fit, span);
                     handed.push((ran, name));
                 }
                 Some(Approval::Decline) if self.decline_lost() => {
                     answered = true;
                     self.kept.extend(run);
-                    self.spans.push(span);
+                    self.ran(&fit, span);
                     handed.push((ran, name));
                 }
                 Some(Approval::Decline) => {
@@ -810,6 +805,25 @@ impl<'a> Replay<'a> {
             return StepEnd::Suspended;
         }
         StepEnd::GoesOn
+    }
+
+    /// A workflow's run streams its own chunks as it runs, `tool-output`
+    /// chunks named by its key as registered, as outside approval
+    /// (`steps::seen::nested_chunks`); a held call's once approved, in the
+    /// resumed stream (1.0.4, 1.40.0 and 1.71.0, every route:
+    /// `cases/approval/workflow-approved-streams-its-chunks-stream.json`).
+    /// Its tool span is kept, for the spans of the calls that ran.
+    fn ran(&mut self, fit: &Fit, span: SpanCall) {
+        let workflow = matches!(fit, Fit::Runs(out) if *out == super::sources::WORKFLOW_RESULT);
+        if self.stream() && workflow {
+            let chunk = (
+                JsString::from("tool-output"),
+                Json::String(span.key.clone()),
+            );
+            let chunks = std::iter::repeat_n(chunk, super::steps::seen::WORKFLOW_CHUNKS);
+            self.seen.stream.extend(chunks);
+        }
+        self.spans.push(span);
     }
 
     /// A call that finds no tool to hold is asked of a policy function from

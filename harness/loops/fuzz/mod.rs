@@ -682,6 +682,9 @@ mod tests {
             "a workflow's inputData sent as text",
             "concurrent requests racing in more than",
             "concurrent requests racing on a traced stream before",
+            "a sub-agent's stream with an ending not measured",
+            "the tool-output chunks of two sub-agents in one step",
+            "the tool-output chunks of a workflow after a sub-agent in one step",
         ];
         // What `model/approval.rs` and `model/turns.rs` leave, each in
         // docs/modelled.md ("What the user's code is handed").
@@ -765,9 +768,11 @@ mod tests {
         // builtin under approval was (held and run as a case tool), 156
         // (4.5 %) once a step no answer resumes after the first was the
         // call's own, 130 (3.8 %) once a memory's turn after one where
-        // approval held nothing, or left a call held, was. A ratchet, not a goal: it fails when
+        // approval held nothing, or left a call held, was, 92 (2.7 %) once
+        // `seen` beside nested runs and reused call ids was (where nothing
+        // can wait, the loop's own). A ratchet, not a goal: it fails when
         // the share grows, and comes down as the rest is modelled.
-        assert!(user.1 * 100 < user.0 * 4, "the user's surface: {user:?}");
+        assert!(user.1 * 100 < user.0 * 3, "the user's surface: {user:?}");
         assert!(
             user.0 * 5 > plain.0,
             "the user's surface drawn: {user:?} beside {plain:?}"
