@@ -636,9 +636,6 @@ impl<'a> Replay<'a> {
             .iter()
             .map(|call| target(case, rel, tools, call))
             .collect::<Result<Vec<_>, _>>()?;
-        if self.stream() {
-            super::steps::seen::call_chunks(case, rel, list, list, &mut self.seen.stream);
-        }
         self.calls
             .extend(list.iter().map(|c| Json::String(c.name.clone())));
         // This step's runs with every call let through, one per call whose
@@ -1417,15 +1414,19 @@ fn replay_steps(replay: &mut Replay, tools: &Record<ToolValue>) -> Result<Ending
         if !super::steps::arriving(case, rel, &mut list) {
             return Ok(Ending::Plain);
         }
-        let list = list.as_slice();
         let reused = list
             .iter()
             .enumerate()
             .any(|(i, c)| list[..i].iter().any(|e| e.id == c.id));
+        let sent = list.clone();
         if reused {
-            return Err("approval with a call id used twice in one step".into());
+            list = reused_in_step(replay, &list)?;
         }
-        match replay.step(step, list, tools)? {
+        if replay.stream() {
+            let chunks = &mut replay.seen.stream;
+            super::steps::seen::call_chunks(case, rel, &sent, &list, chunks);
+        }
+        match replay.step(step, &list, tools)? {
             StepEnd::Suspended => return Ok(Ending::Plain),
             StepEnd::Thrown => return Ok(Ending::Thrown),
             StepEnd::Own => return Ok(Ending::Own),
@@ -1433,6 +1434,41 @@ fn replay_steps(replay: &mut Replay, tools: &Record<ToolValue>) -> Result<Ending
         }
     }
     unreachable!("the default reply ends every script")
+}
+
+/// The calls of a step that uses one call id twice, as the replay steps
+/// through them: as the loop runs them (`steps::calls_as_run`: on
+/// openai-compatible and groq a stream's calls of one id are one call, the
+/// later call's name), each asked and held in turn as any other. Measured
+/// on 1.0.4, 1.12.0, 1.40.0, 1.57.0, 1.67.0 and 1.68.0, every route, with
+/// `true` (`cases/approval/reused-call-id-*.json`) and with a policy
+/// function holding the id's later call or none, where no answer names a
+/// call of the step. Not modelled: an answer to a
+/// call of the step, or a step after one an answer resumed (on 1.0.4 to
+/// 1.71.0 an approved id's other call is held again, and on 1.0.4
+/// `generate()` hands over one pending call of the two ids), and from
+/// `APPROVAL_LATER_CALLS_ASKED`, under a function (the policy's, a
+/// tool's or an MCP server's), since it keeps one verdict per id: the
+/// policy is asked the id's later name again, and the id's earlier call
+/// waits on its later call's verdict (1.71.0: a policy naming `b` holds
+/// the call `a` of `b`'s id). Under `true` it is modelled there too
+/// (1.68.0, 1.69.0 and 1.71.0, every route).
+fn reused_in_step(replay: &Replay, list: &[ToolCallReply]) -> Result<Vec<ToolCallReply>, String> {
+    let (case, rel) = (replay.case, replay.rel);
+    let answered = list
+        .iter()
+        .any(|c| case.approvals.iter().flatten().any(|(id, _)| *id == c.id));
+    // One verdict per id matters where a function gives it: `true` holds
+    // every call alike.
+    let functions = matches!(
+        case.call.require_tool_approval,
+        Some(ApprovalPolicy::Names(_))
+    ) || case.has_approval_function()
+        || case.sources.mcp_approval.is_some();
+    if answered || replay.resumed || (rel.approval_later_calls_asked && functions) {
+        return Err("approval with a call id used twice in one step".into());
+    }
+    Ok(super::steps::calls_as_run(case, rel, list))
 }
 
 /// The reason an approval case does not apply to a release before 1.x.

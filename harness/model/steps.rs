@@ -1700,6 +1700,30 @@ fn replace_across(rel: &Release, first_result: bool, e: &mut Invocation, later: 
     }
 }
 
+/// The calls of a step as its tools run them, for the approval replay:
+/// each with the arguments it runs with (`EMPTY_ARGUMENTS_TAKE_LATER`) and,
+/// where an id's calls in the step are one (`STREAM_REUSED_ID_RUNS_ONCE`),
+/// merged as `merged_by_id` merges them (eager execution aside, which the
+/// replay leaves unmodelled beside a reused id).
+pub(super) fn calls_as_run(
+    case: &Case,
+    rel: &Release,
+    calls: &[ToolCallReply],
+) -> Vec<ToolCallReply> {
+    let cx = Cx { case, rel };
+    let running = cx.arguments_run_with(calls);
+    let reused = cx.merges_call_ids()
+        && calls
+            .iter()
+            .enumerate()
+            .any(|(i, c)| calls[..i].iter().any(|e| e.id == c.id));
+    if reused && cx.runs_once() {
+        merged_by_id(calls, &running, |_| false)
+    } else {
+        running
+    }
+}
+
 /// A step's calls as Mastra runs them on the Chat Completions routes that
 /// run a reused id once (`Cx::runs_once`): an id called more than once in
 /// the step is one call where the id was first used, under its last call's

@@ -770,9 +770,11 @@ mod tests {
         // call's own, 130 (3.8 %) once a memory's turn after one where
         // approval held nothing, or left a call held, was, 92 (2.7 %) once
         // `seen` beside nested runs and reused call ids was (where nothing
-        // can wait, the loop's own). A ratchet, not a goal: it fails when
-        // the share grows, and comes down as the rest is modelled.
-        assert!(user.1 * 100 < user.0 * 3, "the user's surface: {user:?}");
+        // can wait, the loop's own), 75 (2.2 %) once a reused call id under
+        // approval was where no answer names its step's calls. A ratchet,
+        // not a goal: it fails when the share grows, and comes down as the
+        // rest is modelled.
+        assert!(user.1 * 1000 < user.0 * 25, "the user's surface: {user:?}");
         assert!(
             user.0 * 5 > plain.0,
             "the user's surface drawn: {user:?} beside {plain:?}"
