@@ -699,6 +699,9 @@ mod tests {
             "a run resumed after its first step beside activeTools",
             "a memory's later turn after a turn approval can hold",
             "a call of a tool activeTools hides beside other calls, under a policy function",
+            "a sub-agent's call under approval that runs beside a held call",
+            "a sub-agent's call under approval, answered",
+            "a sub-agent's call under approval on a release whose suspension throws",
         ];
         let versions = [(1, 8, 0), (1, 11, 0), (1, 57, 0), (1, 71, 0)]
             .map(|(a, b, c)| MastraVersion::new(a, b, c));
@@ -771,10 +774,11 @@ mod tests {
         // approval held nothing, or left a call held, was, 92 (2.7 %) once
         // `seen` beside nested runs and reused call ids was (where nothing
         // can wait, the loop's own), 75 (2.2 %) once a reused call id under
-        // approval was where no answer names its step's calls. A ratchet,
-        // not a goal: it fails when the share grows, and comes down as the
-        // rest is modelled.
-        assert!(user.1 * 1000 < user.0 * 25, "the user's surface: {user:?}");
+        // approval was where no answer names its step's calls, 57 (1.6 %)
+        // once a sub-agent's call under approval was where it waits
+        // unanswered or nothing is held. A ratchet, not a goal: it fails
+        // when the share grows, and comes down as the rest is modelled.
+        assert!(user.1 * 100 < user.0 * 2, "the user's surface: {user:?}");
         assert!(
             user.0 * 5 > plain.0,
             "the user's surface drawn: {user:?} beside {plain:?}"
