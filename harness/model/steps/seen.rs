@@ -36,6 +36,14 @@ pub(crate) struct StepSeen {
 }
 
 impl StepSeen {
+    /// How the sub-agent run call `i` started ended, if it started one.
+    fn sub_ending(&self, i: usize) -> Option<&Ending> {
+        self.subs
+            .iter()
+            .find(|(at, _, _)| *at == i)
+            .and_then(|(_, e, _)| e.as_ref())
+    }
+
     pub(super) fn of(
         taken: &Taken,
         subs: Vec<(usize, Option<Ending>, Option<usize>)>,
@@ -324,15 +332,20 @@ pub(in crate::model) fn predict(
             }
             continue;
         }
+        // A sub-agent whose loop failed, where that throws on a stream
+        // (`SUB_AGENT_STREAM_ERROR_THROWN`), fails as it ends, ahead of the
+        // step's results too (fuzz seed 1 case 1764 on 1.71.0: its
+        // `tool-error` before the other run's `tool-result`).
+        let ending = |i: usize| step.sub_ending(i);
+        let fails = |i: usize| {
+            let r = &step.resolved[i];
+            at_once(r) || outcome(rel, case, r, ending(i)) == Outcome::Error
+        };
         let mut order: Vec<usize> = (0..step.calls.len()).collect();
-        order.sort_by_key(|&i| !at_once(&step.resolved[i]));
+        order.sort_by_key(|&i| !fails(i));
         for i in order {
             let r = &step.resolved[i];
-            let ending = step
-                .subs
-                .iter()
-                .find(|(at, _, _)| *at == i)
-                .and_then(|(_, e, _)| e.as_ref());
+            let ending = ending(i);
             let named = step.result_names.get(i).unwrap_or(&step.calls[i].name);
             let name = Json::String(named.clone());
             match outcome(rel, case, r, ending) {
