@@ -392,21 +392,10 @@ impl Case {
             })
     }
 
-    /// Whether the projection carries `seen` on a 1.x release (docs/seen.md):
-    /// every case but the shapes whose `seen` is not modelled yet, a stream
-    /// with sub-agents or workflows (their `tool-output` chunks) and a reply
-    /// using one call id twice in a step; both sides apply it.
+    /// Whether the projection carries `seen` on a 1.x release
+    /// (docs/seen.md): every case; both sides apply it.
     pub fn seen_projected(&self) -> bool {
-        let nested = self.sources.nests_agents_or_workflows();
-        let reused = self.replies.iter().any(|r| match r {
-            Reply::ToolCalls(list) => list
-                .iter()
-                .enumerate()
-                .any(|(i, c)| list[..i].iter().any(|e| e.id == c.id)),
-            _ => false,
-        });
-        let streams = self.calls().iter().any(|c| c.method == Method::Stream);
-        self.drives_approval() || !((streams && nested) || reused)
+        true
     }
 
     /// Every tool the case gives Mastra, in every tools object.

@@ -108,13 +108,6 @@ impl Sources {
         self.mcp.iter().flatten().map(|s| s.tools.len()).sum()
     }
 
-    /// Whether the case has sub-agents or workflows, whose own calls stream
-    /// as `tool-output` chunks.
-    pub fn nests_agents_or_workflows(&self) -> bool {
-        self.agents.as_ref().is_some_and(|a| !a.is_empty())
-            || self.workflows.as_ref().is_some_and(|w| !w.is_empty())
-    }
-
     /// Whether the MCP tools reach the agent through `listToolsets()`.
     pub fn mcp_toolsets(&self) -> bool {
         self.mcp_listing == Some(McpListing::ListToolsets)

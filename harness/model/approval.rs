@@ -99,10 +99,38 @@ fn resumed_base(
             spliced.requests[0] = base.requests[0].clone();
             Ok(spliced)
         }
+        // A later step: where the steps before it carried the same history
+        // in the call's run and in the agent's own, the resumed run goes on
+        // as the agent's own from there, the requests up to the held one as
+        // the call made them (`cases/approval/held-in-a-later-step-beside-*`).
+        Some(k) if same_history_to(case, &base, resumed, k) => {
+            let mut spliced = resumed.clone();
+            spliced.requests[..=k].clone_from_slice(&base.requests[..=k]);
+            Ok(spliced)
+        }
         Some(_) => Err(
             "a run resumed after its first step beside activeTools, maxSteps, clientTools or toolsets".into(),
         ),
     }
+}
+
+/// Whether requests `0..=k` of `base` and `resumed` carry the same
+/// history, and the held step `k` went alike in both (request `k + 1`'s
+/// history the same; where `base` stopped at `k`, by `maxSteps`, its calls
+/// are found alike). The resumed step itself still finds a toolset's tools
+/// (fuzz seed 1 case 2182 on 1.67.0 and 1.71.0: a toolset's tool called
+/// beside the held call runs in the resumed run, while later requests
+/// offer none), so a step whose calls the call's options decide is left
+/// unmodelled.
+fn same_history_to(case: &Case, base: &Projection, resumed: &Projection, k: usize) -> bool {
+    let (a, b) = (&base.requests, &resumed.requests);
+    let before = a.len() > k && b.len() > k && (0..=k).all(|i| a[i].history == b[i].history);
+    let held_step = match (a.get(k + 1), b.get(k + 1)) {
+        (Some(x), Some(y)) => x.history == y.history,
+        (None, _) => case.call.max_steps.is_some_and(|m| m as usize == k + 1),
+        _ => false,
+    };
+    before && held_step
 }
 
 /// Whether the call of `tool` under the wire name `name` waits for
@@ -516,14 +544,9 @@ impl<'a> Replay<'a> {
                 case.call.require_tool_approval,
                 Some(ApprovalPolicy::Names(_))
             );
-        // Where the loop's own `seen` is not modelled (a stream beside
-        // workflows or sub-agents: their `tool-output` chunks), neither is
-        // this.
-        let nested = case.sources.nests_agents_or_workflows();
         let asks_tool_fn = rel.tool_approval_fn_asked && case.has_approval_function();
         let touched = self.resumed || asks_policy || asks_tool_fn;
-        let nested_stream = self.stream() && nested;
-        !nested_stream && !touched && self.seen.pending.is_empty()
+        !touched && self.seen.pending.is_empty()
     }
 
     /// The projection the replay ends in.
@@ -641,9 +664,6 @@ impl<'a> Replay<'a> {
             .iter()
             .map(|call| target(case, rel, tools, call))
             .collect::<Result<Vec<_>, _>>()?;
-        if self.stream() {
-            super::steps::seen::call_chunks(case, rel, list, list, &mut self.seen.stream);
-        }
         self.calls
             .extend(list.iter().map(|c| Json::String(c.name.clone())));
         // This step's runs with every call let through, one per call whose
@@ -711,7 +731,7 @@ impl<'a> Replay<'a> {
             let (waits, fns_asked) = self.asks(tool, tools, call);
             if !waits {
                 self.kept.extend(run);
-                self.spans.push(span);
+                self.ran(&fit, span)?;
                 handed.push((ran, name));
                 continue;
             }
@@ -722,7 +742,7 @@ impl<'a> Replay<'a> {
                 self.answer_with(step, call, &fit, JsString::from(SUB_AGENTS_THROW_MESSAGE));
                 continue;
             }
-            let answer = self.hold(call, &name);
+            let answer = self.hold(call, &name, &fit)?;
             self.asked_again(fns_asked, answer.is_some());
             if stops && answer.is_some() {
                 // How the resumed run goes on after a call that stopped the
@@ -757,13 +777,13 @@ impl<'a> Replay<'a> {
                 Some(Approval::Approve) => {
                     answered = true;
                     self.kept.extend(run);
-                    self.spans.push(span);
+                    self.ran(&fit, span)?;
                     handed.push((ran, name));
                 }
                 Some(Approval::Decline) if self.decline_lost() => {
                     answered = true;
                     self.kept.extend(run);
-                    self.spans.push(span);
+                    self.ran(&fit, span)?;
                     handed.push((ran, name));
                 }
                 Some(Approval::Decline) => {
@@ -810,6 +830,29 @@ impl<'a> Replay<'a> {
             return StepEnd::Suspended;
         }
         StepEnd::GoesOn
+    }
+
+    /// A workflow's run streams its own chunks as it runs, `tool-output`
+    /// chunks named by its key as registered, as outside approval
+    /// (`steps::seen::nested_chunks`); a held call's once approved, in the
+    /// resumed stream (1.0.4, 1.40.0 and 1.71.0, every route:
+    /// `cases/approval/workflow-approved-streams-its-chunks-stream.json`).
+    /// Its tool span is kept, for the spans of the calls that ran.
+    fn ran(&mut self, fit: &Fit, span: SpanCall) -> Result<(), String> {
+        if matches!(fit, Fit::Runs(SUB_AGENT_RUN)) {
+            return Err("a sub-agent's call under approval that runs beside a held call".into());
+        }
+        let workflow = matches!(fit, Fit::Runs(out) if *out == super::sources::WORKFLOW_RESULT);
+        if self.stream() && workflow {
+            let chunk = (
+                JsString::from("tool-output"),
+                Json::String(span.key.clone()),
+            );
+            let chunks = std::iter::repeat_n(chunk, super::steps::seen::WORKFLOW_CHUNKS);
+            self.seen.stream.extend(chunks);
+        }
+        self.spans.push(span);
+        Ok(())
     }
 
     /// A call that finds no tool to hold is asked of a policy function from
@@ -936,7 +979,12 @@ impl<'a> Replay<'a> {
 
     /// A held call waits: its `tool-call-approval` chunk and its `pending`
     /// entry; the case's answer to it, if any.
-    fn hold(&mut self, call: &ToolCallReply, name: &Json) -> Option<Approval> {
+    fn hold(
+        &mut self,
+        call: &ToolCallReply,
+        name: &Json,
+        fit: &Fit,
+    ) -> Result<Option<Approval>, String> {
         if self.stream() {
             self.seen
                 .stream
@@ -950,12 +998,17 @@ impl<'a> Replay<'a> {
             Json::Null
         };
         self.seen.pending.push((id, name.clone()));
-        self.case
+        let answer = self
+            .case
             .approvals
             .iter()
             .flatten()
             .find(|(id, _)| scripted && *id == call.id)
-            .map(|(_, a)| *a)
+            .map(|(_, a)| *a);
+        if answer.is_some() && matches!(fit, Fit::Runs(SUB_AGENT_RUN)) {
+            return Err("a sub-agent's call under approval, answered".into());
+        }
+        Ok(answer)
     }
 
     /// The end of a step that went on: what its calls handed over, a refused
@@ -1014,6 +1067,13 @@ impl<'a> Replay<'a> {
     }
 }
 
+/// What a sub-agent's call is taken to run, in the replay: where it runs
+/// (let through, approved, or its decline lost) or is answered, the run
+/// beside it is not modelled (on 1.67.0 an approved one never ends: the
+/// probe times out, docs/modelled.md); held and unanswered, it suspends the
+/// run as any held call (`cases/approval/sub-agent-call-held-*.json`).
+const SUB_AGENT_RUN: &str = "<a sub-agent's run>";
+
 /// How a call of a case tool goes once it runs (let through or approved):
 /// validation and the `null` check come after the wait, inside the run
 /// (measured on 1.0.4, 1.67.0 and 1.71.0, every route:
@@ -1070,6 +1130,7 @@ fn holds_a_call(
             ToolOrigin::Mcp(_)
             | ToolOrigin::Workflow
             | ToolOrigin::WorkingMemory
+            | ToolOrigin::SubAgent(_)
             | ToolOrigin::Builtin(_) => true,
             _ => false,
         });
@@ -1194,6 +1255,20 @@ fn target<'c>(
             let span = span(&fit);
             return Ok(Target::Tool(None, fit, span));
         }
+        // A sub-agent's call is held and asked as a case tool's; one that
+        // waits unanswered never runs (`SUB_AGENT_RUN`).
+        // Where the suspension throws (`APPROVAL_SUSPEND_THROWS`) the step
+        // goes on past the held call, and its sub-agent's requests with it.
+        ToolOrigin::SubAgent(_) if rel.approval_suspend_throws => {
+            return Err(
+                "a sub-agent's call under approval on a release whose suspension throws".into(),
+            )
+        }
+        ToolOrigin::SubAgent(_) => {
+            let fit = Fit::Runs(SUB_AGENT_RUN);
+            let span = span(&fit);
+            return Ok(Target::Tool(None, fit, span));
+        }
         _ => return Err(unreached()),
     };
     let fit = fit(case, rel, &value.key, call, schema, output)?;
@@ -1300,11 +1375,14 @@ pub(super) fn project(
     tools: &Record<ToolValue>,
     base: (Projection, Vec<SpanCall>),
     resumed: Option<&Projection>,
-    api_error: bool,
+    (api_error, taken): (bool, usize),
 ) -> Result<(Projection, Vec<SpanCall>), String> {
     let (base, base_spans) = base;
     if nothing_waits(case) {
         return Ok((base, base_spans));
+    }
+    if let Some(p) = sub_agents_let_through(case, rel, tools, &base, taken) {
+        return Ok((p, base_spans));
     }
     if case.sources.mcp_toolsets() && case.approvals.is_some() {
         // Measured, not yet modelled: an approved call of a `listToolsets()`
@@ -1331,6 +1409,75 @@ pub(super) fn project(
         Ending::Error(step) => replay.ends_in_error(step, api_error)?,
     };
     Ok((p, spans))
+}
+
+/// The projection of a case whose parent reaches a sub-agent where no call
+/// of its steps is held: the loop's own (`base`), and what a policy
+/// function was asked, each call that reaches a tool by the name it was
+/// sent under (from `APPROVAL_LATER_CALLS_ASKED` a hidden tool's and an
+/// inherited name's too), step by step. Measured on 1.40.0, 1.57.0,
+/// 1.67.0 and 1.71.0, every route, a policy function naming none of the
+/// calls (`cases/approval/sub-agent-call-let-through-by-a-policy-function-*.json`).
+/// Where the calls then run one at a time (a policy function before
+/// 1.69.0), the tool spans' order is the replay's, not modelled beside a
+/// sub-agent: `tracing` stays with the replay, as do a tool's or an MCP
+/// server's own approval functions and sub-agents sharing `replies` (whose
+/// requests take the parent's replies); `taken` is how many of `replies`
+/// the parent's requests took.
+fn sub_agents_let_through(
+    case: &Case,
+    rel: &Release,
+    tools: &Record<ToolValue>,
+    base: &Projection,
+    taken: usize,
+) -> Option<Projection> {
+    let steps: Vec<Vec<ToolCallReply>> = case.replies[..taken.min(case.replies.len())]
+        .iter()
+        .filter_map(|r| match r {
+            Reply::ToolCalls(list) => {
+                let mut list = list.clone();
+                super::steps::arriving(case, rel, &mut list).then_some(list)
+            }
+            _ => None,
+        })
+        .collect();
+    let sub_agent = |c: &ToolCallReply| {
+        reached(tools, &c.name).is_some_and(|(_, v)| matches!(v.origin, ToolOrigin::SubAgent(_)))
+    };
+    let own_scripts = case
+        .sources
+        .agents
+        .iter()
+        .flatten()
+        .all(|a| case.sub_agent_replies.iter().flatten().any(|(k, _)| k == a));
+    let plain = !case.tracing
+        && !case.has_approval_function()
+        && case.sources.mcp_approval.is_none()
+        && own_scripts;
+    let reaches = steps.iter().flatten().any(sub_agent);
+    if !plain || !reaches || steps.iter().any(|l| holds_a_call(case, rel, tools, l)) {
+        return None;
+    }
+    let mut p = base.clone();
+    let policy_fn = matches!(
+        case.call.require_tool_approval,
+        Some(ApprovalPolicy::Names(_))
+    );
+    if policy_fn && rel.approval_policy_asked_on_1x {
+        let asked = steps.iter().flatten().filter(|c| {
+            // A client tool's call is not asked before `APPROVAL_LATER_CALLS_ASKED`
+            // (fuzz seed 1 case 1198 on 1.67.0, mistral).
+            let client =
+                reached(tools, &c.name).is_some_and(|(_, v)| v.origin == ToolOrigin::Client);
+            let found = !unreached(case, rel, tools, &c.name) && !client;
+            let looked_up = record_key(tools, &c.name).is_some()
+                || matches!(tools.get(&c.name), Lookup::Inherited);
+            found || (rel.approval_later_calls_asked && looked_up)
+        });
+        let seen = p.seen.get_or_insert_with(Default::default);
+        seen.asked = asked.map(|c| Json::String(c.name.clone())).collect();
+    }
+    Some(p)
 }
 
 /// Whether no call of the case can wait: no `requireToolApproval` but
@@ -1403,15 +1550,19 @@ fn replay_steps(replay: &mut Replay, tools: &Record<ToolValue>) -> Result<Ending
         if !super::steps::arriving(case, rel, &mut list) {
             return Ok(Ending::Plain);
         }
-        let list = list.as_slice();
         let reused = list
             .iter()
             .enumerate()
             .any(|(i, c)| list[..i].iter().any(|e| e.id == c.id));
+        let sent = list.clone();
         if reused {
-            return Err("approval with a call id used twice in one step".into());
+            list = reused_in_step(replay, &list)?;
         }
-        match replay.step(step, list, tools)? {
+        if replay.stream() {
+            let chunks = &mut replay.seen.stream;
+            super::steps::seen::call_chunks(case, rel, &sent, &list, chunks);
+        }
+        match replay.step(step, &list, tools)? {
             StepEnd::Suspended => return Ok(Ending::Plain),
             StepEnd::Thrown => return Ok(Ending::Thrown),
             StepEnd::Own => return Ok(Ending::Own),
@@ -1419,6 +1570,41 @@ fn replay_steps(replay: &mut Replay, tools: &Record<ToolValue>) -> Result<Ending
         }
     }
     unreachable!("the default reply ends every script")
+}
+
+/// The calls of a step that uses one call id twice, as the replay steps
+/// through them: as the loop runs them (`steps::calls_as_run`: on
+/// openai-compatible and groq a stream's calls of one id are one call, the
+/// later call's name), each asked and held in turn as any other. Measured
+/// on 1.0.4, 1.12.0, 1.40.0, 1.57.0, 1.67.0 and 1.68.0, every route, with
+/// `true` (`cases/approval/reused-call-id-*.json`) and with a policy
+/// function holding the id's later call or none, where no answer names a
+/// call of the step. Not modelled: an answer to a
+/// call of the step, or a step after one an answer resumed (on 1.0.4 to
+/// 1.71.0 an approved id's other call is held again, and on 1.0.4
+/// `generate()` hands over one pending call of the two ids), and from
+/// `APPROVAL_LATER_CALLS_ASKED`, under a function (the policy's, a
+/// tool's or an MCP server's), since it keeps one verdict per id: the
+/// policy is asked the id's later name again, and the id's earlier call
+/// waits on its later call's verdict (1.71.0: a policy naming `b` holds
+/// the call `a` of `b`'s id). Under `true` it is modelled there too
+/// (1.68.0, 1.69.0 and 1.71.0, every route).
+fn reused_in_step(replay: &Replay, list: &[ToolCallReply]) -> Result<Vec<ToolCallReply>, String> {
+    let (case, rel) = (replay.case, replay.rel);
+    let answered = list
+        .iter()
+        .any(|c| case.approvals.iter().flatten().any(|(id, _)| *id == c.id));
+    // One verdict per id matters where a function gives it: `true` holds
+    // every call alike.
+    let functions = matches!(
+        case.call.require_tool_approval,
+        Some(ApprovalPolicy::Names(_))
+    ) || case.has_approval_function()
+        || case.sources.mcp_approval.is_some();
+    if answered || replay.resumed || (rel.approval_later_calls_asked && functions) {
+        return Err("approval with a call id used twice in one step".into());
+    }
+    Ok(super::steps::calls_as_run(case, rel, list))
 }
 
 /// The reason an approval case does not apply to a release before 1.x.

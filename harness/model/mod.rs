@@ -577,7 +577,7 @@ fn run_from(
                 &tools,
                 (o.projection, o.spans),
                 resumed.as_ref(),
-                o.api_error,
+                (o.api_error, case.replies.len() - o.left.0.len()),
             )?;
             // The replies a later turn takes from: those the requests
             // approval let be made did not take (a run suspended at a held

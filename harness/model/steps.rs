@@ -183,6 +183,10 @@ pub(super) struct Agent {
     /// The case's `toolSearch` processor, the parent's only: what it has
     /// loaded decides `tools` and `offered` from one step to the next.
     search: Option<SearchState>,
+    /// A sub-agent's: how many chunks its `fullStream` has given so far,
+    /// each of which reaches the parent's stream as a `tool-output` chunk
+    /// (`seen::nested_chunks`); `None` where an ending is not measured.
+    nested: Option<usize>,
 }
 
 /// A call that found one of the case's own tools, as a tool span of it
@@ -328,6 +332,7 @@ pub(super) fn run_loop_from(
             max_steps: case.call.max_steps.unwrap_or(DEFAULT_MAX_STEPS) as usize,
             spans: Vec::new(),
             search,
+            nested: None,
         },
         error: None,
         ended: None,
@@ -411,6 +416,10 @@ pub(super) struct Taken {
     /// The calls as the reply sent them, before a reused id merged them
     /// (`runs_once`): each is streamed to the user's code.
     pub(super) sent: Vec<ToolCallReply>,
+    /// The name each call's result is handed back under: its own, or where
+    /// an eager run of its id answered it, the name of the call that run
+    /// started from (`Cx::run_order`).
+    pub(super) result_names: Vec<JsString>,
 }
 
 /// What an agent's request led to.
@@ -445,7 +454,10 @@ impl Cx<'_> {
         for (world, runs) in self.schedule(s.world.clone(), runs)? {
             let mut branch = State { world, ..s.clone() };
             let end = self.finish_step(&mut branch.parent, &taken, &runs)?;
-            let subs = runs.iter().map(|r| (r.call, r.ending.clone())).collect();
+            let subs = runs
+                .iter()
+                .map(|r| (r.call, r.ending.clone(), r.agent.nested))
+                .collect();
             let suspends = taken
                 .calls
                 .iter()
@@ -497,7 +509,7 @@ impl Cx<'_> {
             .iter()
             .map(|c| self.resolve(agent, c))
             .collect::<Result<Vec<_>, _>>()?;
-        let (order, answered) = self.run_order(agent, &calls, &running, &resolved)?;
+        let (order, answered, result_names) = self.run_order(agent, &calls, &running, &resolved)?;
         if !legacy_loop::throws_before_running(self.case, self.rel, &resolved) {
             execute(world, &order);
         }
@@ -505,6 +517,7 @@ impl Cx<'_> {
             calls,
             resolved: answered,
             sent,
+            result_names,
         }))
     }
 
@@ -519,14 +532,19 @@ impl Cx<'_> {
     /// property that would stop the loop), and the id's later calls run
     /// again. The calls that took no eager run start in the foreach, a
     /// later call of an id used before in the step last where the foreach
-    /// runs concurrently (`REUSED_ID_RUNS_LAST`).
+    /// runs concurrently (`REUSED_ID_RUNS_LAST`). A call an eager run
+    /// answered hands its result back under the name of the call that run
+    /// started from: `tool-result` chunks and `toolResults` name the run's
+    /// tool (1.71.0, every route where the id's calls stay apart:
+    /// `cases/calls/reused-call-id-eager-run-answers-its-first-call.json`).
+    #[allow(clippy::type_complexity)]
     fn run_order(
         &self,
         agent: &Agent,
         sent: &[ToolCallReply],
         running: &[ToolCallReply],
         resolved: &[Resolved],
-    ) -> Result<(Vec<Resolved>, Vec<Resolved>), String> {
+    ) -> Result<(Vec<Resolved>, Vec<Resolved>, Vec<JsString>), String> {
         let merges = self.merges_call_ids();
         let same_id = |i: usize, j: usize| i == j || (merges && sent[i].id == sent[j].id);
         let eager = self.rel.eager_stream_tools && self.case.call.method == Method::Stream;
@@ -549,11 +567,18 @@ impl Cx<'_> {
             }
         }
         let mut answered = resolved.to_vec();
+        let mut names: Vec<JsString> = running.iter().map(|c| c.name.clone()).collect();
         let mut left = started.clone();
         let mut foreach = Vec::new();
         for (i, answer) in answered.iter_mut().enumerate() {
             match left.iter().position(|(e, _)| same_id(*e, i)) {
-                Some(at) => *answer = left.remove(at).1,
+                Some(at) => {
+                    let (e, run) = left.remove(at);
+                    *answer = run;
+                    if let (Some(name), Some(from)) = (names.get_mut(i), sent.get(e)) {
+                        *name = from.name.clone();
+                    }
+                }
                 None => foreach.push(i),
             }
         }
@@ -572,7 +597,7 @@ impl Cx<'_> {
             .map(|(_, run)| run)
             .chain(foreach.into_iter().map(|i| resolved[i].clone()))
             .collect();
-        Ok((order, answered))
+        Ok((order, answered, names))
     }
 
     /// `isEagerlyExecutableToolCall` (1.71.0 `dist/agent-BOxKOk3n.js:24911`)
@@ -713,6 +738,8 @@ impl Cx<'_> {
             max_steps: DEFAULT_MAX_STEPS as usize,
             spans: Vec::new(),
             search: None,
+            // Its stream's `start`.
+            nested: Some(1),
         }
     }
 
@@ -837,12 +864,17 @@ impl Cx<'_> {
     /// One step of a sub-agent's loop: `Some` when its loop is over.
     fn advance(&self, agent: &mut Agent, world: &mut World) -> Result<Option<Ending>, String> {
         if agent.step >= agent.max_steps {
-            // The steps ran out on tool calls: no text was answered.
+            // The steps ran out on tool calls: no text was answered. What
+            // its stream gives then is not measured.
+            agent.nested = None;
             return Ok(Some(Ending::Answer(JsString::new())));
         }
         let taken = match self.take(agent, world)? {
             Ok(taken) => taken,
-            Err(ending) => return Ok(Some(ending)),
+            Err(ending) => {
+                seen::count_nested(agent, None, Some(&ending));
+                return Ok(Some(ending));
+            }
         };
         if taken.resolved.iter().any(|r| {
             matches!(
@@ -855,7 +887,9 @@ impl Cx<'_> {
         }) {
             return Err("a sub-agent calling a sub-agent".into());
         }
-        self.finish_step(agent, &taken, &[])
+        let end = self.finish_step(agent, &taken, &[])?;
+        seen::count_nested(agent, Some(&taken), end.as_ref());
+        Ok(end)
     }
 
     /// The rest of a step once its sub-agents have run: the error or stop
@@ -1663,6 +1697,30 @@ fn replace_across(rel: &Release, first_result: bool, e: &mut Invocation, later: 
     if !first_result {
         e.result = later.result;
         e.found = later.found;
+    }
+}
+
+/// The calls of a step as its tools run them, for the approval replay:
+/// each with the arguments it runs with (`EMPTY_ARGUMENTS_TAKE_LATER`) and,
+/// where an id's calls in the step are one (`STREAM_REUSED_ID_RUNS_ONCE`),
+/// merged as `merged_by_id` merges them (eager execution aside, which the
+/// replay leaves unmodelled beside a reused id).
+pub(super) fn calls_as_run(
+    case: &Case,
+    rel: &Release,
+    calls: &[ToolCallReply],
+) -> Vec<ToolCallReply> {
+    let cx = Cx { case, rel };
+    let running = cx.arguments_run_with(calls);
+    let reused = cx.merges_call_ids()
+        && calls
+            .iter()
+            .enumerate()
+            .any(|(i, c)| calls[..i].iter().any(|e| e.id == c.id));
+    if reused && cx.runs_once() {
+        merged_by_id(calls, &running, |_| false)
+    } else {
+        running
     }
 }
 

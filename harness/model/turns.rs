@@ -119,24 +119,31 @@ fn turn(
     let mut ways = Vec::new();
     for outcome in super::run_from(&one, rel, at.recalled.clone())? {
         let held = memory && later && can_hold && held(&outcome.projection);
-        if held && (rel.approval_suspend_throws || case.approvals.is_some()) {
+        // Where the suspension throws (`APPROVAL_SUSPEND_THROWS`) nothing
+        // waits: the turn goes on, and the thread stores each held call
+        // with the error it failed with, as the turn's own later requests
+        // carry it (1.12.0, every route:
+        // `cases/memory/recall-of-a-turn-approval-held-nothing-in-*`).
+        let thrown = held && rel.approval_suspend_throws && case.approvals.is_none();
+        if held && !thrown && (rel.approval_suspend_throws || case.approvals.is_some()) {
             return Err("a memory's later turn after a turn approval can hold".into());
         }
         let mut way = at.clone();
         way.left = outcome.left.clone();
         let lost = rel.failed_call_not_stored && outcome.api_error;
-        if memory && !lost && !held {
+        if memory && !lost && (!held || thrown) {
             // The thread holds every tool message of the call (where an
             // API error ended it on `FAILED_CALL_NOT_STORED`, none:
             // `recalled` stays); the next
             // call's prompt replays them, names through the same sanitiser
             // as the call's own history (`HISTORY_NAMES_SANITISED`: an
             // invented name comes back `unknown_tool`).
-            way.recalled = outcome
-                .stored
-                .iter()
-                .map(|item| recall(rel, item))
-                .collect();
+            let stored = if thrown {
+                as_carried(&outcome.stored, &outcome.projection)
+            } else {
+                outcome.stored.clone()
+            };
+            way.recalled = stored.iter().map(|item| recall(rel, item)).collect();
             // On the Responses API the call's answer is recalled too, by
             // reference to its stored output item (1.0.4, 1.67.0 and
             // 1.71.0 alike; `cases/memory/recall-of-a-rewritten-name.json`
@@ -161,6 +168,29 @@ fn turn(
         return Err("the loop gave no projection".into());
     }
     Ok(ways)
+}
+
+/// `stored` with each tool result as the turn's own requests last carried
+/// it (a held call's failed suspension in place of its run's output).
+fn as_carried(stored: &[HistoryItem], p: &Projection) -> Vec<HistoryItem> {
+    let carried = |id: &JsString| {
+        p.requests.iter().rev().find_map(|r| {
+            r.history.iter().find_map(|item| match item {
+                HistoryItem::Result { id: of, content } if of == id => Some(content.clone()),
+                _ => None,
+            })
+        })
+    };
+    stored
+        .iter()
+        .map(|item| match item {
+            HistoryItem::Result { id, content } => HistoryItem::Result {
+                id: id.clone(),
+                content: carried(id).unwrap_or_else(|| content.clone()),
+            },
+            other => other.clone(),
+        })
+        .collect()
 }
 
 /// The projection one way of the case's calls gives: the contract's

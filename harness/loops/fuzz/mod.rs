@@ -682,6 +682,9 @@ mod tests {
             "a workflow's inputData sent as text",
             "concurrent requests racing in more than",
             "concurrent requests racing on a traced stream before",
+            "a sub-agent's stream with an ending not measured",
+            "the tool-output chunks of two sub-agents in one step",
+            "the tool-output chunks of a workflow after a sub-agent in one step",
         ];
         // What `model/approval.rs` and `model/turns.rs` leave, each in
         // docs/modelled.md ("What the user's code is handed").
@@ -696,6 +699,9 @@ mod tests {
             "a run resumed after its first step beside activeTools",
             "a memory's later turn after a turn approval can hold",
             "a call of a tool activeTools hides beside other calls, under a policy function",
+            "a sub-agent's call under approval that runs beside a held call",
+            "a sub-agent's call under approval, answered",
+            "a sub-agent's call under approval on a release whose suspension throws",
         ];
         let versions = [(1, 8, 0), (1, 11, 0), (1, 57, 0), (1, 71, 0)]
             .map(|(a, b, c)| MastraVersion::new(a, b, c));
@@ -765,9 +771,14 @@ mod tests {
         // builtin under approval was (held and run as a case tool), 156
         // (4.5 %) once a step no answer resumes after the first was the
         // call's own, 130 (3.8 %) once a memory's turn after one where
-        // approval held nothing, or left a call held, was. A ratchet, not a goal: it fails when
-        // the share grows, and comes down as the rest is modelled.
-        assert!(user.1 * 100 < user.0 * 4, "the user's surface: {user:?}");
+        // approval held nothing, or left a call held, was, 92 (2.7 %) once
+        // `seen` beside nested runs and reused call ids was (where nothing
+        // can wait, the loop's own), 75 (2.2 %) once a reused call id under
+        // approval was where no answer names its step's calls, 57 (1.6 %)
+        // once a sub-agent's call under approval was where it waits
+        // unanswered or nothing is held. A ratchet, not a goal: it fails
+        // when the share grows, and comes down as the rest is modelled.
+        assert!(user.1 * 100 < user.0 * 2, "the user's surface: {user:?}");
         assert!(
             user.0 * 5 > plain.0,
             "the user's surface drawn: {user:?} beside {plain:?}"

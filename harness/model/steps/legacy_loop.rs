@@ -423,7 +423,7 @@ pub(in crate::model) fn calls_that_ran(case: &Case, rel: &Release, taken: &Taken
     if !on_v4_stream(case, rel) || !taken.resolved.iter().any(refused_on_v4) {
         return None;
     }
-    let (calls, resolved) = taken
+    let (calls, resolved): (Vec<ToolCallReply>, Vec<Resolved>) = taken
         .calls
         .iter()
         .zip(&taken.resolved)
@@ -431,6 +431,7 @@ pub(in crate::model) fn calls_that_ran(case: &Case, rel: &Release, taken: &Taken
         .map(|(c, r)| (c.clone(), r.clone()))
         .unzip();
     Some(Taken {
+        result_names: calls.iter().map(|c| c.name.clone()).collect(),
         calls,
         resolved,
         sent: taken.sent.clone(),

@@ -6,7 +6,7 @@
 //! Every name is the one the model called: Mastra hands back the wire
 //! name (or whatever the model sent), never the key.
 
-use super::{Ending, Resolved, Runs, Taken};
+use super::{Agent, Ending, Resolved, Runs, Taken};
 use crate::case::{Case, Method, ToolCallReply};
 use crate::js::json::Json;
 use crate::js::string::JsString;
@@ -26,22 +26,34 @@ pub(crate) struct StepSeen {
     sent: Vec<ToolCallReply>,
     calls: Vec<ToolCallReply>,
     resolved: Vec<Resolved>,
-    /// The ending of the sub-agent run started by call `i`, by `i`.
-    subs: Vec<(usize, Option<Ending>)>,
+    /// The name each call's result is handed back under (`Taken`).
+    result_names: Vec<JsString>,
+    /// The ending of the sub-agent run started by call `i`, by `i`, and
+    /// how many chunks its stream gave (`count_nested`).
+    subs: Vec<(usize, Option<Ending>, Option<usize>)>,
     /// Whether each call reaches a builtin that suspends the run.
     suspends: Vec<bool>,
 }
 
 impl StepSeen {
+    /// How the sub-agent run call `i` started ended, if it started one.
+    fn sub_ending(&self, i: usize) -> Option<&Ending> {
+        self.subs
+            .iter()
+            .find(|(at, _, _)| *at == i)
+            .and_then(|(_, e, _)| e.as_ref())
+    }
+
     pub(super) fn of(
         taken: &Taken,
-        subs: Vec<(usize, Option<Ending>)>,
+        subs: Vec<(usize, Option<Ending>, Option<usize>)>,
         suspends: Vec<bool>,
     ) -> StepSeen {
         StepSeen {
             sent: taken.sent.clone(),
             calls: taken.calls.clone(),
             resolved: taken.resolved.clone(),
+            result_names: taken.result_names.clone(),
             subs,
             suspends,
         }
@@ -129,6 +141,102 @@ pub(in crate::model) fn call_chunks(
     }
 }
 
+/// The chunks of a workflow's run as its `fullStream` gives them:
+/// `workflow-start`, `workflow-step-start`, `workflow-step-result`,
+/// `workflow-finish` (the probe's one-step workflow).
+pub(in crate::model) const WORKFLOW_CHUNKS: usize = 4;
+
+/// Count what a sub-agent's `fullStream` gives for one step of its loop
+/// (`taken`, where it made calls) or its ending: its own `start`, per step
+/// `step-start`, each call's `tool-call-input-streaming-start`,
+/// `tool-call-delta`, `tool-call-input-streaming-end` and `tool-call`, each
+/// `tool-result` or `tool-error`, `step-finish`; a text answer's step
+/// `text-start`, `text-delta` and `text-end` inside its own, an API error's
+/// an `error` inside its own; then `finish`. An error of Mastra's own (a
+/// call naming no tool, before `NOT_FOUND_IS_A_RESULT`) ends it at its
+/// `error`, with no `step-finish` or `finish`. Measured on 1.0.4, 1.40.0
+/// and 1.71.0, every route (the nested chunk types recorded on
+/// openai-compatible and openai): a text
+/// answer (`cases/sources/sub-agent-call-on-stream.json`), an API error
+/// (`cases/calls/sub-agent-api-error-on-stream-before-1.5.0.json`), a call
+/// naming no tool (`cases/calls/sub-agent-calls-a-missing-tool-on-stream-before-1.4.0.json`),
+/// and `cases/sources/nested-*.json`. Other endings (the steps running
+/// out, a stop) are not measured: `None`.
+pub(in crate::model) fn count_nested(
+    agent: &mut Agent,
+    taken: Option<&Taken>,
+    ending: Option<&Ending>,
+) {
+    let Some(so_far) = agent.nested else {
+        return;
+    };
+    let more = match (taken, ending) {
+        (Some(t), None) => {
+            let handed = t
+                .resolved
+                .iter()
+                .filter(|r| !matches!(r, Resolved::Stop))
+                .count();
+            Some(2 + 4 * t.sent.len() + handed)
+        }
+        (Some(t), Some(Ending::Error(_))) => Some(2 + 4 * t.sent.len()),
+        (None, Some(Ending::Answer(text))) if !text.is_empty() => Some(5 + 1),
+        (None, Some(Ending::ApiError(_))) => Some(3 + 1),
+        _ => None,
+    };
+    agent.nested = more.map(|k| so_far + k);
+}
+
+/// The `tool-output` chunks a streamed step's nested runs hand over, each
+/// named by the tool's key as registered (`agent-KEY`, `workflow-KEY`,
+/// before `formatTools`), not by the name the model called: a sub-agent's
+/// chunks (`count_nested`) and a workflow's (`WORKFLOW_CHUNKS`), while it
+/// runs, after the step's calls and before its results, a call naming no
+/// tool's `tool-error` after them (`cases/sources/nested-*.json`). Workflows
+/// ahead of one sub-agent in a step give theirs in call order, each
+/// workflow's whole (measured on 1.0.4, 1.40.0 and 1.71.0, every route:
+/// `nested-workflow-and-sub-agent-in-one-step-stream.json`); two
+/// sub-agents of different names, or a workflow after a sub-agent, would
+/// interleave as they run: not modelled.
+fn nested_chunks(step: &StepSeen) -> Result<Vec<(JsString, Json)>, String> {
+    let mut out: Vec<(JsString, Json)> = Vec::new();
+    let mut sub_agent: Option<Json> = None;
+    for (i, r) in step.resolved.iter().enumerate() {
+        let Resolved::Run { key, runs, .. } = r else {
+            continue;
+        };
+        let name = Json::String(key.clone());
+        let count = match runs {
+            Runs::SubAgent { .. } if sub_agent.as_ref().is_some_and(|n| *n != name) => {
+                return Err("the tool-output chunks of two sub-agents in one step".into())
+            }
+            Runs::SubAgent { .. } => step
+                .subs
+                .iter()
+                .find(|(at, _, _)| *at == i)
+                .and_then(|(_, _, n)| *n)
+                .ok_or("a sub-agent's stream with an ending not measured")?,
+            Runs::Fixed(text) if *text == crate::model::sources::WORKFLOW_RESULT => {
+                if sub_agent.is_some() {
+                    return Err(
+                        "the tool-output chunks of a workflow after a sub-agent in one step".into(),
+                    );
+                }
+                WORKFLOW_CHUNKS
+            }
+            _ => continue,
+        };
+        if matches!(runs, Runs::SubAgent { .. }) {
+            sub_agent = Some(name.clone());
+        }
+        out.extend(std::iter::repeat_n(
+            (JsString::from("tool-output"), name),
+            count,
+        ));
+    }
+    Ok(out)
+}
+
 /// `seen` for `case` once its loop is over: `log` its parent's steps,
 /// `ended` how the loop ended, `p` the projection so far.
 pub(in crate::model) fn predict(
@@ -159,6 +267,7 @@ pub(in crate::model) fn predict(
                 .any(|r| matches!(r, Resolved::NotFound { .. }));
         if stream {
             call_chunks(case, rel, &step.sent, &step.calls, &mut seen.stream);
+            seen.stream.extend(nested_chunks(step)?);
         }
         calls.extend(step.calls.iter().map(|c| Json::String(c.name.clone())));
         // A run suspended by a builtin (`askUserTool`, `submitPlanTool`)
@@ -223,16 +332,22 @@ pub(in crate::model) fn predict(
             }
             continue;
         }
+        // A sub-agent whose loop failed, where that throws on a stream
+        // (`SUB_AGENT_STREAM_ERROR_THROWN`), fails as it ends, ahead of the
+        // step's results too (fuzz seed 1 case 1764 on 1.71.0: its
+        // `tool-error` before the other run's `tool-result`).
+        let ending = |i: usize| step.sub_ending(i);
+        let fails = |i: usize| {
+            let r = &step.resolved[i];
+            at_once(r) || outcome(rel, case, r, ending(i)) == Outcome::Error
+        };
         let mut order: Vec<usize> = (0..step.calls.len()).collect();
-        order.sort_by_key(|&i| !at_once(&step.resolved[i]));
+        order.sort_by_key(|&i| !fails(i));
         for i in order {
-            let (c, r) = (&step.calls[i], &step.resolved[i]);
-            let ending = step
-                .subs
-                .iter()
-                .find(|(at, _)| *at == i)
-                .and_then(|(_, e)| e.as_ref());
-            let name = Json::String(c.name.clone());
+            let r = &step.resolved[i];
+            let ending = ending(i);
+            let named = step.result_names.get(i).unwrap_or(&step.calls[i].name);
+            let name = Json::String(named.clone());
             match outcome(rel, case, r, ending) {
                 Outcome::Result => {
                     results.push(name.clone());
