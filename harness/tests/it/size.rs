@@ -80,7 +80,9 @@ fn a_database_of_150000_realistic_results_stays_under_its_limit() {
     let mut db = DbWriter::create(&path, &run).unwrap();
     let mut json_bytes = 0usize;
     let mut added = 0;
+    let mut cases_used = 0;
     'all: for (index, case) in cases.iter().enumerate() {
+        cases_used += 1;
         let input = Json::str(&input_json(case).to_pretty());
         for &version in &versions {
             if added == total {
@@ -117,12 +119,12 @@ fn a_database_of_150000_realistic_results_stays_under_its_limit() {
         bytes / results as u64
     );
     assert_eq!(results, total);
-    // The model's projections differ between releases and cases (3,144
-    // distinct values when this was written): far more than one per case,
-    // far fewer than one per result.
+    // Each case's input is one value, and the model's projections differ
+    // between releases: more values than cases, far fewer than results.
+    // Which cases come first, and so how many values, moves with the corpus.
     assert!(
-        blobs > 2_000 && blobs < results / 10,
-        "{blobs} distinct values"
+        blobs > cases_used && blobs < results / 10,
+        "{blobs} distinct values for {cases_used} cases"
     );
     assert!(
         bytes <= DATABASE_LIMIT,
