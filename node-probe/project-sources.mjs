@@ -820,6 +820,52 @@ export class SourceIndex {
   }
 
   /**
+   * Each tool name the project's code hands a part of Mastra or the AI SDK
+   * that compares it with the name a tool was called by, which is the name
+   * it was sent under: `new ToolCallFilter({ exclude: [...] })` (it drops a
+   * stored call whose `toolName` is listed), `hasToolCall('k')` in
+   * `stopWhen` (the last step's calls' `toolName`), and
+   * `createToolCallAccuracyScorerCode({ expectedTool, expectedToolOrder })`
+   * (the `toolName`s of the run's tool invocations).
+   * `[{ surface, name, at }]`, `surface` one of `toolCallFilter`,
+   * `hasToolCall`, `expectedTool`; a list may be a literal or a name bound
+   * to one in the same file.
+   */
+  sentNameUses() {
+    const out = [];
+    for (const f of this.files) {
+      const strings = (node, depth = 0) => {
+        const n = unwrap(node);
+        if (!n || depth > 4) return [];
+        const s = literalString(n);
+        if (s !== null) return [{ name: s, at: place(f, n) }];
+        if (n.type === 'ArrayExpression') return n.elements.flatMap((e) => (e ? strings(e, depth + 1) : []));
+        if (n.type === 'Identifier') {
+          const b = this.bindings.get(`${f.file}\0${n.name}`);
+          return b && b.file === f ? strings(b.init, depth + 1) : [];
+        }
+        return [];
+      };
+      const option = (call, name) => propertyOf(unwrap(call.arguments[0]), name)?.value;
+      const push = (surface, node) => {
+        for (const u of strings(node)) out.push({ surface, ...u });
+      };
+      walk(f.ast.program, (node) => {
+        const isCall = node.type === 'CallExpression' || node.type === 'OptionalCallExpression';
+        if (node.type === 'NewExpression' && calleeName(node) === 'ToolCallFilter') {
+          push('toolCallFilter', option(node, 'exclude'));
+        } else if (isCall && calleeName(node) === 'hasToolCall') {
+          push('hasToolCall', node.arguments[0]);
+        } else if (isCall && calleeName(node) === 'createToolCallAccuracyScorerCode') {
+          push('expectedTool', option(node, 'expectedTool'));
+          push('expectedTool', option(node, 'expectedToolOrder'));
+        }
+      });
+    }
+    return out;
+  }
+
+  /**
    * Every `requireToolApproval` function the project's code passes to a
    * call of `generate` or `stream` (and their 0.x `VNext` and `Legacy`
    * siblings): `X.generate(p, { requireToolApproval: FN })`, the options

@@ -993,6 +993,7 @@ async function main() {
     mcp: unattributed.map((name) => serverEntry(name, mcp.latest(name), sources)),
     suppressions: sources.suppressions,
     comparisons: sources.toolNameComparisons(),
+    sentNameUses: sources.sentNameUses(),
     approvalCalls: sources.approvalCalls(),
     unparsed: sources.unparsed,
     blocked: blockedRequests,

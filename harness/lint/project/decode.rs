@@ -6,6 +6,7 @@
 //! the exit status it deserves), or a document that is not what the loader
 //! writes (a harness bug, named by the field that is missing).
 
+use super::rules::Rule;
 use super::{
     ApprovalCall, ApprovalPolicy, InlineSuppression, Instructions, LoadedProject, Loader, Location,
     McpServer, McpStatus, ModelRoute, NameUse, OwnApproval, PolicyAnswer, ProjectAgent,
@@ -101,6 +102,7 @@ pub fn parse_loaded(doc: &Json) -> Result<LoadedProject, DecodeError> {
             .filter_map(parse_suppression)
             .collect(),
         comparisons: name_uses(doc.get("comparisons")),
+        sent_name_uses: sent_name_uses(doc.get("sentNameUses")),
         approval_calls: doc
             .get("approvalCalls")
             .and_then(Json::as_array)
@@ -283,6 +285,31 @@ fn name_uses(v: Option<&Json>) -> Vec<NameUse> {
                 name: n.get("name")?.as_str()?.clone(),
                 at: parse_location(n.get("at")),
             })
+        })
+        .collect()
+}
+
+/// `[{ surface, name, at }]`, each with the rule of its surface; a surface
+/// this build does not know is left out, as an unknown field is.
+fn sent_name_uses(v: Option<&Json>) -> Vec<(Rule, NameUse)> {
+    v.and_then(Json::as_array)
+        .unwrap_or(&[])
+        .iter()
+        .filter_map(|n| {
+            let rule = match n.get("surface")?.as_str()?.to_lossy().as_str() {
+                "toolCallFilter" => Rule::ToolCallFilterNamesKey,
+                "hasToolCall" => Rule::HasToolCallNamesKey,
+                "expectedTool" => Rule::ExpectedToolNamesKey,
+                _ => return None,
+            };
+            let name = n.get("name")?.as_str()?.clone();
+            Some((
+                rule,
+                NameUse {
+                    name,
+                    at: parse_location(n.get("at")),
+                },
+            ))
         })
         .collect()
 }

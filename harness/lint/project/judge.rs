@@ -22,7 +22,9 @@
 pub use super::basis::Finding;
 use super::basis::{agent_input, provider_accepts, quote};
 use super::config::{Level, LintConfig};
-use super::names::{approval_findings, comparison_findings, instructions_findings};
+use super::names::{
+    approval_findings, comparison_findings, instructions_findings, sent_name_use_findings,
+};
 use super::resume::resume_findings;
 pub use super::rules::{Rule, RULES_URI};
 use super::upgrade::{upgrade, Upgrade};
@@ -139,6 +141,7 @@ pub fn lint_project(project: LoadedProject, config: LintConfig) -> ProjectLint {
         &judged,
         &approvals,
     ));
+    own.extend(sent_name_use_findings(&project.sent_name_uses, &judged));
     let (findings, suppressed) = settle(own, &config, &project.suppressions);
     ProjectLint {
         project,

@@ -318,6 +318,9 @@ pub struct LoadedProject {
     pub suppressions: Vec<InlineSuppression>,
     /// Each string the project's source compares a `toolName` with.
     pub comparisons: Vec<NameUse>,
+    /// Each tool name the source hands a part that compares it with the
+    /// name a tool was called by, with the rule that judges that part.
+    pub sent_name_uses: Vec<(Rule, NameUse)>,
     /// Each `requireToolApproval` function the source passes to a call.
     pub approval_calls: Vec<ApprovalCall>,
     /// Source files the loader could not parse (no location comes from them).

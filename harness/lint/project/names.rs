@@ -331,6 +331,25 @@ pub fn instructions_findings(
         .collect()
 }
 
+/// What NAME is to one of the agents' tools when it is not the name that
+/// tool is sent as: a key Mastra rewrites, or an id; with the sent name.
+fn not_the_sent_name(
+    name: &JsString,
+    agents: &[(&ProjectAgent, &LintReport)],
+) -> Option<(&'static str, JsString)> {
+    agents.iter().find_map(|(agent, report)| {
+        named(agent, report).into_iter().find_map(|t| {
+            if t.key == name && t.key != t.sent {
+                Some(("a key Mastra rewrites", t.sent.clone()))
+            } else if t.id == Some(name) && name != t.sent {
+                Some(("a tool's id", t.sent.clone()))
+            } else {
+                None
+            }
+        })
+    })
+}
+
 /// Each string the source compares a `toolName` with that is a key Mastra
 /// rewrites, or a tool's id that is not its sent name, in any agent: once
 /// per place, with the name the comparison sees. Places in LEAVE (where an
@@ -344,17 +363,7 @@ pub fn comparison_findings(
         .iter()
         .filter(|c| c.at.as_ref().is_none_or(|at| !leave.contains(at)))
         .filter_map(|c| {
-            let (what, sent) = agents.iter().find_map(|(agent, report)| {
-                named(agent, report).into_iter().find_map(|t| {
-                    if *t.key == c.name && t.key != t.sent {
-                        Some(("a key Mastra rewrites", t.sent.clone()))
-                    } else if t.id == Some(&c.name) && c.name != *t.sent {
-                        Some(("a tool's id", t.sent.clone()))
-                    } else {
-                        None
-                    }
-                })
-            })?;
+            let (what, sent) = not_the_sent_name(&c.name, agents)?;
             Some(Finding {
                 severity: Severity::Warning,
                 rule: Rule::ToolNameComparedToKey,
@@ -365,6 +374,46 @@ pub fn comparison_findings(
                     quote(&sent)
                 ),
                 at: c.at.clone(),
+            })
+        })
+        .collect()
+}
+
+/// Each name the source hands `ToolCallFilter`, `hasToolCall` or a
+/// tool-call accuracy scorer that is a key Mastra rewrites, or a tool's id
+/// that is not its sent name: each of those parts compares it with the
+/// name a call was made by, the sent name.
+pub fn sent_name_use_findings(
+    uses: &[(Rule, NameUse)],
+    agents: &[(&ProjectAgent, &LintReport)],
+) -> Vec<Finding> {
+    uses.iter()
+        .filter_map(|(rule, u)| {
+            let (what, sent) = not_the_sent_name(&u.name, agents)?;
+            let (part, so) = match rule {
+                Rule::ToolCallFilterNamesKey => (
+                    "ToolCallFilter excludes",
+                    "no stored call has it, and that tool's calls stay in the history",
+                ),
+                Rule::HasToolCallNamesKey => (
+                    "hasToolCall stops at",
+                    "no call has it, and the loop goes on to its step limit",
+                ),
+                _ => (
+                    "the tool-call accuracy scorer expects",
+                    "no invocation has it, and the scorer counts the call of that tool as a miss",
+                ),
+            };
+            Some(Finding {
+                severity: rule.severity(),
+                rule: *rule,
+                subject: u.name.clone(),
+                message: format!(
+                    "{part} {}, {what}: it compares with the name a tool was called by, the name it is sent as, so {so}; write {}",
+                    quote(&u.name),
+                    quote(&sent)
+                ),
+                at: u.at.clone(),
             })
         })
         .collect()

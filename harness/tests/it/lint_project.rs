@@ -2073,6 +2073,12 @@ const LOST: &str = "approval-policy-lost-on-resume";
 const RUN: &str = "src/mastra/run.ts";
 const INSTRUCTIONS: &str = "instructions-name-a-tool-not-sent";
 const COMPARED: &str = "tool-name-compared-to-key";
+const FILTER: &str = "tool-call-filter-names-a-key";
+const HAS_CALL: &str = "has-tool-call-names-a-key";
+const EXPECTED: &str = "expected-tool-names-a-key";
+/// Names handed to ToolCallFilter, hasToolCall and a tool-call accuracy
+/// scorer: a rewritten key and an id each, and a sent name that is no finding.
+const EVALS: &str = "src/mastra/evals.ts";
 
 /// The policies, instructions and comparisons of the names fixture, each
 /// at the string that names a key or id: a policy written with `===`,
@@ -2125,10 +2131,14 @@ fn the_names_a_project_writes_are_found_at_their_lines_on_1_67_0() {
             "search.web",
             "src/mastra/stream-log.ts:8:66",
         ],
+        ["project", FILTER, "files.delete", &format!("{EVALS}:6:61")],
+        ["project", HAS_CALL, "send-email", &format!("{EVALS}:9:41")],
+        ["project", EXPECTED, "search.web", &format!("{EVALS}:11:16")],
+        ["project", EXPECTED, "search", &format!("{EVALS}:14:79")],
     ];
     assert_eq!(placed_findings(&v, "findings"), rows(&expected), "{shown}");
     assert_eq!(v["summary"]["errors"], 12, "{v:#}");
-    assert_eq!(v["summary"]["warnings"], 4, "{v:#}");
+    assert_eq!(v["summary"]["warnings"], 8, "{v:#}");
     // The configuration's "tool-key-rewritten": "off", four keys per agent.
     assert_eq!(v["summary"]["suppressed"], 36, "{v:#}");
 
@@ -2171,6 +2181,17 @@ fn the_names_a_project_writes_are_found_at_their_lines_on_1_67_0() {
     assert!(says.contains("the model sees \"files_delete\""), "{says}");
     let says = message("project", COMPARED, "search.web");
     assert!(says.contains("compare with \"search_web\""), "{says}");
+    let says = message("project", FILTER, "files.delete");
+    assert!(
+        says.starts_with("ToolCallFilter excludes \"files.delete\", a key Mastra rewrites")
+            && says.ends_with("write \"files_delete\""),
+        "{says}"
+    );
+    let says = message("project", HAS_CALL, "send-email");
+    assert!(
+        says.contains("\"send-email\", a tool's id") && says.ends_with("write \"mail_send\""),
+        "{says}"
+    );
 }
 
 /// The same findings in the other renderings: text at `file:line:col`, a
