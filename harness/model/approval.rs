@@ -898,6 +898,14 @@ impl<'a> Replay<'a> {
                 );
             }
         }
+        if rel.approval_later_calls_asked {
+            // Their tools' own approval functions are asked too (fuzz seed
+            // 1 case 1933: a second call of a tool whose function throws,
+            // asked on 1.69.0 and 1.71.0, every route, not on 1.68.0).
+            for call in later {
+                self.tool_fn_asked(tool_called(self.case, tools, &call.name), call);
+            }
+        }
         self.requests.truncate(step + 1);
         StepEnd::Suspended
     }
