@@ -886,9 +886,18 @@ impl<'a> Replay<'a> {
                 // Only the names the tools record answers, as where every
                 // call finds no tool (`without_a_tool_reached`): an invented
                 // name is not asked (1.71.0, fuzz seed 1 case 826).
+                // Nor a call whose tool's own `requireApproval` is `true`,
+                // which holds it without the policy (1.71.0, fuzz seed 1
+                // case 554: two calls of such a tool, the policy asked once).
+                let always = |c: &ToolCallReply| {
+                    tool_called(self.case, tools, &c.name)
+                        .and_then(own_approval)
+                        .is_some_and(|a| matches!(a, ToolApproval::Always))
+                };
                 let answered = |c: &&ToolCallReply| {
-                    record_key(tools, &c.name).is_some()
-                        || matches!(tools.get(&c.name), Lookup::Inherited)
+                    let looked_up = record_key(tools, &c.name).is_some()
+                        || matches!(tools.get(&c.name), Lookup::Inherited);
+                    looked_up && !always(c)
                 };
                 self.seen.asked.extend(
                     later
@@ -1190,9 +1199,6 @@ fn target<'c>(
         }
         return Ok(Target::Stops);
     };
-    if value.origin == ToolOrigin::Client {
-        return Ok(Target::Stops);
-    }
     // A tool `activeTools` hides is not found (`HIDDEN_IS_NOT_FOUND`),
     // asked or held by nothing but, from `APPROVAL_LATER_CALLS_ASKED`, a
     // policy function, which beside other calls is not measured (fuzz seed
@@ -1212,6 +1218,12 @@ fn target<'c>(
         return Ok(Target::NotFound(
             hidden.filter(|_| rel.approval_later_calls_asked),
         ));
+    }
+    // A client tool's call stops the loop, unless `activeTools` hides the
+    // client tool: then it is not found, as above (fuzz seed 1 case 2264
+    // on 1.67.0 and 1.71.0).
+    if value.origin == ToolOrigin::Client {
+        return Ok(Target::Stops);
     }
     let span = |fit: &Fit| SpanCall {
         key: value.key.clone(),
