@@ -682,7 +682,7 @@ impl<'a> Replay<'a> {
         for (i, (call, target)) in list.iter().zip(held).enumerate() {
             let name = Json::String(call.name.clone());
             if let Target::Stops = target {
-                self.asked_before_lookup(call);
+                self.asked_before_lookup(call, tools);
                 continue;
             }
             // A call naming no tool fails, unasked, and the step goes on
@@ -859,8 +859,20 @@ impl<'a> Replay<'a> {
     /// `APPROVAL_LATER_CALLS_ASKED`, which asks every call of the step
     /// before looking it up (`toString` on 1.71.0, fuzz seed 1 case 723; a
     /// client tool's call, `client-tool-call-beside-a-held-call-unanswered-*`).
-    fn asked_before_lookup(&mut self, call: &ToolCallReply) {
+    fn asked_before_lookup(&mut self, call: &ToolCallReply, tools: &Record<ToolValue>) {
         let rel = self.rel;
+        // A client tool's own approval function is asked too, though the
+        // call stops the loop unheld (fuzz seed 1 case 1863: 1.69.0 and
+        // 1.71.0, every route; 1.68.0 asks nothing).
+        let client = reached(tools, &call.name)
+            .filter(|(_, v)| v.origin == ToolOrigin::Client)
+            .and_then(|(_, v)| {
+                let mut list = self.case.client_tools.iter().flatten();
+                list.rfind(|t| *t.key() == v.key)
+            });
+        if rel.approval_later_calls_asked {
+            self.tool_fn_asked(client, call);
+        }
         let lost = self.resumed && rel.approval_policy_lost_on_resume;
         let policy_fn = matches!(
             self.case.call.require_tool_approval,
