@@ -682,7 +682,7 @@ impl<'a> Replay<'a> {
         for (i, (call, target)) in list.iter().zip(held).enumerate() {
             let name = Json::String(call.name.clone());
             if let Target::Stops = target {
-                self.asked_before_lookup(call);
+                self.asked_before_lookup(call, tools);
                 continue;
             }
             // A call naming no tool fails, unasked, and the step goes on
@@ -859,8 +859,20 @@ impl<'a> Replay<'a> {
     /// `APPROVAL_LATER_CALLS_ASKED`, which asks every call of the step
     /// before looking it up (`toString` on 1.71.0, fuzz seed 1 case 723; a
     /// client tool's call, `client-tool-call-beside-a-held-call-unanswered-*`).
-    fn asked_before_lookup(&mut self, call: &ToolCallReply) {
+    fn asked_before_lookup(&mut self, call: &ToolCallReply, tools: &Record<ToolValue>) {
         let rel = self.rel;
+        // A client tool's own approval function is asked too, though the
+        // call stops the loop unheld (fuzz seed 1 case 1863: 1.69.0 and
+        // 1.71.0, every route; 1.68.0 asks nothing).
+        let client = reached(tools, &call.name)
+            .filter(|(_, v)| v.origin == ToolOrigin::Client)
+            .and_then(|(_, v)| {
+                let mut list = self.case.client_tools.iter().flatten();
+                list.rfind(|t| *t.key() == v.key)
+            });
+        if rel.approval_later_calls_asked {
+            self.tool_fn_asked(client, call);
+        }
         let lost = self.resumed && rel.approval_policy_lost_on_resume;
         let policy_fn = matches!(
             self.case.call.require_tool_approval,
@@ -886,9 +898,18 @@ impl<'a> Replay<'a> {
                 // Only the names the tools record answers, as where every
                 // call finds no tool (`without_a_tool_reached`): an invented
                 // name is not asked (1.71.0, fuzz seed 1 case 826).
+                // Nor a call whose tool's own `requireApproval` is `true`,
+                // which holds it without the policy (1.71.0, fuzz seed 1
+                // case 554: two calls of such a tool, the policy asked once).
+                let always = |c: &ToolCallReply| {
+                    tool_called(self.case, tools, &c.name)
+                        .and_then(own_approval)
+                        .is_some_and(|a| matches!(a, ToolApproval::Always))
+                };
                 let answered = |c: &&ToolCallReply| {
-                    record_key(tools, &c.name).is_some()
-                        || matches!(tools.get(&c.name), Lookup::Inherited)
+                    let looked_up = record_key(tools, &c.name).is_some()
+                        || matches!(tools.get(&c.name), Lookup::Inherited);
+                    looked_up && !always(c)
                 };
                 self.seen.asked.extend(
                     later
@@ -896,6 +917,14 @@ impl<'a> Replay<'a> {
                         .filter(answered)
                         .map(|c| Json::String(c.name.clone())),
                 );
+            }
+        }
+        if rel.approval_later_calls_asked {
+            // Their tools' own approval functions are asked too (fuzz seed
+            // 1 case 1933: a second call of a tool whose function throws,
+            // asked on 1.69.0 and 1.71.0, every route, not on 1.68.0).
+            for call in later {
+                self.tool_fn_asked(tool_called(self.case, tools, &call.name), call);
             }
         }
         self.requests.truncate(step + 1);
@@ -1182,9 +1211,6 @@ fn target<'c>(
         }
         return Ok(Target::Stops);
     };
-    if value.origin == ToolOrigin::Client {
-        return Ok(Target::Stops);
-    }
     // A tool `activeTools` hides is not found (`HIDDEN_IS_NOT_FOUND`),
     // asked or held by nothing but, from `APPROVAL_LATER_CALLS_ASKED`, a
     // policy function, which beside other calls is not measured (fuzz seed
@@ -1204,6 +1230,12 @@ fn target<'c>(
         return Ok(Target::NotFound(
             hidden.filter(|_| rel.approval_later_calls_asked),
         ));
+    }
+    // A client tool's call stops the loop, unless `activeTools` hides the
+    // client tool: then it is not found, as above (fuzz seed 1 case 2264
+    // on 1.67.0 and 1.71.0).
+    if value.origin == ToolOrigin::Client {
+        return Ok(Target::Stops);
     }
     let span = |fit: &Fit| SpanCall {
         key: value.key.clone(),
