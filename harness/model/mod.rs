@@ -456,15 +456,11 @@ fn tool_search_outside(case: &Case, rel: &Release) -> Option<Prediction> {
             rel.version
         ))));
     }
-    if rel.tool_search_load_refused || rel.tool_search_schema_throws {
-        let line = if rel.tool_search_load_refused {
-            releases::TOOL_SEARCH_LOAD_REFUSED
-        } else {
-            releases::TOOL_SEARCH_SCHEMA_THROWS
-        };
+    if rel.tool_search_schema_throws {
         return Some(Prediction::Unmodelled(format!(
             "toolSearch on @mastra/core {} ({})",
-            rel.version, line.name
+            rel.version,
+            releases::TOOL_SEARCH_SCHEMA_THROWS.name
         )));
     }
     let src = &case.sources;

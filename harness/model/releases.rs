@@ -709,7 +709,9 @@ release_table! {
     /// on 1.11.0: `bisect cases/toolsearch/load-by-sanitised-name-not-found-generate.json
     /// --good 1.2.0 --bad 1.67.0`, 1.10.0 the same as 1.2.0, 1.11.0 refused
     /// (6 steps); `--good 1.11.0 --bad 1.67.0`: 1.12.0 differs (6 steps).
-    /// Not modelled.
+    /// Each refusal is the report a tool's rejected arguments get
+    /// (`validate::report`, named `load_tool`): `run --cases cases/toolsearch
+    /// --versions 1.11.0 --route all`, 144 results as modelled.
     TOOL_SEARCH_LOAD_REFUSED => tool_search_load_refused: (1, 11, 0) ..= (1, 11, 0), ended (1, 12, 0);
     /// With a `ToolSearchProcessor` every call fails before its first
     /// request: `Exhausted all fallback models. Last error: z.toJSONSchema
