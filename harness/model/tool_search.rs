@@ -205,8 +205,14 @@ pub(super) fn policy_asked(
     base: &Record<ToolValue>,
 ) -> Result<Vec<JsString>, String> {
     let unmodelled = |what: &str| Err(format!("toolSearch beside approval: {what}"));
-    let Some(ApprovalPolicy::Names(names)) = &case.call.require_tool_approval else {
-        return unmodelled("a policy other than a function");
+    let names = match &case.call.require_tool_approval {
+        Some(ApprovalPolicy::Names(names)) => names,
+        // `false` holds nothing and is asked nothing: the loop's own run.
+        Some(ApprovalPolicy::Flag(false)) => {
+            plain_policy(case)?;
+            return Ok(Vec::new());
+        }
+        _ => return unmodelled("a policy other than a function"),
     };
     plain_policy(case)?;
     if !rel.approval_policy_asked_on_1x {
@@ -229,13 +235,11 @@ pub(super) fn policy_asked(
             return unmodelled("a call the policy holds");
         }
         let tools = state.step_tools()?;
-        let found = match tools.get(&call.name) {
-            Lookup::Own(v) => v.clone(),
-            Lookup::Inherited => return unmodelled("a call of an inherited name"),
-            Lookup::Missing => match tools.values().into_iter().find(|v| v.id == call.name) {
-                Some(v) => v.clone(),
-                None => return unmodelled("a call that finds no tool"),
-            },
+        if matches!(tools.get(&call.name), Lookup::Inherited) {
+            return unmodelled("a call of an inherited name");
+        }
+        let Some(found) = finds(case, rel, &tools, &call.name) else {
+            return unmodelled("a call that finds no tool");
         };
         if found.origin == ToolOrigin::Search(Meta::Load) {
             if let (_, Some(name)) = state.load(rel, &call.arguments)? {
@@ -268,22 +272,21 @@ fn plain_policy(case: &Case) -> Result<(), String> {
 /// Before `APPROVAL_POLICY_ASKED` a policy function is only tested for
 /// truth, so it holds the first call that finds a tool, `load_tool`
 /// included, and the run suspends there unanswered (observed on 1.30.0,
-/// every route, `cases/toolsearch/loaded-tool-runs-unapproved-*`): that
-/// call, where the first step is one such call; `None` from that release
-/// on, where `policy_asked` says what is asked.
+/// every route, `cases/toolsearch/loaded-tool-runs-unapproved-*`), as
+/// `requireToolApproval: true` does on every release (observed on 1.13.2,
+/// 1.67.0 and 1.71.0, every route, `cases/toolsearch/policy-true-holds-*`):
+/// that call, where the first step is one such call; `None` where
+/// `policy_asked` says what is asked.
 pub(super) fn held_first(
     case: &Case,
     rel: &Release,
     base: &Record<ToolValue>,
 ) -> Result<Option<ToolCallReply>, String> {
-    if rel.approval_policy_asked_on_1x {
-        return Ok(None);
-    }
-    if !matches!(
-        case.call.require_tool_approval,
-        Some(ApprovalPolicy::Names(_))
-    ) {
-        return Err("toolSearch beside approval: a policy other than a function".into());
+    match case.call.require_tool_approval {
+        Some(ApprovalPolicy::Flag(true)) => {}
+        Some(ApprovalPolicy::Names(_)) if !rel.approval_policy_asked_on_1x => {}
+        Some(ApprovalPolicy::Names(_) | ApprovalPolicy::Flag(false)) => return Ok(None),
+        _ => return Err("toolSearch beside approval: a policy other than a function".into()),
     }
     plain_policy(case)?;
     let Some(Reply::ToolCalls(calls)) = case.replies.first() else {
@@ -297,15 +300,34 @@ pub(super) fn held_first(
         .as_ref()
         .map(|t| super::entries(&t.tools, false));
     let tools = SearchState::new(base.clone(), catalog.unwrap_or_default()).step_tools()?;
-    let found = match tools.get(&call.name) {
-        Lookup::Own(_) => true,
-        Lookup::Inherited => false,
-        Lookup::Missing => tools.values().into_iter().any(|v| v.id == call.name),
-    };
-    if !found {
+    if finds(case, rel, &tools, &call.name).is_none() {
         return Err("toolSearch beside approval: a first call that finds no tool".into());
     }
     Ok(Some(call.clone()))
+}
+
+/// The tool a call of `name` finds in the step's record (by key, then by
+/// id), unless `activeTools` hides it where a hidden tool is not found
+/// (`HIDDEN_IS_NOT_FOUND`; fuzz seed 3 case 256 on 1.11.0 and 1.13.2, a
+/// `load_tool` call beside `activeTools: []`).
+fn finds(
+    case: &Case,
+    rel: &Release,
+    tools: &Record<ToolValue>,
+    name: &JsString,
+) -> Option<ToolValue> {
+    let (key, value) = match tools.get(name) {
+        Lookup::Own(v) => (name.clone(), v.clone()),
+        Lookup::Inherited => return None,
+        Lookup::Missing => tools
+            .entries()
+            .into_iter()
+            .find(|(_, v)| v.id == *name)
+            .map(|(k, v)| (k.clone(), v.clone()))?,
+    };
+    let active = case.call.active_tools.as_ref();
+    let hidden = rel.hidden_is_not_found && active.is_some_and(|a| !a.contains(&key));
+    (!hidden).then_some(value)
 }
 
 #[cfg(test)]
