@@ -77,13 +77,21 @@ impl SearchState {
     }
 
     /// The record the processor hands the step: its tools, then the
-    /// step's, then each loaded one under the name it was loaded by.
+    /// step's, then each loaded one under the name it was loaded by. That
+    /// name is the one Mastra then gives the tool (`options.name`), as a
+    /// case tool's key: its span is `tool: 'search.web'` for a tool keyed
+    /// `web` loaded by its id (observed on 1.38.0, 1.67.0 and 1.71.0, every
+    /// route, `cases/toolsearch/beside-tracing-*`).
     pub(super) fn step_tools(&self) -> Result<Record<ToolValue>, String> {
         let mut tools = Record::from_entries([meta(Meta::Search), meta(Meta::Load)]);
         tools.spread_from(&self.base);
         for name in &self.loaded {
             if let Some(v) = self.find(name)? {
-                tools.assign(name.clone(), v.clone());
+                let named = ToolValue {
+                    key: name.clone(),
+                    ..v.clone()
+                };
+                tools.assign(name.clone(), named);
             }
         }
         Ok(tools)

@@ -682,6 +682,13 @@ mod tests {
             "a workflow's inputData sent as text",
             "concurrent requests racing in more than",
             "concurrent requests racing on a traced stream before",
+            // `toolSearch`, in docs/modelled.md ("toolSearch on …" and the
+            // rows after it).
+            "toolSearch on @mastra/core ",
+            "toolSearch beside ",
+            "search_tools, whose results are ranked by BM25 scores",
+            "load_tool called other than with one toolName",
+            "two load_tool calls in one step",
         ];
         // What `model/approval.rs` and `model/turns.rs` leave, each in
         // docs/modelled.md ("What the user's code is handed").
@@ -696,6 +703,8 @@ mod tests {
             "a run resumed after its first step beside activeTools",
             "a memory's later turn after a turn approval can hold",
             "a call of a tool activeTools hides beside other calls, under a policy function",
+            "a resumed run whose requests race",
+            "an approval case that ends in an error",
         ];
         let versions = [(1, 8, 0), (1, 11, 0), (1, 57, 0), (1, 71, 0)]
             .map(|(a, b, c)| MastraVersion::new(a, b, c));
