@@ -606,7 +606,7 @@ function approvalPolicy(policy, seen) {
 
 /** Whether a tool of the case has a `requireApproval` function (`returns`, `throws`). */
 function hasApprovalFunction(c) {
-  const lists = [c.tools ?? [], ...Object.values(c.toolsets ?? {}), c.clientTools ?? []];
+  const lists = [c.tools ?? [], ...Object.values(c.toolsets ?? {}), c.clientTools ?? [], c.toolSearch?.tools ?? []];
   return lists.some((list) => list.some((t) => isObject(t) && isObject(t.requireApproval)));
 }
 

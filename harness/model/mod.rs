@@ -447,7 +447,12 @@ fn predict_calls(case: &Case, version: MastraVersion) -> Prediction {
 }
 
 /// A `toolSearch` case on a release without the processor (not
-/// applicable), or beside what the model does not follow with it yet.
+/// applicable), or on the one whose processor throws before any request.
+/// Beside memory, tracing, sub-agents, workflows, MCP and dynamic tools
+/// and builtins the processor is the agent loop's as it is alone
+/// (`cases/toolsearch/beside-*`; fuzz seed 3, 1,500 cases, on 1.11.0 and
+/// 1.71.0, every route); beside turns, or tracing before
+/// `TOOL_SEARCH_TOOL_SPANS`, not yet.
 fn tool_search_outside(case: &Case, rel: &Release) -> Option<Prediction> {
     case.tool_search.as_ref()?;
     if !rel.tool_search_processor {
@@ -456,39 +461,27 @@ fn tool_search_outside(case: &Case, rel: &Release) -> Option<Prediction> {
             rel.version
         ))));
     }
-    if rel.tool_search_load_refused || rel.tool_search_schema_throws {
-        let line = if rel.tool_search_load_refused {
-            releases::TOOL_SEARCH_LOAD_REFUSED
-        } else {
-            releases::TOOL_SEARCH_SCHEMA_THROWS
-        };
+    if rel.tool_search_schema_throws {
         return Some(Prediction::Unmodelled(format!(
             "toolSearch on @mastra/core {} ({})",
-            rel.version, line.name
+            rel.version,
+            releases::TOOL_SEARCH_SCHEMA_THROWS.name
         )));
     }
-    let src = &case.sources;
-    let beside = [
-        (case.turns.is_some(), "turns"),
-        (src.memory.is_some(), "memory"),
-        (case.tracing, "tracing"),
-        (
-            src.agents.is_some() || src.workflows.is_some(),
-            "sub-agents or workflows",
-        ),
-        (
-            src.mcp.is_some() || src.dynamic_tools,
-            "MCP or dynamic tools",
-        ),
-        (
-            case.all_tools().any(|t| matches!(t, Tool::Builtin { .. })),
-            "a builtin",
-        ),
-    ];
-    beside
-        .iter()
-        .find(|(on, _)| *on)
-        .map(|(_, what)| Prediction::Unmodelled(format!("toolSearch beside {what}")))
+    // With memory a later turn's processor finds what an earlier one
+    // loaded, and offers it twice: through the agent's own tools, rewritten
+    // (`search_web`), and under the name it was loaded by (`search.web`)
+    // (observed on 1.2.0 to 1.71.0, every route, a case of two turns with
+    // memory, the first loading `search.web` by its id). Not followed yet.
+    if case.turns.is_some() {
+        return Some(Prediction::Unmodelled("toolSearch beside turns".into()));
+    }
+    (case.tracing && !rel.tool_search_tool_spans).then(|| {
+        Prediction::Unmodelled(format!(
+            "toolSearch beside tracing before {}",
+            releases::TOOL_SEARCH_TOOL_SPANS.first
+        ))
+    })
 }
 
 /// The call before its first request (what throws there: a sub-agent on the

@@ -709,7 +709,9 @@ release_table! {
     /// on 1.11.0: `bisect cases/toolsearch/load-by-sanitised-name-not-found-generate.json
     /// --good 1.2.0 --bad 1.67.0`, 1.10.0 the same as 1.2.0, 1.11.0 refused
     /// (6 steps); `--good 1.11.0 --bad 1.67.0`: 1.12.0 differs (6 steps).
-    /// Not modelled.
+    /// Each refusal is the report a tool's rejected arguments get
+    /// (`validate::report`, named `load_tool`): `run --cases cases/toolsearch
+    /// --versions 1.11.0 --route all`, 144 results as modelled.
     TOOL_SEARCH_LOAD_REFUSED => tool_search_load_refused: (1, 11, 0) ..= (1, 11, 0), ended (1, 12, 0);
     /// With a `ToolSearchProcessor` every call fails before its first
     /// request: `Exhausted all fallback models. Last error: z.toJSONSchema
@@ -724,6 +726,16 @@ release_table! {
     /// 1.31.0: `bisect cases/toolsearch/load-by-sanitised-name-not-found-generate.json
     /// --good 1.30.0 --bad 1.33.1`, 1.30.0 without it (2 steps).
     TOOL_SEARCH_NOT_FOUND_NAMED => tool_search_not_found_named: (1, 31, 0);
+    /// With `tracing`, the calls of a `ToolSearchProcessor` agent end tool
+    /// spans (`tool: 'load_tool'`, then a loaded tool's under the name it
+    /// was loaded by); before, its trace has none. First in 1.11.0: `run
+    /// --cases cases/toolsearch/beside-tracing-spans-name-the-raw-id-*.json
+    /// --versions 1.5.0,1.6.0,1.8.0,1.9.0,1.10.0`, `spans: []` on each,
+    /// 1.11.0 and 1.13.2 to 1.71.0 the spans, every route (`bisect
+    /// cases/toolsearch/beside-tracing-spans-name-the-raw-id-generate.json
+    /// --good 1.6.0 --bad 1.13.2` stops at 1.9.0's history rewrite, with
+    /// `spans: []` on both sides). Not modelled before it.
+    TOOL_SEARCH_TOOL_SPANS => tool_search_tool_spans: (1, 11, 0);
 
     /// `submitPlanTool` takes the path of a plan file (`{ path: string }`);
     /// before, the plan itself (`{ title?: string, plan: string }`, at least

@@ -796,7 +796,8 @@ impl Cx<'_> {
                 Lookup::Own(v) => Some(v),
                 _ => agent.tools.values().into_iter().find(|v| v.id == call.name),
             };
-            if found.is_some_and(|v| v.origin == ToolOrigin::Search(Meta::Load)) {
+            let loading = !self.rel.tool_search_load_refused;
+            if loading && found.is_some_and(|v| v.origin == ToolOrigin::Search(Meta::Load)) {
                 loads.push(search.load(self.rel, &call.arguments)?.1);
             }
         }
@@ -1023,6 +1024,11 @@ impl Cx<'_> {
                 legacy_loop::client_or_workflow_run(rel, &value.origin, named, &call.arguments)?
             }
             ToolOrigin::Client => return Ok(Resolved::Stop),
+            // On 1.11.0 `load_tool` refuses every call as failing its input
+            // validation, so nothing is loaded (`TOOL_SEARCH_LOAD_REFUSED`).
+            ToolOrigin::Search(Meta::Load) if rel.tool_search_load_refused => {
+                fails(validate::report(named, &call.arguments))
+            }
             ToolOrigin::Search(Meta::Load) => {
                 let search = agent
                     .search

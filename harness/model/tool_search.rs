@@ -77,13 +77,21 @@ impl SearchState {
     }
 
     /// The record the processor hands the step: its tools, then the
-    /// step's, then each loaded one under the name it was loaded by.
+    /// step's, then each loaded one under the name it was loaded by. That
+    /// name is the one Mastra then gives the tool (`options.name`), as a
+    /// case tool's key: its span is `tool: 'search.web'` for a tool keyed
+    /// `web` loaded by its id (observed on 1.38.0, 1.67.0 and 1.71.0, every
+    /// route, `cases/toolsearch/beside-tracing-*`).
     pub(super) fn step_tools(&self) -> Result<Record<ToolValue>, String> {
         let mut tools = Record::from_entries([meta(Meta::Search), meta(Meta::Load)]);
         tools.spread_from(&self.base);
         for name in &self.loaded {
             if let Some(v) = self.find(name)? {
-                tools.assign(name.clone(), v.clone());
+                let named = ToolValue {
+                    key: name.clone(),
+                    ..v.clone()
+                };
+                tools.assign(name.clone(), named);
             }
         }
         Ok(tools)
@@ -205,8 +213,12 @@ pub(super) fn policy_asked(
     base: &Record<ToolValue>,
 ) -> Result<Vec<JsString>, String> {
     let unmodelled = |what: &str| Err(format!("toolSearch beside approval: {what}"));
-    let Some(ApprovalPolicy::Names(names)) = &case.call.require_tool_approval else {
-        return unmodelled("a policy other than a function");
+    let names = match &case.call.require_tool_approval {
+        Some(ApprovalPolicy::Names(names)) => names,
+        Some(ApprovalPolicy::Flag(false)) | None => {
+            return holds_nothing(case).map(|()| Vec::new())
+        }
+        _ => return unmodelled("a policy other than a function"),
     };
     plain_policy(case)?;
     if !rel.approval_policy_asked_on_1x {
@@ -229,13 +241,11 @@ pub(super) fn policy_asked(
             return unmodelled("a call the policy holds");
         }
         let tools = state.step_tools()?;
-        let found = match tools.get(&call.name) {
-            Lookup::Own(v) => v.clone(),
-            Lookup::Inherited => return unmodelled("a call of an inherited name"),
-            Lookup::Missing => match tools.values().into_iter().find(|v| v.id == call.name) {
-                Some(v) => v.clone(),
-                None => return unmodelled("a call that finds no tool"),
-            },
+        if matches!(tools.get(&call.name), Lookup::Inherited) {
+            return unmodelled("a call of an inherited name");
+        }
+        let Some(found) = finds(case, rel, &tools, &call.name) else {
+            return unmodelled("a call that finds no tool");
         };
         if found.origin == ToolOrigin::Search(Meta::Load) {
             if let (_, Some(name)) = state.load(rel, &call.arguments)? {
@@ -247,8 +257,52 @@ pub(super) fn policy_asked(
     Ok(asked)
 }
 
+/// Without an agent-level policy that holds (none, or `false`) and a
+/// server's, no call waits where none reaches a tool with its own
+/// `requireApproval`: the run is the loop's own, `approvals` answer
+/// nothing and no policy is asked (observed on 1.13.2, 1.38.0, 1.67.0 and
+/// 1.71.0, every route, `cases/toolsearch/answers-without-a-policy-*` and
+/// `own-approval-of-a-tool-never-called-*`), as without the processor
+/// (`cases/approval/answers-without-a-policy-*`). A call is taken to reach
+/// such a tool when it names its key, id or wire name, so that what the
+/// processor loads is covered whatever name it was loaded by.
+fn holds_nothing(case: &Case) -> Result<(), String> {
+    if case.sources.mcp_approval.is_some() {
+        return Err("toolSearch beside approval: a server's requireToolApproval".into());
+    }
+    let mut names = Vec::new();
+    for t in case.all_tools() {
+        if let Tool::Custom {
+            require_approval: Some(_),
+            ..
+        } = t
+        {
+            names.push(t.key().clone());
+            names.push(t.id());
+            names.extend(crate::naming::wire_name(t.key()));
+            names.extend(crate::naming::wire_name(&t.id()));
+        }
+    }
+    let replies = case.replies.iter().chain(
+        case.sub_agent_replies
+            .iter()
+            .flatten()
+            .flat_map(|(_, r)| r.iter()),
+    );
+    for reply in replies {
+        if let Reply::ToolCalls(calls) = reply {
+            if calls.iter().any(|c| names.contains(&c.name)) {
+                return Err(
+                    "toolSearch beside approval: answers or a tool's own requireApproval".into(),
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 /// No answers and no tool's own `requireApproval`: what `policy_asked`
-/// and `held_first` cover.
+/// and `held_first` cover under a policy that holds.
 fn plain_policy(case: &Case) -> Result<(), String> {
     let own = |t: &Tool| {
         matches!(
@@ -268,22 +322,20 @@ fn plain_policy(case: &Case) -> Result<(), String> {
 /// Before `APPROVAL_POLICY_ASKED` a policy function is only tested for
 /// truth, so it holds the first call that finds a tool, `load_tool`
 /// included, and the run suspends there unanswered (observed on 1.30.0,
-/// every route, `cases/toolsearch/loaded-tool-runs-unapproved-*`): that
-/// call, where the first step is one such call; `None` from that release
-/// on, where `policy_asked` says what is asked.
+/// every route, `cases/toolsearch/loaded-tool-runs-unapproved-*`), as
+/// `requireToolApproval: true` does on every release (observed on 1.13.2,
+/// 1.67.0 and 1.71.0, every route, `cases/toolsearch/policy-true-holds-*`):
+/// that call, where the first step is one such call; `None` where
+/// `policy_asked` says what is asked.
 pub(super) fn held_first(
     case: &Case,
     rel: &Release,
     base: &Record<ToolValue>,
 ) -> Result<Option<ToolCallReply>, String> {
-    if rel.approval_policy_asked_on_1x {
-        return Ok(None);
-    }
-    if !matches!(
-        case.call.require_tool_approval,
-        Some(ApprovalPolicy::Names(_))
-    ) {
-        return Err("toolSearch beside approval: a policy other than a function".into());
+    match case.call.require_tool_approval {
+        Some(ApprovalPolicy::Flag(true)) => {}
+        Some(ApprovalPolicy::Names(_)) if !rel.approval_policy_asked_on_1x => {}
+        Some(ApprovalPolicy::Names(_) | ApprovalPolicy::Flag(false)) | None => return Ok(None),
     }
     plain_policy(case)?;
     let Some(Reply::ToolCalls(calls)) = case.replies.first() else {
@@ -297,15 +349,34 @@ pub(super) fn held_first(
         .as_ref()
         .map(|t| super::entries(&t.tools, false));
     let tools = SearchState::new(base.clone(), catalog.unwrap_or_default()).step_tools()?;
-    let found = match tools.get(&call.name) {
-        Lookup::Own(_) => true,
-        Lookup::Inherited => false,
-        Lookup::Missing => tools.values().into_iter().any(|v| v.id == call.name),
-    };
-    if !found {
+    if finds(case, rel, &tools, &call.name).is_none() {
         return Err("toolSearch beside approval: a first call that finds no tool".into());
     }
     Ok(Some(call.clone()))
+}
+
+/// The tool a call of `name` finds in the step's record (by key, then by
+/// id), unless `activeTools` hides it where a hidden tool is not found
+/// (`HIDDEN_IS_NOT_FOUND`; fuzz seed 3 case 256 on 1.11.0 and 1.13.2, a
+/// `load_tool` call beside `activeTools: []`).
+fn finds(
+    case: &Case,
+    rel: &Release,
+    tools: &Record<ToolValue>,
+    name: &JsString,
+) -> Option<ToolValue> {
+    let (key, value) = match tools.get(name) {
+        Lookup::Own(v) => (name.clone(), v.clone()),
+        Lookup::Inherited => return None,
+        Lookup::Missing => tools
+            .entries()
+            .into_iter()
+            .find(|(_, v)| v.id == *name)
+            .map(|(k, v)| (k.clone(), v.clone()))?,
+    };
+    let active = case.call.active_tools.as_ref();
+    let hidden = rel.hidden_is_not_found && active.is_some_and(|a| !a.contains(&key));
+    (!hidden).then_some(value)
 }
 
 #[cfg(test)]

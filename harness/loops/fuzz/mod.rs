@@ -685,6 +685,13 @@ mod tests {
             "a sub-agent's stream with an ending not measured",
             "the tool-output chunks of two sub-agents in one step",
             "the tool-output chunks of a workflow after a sub-agent in one step",
+            // `toolSearch`, in docs/modelled.md ("toolSearch on …" and the
+            // rows after it).
+            "toolSearch on @mastra/core ",
+            "toolSearch beside ",
+            "search_tools, whose results are ranked by BM25 scores",
+            "load_tool called other than with one toolName",
+            "two load_tool calls in one step",
         ];
         // What `model/approval.rs` and `model/turns.rs` leave, each in
         // docs/modelled.md ("What the user's code is handed").
@@ -702,6 +709,8 @@ mod tests {
             "a sub-agent's call under approval that runs beside a held call",
             "a sub-agent's call under approval, answered",
             "a sub-agent's call under approval on a release whose suspension throws",
+            "a resumed run whose requests race",
+            "an approval case that ends in an error",
         ];
         let versions = [(1, 8, 0), (1, 11, 0), (1, 57, 0), (1, 71, 0)]
             .map(|(a, b, c)| MastraVersion::new(a, b, c));
