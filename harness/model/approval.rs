@@ -1674,6 +1674,35 @@ mod tests {
         assert_eq!(p.requests.len(), 2);
     }
 
+    const REUSED: &str = r#"{"about":"a","tools":["a","b"],
+        "call":{"method":"stream","requireToolApproval":true},
+        "replies":[{"toolCalls":[{"id":"call_1","name":"a","arguments":{"city":"Paris"}},
+            {"id":"call_2","name":"b","arguments":{"city":"Rome"}},
+            {"id":"call_1","name":"b","arguments":{"city":"Lyon"}}]},{"text":"done"}]}"#;
+
+    #[test]
+    fn a_reused_id_is_held_call_by_call_and_one_call_where_the_stream_merges_it() {
+        let names = |p: &Projection| p.seen.as_ref().unwrap().tool_calls.clone().unwrap();
+        let s = |n: &str| crate::js::json::Json::str(n);
+        let p = projected(REUSED, MastraVersion::new(1, 57, 0));
+        assert_eq!(names(&p), [s("b"), s("b")]);
+        assert_eq!(p.seen.as_ref().unwrap().pending[0].1, s("b"));
+        let anthropic = REUSED.replace(r#""replies""#, r#""route":"anthropic","replies""#);
+        let p = projected(&anthropic, MastraVersion::new(1, 57, 0));
+        assert_eq!(names(&p), [s("a"), s("b"), s("b")]);
+        assert_eq!(p.seen.as_ref().unwrap().pending[0].1, s("a"));
+        // Answered, it is left unmodelled.
+        let answered = REUSED.replace(
+            r#""replies""#,
+            r#""approvals":{"call_1":"approve"},"replies""#,
+        );
+        let case = Case::parse(Path::new("cases/x.json"), &answered).unwrap();
+        assert!(matches!(
+            predict(&case, MastraVersion::new(1, 57, 0)),
+            Prediction::Unmodelled(_)
+        ));
+    }
+
     #[test]
     fn before_the_policy_is_asked_any_function_holds_every_call() {
         let p = projected(BY_KEY, MastraVersion::new(1, 37, 1));

@@ -479,6 +479,49 @@ mod tests {
         assert_eq!(k[k.len() - 2..], ["tool-error:nope", "tool-result:a"]);
     }
 
+    const NESTED: &str = r#"{"about":"a","tools":["a"],"agents":["my helper"],"workflows":["w.x"],
+        "call":{"method":"stream"},
+        "replies":[{"toolCalls":[{"id":"c1","name":"workflow-w_x","arguments":{"inputData":{"city":"Paris"}}},
+            {"id":"c2","name":"agent-my_helper","arguments":{"prompt":"Paris"}}]},{"text":"done"}],
+        "subAgentReplies":{"my helper":[{"toolCalls":[{"id":"c3","name":"nope","arguments":{}}]},{"text":"sub done"}]}}"#;
+
+    #[test]
+    fn nested_runs_stream_tool_output_chunks_named_by_the_registered_key() {
+        let s = seen(NESTED, MastraVersion::new(1, 67, 0));
+        let k = kinds(&s);
+        let count = |name: &str| k.iter().filter(|c| *c == name).count();
+        // The workflow's four, then the sub-agent's: start, a step with one
+        // call failed (7), a text step (5), finish.
+        assert_eq!(count("tool-output:workflow-w.x"), 4, "{k:?}");
+        assert_eq!(count("tool-output:agent-my helper"), 14, "{k:?}");
+        let first = k.iter().position(|c| c.starts_with("tool-output")).unwrap();
+        assert!(k[..first].iter().all(|c| !c.starts_with("tool-result")));
+        assert_eq!(k.last().unwrap(), "tool-result:agent-my_helper");
+        // Before `NOT_FOUND_IS_A_RESULT` the sub-agent's loop throws at its
+        // call: no `step-finish`, no `finish` (1 + 1 + 4 + 1).
+        let s = seen(NESTED, MastraVersion::new(1, 0, 4));
+        assert_eq!(
+            kinds(&s)
+                .iter()
+                .filter(|c| *c == "tool-output:agent-my helper")
+                .count(),
+            7
+        );
+    }
+
+    #[test]
+    fn two_sub_agents_in_one_streamed_step_are_unmodelled() {
+        let text = r#"{"about":"a","agents":["x","y"],"call":{"method":"stream"},
+            "replies":[{"toolCalls":[{"id":"c1","name":"agent-x","arguments":{"prompt":"P"}},
+                {"id":"c2","name":"agent-y","arguments":{"prompt":"P"}}]},{"text":"done"}],
+            "subAgentReplies":{"x":[{"text":"sub done"}],"y":[{"text":"sub done"}]}}"#;
+        let case = Case::parse(Path::new("cases/x.json"), text).unwrap();
+        match predict(&case, MastraVersion::new(1, 71, 0)) {
+            Prediction::Unmodelled(why) => assert!(why.contains("two sub-agents"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+    }
+
     #[test]
     fn zero_x_projects_no_seen() {
         let case = Case::parse(Path::new("cases/x.json"), BY_KEY).unwrap();
