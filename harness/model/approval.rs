@@ -855,6 +855,15 @@ impl<'a> Replay<'a> {
                 );
             }
         }
+        if rel.approval_later_calls_asked {
+            // An MCP server's function is asked for them too, policy or
+            // not: `bisect cases/mcp-names/server-policy-asked-for-each-call-of-a-held-step-*`
+            // (fuzz seed 1 case 212) from 1.67.0 to 1.71.0 gives 1.69.0
+            // (1.68.0 asks the held call's alone; 2 steps), every route.
+            for call in later {
+                self.server_fn_asked(tools, call);
+            }
+        }
         self.requests.truncate(step + 1);
         StepEnd::Suspended
     }
