@@ -922,9 +922,14 @@ impl<'a> Replay<'a> {
         if rel.approval_later_calls_asked {
             // Their tools' own approval functions are asked too (fuzz seed
             // 1 case 1933: a second call of a tool whose function throws,
-            // asked on 1.69.0 and 1.71.0, every route, not on 1.68.0).
+            // asked on 1.69.0 and 1.71.0, every route, not on 1.68.0), and
+            // an MCP server's function, policy or not:
+            // `bisect cases/mcp-names/server-policy-asked-for-each-call-of-a-held-step-*`
+            // (fuzz seed 1 case 212) from 1.67.0 to 1.71.0 gives 1.69.0
+            // (1.68.0 asks the held call's alone; 2 steps), every route.
             for call in later {
                 self.tool_fn_asked(tool_called(self.case, tools, &call.name), call);
+                self.server_fn_asked(tools, call);
             }
         }
         self.requests.truncate(step + 1);

@@ -18,8 +18,8 @@ mod calls;
 pub use calls::kinds;
 
 use crate::case::{
-    Approval, ApprovalPolicy, Call, Case, McpServer, MemorySource, Method, Reply, Sources, Tool,
-    ToolApproval, ToolChoice, BUILTINS,
+    Approval, ApprovalPolicy, Call, Case, McpListing, McpServer, MemorySource, Method, Reply,
+    Sources, Tool, ToolApproval, ToolChoice, BUILTINS,
 };
 use crate::js::string::JsString;
 use crate::naming::{wire_name, OBJECT_PROTOTYPE};
@@ -376,7 +376,7 @@ impl CaseGenerator {
     /// function approves, each a tool's key, its sent name or an id (the
     /// three a user may mistake for one another).
     fn policy(&mut self, u: &mut Unstructured) -> Result<ApprovalPolicy> {
-        Ok(match pick(u, &[(20, 0u8), (10, 1), (70, 2)])? {
+        Ok(match pick(u, &[(15, 0u8), (10, 1), (75, 2)])? {
             0 => ApprovalPolicy::Flag(true),
             1 => ApprovalPolicy::Flag(false),
             _ => {
@@ -516,6 +516,7 @@ impl CaseGenerator {
                 }
                 servers.push(McpServer { name, tools: names });
             }
+            self.mcp_options(u, &mut s, &servers)?;
             s.mcp = Some(servers);
         }
         if u.ratio(1u8, 12)? {
@@ -554,6 +555,51 @@ impl CaseGenerator {
             tools.push(Tool::Standard(key));
         }
         Ok(s)
+    }
+
+    /// How the servers' tools reach the agent (`mcpListing`), and a
+    /// server's own `requireToolApproval` (`mcpApproval`): a flag, or the
+    /// names a user's function approves, each the tool's MCP name, its key
+    /// `SERVER_TOOL` or its sent name (the three a user may mistake for
+    /// one another).
+    fn mcp_options(
+        &mut self,
+        u: &mut Unstructured,
+        s: &mut Sources,
+        servers: &[McpServer],
+    ) -> Result<()> {
+        if u.ratio(1u8, 4)? {
+            s.mcp_listing = Some(if u.ratio(4u8, 5)? {
+                McpListing::ListToolsets
+            } else {
+                McpListing::ListTools
+            });
+        }
+        if servers.is_empty() || !u.ratio(1u8, 4)? {
+            return Ok(());
+        }
+        let server = &servers[u.choose_index(servers.len())?];
+        let policy = match pick(u, &[(2, 0u8), (1, 1), (7, 2)])? {
+            0 => ApprovalPolicy::Flag(true),
+            1 => ApprovalPolicy::Flag(false),
+            _ => {
+                let mut names = Vec::new();
+                for t in &server.tools {
+                    let mut key = server.name.clone();
+                    key.push_str("_");
+                    let key = key.concat(t);
+                    names.push(match pick(u, &[(4, 0u8), (2, 1), (4, 2), (2, 3)])? {
+                        0 => t.clone(),
+                        1 => key,
+                        2 => wire_name(&key).unwrap_or(key),
+                        _ => continue,
+                    });
+                }
+                ApprovalPolicy::Names(names)
+            }
+        };
+        s.mcp_approval = Some(vec![(server.name.clone(), policy)]);
+        Ok(())
     }
 
     fn tool_list(&mut self, u: &mut Unstructured, counts: &[(u32, usize)]) -> Result<Vec<Tool>> {
@@ -902,7 +948,7 @@ mod tests {
             }
         }
         assert_eq!(
-            digest, 12_659_712_320_779_387_476,
+            digest, 2_353_898_693_512_692_696,
             "digest of seed 1, cases 0..200"
         );
     }
