@@ -22,7 +22,7 @@ use crate::model::record::is_inherited_name;
 use crate::model::rewrite::wire_name;
 use crate::model::{predict, Prediction};
 use crate::observation::Observed;
-use crate::projection::{ErrorView, HistoryItem, Projection, RequestView};
+use crate::projection::{ErrorView, HistoryItem, Projection, RequestView, Seen};
 use crate::results::VersionStats;
 use crate::version::spec::MastraVersion;
 
@@ -47,6 +47,18 @@ enum Defect {
     /// Names the tool in a validation report by the name it is sent under
     /// (the rewritten key), not by its key before `formatTools`.
     ReportNamesSentName,
+    /// Names a stream chunk's tool by its key, where Mastra hands the user's
+    /// code the name the tool is sent under.
+    ChunkNamedByKey,
+    /// Asks an approval policy with the tool's key, where Mastra asks it
+    /// with the name the tool is sent under.
+    PolicyAskedWithKey,
+    /// Names a tool's span by the name it is sent under, where tracing
+    /// names it by its key.
+    SpanNamedBySentName,
+    /// Sends a call of no tool back in the history under the name it was
+    /// called by, where the sanitiser (from 1.9.0) writes `unknown_tool`.
+    HistoryNameUnsanitised,
 }
 
 /// A plain object's own keys (values do not decide names).
@@ -211,6 +223,30 @@ fn mutant_predict(case: &Case, version: MastraVersion, defect: Defect) -> Predic
     let real = predict(case, version);
     if matches!(
         defect,
+        Defect::ChunkNamedByKey
+            | Defect::PolicyAskedWithKey
+            | Defect::SpanNamedBySentName
+            | Defect::HistoryNameUnsanitised
+    ) {
+        let plant = |p: &mut Projection| plant_in_seen(p, case, defect);
+        return match real {
+            Prediction::Projection(mut p) => {
+                plant(&mut p);
+                Prediction::Projection(p)
+            }
+            Prediction::Races(mut ps) => {
+                ps.iter_mut().for_each(plant);
+                Prediction::Races(ps)
+            }
+            Prediction::Dropping(mut p) => {
+                plant(&mut p);
+                Prediction::Dropping(p)
+            }
+            other => other,
+        };
+    }
+    if matches!(
+        defect,
         Defect::ResultsReversed | Defect::ReportNamesSentName
     ) {
         return match real {
@@ -309,6 +345,82 @@ fn plant_in_history(p: &mut Projection, defect: Defect) {
                 }
             }
             _ => {}
+        }
+    }
+}
+
+/// The defects of what the user's code is handed, planted in the `seen`
+/// the model predicts (each turn's too): every name that is the sent name
+/// of a key Mastra rewrites becomes that key, in the stream's chunks or in
+/// what the approval policy was asked.
+fn plant_in_seen(p: &mut Projection, case: &Case, defect: Defect) {
+    let renamed: Vec<(Json, Json)> = case
+        .all_tools()
+        .filter_map(|t| {
+            let sent = wire_name(t.key())?;
+            (sent != *t.key()).then(|| (Json::String(sent), Json::String(t.key().clone())))
+        })
+        .collect();
+    let rename = |name: &mut Json| {
+        if let Some((_, key)) = renamed.iter().find(|(sent, _)| sent == name) {
+            *name = key.clone();
+        }
+    };
+    let to_sent = |name: &mut Json| {
+        if let Some((sent, _)) = renamed.iter().find(|(_, key)| key == name) {
+            *name = sent.clone();
+        }
+    };
+    let in_seen = |seen: &mut Seen| match defect {
+        Defect::ChunkNamedByKey => seen.stream.iter_mut().for_each(|(_, n)| rename(n)),
+        Defect::PolicyAskedWithKey => seen.asked.iter_mut().for_each(rename),
+        Defect::SpanNamedBySentName => {
+            for span in seen.spans.iter_mut().flatten() {
+                to_sent(&mut span.entity_name);
+                to_sent(&mut span.entity_id);
+            }
+        }
+        _ => {}
+    };
+    if defect == Defect::HistoryNameUnsanitised {
+        unsanitise(p, case);
+    }
+    if let Some(seen) = p.seen.as_deref_mut() {
+        in_seen(seen);
+    }
+    for turn in p.turns.iter_mut().flatten() {
+        if let Some(seen) = turn.seen.as_deref_mut() {
+            in_seen(seen);
+        }
+    }
+}
+
+/// Each `unknown_tool` in a history back to the name the reply called: the
+/// history's calls are the replies' calls in order, the turns' included.
+fn unsanitise(p: &mut Projection, case: &Case) {
+    let called: Vec<JsString> = case
+        .replies
+        .iter()
+        .filter_map(|r| match r {
+            Reply::ToolCalls(calls) => Some(calls.iter().map(|c| c.name.clone())),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    let unknown = JsString::from("unknown_tool");
+    let mut requests: Vec<&mut RequestView> = p.requests.iter_mut().collect();
+    for turn in p.turns.iter_mut().flatten() {
+        requests.extend(turn.requests.iter_mut());
+    }
+    for r in requests {
+        let calls = r.history.iter_mut().filter_map(|h| match h {
+            HistoryItem::Call(name) => Some(name),
+            _ => None,
+        });
+        for (name, was) in calls.zip(&called) {
+            if *name == unknown && *was != unknown {
+                *name = was.clone();
+            }
         }
     }
 }
@@ -599,6 +711,54 @@ fn finds_and_shrinks_a_report_naming_the_sent_name() {
             .iter()
             .any(|k| wire_name(k).is_some_and(|w| w != *k))
             && calls(c).any(|step| !step.is_empty())
+    });
+}
+
+/// Whether the case streams, in its call or in any of its turns.
+fn streams(c: &Case) -> bool {
+    c.call.method == Method::Stream || c.turns.iter().flatten().any(|t| t.method == Method::Stream)
+}
+
+fn has_rewritten_key(c: &Case) -> bool {
+    keys(c)
+        .iter()
+        .any(|k| wire_name(k).is_some_and(|w| w != *k))
+}
+
+#[test]
+fn finds_and_shrinks_a_stream_chunk_named_by_the_key() {
+    // A streamed call of a tool whose key is rewritten. Seed 2 shrinks to
+    // a streamed third turn, whose reply is the third: the shrinker keeps
+    // a case's turns, and the replies the turns before it take.
+    assert_loop_defect_found_and_shrunk(Defect::ChunkNamedByKey, 2, 3, |c| {
+        has_rewritten_key(c) && streams(c) && calls(c).any(|step| !step.is_empty())
+    });
+}
+
+#[test]
+fn finds_and_shrinks_a_policy_asked_with_the_key() {
+    // A policy function asked for a call of a tool whose key is rewritten.
+    assert_loop_defect_found_and_shrunk(Defect::PolicyAskedWithKey, 2, 2, |c| {
+        has_rewritten_key(c) && calls(c).any(|step| !step.is_empty())
+    });
+}
+
+#[test]
+fn finds_and_shrinks_a_span_named_by_the_sent_name() {
+    // A traced call of a tool whose key is rewritten.
+    assert_loop_defect_found_and_shrunk(Defect::SpanNamedBySentName, 2, 3, |c| {
+        has_rewritten_key(c) && c.tracing && calls(c).any(|step| !step.is_empty())
+    });
+}
+
+#[test]
+fn finds_and_shrinks_a_history_name_left_unsanitised() {
+    // A call of a name no tool has, sent back in a later request.
+    assert_loop_defect_found_and_shrunk(Defect::HistoryNameUnsanitised, 2, 3, |c| {
+        calls(c).flatten().any(|call| {
+            c.all_tools()
+                .all(|t| wire_name(t.key()).is_none_or(|w| w != call.name))
+        })
     });
 }
 
