@@ -53,6 +53,9 @@ enum Defect {
     /// Asks an approval policy with the tool's key, where Mastra asks it
     /// with the name the tool is sent under.
     PolicyAskedWithKey,
+    /// Asks an approval policy with the tool's sent name when the model
+    /// called it by its id, where Mastra (from 1.38.0) asks with the id.
+    PolicyAskedWithSentNameForId,
     /// Names a tool's span by the name it is sent under, where tracing
     /// names it by its key.
     SpanNamedBySentName,
@@ -225,6 +228,7 @@ fn mutant_predict(case: &Case, version: MastraVersion, defect: Defect) -> Predic
         defect,
         Defect::ChunkNamedByKey
             | Defect::PolicyAskedWithKey
+            | Defect::PolicyAskedWithSentNameForId
             | Defect::SpanNamedBySentName
             | Defect::HistoryNameUnsanitised
     ) {
@@ -366,6 +370,19 @@ fn plant_in_seen(p: &mut Projection, case: &Case, defect: Defect) {
             *name = key.clone();
         }
     };
+    let by_id: Vec<(Json, Json)> = case
+        .all_tools()
+        .filter_map(|t| {
+            let sent = wire_name(t.key())?;
+            let id = t.id();
+            (id != sent).then_some((Json::String(id), Json::String(sent)))
+        })
+        .collect();
+    let id_to_sent = |name: &mut Json| {
+        if let Some((_, sent)) = by_id.iter().find(|(id, _)| id == name) {
+            *name = sent.clone();
+        }
+    };
     let to_sent = |name: &mut Json| {
         if let Some((sent, _)) = renamed.iter().find(|(_, key)| key == name) {
             *name = sent.clone();
@@ -374,6 +391,7 @@ fn plant_in_seen(p: &mut Projection, case: &Case, defect: Defect) {
     let in_seen = |seen: &mut Seen| match defect {
         Defect::ChunkNamedByKey => seen.stream.iter_mut().for_each(|(_, n)| rename(n)),
         Defect::PolicyAskedWithKey => seen.asked.iter_mut().for_each(rename),
+        Defect::PolicyAskedWithSentNameForId => seen.asked.iter_mut().for_each(id_to_sent),
         Defect::SpanNamedBySentName => {
             for span in seen.spans.iter_mut().flatten() {
                 to_sent(&mut span.entity_name);
@@ -740,6 +758,16 @@ fn finds_and_shrinks_a_policy_asked_with_the_key() {
     // A policy function asked for a call of a tool whose key is rewritten.
     assert_loop_defect_found_and_shrunk(Defect::PolicyAskedWithKey, 2, 2, |c| {
         has_rewritten_key(c) && calls(c).any(|step| !step.is_empty())
+    });
+}
+
+#[test]
+fn finds_and_shrinks_a_policy_asked_with_the_sent_name_for_a_call_by_id() {
+    // A call by a tool's id, under a policy function.
+    assert_loop_defect_found_and_shrunk(Defect::PolicyAskedWithSentNameForId, 2, 3, |c| {
+        c.all_tools()
+            .map(Tool::id)
+            .any(|id| calls(c).flatten().any(|call| call.name == id))
     });
 }
 
