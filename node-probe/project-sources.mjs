@@ -770,6 +770,25 @@ export class SourceIndex {
    * `['k'].includes(toolName)` and `SET.has(toolName)` over a literal
    * `Set` or array: `[{ name, at }]`, each at its string.
    */
+  /**
+   * The strings NODE of file F holds: a string written there, the strings
+   * of an array or of a `new Set([...])`, or those of a name bound in the
+   * same file; each at where it is written.
+   */
+  stringsIn(f, node, depth = 0) {
+    const n = unwrap(node);
+    if (!n || depth > 4) return [];
+    const s = literalString(n);
+    if (s !== null) return [{ name: s, at: place(f, n) }];
+    if (n.type === 'ArrayExpression') return n.elements.flatMap((e) => (e ? this.stringsIn(f, e, depth + 1) : []));
+    if (n.type === 'NewExpression' && calleeName(n) === 'Set') return this.stringsIn(f, n.arguments[0], depth + 1);
+    if (n.type === 'Identifier') {
+      const b = this.bindings.get(`${f.file}\0${n.name}`);
+      return b && b.file === f ? this.stringsIn(f, b.init, depth + 1) : [];
+    }
+    return [];
+  }
+
   toolNameComparisons() {
     const out = [];
     const isToolName = (node) => {
@@ -781,19 +800,7 @@ export class SourceIndex {
       return false;
     };
     for (const f of this.files) {
-      const strings = (node, depth = 0) => {
-        const n = unwrap(node);
-        if (!n || depth > 4) return [];
-        const s = literalString(n);
-        if (s !== null) return [{ name: s, at: place(f, n) }];
-        if (n.type === 'ArrayExpression') return n.elements.flatMap((e) => (e ? strings(e, depth + 1) : []));
-        if (n.type === 'NewExpression' && calleeName(n) === 'Set') return strings(n.arguments[0], depth + 1);
-        if (n.type === 'Identifier') {
-          const b = this.bindings.get(`${f.file}\0${n.name}`);
-          return b && b.file === f ? strings(b.init, depth + 1) : [];
-        }
-        return [];
-      };
+      const strings = (node) => this.stringsIn(f, node);
       // A comparison or a case is with the string written there, not a binding's.
       const literal = (node) => {
         const n = unwrap(node);
@@ -834,18 +841,7 @@ export class SourceIndex {
   sentNameUses() {
     const out = [];
     for (const f of this.files) {
-      const strings = (node, depth = 0) => {
-        const n = unwrap(node);
-        if (!n || depth > 4) return [];
-        const s = literalString(n);
-        if (s !== null) return [{ name: s, at: place(f, n) }];
-        if (n.type === 'ArrayExpression') return n.elements.flatMap((e) => (e ? strings(e, depth + 1) : []));
-        if (n.type === 'Identifier') {
-          const b = this.bindings.get(`${f.file}\0${n.name}`);
-          return b && b.file === f ? strings(b.init, depth + 1) : [];
-        }
-        return [];
-      };
+      const strings = (node) => this.stringsIn(f, node);
       const option = (call, name) => propertyOf(unwrap(call.arguments[0]), name)?.value;
       const push = (surface, node) => {
         for (const u of strings(node)) out.push({ surface, ...u });
