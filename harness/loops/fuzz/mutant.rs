@@ -220,6 +220,25 @@ fn naming(case: &Case, defect: Defect) -> Result<Vec<JsString>, Thrown> {
     Ok(all.ordered())
 }
 
+/// PREDICTION with PLANT applied to each projection it holds.
+fn in_each(prediction: Prediction, plant: impl Fn(&mut Projection)) -> Prediction {
+    match prediction {
+        Prediction::Projection(mut p) => {
+            plant(&mut p);
+            Prediction::Projection(p)
+        }
+        Prediction::Races(mut ps) => {
+            ps.iter_mut().for_each(plant);
+            Prediction::Races(ps)
+        }
+        Prediction::Dropping(mut p) => {
+            plant(&mut p);
+            Prediction::Dropping(p)
+        }
+        other => other,
+    }
+}
+
 /// The mutant's prediction: the model's, unless the planted defect changes
 /// the naming; then the copy's naming in its place.
 fn mutant_predict(case: &Case, version: MastraVersion, defect: Defect) -> Prediction {
@@ -232,42 +251,13 @@ fn mutant_predict(case: &Case, version: MastraVersion, defect: Defect) -> Predic
             | Defect::SpanNamedBySentName
             | Defect::HistoryNameUnsanitised
     ) {
-        let plant = |p: &mut Projection| plant_in_seen(p, case, defect);
-        return match real {
-            Prediction::Projection(mut p) => {
-                plant(&mut p);
-                Prediction::Projection(p)
-            }
-            Prediction::Races(mut ps) => {
-                ps.iter_mut().for_each(plant);
-                Prediction::Races(ps)
-            }
-            Prediction::Dropping(mut p) => {
-                plant(&mut p);
-                Prediction::Dropping(p)
-            }
-            other => other,
-        };
+        return in_each(real, |p| plant_in_seen(p, case, defect));
     }
     if matches!(
         defect,
         Defect::ResultsReversed | Defect::ReportNamesSentName
     ) {
-        return match real {
-            Prediction::Projection(mut p) => {
-                plant_in_history(&mut p, defect);
-                Prediction::Projection(p)
-            }
-            Prediction::Races(mut ps) => {
-                ps.iter_mut().for_each(|p| plant_in_history(p, defect));
-                Prediction::Races(ps)
-            }
-            Prediction::Dropping(mut p) => {
-                plant_in_history(&mut p, defect);
-                Prediction::Dropping(p)
-            }
-            other => other,
-        };
+        return in_each(real, |p| plant_in_history(p, defect));
     }
     let planted = naming(case, defect);
     if planted == naming(case, Defect::None) {
