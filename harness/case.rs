@@ -392,12 +392,6 @@ impl Case {
             })
     }
 
-    /// Whether the projection carries `seen` on a 1.x release
-    /// (docs/seen.md): every case; both sides apply it.
-    pub fn seen_projected(&self) -> bool {
-        true
-    }
-
     /// Every tool the case gives Mastra, in every tools object.
     /// Whether a tool of the case has a `requireApproval` function (`{
     /// "returns" }`, `{ "throws" }`): then `seen.approval.toolAsked` is

@@ -328,12 +328,10 @@ fn turn_of(
     };
     let executed = executed_from(result)?;
     // The probe observes `seen` on every case of a 1.x release (`null` on
-    // 0.x); the projection carries it where `Case::seen_projected` says, as
-    // the model does (docs/seen.md).
+    // 0.x), and the projection carries it as the model does (docs/seen.md).
     let seen = match result.get("seen") {
         None => return Err("the probe's result has no `seen`".into()),
         Some(Json::Null) => None,
-        Some(_) if !case.seen_projected() => None,
         Some(seen) => {
             let mut seen = Seen::from_json(seen)?;
             if !case.route.call_ids_scripted() {

@@ -22,9 +22,8 @@ pub struct Projection {
     /// Extension: which tools objects the call changed (`"tools"`,
     /// `"toolsets.NAME"`, `"clientTools"`); the report measured none.
     pub mutated: Vec<String>,
-    /// What the user's own code is handed (`seen`); projected on 1.x
-    /// where `Case::seen_projected` says, `None` elsewhere and on 0.x
-    /// (docs/seen.md).
+    /// What the user's own code is handed (`seen`); projected on 1.x,
+    /// `None` on 0.x (docs/seen.md).
     pub seen: Option<Box<Seen>>,
     /// With `turns`, one entry per turn, in order; the projection's own
     /// `error`, `requests`, `executed` and `seen` are then empty and not

@@ -1524,8 +1524,7 @@ fn sub_agents_let_through(
 /// client tool's, a builtin's, a sub-agent's, working memory's or an
 /// inherited name's call (`cases/approval/answers-without-a-policy-*.json`,
 /// as modelled on 1.0.4, 1.12.0, 1.40.0, 1.57.0, 1.67.0 and 1.71.0, every
-/// route). Where `seen` is not modelled outside approval (a stream beside
-/// sub-agents or workflows, a call id used twice) the replay decides.
+/// route).
 pub(super) fn nothing_waits(case: &Case) -> bool {
     let policy = matches!(
         case.call.require_tool_approval,
@@ -1533,14 +1532,10 @@ pub(super) fn nothing_waits(case: &Case) -> bool {
     );
     let suspends = |t: &Tool| matches!(t, Tool::Builtin { name, .. } if super::builtins::has_suspend_schema(name));
     let resumable = case.approvals.is_some() && case.all_tools().any(suspends);
-    let mut plain = case.clone();
-    plain.approvals = None;
-    plain.call.require_tool_approval = None;
     policy
         && case.sources.mcp_approval.is_none()
         && case.all_tools().all(|t| own_approval(t).is_none())
         && !resumable
-        && plain.seen_projected()
 }
 
 /// How the replay of an approval case's steps ended.

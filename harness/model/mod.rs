@@ -508,7 +508,7 @@ fn run_from(
     let mut tools = merged_tools_on(case, rel.on_0x().then_some(rel));
     if let Some(error) = error_before_requests(case, rel, &mut tools) {
         // Nothing was handed over: the call threw before any result.
-        let projected = case.drives_approval() || (rel.on_1x() && case.seen_projected());
+        let projected = case.drives_approval() || rel.on_1x();
         let seen = projected.then(|| Box::new(steps::seen::before_requests()));
         return Ok(vec![steps::Outcome {
             projection: Projection {

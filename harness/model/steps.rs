@@ -1364,7 +1364,7 @@ impl Cx<'_> {
                 p.error = Some(e.clone());
             }
         }
-        if self.rel.on_1x() && self.case.seen_projected() {
+        if self.rel.on_1x() {
             let seen = seen::predict(self.case, self.rel, &s.log, s.ended.as_ref(), &p)?;
             p.seen = Some(Box::new(seen));
         }

@@ -99,11 +99,7 @@ fn turn(
         // Where a held call's suspension throws, nothing is pending.
         rel.approval_suspend_throws || p.seen.as_ref().is_none_or(|s| !s.pending.is_empty())
     };
-    // What a turn hands the user's code is projected where the turn's
-    // shape is (`Case::turn`, `Case::seen_projected`), as the observation
-    // does; `one` has the replies left, a suffix of the case's, so it
-    // projects at least those.
-    let projected = case.turn(call).seen_projected();
+    // `one` has the replies left, a suffix of the case's.
     let mut one = case.clone();
     one.turns = None;
     one.call = call.clone();
@@ -154,9 +150,7 @@ fn turn(
             }
         }
         let mut turn = Turn::of(&outcome.projection);
-        if !projected {
-            turn.seen = None;
-        } else if case.tracing {
+        if case.tracing {
             let seen = turn.seen.get_or_insert_with(Default::default);
             seen.spans = Some(spans(rel, &outcome.spans));
         }

@@ -246,8 +246,7 @@ pub(in crate::model) fn predict(
     ended: Option<&Ending>,
     p: &Projection,
 ) -> Result<Seen, String> {
-    // The shapes not modelled are not projected (`Case::seen_projected`),
-    // nor is 0.x; reaching here with either is the caller's slip.
+    // 0.x is not projected; reaching here with it is the caller's slip.
     if rel.on_0x() {
         return Err("seen on 0.x".into());
     }
