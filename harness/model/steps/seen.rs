@@ -36,12 +36,14 @@ pub(crate) struct StepSeen {
 }
 
 impl StepSeen {
+    /// The sub-agent run call `i` started: its ending and chunk count.
+    fn sub(&self, i: usize) -> Option<&(usize, Option<Ending>, Option<usize>)> {
+        self.subs.iter().find(|(at, _, _)| *at == i)
+    }
+
     /// How the sub-agent run call `i` started ended, if it started one.
     fn sub_ending(&self, i: usize) -> Option<&Ending> {
-        self.subs
-            .iter()
-            .find(|(at, _, _)| *at == i)
-            .and_then(|(_, e, _)| e.as_ref())
+        self.sub(i).and_then(|(_, e, _)| e.as_ref())
     }
 
     pub(super) fn of(
@@ -211,9 +213,7 @@ fn nested_chunks(step: &StepSeen) -> Result<Vec<(JsString, Json)>, String> {
                 return Err("the tool-output chunks of two sub-agents in one step".into())
             }
             Runs::SubAgent { .. } => step
-                .subs
-                .iter()
-                .find(|(at, _, _)| *at == i)
+                .sub(i)
                 .and_then(|(_, _, n)| *n)
                 .ok_or("a sub-agent's stream with an ending not measured")?,
             Runs::Fixed(text) if *text == crate::model::sources::WORKFLOW_RESULT => {
