@@ -136,3 +136,11 @@ pub fn builtin_id(name: &str) -> Option<&'static str> {
         .find(|(n, _)| *n == name)
         .map(|(_, id)| *id)
 }
+
+/// The key (and id) `MCPClient.listTools()` gives a server's tool:
+/// `SERVER_TOOL`, the server's key in `servers`, `_`, the tool's MCP name.
+pub fn mcp_tool_key(server: &JsString, tool: &JsString) -> JsString {
+    let mut key = server.clone();
+    key.push_str("_");
+    key.concat(tool)
+}

@@ -114,9 +114,7 @@ pub(super) fn mcp_tools_in(servers: &[McpServer], join: McpJoin) -> Record<ToolV
             listed.assign(name.clone(), ());
         }
         for (name, ()) in listed.entries() {
-            let mut prefixed = server.clone();
-            prefixed.push_str("_");
-            let prefixed = prefixed.concat(name);
+            let prefixed = crate::naming::mcp_tool_key(server, name);
             let key = match join {
                 McpJoin::OneClientEach => name.clone(),
                 McpJoin::ByKey | McpJoin::OnArrival => prefixed.clone(),
@@ -147,12 +145,10 @@ pub(super) fn mcp_toolsets_in(servers: &[McpServer]) -> Vec<(JsString, Record<To
         .map(|(server, names)| {
             let mut set = Record::new();
             for name in names.iter().filter(|n| !n.is_empty()) {
-                let mut id = server.clone();
-                id.push_str("_");
                 set.assign(
                     name.clone(),
                     ToolValue {
-                        id: id.concat(name),
+                        id: crate::naming::mcp_tool_key(server, name),
                         key: name.clone(),
                         origin: ToolOrigin::Mcp(server.clone()),
                     },

@@ -48,9 +48,7 @@ fn tools_of<'a>(
         .tools
         .iter()
         .filter_map(|mcp_name| {
-            let mut key = server.name.clone();
-            key.push_str("_");
-            let key = key.concat(mcp_name);
+            let key = crate::naming::mcp_tool_key(&server.name, mcp_name);
             let tool = agent.tools.iter().find(|t| t.key == key)?;
             let sent = report
                 .keys

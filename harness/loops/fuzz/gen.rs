@@ -22,7 +22,7 @@ use crate::case::{
     Sources, Tool, ToolApproval, ToolChoice, BUILTINS,
 };
 use crate::js::string::JsString;
-use crate::naming::{wire_name, OBJECT_PROTOTYPE};
+use crate::naming::{mcp_tool_key, wire_name, OBJECT_PROTOTYPE};
 use crate::route::Route;
 use arbitrary::{Result, Unstructured};
 use rand::{RngCore, SeedableRng};
@@ -509,9 +509,7 @@ impl CaseGenerator {
                     } else {
                         self.keys[u.choose_index(self.keys.len())?].clone()
                     };
-                    let mut key = name.clone();
-                    key.push_str("_");
-                    self.source_names.push(key.concat(&t));
+                    self.source_names.push(mcp_tool_key(&name, &t));
                     names.push(t);
                 }
                 servers.push(McpServer { name, tools: names });
@@ -585,9 +583,7 @@ impl CaseGenerator {
             _ => {
                 let mut names = Vec::new();
                 for t in &server.tools {
-                    let mut key = server.name.clone();
-                    key.push_str("_");
-                    let key = key.concat(t);
+                    let key = mcp_tool_key(&server.name, t);
                     names.push(match pick(u, &[(4, 0u8), (2, 1), (4, 2), (2, 3)])? {
                         0 => t.clone(),
                         1 => key,

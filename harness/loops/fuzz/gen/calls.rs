@@ -77,9 +77,7 @@ pub fn aims(c: &Case) -> Vec<Aim> {
     out.extend(s.workflows.iter().flatten().cloned().map(Aim::Workflow));
     for server in s.mcp.iter().flatten() {
         for t in &server.tools {
-            let mut key = server.name.clone();
-            key.push_str("_");
-            out.push(Aim::Mcp(key.concat(t)));
+            out.push(Aim::Mcp(crate::naming::mcp_tool_key(&server.name, t)));
         }
     }
     if s.memory.is_some_and(|m| m.working_memory) {
