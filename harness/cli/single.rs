@@ -165,6 +165,13 @@ pub fn bench(args: BenchArgs) -> Result<Exit, Failure> {
     if let Json::Object(members) = &mut report {
         members.push(("cpu".into(), cpu.to_json()));
     }
+    // Many small cases, where the pipeline's own cost per case shows most.
+    let plain = crate::loops::bench::plain_fuzz(crate::loops::bench::PLAIN_FUZZ_CASES);
+    let fuzz = crate::loops::bench::bench(&mut session, version, &plain).map_err(Failure::infra)?;
+    print_out(&format!("plain fuzz cases:\n{}", fuzz.to_text()));
+    if let Json::Object(members) = &mut report {
+        members.push(("plainFuzz".into(), fuzz.to_json()));
+    }
     // Where the machine has no sandbox there is no cost to measure: said
     // on stderr, left out of the figures.
     match crate::loops::bench::sandbox_cost(&mut session, version, &workload) {

@@ -166,6 +166,21 @@ pub fn bench(
     })
 }
 
+/// How many plain fuzz cases `bench` runs beside the corpus.
+pub const PLAIN_FUZZ_CASES: usize = 1_500;
+
+/// The first `n` cases of fuzz seed 1 on the default route that start no
+/// MCP server and wait on no retry back-off: many small cases, where what
+/// the pipeline adds per case (the process boundary, the listener, the
+/// model, the comparison) weighs most against the bare loop.
+pub fn plain_fuzz(n: usize) -> Vec<Case> {
+    (0u64..)
+        .map(|i| crate::loops::fuzz::gen::generate(1, i))
+        .filter(|c| c.sources.mcp.is_none() && !c.waits_on_retries())
+        .take(n)
+        .collect()
+}
+
 /// How long the model takes to predict one case of `n` tools, for each `n`
 /// of `sizes`: the cost a case's size adds, which must stay linear
 /// (100,000 tools in under 2 s on the version `version`).
@@ -508,6 +523,9 @@ pub fn figures_markdown(report: &Json) -> Result<String, String> {
         f("notAsModelled")?
     ));
 
+    if let Some(p) = report.get("plainFuzz") {
+        out.push_str(&plain_fuzz_markdown(p)?);
+    }
     if let Some(routes) = report.get("routes") {
         out.push_str(&routes_markdown(routes)?);
     }
@@ -523,6 +541,37 @@ pub fn figures_markdown(report: &Json) -> Result<String, String> {
     if let Some(scale) = report.get("modelScale").and_then(Json::as_array) {
         out.push_str(&scale_markdown(scale)?);
     }
+    Ok(out)
+}
+
+/// The figures' section for the plain fuzz cases: the harness on 1, 2, ..
+/// probes against the bare loop on the same cases.
+fn plain_fuzz_markdown(p: &Json) -> Result<String, String> {
+    let at = "plainFuzz.";
+    let ceiling = number_at(p, at, "ceilingCasesPerSecond")?;
+    let mut out = format!(
+        "\n## Plain fuzz cases against the bare loop\n\n\
+         The first {} cases of fuzz seed 1 that start no MCP server, on the default route, \
+         through the whole pipeline and through the ceiling (the bare single-process loop), \
+         probe start left out.\n\n\
+         | | cases/s | ratio to the bare loop |\n|---|---:|---:|\n",
+        number_at(p, at, "cases")?
+    );
+    let scaling = p
+        .get("scaling")
+        .and_then(Json::as_array)
+        .ok_or("plainFuzz.scaling: missing or not an array")?;
+    for (i, row) in scaling.iter().enumerate() {
+        let at = format!("plainFuzz.scaling[{i}].");
+        let probes = number_at(row, &at, "probes")?;
+        out.push_str(&format!(
+            "| harness, {probes} probe{} | {:.1} | {:.2} |\n",
+            if probes == 1.0 { "" } else { "s" },
+            number_at(row, &at, "casesPerSecond")?,
+            number_at(row, &at, "ratio")?,
+        ));
+    }
+    out.push_str(&format!("| the bare loop | {ceiling:.1} | 1.00 |\n"));
     Ok(out)
 }
 
@@ -805,6 +854,40 @@ mod tests {
         assert!(md.contains("| harness, 2 probes |"), "{md}");
         assert!(!md.contains("## Each route"), "{md}");
         assert!(!md.contains("## The matrix"), "{md}");
+    }
+
+    #[test]
+    fn the_plain_fuzz_cases_appear_against_the_bare_loop_when_measured() {
+        let with = FIXTURE.replace(
+            r#""notAsModelled": 0,"#,
+            r#""notAsModelled": 0, "plainFuzz": {"version": "1.67.0", "cases": 1500,
+               "ceilingCasesPerSecond": 160.000, "scaling": [
+                 {"probes": 1, "casesPerSecond": 150.000, "ratio": 0.938},
+                 {"probes": 2, "casesPerSecond": 230.000, "ratio": 1.438}]},"#,
+        );
+        let md = figures_markdown(&Json::parse(&with).unwrap()).unwrap();
+        for line in [
+            "## Plain fuzz cases against the bare loop",
+            "The first 1500 cases of fuzz seed 1",
+            "| harness, 2 probes | 230.0 | 1.44 |",
+            "| the bare loop | 160.0 | 1.00 |",
+        ] {
+            assert!(md.contains(line), "no {line:?} in:\n{md}");
+        }
+        let without = figures_markdown(&Json::parse(FIXTURE).unwrap()).unwrap();
+        assert!(!without.contains("## Plain fuzz"), "{without}");
+    }
+
+    /// The plain workload is what it says: as many cases as asked, none
+    /// with an MCP server, none waiting on back-off, the same every time.
+    #[test]
+    fn the_plain_fuzz_workload_holds_no_mcp_case() {
+        let cases = plain_fuzz(300);
+        assert_eq!(cases.len(), 300);
+        assert!(cases
+            .iter()
+            .all(|c| c.sources.mcp.is_none() && !c.waits_on_retries()));
+        assert_eq!(cases, plain_fuzz(300));
     }
 
     #[test]
