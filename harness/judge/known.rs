@@ -1230,6 +1230,8 @@ mod tests {
                 "approval-policy-bypassed-by-id",
                 "mcp-server-policy-overrides-agent-policy-by-another-name",
                 "tool-search-policy-bypassed-by-raw-id",
+                "tool-approval-fn-overrides-agent-policy",
+                "mcp-server-policy-ignored",
                 "approval-policy-lost-on-resume",
                 "approval-decline-runs-the-tool"
             ]

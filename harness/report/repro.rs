@@ -15,7 +15,7 @@
 //! its own capture server's bodies exactly as the harness judges the
 //! listener's.
 
-use crate::case::{Approval, ApprovalPolicy, Case, Reply, Tool};
+use crate::case::{Approval, ApprovalPolicy, Case, Reply, Tool, ToolApproval};
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::judge::known::{named_choice_json, Advisory, KnownIssue, Severity, Symptom};
@@ -493,12 +493,19 @@ impl Repro<'_> {
 /// writes), the policy as the case writes it, each held call answered as
 /// the case's `approvals` say (a call without an answer stays held), and
 /// what the policy was asked, which calls waited and how often the tool
-/// ran. `None` for a case without a policy by names or a tool call.
+/// ran. `None` for a case without a policy by names or `true`, or
+/// without a tool call.
 fn approval_snippet(case: &Case) -> Option<String> {
-    let ApprovalPolicy::Names(names) = case.call.require_tool_approval.as_ref()? else {
-        return None;
-    };
     let js = |s: &JsString| Json::String(s.clone()).to_compact();
+    let policy = match case.call.require_tool_approval.as_ref()? {
+        ApprovalPolicy::Names(names) => format!(
+            "const needsApproval = {};\n\
+             const requireToolApproval = ({{ toolName }}) => (asked.push(toolName), needsApproval.includes(toolName));",
+            Json::Array(names.iter().cloned().map(Json::String).collect()).to_compact()
+        ),
+        ApprovalPolicy::Flag(true) => "const requireToolApproval = true;".to_string(),
+        ApprovalPolicy::Flag(false) => return None,
+    };
     let replies: Vec<Json> = case
         .replies
         .iter()
@@ -531,7 +538,21 @@ fn approval_snippet(case: &Case) -> Option<String> {
         Tool::Custom { id, .. } => js(id),
         _ => js(&JsString::from(crate::case::STANDARD_ID)),
     };
-    let names = Json::Array(names.iter().cloned().map(Json::String).collect()).to_compact();
+    // The tool's own `requireApproval`, which the loop asks beside the
+    // agent's option; the function is given no tool name.
+    let own = match tool {
+        Tool::Custom {
+            require_approval: Some(a),
+            ..
+        } => match a {
+            ToolApproval::Always => ", requireApproval: true".to_string(),
+            ToolApproval::Returns(b) => format!(", requireApproval: () => {b}"),
+            ToolApproval::Throws(m) => {
+                format!(", requireApproval: () => {{ throw new Error({}); }}", js(m))
+            }
+        },
+        _ => String::new(),
+    };
     let answers = Json::object(case.approvals.iter().flatten().map(|(call, answer)| {
         let resume = match answer {
             Approval::Approve => "approveToolCallGenerate",
@@ -563,13 +584,12 @@ await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
 const url = `http://127.0.0.1:${{server.address().port}}/v1`;
 const inputSchema = z.object({{ city: z.string() }});
 const execute = async () => {{ ran += 1; return {{ ok: true }}; }};
-const tool = createTool({{ id: {id}, description: 'A tool that needs approval', inputSchema, execute }});
+const tool = createTool({{ id: {id}, description: 'A tool that needs approval', inputSchema, execute{own} }});
 const model = {{ id: 'openai/gpt-4o-mini', url, apiKey: 'sk-fake' }};
 const agent = new Agent({{ id: 'a', name: 'a', instructions: 'p', model, tools: {{ {key}: tool }} }});
 new Mastra({{ agents: {{ a: agent }}, storage: new InMemoryStore(), logger: false }}); // a resume reads storage
-const needsApproval = {names};
 const [asked, held] = [[], []];
-const requireToolApproval = ({{ toolName }}) => (asked.push(toolName), needsApproval.includes(toolName));
+{policy}
 const answers = {answers}; // the user's answer to each held call
 let result = await agent.generate('hi', {{ requireToolApproval }});
 while (result.finishReason === 'suspended') {{
@@ -837,6 +857,29 @@ mod tests {
         ] {
             assert!(md.contains(part), "{part} in:\n{md}");
         }
+    }
+
+    /// `requireToolApproval: true` beside a tool's own approval function:
+    /// the advisory's snippet passes both, as the case writes them.
+    #[test]
+    fn an_advisory_passes_true_and_the_tools_own_function() {
+        let case = Case::parse(
+            Path::new("cases/approval/tool-fn.json"),
+            r#"{"about":"a","tools":[{"key":"files.delete","id":"delete-file","description":"d","requireApproval":{"returns":false}}],
+                "call":{"requireToolApproval":true},
+                "replies":[{"toolCalls":[{"id":"call_1","name":"files_delete","arguments":{"city":"Paris"}}]},{"text":"done"}]}"#,
+        )
+        .unwrap();
+        let snippet = approval_snippet(&case).unwrap();
+        for part in [
+            "const requireToolApproval = true;",
+            "execute, requireApproval: () => false });",
+            r#"tools: { "files.delete": tool }"#,
+        ] {
+            assert!(snippet.contains(part), "{part} in:\n{snippet}");
+        }
+        assert!(!snippet.contains("needsApproval"), "{snippet}");
+        assert!(snippet.lines().count() <= SNIPPET_MAX_LINES, "{snippet}");
     }
 
     /// Every form name in a check's JSON: the keys of its objects.
