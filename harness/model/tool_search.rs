@@ -55,12 +55,25 @@ pub(super) struct SearchState {
 }
 
 impl SearchState {
-    pub(super) fn new(base: Record<ToolValue>, catalog: Record<ToolValue>) -> SearchState {
+    /// The processor over a step whose own tools are `base`, having
+    /// loaded `loaded` in the case's earlier turns: its store outlives a
+    /// call (one per processor, keyed by the thread, `"default"` without
+    /// one), so a later turn starts with what the earlier ones loaded.
+    pub(super) fn new(
+        base: Record<ToolValue>,
+        catalog: Record<ToolValue>,
+        loaded: &[JsString],
+    ) -> SearchState {
         SearchState {
             base,
             catalog,
-            loaded: Vec::new(),
+            loaded: loaded.to_vec(),
         }
+    }
+
+    /// The names loaded so far, in order: what a later turn starts with.
+    pub(super) fn loaded(&self) -> &[JsString] {
+        &self.loaded
     }
 
     /// `findToolForDynamicName` without a filter: `catalog.tools[name] ??
@@ -85,6 +98,13 @@ impl SearchState {
     pub(super) fn step_tools(&self) -> Result<Record<ToolValue>, String> {
         let mut tools = Record::from_entries([meta(Meta::Search), meta(Meta::Load)]);
         tools.spread_from(&self.base);
+        tools.spread_from(&self.loaded_tools()?);
+        Ok(tools)
+    }
+
+    /// `getLoadedTools`: each loaded name the catalog finds, keyed by it.
+    fn loaded_tools(&self) -> Result<Record<ToolValue>, String> {
+        let mut tools = Record::new();
         for name in &self.loaded {
             if let Some(v) = self.find(name)? {
                 let named = ToolValue {
@@ -190,12 +210,61 @@ impl SearchState {
         Ok(out)
     }
 
+    /// Whether a call by `name` in a step whose record is `tools` finds one
+    /// of the agent's own tools, which the processor passes through as it
+    /// was given (`...stepTools`), rather than one the processor made
+    /// (`search_tools`, `load_tool`) or loaded. Before
+    /// `TOOL_SEARCH_TOOL_SPANS` only the former end a tool span (observed
+    /// on 1.2.0, 1.5.0, 1.8.0 and 1.10.0, every route: a call of the
+    /// agent's `weather` ends one, the `load_tool` and loaded-tool calls
+    /// after it none; `cases/toolsearch/beside-tracing-an-agent-tool-call-*`).
+    pub(super) fn passes_through(&self, tools: &Record<ToolValue>, name: &JsString) -> bool {
+        let key = match tools.get(name) {
+            Lookup::Own(_) => name.clone(),
+            Lookup::Inherited => return false,
+            Lookup::Missing => match tools.entries().into_iter().find(|(_, v)| v.id == *name) {
+                Some((k, _)) => k.clone(),
+                None => return false,
+            },
+        };
+        !self.loaded.contains(&key) && matches!(self.base.get(&key), Lookup::Own(_))
+    }
+
     /// Note a load that `load` answered.
     pub(super) fn note_loaded(&mut self, name: JsString) {
         if !self.loaded.contains(&name) {
             self.loaded.push(name);
         }
     }
+}
+
+/// The agent's own tools for a call whose processor has already loaded
+/// `loaded` (in an earlier turn): from `TOOL_SEARCH_LOADED_LISTED` the
+/// agent lists what its input processors loaded among its tools, each keyed
+/// by the name it was loaded by and spread after the others
+/// (`listInputProcessorLoadedTools`, 1.71.0 `dist/agent-BOxKOk3n.js:38446`,
+/// spread at `:39910`), so `formatTools` rewrites them with the rest: a tool
+/// loaded as `search.web` is then offered twice, as `search_web` through the
+/// agent's tools and as `search.web` through the processor's record, and a
+/// rewrite onto an agent tool's name throws (`AGENT_TOOL_NAME_COLLISION`).
+/// Observed on 1.34.0 to 1.71.0, every route; before, the later turn's
+/// processor alone offers it (1.2.0 to 1.33.1),
+/// `cases/toolsearch/later-turn-*`.
+pub(super) fn list_loaded(
+    case: &Case,
+    rel: &Release,
+    loaded: &[JsString],
+    tools: &mut Record<ToolValue>,
+) -> Result<(), String> {
+    let Some(search) = &case.tool_search else {
+        return Ok(());
+    };
+    if !rel.tool_search_loaded_listed || loaded.is_empty() {
+        return Ok(());
+    }
+    let state = SearchState::new(Record::new(), super::entries(&search.tools, false), loaded);
+    tools.spread_from(&state.loaded_tools()?);
+    Ok(())
 }
 
 /// Under an agent-level policy function that holds none of the case's
@@ -211,6 +280,7 @@ pub(super) fn policy_asked(
     case: &Case,
     rel: &Release,
     base: &Record<ToolValue>,
+    loaded: &[JsString],
 ) -> Result<Vec<JsString>, String> {
     let unmodelled = |what: &str| Err(format!("toolSearch beside approval: {what}"));
     let names = match &case.call.require_tool_approval {
@@ -228,7 +298,7 @@ pub(super) fn policy_asked(
         .tool_search
         .as_ref()
         .map(|t| super::entries(&t.tools, false));
-    let mut state = SearchState::new(base.clone(), catalog.unwrap_or_default());
+    let mut state = SearchState::new(base.clone(), catalog.unwrap_or_default(), loaded);
     let mut asked = Vec::new();
     for reply in &case.replies {
         let Reply::ToolCalls(calls) = reply else {
@@ -331,6 +401,7 @@ pub(super) fn held_first(
     case: &Case,
     rel: &Release,
     base: &Record<ToolValue>,
+    loaded: &[JsString],
 ) -> Result<Option<ToolCallReply>, String> {
     match case.call.require_tool_approval {
         Some(ApprovalPolicy::Flag(true)) => {}
@@ -348,7 +419,7 @@ pub(super) fn held_first(
         .tool_search
         .as_ref()
         .map(|t| super::entries(&t.tools, false));
-    let tools = SearchState::new(base.clone(), catalog.unwrap_or_default()).step_tools()?;
+    let tools = SearchState::new(base.clone(), catalog.unwrap_or_default(), loaded).step_tools()?;
     if finds(case, rel, &tools, &call.name).is_none() {
         return Err("toolSearch beside approval: a first call that finds no tool".into());
     }
@@ -400,6 +471,7 @@ mod tests {
         SearchState::new(
             Record::from_entries([ours("weather", "get-weather")]),
             Record::from_entries([ours("web", "search.web")]),
+            &[],
         )
     }
 
