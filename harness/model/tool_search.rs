@@ -283,6 +283,9 @@ pub(super) fn policy_asked(
     loaded: &[JsString],
 ) -> Result<Vec<JsString>, String> {
     let unmodelled = |what: &str| Err(format!("toolSearch beside approval: {what}"));
+    if answers_at_once(case) {
+        return Ok(Vec::new());
+    }
     let names = match &case.call.require_tool_approval {
         Some(ApprovalPolicy::Names(names)) => names,
         Some(ApprovalPolicy::Flag(false)) | None => {
@@ -409,8 +412,10 @@ pub(super) fn held_first(
         Some(ApprovalPolicy::Names(_) | ApprovalPolicy::Flag(false)) | None => return Ok(None),
     }
     plain_policy(case)?;
-    let Some(Reply::ToolCalls(calls)) = case.replies.first() else {
-        return Err("toolSearch beside approval: a first reply without calls".into());
+    let calls = match case.replies.first() {
+        Some(Reply::ToolCalls(calls)) => calls,
+        _ if answers_at_once(case) => return Ok(None),
+        _ => return Err("toolSearch beside approval: a first reply without calls".into()),
     };
     let [call] = calls.as_slice() else {
         return Err("toolSearch beside approval: a step of other than one call".into());
@@ -424,6 +429,14 @@ pub(super) fn held_first(
         return Err("toolSearch beside approval: a first call that finds no tool".into());
     }
     Ok(Some(call.clone()))
+}
+
+/// A first reply of text ends the loop before any call: under any policy
+/// nothing is held or asked, and the run is the loop's own (observed on
+/// 1.2.0, 1.11.0, 1.13.2, 1.38.0, 1.67.0 and 1.71.0, every route,
+/// `cases/toolsearch/policy-*-with-a-text-reply-*`).
+fn answers_at_once(case: &Case) -> bool {
+    matches!(case.replies.first(), Some(Reply::Text(_)))
 }
 
 /// The tool a call of `name` finds in the step's record (by key, then by
@@ -512,6 +525,30 @@ mod tests {
             out.contains("Use search_tools to find available tools."),
             "{out}"
         );
+    }
+
+    /// Under `true`, or a function before or after `APPROVAL_POLICY_ASKED`,
+    /// a first reply of text is answered with nothing held or asked.
+    #[test]
+    fn a_text_reply_first_holds_and_asks_nothing_under_any_policy() {
+        use crate::model::{predict, Prediction};
+        for policy in ["true", r#"{"names":["search_web"]}"#] {
+            let text = format!(
+                r#"{{"about":"a","tools":["weather"],
+                    "toolSearch":{{"tools":[{{"key":"web","id":"search.web","description":"d"}}]}},
+                    "call":{{"requireToolApproval":{policy}}},"replies":[{{"text":"done"}}]}}"#
+            );
+            let c = Case::parse(std::path::Path::new("cases/x.json"), &text).unwrap();
+            for v in [(1, 13, 2), (1, 71, 0)] {
+                let version = crate::version::spec::MastraVersion::new(v.0, v.1, v.2);
+                let Prediction::Projection(p) = predict(&c, version) else {
+                    panic!("{policy} on {version}: not a projection");
+                };
+                assert_eq!(p.requests.len(), 1, "{policy} on {version}");
+                let seen = p.seen.unwrap();
+                assert!(seen.asked.is_empty() && seen.pending.is_empty());
+            }
+        }
     }
 
     #[test]
