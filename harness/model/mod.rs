@@ -451,8 +451,9 @@ fn predict_calls(case: &Case, version: MastraVersion) -> Prediction {
 /// Beside memory, tracing, sub-agents, workflows, MCP and dynamic tools
 /// and builtins the processor is the agent loop's as it is alone
 /// (`cases/toolsearch/beside-*`; fuzz seed 3, 1,500 cases, on 1.11.0 and
-/// 1.71.0, every route); beside turns, or tracing before
-/// `TOOL_SEARCH_TOOL_SPANS`, not yet.
+/// 1.71.0, every route), beside turns, where a later turn starts with
+/// what the earlier ones loaded (`tool_search::list_loaded`), and beside
+/// tracing (`TOOL_SEARCH_TOOL_SPANS`).
 fn tool_search_outside(case: &Case, rel: &Release) -> Option<Prediction> {
     case.tool_search.as_ref()?;
     if !rel.tool_search_processor {
@@ -468,20 +469,7 @@ fn tool_search_outside(case: &Case, rel: &Release) -> Option<Prediction> {
             releases::TOOL_SEARCH_SCHEMA_THROWS.name
         )));
     }
-    // With memory a later turn's processor finds what an earlier one
-    // loaded, and offers it twice: through the agent's own tools, rewritten
-    // (`search_web`), and under the name it was loaded by (`search.web`)
-    // (observed on 1.2.0 to 1.71.0, every route, a case of two turns with
-    // memory, the first loading `search.web` by its id). Not followed yet.
-    if case.turns.is_some() {
-        return Some(Prediction::Unmodelled("toolSearch beside turns".into()));
-    }
-    (case.tracing && !rel.tool_search_tool_spans).then(|| {
-        Prediction::Unmodelled(format!(
-            "toolSearch beside tracing before {}",
-            releases::TOOL_SEARCH_TOOL_SPANS.first
-        ))
-    })
+    None
 }
 
 /// The call before its first request (what throws there: a sub-agent on the
@@ -489,7 +477,7 @@ fn tool_search_outside(case: &Case, rel: &Release) -> Option<Prediction> {
 /// loop (`steps`).
 fn run(case: &Case, rel: &Release) -> Result<Vec<Projection>, String> {
     let mut out: Vec<Projection> = Vec::new();
-    for o in run_from(case, rel, Vec::new())? {
+    for o in run_from(case, rel, Vec::new(), &[])? {
         if !out.contains(&o.projection) {
             out.push(o.projection);
         }
@@ -498,14 +486,17 @@ fn run(case: &Case, rel: &Release) -> Result<Vec<Projection>, String> {
 }
 
 /// As `run`, the call started from the history `before` (what a memory
-/// recalls of earlier calls), each way it can go with what it stored and
+/// recalls of earlier calls) and with what its `toolSearch` processor
+/// `loaded` in earlier calls, each way it can go with what it stored and
 /// the tool spans it ended (`steps::Outcome`).
 fn run_from(
     case: &Case,
     rel: &Release,
     before: Vec<projection::HistoryItem>,
+    loaded: &[JsString],
 ) -> Result<Vec<steps::Outcome>, String> {
     let mut tools = merged_tools_on(case, rel.on_0x().then_some(rel));
+    tool_search::list_loaded(case, rel, loaded, &mut tools)?;
     if let Some(error) = error_before_requests(case, rel, &mut tools) {
         // Nothing was handed over: the call threw before any result.
         let projected = case.drives_approval() || rel.on_1x();
@@ -518,25 +509,30 @@ fn run_from(
             },
             stored: before,
             spans: Vec::new(),
+            loaded: loaded.to_vec(),
             answered: false,
             api_error: false,
             left: crate::case::script::Script::of(case).left(),
         }]);
     }
     let offered = offered(case, rel, &tools);
-    let outcomes = steps::run_loop_from(case, rel, &tools, offered, before.clone())?;
+    let outcomes = steps::run_loop_from(case, rel, &tools, offered, before.clone(), loaded)?;
     if !case.drives_approval() {
         return Ok(outcomes);
     }
     if case.tool_search.is_some() {
-        if let Some(call) = tool_search::held_first(case, rel, &tools)? {
+        if let Some(call) = tool_search::held_first(case, rel, &tools, loaded)? {
             return Ok(outcomes
                 .into_iter()
-                .map(|o| tool_search_held(case, rel, &call, o))
+                .map(|o| steps::Outcome {
+                    // Nothing ran: nothing more was loaded.
+                    loaded: loaded.to_vec(),
+                    ..tool_search_held(case, rel, &call, o)
+                })
                 .collect());
         }
         // Nothing is held: the loop's own run, and what the policy was asked.
-        let asked = tool_search::policy_asked(case, rel, &tools)?;
+        let asked = tool_search::policy_asked(case, rel, &tools, loaded)?;
         return Ok(outcomes
             .into_iter()
             .map(|mut o| {
@@ -552,7 +548,7 @@ fn run_from(
     let resumed = match approval::as_resumed(case) {
         Some(plain) => {
             let offered = offered_on(&plain, rel)?;
-            let mut runs = steps::run_loop_from(&plain, rel, &offered.0, offered.1, before)?;
+            let mut runs = steps::run_loop_from(&plain, rel, &offered.0, offered.1, before, &[])?;
             if runs.len() != 1 {
                 return Err("a resumed run whose requests race".into());
             }

@@ -726,16 +726,31 @@ release_table! {
     /// 1.31.0: `bisect cases/toolsearch/load-by-sanitised-name-not-found-generate.json
     /// --good 1.30.0 --bad 1.33.1`, 1.30.0 without it (2 steps).
     TOOL_SEARCH_NOT_FOUND_NAMED => tool_search_not_found_named: (1, 31, 0);
-    /// With `tracing`, the calls of a `ToolSearchProcessor` agent end tool
-    /// spans (`tool: 'load_tool'`, then a loaded tool's under the name it
-    /// was loaded by); before, its trace has none. First in 1.11.0: `run
-    /// --cases cases/toolsearch/beside-tracing-spans-name-the-raw-id-*.json
+    /// With `tracing`, the calls of the tools a `ToolSearchProcessor` hands
+    /// the step end tool spans (`tool: 'load_tool'`, then a loaded tool's
+    /// under the name it was loaded by); before, those calls end none,
+    /// while the agent's own tools, which it passes through, still do.
+    /// First in 1.11.0: `run --cases
+    /// cases/toolsearch/beside-tracing-spans-name-the-raw-id-*.json
     /// --versions 1.5.0,1.6.0,1.8.0,1.9.0,1.10.0`, `spans: []` on each,
     /// 1.11.0 and 1.13.2 to 1.71.0 the spans, every route (`bisect
     /// cases/toolsearch/beside-tracing-spans-name-the-raw-id-generate.json
     /// --good 1.6.0 --bad 1.13.2` stops at 1.9.0's history rewrite, with
-    /// `spans: []` on both sides). Not modelled before it.
+    /// `spans: []` on both sides); `run --cases
+    /// cases/toolsearch/beside-tracing-an-agent-tool-call-*.json --versions
+    /// 1.2.0,1.5.0,1.8.0,1.10.0 --route all`: the agent's `weather` call's
+    /// span alone on each.
     TOOL_SEARCH_TOOL_SPANS => tool_search_tool_spans: (1, 11, 0);
+    /// The agent lists among its own tools what its input processors
+    /// loaded in earlier calls (`listInputProcessorLoadedTools`, 1.34.0
+    /// `dist/chunk-BK3GIF7W.js:26256`, spread after the other tools at
+    /// `:27888`), keyed by the name each was loaded by, before
+    /// `formatTools`: a later turn offers a tool loaded as `search.web` both
+    /// as `search_web` and, from the processor's own record, as
+    /// `search.web`; before, only the latter. First in 1.34.0: `bisect
+    /// cases/toolsearch/later-turn-offers-a-tool-loaded-by-id-twice-generate.json
+    /// --good 1.30.0 --bad 1.37.1`, 1.33.1 the same as 1.30.0 (3 steps).
+    TOOL_SEARCH_LOADED_LISTED => tool_search_loaded_listed: (1, 34, 0);
 
     /// `submitPlanTool` takes the path of a plan file (`{ path: string }`);
     /// before, the plan itself (`{ title?: string, plan: string }`, at least

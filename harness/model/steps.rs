@@ -213,10 +213,23 @@ const WORKING_MEMORY_TOOL: &str = "updateWorkingMemory";
 /// whose calls run concurrently, a call whose arguments were refused ends
 /// its span at once, before the calls that run (fuzz seed 1, case 1147 on
 /// 1.67.0 and 1.71.0).
-fn note_spans(agent: &mut Agent, taken: &Taken, concurrent: bool) {
+fn note_spans(agent: &mut Agent, taken: &Taken, concurrent: bool, rel: &Release) {
     if agent.who != Requester::Parent {
         return;
     }
+    // Before `TOOL_SEARCH_TOOL_SPANS` the tools a `toolSearch` processor
+    // hands the step end no span: its own two and what it loaded.
+    let traced: Vec<bool> = taken
+        .calls
+        .iter()
+        .map(|c| {
+            rel.tool_search_tool_spans
+                || agent
+                    .search
+                    .as_ref()
+                    .is_none_or(|s| s.passes_through(&agent.tools, &c.name))
+        })
+        .collect();
     let refused = |r: &Resolved| {
         matches!(
             r,
@@ -226,7 +239,13 @@ fn note_spans(agent: &mut Agent, taken: &Taken, concurrent: bool) {
             }
         )
     };
-    let mut order: Vec<&Resolved> = taken.resolved.iter().collect();
+    let mut order: Vec<&Resolved> = taken
+        .resolved
+        .iter()
+        .zip(&traced)
+        .filter(|(_, traced)| **traced)
+        .map(|(r, _)| r)
+        .collect();
     if concurrent {
         order.sort_by_key(|r| !refused(r));
     }
@@ -258,6 +277,9 @@ pub(super) struct Outcome {
     pub(super) projection: Projection,
     pub(super) stored: Vec<HistoryItem>,
     pub(super) spans: Vec<SpanCall>,
+    /// What its `toolSearch` processor has loaded, earlier calls' too:
+    /// what a later turn's starts with.
+    pub(super) loaded: Vec<JsString>,
     /// The parent's loop ended on a text reply: its answer is a message of
     /// the call too.
     pub(super) answered: bool,
@@ -302,6 +324,7 @@ pub(super) fn run_loop_from(
     tools: &Record<ToolValue>,
     offered: (Option<Vec<JsString>>, Option<Json>),
     before: Vec<HistoryItem>,
+    loaded: &[JsString],
 ) -> Result<Vec<Outcome>, String> {
     let active = case
         .call
@@ -311,7 +334,7 @@ pub(super) fn run_loop_from(
     let search = case
         .tool_search
         .as_ref()
-        .map(|ts| SearchState::new(tools.clone(), super::entries(&ts.tools, false)));
+        .map(|ts| SearchState::new(tools.clone(), super::entries(&ts.tools, false), loaded));
     let start = State {
         world: World {
             script: Script::of(case),
@@ -354,6 +377,12 @@ pub(super) fn run_loop_from(
             Next::Done(state) => {
                 let stored = state.parent.stored(rel);
                 let spans = state.parent.spans.clone();
+                let loaded = state
+                    .parent
+                    .search
+                    .as_ref()
+                    .map(|s| s.loaded().to_vec())
+                    .unwrap_or_default();
                 let answered = matches!(state.ended, Some(Ending::Answer(_)));
                 let api_error = matches!(state.ended, Some(Ending::ApiError(_)));
                 let left = state.world.script.left();
@@ -362,6 +391,7 @@ pub(super) fn run_loop_from(
                     projection,
                     stored,
                     spans,
+                    loaded,
                     answered,
                     api_error,
                     left,
@@ -908,7 +938,7 @@ impl Cx<'_> {
         let ran = legacy_loop::calls_that_ran(self.case, self.rel, taken);
         let taken = ran.as_ref().unwrap_or(taken);
         let concurrent = self.runs_concurrently(agent, &taken.resolved);
-        note_spans(agent, taken, concurrent);
+        note_spans(agent, taken, concurrent, self.rel);
         if let Some(ending) = self.ended_by(taken) {
             return Ok(Some(ending));
         }

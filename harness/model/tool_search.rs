@@ -55,12 +55,25 @@ pub(super) struct SearchState {
 }
 
 impl SearchState {
-    pub(super) fn new(base: Record<ToolValue>, catalog: Record<ToolValue>) -> SearchState {
+    /// The processor over a step whose own tools are `base`, having
+    /// loaded `loaded` in the case's earlier turns: its store outlives a
+    /// call (one per processor, keyed by the thread, `"default"` without
+    /// one), so a later turn starts with what the earlier ones loaded.
+    pub(super) fn new(
+        base: Record<ToolValue>,
+        catalog: Record<ToolValue>,
+        loaded: &[JsString],
+    ) -> SearchState {
         SearchState {
             base,
             catalog,
-            loaded: Vec::new(),
+            loaded: loaded.to_vec(),
         }
+    }
+
+    /// The names loaded so far, in order: what a later turn starts with.
+    pub(super) fn loaded(&self) -> &[JsString] {
+        &self.loaded
     }
 
     /// `findToolForDynamicName` without a filter: `catalog.tools[name] ??
@@ -85,6 +98,13 @@ impl SearchState {
     pub(super) fn step_tools(&self) -> Result<Record<ToolValue>, String> {
         let mut tools = Record::from_entries([meta(Meta::Search), meta(Meta::Load)]);
         tools.spread_from(&self.base);
+        tools.spread_from(&self.loaded_tools()?);
+        Ok(tools)
+    }
+
+    /// `getLoadedTools`: each loaded name the catalog finds, keyed by it.
+    fn loaded_tools(&self) -> Result<Record<ToolValue>, String> {
+        let mut tools = Record::new();
         for name in &self.loaded {
             if let Some(v) = self.find(name)? {
                 let named = ToolValue {
@@ -190,12 +210,61 @@ impl SearchState {
         Ok(out)
     }
 
+    /// Whether a call by `name` in a step whose record is `tools` finds one
+    /// of the agent's own tools, which the processor passes through as it
+    /// was given (`...stepTools`), rather than one the processor made
+    /// (`search_tools`, `load_tool`) or loaded. Before
+    /// `TOOL_SEARCH_TOOL_SPANS` only the former end a tool span (observed
+    /// on 1.2.0, 1.5.0, 1.8.0 and 1.10.0, every route: a call of the
+    /// agent's `weather` ends one, the `load_tool` and loaded-tool calls
+    /// after it none; `cases/toolsearch/beside-tracing-an-agent-tool-call-*`).
+    pub(super) fn passes_through(&self, tools: &Record<ToolValue>, name: &JsString) -> bool {
+        let key = match tools.get(name) {
+            Lookup::Own(_) => name.clone(),
+            Lookup::Inherited => return false,
+            Lookup::Missing => match tools.entries().into_iter().find(|(_, v)| v.id == *name) {
+                Some((k, _)) => k.clone(),
+                None => return false,
+            },
+        };
+        !self.loaded.contains(&key) && matches!(self.base.get(&key), Lookup::Own(_))
+    }
+
     /// Note a load that `load` answered.
     pub(super) fn note_loaded(&mut self, name: JsString) {
         if !self.loaded.contains(&name) {
             self.loaded.push(name);
         }
     }
+}
+
+/// The agent's own tools for a call whose processor has already loaded
+/// `loaded` (in an earlier turn): from `TOOL_SEARCH_LOADED_LISTED` the
+/// agent lists what its input processors loaded among its tools, each keyed
+/// by the name it was loaded by and spread after the others
+/// (`listInputProcessorLoadedTools`, 1.71.0 `dist/agent-BOxKOk3n.js:38446`,
+/// spread at `:39910`), so `formatTools` rewrites them with the rest: a tool
+/// loaded as `search.web` is then offered twice, as `search_web` through the
+/// agent's tools and as `search.web` through the processor's record, and a
+/// rewrite onto an agent tool's name throws (`AGENT_TOOL_NAME_COLLISION`).
+/// Observed on 1.34.0 to 1.71.0, every route; before, the later turn's
+/// processor alone offers it (1.2.0 to 1.33.1),
+/// `cases/toolsearch/later-turn-*`.
+pub(super) fn list_loaded(
+    case: &Case,
+    rel: &Release,
+    loaded: &[JsString],
+    tools: &mut Record<ToolValue>,
+) -> Result<(), String> {
+    let Some(search) = &case.tool_search else {
+        return Ok(());
+    };
+    if !rel.tool_search_loaded_listed || loaded.is_empty() {
+        return Ok(());
+    }
+    let state = SearchState::new(Record::new(), super::entries(&search.tools, false), loaded);
+    tools.spread_from(&state.loaded_tools()?);
+    Ok(())
 }
 
 /// Under an agent-level policy function that holds none of the case's
@@ -211,8 +280,12 @@ pub(super) fn policy_asked(
     case: &Case,
     rel: &Release,
     base: &Record<ToolValue>,
+    loaded: &[JsString],
 ) -> Result<Vec<JsString>, String> {
     let unmodelled = |what: &str| Err(format!("toolSearch beside approval: {what}"));
+    if answers_at_once(case) {
+        return Ok(Vec::new());
+    }
     let names = match &case.call.require_tool_approval {
         Some(ApprovalPolicy::Names(names)) => names,
         Some(ApprovalPolicy::Flag(false)) | None => {
@@ -228,7 +301,7 @@ pub(super) fn policy_asked(
         .tool_search
         .as_ref()
         .map(|t| super::entries(&t.tools, false));
-    let mut state = SearchState::new(base.clone(), catalog.unwrap_or_default());
+    let mut state = SearchState::new(base.clone(), catalog.unwrap_or_default(), loaded);
     let mut asked = Vec::new();
     for reply in &case.replies {
         let Reply::ToolCalls(calls) = reply else {
@@ -270,6 +343,13 @@ fn holds_nothing(case: &Case) -> Result<(), String> {
     if case.sources.mcp_approval.is_some() {
         return Err("toolSearch beside approval: a server's requireToolApproval".into());
     }
+    calls_no_own_approval(case)
+}
+
+/// No call names a tool with its own `requireApproval` (by its key, id or
+/// wire name, so that what the processor loads is covered whatever name
+/// it was loaded by): such a tool that no call reaches decides nothing.
+fn calls_no_own_approval(case: &Case) -> Result<(), String> {
     let mut names = Vec::new();
     for t in case.all_tools() {
         if let Tool::Custom {
@@ -301,22 +381,15 @@ fn holds_nothing(case: &Case) -> Result<(), String> {
     Ok(())
 }
 
-/// No answers and no tool's own `requireApproval`: what `policy_asked`
-/// and `held_first` cover under a policy that holds.
+/// What `policy_asked` and `held_first` cover under a policy: no call of
+/// a tool with its own `requireApproval`. Answers decide nothing unless
+/// they name a held call: under a function that holds none of the calls
+/// the run is the loop's own, and a run held at a call no answer names
+/// waits there (observed on 1.2.0 to 1.71.0, every route,
+/// `cases/toolsearch/answers-beside-a-policy-that-holds-nothing-*` and
+/// `own-approval-of-a-tool-never-called-under-a-policy-*`).
 fn plain_policy(case: &Case) -> Result<(), String> {
-    let own = |t: &Tool| {
-        matches!(
-            t,
-            Tool::Custom {
-                require_approval: Some(_),
-                ..
-            }
-        )
-    };
-    if case.approvals.is_some() || case.all_tools().any(own) {
-        return Err("toolSearch beside approval: answers or a tool's own requireApproval".into());
-    }
-    Ok(())
+    calls_no_own_approval(case)
 }
 
 /// Before `APPROVAL_POLICY_ASKED` a policy function is only tested for
@@ -331,6 +404,7 @@ pub(super) fn held_first(
     case: &Case,
     rel: &Release,
     base: &Record<ToolValue>,
+    loaded: &[JsString],
 ) -> Result<Option<ToolCallReply>, String> {
     match case.call.require_tool_approval {
         Some(ApprovalPolicy::Flag(true)) => {}
@@ -338,8 +412,10 @@ pub(super) fn held_first(
         Some(ApprovalPolicy::Names(_) | ApprovalPolicy::Flag(false)) | None => return Ok(None),
     }
     plain_policy(case)?;
-    let Some(Reply::ToolCalls(calls)) = case.replies.first() else {
-        return Err("toolSearch beside approval: a first reply without calls".into());
+    let calls = match case.replies.first() {
+        Some(Reply::ToolCalls(calls)) => calls,
+        _ if answers_at_once(case) => return Ok(None),
+        _ => return Err("toolSearch beside approval: a first reply without calls".into()),
     };
     let [call] = calls.as_slice() else {
         return Err("toolSearch beside approval: a step of other than one call".into());
@@ -348,11 +424,27 @@ pub(super) fn held_first(
         .tool_search
         .as_ref()
         .map(|t| super::entries(&t.tools, false));
-    let tools = SearchState::new(base.clone(), catalog.unwrap_or_default()).step_tools()?;
+    let tools = SearchState::new(base.clone(), catalog.unwrap_or_default(), loaded).step_tools()?;
     if finds(case, rel, &tools, &call.name).is_none() {
         return Err("toolSearch beside approval: a first call that finds no tool".into());
     }
+    if case
+        .approvals
+        .iter()
+        .flatten()
+        .any(|(id, _)| *id == call.id)
+    {
+        return Err("toolSearch beside approval: answers to a held call".into());
+    }
     Ok(Some(call.clone()))
+}
+
+/// A first reply of text ends the loop before any call: under any policy
+/// nothing is held or asked, and the run is the loop's own (observed on
+/// 1.2.0, 1.11.0, 1.13.2, 1.38.0, 1.67.0 and 1.71.0, every route,
+/// `cases/toolsearch/policy-*-with-a-text-reply-*`).
+fn answers_at_once(case: &Case) -> bool {
+    matches!(case.replies.first(), Some(Reply::Text(_)))
 }
 
 /// The tool a call of `name` finds in the step's record (by key, then by
@@ -400,6 +492,7 @@ mod tests {
         SearchState::new(
             Record::from_entries([ours("weather", "get-weather")]),
             Record::from_entries([ours("web", "search.web")]),
+            &[],
         )
     }
 
@@ -440,6 +533,30 @@ mod tests {
             out.contains("Use search_tools to find available tools."),
             "{out}"
         );
+    }
+
+    /// Under `true`, or a function before or after `APPROVAL_POLICY_ASKED`,
+    /// a first reply of text is answered with nothing held or asked.
+    #[test]
+    fn a_text_reply_first_holds_and_asks_nothing_under_any_policy() {
+        use crate::model::{predict, Prediction};
+        for policy in ["true", r#"{"names":["search_web"]}"#] {
+            let text = format!(
+                r#"{{"about":"a","tools":["weather"],
+                    "toolSearch":{{"tools":[{{"key":"web","id":"search.web","description":"d"}}]}},
+                    "call":{{"requireToolApproval":{policy}}},"replies":[{{"text":"done"}}]}}"#
+            );
+            let c = Case::parse(std::path::Path::new("cases/x.json"), &text).unwrap();
+            for v in [(1, 13, 2), (1, 71, 0)] {
+                let version = crate::version::spec::MastraVersion::new(v.0, v.1, v.2);
+                let Prediction::Projection(p) = predict(&c, version) else {
+                    panic!("{policy} on {version}: not a projection");
+                };
+                assert_eq!(p.requests.len(), 1, "{policy} on {version}");
+                let seen = p.seen.unwrap();
+                assert!(seen.asked.is_empty() && seen.pending.is_empty());
+            }
+        }
     }
 
     #[test]

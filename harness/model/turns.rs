@@ -22,6 +22,9 @@ use crate::route::Route;
 struct Between {
     left: Left,
     recalled: Vec<HistoryItem>,
+    /// What the case's `toolSearch` processor has loaded so far: its store
+    /// outlives a call, memory or not.
+    loaded: Vec<JsString>,
     turns: Vec<Turn>,
     mutated: Vec<String>,
 }
@@ -38,6 +41,7 @@ pub(super) fn project(case: &Case, rel: &Release) -> Result<Vec<Projection>, Str
             case.sub_agent_replies.clone().unwrap_or_default(),
         ),
         recalled: Vec::new(),
+        loaded: Vec::new(),
         turns: Vec::new(),
         mutated: Vec::new(),
     };
@@ -113,7 +117,7 @@ fn turn(
         one.sub_agent_replies = Some(own.collect());
     }
     let mut ways = Vec::new();
-    for outcome in super::run_from(&one, rel, at.recalled.clone())? {
+    for outcome in super::run_from(&one, rel, at.recalled.clone(), &at.loaded)? {
         let held = memory && later && can_hold && held(&outcome.projection);
         // Where the suspension throws (`APPROVAL_SUSPEND_THROWS`) nothing
         // waits: the turn goes on, and the thread stores each held call
@@ -126,6 +130,7 @@ fn turn(
         }
         let mut way = at.clone();
         way.left = outcome.left.clone();
+        way.loaded.clone_from(&outcome.loaded);
         let lost = rel.failed_call_not_stored && outcome.api_error;
         if memory && !lost && (!held || thrown) {
             // The thread holds every tool message of the call (where an
@@ -280,6 +285,7 @@ const SPAN_ENTITY_BEFORE_KEY: &str = "stream-text-step";
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::releases;
     use crate::model::{predict, Prediction};
     use crate::version::spec::MastraVersion;
 
@@ -346,6 +352,55 @@ mod tests {
         };
         assert_eq!(result(&turns[0]), Json::str("sub one"));
         assert_eq!(result(&turns[1]), Json::str("sub two"));
+    }
+
+    /// A tool loaded by its id in the first turn: the second turn's
+    /// processor still holds it, and from `TOOL_SEARCH_LOADED_LISTED` the
+    /// agent lists it among its own tools too, rewritten.
+    #[test]
+    fn a_later_turn_starts_with_what_the_processor_loaded() {
+        let c = case(
+            r#"{"about":"a","tools":["weather"],"turns":[{},{}],
+                "toolSearch":{"tools":[{"key":"web","id":"search.web","description":"d"}]},
+                "replies":[{"toolCalls":[{"id":"call_1","name":"load_tool","arguments":{"toolName":"search.web"}}]},
+                           {"text":"loaded"},
+                           {"toolCalls":[{"id":"call_2","name":"search_web","arguments":{"city":"Paris"}}]},
+                           {"text":"done"}]}"#,
+        );
+        let offered = |v| {
+            let turns = projection(&c, v).turns.unwrap();
+            let names = turns[1].requests[0].tools.clone().unwrap();
+            let names: Vec<String> = names.iter().map(JsString::to_lossy).collect();
+            (names, turns[1].executed.len())
+        };
+        let first = releases::TOOL_SEARCH_LOADED_LISTED.first;
+        let on = offered((first.major, first.minor, first.patch));
+        assert_eq!(
+            on,
+            (
+                vec![
+                    "search_tools".into(),
+                    "load_tool".into(),
+                    "weather".into(),
+                    "search_web".into(),
+                    "search.web".into()
+                ],
+                1
+            )
+        );
+        let before = offered((1, 33, 1));
+        assert_eq!(
+            before,
+            (
+                vec![
+                    "search_tools".into(),
+                    "load_tool".into(),
+                    "weather".into(),
+                    "search.web".into()
+                ],
+                0
+            )
+        );
     }
 
     #[test]
