@@ -61,27 +61,32 @@ pub(super) fn as_resumed(case: &Case) -> Option<Case> {
     Some(plain)
 }
 
-/// `base` as the run goes when its first step holds a call: the first
-/// request as the call made it, the rest as the resumed run makes them
-/// (`as_resumed`); where a later step is the first to hold, the resumed run
-/// after it is not measured.
-fn resumed_base(
+/// The run an approval answer resumes (`steps::Resume`), and the agent's
+/// own case and tools, which the resumed run finds its later steps'
+/// calls in (`as_resumed`).
+#[derive(Clone, Copy)]
+pub(super) struct Resumed<'r> {
+    pub(super) projection: &'r Projection,
+    pub(super) case: &'r Case,
+    pub(super) tools: &'r Record<ToolValue>,
+}
+
+/// The step an approval answer resumes the run after, if one does: the
+/// first step that holds a call, where an answer names one of its calls
+/// and the suspension does not throw (`APPROVAL_SUSPEND_THROWS`). A step
+/// no answer can resume suspends the run there.
+pub(super) fn resumed_after(
     case: &Case,
     rel: &Release,
     tools: &Record<ToolValue>,
-    base: Projection,
-    resumed: Option<&Projection>,
-) -> Result<Projection, String> {
-    // Where no call can wait (`APPROVAL_SUSPEND_THROWS`) no run resumes.
-    let Some(resumed) = resumed.filter(|_| !rel.approval_suspend_throws) else {
-        return Ok(base);
-    };
+) -> Option<usize> {
+    if rel.approval_suspend_throws {
+        return None;
+    }
     let holds = |reply: &Reply| match reply {
         Reply::ToolCalls(list) => holds_a_call(case, rel, tools, list),
         _ => false,
     };
-    // A step no answer can resume suspends the run there: what comes after
-    // it is never sent, so the run is the call's own up to it.
     let answerable = |reply: &Reply| match reply {
         Reply::ToolCalls(list) => {
             case.route.call_ids_scripted()
@@ -91,46 +96,75 @@ fn resumed_base(
         }
         _ => false,
     };
-    match case.replies.iter().position(holds) {
-        None => Ok(base),
-        Some(k) if !answerable(&case.replies[k]) => Ok(base),
-        Some(0) if !base.requests.is_empty() && !resumed.requests.is_empty() => {
-            let mut spliced = resumed.clone();
-            spliced.requests[0] = base.requests[0].clone();
-            Ok(spliced)
-        }
-        // A later step: where the steps before it carried the same history
-        // in the call's run and in the agent's own, the resumed run goes on
-        // as the agent's own from there, the requests up to the held one as
-        // the call made them (`cases/approval/held-in-a-later-step-beside-*`).
-        Some(k) if same_history_to(case, &base, resumed, k) => {
-            let mut spliced = resumed.clone();
-            spliced.requests[..=k].clone_from_slice(&base.requests[..=k]);
-            Ok(spliced)
-        }
-        Some(_) => Err(
-            "a run resumed after its first step beside activeTools, maxSteps, clientTools or toolsets".into(),
-        ),
-    }
+    let k = case.replies.iter().position(holds)?;
+    answerable(&case.replies[k]).then_some(k)
 }
 
-/// Whether requests `0..=k` of `base` and `resumed` carry the same
-/// history, and the held step `k` went alike in both (request `k + 1`'s
-/// history the same; where `base` stopped at `k`, by `maxSteps`, its calls
-/// are found alike). The resumed step itself still finds a toolset's tools
-/// (fuzz seed 1 case 2182 on 1.67.0 and 1.71.0: a toolset's tool called
-/// beside the held call runs in the resumed run, while later requests
-/// offer none), so a step whose calls the call's options decide is left
-/// unmodelled.
-fn same_history_to(case: &Case, base: &Projection, resumed: &Projection, k: usize) -> bool {
-    let (a, b) = (&base.requests, &resumed.requests);
-    let before = a.len() > k && b.len() > k && (0..=k).all(|i| a[i].history == b[i].history);
-    let held_step = match (a.get(k + 1), b.get(k + 1)) {
-        (Some(x), Some(y)) => x.history == y.history,
-        (None, _) => case.call.max_steps.is_some_and(|m| m as usize == k + 1),
-        _ => false,
+/// Whether the calls of step `step` before its first held call
+/// (`before_held`), or from it on, each find the same tool in the agent's
+/// own tools (`own`, `own_tools`: `as_resumed`) as in the call's. Before
+/// `RESUMED_STEP_KEEPS_CALL_TOOLS` the resumed run finds the held call and
+/// those after it in the agent's own tools, while those before it ran in
+/// the call's.
+pub(super) fn step_found_alike(
+    case: &Case,
+    rel: &Release,
+    tools: &Record<ToolValue>,
+    (own, own_tools): (&Case, &Record<ToolValue>),
+    (step, before_held): (usize, bool),
+) -> bool {
+    let Some(Reply::ToolCalls(list)) = case.replies.get(step) else {
+        return true;
     };
-    before && held_step
+    let held = list
+        .iter()
+        .position(|c| holds_a_call(case, rel, tools, std::slice::from_ref(c)))
+        .unwrap_or(list.len());
+    let part = if before_held {
+        &list[..held]
+    } else {
+        &list[held..]
+    };
+    let find = |c: &Case, t: &Record<ToolValue>, name: &JsString| {
+        let found = reached(t, name).map(|(k, v)| (k, v.id.clone(), v.origin.clone()));
+        found.filter(|_| !unreached(c, rel, t, name))
+    };
+    part.iter()
+        .all(|c| find(case, tools, &c.name) == find(own, own_tools, &c.name))
+}
+
+/// `base` as the run goes where an answer resumes it (`resumed_after`),
+/// from `resumed`, the run as the resumed run makes it (`as_resumed`).
+/// After a first step, `resumed` is the agent's own run with the first
+/// request as the call made it. After a later step, `resumed` is the
+/// call's run up to and through the held step and the agent's own from
+/// there (`steps::Resume`), as measured on 1.0.4, 1.12.0, 1.40.0, 1.57.0,
+/// 1.67.0 and 1.71.0, every route: the steps before went alike in the
+/// call's run and in the agent's own
+/// (`cases/approval/held-in-a-later-step-beside-*`), a tool `activeTools`
+/// hides was called before (`held-in-a-later-step-after-a-hidden-call-*`),
+/// a toolset's tool beside the held call runs in the resumed step while
+/// later requests offer none (fuzz seed 1 case 2182).
+fn resumed_base(
+    case: &Case,
+    rel: &Release,
+    tools: &Record<ToolValue>,
+    base: Projection,
+    resumed: Option<Resumed>,
+) -> Result<Projection, String> {
+    let resumed = resumed.map(|r| r.projection);
+    let (Some(k), Some(resumed)) = (resumed_after(case, rel, tools), resumed) else {
+        return Ok(base);
+    };
+    if k > 0 {
+        return Ok(resumed.clone());
+    }
+    if base.requests.is_empty() || resumed.requests.is_empty() {
+        return Ok(base);
+    }
+    let mut spliced = resumed.clone();
+    spliced.requests[0] = base.requests[0].clone();
+    Ok(spliced)
 }
 
 /// Whether the call of `tool` under the wire name `name` waits for
@@ -435,6 +469,9 @@ struct Replay<'a> {
     /// The tool span of each call that ran (let through, approved, or a
     /// decline lost), in the order they ended.
     spans: Vec<SpanCall>,
+    /// The agent's own case and tools, which a resumed run's later steps
+    /// find their calls in (`Resumed`), where they differ from the call's.
+    own: Option<(&'a Case, &'a Record<ToolValue>)>,
 }
 
 /// How a step of calls ended.
@@ -467,6 +504,7 @@ impl<'a> Replay<'a> {
             answered: Vec::new(),
             suspended_lists: None,
             spans: Vec::new(),
+            own: None,
             base,
         }
     }
@@ -676,6 +714,9 @@ impl<'a> Replay<'a> {
         let mut handed: Vec<(&'static str, Json)> = Vec::new();
         let mut answered = false;
         let spans_from = self.spans.len();
+        // Where the step's first answer put its held call's run in `kept`,
+        // and the runs after it that started eagerly (`Replay::eager`).
+        let (mut resumed_at, mut eager) = (None::<usize>, Vec::new());
         // The calls naming no tool that failed before the step's next wait.
         let mut not_found: Vec<&ToolCallReply> = Vec::new();
         let stops = held.iter().any(|t| matches!(t, Target::Stops));
@@ -714,22 +755,12 @@ impl<'a> Replay<'a> {
             // validation report too), or a tool error where its `null`
             // arguments are refused (`NULL_ARGUMENTS_REFUSED`).
             let ran = fit.handed();
-            let run = tool
-                .and_then(|tool| {
-                    let at = |id: JsString| runs.iter().position(|e| *e.id.units() == *id.units());
-                    // A toolset's tool under a case tool's key, approved:
-                    // the resumed run, without toolsets (`as_resumed`), runs
-                    // the case tool (1.0.4, every route:
-                    // `toolset-tool-replacing-a-case-tool-under-true-*`).
-                    at(tool_id(tool)).or_else(|| {
-                        let own = case.tools.iter().rev().find(|t| t.key() == tool.key())?;
-                        at(tool_id(own))
-                    })
-                })
-                .filter(|_| matches!(fit, Fit::Runs(_)))
-                .map(|at| runs.remove(at));
+            let run = take_run(case, &mut runs, tool, &fit);
             let (waits, fns_asked) = self.asks(tool, tools, call);
             if !waits {
+                if resumed_at.is_some() && run.is_some() && self.eager(tools, tool, call) {
+                    eager.push(self.kept.len());
+                }
                 self.kept.extend(run);
                 self.ran(&fit, span)?;
                 handed.push((ran, name));
@@ -759,8 +790,12 @@ impl<'a> Replay<'a> {
                 // What the suspended result hands over: the calls so far,
                 // the results before this step's.
                 self.suspended_lists = Some((self.calls.clone(), self.results.clone()));
+                resumed_at.get_or_insert(self.kept.len());
             }
             match answer {
+                None if !eager.is_empty() => {
+                    return Err("a resumed step's eager runs before a call it holds again".into())
+                }
                 None => return Ok(self.suspend(step, later, tools)),
                 // Whether a resumed step asks its later calls again is
                 // not measured.
@@ -802,6 +837,7 @@ impl<'a> Replay<'a> {
             // outside approval (`steps::note_spans`).
             self.spans[spans_from..].sort_by_key(|s| !s.refused);
         }
+        self.eager_first(resumed_at, &eager);
         Ok(self.step_over(step, handed, answered, stops))
     }
 
@@ -853,6 +889,43 @@ impl<'a> Replay<'a> {
         }
         self.spans.push(span);
         Ok(())
+    }
+
+    /// The runs of `kept` at `eager` moved ahead of the answered call's at
+    /// `at`, in their order (`Replay::eager`).
+    fn eager_first(&mut self, at: Option<usize>, eager: &[usize]) {
+        let Some(at) = at else {
+            return;
+        };
+        let runs: Vec<Executed> = eager.iter().rev().map(|&i| self.kept.remove(i)).collect();
+        for run in runs {
+            self.kept.insert(at, run);
+        }
+    }
+
+    /// Whether `call`, let through after an answer in its step, starts as
+    /// its chunk completes in the resumed stream (`EAGER_STREAM_TOOLS`), so
+    /// that it runs before the answered call: where no approval could hold
+    /// it (`isEagerlyExecutableToolCall`, 1.71.0
+    /// `dist/agent-BOxKOk3n.js:24911`: no `requireToolApproval` `true` or
+    /// function, no `requireApproval` of its tool or server). Measured on
+    /// 1.67.0, 1.70.0 and 1.71.0, every route
+    /// (`cases/approval/held-first-approved-then-a-call-let-through-*`);
+    /// unanswered, the held call stops the stream before the later call
+    /// starts (`held-first-unanswered-then-a-call-let-through-stream`).
+    fn eager(&self, tools: &Record<ToolValue>, tool: Option<&Tool>, call: &ToolCallReply) -> bool {
+        let (case, rel) = (self.case, self.rel);
+        let policy = matches!(
+            case.call.require_tool_approval,
+            None | Some(ApprovalPolicy::Flag(false))
+        );
+        let own = own_of(case, rel, tools, tool, &call.name);
+        let active = (case.call.active_tools.as_deref()).filter(|_| rel.active_tools_applied());
+        rel.eager_stream_tools
+            && self.stream()
+            && policy
+            && own.is_none()
+            && super::steps::starts_eagerly_in(tools, active, call)
     }
 
     /// A call that finds no tool to hold is asked of a policy function from
@@ -1099,6 +1172,28 @@ impl<'a> Replay<'a> {
             }
         }
     }
+}
+
+/// The run of `runs` (a step's, with every call let through) that a call
+/// of `tool` going as `fit` is, if it runs.
+fn take_run(
+    case: &Case,
+    runs: &mut Vec<Executed>,
+    tool: Option<&Tool>,
+    fit: &Fit,
+) -> Option<Executed> {
+    let at = tool.and_then(|tool| {
+        let at = |id: JsString| runs.iter().position(|e| *e.id.units() == *id.units());
+        // A toolset's tool under a case tool's key, approved: the resumed
+        // run, without toolsets (`as_resumed`), runs the case tool (1.0.4,
+        // every route: `toolset-tool-replacing-a-case-tool-under-true-*`).
+        at(tool_id(tool)).or_else(|| {
+            let own = case.tools.iter().rev().find(|t| t.key() == tool.key())?;
+            at(tool_id(own))
+        })
+    });
+    at.filter(|_| matches!(fit, Fit::Runs(_)))
+        .map(|at| runs.remove(at))
 }
 
 /// What a sub-agent's call is taken to run, in the replay: where it runs
@@ -1411,7 +1506,7 @@ pub(super) fn project(
     rel: &Release,
     tools: &Record<ToolValue>,
     base: (Projection, Vec<SpanCall>),
-    resumed: Option<&Projection>,
+    resumed: Option<Resumed>,
     (api_error, taken): (bool, usize),
 ) -> Result<(Projection, Vec<SpanCall>), String> {
     let (base, base_spans) = base;
@@ -1434,6 +1529,7 @@ pub(super) fn project(
     let own = (base.clone(), base_spans);
     let base = resumed_base(case, rel, tools, base, resumed)?;
     let mut replay = Replay::new(case, rel, base);
+    replay.own = resumed.map(|r| (r.case, r.tools));
     let ending = replay_steps(&mut replay, tools)?;
     let spans = std::mem::take(&mut replay.spans);
     let p = match ending {
@@ -1552,10 +1648,16 @@ enum Ending {
 }
 
 /// The steps of `replay`'s case, replayed until a reply ends the run.
-fn replay_steps(replay: &mut Replay, tools: &Record<ToolValue>) -> Result<Ending, String> {
+fn replay_steps<'a>(
+    replay: &mut Replay<'a>,
+    mut tools: &'a Record<ToolValue>,
+) -> Result<Ending, String> {
     let (case, rel) = (replay.case, replay.rel);
     let requests = replay.base.requests.len();
     let error = replay.base.error.is_some();
+    // A resumed run counts its steps from the held one (`steps::Resume`).
+    let budget =
+        resumed_after(case, rel, tools).map(|k| k + super::steps::DEFAULT_MAX_STEPS as usize);
     // Request i is answered by reply i (once the script runs out, by the
     // listener's default error); the script is replayed until a reply ends
     // the run.
@@ -1568,7 +1670,8 @@ fn replay_steps(replay: &mut Replay, tools: &Record<ToolValue>) -> Result<Ending
         if step >= requests {
             // A run no answer resumed is the base's own, which stopped here
             // (`maxSteps`); a resumed one should have gone on.
-            if replay.resumed || error {
+            let ran_out = replay.resumed && budget == Some(requests);
+            if (replay.resumed && !ran_out) || error {
                 return Err("an approval case whose script outlasts its requests".into());
             }
             return Ok(Ending::Plain);
@@ -1581,6 +1684,11 @@ fn replay_steps(replay: &mut Replay, tools: &Record<ToolValue>) -> Result<Ending
         };
         if !super::steps::arriving(case, rel, &mut list) {
             return Ok(Ending::Plain);
+        }
+        // The steps after an answer are the resumed run's, which finds
+        // their calls in the agent's own tools.
+        if let Some((own, own_tools)) = replay.own.filter(|_| replay.resumed) {
+            (replay.case, tools) = (own, own_tools);
         }
         let reused = list
             .iter()

@@ -516,7 +516,8 @@ fn run_from(
         }]);
     }
     let offered = offered(case, rel, &tools);
-    let outcomes = steps::run_loop_from(case, rel, &tools, offered, before.clone(), loaded)?;
+    let outcomes =
+        steps::run_loop_from(case, rel, &tools, offered.clone(), before.clone(), loaded)?;
     if !case.drives_approval() {
         return Ok(outcomes);
     }
@@ -544,18 +545,30 @@ fn run_from(
             .collect());
     }
     // A resumed run is the agent's own, without the call's per-call options
-    // (`approval::as_resumed`): its requests are those of the case without them.
-    let resumed = match approval::as_resumed(case) {
-        Some(plain) => {
-            let offered = offered_on(&plain, rel)?;
-            let mut runs = steps::run_loop_from(&plain, rel, &offered.0, offered.1, before, &[])?;
-            if runs.len() != 1 {
-                return Err("a resumed run whose requests race".into());
-            }
-            Some(runs.remove(0).projection)
-        }
-        None => None,
+    // (`approval::as_resumed`): its requests are those of the case without
+    // them, from the step after the one an answer resumes.
+    let plain = approval::as_resumed(case);
+    let own = plain.as_ref().map(|p| offered_on(p, rel)).transpose()?;
+    let resumed = match (&plain, &own) {
+        (Some(plain), Some(own)) => Some(resumed_run(
+            case,
+            rel,
+            &tools,
+            offered,
+            before,
+            (plain, own),
+        )?),
+        _ => None,
     };
+    let resumed = resumed
+        .as_ref()
+        .zip(plain.as_ref())
+        .zip(own.as_ref())
+        .map(|((p, c), o)| approval::Resumed {
+            projection: p,
+            case: c,
+            tools: &o.0,
+        });
     outcomes
         .into_iter()
         .map(|o| {
@@ -565,7 +578,7 @@ fn run_from(
                 rel,
                 &tools,
                 (o.projection, o.spans),
-                resumed.as_ref(),
+                resumed,
                 (o.api_error, case.replies.len() - o.left.0.len()),
             )?;
             // The replies a later turn takes from: those the requests
@@ -587,6 +600,52 @@ fn run_from(
             })
         })
         .collect()
+}
+
+/// The run an approval answer resumes, as the agent's own (`plain`, with
+/// its formatted tools and offer `own`) makes it from the step after the
+/// held one: the requests up to and through the held step are the call's.
+fn resumed_run(
+    case: &Case,
+    rel: &Release,
+    tools: &Record<ToolValue>,
+    offered: Offered,
+    before: Vec<projection::HistoryItem>,
+    (plain, own): (&Case, &(Record<ToolValue>, Offered)),
+) -> Result<Projection, String> {
+    let after = approval::resumed_after(case, rel, tools);
+    let keeps = rel.resumed_step_keeps_call_tools;
+    // Before `RESUMED_STEP_KEEPS_CALL_TOOLS` the agent's own run from the
+    // start stands for the resumed one after a first step, its calls found
+    // in the agent's own tools: so must the calls before the held one be;
+    // after a later step, the call's run through the held step does: so
+    // must the held call and those after it be.
+    let alike =
+        |k: usize| approval::step_found_alike(case, rel, tools, (plain, &own.0), (k, k == 0));
+    if after.is_some_and(|k| !keeps && !alike(k)) {
+        return Err(format!(
+            "a resumed step whose calls the agent's own tools find otherwise, before {}",
+            releases::RESUMED_STEP_KEEPS_CALL_TOOLS.first
+        ));
+    }
+    let mut runs = match after {
+        // The held step's calls are found in the call's tools, as before
+        // the answer (`RESUMED_STEP_KEEPS_CALL_TOOLS`, and after a first
+        // step, where the steps up to it went so).
+        Some(after) if after > 0 || keeps => {
+            let resume = steps::Resume {
+                after,
+                tools: own.0.clone(),
+                offered: own.1.clone(),
+            };
+            steps::run_loop_resumed(case, rel, tools, offered, before, &[], Some(resume))?
+        }
+        _ => steps::run_loop_from(plain, rel, &own.0, own.1.clone(), before, &[])?,
+    };
+    if runs.len() != 1 {
+        return Err("a resumed run whose requests race".into());
+    }
+    Ok(runs.remove(0).projection)
 }
 
 /// The run suspended at its first call, held and unanswered: its first

@@ -196,6 +196,17 @@ release_table! {
     /// 1.58.0 (`bisect` of the same case, 1.49.0 to 1.67.0: 1.57.0 the same as
     /// 1.49.0, 1.58.0 adds the chunk).
     APPROVAL_DENIED_CHUNK => approval_denied_chunk_on_1x: (1, 58, 0);
+    /// A run an approval answer resumes finds the held step's later calls
+    /// in the call's own tools (its `activeTools` and toolsets), and the
+    /// steps after it in the agent's own; before, the resumed run found the
+    /// held step's later calls in the agent's own tools too (a tool
+    /// `activeTools` hides ran, a toolset's tool was not found). Found by
+    /// `bisect cases/approval/held-in-a-later-step-before-a-hidden-call-approved-generate.json
+    /// --good 1.40.0 --bad 1.57.0`: first changed 1.46.0 (last the same
+    /// 1.45.0; 4 steps); `held-in-a-later-step-before-a-toolset-call-approved-generate.json`
+    /// the same. Measured with both on 1.40.0, 1.57.0, 1.67.0 and 1.71.0,
+    /// every route.
+    RESUMED_STEP_KEEPS_CALL_TOOLS => resumed_step_keeps_call_tools: (1, 46, 0);
     /// `GET /tools/:toolId` of the release's `@mastra/server` (the package
     /// `mastra dev` serves; each core is paired with the server of its own
     /// number, `version::extras`) looks a tool up in the agents' own

@@ -187,6 +187,24 @@ pub(super) struct Agent {
     /// each of which reaches the parent's stream as a `tool-output` chunk
     /// (`seen::nested_chunks`); `None` where an ending is not measured.
     nested: Option<usize>,
+    /// The parent's, where an approval answer resumes the run after a
+    /// later step than the first (`Resume`).
+    resume: Option<Box<Resume>>,
+}
+
+/// A run an approval answer resumes after step `after`: the steps up to
+/// it, the held one included, are the call's, and from the next one on the
+/// resumed run is the agent's own, with its tools, its offer and no
+/// `activeTools` or `maxSteps` of the call (`approval::as_resumed`). The
+/// resumed run counts its own steps from the held one: five of them, so a
+/// call held in the second step of a `maxSteps: 2` call and approved sends
+/// six requests in all (1.0.4, 1.40.0, 1.57.0, 1.67.0 and 1.71.0, every
+/// route: `cases/approval/held-in-a-later-step-beside-max-steps-counts-steps-on-*`).
+#[derive(Debug, Clone)]
+pub(super) struct Resume {
+    pub(super) after: usize,
+    pub(super) tools: Record<ToolValue>,
+    pub(super) offered: (Option<Vec<JsString>>, Option<Json>),
 }
 
 /// A call that found one of the case's own tools, as a tool span of it
@@ -326,6 +344,19 @@ pub(super) fn run_loop_from(
     before: Vec<HistoryItem>,
     loaded: &[JsString],
 ) -> Result<Vec<Outcome>, String> {
+    run_loop_resumed(case, rel, tools, offered, before, loaded, None)
+}
+
+/// As `run_loop_from`, the run resumed as `resume` says, if it is.
+pub(super) fn run_loop_resumed(
+    case: &Case,
+    rel: &Release,
+    tools: &Record<ToolValue>,
+    offered: (Option<Vec<JsString>>, Option<Json>),
+    before: Vec<HistoryItem>,
+    loaded: &[JsString],
+    resume: Option<Resume>,
+) -> Result<Vec<Outcome>, String> {
     let active = case
         .call
         .active_tools
@@ -356,6 +387,7 @@ pub(super) fn run_loop_from(
             spans: Vec::new(),
             search,
             nested: None,
+            resume: resume.map(Box::new),
         },
         error: None,
         ended: None,
@@ -421,6 +453,39 @@ fn suspends(tools: &Record<ToolValue>, name: &JsString) -> bool {
     )
 }
 
+/// Whether `isEagerlyExecutableToolCall` (1.71.0
+/// `dist/agent-BOxKOk3n.js:24911`) admits `call` among `tools` as far as
+/// the call and its tool go (`Cx::starts_eagerly`); approval is the
+/// caller's to ask.
+pub(super) fn starts_eagerly_in(
+    tools: &Record<ToolValue>,
+    active: Option<&[JsString]>,
+    call: &ToolCallReply,
+) -> bool {
+    let object = match &call.arguments {
+        Json::Object(_) => call.arguments.get("_background").is_none(),
+        Json::Array(_) => true,
+        _ => false,
+    };
+    object && eager_name_in(tools, active, &call.name)
+}
+
+/// What `starts_eagerly_in` asks of the name alone.
+fn eager_name_in(tools: &Record<ToolValue>, active: Option<&[JsString]>, name: &JsString) -> bool {
+    let starts = |p: &str| name.units().starts_with(JsString::from(p).units());
+    let prefixed = starts("agent-") || starts("workflow-");
+    let active = active.is_none_or(|a| a.contains(name));
+    let executes = match tools.get(name) {
+        Lookup::Own(v) => match &v.origin {
+            ToolOrigin::Client => false,
+            ToolOrigin::Builtin(b) => !builtins::has_suspend_schema(b),
+            _ => true,
+        },
+        _ => false,
+    };
+    !prefixed && active && executes
+}
+
 fn too_many() -> String {
     format!("concurrent requests racing in more than {MAX_OUTCOMES} ways")
 }
@@ -466,6 +531,13 @@ impl Cx<'_> {
     /// One step of the case's agent, through every order its sub-agents
     /// can race in.
     fn parent_step(&self, mut s: State) -> Result<Next, String> {
+        let (step, going) = (s.parent.step, s.ended.is_none());
+        if let Some(r) = s.parent.resume.take_if(|r| step == r.after + 1 && going) {
+            let parent = &mut s.parent;
+            (parent.tools, parent.offered) = (r.tools, r.offered);
+            parent.active = None;
+            parent.max_steps = r.after + DEFAULT_MAX_STEPS as usize;
+        }
         if s.parent.step >= s.parent.max_steps {
             return Ok(Next::Done(Box::new(s)));
         }
@@ -636,28 +708,12 @@ impl Cx<'_> {
     /// active name, not a sub-agent's or a workflow's (`agent-`,
     /// `workflow-`), and no suspend schema.
     fn starts_eagerly(&self, agent: &Agent, call: &ToolCallReply) -> bool {
-        let object = match &call.arguments {
-            Json::Object(_) => call.arguments.get("_background").is_none(),
-            Json::Array(_) => true,
-            _ => false,
-        };
-        object && self.eager_name(agent, &call.name)
+        starts_eagerly_in(&agent.tools, agent.active.as_deref(), call)
     }
 
     /// What `starts_eagerly` asks of the name alone.
     fn eager_name(&self, agent: &Agent, name: &JsString) -> bool {
-        let starts = |p: &str| name.units().starts_with(JsString::from(p).units());
-        let prefixed = starts("agent-") || starts("workflow-");
-        let active = agent.active.as_ref().is_none_or(|a| a.contains(name));
-        let executes = match agent.tools.get(name) {
-            Lookup::Own(v) => match &v.origin {
-                ToolOrigin::Client => false,
-                ToolOrigin::Builtin(b) => !builtins::has_suspend_schema(b),
-                _ => true,
-            },
-            _ => false,
-        };
-        !prefixed && active && executes
+        eager_name_in(&agent.tools, agent.active.as_deref(), name)
     }
 
     /// Whether the step's foreach runs its calls concurrently
@@ -770,6 +826,7 @@ impl Cx<'_> {
             search: None,
             // Its stream's `start`.
             nested: Some(1),
+            resume: None,
         }
     }
 

@@ -703,7 +703,8 @@ mod tests {
             "an answered call before later calls of its step",
             "an answered call after a call naming no tool in its step, on 1.4",
             "an answered call beside a call that stops the loop",
-            "a run resumed after its first step beside activeTools",
+            "a resumed step whose calls the agent's own tools find otherwise, before ",
+            "a resumed step's eager runs before a call it holds again",
             "a memory's later turn after a turn approval can hold",
             "a call of a tool activeTools hides beside other calls, under a policy function",
             "a sub-agent's call under approval that runs beside a held call",
@@ -788,9 +789,11 @@ mod tests {
         // once a sub-agent's call under approval was where it waits
         // unanswered or nothing is held, 58 (1.7 %) once a client tool
         // `activeTools` leaves out was not found, 69 of 3,508 (2.0 %) once
-        // `mcpListing` and `mcpApproval` were drawn too. A ratchet, not a goal: it fails
+        // `mcpListing` and `mcpApproval` were drawn too, 61 (1.7 %) once a
+        // run resumed after a later step than the first was, and a resumed
+        // step's eager runs. A ratchet, not a goal: it fails
         // when the share grows, and comes down as the rest is modelled.
-        assert!(user.1 * 100 < user.0 * 2, "the user's surface: {user:?}");
+        assert!(user.1 * 1000 < user.0 * 18, "the user's surface: {user:?}");
         assert!(
             user.0 * 5 > plain.0,
             "the user's surface drawn: {user:?} beside {plain:?}"
