@@ -193,7 +193,16 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
   if (legacy && drivesApproval(c)) {
     return notApplicable(`@mastra/core ${lib.mastraVersion}: approval cases are driven on 1.x only`);
   }
-  const onlyOn1x = c.turns !== undefined ? 'turns' : c.memory === true ? 'memory: true' : c.tracing ? 'tracing' : null;
+  const onlyOn1x =
+    c.turns !== undefined
+      ? 'turns'
+      : c.memory === true
+        ? 'memory: true'
+        : c.tracing
+          ? 'tracing'
+          : c.mcpListing === 'listToolsets'
+            ? 'mcpListing: listToolsets'
+            : null;
   if (legacy && onlyOn1x !== null) {
     return notApplicable(`@mastra/core ${lib.mastraVersion}: ${onlyOn1x} is driven on 1.x only`);
   }

@@ -374,9 +374,10 @@ fn predict_calls(case: &Case, version: MastraVersion) -> Prediction {
     }
     let one_agent =
         case.turns.is_some() || case.tracing || case.sources.memory.is_some_and(|m| m.in_memory);
-    if one_agent && rel.on_0x() {
+    let toolsets = case.sources.mcp_listing == Some(crate::case::McpListing::ListToolsets);
+    if (one_agent || toolsets) && rel.on_0x() {
         return Prediction::Projection(Projection::not_applicable(format!(
-            "@mastra/core {version}: turns, memory: true and tracing are driven on 1.x only"
+            "@mastra/core {version}: turns, memory: true, tracing and mcpListing: listToolsets are driven on 1.x only"
         )));
     }
     if !rel.is_modelled() {

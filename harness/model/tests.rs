@@ -1047,3 +1047,24 @@ fn on_1_57_0_a_memory_stream_with_a_failed_call_keeps_its_lists() {
     // Not on 1.58.0.
     assert!(!invocation(&projection(&c("stream", text), "1.58.0")));
 }
+
+/// `listToolsets()` is driven on 1.x only: on 0.x the case is not
+/// applicable, with the reason, as the probe says; `listTools()` still runs.
+#[test]
+fn list_toolsets_is_not_applicable_on_0_x() {
+    let c = |listing: &str| {
+        case(&format!(
+            r#"{{"about":"a","mcp":{{"fs":["delete.file"]}},"mcpListing":"{listing}",
+                "replies":[{{"text":"done"}}]}}"#
+        ))
+    };
+    let toolsets = projection(&c("listToolsets"), "0.24.9");
+    assert!(!toolsets.applicable);
+    assert!(toolsets
+        .reason
+        .as_deref()
+        .unwrap()
+        .contains("mcpListing: listToolsets"));
+    assert!(projection(&c("listToolsets"), "1.67.0").applicable);
+    assert!(projection(&c("listTools"), "0.24.9").applicable);
+}
