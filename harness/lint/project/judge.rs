@@ -231,6 +231,11 @@ fn lint_agent(agent: &ProjectAgent, project: &LoadedProject, config: &LintConfig
         &report,
         project.mastra,
     ));
+    findings.extend(super::own_approval::own_approval_findings(
+        agent,
+        &report,
+        project.mastra,
+    ));
     findings.extend(instructions_findings(agent, &report, project.mastra));
     let (findings, suppressed) = settle(findings, config, &project.suppressions);
     AgentLint {

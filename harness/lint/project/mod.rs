@@ -26,6 +26,7 @@ pub mod decode;
 pub mod judge;
 pub mod mcp_names;
 pub mod names;
+pub mod own_approval;
 pub mod render;
 pub mod resume;
 pub mod rules;

@@ -25,6 +25,7 @@ pub enum Rule {
     InstructionsNameNotSent,
     ToolNameComparedToKey,
     McpPolicyName,
+    ToolApprovalFnOverridesPolicy,
     ToolCallFilterNamesKey,
     HasToolCallNamesKey,
     ExpectedToolNamesKey,
@@ -34,7 +35,7 @@ pub enum Rule {
 pub const RULES_URI: &str = "https://github.com/mastra-conform/mastra-conform/blob/main/docs/rules";
 
 impl Rule {
-    pub const ALL: [Rule; 19] = [
+    pub const ALL: [Rule; 20] = [
         Rule::Collision,
         Rule::FalseCollision,
         Rule::EmptyKey,
@@ -51,6 +52,7 @@ impl Rule {
         Rule::InstructionsNameNotSent,
         Rule::ToolNameComparedToKey,
         Rule::McpPolicyName,
+        Rule::ToolApprovalFnOverridesPolicy,
         Rule::ToolCallFilterNamesKey,
         Rule::HasToolCallNamesKey,
         Rule::ExpectedToolNamesKey,
@@ -74,6 +76,7 @@ impl Rule {
             Rule::InstructionsNameNotSent => "instructions-name-a-tool-not-sent",
             Rule::ToolNameComparedToKey => "tool-name-compared-to-key",
             Rule::McpPolicyName => "mcp-approval-policy-names-another-spelling",
+            Rule::ToolApprovalFnOverridesPolicy => "tool-approval-fn-overrides-agent-policy",
             Rule::ToolCallFilterNamesKey => "tool-call-filter-names-a-key",
             Rule::HasToolCallNamesKey => "has-tool-call-names-a-key",
             Rule::ExpectedToolNamesKey => "expected-tool-names-a-key",
@@ -102,6 +105,7 @@ impl Rule {
             Rule::InstructionsNameNotSent => "The instructions name a tool by a key or id the model is not sent",
             Rule::ToolNameComparedToKey => "Source compares a toolName with a key Mastra rewrites, or a tool's id",
             Rule::McpPolicyName => "An approval policy holds an MCP tool by a spelling of its name Mastra never asks it with: the tool runs without approval",
+            Rule::ToolApprovalFnOverridesPolicy => "A tool's own requireApproval function decides in place of the agent's policy: where it answers false the tool runs without approval",
             Rule::ToolCallFilterNamesKey => "ToolCallFilter's exclude list names a key Mastra rewrites, or a tool's id: those calls stay in the history",
             Rule::HasToolCallNamesKey => "hasToolCall names a key Mastra rewrites, or a tool's id: the loop does not stop at that tool's call",
             Rule::ExpectedToolNamesKey => "A tool-call accuracy scorer expects a key Mastra rewrites, or a tool's id: it scores the call of that tool as a miss",
@@ -128,6 +132,7 @@ impl Rule {
             Rule::InstructionsNameNotSent => "The model is offered each tool under the name Mastra sends, not under its key or id when the rewrite changed it. Instructions that tell the model to call a tool by its key or id name a tool it is not offered.",
             Rule::ToolNameComparedToKey => "Every toolName Mastra hands the project's code (a stream chunk's payload, a tool call, an approval policy's argument) is the name the tool was sent under. A comparison with a key Mastra rewrites, or with a tool's id, never matches.",
             Rule::McpPolicyName => "An MCP tool has three spellings: the name its server lists (delete.file), its key SERVER_TOOL (fs_delete.file) and the name it is sent as (fs_delete_file). A server's own requireToolApproval function is asked with the first, the agent's with the last; the server's answer replaces the agent's. A policy written against the other side's spelling answers false for the name it is asked with, and the tool runs without approval, even under the agent's requireToolApproval: true.",
+            Rule::ToolApprovalFnOverridesPolicy => "From @mastra/core 1.26.0 a tool's own requireApproval function is asked for each call of the tool, after the agent's requireToolApproval, and its answer alone decides: where the agent's policy (or requireToolApproval: true) holds the call and the tool's function answers false, the call runs without approval. Mastra's docs say requireToolApproval: true prevents the agent from calling any of its tools without approval.",
             Rule::ToolCallFilterNamesKey => "ToolCallFilter({ exclude }) drops a stored tool call, and its result, when the call's toolName is in the list. A stored call's toolName is the name the model called, the name the tool was sent under: a key Mastra rewrites, or a tool's id, matches no call, and those calls stay in every later request's history.",
             Rule::HasToolCallNamesKey => "hasToolCall(name) in stopWhen stops the loop when the last step has a call whose toolName is NAME. A call's toolName is the name the model called, the name the tool was sent under: a key Mastra rewrites, or a tool's id, matches no call, and the loop goes on to its step limit.",
             Rule::ExpectedToolNamesKey => "createToolCallAccuracyScorerCode compares expectedTool and expectedToolOrder with the toolName of each tool invocation in the run's output, the name the model called, the name the tool was sent under: a key Mastra rewrites, or a tool's id, is never among them, so the scorer gives 0 when the agent called the right tool.",

@@ -389,3 +389,57 @@ fn approval_that_holds_across_a_resume_is_no_finding() {
     let judged = lint_project(flag, LintConfig::default());
     assert_eq!(lost_on_resume(&judged), []);
 }
+
+/// The `tool-approval-fn-overrides-agent-policy` findings: subject and place.
+fn overridden(l: &ProjectLint) -> Vec<(String, Option<(u64, u64)>)> {
+    l.all_findings()
+        .filter(|f| f.rule == Rule::ToolApprovalFnOverridesPolicy)
+        .map(|f| {
+            (
+                f.subject.to_lossy(),
+                f.at.as_ref().map(|a| (a.line, a.column)),
+            )
+        })
+        .collect()
+}
+
+/// A tool with its own approval function beside an agent policy that holds
+/// it: a finding at the tool from the release that asks the tool's
+/// function, none before; from the release that asks the policy, only
+/// where the policy holds the name the tool is sent as.
+#[test]
+fn a_tools_own_approval_function_beside_a_policy_that_holds_it_is_a_finding() {
+    let doc = |version: &str, sent_answer: &str| {
+        let mut d = names_doc(version, "true");
+        let tool = d.agents[0]
+            .tools
+            .iter_mut()
+            .find(|t| t.key.to_lossy() == "files.delete")
+            .unwrap();
+        tool.approval = OwnApproval::Function;
+        for (name, answer) in &mut d.agents[0].approval[0].answers {
+            if name.to_lossy() == "files_delete" {
+                *answer = if sent_answer == "true" {
+                    PolicyAnswer::True
+                } else {
+                    PolicyAnswer::False
+                };
+            }
+        }
+        lint_project(d, LintConfig::default())
+    };
+    let at_tool = vec![("files.delete".to_string(), Some((3, 3)))];
+    assert_eq!(overridden(&doc("1.67.0", "true")), at_tool);
+    assert_eq!(overridden(&doc("1.67.0", "false")), []);
+    // 1.26.0 to 1.37.1 hold every call for any policy function.
+    assert_eq!(overridden(&doc("1.30.0", "false")), at_tool);
+    assert_eq!(overridden(&doc("1.25.0", "true")), []);
+    // Without its own function the tool is the policy's alone.
+    let mut plain = names_doc("1.67.0", "true");
+    for (name, answer) in &mut plain.agents[0].approval[0].answers {
+        if name.to_lossy() == "files_delete" {
+            *answer = PolicyAnswer::True;
+        }
+    }
+    assert_eq!(overridden(&lint_project(plain, LintConfig::default())), []);
+}
