@@ -502,20 +502,7 @@ pub fn figures_markdown(report: &Json) -> Result<String, String> {
         f("installSeconds")?,
         f("startupSeconds")?,
     ));
-    let scaling = report
-        .get("scaling")
-        .and_then(Json::as_array)
-        .ok_or("scaling: missing or not an array")?;
-    for (i, row) in scaling.iter().enumerate() {
-        let at = format!("scaling[{i}].");
-        let probes = field(row, &at, "probes")?;
-        out.push_str(&format!(
-            "| harness, {probes} probe{} | {:.1} | {:.2} |\n",
-            if probes == 1.0 { "" } else { "s" },
-            field(row, &at, "casesPerSecond")?,
-            field(row, &at, "ratio")?,
-        ));
-    }
+    out.push_str(&scaling_rows(report, "")?);
     out.push_str(&format!(
         "| ceiling (`node-probe/ceiling.mjs`: the same cases in one Node process, no harness) | {ceiling:.1} | 1.00 |\n\n\
          Results other than as-modelled or unmodelled (known issues and provider rejections among \
@@ -544,6 +531,27 @@ pub fn figures_markdown(report: &Json) -> Result<String, String> {
     Ok(out)
 }
 
+/// A `BenchResult::to_json` document's `scaling` as table rows, one per
+/// probe count; errors name the field as `AT` + `scaling[I].K`.
+fn scaling_rows(doc: &Json, at: &str) -> Result<String, String> {
+    let scaling = doc
+        .get("scaling")
+        .and_then(Json::as_array)
+        .ok_or_else(|| format!("{at}scaling: missing or not an array"))?;
+    let mut out = String::new();
+    for (i, row) in scaling.iter().enumerate() {
+        let at = format!("{at}scaling[{i}].");
+        let probes = number_at(row, &at, "probes")?;
+        out.push_str(&format!(
+            "| harness, {probes} probe{} | {:.1} | {:.2} |\n",
+            if probes == 1.0 { "" } else { "s" },
+            number_at(row, &at, "casesPerSecond")?,
+            number_at(row, &at, "ratio")?,
+        ));
+    }
+    Ok(out)
+}
+
 /// The figures' section for the plain fuzz cases: the harness on 1, 2, ..
 /// probes against the bare loop on the same cases.
 fn plain_fuzz_markdown(p: &Json) -> Result<String, String> {
@@ -557,20 +565,7 @@ fn plain_fuzz_markdown(p: &Json) -> Result<String, String> {
          | | cases/s | ratio to the bare loop |\n|---|---:|---:|\n",
         number_at(p, at, "cases")?
     );
-    let scaling = p
-        .get("scaling")
-        .and_then(Json::as_array)
-        .ok_or("plainFuzz.scaling: missing or not an array")?;
-    for (i, row) in scaling.iter().enumerate() {
-        let at = format!("plainFuzz.scaling[{i}].");
-        let probes = number_at(row, &at, "probes")?;
-        out.push_str(&format!(
-            "| harness, {probes} probe{} | {:.1} | {:.2} |\n",
-            if probes == 1.0 { "" } else { "s" },
-            number_at(row, &at, "casesPerSecond")?,
-            number_at(row, &at, "ratio")?,
-        ));
-    }
+    out.push_str(&scaling_rows(p, at)?);
     out.push_str(&format!("| the bare loop | {ceiling:.1} | 1.00 |\n"));
     Ok(out)
 }
