@@ -144,8 +144,9 @@ function nextClientId() {
 }
 
 /**
- * A client for the servers `c.mcp` names, kept or new, and `release(ok)`,
- * which hands it back (`ok` false ends it).
+ * A client for the servers `c.mcp` names, kept or new, its one listing
+ * (`listed`, a promise of `{ tools, errors }`), and `release(ok)`, which
+ * hands it back (`ok` false ends it).
  */
 async function borrowMcp(lib, MCPClient, mcp) {
   const key = JSON.stringify(Object.entries(mcp));
@@ -153,11 +154,17 @@ async function borrowMcp(lib, MCPClient, mcp) {
   if (entry === undefined) {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'mastra-conform-mcp-'));
     const client = new MCPClient({ id: nextClientId(), servers: mcpServers(lib, mcp, dir), timeout: 60000 });
-    // Connected by one listing before any case uses it, so cases that
-    // share it from the start never race to connect its servers.
-    const list = () =>
-      typeof client.listToolsWithErrors === 'function' ? client.listToolsWithErrors() : client.listTools();
-    entry = { dir, users: 0, used: 0, opened: list().then(() => client) };
+    // Listed once, before any case uses it, so cases that share it from
+    // the start never race to connect its servers; every case then takes
+    // that listing's tools, as an app lists its MCP tools once at start
+    // and hands the same tools to each request. A tool listed afresh per
+    // case had Mastra build its input validator again on each case (the
+    // Ajv validator lives on the listed tool's schema).
+    const listed =
+      typeof client.listToolsWithErrors === 'function'
+        ? client.listToolsWithErrors()
+        : client.listTools().then((tools) => ({ tools, errors: {} }));
+    entry = { dir, users: 0, used: 0, listed, opened: listed.then(() => client) };
     mcpClients.set(key, entry);
   }
   entry.users += 1;
@@ -185,7 +192,7 @@ async function borrowMcp(lib, MCPClient, mcp) {
     const idle = [...mcpClients.entries()].filter(([, e]) => e.users === 0).sort((a, b) => a[1].used - b[1].used);
     for (const [k, e] of idle.slice(0, Math.max(0, idle.length - MCP_KEEP))) await endMcp(k, e);
   };
-  return { client, release };
+  return { client, listed: entry.listed, release };
 }
 
 /**
@@ -297,12 +304,9 @@ export async function prepareSources(lib, c, tools, model, fault, serverAsked = 
         cleanups.push(() => client.disconnect());
         listed = { tools: listedTools, errors: {} };
       } else {
-        const { client: mcp, release } = await borrowMcp(lib, mcpModule.MCPClient, c.mcp);
-        cleanups.push(() => release(listedWhole));
-        listed =
-          typeof mcp.listToolsWithErrors === 'function'
-            ? await mcp.listToolsWithErrors()
-            : { tools: await mcp.listTools(), errors: {} };
+        const kept = await borrowMcp(lib, mcpModule.MCPClient, c.mcp);
+        cleanups.push(() => kept.release(listedWhole));
+        listed = await kept.listed;
       }
       const failed = Object.entries(listed.errors ?? {});
       if (failed.length > 0) {
