@@ -144,9 +144,9 @@ function nextClientId() {
 }
 
 /**
- * A client for the servers `c.mcp` names, kept or new, its one listing
- * (`listed`, a promise of `{ tools, errors }`), and `release(ok)`, which
- * hands it back (`ok` false ends it).
+ * A client for the servers `c.mcp` names, kept or new, `list()`, which
+ * lists its tools for one case, and `release(ok)`, which hands it back
+ * (`ok` false ends it).
  */
 async function borrowMcp(lib, MCPClient, mcp) {
   const key = JSON.stringify(Object.entries(mcp));
@@ -154,17 +154,9 @@ async function borrowMcp(lib, MCPClient, mcp) {
   if (entry === undefined) {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'mastra-conform-mcp-'));
     const client = new MCPClient({ id: nextClientId(), servers: mcpServers(lib, mcp, dir), timeout: 60000 });
-    // Listed once, before any case uses it, so cases that share it from
-    // the start never race to connect its servers; every case then takes
-    // that listing's tools, as an app lists its MCP tools once at start
-    // and hands the same tools to each request. A tool listed afresh per
-    // case had Mastra build its input validator again on each case (the
-    // Ajv validator lives on the listed tool's schema).
-    const listed =
-      typeof client.listToolsWithErrors === 'function'
-        ? client.listToolsWithErrors()
-        : client.listTools().then((tools) => ({ tools, errors: {} }));
-    entry = { dir, users: 0, used: 0, listed, opened: listed.then(() => client) };
+    // Connected by one listing before any case uses it, so cases that
+    // share it from the start never race to connect its servers.
+    entry = { dir, users: 0, used: 0, tools: null, opened: listMcp(client).then(() => client) };
     mcpClients.set(key, entry);
   }
   entry.users += 1;
@@ -192,7 +184,27 @@ async function borrowMcp(lib, MCPClient, mcp) {
     const idle = [...mcpClients.entries()].filter(([, e]) => e.users === 0).sort((a, b) => a[1].used - b[1].used);
     for (const [k, e] of idle.slice(0, Math.max(0, idle.length - MCP_KEEP))) await endMcp(k, e);
   };
-  return { client, listed: entry.listed, release };
+  // Each case lists the servers again, so a server gone since the last
+  // case fails the listing as before, but takes the first whole listing's
+  // tools when this one names the same: an app lists its MCP tools once and
+  // hands the same tools to each request, and Mastra builds a tool's input
+  // validator (Ajv, on the listed tool's schema) once per tool object, so
+  // tools listed afresh had it built again on every case.
+  const list = async () => {
+    const listed = await listMcp(client);
+    if (Object.keys(listed.errors ?? {}).length > 0) return listed;
+    entry.tools ??= listed.tools;
+    const same = JSON.stringify(Object.keys(entry.tools)) === JSON.stringify(Object.keys(listed.tools));
+    return same ? { tools: entry.tools, errors: {} } : listed;
+  };
+  return { client, list, release };
+}
+
+/** What `listTools()` gives, as `{ tools, errors }` on every release. */
+function listMcp(client) {
+  return typeof client.listToolsWithErrors === 'function'
+    ? client.listToolsWithErrors()
+    : client.listTools().then((tools) => ({ tools, errors: {} }));
 }
 
 /**
@@ -306,7 +318,7 @@ export async function prepareSources(lib, c, tools, model, fault, serverAsked = 
       } else {
         const kept = await borrowMcp(lib, mcpModule.MCPClient, c.mcp);
         cleanups.push(() => kept.release(listedWhole));
-        listed = await kept.listed;
+        listed = await kept.list();
       }
       const failed = Object.entries(listed.errors ?? {});
       if (failed.length > 0) {
