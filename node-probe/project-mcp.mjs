@@ -82,7 +82,12 @@ export class McpWatch {
       return;
     }
     const proto = MCPClient?.prototype;
-    const method = typeof proto?.getToolsForServer === 'function' ? 'getToolsForServer' : null;
+    // `getToolsForServer` is where every listing goes from @mastra/mcp
+    // 1.2 on; the older clients (1.0.3, beside core 1.0.4) connect each
+    // server through `getConnectedClientForServer` and list its tools on
+    // the connected client, so there the connection is watched and the
+    // client's `tools()` read.
+    const method = ['getToolsForServer', 'getConnectedClientForServer'].find((m) => typeof proto?.[m] === 'function');
     if (!method) return;
     const real = proto[method];
     const watch = this;
@@ -90,9 +95,16 @@ export class McpWatch {
       const config = this.serverConfigs?.[serverName] ?? safe(() => this.getServerConfig(serverName));
       const { transport, target } = describeServer(config);
       const record = { server: serverName, transport, target, tools: null, error: null, agent: watch.agent };
-      // The server's own approval policy, asked by the loader with its
-      // tools' names (project.mjs: serverPolicy).
+      // The server's own approval setting: a function the loader asks with
+      // its tools' names (project.mjs: serverPolicy), or `true`, which the
+      // @mastra/mcp beside cores before 1.25.0 never reads.
       if (typeof config?.requireToolApproval === 'function') record.policy = config.requireToolApproval;
+      record.approval =
+        typeof config?.requireToolApproval === 'function'
+          ? 'function'
+          : config?.requireToolApproval === true
+            ? 'always'
+            : null;
       watch.servers.push(record);
       // A package the command would download, unless the project has it
       // installed (npx runs that one): refused at once, as lint starts no
@@ -105,9 +117,10 @@ export class McpWatch {
       const key = transport === 'stdio' ? `${config.command}\0${(config.args ?? []).map(String).join('\0')}` : null;
       if (key) watch.starting.set(key, (watch.starting.get(key) ?? 0) + 1);
       try {
-        const tools = await real.call(this, serverName, ...rest);
-        record.tools = Object.keys(tools ?? {});
-        return tools;
+        const got = await real.call(this, serverName, ...rest);
+        if (method === 'getToolsForServer') record.tools = Object.keys(got ?? {});
+        else watchTools(got, record);
+        return got;
       } catch (e) {
         record.error = firstLine(e?.message ?? e);
         throw e;
@@ -131,6 +144,17 @@ export class McpWatch {
     for (const r of this.servers) if (r.server === server) hit = r;
     return hit;
   }
+}
+
+/** An older client's connected server: what its `tools()` lists goes into RECORD. */
+function watchTools(client, record) {
+  if (!client || typeof client.tools !== 'function') return;
+  const tools = client.tools;
+  client.tools = async function (...args) {
+    const listed = await tools.apply(this, args);
+    record.tools = Object.keys(listed ?? {});
+    return listed;
+  };
 }
 
 function safe(fn) {

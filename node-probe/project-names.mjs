@@ -85,8 +85,8 @@ export async function policyAnswers(policy, names) {
 
 /**
  * Each default-options getter of AGENT whose `requireToolApproval` is a
- * function, asked with every name in NAMES:
- * `[{ option, answers: [{ name, answer }] }]`. A getter that throws is not
+ * function, asked with every name in NAMES, or `true`:
+ * `[{ option, always, answers: [{ name, answer }] }]`. A getter that throws is not
  * this module's to report (the walk asks `defaultOptions` itself).
  */
 export async function approvalPolicies(agent, context, names) {
@@ -100,6 +100,9 @@ export async function approvalPolicies(agent, context, names) {
       continue;
     }
     const policy = options?.requireToolApproval;
+    // `true` holds every call: written as a policy that answers true for
+    // every name, so that what it holds is judged as a function's is.
+    if (policy === true) out.push({ option, always: true, answers: names.map((name) => ({ name, answer: 'true' })) });
     if (typeof policy !== 'function') continue;
     out.push({ option, answers: await policyAnswers(policy, names) });
   }

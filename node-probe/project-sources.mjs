@@ -862,18 +862,21 @@ export class SourceIndex {
   }
 
   /**
-   * Every `requireToolApproval` function the project's code passes to a
-   * call of `generate` or `stream` (and their 0.x `VNext` and `Legacy`
-   * siblings): `X.generate(p, { requireToolApproval: FN })`, the options
-   * written in the call or bound to a module-level name in the same file,
-   * FN a function written there or a name bound to one in the same file.
-   * `[{ method, receiver, at }]`, at the `requireToolApproval` key; the
+   * Every `requireToolApproval` the project's code passes to a call of
+   * `generate` or `stream` (and their 0.x `VNext` and `Legacy` siblings)
+   * as a function or as `true`: `X.generate(p, { requireToolApproval: FN })`,
+   * the options written in the call or bound to a module-level name in the
+   * same file, FN a function written there or a name bound to one in the
+   * same file. `[{ method, receiver, policy, agent, at }]`, at the
+   * `requireToolApproval` key; `policy` is `function` or `always`; the
    * receiver is the callee's object when it is a name (`supportAgent`;
-   * `mastra.getAgent('a')` gives none). These are the
-   * policies a resumed run loses; the default options' are asked by the
-   * walk instead (`approvalPolicies`).
+   * `mastra.getAgent('a')` gives none), and `agent` the registered agent
+   * AGENT_OF finds for `{ object }` (the `new Agent({...})` literal the
+   * name is bound to) or `{ key }` (`getAgent('KEY')`). The functions are
+   * the policies a resumed run loses; the default options' are asked by
+   * the walk instead (`approvalPolicies`).
    */
-  approvalCalls() {
+  approvalCalls(agentOf = () => null) {
     const methods = new Set(['generate', 'stream', 'generateVNext', 'streamVNext', 'generateLegacy', 'streamLegacy']);
     const out = [];
     for (const f of this.files) {
@@ -884,6 +887,8 @@ export class SourceIndex {
         return b && b.file === f ? unwrap(b.init) : null;
       };
       const isFunction = (prop) => prop.type === 'ObjectMethod' || FUNCTIONS.has(bound(prop.value)?.type);
+      const isTrue = (prop) =>
+        prop.type === 'ObjectProperty' && bound(prop.value)?.type === 'BooleanLiteral' && bound(prop.value).value;
       walk(f.ast.program, (node) => {
         if (node.type !== 'CallExpression' && node.type !== 'OptionalCallExpression') return;
         const c = node.callee;
@@ -891,13 +896,34 @@ export class SourceIndex {
         if (c.property.type !== 'Identifier' || !methods.has(c.property.name)) return;
         for (const arg of node.arguments) {
           const prop = propertyOf(bound(arg), 'requireToolApproval');
-          if (!prop || !isFunction(prop)) continue;
+          if (!prop) continue;
+          const policy = isFunction(prop) ? 'function' : isTrue(prop) ? 'always' : null;
+          if (!policy) continue;
           const receiver = c.object.type === 'Identifier' ? c.object.name : null;
-          out.push({ method: c.property.name, receiver, at: place(f, prop.key) });
+          const agent = agentOf(this.#calledAgent(f, c.object));
+          out.push({ method: c.property.name, receiver, policy, agent, at: place(f, prop.key) });
         }
       });
     }
     return out;
+  }
+
+  /**
+   * What a call's callee object names as an agent: `{ object }`, the
+   * `new Agent({...})` literal a name is bound to (across the project's own
+   * imports), or `{ key }` for `X.getAgent('KEY')`; else `{}`.
+   */
+  #calledAgent(f, callee) {
+    const n = unwrap(callee);
+    if (n?.type === 'Identifier') {
+      const made = unwrap(this.resolve(f, n.name)?.init);
+      if (made?.type === 'NewExpression' && calleeName(made) === 'Agent') return { object: made.arguments[0] };
+    }
+    if ((n?.type === 'CallExpression' || n?.type === 'OptionalCallExpression') && calleeName(n) === 'getAgent') {
+      const key = literalString(n.arguments[0]);
+      if (key !== null) return { key };
+    }
+    return {};
   }
 
   /** Where the MCP server NAME is written as a key of an MCPClient's `servers`. */

@@ -687,6 +687,13 @@ async function assembledToolsZero(agent, runtimeContext, defaults) {
   return captured ?? {};
 }
 
+/** An MCP tool's key under the listing it was not taken by, or null. */
+function otherListingKey(t) {
+  if (t.source !== 'mcp' || !t.server) return null;
+  if (t.listing === 'toolsets') return `${t.server}_${t.key}`;
+  return t.key.startsWith(`${t.server}_`) ? t.key.slice(t.server.length + 1) : null;
+}
+
 /** The MCP server a tool came from (@mastra/mcp tags each tool with it), or null. */
 function mcpServerOf(tool) {
   if (!tool || typeof tool !== 'object') return null;
@@ -742,7 +749,16 @@ async function describeAgent(registeredAs, agent, RequestContext, sources, mcp, 
   // the 0.x releases that name them by their key, KEY itself.
   const agentKeys = new Map(keysOf(subAgents).flatMap((k) => [[`agent-${k}`, k], ...(zero ? [[k, k]] : [])]));
   const workflowKeys = new Map(keysOf(workflows).flatMap((k) => [[`workflow-${k}`, k], ...(zero ? [[k, k]] : [])]));
-  const toolsetKeys = new Set(Object.values(defaults.toolsets ?? {}).flatMap(keysOf));
+  // Each toolset key with the toolset it is in, the last one winning as in
+  // Mastra's merge of the toolsets.
+  const toolsetOf = new Map();
+  for (const [set, record] of Object.entries(defaults.toolsets ?? {})) {
+    for (const k of keysOf(record)) toolsetOf.set(k, set);
+  }
+  // An MCP tool an older @mastra/mcp gave untagged (1.0.3 sets no
+  // `mcpMetadata`): its key is SERVER_TOOL of a server that listed TOOL.
+  const listedBy = (key) =>
+    mcp.servers.find((r) => (r.tools ?? []).some((name) => `${r.server}_${name}` === key))?.server ?? null;
   const clientKeys = new Set(keysOf(defaults.clientTools));
   let memoryKeys = new Set();
   try {
@@ -768,8 +784,8 @@ async function describeAgent(registeredAs, agent, RequestContext, sources, mcp, 
   const who = { registeredAs, id: agent.id ?? null, name: agent.name ?? null };
   const located = keys.map((key) => {
     if (givenKeys.includes(key)) {
-      const server = mcpServerOf(given[key]);
-      if (server !== null) return { key, source: 'mcp', server, at: null };
+      const server = mcpServerOf(given[key]) ?? listedBy(key);
+      if (server !== null) return { key, source: 'mcp', server, listing: 'tools', at: null };
       return { key, source: 'tool', at: sources.keyLocation(who, 'tools', key) };
     }
     if (agentKeys.has(key)) {
@@ -779,7 +795,15 @@ async function describeAgent(registeredAs, agent, RequestContext, sources, mcp, 
       return { key, source: 'workflow', at: sources.keyLocation(who, 'workflows', workflowKeys.get(key)) };
     }
     if (memoryKeys.has(key)) return { key, source: 'memory', at: null };
-    if (toolsetKeys.has(key)) return { key, source: 'toolset', at: null };
+    if (toolsetOf.has(key)) {
+      // A server's tools from `listToolsets()`, given as a toolset under
+      // the server's name: keyed by the name the server lists.
+      const set = toolsetOf.get(key);
+      const fromServer =
+        mcpServerOf(defaults.toolsets[set]?.[key]) !== null || (mcp.latest(set)?.tools ?? []).includes(key);
+      if (fromServer) return { key, source: 'mcp', server: set, listing: 'toolsets', at: null };
+      return { key, source: 'toolset', at: null };
+    }
     if (clientKeys.has(key)) return { key, source: 'client', at: null };
     return { key, source: 'other', at: null };
   });
@@ -788,15 +812,29 @@ async function describeAgent(registeredAs, agent, RequestContext, sources, mcp, 
   const tools = located.map((t) => {
     const tool = assembled[t.key] ?? given?.[t.key];
     const id = typeof tool?.id === 'string' ? tool.id : null;
-    return { ...t, id, sentAs: sentName(agent, t.key, tool), approval: ownApproval(tool) };
+    const described = { ...t, id, sentAs: sentName(agent, t.key, tool), approval: ownApproval(tool) };
+    // An MCP tool's key under the other listing (`listTools()` keys it
+    // SERVER_TOOL, `listToolsets()` TOOL), and the name this release
+    // would send that key as: what a name written for the other listing is.
+    const other = otherListingKey(t);
+    if (other !== null) described.other = { key: other, sentAs: sentName(agent, other, tool) };
+    return described;
   });
   const context = { requestContext, runtimeContext };
   // An MCP tool's name as its server lists it too: what a server's own
   // policy is asked with, and what a policy may be written against.
   const mcpName = (t) =>
-    t.source === 'mcp' && t.server && t.key.startsWith(`${t.server}_`) ? t.key.slice(t.server.length + 1) : null;
+    t.listing === 'toolsets'
+      ? t.key
+      : t.source === 'mcp' && t.server && t.key.startsWith(`${t.server}_`)
+        ? t.key.slice(t.server.length + 1)
+        : null;
   const asked = [
-    ...new Set(tools.flatMap((t) => [t.key, t.id, t.sentAs, mcpName(t)]).filter((n) => typeof n === 'string')),
+    ...new Set(
+      tools
+        .flatMap((t) => [t.key, t.id, t.sentAs, mcpName(t), t.other?.key, t.other?.sentAs])
+        .filter((n) => typeof n === 'string'),
+    ),
   ];
   const policies = (await approvalPolicies(agent, context, asked)).map((p) => ({
     ...p,
@@ -890,11 +928,29 @@ function serverEntry(name, record, sources) {
     status,
     error: record?.error ?? null,
     tools: record?.tools ?? [],
+    // `always` for `requireToolApproval: true`, `function` for a function.
+    approval: record?.approval ?? null,
+    approvalAt: record?.approval ? sources.serverPolicyLocation(name) : null,
     at: sources.serverLocation(name),
   };
 }
 
 // ---------------------------------------------------------------------------
+
+/**
+ * Which registered agent a call is made on, for `approvalCalls`: the one
+ * whose `new Agent({...})` the callee's name is bound to, or the one
+ * `mastra.getAgent('KEY')` names; else null.
+ */
+function agentOfCall(agents, sources) {
+  const byObject = new Map();
+  for (const a of agents) {
+    const def = sources.agentDefinition({ registeredAs: a.registeredAs, id: a.id, name: a.name });
+    if (def) byObject.set(def.object, a.registeredAs);
+  }
+  const keys = new Set(agents.map((a) => a.registeredAs));
+  return ({ object, key }) => (key !== undefined ? (keys.has(key) ? key : null) : (byObject.get(object) ?? null));
+}
 
 async function loadTools(dir) {
   const require = createRequire(path.join(dir, 'package.json'));
@@ -994,7 +1050,7 @@ async function main() {
     suppressions: sources.suppressions,
     comparisons: sources.toolNameComparisons(),
     sentNameUses: sources.sentNameUses(),
-    approvalCalls: sources.approvalCalls(),
+    approvalCalls: sources.approvalCalls(agentOfCall(agents, sources)),
     unparsed: sources.unparsed,
     blocked: blockedRequests,
     wrote: wrote(),

@@ -9,8 +9,8 @@
 use super::rules::Rule;
 use super::{
     ApprovalCall, ApprovalPolicy, InlineSuppression, Instructions, LoadedProject, Loader, Location,
-    McpServer, McpStatus, ModelRoute, NameUse, OwnApproval, PolicyAnswer, ProjectAgent,
-    ProjectTool, ToolSource,
+    McpListing, McpServer, McpStatus, ModelRoute, NameUse, OtherListing, OwnApproval, PolicyAnswer,
+    ProjectAgent, ProjectTool, ToolSource,
 };
 use crate::js::json::Json;
 use crate::js::string::JsString;
@@ -112,6 +112,8 @@ pub fn parse_loaded(doc: &Json) -> Result<LoadedProject, DecodeError> {
                 Some(ApprovalCall {
                     method: optional_text(c, "method")?,
                     receiver: optional_text(c, "receiver"),
+                    always: optional_text(c, "policy").as_deref() == Some("always"),
+                    agent: c.get("agent").and_then(Json::as_str).cloned(),
                     at: parse_location(c.get("at")),
                 })
             })
@@ -178,6 +180,8 @@ fn servers(v: Option<&Json>) -> Result<Vec<McpServer>, DecodeError> {
                     .collect(),
                 at: parse_location(s.get("at")),
                 policy: s.get("policy").and_then(parse_policy),
+                approval: parse_approval(s),
+                approval_at: parse_location(s.get("approvalAt")),
             })
         })
         .collect()
@@ -336,6 +340,7 @@ fn parse_policy(p: &Json) -> Option<ApprovalPolicy> {
         at: parse_location(p.get("at")),
         answers,
         written: name_uses(p.get("written")),
+        always: p.get("always") == Some(&Json::Bool(true)),
     })
 }
 
@@ -357,12 +362,28 @@ fn parse_tool(t: &Json) -> Result<ProjectTool, DecodeError> {
         server: t.get("server").and_then(Json::as_str).cloned(),
         at: parse_location(t.get("at")),
         id: t.get("id").and_then(Json::as_str).cloned(),
-        approval: match optional_text(t, "approval").as_deref() {
-            Some("always") => OwnApproval::Always,
-            Some("function") => OwnApproval::Function,
-            _ => OwnApproval::None,
+        approval: parse_approval(t),
+        listing: match optional_text(t, "listing").as_deref() {
+            Some("tools") => Some(McpListing::Tools),
+            Some("toolsets") => Some(McpListing::Toolsets),
+            _ => None,
         },
+        other: t.get("other").and_then(|o| {
+            Some(OtherListing {
+                key: o.get("key")?.as_str()?.clone(),
+                sent_as: o.get("sentAs").and_then(Json::as_str).cloned(),
+            })
+        }),
     })
+}
+
+/// `approval`: `always`, `function`, or none.
+fn parse_approval(v: &Json) -> OwnApproval {
+    match optional_text(v, "approval").as_deref() {
+        Some("always") => OwnApproval::Always,
+        Some("function") => OwnApproval::Function,
+        _ => OwnApproval::None,
+    }
 }
 
 fn parse_route(v: Option<&Json>) -> ModelRoute {

@@ -197,7 +197,12 @@ fn lint_agent(agent: &ProjectAgent, project: &LoadedProject, config: &LintConfig
     for r in &renames {
         findings.push(r.finding(&report));
     }
-    for n in report.names.iter().filter(|n| n.severity != Severity::Ok) {
+    // A name written with the other MCP listing's spelling: its own finding
+    // in place of the generic one.
+    let listing = super::mcp_listing::listing_findings(agent, &report, project.mastra);
+    for n in report.names.iter().filter(|n| {
+        n.severity != Severity::Ok && !listing.replaced.contains(&(n.used_in, n.name.clone()))
+    }) {
         let (rule, at) = match n.used_in {
             Reference::ToolChoice => (
                 Rule::ToolChoiceNotSent,
@@ -231,10 +236,17 @@ fn lint_agent(agent: &ProjectAgent, project: &LoadedProject, config: &LintConfig
         &report,
         project.mastra,
     ));
+    findings.extend(listing.findings);
+    findings.extend(super::mcp_server_policy::server_policy_findings(
+        agent,
+        &report,
+        project.mastra,
+    ));
     findings.extend(super::own_approval::own_approval_findings(
         agent,
         &report,
         project.mastra,
+        &project.approval_calls,
     ));
     findings.extend(instructions_findings(agent, &report, project.mastra));
     let (findings, suppressed) = settle(findings, config, &project.suppressions);

@@ -15,14 +15,16 @@
 
 use super::basis::{quote, Finding};
 use super::rules::Rule;
-use super::{ApprovalPolicy, McpServer, McpStatus, OwnApproval, PolicyAnswer, ProjectAgent};
+use super::{
+    ApprovalPolicy, McpListing, McpServer, McpStatus, OwnApproval, PolicyAnswer, ProjectAgent,
+};
 use crate::js::string::JsString;
 use crate::lint::LintReport;
 use crate::model::releases::{APPROVAL_POLICY_ASKED, MCP_SERVER_APPROVAL_FN_ASKED};
 use crate::version::spec::MastraVersion;
 
 /// Whether an answer holds the call: `None` where it did not settle.
-fn waits(answer: PolicyAnswer) -> Option<bool> {
+pub(super) fn waits(answer: PolicyAnswer) -> Option<bool> {
     match answer {
         PolicyAnswer::True | PolicyAnswer::Throws => Some(true),
         PolicyAnswer::False => Some(false),
@@ -48,8 +50,15 @@ fn tools_of<'a>(
         .tools
         .iter()
         .filter_map(|mcp_name| {
-            let key = crate::naming::mcp_tool_key(&server.name, mcp_name);
-            let tool = agent.tools.iter().find(|t| t.key == key)?;
+            // `listTools()` keys it SERVER_TOOL, `listToolsets()` TOOL.
+            let prefixed = crate::naming::mcp_tool_key(&server.name, mcp_name);
+            let tool = agent.tools.iter().find(|t| match t.listing {
+                Some(McpListing::Toolsets) => {
+                    t.key == *mcp_name && t.server.as_ref() == Some(&server.name)
+                }
+                _ => t.key == prefixed,
+            })?;
+            let key = tool.key.clone();
             let sent = report
                 .keys
                 .iter()
@@ -67,7 +76,7 @@ fn tools_of<'a>(
 }
 
 /// Where POLICY writes NAME, else where the policy is written.
-fn written_at(policy: &ApprovalPolicy, name: &JsString) -> Option<super::Location> {
+pub(super) fn written_at(policy: &ApprovalPolicy, name: &JsString) -> Option<super::Location> {
     policy
         .written
         .iter()
@@ -142,7 +151,12 @@ fn server_finding(server: &McpServer, policy: &ApprovalPolicy, tool: &McpTool) -
 /// An agent's policy that holds the tool's MCP name but not the name it is
 /// sent as, which is what Mastra asks it with.
 fn agent_finding(server: &McpServer, policy: &ApprovalPolicy, tool: &McpTool) -> Option<Finding> {
-    if tool.mcp_name == tool.sent || !policy.written.iter().any(|w| w.name == *tool.mcp_name) {
+    // Under `listToolsets()` the MCP name is the key, which
+    // `approval-policy-decides-on-the-key` judges.
+    if tool.mcp_name == tool.sent
+        || tool.key == *tool.mcp_name
+        || !policy.written.iter().any(|w| w.name == *tool.mcp_name)
+    {
         return None;
     }
     if !waits(policy.answer(tool.mcp_name)?)? || waits(policy.answer(tool.sent)?)? {

@@ -24,7 +24,9 @@ pub mod basis;
 pub mod config;
 pub mod decode;
 pub mod judge;
+pub mod mcp_listing;
 pub mod mcp_names;
+pub mod mcp_server_policy;
 pub mod names;
 pub mod own_approval;
 pub mod render;
@@ -110,6 +112,55 @@ pub struct ProjectTool {
     /// The tool's own approval setting, which its agent's policy does not
     /// override.
     pub approval: OwnApproval,
+    /// How an MCP tool reached the agent: `listTools()` keys it
+    /// `SERVER_TOOL`, `listToolsets()` (given as a toolset) `TOOL`.
+    pub listing: Option<McpListing>,
+    /// An MCP tool's key under the other listing, and the name the
+    /// installed release sends that key as.
+    pub other: Option<OtherListing>,
+}
+
+/// Which `MCPClient` listing an MCP tool came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum McpListing {
+    /// `await mcp.listTools()` as the agent's `tools`: keyed `SERVER_TOOL`.
+    Tools,
+    /// `await mcp.listToolsets()` as the default options' `toolsets`:
+    /// keyed `TOOL`, the name the server lists.
+    Toolsets,
+}
+
+impl McpListing {
+    /// The call a finding names.
+    pub fn call(self) -> &'static str {
+        match self {
+            McpListing::Tools => "listTools()",
+            McpListing::Toolsets => "listToolsets()",
+        }
+    }
+
+    /// As the loader and the JSON rendering write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            McpListing::Tools => "tools",
+            McpListing::Toolsets => "toolsets",
+        }
+    }
+
+    pub fn other(self) -> McpListing {
+        match self {
+            McpListing::Tools => McpListing::Toolsets,
+            McpListing::Toolsets => McpListing::Tools,
+        }
+    }
+}
+
+/// An MCP tool as the other listing would have given it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OtherListing {
+    pub key: JsString,
+    /// What the installed release sends that key as (`None`: it throws).
+    pub sent_as: Option<JsString>,
 }
 
 /// A tool's own `requireApproval`.
@@ -137,7 +188,8 @@ pub enum PolicyAnswer {
 }
 
 /// A `requireToolApproval` function of an agent's default options, asked by
-/// the loader with every tool's key, id and sent name.
+/// the loader with every tool's key, id and sent name (or `true`, which
+/// answers true for each).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApprovalPolicy {
     /// The option that holds it: `defaultOptions`, or a 0.x sibling.
@@ -148,6 +200,9 @@ pub struct ApprovalPolicy {
     /// Where the policy writes each name it names (in its function, or a
     /// value the function reads).
     pub written: Vec<NameUse>,
+    /// `requireToolApproval: true`, not a function: it answers true for
+    /// every name.
+    pub always: bool,
 }
 
 impl ApprovalPolicy {
@@ -159,15 +214,20 @@ impl ApprovalPolicy {
     }
 }
 
-/// A `requireToolApproval` function the project's source passes to one call
-/// of `generate` or `stream` (not the agent's default options, which the
-/// loader asks instead).
+/// A `requireToolApproval` function, or `true`, the project's source passes
+/// to one call of `generate` or `stream` (not the agent's default options,
+/// which the loader asks instead).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApprovalCall {
     /// `generate`, `stream`, or a 0.x sibling.
     pub method: String,
     /// The callee's object when it is a name (`supportAgent`).
     pub receiver: Option<String>,
+    /// `requireToolApproval: true` rather than a function.
+    pub always: bool,
+    /// The registered agent the call is made on, where the sources tie it
+    /// to one (a name bound to its `new Agent`, or `getAgent('KEY')`).
+    pub agent: Option<JsString>,
     /// Where its `requireToolApproval` is written.
     pub at: Option<Location>,
 }
@@ -213,6 +273,11 @@ pub struct McpServer {
     /// its tools' MCP names, keys and sent names; `option` says
     /// `servers["NAME"]`.
     pub policy: Option<ApprovalPolicy>,
+    /// Its own `requireToolApproval` as written: `true` (`Always`), a
+    /// function, or none.
+    pub approval: OwnApproval,
+    /// Where that `requireToolApproval` is written.
+    pub approval_at: Option<Location>,
 }
 
 /// How the project's TypeScript got into Node.

@@ -84,7 +84,15 @@ pub fn approval_findings(
         return (Vec::new(), Vec::new());
     }
     if version.major == 0 {
-        let options: Vec<&str> = agent.approval.iter().map(|p| p.option.as_str()).collect();
+        let options: Vec<&str> = agent
+            .approval
+            .iter()
+            .filter(|p| !p.always)
+            .map(|p| p.option.as_str())
+            .collect();
+        if options.is_empty() {
+            return (Vec::new(), Vec::new());
+        }
         return (
             Vec::new(),
             vec![format!(

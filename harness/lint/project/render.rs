@@ -308,6 +308,10 @@ impl ProjectLint {
                             t.server.clone().map_or(Json::Null, Json::String),
                         ));
                         members.push(("id".into(), t.id.clone().map_or(Json::Null, Json::String)));
+                        members.push((
+                            "listing".into(),
+                            t.listing.map_or(Json::Null, |l| Json::str(l.name())),
+                        ));
                         members.push(("at".into(), loc(&t.at)));
                         Json::Object(members)
                     })

@@ -45,6 +45,7 @@ pub fn resume_findings(calls: &[ApprovalCall], version: MastraVersion) -> Vec<Fi
     };
     calls
         .iter()
+        .filter(|call| !call.always)
         .map(|call| {
             let callee = match &call.receiver {
                 Some(r) => format!("{r}.{}()", call.method),

@@ -29,13 +29,15 @@ pub enum Rule {
     ToolCallFilterNamesKey,
     HasToolCallNamesKey,
     ExpectedToolNamesKey,
+    McpListingName,
+    McpServerPolicyIgnored,
 }
 
 /// Where the rules' pages are (`docs/rules/ID.md`), for SARIF's `helpUri`.
 pub const RULES_URI: &str = "https://github.com/mastra-conform/mastra-conform/blob/main/docs/rules";
 
 impl Rule {
-    pub const ALL: [Rule; 20] = [
+    pub const ALL: [Rule; 22] = [
         Rule::Collision,
         Rule::FalseCollision,
         Rule::EmptyKey,
@@ -56,6 +58,8 @@ impl Rule {
         Rule::ToolCallFilterNamesKey,
         Rule::HasToolCallNamesKey,
         Rule::ExpectedToolNamesKey,
+        Rule::McpListingName,
+        Rule::McpServerPolicyIgnored,
     ];
 
     pub fn id(self) -> &'static str {
@@ -80,6 +84,8 @@ impl Rule {
             Rule::ToolCallFilterNamesKey => "tool-call-filter-names-a-key",
             Rule::HasToolCallNamesKey => "has-tool-call-names-a-key",
             Rule::ExpectedToolNamesKey => "expected-tool-names-a-key",
+            Rule::McpListingName => "mcp-tool-named-by-the-other-listing",
+            Rule::McpServerPolicyIgnored => "mcp-server-policy-ignored",
         }
     }
 
@@ -109,6 +115,8 @@ impl Rule {
             Rule::ToolCallFilterNamesKey => "ToolCallFilter's exclude list names a key Mastra rewrites, or a tool's id: those calls stay in the history",
             Rule::HasToolCallNamesKey => "hasToolCall names a key Mastra rewrites, or a tool's id: the loop does not stop at that tool's call",
             Rule::ExpectedToolNamesKey => "A tool-call accuracy scorer expects a key Mastra rewrites, or a tool's id: it scores the call of that tool as a miss",
+            Rule::McpListingName => "A toolChoice, activeTools or approval policy names an MCP tool as the other listing (listTools() or listToolsets()) sends it, not as this agent does",
+            Rule::McpServerPolicyIgnored => "An MCP server's requireToolApproval is ignored by the @mastra/mcp installed beside @mastra/core before 1.25.0: its tools run without approval",
         }
     }
 
@@ -136,6 +144,8 @@ impl Rule {
             Rule::ToolCallFilterNamesKey => "ToolCallFilter({ exclude }) drops a stored tool call, and its result, when the call's toolName is in the list. A stored call's toolName is the name the model called, the name the tool was sent under: a key Mastra rewrites, or a tool's id, matches no call, and those calls stay in every later request's history.",
             Rule::HasToolCallNamesKey => "hasToolCall(name) in stopWhen stops the loop when the last step has a call whose toolName is NAME. A call's toolName is the name the model called, the name the tool was sent under: a key Mastra rewrites, or a tool's id, matches no call, and the loop goes on to its step limit.",
             Rule::ExpectedToolNamesKey => "createToolCallAccuracyScorerCode compares expectedTool and expectedToolOrder with the toolName of each tool invocation in the run's output, the name the model called, the name the tool was sent under: a key Mastra rewrites, or a tool's id, is never among them, so the scorer gives 0 when the agent called the right tool.",
+            Rule::McpListingName => "An MCP client lists a server's tools two ways: listTools() keys each SERVER_TOOL (fs_delete.file, sent as fs_delete_file), listToolsets(), given as toolsets, keys it by the name the server lists (delete.file, sent as delete_file). A toolChoice or activeTools name written with the other listing's spelling matches no tool this agent sends (the provider rejects the request, or the tool is not offered), and an approval policy holding the other listing's sent name is asked with this one's, answers false, and the tool runs without approval.",
+            Rule::McpServerPolicyIgnored => "A server's requireToolApproval in MCPClient({ servers }), true or a function, is accepted by the @mastra/mcp that installs beside @mastra/core 1.0.4 to 1.24.1 and never read: the server's tools carry no approval requirement, and a call of one runs without approval, with no error. From @mastra/core 1.25.0 (@mastra/mcp 1.5.0) the server's setting holds its tools' calls.",
         }
     }
 

@@ -443,3 +443,200 @@ fn a_tools_own_approval_function_beside_a_policy_that_holds_it_is_a_finding() {
     }
     assert_eq!(overridden(&lint_project(plain, LintConfig::default())), []);
 }
+
+/// A loader document with one agent taking MCP server `fs`'s tools by
+/// LISTING (`tools` or `toolsets`), its toolChoice, activeTools and policy
+/// naming `delete.file` by NAMES (toolChoice, activeTools, the name its
+/// policy holds), and server `vault` whose own `requireToolApproval` is
+/// `true`.
+fn mcp_doc(version: &str, listing: &str, names: [&str; 3], agent_policy: bool) -> LoadedProject {
+    let [choice, active, held] = names;
+    let (key, sent, other, other_sent) = if listing == "toolsets" {
+        (
+            "delete.file",
+            "delete_file",
+            "fs_delete.file",
+            "fs_delete_file",
+        )
+    } else {
+        (
+            "fs_delete.file",
+            "fs_delete_file",
+            "delete.file",
+            "delete_file",
+        )
+    };
+    let answers: Vec<String> = [key, sent, other, other_sent, "fs_delete.file"]
+        .iter()
+        .map(|n| format!(r#"{{"name":"{n}","answer":"{}"}}"#, n == &held))
+        .collect();
+    let policy = if agent_policy {
+        format!(
+            r#"[{{"option":"defaultOptions","at":{{"file":"src/a.ts","line":15,"column":5}},"answers":[{}],
+            "written":[{{"name":"{held}","at":{{"file":"src/a.ts","line":15,"column":60}}}}]}}]"#,
+            answers.join(",")
+        )
+    } else {
+        "[]".to_string()
+    };
+    let doc = Json::parse(&format!(
+        r#"{{"project":"/p","entry":"src/mastra/index.ts","node":"v24.22.3",
+        "mastra":{{"version":"{version}","dir":"/p"}},"loader":"node","isolation":"sandbox",
+        "agents":[{{"registeredAs":"a","id":"a","route":{{"kind":"router","provider":"openai","model":"openai/gpt-4o"}},
+          "tools":[
+            {{"key":"{key}","id":"fs_delete.file","approval":"none","source":"mcp","server":"fs","listing":"{listing}",
+              "other":{{"key":"{other}","sentAs":"{other_sent}"}},"at":null}},
+            {{"key":"vault_list","id":"vault_list","approval":"none","source":"mcp","server":"vault","listing":"tools",
+              "other":{{"key":"list","sentAs":"list"}},"at":null}}],
+          "toolChoice":{{"tool":"{choice}","at":{{"file":"src/a.ts","line":13,"column":44}}}},
+          "activeTools":[{{"name":"{active}","at":{{"file":"src/a.ts","line":14,"column":19}}}},{{"name":"vault_list","at":null}}],
+          "approval":{policy},
+          "mcp":[{{"server":"fs","status":"listed","tools":["delete.file"],"approval":null}},
+            {{"server":"vault","status":"listed","tools":["list"],"approval":"always",
+              "approvalAt":{{"file":"src/mcp.ts","line":26,"column":7}},"at":{{"file":"src/mcp.ts","line":21,"column":5}}}}]}}]}}"#
+    ))
+    .unwrap();
+    parse_loaded(&doc).unwrap()
+}
+
+/// The findings of RULE: subject and line.
+fn of_rule(l: &ProjectLint, rule: Rule) -> Vec<(String, Option<u64>)> {
+    l.all_findings()
+        .filter(|f| f.rule == rule)
+        .map(|f| (f.subject.to_lossy(), f.at.as_ref().map(|a| a.line)))
+        .collect()
+}
+
+/// Names written with the other listing's spelling are the listing rule's
+/// findings, in place of the generic ones, on the releases that apply
+/// each option: on 1.67.0 toolChoice, activeTools and the policy; on
+/// 1.0.4 toolChoice alone (activeTools ignored, the policy not asked); on
+/// 0.x the rule is not applied. Names that agree are nothing, both ways.
+#[test]
+fn an_mcp_tool_named_by_the_other_listing_is_a_finding_at_the_name() {
+    let judged = |v: &str, listing: &str, names: [&str; 3]| {
+        lint_project(mcp_doc(v, listing, names, true), LintConfig::default())
+    };
+    let toolsets = ["fs_delete_file", "fs_delete.file", "fs_delete_file"];
+    let on_1_67 = judged("1.67.0", "toolsets", toolsets);
+    assert_eq!(
+        of_rule(&on_1_67, Rule::McpListingName),
+        [
+            ("fs_delete_file".to_string(), Some(13)),
+            ("fs_delete.file".to_string(), Some(14)),
+            ("delete.file".to_string(), Some(15)),
+        ]
+    );
+    assert_eq!(of_rule(&on_1_67, Rule::ToolChoiceNotSent), []);
+    assert_eq!(of_rule(&on_1_67, Rule::ActiveToolsNotSent), []);
+    let says = &on_1_67.agents[0].findings[0].message;
+    assert!(
+        says.contains("as listTools() sends it")
+            && says.contains("by listToolsets(), which sends it as \"delete_file\""),
+        "{says}"
+    );
+    let on_1_0_4 = judged("1.0.4", "toolsets", toolsets);
+    assert_eq!(
+        of_rule(&on_1_0_4, Rule::McpListingName),
+        [("fs_delete_file".to_string(), Some(13))]
+    );
+    let tools = judged(
+        "1.67.0",
+        "tools",
+        ["delete_file", "delete.file", "delete_file"],
+    );
+    assert_eq!(
+        of_rule(&tools, Rule::McpListingName),
+        [
+            ("delete_file".to_string(), Some(13)),
+            ("delete.file".to_string(), Some(14)),
+            ("fs_delete.file".to_string(), Some(15)),
+        ]
+    );
+    let zero = judged("0.24.9", "toolsets", toolsets);
+    assert_eq!(of_rule(&zero, Rule::McpListingName), []);
+    assert_eq!(of_rule(&zero, Rule::ToolChoiceNotSent).len(), 1);
+    for (listing, names) in [
+        ("toolsets", ["delete_file", "delete_file", "delete_file"]),
+        (
+            "tools",
+            ["fs_delete_file", "fs_delete_file", "fs_delete_file"],
+        ),
+    ] {
+        assert_eq!(
+            of_rule(&judged("1.67.0", listing, names), Rule::McpListingName),
+            []
+        );
+    }
+}
+
+/// A server's own `requireToolApproval` on a release whose `@mastra/mcp`
+/// ignores it is a finding at the option, up to the release before
+/// `MCP_SERVER_APPROVAL`; none from it, none on 0.x, and none where the
+/// agent's own policy holds every call.
+#[test]
+fn a_server_policy_the_release_ignores_is_a_finding_at_the_option() {
+    use crate::model::releases::MCP_SERVER_APPROVAL;
+    let names = ["delete_file", "delete_file", "delete_file"];
+    let judged = |v: &str, policy: bool| {
+        lint_project(mcp_doc(v, "toolsets", names, policy), LintConfig::default())
+    };
+    let first = MCP_SERVER_APPROVAL.first;
+    let before = MastraVersion::new(first.major, first.minor - 1, 1).to_string();
+    for v in ["1.0.4", before.as_str()] {
+        let l = judged(v, false);
+        assert_eq!(
+            of_rule(&l, Rule::McpServerPolicyIgnored),
+            [("vault".to_string(), Some(26))],
+            "{v}"
+        );
+        let says = &l.agents[0]
+            .findings
+            .iter()
+            .find(|f| f.rule == Rule::McpServerPolicyIgnored)
+            .unwrap()
+            .message;
+        assert!(
+            says.contains("\"vault_list\" run unapproved")
+                && says.contains(&format!("upgrade to @mastra/core {first} or later")),
+            "{says}"
+        );
+        assert_eq!(of_rule(&judged(v, true), Rule::McpServerPolicyIgnored), []);
+    }
+    for v in [first.to_string(), "1.67.0".into(), "0.24.9".into()] {
+        assert_eq!(
+            of_rule(&judged(&v, false), Rule::McpServerPolicyIgnored),
+            [],
+            "{v}"
+        );
+    }
+}
+
+/// A `requireToolApproval: true` passed to a call on the agent holds a
+/// tool's own approval function's calls no more than the default options
+/// do: a finding at the tool from `TOOL_APPROVAL_FN_ASKED`; none for a
+/// call on another agent, nor before that release. The call is no
+/// function, so nothing is lost on resume.
+#[test]
+fn a_calls_require_tool_approval_true_beside_a_tools_function_is_a_finding() {
+    let doc = |version: &str, agent: &str| {
+        let mut d = names_doc(version, "false");
+        d.agents[0].approval.clear();
+        d.agents[0].tools[0].approval = OwnApproval::Function;
+        d.approval_calls[0].always = true;
+        d.approval_calls[0].agent = Some(js(agent));
+        lint_project(d, LintConfig::default())
+    };
+    let l = doc("1.67.0", "a");
+    assert_eq!(overridden(&l), [("files.delete".to_string(), Some((3, 3)))]);
+    assert!(
+        l.agents[0].findings[0]
+            .message
+            .contains("the requireToolApproval: true passed to a.generate() holds it"),
+        "{}",
+        l.agents[0].findings[0].message
+    );
+    assert_eq!(lost_on_resume(&l), []);
+    assert_eq!(overridden(&doc("1.67.0", "b")), []);
+    assert_eq!(overridden(&doc("1.25.0", "a")), []);
+}

@@ -1725,6 +1725,233 @@ fn mcp_policies_comparing_the_other_spelling_are_errors_at_the_name() {
     assert!(of_rule("sentNameAgent").is_empty(), "{shown}");
 }
 
+/// The guards fixture (`harness/tests/fixtures/lint-mcp-guards/`) with
+/// `@mastra/core` CORE and the `@mastra/mcp` paired with it
+/// (`version::extras`), copied and installed as a user would.
+fn install_guards(core: &str, mcp: &str) -> Installed {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(
+        &root().join("harness/tests/fixtures/lint-mcp-guards"),
+        dir.path(),
+    );
+    let (core_pin, mcp_pin) = (
+        "\"@mastra/core\": \"1.67.0\"",
+        "\"@mastra/mcp\": \"1.18.0\"",
+    );
+    let text = std::fs::read_to_string(dir.path().join("package.json")).unwrap();
+    assert!(text.contains(core_pin) && text.contains(mcp_pin), "{text}");
+    edit_manifest(
+        dir.path(),
+        core_pin,
+        &format!("\"@mastra/core\": \"{core}\""),
+    );
+    edit_manifest(dir.path(), mcp_pin, &format!("\"@mastra/mcp\": \"{mcp}\""));
+    install_project(dir.path());
+    Installed { dir }
+}
+
+fn guards_1_67() -> &'static Installed {
+    static ONCE: OnceLock<Installed> = OnceLock::new();
+    ONCE.get_or_init(|| install_guards("1.67.0", "1.18.0"))
+}
+
+fn guards_1_0_4() -> &'static Installed {
+    static ONCE: OnceLock<Installed> = OnceLock::new();
+    ONCE.get_or_init(|| install_guards("1.0.4", "1.0.3"))
+}
+
+/// The guards fixture linted on 1.67.0 and on 1.0.4, each as `(version,
+/// JSON, shown)`, after checking the installed core.
+fn guards_linted() -> Vec<(&'static str, serde_json::Value, String)> {
+    [("1.67.0", guards_1_67()), ("1.0.4", guards_1_0_4())]
+        .into_iter()
+        .map(|(version, installed)| {
+            assert_eq!(installed_core(installed.path()), version);
+            let (status, v, shown) = lint_json(installed.path(), true, &[]);
+            // Without the OS sandbox only the MCP-free rule finds an error,
+            // and on 1.0.4 it finds none.
+            if v["isolation"] == "sandbox" || version == "1.67.0" {
+                assert_eq!(status, Some(1), "errors on {version}: {shown}");
+            } else {
+                assert_eq!(status, Some(0), "{shown}");
+            }
+            (version, v, shown)
+        })
+        .collect()
+}
+
+/// The findings of RULE in the agent registered as NAME: `(subject, file,
+/// line)`, sorted.
+fn agent_rule(v: &serde_json::Value, name: &str, rule: &str) -> Vec<(String, String, u64)> {
+    let agent = v["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["registeredAs"] == name)
+        .unwrap_or_else(|| panic!("no agent {name}: {v:#}"));
+    let mut out: Vec<(String, String, u64)> = agent["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == rule)
+        .map(|f| {
+            (
+                f["subject"].as_str().unwrap().to_string(),
+                f["at"]["file"].as_str().unwrap_or_default().to_string(),
+                f["at"]["line"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The message of the one finding of RULE in agent NAME.
+fn agent_message(v: &serde_json::Value, name: &str, rule: &str) -> String {
+    let agent = v["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["registeredAs"] == name)
+        .unwrap();
+    let found: Vec<&serde_json::Value> = agent["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == rule)
+        .collect();
+    assert_eq!(found.len(), 1, "{found:#?}");
+    found[0]["message"].as_str().unwrap().to_string()
+}
+
+fn placed(rows: &[(&str, &str, u64)]) -> Vec<(String, String, u64)> {
+    let mut out: Vec<(String, String, u64)> = rows
+        .iter()
+        .map(|(s, f, l)| (s.to_string(), f.to_string(), *l))
+        .collect();
+    out.sort();
+    out
+}
+
+const LISTING: &str = "src/mastra/agents/listing.ts";
+
+/// An agent that takes an MCP server's tools by `listToolsets()` and
+/// names them as `listTools()` has them (toolChoice, activeTools, its
+/// policy), and one that does the reverse: each name one
+/// `mcp-tool-named-by-the-other-listing` error at its line, in place of
+/// the generic toolChoice and activeTools findings. On 1.0.4 activeTools
+/// is ignored and the policy is not asked (any function holds every
+/// call), so the toolChoice alone is reported. An agent whose names agree
+/// with its listing gets nothing. Without the OS sandbox no stdio server
+/// starts, no MCP tool is known, and the rule finds nothing.
+#[test]
+fn mcp_tools_named_by_the_other_listing_are_errors_at_the_name() {
+    const RULE: &str = "mcp-tool-named-by-the-other-listing";
+    for (version, v, shown) in guards_linted() {
+        let of = |name: &str| agent_rule(&v, name, RULE);
+        if v["isolation"] != "sandbox" {
+            for a in ["toolsetsAgent", "toolsAgent", "agreeingAgent"] {
+                assert_eq!(of(a), [], "{version}: {shown}");
+            }
+            continue;
+        }
+        let mut toolsets = vec![("fs_delete_file", LISTING, 13)];
+        if version == "1.67.0" {
+            toolsets.extend([
+                ("fs_delete.file", LISTING, 14),
+                ("delete.file", LISTING, 15),
+            ]);
+        }
+        assert_eq!(of("toolsetsAgent"), placed(&toolsets), "{version}: {shown}");
+        assert_eq!(
+            of("toolsAgent"),
+            placed(&[("delete_file", LISTING, 28)]),
+            "{version}: {shown}"
+        );
+        assert_eq!(of("agreeingAgent"), [], "{version}: {shown}");
+        for (agent, generic) in [
+            ("toolsetsAgent", "tool-choice-names-no-tool-sent"),
+            ("toolsetsAgent", "active-tools-names-no-tool-sent"),
+            ("toolsAgent", "tool-choice-names-no-tool-sent"),
+            ("agreeingAgent", "tool-choice-names-no-tool-sent"),
+            ("agreeingAgent", "active-tools-names-no-tool-sent"),
+        ] {
+            assert_eq!(
+                agent_rule(&v, agent, generic),
+                [],
+                "{version} {agent}: {shown}"
+            );
+        }
+        let says = agent_message(&v, "toolsAgent", RULE);
+        assert!(
+            says.starts_with("toolChoice \"delete_file\" names MCP server \"fs\"'s tool \"fs_delete.file\" as listToolsets() sends it")
+                && says.contains("takes the server's tools by listTools(), which sends it as \"fs_delete_file\"")
+                && says.ends_with("use \"fs_delete_file\""),
+            "{says}"
+        );
+    }
+}
+
+/// A server's own `requireToolApproval: true`, which the `@mastra/mcp`
+/// beside 1.0.4 never reads: one `mcp-server-policy-ignored` error at the
+/// option, naming the tools that run unapproved and what holds instead;
+/// none for the agent whose own policy holds the same tools, and none on
+/// 1.67.0, where the server's setting holds them.
+#[test]
+fn a_server_policy_the_installed_mcp_ignores_is_an_error_before_1_25_0() {
+    const RULE: &str = "mcp-server-policy-ignored";
+    for (version, v, shown) in guards_linted() {
+        let of = |name: &str| agent_rule(&v, name, RULE);
+        assert_eq!(of("heldAgent"), [], "{version}: {shown}");
+        if version == "1.67.0" || v["isolation"] != "sandbox" {
+            assert_eq!(of("guardedAgent"), [], "{version}: {shown}");
+            continue;
+        }
+        assert_eq!(
+            of("guardedAgent"),
+            placed(&[("vault", "src/mastra/mcp.ts", 26)]),
+            "{shown}"
+        );
+        let says = agent_message(&v, "guardedAgent", RULE);
+        assert!(
+            says.contains("its requireToolApproval: true is ignored")
+                && says.contains("\"vault_delete_file\", \"vault_list_files\" run unapproved")
+                && says.contains("upgrade to @mastra/core 1.25.0 or later"),
+            "{says}"
+        );
+    }
+}
+
+/// A tool's own `requireApproval` function beside a `requireToolApproval:
+/// true` the sources pass to `generate()` on its agent: from 1.26.0 the
+/// function decides in the call's place, an error at the tool's key; a
+/// tool whose own setting is `true` is none, and 1.0.4 (which never asks
+/// the function) reports nothing.
+#[test]
+fn a_tools_approval_function_beside_a_calls_require_tool_approval_true_is_an_error() {
+    const RULE: &str = "tool-approval-fn-overrides-agent-policy";
+    for (version, v, shown) in guards_linted() {
+        let of = |name: &str| agent_rule(&v, name, RULE);
+        assert_eq!(of("wiperAgent"), [], "{version}: {shown}");
+        if version == "1.0.4" {
+            assert_eq!(of("cleanerAgent"), [], "{shown}");
+            continue;
+        }
+        assert_eq!(
+            of("cleanerAgent"),
+            placed(&[("deleteFile", "src/mastra/agents/calls.ts", 9)]),
+            "{shown}"
+        );
+        let says = agent_message(&v, "cleanerAgent", RULE);
+        assert!(
+            says.contains(
+                "the requireToolApproval: true passed to cleanerAgent.generate() holds it"
+            ),
+            "{says}"
+        );
+    }
+}
+
 /// One of this repository's 0.x project shapes
 /// (`harness/tests/fixtures/NAME/`), copied and installed as a user would.
 fn install_shape(name: &str) -> Installed {
