@@ -640,3 +640,34 @@ fn a_calls_require_tool_approval_true_beside_a_tools_function_is_a_finding() {
     assert_eq!(overridden(&doc("1.67.0", "b")), []);
     assert_eq!(overridden(&doc("1.25.0", "a")), []);
 }
+
+/// The default options' `requireToolApproval: true`, which the loader
+/// writes as a policy answering true for every name, holds a tool's own
+/// approval function's calls no more than a policy function does: a
+/// finding at the tool, and on 0.x no note that a function went unjudged.
+#[test]
+fn default_options_require_tool_approval_true_beside_a_tools_function_is_a_finding() {
+    let doc = |version: &str| {
+        let mut d = names_doc(version, "true");
+        let policy = &mut d.agents[0].approval[0];
+        policy.always = true;
+        policy.written.clear();
+        for (_, answer) in &mut policy.answers {
+            *answer = PolicyAnswer::True;
+        }
+        d.agents[0].tools[0].approval = OwnApproval::Function;
+        lint_project(d, LintConfig::default())
+    };
+    let l = doc("1.67.0");
+    assert_eq!(overridden(&l), [("files.delete".to_string(), Some((3, 3)))]);
+    assert!(l.agents[0]
+        .findings
+        .iter()
+        .all(|f| f.rule != Rule::ApprovalByKey));
+    let zero = doc("0.24.9");
+    assert_eq!(overridden(&zero), []);
+    assert!(zero.agents[0]
+        .notes
+        .iter()
+        .all(|n| !n.contains("not judged")));
+}
