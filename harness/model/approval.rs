@@ -442,6 +442,21 @@ fn without_a_tool_reached(
             let seen = p.seen.get_or_insert_with(Default::default);
             seen.tool_asked.get_or_insert_with(Vec::new).extend(asked);
         }
+        // So is a hidden MCP tool's server function, with its MCP name
+        // (fuzz seed 1 cases 2025 and 2397, `activeTools: []`, on 1.69.0
+        // and 1.71.0; `cases/approval/hidden-mcp-tool-server-approval-fn-asked-from-1.69.json`).
+        let server: Vec<Json> = steps
+            .iter()
+            .take(p.requests.len())
+            .flat_map(|s| s.iter())
+            .filter_map(|c| server_gate(case, rel, tools, &c.name)?.1)
+            .collect();
+        if !server.is_empty() {
+            let seen = p.seen.get_or_insert_with(Default::default);
+            seen.server_asked
+                .get_or_insert_with(Vec::new)
+                .extend(server);
+        }
     }
     Some(p)
 }
