@@ -417,7 +417,13 @@ release_table! {
     /// other calls in `toolResults` and streams their `tool-result`s; before,
     /// it listed and streamed none. First in 1.60.0 (`bisect` of the same
     /// stream step, 1.52.0 to 1.67.0: 1.59.0 the same as 1.52.0, 1.60.0 adds
-    /// the `tool-result` of `ok` and lists it).
+    /// the `tool-result` of `ok` and lists it). The message list, and so
+    /// what a memory stores of such a step, keeps the same: before, only
+    /// the calls that failed at once (`steps::Cx::append_stopped_step`;
+    /// `bisect cases/memory/recall-of-a-step-a-client-tool-stops-stream.json
+    /// --good 1.58.0 --bad 1.67.0 --route openai-compatible`: 1.60.0, last
+    /// the same 1.59.0, 4 steps; from 1.57.0 the bisect stops at 1.58.0,
+    /// the end of `TOOL_ERROR_ENDS_MEMORY_CALLS`).
     STOP_STEP_LISTS_RESULTS => stop_step_lists_results: (1, 60, 0);
 
     /// Tool names written back into history are sanitised: a name outside

@@ -505,6 +505,7 @@ struct Cx<'a> {
 }
 
 /// What one agent's step did before its sub-agents ran.
+#[derive(Clone)]
 pub(super) struct Taken {
     pub(super) calls: Vec<ToolCallReply>,
     pub(super) resolved: Vec<Resolved>,
@@ -997,6 +998,9 @@ impl Cx<'_> {
         let concurrent = self.runs_concurrently(agent, &taken.resolved);
         note_spans(agent, taken, concurrent, self.rel);
         if let Some(ending) = self.ended_by(taken) {
+            if ending == Ending::Stopped && !self.rel.on_0x() {
+                self.append_stopped_step(agent, taken, runs)?;
+            }
             return Ok(Some(ending));
         }
         self.append_step(agent, taken, runs)?;
@@ -1244,6 +1248,12 @@ impl Cx<'_> {
     /// name history gives it, and its result; a call that found no tool is
     /// answered "not found" and counted as failed.
     fn append_step(&self, agent: &mut Agent, taken: &Taken, runs: &[SubRun]) -> Result<(), String> {
+        self.write_step(agent, taken, runs)?;
+        self.note_loads(agent, taken)
+    }
+
+    /// The step's invocations written into the agent's message list.
+    fn write_step(&self, agent: &mut Agent, taken: &Taken, runs: &[SubRun]) -> Result<(), String> {
         let route = self.case.route;
         let mut step = Vec::new();
         for (i, (call, r)) in taken.calls.iter().zip(&taken.resolved).enumerate() {
@@ -1266,7 +1276,8 @@ impl Cx<'_> {
                     });
                     ResultContent::Message(message)
                 }
-                // Not reached: a step with a stop ends before it is written.
+                // A stopping call has no result to write
+                // (`append_stopped_step`).
                 Resolved::Stop => continue,
             };
             agent.working_memory.note(&call.name, r);
@@ -1287,7 +1298,47 @@ impl Cx<'_> {
             step.push(invocation);
         }
         agent.record_step(self, step);
-        self.note_loads(agent, taken)
+        Ok(())
+    }
+
+    /// What the message list keeps of a step a call stopped (a client
+    /// tool's, an inherited name's): what a memory stores of it, and where
+    /// a failed call is found on `TOOL_ERROR_ENDS_MEMORY_CALLS`. The calls
+    /// that failed at once (a name no tool has, refused `null` arguments),
+    /// and from `STOP_STEP_LISTS_RESULTS` every call with a result; never
+    /// the stopping call, which has none. Measured with two turns on
+    /// 1.12.0, 1.40.0, 1.57.0, 1.67.0, 1.69.0 and 1.71.0, every route
+    /// (`cases/memory/recall-of-a-step-*-stops-*`; fuzz seed 1, cases 375
+    /// and 1848): the later turn recalls the failed call alone before
+    /// 1.60.0, the tool's run and the failed call from it, and on 1.57.0
+    /// `generate()` ends in the failed call's "ToolInvocation must have a
+    /// result".
+    fn append_stopped_step(
+        &self,
+        agent: &mut Agent,
+        taken: &Taken,
+        runs: &[SubRun],
+    ) -> Result<(), String> {
+        let kept = |r: &Resolved| match r {
+            Resolved::Stop => false,
+            Resolved::NotFound { .. }
+            | Resolved::Run {
+                runs: Runs::Refused(_),
+                ..
+            } => true,
+            Resolved::Run { .. } => self.rel.stop_step_lists_results,
+        };
+        // Each call keeps its index in the step (a run is found by it):
+        // those left out are written as the stopping call is, not at all.
+        let mut stored = taken.clone();
+        for r in &mut stored.resolved {
+            if !kept(r) {
+                *r = Resolved::Stop;
+            }
+        }
+        // What the processor loaded in such a step is not measured: the
+        // loads stay as the loop left them.
+        self.write_step(agent, &stored, runs)
     }
 
     /// The result a run gives back to the model.

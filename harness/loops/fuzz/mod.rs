@@ -712,7 +712,6 @@ mod tests {
             "a sub-agent's call under approval on a release whose suspension throws",
             "a resumed run whose requests race",
             "an approval case that ends in an error",
-            "an answered call beside listToolsets() tools",
         ];
         let versions = [(1, 8, 0), (1, 11, 0), (1, 57, 0), (1, 71, 0)]
             .map(|(a, b, c)| MastraVersion::new(a, b, c));
@@ -791,9 +790,10 @@ mod tests {
         // `activeTools` leaves out was not found, 69 of 3,508 (2.0 %) once
         // `mcpListing` and `mcpApproval` were drawn too, 61 (1.7 %) once a
         // run resumed after a later step than the first was, and a resumed
-        // step's eager runs. A ratchet, not a goal: it fails
+        // step's eager runs, 54 (1.5 %) once an answer beside
+        // `listToolsets()` tools was. A ratchet, not a goal: it fails
         // when the share grows, and comes down as the rest is modelled.
-        assert!(user.1 * 1000 < user.0 * 18, "the user's surface: {user:?}");
+        assert!(user.1 * 1000 < user.0 * 16, "the user's surface: {user:?}");
         assert!(
             user.0 * 5 > plain.0,
             "the user's surface drawn: {user:?} beside {plain:?}"
