@@ -15,6 +15,7 @@ use super::record::Lookup;
 use super::releases::{Release, APPROVAL_DECLINED_MESSAGE, SUB_AGENTS_THROW_MESSAGE};
 use super::route::{result_on, ResultContent};
 use super::steps::SpanCall;
+use super::tool_search::{Load, Meta, SearchState};
 use super::validate::Schema;
 use super::{ToolOrigin, ToolValue};
 use crate::case::{
@@ -343,12 +344,18 @@ fn tool_called<'c>(case: &'c Case, tools: &Record<ToolValue>, name: &JsString) -
     // (`cases/approval/toolset-tool-replacing-a-case-tool-under-true-*`).
     let sets = case.toolsets.iter().flatten().flat_map(|(_, t)| t.iter());
     let same = |t: &&Tool| *t.key() == value.key && tool_id(t) == value.id;
+    // A tool `toolSearch` loaded is keyed by the name it was loaded by, its
+    // key or its id behind the processor (`SearchState::step_tools`).
+    let behind = case.tool_search.iter().flat_map(|s| s.tools.iter());
+    let loaded =
+        |t: &&Tool| tool_id(t) == value.id && (*t.key() == value.key || t.id() == value.key);
     case.tools
         .iter()
         .rev()
         .find(|t| *t.key() == value.key)
         .filter(same)
         .or_else(|| sets.collect::<Vec<_>>().into_iter().rev().find(same))
+        .or_else(|| behind.collect::<Vec<_>>().into_iter().rev().find(loaded))
 }
 
 /// The key of the record a call by `name` finds its tool under.
@@ -487,6 +494,12 @@ struct Replay<'a> {
     /// The agent's own case and tools, which a resumed run's later steps
     /// find their calls in (`Resumed`), where they differ from the call's.
     own: Option<(&'a Case, &'a Record<ToolValue>)>,
+    /// The case's `toolSearch` processor: what each step's calls find is
+    /// its record (`SearchState::step_tools`), which grows by what the
+    /// `load_tool` calls that ran loaded.
+    search: Option<SearchState>,
+    /// What the step's `load_tool` calls that ran loaded, in order.
+    loads: Vec<JsString>,
 }
 
 /// How a step of calls ended.
@@ -520,6 +533,8 @@ impl<'a> Replay<'a> {
             suspended_lists: None,
             spans: Vec::new(),
             own: None,
+            search: None,
+            loads: Vec::new(),
             base,
         }
     }
@@ -715,7 +730,7 @@ impl<'a> Replay<'a> {
         let (case, rel) = (self.case, self.rel);
         let held = list
             .iter()
-            .map(|call| target(case, rel, tools, call))
+            .map(|call| target(case, rel, tools, self.search.as_ref(), call))
             .collect::<Result<Vec<_>, _>>()?;
         self.calls
             .extend(list.iter().map(|c| Json::String(c.name.clone())));
@@ -892,6 +907,9 @@ impl<'a> Replay<'a> {
     fn ran(&mut self, fit: &Fit, span: SpanCall) -> Result<(), String> {
         if matches!(fit, Fit::Runs(SUB_AGENT_RUN)) {
             return Err("a sub-agent's call under approval that runs beside a held call".into());
+        }
+        if let Fit::Loads(_, Some(name)) = fit {
+            self.loads.push(name.clone());
         }
         let workflow = matches!(fit, Fit::Runs(out) if *out == super::sources::WORKFLOW_RESULT);
         if self.stream() && workflow {
@@ -1130,6 +1148,12 @@ impl<'a> Replay<'a> {
         if answer.is_some() && matches!(fit, Fit::Runs(SUB_AGENT_RUN)) {
             return Err("a sub-agent's call under approval, answered".into());
         }
+        // The run with every call let through loaded what a declined
+        // `load_tool` would not have, and the resumed run's processor is
+        // not measured.
+        if answer.is_some() && self.search.is_some() {
+            return Err("toolSearch beside approval: answers to a held call".into());
+        }
         Ok(answer)
     }
 
@@ -1299,6 +1323,9 @@ enum Fit {
     /// A builtin's `execute` returns this object (not listed in
     /// `executed`, which is the case tools' own).
     Built(Json),
+    /// `toolSearch`'s `load_tool` answers this object, and loads the name
+    /// given, if any, for the steps after it (`SearchState::load`).
+    Loads(Json, Option<JsString>),
     /// Validation fails: the report is the call's result.
     Fails(Json),
     /// `null` arguments, refused before validation (`NULL_ARGUMENTS_REFUSED`):
@@ -1319,7 +1346,7 @@ impl Fit {
     fn content(&self) -> ResultContent {
         match self {
             Fit::Runs(output) => ResultContent::Output(output),
-            Fit::Built(output) => ResultContent::Object(output.clone()),
+            Fit::Built(output) | Fit::Loads(output, _) => ResultContent::Object(output.clone()),
             Fit::Fails(report) => ResultContent::Object(report.clone()),
             Fit::Refused(message) => ResultContent::Message(message.clone()),
         }
@@ -1345,7 +1372,8 @@ fn holds_a_call(
             | ToolOrigin::Workflow
             | ToolOrigin::WorkingMemory
             | ToolOrigin::SubAgent(_)
-            | ToolOrigin::Builtin(_) => true,
+            | ToolOrigin::Builtin(_)
+            | ToolOrigin::Search(_) => true,
             _ => false,
         });
         holdable
@@ -1387,6 +1415,7 @@ fn target<'c>(
     case: &'c Case,
     rel: &Release,
     tools: &Record<ToolValue>,
+    search: Option<&SearchState>,
     call: &ToolCallReply,
 ) -> Result<Target<'c>, String> {
     let unreached = || "an approval case calling a name that reaches none of its tools".to_string();
@@ -1425,7 +1454,7 @@ fn target<'c>(
     let span = |fit: &Fit| SpanCall {
         key: value.key.clone(),
         id: value.id.clone(),
-        refused: !matches!(fit, Fit::Runs(_) | Fit::Built(_)),
+        refused: !matches!(fit, Fit::Runs(_) | Fit::Built(_) | Fit::Loads(..)),
         mcp_server: match &value.origin {
             ToolOrigin::Mcp(server) => Some(server.clone()),
             _ => None,
@@ -1486,11 +1515,47 @@ fn target<'c>(
             let span = span(&fit);
             return Ok(Target::Tool(None, fit, span));
         }
+        // `toolSearch`'s own two tools are held, asked and run as a case
+        // tool is (`cases/toolsearch/policy-true-holds-load-tool-*`).
+        ToolOrigin::Search(meta) => {
+            let fit = search_fit(case, rel, search, meta, call)?;
+            let span = span(&fit);
+            return Ok(Target::Tool(None, fit, span));
+        }
         _ => return Err(unreached()),
     };
     let fit = fit(case, rel, &value.key, call, schema, output)?;
     let span = span(&fit);
     Ok(Target::Tool(None, fit, span))
+}
+
+/// How a call of `toolSearch`'s `search_tools` or `load_tool` goes once it
+/// runs, as `steps` resolves it: each answers as `SearchState` says, or
+/// fails its input validation.
+fn search_fit(
+    case: &Case,
+    rel: &Release,
+    search: Option<&SearchState>,
+    meta: Meta,
+    call: &ToolCallReply,
+) -> Result<Fit, String> {
+    let arguments = sent_arguments(case, rel, call);
+    if rel.null_arguments_refused && arguments == Json::Null {
+        return Ok(Fit::Refused(super::steps::refused_message(&call.name)));
+    }
+    let search = search.ok_or("search_tools or load_tool outside a processor")?;
+    let run = match meta {
+        Meta::Search => search.search(rel, &arguments)?,
+        Meta::Load => search.load(rel, &arguments)?,
+    };
+    Ok(match run {
+        Load::Answer(answer, loads) => Fit::Loads(answer, loads),
+        Load::Refused => {
+            let mut report = super::validate::report(&call.name, &arguments);
+            crate::projection::normalise_validation(&mut report);
+            Fit::Fails(report)
+        }
+    })
 }
 
 /// How the call `call` of the tool registered under `key` goes once it
@@ -1593,33 +1658,68 @@ pub(super) fn project(
     base: (Projection, Vec<SpanCall>),
     resumed: Option<Resumed>,
     (api_error, taken): (bool, usize),
-) -> Result<(Projection, Vec<SpanCall>), String> {
+    search: Option<SearchState>,
+) -> Result<Replayed, String> {
     let (base, base_spans) = base;
+    let own = |projection, spans| Replayed {
+        projection,
+        spans,
+        loaded: None,
+    };
     if nothing_waits(case) {
-        return Ok((base, base_spans));
+        return Ok(own(base, base_spans));
     }
-    if let Some(p) = sub_agents_let_through(case, rel, tools, &base, taken) {
-        return Ok((p, base_spans));
+    // With `toolSearch`, what the first step's calls find: where every
+    // call of the case finds nothing there, no `load_tool` ran, and so it
+    // is what every step's find (`without_a_tool_reached`).
+    let first = search.as_ref().map(SearchState::step_tools).transpose()?;
+    let tools = first.as_ref().unwrap_or(tools);
+    // Where no `load_tool` is called the record stays the first step's.
+    let loads = |r: &Reply| match r {
+        Reply::ToolCalls(list) => list.iter().any(|c| {
+            reached(tools, &c.name).is_some_and(|(_, v)| v.origin == ToolOrigin::Search(Meta::Load))
+        }),
+        _ => false,
+    };
+    if search.is_none() || !case.replies.iter().any(loads) {
+        if let Some(p) = sub_agents_let_through(case, rel, tools, &base, taken) {
+            return Ok(own(p, base_spans));
+        }
     }
     if let Some(p) = without_a_tool_reached(case, rel, tools, &base) {
-        return Ok((p, base_spans));
+        return Ok(own(p, base_spans));
     }
-    let own = (base.clone(), base_spans);
+    let untouched = own(base.clone(), base_spans);
     let base = resumed_base(case, rel, tools, base, resumed)?;
     let mut replay = Replay::new(case, rel, base);
     replay.own = resumed.map(|r| (r.case, r.tools));
+    replay.search = search;
     let ending = replay_steps(&mut replay, tools)?;
     let spans = std::mem::take(&mut replay.spans);
-    let p = match ending {
+    let loaded = replay.search.as_ref().map(|s| s.loaded().to_vec());
+    let projection = match ending {
         // Before `NOT_FOUND_IS_A_RESULT`, a call naming no tool in a step
         // nothing holds throws as in the loop's own run, where approval
         // held and asked nothing before (`cases/approval/invented-name-in-a-step-nothing-holds-*`).
-        Ending::Own => return Ok(own),
+        Ending::Own => return Ok(untouched),
         Ending::Plain => replay.projection(None),
         Ending::Thrown => replay.thrown(),
         Ending::Error(step) => replay.ends_in_error(step, api_error)?,
     };
-    Ok((p, spans))
+    Ok(Replayed {
+        projection,
+        spans,
+        loaded,
+    })
+}
+
+/// What `project` gives: the projection, the tool spans of the calls that
+/// ran, and what the case's `toolSearch` processor loaded where the replay
+/// decided it (`None`: as in the loop's own run).
+pub(super) struct Replayed {
+    pub(super) projection: Projection,
+    pub(super) spans: Vec<SpanCall>,
+    pub(super) loaded: Option<Vec<JsString>>,
 }
 
 /// The projection of a case whose parent reaches a sub-agent where no call
@@ -1780,7 +1880,27 @@ fn replay_steps<'a>(
             let chunks = &mut replay.seen.stream;
             super::steps::seen::call_chunks(case, rel, &sent, &list, chunks);
         }
-        match replay.step(step, &list, tools)? {
+        // With `toolSearch` the step's calls find what its processor hands
+        // the step.
+        let handed = replay.search.as_ref().map(SearchState::step_tools);
+        let handed = handed.transpose()?;
+        let spans_from = replay.spans.len();
+        let end = replay.step(step, &list, handed.as_ref().unwrap_or(tools))?;
+        if let (Some(search), Some(handed)) = (replay.search.as_mut(), &handed) {
+            // Before `TOOL_SEARCH_TOOL_SPANS` only the agent's own tools
+            // end a span, as outside approval (`steps::note_spans`).
+            if !rel.tool_search_tool_spans {
+                let spans = replay.spans.split_off(spans_from);
+                let kept = spans
+                    .into_iter()
+                    .filter(|s| search.passes_through(handed, &s.key));
+                replay.spans.extend(kept);
+            }
+            for name in std::mem::take(&mut replay.loads) {
+                search.note_loaded(name);
+            }
+        }
+        match end {
             StepEnd::Suspended => return Ok(Ending::Plain),
             StepEnd::Thrown => return Ok(Ending::Thrown),
             StepEnd::Own => return Ok(Ending::Own),

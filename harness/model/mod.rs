@@ -522,33 +522,17 @@ fn run_from(
     if !case.drives_approval() {
         return Ok(outcomes);
     }
-    if case.tool_search.is_some() {
-        if let Some(call) = tool_search::held_first(case, rel, &tools, loaded)? {
-            return Ok(outcomes
-                .into_iter()
-                .map(|o| steps::Outcome {
-                    // Nothing ran: nothing more was loaded.
-                    loaded: loaded.to_vec(),
-                    ..tool_search_held(case, rel, &call, o)
-                })
-                .collect());
-        }
-        // Nothing is held: the loop's own run, and what the policy was asked.
-        let asked = tool_search::policy_asked(case, rel, &tools, loaded)?;
-        return Ok(outcomes
-            .into_iter()
-            .map(|mut o| {
-                let reached = asked.iter().take(o.projection.requests.len());
-                let seen = o.projection.seen.get_or_insert_with(Default::default);
-                seen.asked = reached.map(|n| Json::String(n.clone())).collect();
-                o
-            })
-            .collect());
-    }
+    // With `toolSearch` the processor's record grows by what each
+    // `load_tool` that ran loaded: the replay steps through it, and a run
+    // resumed after an answer is not modelled beside it.
+    let search = case
+        .tool_search
+        .as_ref()
+        .map(|ts| tool_search::SearchState::new(tools.clone(), &ts.tools, loaded));
     // A resumed run is the agent's own, without the call's per-call options
     // (`approval::as_resumed`): its requests are those of the case without
     // them, from the step after the one an answer resumes.
-    let plain = approval::as_resumed(case);
+    let plain = approval::as_resumed(case).filter(|_| search.is_none());
     let own = plain.as_ref().map(|p| offered_on(p, rel)).transpose()?;
     let resumed = match (&plain, &own) {
         (Some(plain), Some(own)) => Some(resumed_run(
@@ -574,13 +558,18 @@ fn run_from(
         .into_iter()
         .map(|o| {
             let base_requests = o.projection.requests.len();
-            let (projection, spans) = approval::project(
+            let approval::Replayed {
+                projection,
+                spans,
+                loaded,
+            } = approval::project(
                 case,
                 rel,
                 &tools,
                 (o.projection, o.spans),
                 resumed,
                 (o.api_error, case.replies.len() - o.left.0.len()),
+                search.clone(),
             )?;
             // The replies a later turn takes from: those the requests
             // approval let be made did not take (a run suspended at a held
@@ -597,6 +586,7 @@ fn run_from(
                 projection,
                 spans,
                 left,
+                loaded: loaded.unwrap_or(o.loaded),
                 ..o
             })
         })
@@ -647,39 +637,6 @@ fn resumed_run(
         return Err("a resumed run whose requests race".into());
     }
     Ok(runs.remove(0).projection)
-}
-
-/// The run suspended at its first call, held and unanswered: its first
-/// request alone, nothing run, the call pending (`tool_search::held_first`).
-fn tool_search_held(
-    case: &Case,
-    rel: &Release,
-    call: &crate::case::ToolCallReply,
-    mut o: steps::Outcome,
-) -> steps::Outcome {
-    let name = Json::String(call.name.clone());
-    let p = &mut o.projection;
-    p.requests.truncate(1);
-    p.executed.clear();
-    p.error = None;
-    let mut seen = projection::Seen::default();
-    if case.call.method == Method::Stream {
-        let list = std::slice::from_ref(call);
-        steps::seen::call_chunks(case, rel, list, list, &mut seen.stream);
-        seen.stream
-            .push((JsString::from("tool-call-approval"), name.clone()));
-    }
-    seen.tool_calls = Some(vec![name.clone()]);
-    seen.tool_results = Some(Vec::new());
-    // Without scripted ids (Gemini) the pending call's id is the AI SDK's.
-    let id = if case.route.call_ids_scripted() {
-        Json::String(call.id.clone())
-    } else {
-        Json::Null
-    };
-    seen.pending = vec![(id, name)];
-    p.seen = Some(Box::new(seen));
-    o
 }
 
 /// What a first request offers: its tools' names and its tool choice.

@@ -728,7 +728,10 @@ release_table! {
     /// (6 steps); `--good 1.11.0 --bad 1.67.0`: 1.12.0 differs (6 steps).
     /// Each refusal is the report a tool's rejected arguments get
     /// (`validate::report`, named `load_tool`): `run --cases cases/toolsearch
-    /// --versions 1.11.0 --route all`, 144 results as modelled.
+    /// --versions 1.11.0 --route all`, 144 results as modelled. So too is
+    /// every call of `search_tools` (`run --cases
+    /// cases/toolsearch/search-*.json --versions 1.2.0,1.11.0,1.13.2 --route
+    /// all`: `{ "query": "weather" }` refused on 1.11.0 alone).
     TOOL_SEARCH_LOAD_REFUSED => tool_search_load_refused: (1, 11, 0) ..= (1, 11, 0), ended (1, 12, 0);
     /// With a `ToolSearchProcessor` every call fails before its first
     /// request: `Exhausted all fallback models. Last error: z.toJSONSchema
@@ -741,7 +744,16 @@ release_table! {
     /// `load_tool`'s answer for a name it does not find carries `toolName`
     /// beside `success` and `message`; before, those two alone. First in
     /// 1.31.0: `bisect cases/toolsearch/load-by-sanitised-name-not-found-generate.json
-    /// --good 1.30.0 --bad 1.33.1`, 1.30.0 without it (2 steps).
+    /// --good 1.30.0 --bad 1.33.1`, 1.30.0 without it (2 steps). The same
+    /// release takes `toolNames` too: `load_tool`'s `toolName` is optional
+    /// (a call without it is answered that one must be given, where 1.30.0
+    /// refuses it), its suggestions are the keys alone (1.30.0's add each id
+    /// no key is), and `search_tools`' message says "Use load_tool with an
+    /// exact toolName or a toolNames array" (1.30.0's "with the exact tool
+    /// name"); read in 1.30.0 and 1.31.0's dist, and `bisect
+    /// cases/toolsearch/search-finding-nothing-and-refusing-bad-arguments-generate.json
+    /// --good 1.30.0 --bad 1.33.1`, 1.31.0 answering `load_tool`'s `{}`
+    /// where 1.30.0 refuses it (2 steps).
     TOOL_SEARCH_NOT_FOUND_NAMED => tool_search_not_found_named: (1, 31, 0);
     /// With `tracing`, the calls of the tools a `ToolSearchProcessor` hands
     /// the step end tool spans (`tool: 'load_tool'`, then a loaded tool's

@@ -29,7 +29,7 @@ use super::builtins::{self, Builtin};
 use super::record::{Lookup, Record};
 use super::releases::{self, Release};
 use super::route::{self, ResultContent};
-use super::tool_search::{Meta, SearchState};
+use super::tool_search::{Load, Meta, SearchState};
 use super::validate::{self, validate, Schema};
 use super::{error_view, sources, ToolOrigin, ToolValue};
 use crate::case::script::{Requester, Script};
@@ -220,6 +220,32 @@ pub(super) struct SpanCall {
     pub(super) mcp_server: Option<JsString>,
 }
 
+/// A call of `toolSearch`'s `search_tools` or `load_tool` run: its answer,
+/// or its input schema's refusal (`SearchState::search`, `::load`).
+fn search_run(
+    agent: &Agent,
+    rel: &Release,
+    meta: Meta,
+    named: &JsString,
+    arguments: &Json,
+) -> Result<Runs, String> {
+    let search = agent
+        .search
+        .as_ref()
+        .ok_or("search_tools or load_tool outside a processor")?;
+    let run = match meta {
+        Meta::Search => search.search(rel, arguments)?,
+        Meta::Load => search.load(rel, arguments)?,
+    };
+    Ok(match run {
+        Load::Answer(answer, _) => Runs::Output(answer),
+        Load::Refused => Runs::Fails {
+            report: validate::report(named, arguments),
+            sub_agent: false,
+        },
+    })
+}
+
 /// The name of working memory's tool, which a memory hides from what it
 /// recalls (`RECALL_HIDES_WORKING_MEMORY_CALLS`).
 const WORKING_MEMORY_TOOL: &str = "updateWorkingMemory";
@@ -365,7 +391,7 @@ pub(super) fn run_loop_resumed(
     let search = case
         .tool_search
         .as_ref()
-        .map(|ts| SearchState::new(tools.clone(), super::entries(&ts.tools, false), loaded));
+        .map(|ts| SearchState::new(tools.clone(), &ts.tools, loaded));
     let start = State {
         world: World {
             script: Script::of(case),
@@ -884,9 +910,10 @@ impl Cx<'_> {
                 Lookup::Own(v) => Some(v),
                 _ => agent.tools.values().into_iter().find(|v| v.id == call.name),
             };
-            let loading = !self.rel.tool_search_load_refused;
-            if loading && found.is_some_and(|v| v.origin == ToolOrigin::Search(Meta::Load)) {
-                loads.push(search.load(self.rel, &call.arguments)?.1);
+            if found.is_some_and(|v| v.origin == ToolOrigin::Search(Meta::Load)) {
+                if let Load::Answer(_, name) = search.load(self.rel, &call.arguments)? {
+                    loads.push(name);
+                }
             }
         }
         if loads.len() > 1 {
@@ -1115,21 +1142,10 @@ impl Cx<'_> {
                 legacy_loop::client_or_workflow_run(rel, &value.origin, named, &call.arguments)?
             }
             ToolOrigin::Client => return Ok(Resolved::Stop),
-            // On 1.11.0 `load_tool` refuses every call as failing its input
-            // validation, so nothing is loaded (`TOOL_SEARCH_LOAD_REFUSED`).
-            ToolOrigin::Search(Meta::Load) if rel.tool_search_load_refused => {
-                fails(validate::report(named, &call.arguments))
-            }
-            ToolOrigin::Search(Meta::Load) => {
-                let search = agent
-                    .search
-                    .as_ref()
-                    .ok_or("load_tool outside a processor")?;
-                Runs::Output(search.load(rel, &call.arguments)?.0)
-            }
-            ToolOrigin::Search(Meta::Search) => {
-                return Err("search_tools, whose results are ranked by BM25 scores".into())
-            }
+            // Arguments their input schemas refuse get a tool's report (on
+            // 1.11.0 every call's, `TOOL_SEARCH_LOAD_REFUSED`), and nothing
+            // is loaded.
+            ToolOrigin::Search(meta) => search_run(agent, rel, *meta, named, &call.arguments)?,
             ToolOrigin::Ours => match checked(Schema::City, &call.arguments)? {
                 Ok(input) => Runs::Ours(input),
                 Err(report) => fails(report),

@@ -12,10 +12,12 @@
 //! `dist/agent-Dk0N0Nlg.js:15460`, `processInputStep` at `:15700`;
 //! observed on 1.67.0 and 1.71.0, `cases/toolsearch/`).
 
+mod bm25;
+
 use super::record::{Lookup, Record};
 use super::releases::Release;
 use super::{ToolOrigin, ToolValue};
-use crate::case::{ApprovalPolicy, Case, Reply, Tool, ToolCallReply};
+use crate::case::{Case, Tool};
 use crate::js::json::Json;
 use crate::js::string::JsString;
 
@@ -42,6 +44,16 @@ fn meta(meta: Meta) -> (JsString, ToolValue) {
     (name, value)
 }
 
+/// What a call of `load_tool` gives (`SearchState::load`).
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Load {
+    /// Its answer, and the name it loaded, if any.
+    Answer(Json, Option<JsString>),
+    /// Its input schema refused the arguments: the report a tool's
+    /// rejected arguments get, named `load_tool`.
+    Refused,
+}
+
 /// The processor over one agent's steps: what it was built with and what
 /// `load_tool` has loaded (its default store, one per processor).
 #[derive(Debug, Clone, PartialEq)]
@@ -50,6 +62,9 @@ pub(super) struct SearchState {
     base: Record<ToolValue>,
     /// The tools behind the processor, as `Object.fromEntries` built them.
     catalog: Record<ToolValue>,
+    /// What `search_tools` indexes of each: its id and its description
+    /// (`None`: a builtin's, not modelled).
+    described: Record<(JsString, Option<JsString>)>,
     /// The names `load_tool` loaded, in order (a `Set`).
     loaded: Vec<JsString>,
 }
@@ -61,12 +76,21 @@ impl SearchState {
     /// one), so a later turn starts with what the earlier ones loaded.
     pub(super) fn new(
         base: Record<ToolValue>,
-        catalog: Record<ToolValue>,
+        behind: &[Tool],
         loaded: &[JsString],
     ) -> SearchState {
+        let described = behind.iter().map(|t| {
+            let description = match t {
+                Tool::Standard(_) => Some(JsString::from(crate::case::STANDARD_DESCRIPTION)),
+                Tool::Custom { description, .. } => Some(description.clone().unwrap_or_default()),
+                Tool::Builtin { .. } => None,
+            };
+            (t.key().clone(), (t.id(), description))
+        });
         SearchState {
             base,
-            catalog,
+            catalog: super::entries(behind, false),
+            described: Record::from_entries(described),
             loaded: loaded.to_vec(),
         }
     }
@@ -117,21 +141,30 @@ impl SearchState {
         Ok(tools)
     }
 
-    /// What a call of `load_tool` with `arguments` answers, and the name it
-    /// loads, if any. Covers one `toolName`; `toolNames` and arguments its
-    /// schema refuses are unmodelled.
-    pub(super) fn load(
-        &self,
-        rel: &Release,
-        arguments: &Json,
-    ) -> Result<(Json, Option<JsString>), String> {
+    /// What a call of `load_tool` with `arguments` gives: its answer and
+    /// the name it loads, if any, or the refusal of its input schema. That
+    /// schema is `{ toolName: string }`; from `TOOL_SEARCH_NOT_FOUND_NAMED`
+    /// `{ toolName?: string, toolNames?: string[] }`, where a call without
+    /// either is answered that it must give one (both read in each swept
+    /// release's dist, 1.30.0 and 1.31.0 `load_tool`'s `inputSchema`).
+    /// Unknown members are dropped, as zod does. On 1.11.0 every call is
+    /// refused (`TOOL_SEARCH_LOAD_REFUSED`). `toolNames`, and an array on a
+    /// release whose schema may take one, are unmodelled.
+    pub(super) fn load(&self, rel: &Release, arguments: &Json) -> Result<Load, String> {
         let unmodelled = || Err("load_tool called other than with one toolName".to_string());
-        let Json::Object(members) = arguments else {
-            return unmodelled();
-        };
-        let name = match (arguments.get("toolName"), members.len()) {
-            (Some(Json::String(name)), 1) => name.clone(),
-            _ => return unmodelled(),
+        if rel.tool_search_load_refused {
+            return Ok(Load::Refused);
+        }
+        let optional = rel.tool_search_not_found_named;
+        let name = match arguments {
+            Json::Array(_) if optional => return unmodelled(),
+            Json::Object(_) => match (arguments.get("toolName"), arguments.get("toolNames")) {
+                (_, Some(_)) if optional => return unmodelled(),
+                (Some(Json::String(name)), _) => name.clone(),
+                (None, _) if optional => JsString::new(),
+                _ => return Ok(Load::Refused),
+            },
+            _ => return Ok(Load::Refused),
         };
         let answer = |success: bool, message: JsString, named: bool| {
             let mut members = vec![
@@ -145,9 +178,9 @@ impl SearchState {
         };
         let text = |parts: &[&JsString]| parts.iter().fold(JsString::new(), |acc, p| acc.concat(p));
         let s = |t: &str| JsString::from(t);
-        if name.is_empty() {
+        if name.is_empty() && optional {
             let message = "You must provide either toolName (string) or toolNames (array) to load.";
-            return Ok((
+            return Ok(Load::Answer(
                 Json::object([
                     ("success", Json::Bool(false)),
                     ("message", Json::str(message)),
@@ -156,7 +189,7 @@ impl SearchState {
             ));
         }
         if self.find(&name)?.is_none() {
-            let suggestions = self.suggestions(&name)?;
+            let suggestions = self.suggestions(rel, &name)?;
             let tail =
                 if suggestions.is_empty() {
                     s(" Use search_tools to find available tools.")
@@ -171,7 +204,7 @@ impl SearchState {
                     text(&[&s(" Did you mean: "), &joined, &s("?")])
                 };
             let message = text(&[&s("Tool \""), &name, &s("\" not found."), &tail]);
-            return Ok((
+            return Ok(Load::Answer(
                 answer(false, message, rel.tool_search_not_found_named),
                 None,
             ));
@@ -182,26 +215,91 @@ impl SearchState {
                 &name,
                 &s("\" is already loaded and available."),
             ]);
-            return Ok((answer(true, message, true), None));
+            return Ok(Load::Answer(answer(true, message, true), None));
         }
         let message = text(&[
             &s("Tool \""),
             &name,
             &s("\" loaded successfully. It will be available on your next turn."),
         ]);
-        Ok((answer(true, message, true), Some(name)))
+        Ok(Load::Answer(answer(true, message, true), Some(name)))
+    }
+
+    /// What a call of `search_tools` with `arguments` gives: its answer,
+    /// or the refusal of its input schema `{ query: string }` (the same on
+    /// every release with the processor), which on 1.11.0 refuses every
+    /// call as `load_tool`'s does (`TOOL_SEARCH_LOAD_REFUSED`). The answer
+    /// ranks the tools behind the processor by BM25 (`bm25::search`), with
+    /// the message of the release (`TOOL_SEARCH_NOT_FOUND_NAMED`).
+    pub(super) fn search(&self, rel: &Release, arguments: &Json) -> Result<Load, String> {
+        if rel.tool_search_load_refused {
+            return Ok(Load::Refused);
+        }
+        let query = match (arguments, arguments.get("query")) {
+            (Json::Object(_), Some(Json::String(query))) => query.clone(),
+            _ => return Ok(Load::Refused),
+        };
+        let docs = self
+            .described
+            .values()
+            .into_iter()
+            .map(|(id, description)| match description {
+                Some(d) => Ok((id.clone(), d.clone())),
+                None => Err("search_tools over a builtin behind the processor".to_string()),
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let found = bm25::search(&docs, &query)?;
+        let s = |t: &str| JsString::from(t);
+        let message = if found.is_empty() {
+            s("No tools found matching \"")
+                .concat(&query)
+                .concat(&s("\". Try different keywords."))
+        } else {
+            let tail = if rel.tool_search_not_found_named {
+                "Use load_tool with an exact toolName or a toolNames array to make them available."
+            } else {
+                "Use load_tool with the exact tool name to make it available."
+            };
+            JsString::from(format!("Found {} tool(s). {tail}", found.len()).as_str())
+        };
+        let results = found.into_iter().map(|f| {
+            Json::object([
+                ("name", Json::String(f.name)),
+                ("description", Json::String(f.description)),
+                ("score", f.score),
+            ])
+        });
+        let answer = Json::object([
+            ("results", Json::Array(results.collect())),
+            ("message", Json::String(message)),
+        ]);
+        Ok(Load::Answer(answer, None))
     }
 
     /// `getSuggestedToolNames` without a filter: every key of the catalog
     /// that contains the name asked, or is contained in it, ignoring case.
-    fn suggestions(&self, name: &JsString) -> Result<Vec<JsString>, String> {
-        let lower = |s: &JsString| match s.to_rust() {
-            Some(r) if r.is_ascii() => Ok(r.to_ascii_lowercase()),
-            _ => Err("load_tool's suggestions for a name outside ASCII".to_string()),
-        };
+    /// Before `TOOL_SEARCH_NOT_FOUND_NAMED` the names tried are the keys,
+    /// then each id no key is (`Object.keys(allTools).concat(ids.filter(id
+    /// => !allTools[id]))`, 1.30.0's `load_tool`).
+    fn suggestions(&self, rel: &Release, name: &JsString) -> Result<Vec<JsString>, String> {
+        let lower = bm25::lowercase;
+        let mut names = self.catalog.keys();
+        if !rel.tool_search_not_found_named {
+            for v in self.catalog.values() {
+                match self.catalog.get(&v.id) {
+                    Lookup::Own(_) => {}
+                    Lookup::Inherited => {
+                        return Err(
+                            "load_tool's suggestions beside an id Object.prototype has".into()
+                        )
+                    }
+                    Lookup::Missing => names.push(v.id.clone()),
+                }
+            }
+        }
         let asked = lower(name)?;
         let mut out = Vec::new();
-        for key in self.catalog.keys() {
+        for key in names {
             let k = lower(&key)?;
             if k.contains(&asked) || asked.contains(&k) {
                 out.push(key);
@@ -262,213 +360,9 @@ pub(super) fn list_loaded(
     if !rel.tool_search_loaded_listed || loaded.is_empty() {
         return Ok(());
     }
-    let state = SearchState::new(Record::new(), super::entries(&search.tools, false), loaded);
+    let state = SearchState::new(Record::new(), &search.tools, loaded);
     tools.spread_from(&state.loaded_tools()?);
     Ok(())
-}
-
-/// Under an agent-level policy function that holds none of the case's
-/// calls, the names it is asked with, one per call in order: each call's
-/// name as the model sent it, `load_tool` and a loaded tool's raw name
-/// alike (observed on 1.38.0, 1.67.0 and 1.71.0,
-/// `cases/toolsearch/loaded-tool-runs-unapproved-*`). The run is then the
-/// loop's own. Covered from `APPROVAL_POLICY_ASKED` (before, any function
-/// holds the first call: not yet modelled with the processor), for a
-/// `{ "names" }` policy, no tool's own `requireApproval`, no `approvals`,
-/// one call per step, each finding a tool; anything else is unmodelled.
-pub(super) fn policy_asked(
-    case: &Case,
-    rel: &Release,
-    base: &Record<ToolValue>,
-    loaded: &[JsString],
-) -> Result<Vec<JsString>, String> {
-    let unmodelled = |what: &str| Err(format!("toolSearch beside approval: {what}"));
-    if answers_at_once(case) {
-        return Ok(Vec::new());
-    }
-    let names = match &case.call.require_tool_approval {
-        Some(ApprovalPolicy::Names(names)) => names,
-        Some(ApprovalPolicy::Flag(false)) | None => {
-            return holds_nothing(case).map(|()| Vec::new())
-        }
-        _ => return unmodelled("a policy other than a function"),
-    };
-    plain_policy(case)?;
-    if !rel.approval_policy_asked_on_1x {
-        return unmodelled("a function that holds every call (before APPROVAL_POLICY_ASKED)");
-    }
-    let catalog = case
-        .tool_search
-        .as_ref()
-        .map(|t| super::entries(&t.tools, false));
-    let mut state = SearchState::new(base.clone(), catalog.unwrap_or_default(), loaded);
-    let mut asked = Vec::new();
-    for reply in &case.replies {
-        let Reply::ToolCalls(calls) = reply else {
-            break;
-        };
-        let [call] = calls.as_slice() else {
-            return unmodelled("a step of other than one call");
-        };
-        if names.contains(&call.name) {
-            return unmodelled("a call the policy holds");
-        }
-        let tools = state.step_tools()?;
-        if matches!(tools.get(&call.name), Lookup::Inherited) {
-            return unmodelled("a call of an inherited name");
-        }
-        let Some(found) = finds(case, rel, &tools, &call.name) else {
-            return unmodelled("a call that finds no tool");
-        };
-        if found.origin == ToolOrigin::Search(Meta::Load) {
-            if let (_, Some(name)) = state.load(rel, &call.arguments)? {
-                state.note_loaded(name);
-            }
-        }
-        asked.push(call.name.clone());
-    }
-    Ok(asked)
-}
-
-/// Without an agent-level policy that holds (none, or `false`) and a
-/// server's, no call waits where none reaches a tool with its own
-/// `requireApproval`: the run is the loop's own, `approvals` answer
-/// nothing and no policy is asked (observed on 1.13.2, 1.38.0, 1.67.0 and
-/// 1.71.0, every route, `cases/toolsearch/answers-without-a-policy-*` and
-/// `own-approval-of-a-tool-never-called-*`), as without the processor
-/// (`cases/approval/answers-without-a-policy-*`). A call is taken to reach
-/// such a tool when it names its key, id or wire name, so that what the
-/// processor loads is covered whatever name it was loaded by.
-fn holds_nothing(case: &Case) -> Result<(), String> {
-    if case.sources.mcp_approval.is_some() {
-        return Err("toolSearch beside approval: a server's requireToolApproval".into());
-    }
-    calls_no_own_approval(case)
-}
-
-/// No call names a tool with its own `requireApproval` (by its key, id or
-/// wire name, so that what the processor loads is covered whatever name
-/// it was loaded by): such a tool that no call reaches decides nothing.
-fn calls_no_own_approval(case: &Case) -> Result<(), String> {
-    let mut names = Vec::new();
-    for t in case.all_tools() {
-        if let Tool::Custom {
-            require_approval: Some(_),
-            ..
-        } = t
-        {
-            names.push(t.key().clone());
-            names.push(t.id());
-            names.extend(crate::naming::wire_name(t.key()));
-            names.extend(crate::naming::wire_name(&t.id()));
-        }
-    }
-    let replies = case.replies.iter().chain(
-        case.sub_agent_replies
-            .iter()
-            .flatten()
-            .flat_map(|(_, r)| r.iter()),
-    );
-    for reply in replies {
-        if let Reply::ToolCalls(calls) = reply {
-            if calls.iter().any(|c| names.contains(&c.name)) {
-                return Err(
-                    "toolSearch beside approval: answers or a tool's own requireApproval".into(),
-                );
-            }
-        }
-    }
-    Ok(())
-}
-
-/// What `policy_asked` and `held_first` cover under a policy: no call of
-/// a tool with its own `requireApproval`. Answers decide nothing unless
-/// they name a held call: under a function that holds none of the calls
-/// the run is the loop's own, and a run held at a call no answer names
-/// waits there (observed on 1.2.0 to 1.71.0, every route,
-/// `cases/toolsearch/answers-beside-a-policy-that-holds-nothing-*` and
-/// `own-approval-of-a-tool-never-called-under-a-policy-*`).
-fn plain_policy(case: &Case) -> Result<(), String> {
-    calls_no_own_approval(case)
-}
-
-/// Before `APPROVAL_POLICY_ASKED` a policy function is only tested for
-/// truth, so it holds the first call that finds a tool, `load_tool`
-/// included, and the run suspends there unanswered (observed on 1.30.0,
-/// every route, `cases/toolsearch/loaded-tool-runs-unapproved-*`), as
-/// `requireToolApproval: true` does on every release (observed on 1.13.2,
-/// 1.67.0 and 1.71.0, every route, `cases/toolsearch/policy-true-holds-*`):
-/// that call, where the first step is one such call; `None` where
-/// `policy_asked` says what is asked.
-pub(super) fn held_first(
-    case: &Case,
-    rel: &Release,
-    base: &Record<ToolValue>,
-    loaded: &[JsString],
-) -> Result<Option<ToolCallReply>, String> {
-    match case.call.require_tool_approval {
-        Some(ApprovalPolicy::Flag(true)) => {}
-        Some(ApprovalPolicy::Names(_)) if !rel.approval_policy_asked_on_1x => {}
-        Some(ApprovalPolicy::Names(_) | ApprovalPolicy::Flag(false)) | None => return Ok(None),
-    }
-    plain_policy(case)?;
-    let calls = match case.replies.first() {
-        Some(Reply::ToolCalls(calls)) => calls,
-        _ if answers_at_once(case) => return Ok(None),
-        _ => return Err("toolSearch beside approval: a first reply without calls".into()),
-    };
-    let [call] = calls.as_slice() else {
-        return Err("toolSearch beside approval: a step of other than one call".into());
-    };
-    let catalog = case
-        .tool_search
-        .as_ref()
-        .map(|t| super::entries(&t.tools, false));
-    let tools = SearchState::new(base.clone(), catalog.unwrap_or_default(), loaded).step_tools()?;
-    if finds(case, rel, &tools, &call.name).is_none() {
-        return Err("toolSearch beside approval: a first call that finds no tool".into());
-    }
-    if case
-        .approvals
-        .iter()
-        .flatten()
-        .any(|(id, _)| *id == call.id)
-    {
-        return Err("toolSearch beside approval: answers to a held call".into());
-    }
-    Ok(Some(call.clone()))
-}
-
-/// A first reply of text ends the loop before any call: under any policy
-/// nothing is held or asked, and the run is the loop's own (observed on
-/// 1.2.0, 1.11.0, 1.13.2, 1.38.0, 1.67.0 and 1.71.0, every route,
-/// `cases/toolsearch/policy-*-with-a-text-reply-*`).
-fn answers_at_once(case: &Case) -> bool {
-    matches!(case.replies.first(), Some(Reply::Text(_)))
-}
-
-/// The tool a call of `name` finds in the step's record (by key, then by
-/// id), unless `activeTools` hides it where a hidden tool is not found
-/// (`HIDDEN_IS_NOT_FOUND`; fuzz seed 3 case 256 on 1.11.0 and 1.13.2, a
-/// `load_tool` call beside `activeTools: []`).
-fn finds(
-    case: &Case,
-    rel: &Release,
-    tools: &Record<ToolValue>,
-    name: &JsString,
-) -> Option<ToolValue> {
-    let (key, value) = match tools.get(name) {
-        Lookup::Own(v) => (name.clone(), v.clone()),
-        Lookup::Inherited => return None,
-        Lookup::Missing => tools
-            .entries()
-            .into_iter()
-            .find(|(_, v)| v.id == *name)
-            .map(|(k, v)| (k.clone(), v.clone()))?,
-    };
-    let active = case.call.active_tools.as_ref();
-    let hidden = rel.hidden_is_not_found && active.is_some_and(|a| !a.contains(&key));
-    (!hidden).then_some(value)
 }
 
 #[cfg(test)]
@@ -488,17 +382,28 @@ mod tests {
         Release::of(crate::version::spec::MastraVersion::new(1, 67, 0))
     }
 
+    fn custom(key: &str, id: &str, description: &str) -> Tool {
+        Tool::Custom {
+            key: JsString::from(key),
+            id: JsString::from(id),
+            description: Some(JsString::from(description)),
+            require_approval: None,
+        }
+    }
+
     fn state() -> SearchState {
         SearchState::new(
             Record::from_entries([ours("weather", "get-weather")]),
-            Record::from_entries([ours("web", "search.web")]),
+            &[custom("web", "search.web", "Search the web")],
             &[],
         )
     }
 
     fn load(s: &SearchState, name: &str) -> (String, Option<JsString>) {
         let args = Json::object([("toolName", Json::str(name))]);
-        let (out, loaded) = s.load(&rel(), &args).unwrap();
+        let Load::Answer(out, loaded) = s.load(&rel(), &args).unwrap() else {
+            panic!("{name}: refused");
+        };
         (out.to_compact(), loaded)
     }
 
@@ -560,10 +465,18 @@ mod tests {
     }
 
     #[test]
-    fn other_arguments_are_unmodelled() {
+    fn other_arguments_are_refused_or_unmodelled_by_release() {
         let s = state();
         let both = Json::object([("toolNames", Json::Array(vec![Json::str("web")]))]);
         assert!(s.load(&rel(), &both).is_err());
-        assert!(s.load(&rel(), &Json::Null).is_err());
+        assert_eq!(s.load(&rel(), &Json::Null), Ok(Load::Refused));
+        // `{}`: told to give a name once both are optional; refused before.
+        let Ok(Load::Answer(told, None)) = s.load(&rel(), &Json::Object(Vec::new())) else {
+            panic!("{{}} on 1.67.0");
+        };
+        assert!(told.to_compact().contains("You must provide"), "{told:?}");
+        let before = Release::of(crate::version::spec::MastraVersion::new(1, 30, 0));
+        let empty = Json::Object(Vec::new());
+        assert_eq!(s.load(&before, &empty), Ok(Load::Refused));
     }
 }

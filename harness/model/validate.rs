@@ -171,8 +171,9 @@ fn coerced_object(rel: &Release, text: &JsString) -> Option<Json> {
     }
 }
 
-/// `String.prototype.trim`'s whitespace and line terminators.
-fn is_js_whitespace(u: u16) -> bool {
+/// `String.prototype.trim`'s whitespace and line terminators (a regex's
+/// `\s`).
+pub(super) fn is_js_whitespace(u: u16) -> bool {
     matches!(
         u,
         0x09..=0x0d | 0x20 | 0xa0 | 0x1680 | 0x2000..=0x200a | 0x2028 | 0x2029 | 0x202f | 0x205f | 0x3000 | 0xfeff

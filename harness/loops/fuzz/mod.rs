@@ -688,8 +688,9 @@ mod tests {
             // `toolSearch`, in docs/modelled.md ("toolSearch on …" and the
             // rows after it).
             "toolSearch on @mastra/core ",
-            "toolSearch beside ",
-            "search_tools, whose results are ranked by BM25 scores",
+            "toolSearch beside approval: answers to a held call",
+            "toolSearch over text with a lone surrogate",
+            "search_tools over ",
             "load_tool called other than with one toolName",
             "two load_tool calls in one step",
         ];
