@@ -19,7 +19,7 @@ pub use calls::kinds;
 
 use crate::case::{
     Approval, ApprovalPolicy, Call, Case, McpListing, McpServer, MemorySource, Method, Reply,
-    Sources, Tool, ToolApproval, ToolChoice, ToolSearch, BUILTINS,
+    Sources, Tool, ToolApproval, ToolChoice, BUILTINS,
 };
 use crate::js::string::JsString;
 use crate::naming::{mcp_tool_key, wire_name, OBJECT_PROTOTYPE};
@@ -76,23 +76,9 @@ pub fn generate(seed: u64, index: u64) -> Case {
     blank.source = Some(source(seed, index));
     // `arbitrary`'s primitives do not fail on short input, so this cannot
     // fail in practice; the blank case stands in if it ever does.
-    CaseGenerator {
-        search_bytes: search_stream(seed, index),
-        ..CaseGenerator::default()
-    }
-    .case(&mut u, blank.clone())
-    .unwrap_or(blank)
-}
-
-/// The bytes `toolSearch` is drawn from: a stream of its own (seed, index,
-/// "search"), as routes are, so that a case drawn without the processor is
-/// the case it was before the processor was drawn.
-fn search_stream(seed: u64, index: u64) -> Vec<u8> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x7365_6172_6368_0000);
-    rng.set_stream(index);
-    let mut bytes = vec![0u8; 256];
-    rng.fill_bytes(&mut bytes);
-    bytes
+    CaseGenerator::default()
+        .case(&mut u, blank.clone())
+        .unwrap_or(blank)
 }
 
 /// Case `index` of `seed` on a route drawn from `routes` (`route_for`); a
@@ -284,8 +270,6 @@ struct CaseGenerator {
     /// The keys the other sources add (`agent-K`, `workflow-K`,
     /// `SERVER_TOOL`, `updateWorkingMemory`), for options and calls.
     source_names: Vec<JsString>,
-    /// The stream `toolSearch` is drawn from (`search_stream`).
-    search_bytes: Vec<u8>,
 }
 
 impl CaseGenerator {
@@ -318,7 +302,6 @@ impl CaseGenerator {
             c.client_tools = Some(self.tool_list(u, &[(1, 0), (4, 1), (2, 2)])?);
         }
         c.sources = self.sources(u, &mut c.tools)?;
-        c.tool_search = self.tool_search()?;
         c.call.method = if u.ratio(1u8, 2)? {
             Method::Stream
         } else {
@@ -613,19 +596,6 @@ impl CaseGenerator {
         };
         s.mcp_approval = Some(vec![(server.name.clone(), policy)]);
         Ok(())
-    }
-
-    /// A `ToolSearchProcessor` over tools of its own, from the case's
-    /// palette, in one case of twelve.
-    fn tool_search(&mut self) -> Result<Option<ToolSearch>> {
-        let bytes = std::mem::take(&mut self.search_bytes);
-        let mut u = Unstructured::new(&bytes);
-        // (Without bytes `ratio` answers yes.)
-        if bytes.is_empty() || !u.ratio(1u8, 12)? {
-            return Ok(None);
-        }
-        let tools = self.tool_list(&mut u, &[(1, 1usize), (2, 2), (1, 3)])?;
-        Ok(Some(ToolSearch { tools }))
     }
 
     fn tool_list(&mut self, u: &mut Unstructured, counts: &[(u32, usize)]) -> Result<Vec<Tool>> {
