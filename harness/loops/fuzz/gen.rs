@@ -19,7 +19,7 @@ pub use calls::kinds;
 
 use crate::case::{
     Approval, ApprovalPolicy, Call, Case, McpListing, McpServer, MemorySource, Method, Reply,
-    Sources, Tool, ToolApproval, ToolChoice, BUILTINS,
+    Sources, Tool, ToolApproval, ToolChoice, ToolSearch, BUILTINS,
 };
 use crate::js::string::JsString;
 use crate::naming::{mcp_tool_key, wire_name, OBJECT_PROTOTYPE};
@@ -76,9 +76,27 @@ pub fn generate(seed: u64, index: u64) -> Case {
     blank.source = Some(source(seed, index));
     // `arbitrary`'s primitives do not fail on short input, so this cannot
     // fail in practice; the blank case stands in if it ever does.
-    CaseGenerator::default()
-        .case(&mut u, blank.clone())
-        .unwrap_or(blank)
+    CaseGenerator {
+        search_bytes: search_stream(seed, index),
+        ..CaseGenerator::default()
+    }
+    .case(&mut u, blank.clone())
+    .unwrap_or(blank)
+}
+
+/// An id of 70 characters, past what providers allow (64).
+const SEARCH_LONG_ID: &str =
+    "search_the_web_for_the_latest_weather_forecast_of_any_city_in_a_region";
+
+/// The bytes `toolSearch` is drawn from: a stream of its own (seed, index,
+/// "search"), as routes are, so that a case drawn without the processor is
+/// the case it was before the processor was drawn.
+fn search_stream(seed: u64, index: u64) -> Vec<u8> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x7365_6172_6368_0000);
+    rng.set_stream(index);
+    let mut bytes = vec![0u8; 256];
+    rng.fill_bytes(&mut bytes);
+    bytes
 }
 
 /// Case `index` of `seed` on a route drawn from `routes` (`route_for`); a
@@ -270,6 +288,8 @@ struct CaseGenerator {
     /// The keys the other sources add (`agent-K`, `workflow-K`,
     /// `SERVER_TOOL`, `updateWorkingMemory`), for options and calls.
     source_names: Vec<JsString>,
+    /// The stream `toolSearch` is drawn from (`search_stream`).
+    search_bytes: Vec<u8>,
 }
 
 impl CaseGenerator {
@@ -302,6 +322,7 @@ impl CaseGenerator {
             c.client_tools = Some(self.tool_list(u, &[(1, 0), (4, 1), (2, 2)])?);
         }
         c.sources = self.sources(u, &mut c.tools)?;
+        c.tool_search = self.tool_search()?;
         c.call.method = if u.ratio(1u8, 2)? {
             Method::Stream
         } else {
@@ -596,6 +617,35 @@ impl CaseGenerator {
         };
         s.mcp_approval = Some(vec![(server.name.clone(), policy)]);
         Ok(())
+    }
+
+    /// A `ToolSearchProcessor` over tools of its own, from the case's
+    /// palette, in one case of twelve (8 %).
+    fn tool_search(&mut self) -> Result<Option<ToolSearch>> {
+        let bytes = std::mem::take(&mut self.search_bytes);
+        let mut u = Unstructured::new(&bytes);
+        // (Without bytes `ratio` answers yes.)
+        if bytes.is_empty() || !u.ratio(1u8, 12)? {
+            return Ok(None);
+        }
+        let mut tools = self.tool_list(&mut u, &[(1, 1usize), (2, 2), (1, 3)])?;
+        // Half the shorthand tools take an id the rewrite changes, as the
+        // ids measured behind the processor (`search.web`, `files/delete`,
+        // one past 64 characters): `load_tool` loads by them as given.
+        for t in &mut tools {
+            if let Tool::Standard(key) = t {
+                if u.ratio(1u8, 2)? {
+                    let id = *u.choose(&["search.web", "files/delete", SEARCH_LONG_ID])?;
+                    *t = Tool::Custom {
+                        key: key.clone(),
+                        id: JsString::from(id),
+                        description: Some(JsString::from("A custom tool")),
+                        require_approval: None,
+                    };
+                }
+            }
+        }
+        Ok(Some(ToolSearch { tools }))
     }
 
     fn tool_list(&mut self, u: &mut Unstructured, counts: &[(u32, usize)]) -> Result<Vec<Tool>> {

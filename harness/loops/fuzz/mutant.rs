@@ -62,6 +62,10 @@ enum Defect {
     /// Sends a call of no tool back in the history under the name it was
     /// called by, where the sanitiser (from 1.9.0) writes `unknown_tool`.
     HistoryNameUnsanitised,
+    /// Sends the tools `toolSearch` loaded through the rewrite
+    /// (`search_web`), as if the processor's tools were formatted with the
+    /// agent's, where Mastra sends them by the name they were loaded by.
+    LoadedToolsRewritten,
 }
 
 /// A plain object's own keys (values do not decide names).
@@ -255,7 +259,7 @@ fn mutant_predict(case: &Case, version: MastraVersion, defect: Defect) -> Predic
     }
     if matches!(
         defect,
-        Defect::ResultsReversed | Defect::ReportNamesSentName
+        Defect::ResultsReversed | Defect::ReportNamesSentName | Defect::LoadedToolsRewritten
     ) {
         return in_each(real, |p| plant_in_history(p, defect));
     }
@@ -335,6 +339,14 @@ fn plant_in_history(p: &mut Projection, defect: Defect) {
                 for h in &mut r.history {
                     if let HistoryItem::Result { content, .. } = h {
                         name_report_by_sent_name(content);
+                    }
+                }
+            }
+            // Every other name of `tools` is the rewrite's already.
+            Defect::LoadedToolsRewritten => {
+                for name in r.tools.iter_mut().flatten() {
+                    if let Some(wire) = wire_name(name) {
+                        *name = wire;
                     }
                 }
             }
@@ -719,6 +731,22 @@ fn finds_and_shrinks_a_report_naming_the_sent_name() {
             .iter()
             .any(|k| wire_name(k).is_some_and(|w| w != *k))
             && calls(c).any(|step| !step.is_empty())
+    });
+}
+
+#[test]
+fn finds_and_shrinks_loaded_tools_sent_through_the_rewrite() {
+    // A processor over a tool whose key or id is rewritten, a load_tool
+    // call that loads it, and the request after it that offers it.
+    assert_loop_defect_found_and_shrunk(Defect::LoadedToolsRewritten, 1, 2, |c| {
+        let behind = c.tool_search.iter().flat_map(|s| s.tools.iter());
+        behind
+            .flat_map(|t| [t.key().clone(), t.id()])
+            .any(|n| wire_name(&n).is_some_and(|w| w != n))
+            && calls(c).any(|step| {
+                step.iter()
+                    .any(|call| call.name == JsString::from("load_tool"))
+            })
     });
 }
 

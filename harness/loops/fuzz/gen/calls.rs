@@ -38,6 +38,9 @@ pub enum Aim {
     /// An MCP server's tool, by its key `SERVER_TOOL`.
     Mcp(JsString),
     WorkingMemory,
+    /// `toolSearch`'s `load_tool`, loading the tool behind the processor
+    /// by this name (its key or its id), or `search_tools` (`None`).
+    Search(Option<JsString>),
     /// A property every object inherits.
     Inherited,
     /// Something the case never registered.
@@ -83,6 +86,22 @@ pub fn aims(c: &Case) -> Vec<Aim> {
     if s.memory.is_some_and(|m| m.working_memory) {
         out.push(Aim::WorkingMemory);
     }
+    // Behind `toolSearch`: `search_tools`, `load_tool` by each tool's key
+    // and id, and the tool itself (reached once loaded).
+    for t in c.tool_search.iter().flat_map(|s| s.tools.iter()) {
+        let id = t.id();
+        out.push(Aim::Search(Some(t.key().clone())));
+        if id != *t.key() {
+            out.push(Aim::Search(Some(id.clone())));
+        }
+        out.push(Aim::Tool {
+            key: t.key().clone(),
+            id,
+        });
+    }
+    if c.tool_search.is_some() {
+        out.push(Aim::Search(None));
+    }
     out
 }
 
@@ -113,6 +132,8 @@ fn name_for(u: &mut Unstructured, aim: &Aim) -> Result<JsString> {
             JsString::from("updateWorkingMemory"),
             Some(JsString::from("update-working-memory")),
         ),
+        Aim::Search(None) => return Ok(JsString::from("search_tools")),
+        Aim::Search(Some(_)) => return Ok(JsString::from("load_tool")),
         Aim::Inherited => return Ok(JsString::from(*u.choose(INHERITED)?)),
         Aim::Unknown => {
             return Ok(JsString::from(*u.choose(&[
@@ -189,6 +210,8 @@ fn fitting(aim: &Aim) -> Json {
         Aim::WorkingMemory => Json::object([("memory", Json::str("# User\n- likes Paris"))]),
         Aim::Builtin { name, .. } => builtin_input(name),
         Aim::Inherited | Aim::Unknown => city(),
+        Aim::Search(None) => Json::object([("query", Json::str("weather"))]),
+        Aim::Search(Some(name)) => Json::object([("toolName", Json::String(name.clone()))]),
     }
 }
 
@@ -224,6 +247,8 @@ fn field(aim: &Aim) -> &'static str {
         Aim::SubAgent(_) => "prompt",
         Aim::WorkingMemory => "memory",
         Aim::Workflow(_) => "inputData",
+        Aim::Search(None) => "query",
+        Aim::Search(Some(_)) => "toolName",
         _ => "city",
     }
 }
@@ -470,7 +495,7 @@ pub fn kinds(c: &Case) -> Vec<&'static str> {
                     Some(JsString::from("update-working-memory")),
                     "working-memory",
                 ),
-                Aim::Inherited | Aim::Unknown => continue,
+                Aim::Inherited | Aim::Unknown | Aim::Search(_) => continue,
             };
             let sent = wire_name(&registered);
             if *name == registered || sent.as_ref() == Some(name) || id.as_ref() == Some(name) {
