@@ -909,6 +909,76 @@ export class SourceIndex {
   }
 
   /**
+   * Every MCP toolset the project's code passes to one call of `generate`
+   * or `stream` (and their 0.x siblings): `X.generate(p, { toolsets: await
+   * C.listToolsets() })`, the options written in the call or bound to a
+   * module-level name in the same file, C a name bound to a `new
+   * MCPClient({...})` (across the project's own imports). Mastra's docs
+   * pass toolsets there. `[{ method, receiver, callee, at, servers,
+   * toolChoice, activeTools }]`: `callee` as `#calledAgent` gives it, `at`
+   * the `toolsets` key, `servers` the client's server keys, and the call's
+   * own named `toolChoice` (`{ tool, at }`) and `activeTools` (`[{ name, at
+   * }]`) literals, or null.
+   */
+  callToolsets() {
+    const methods = new Set(['generate', 'stream', 'generateVNext', 'streamVNext', 'generateLegacy', 'streamLegacy']);
+    const out = [];
+    for (const f of this.files) {
+      const bound = (node) => {
+        const n = unwrap(node);
+        if (n?.type !== 'Identifier') return n;
+        const b = this.bindings.get(`${f.file}\0${n.name}`);
+        return b && b.file === f ? unwrap(b.init) : null;
+      };
+      walk(f.ast.program, (node) => {
+        if (node.type !== 'CallExpression' && node.type !== 'OptionalCallExpression') return;
+        const c = node.callee;
+        if ((c.type !== 'MemberExpression' && c.type !== 'OptionalMemberExpression') || c.computed) return;
+        if (c.property.type !== 'Identifier' || !methods.has(c.property.name)) return;
+        for (const arg of node.arguments) {
+          const options = bound(arg);
+          const prop = propertyOf(options, 'toolsets');
+          const servers = prop?.type === 'ObjectProperty' ? this.#listedToolsets(f, prop.value) : null;
+          if (!servers) continue;
+          const choice = unwrap(propertyOf(unwrap(propertyOf(options, 'toolChoice')?.value), 'toolName')?.value);
+          const active = unwrap(propertyOf(options, 'activeTools')?.value);
+          out.push({
+            method: c.property.name,
+            receiver: c.object.type === 'Identifier' ? c.object.name : null,
+            callee: this.#calledAgent(f, c.object),
+            at: place(f, prop.key),
+            servers,
+            toolChoice: literalString(choice) === null ? null : { tool: literalString(choice), at: place(f, choice) },
+            activeTools:
+              active?.type === 'ArrayExpression'
+                ? active.elements
+                    .filter((e) => literalString(e) !== null)
+                    .map((e) => ({ name: literalString(e), at: place(f, e) }))
+                : null,
+          });
+        }
+      });
+    }
+    return out;
+  }
+
+  /** The server keys of the MCPClient whose `listToolsets()` EXPR awaits, or null. */
+  #listedToolsets(f, expr) {
+    const call = unwrap(expr);
+    if (call?.type !== 'CallExpression' || calleeName(call) !== 'listToolsets') return null;
+    const object = unwrap(call.callee.object);
+    if (object?.type !== 'Identifier') return null;
+    const made = unwrap(this.resolve(f, object.name)?.init);
+    const client = this.mcpClients.find((m) => m.object === made?.arguments?.[0]);
+    if (!client) return null;
+    const servers = unwrap(propertyOf(client.object, 'servers')?.value);
+    return (servers?.properties ?? []).flatMap((p) => {
+      const n = p.type === 'ObjectProperty' ? staticKeyName(p) : null;
+      return n === null ? [] : [n];
+    });
+  }
+
+  /**
    * What a call's callee object names as an agent: `{ object }`, the
    * `new Agent({...})` literal a name is bound to (across the project's own
    * imports), or `{ key }` for `X.getAgent('KEY')`; else `{}`.

@@ -807,6 +807,22 @@ async function describeAgent(registeredAs, agent, RequestContext, sources, mcp, 
     if (clientKeys.has(key)) return { key, source: 'client', at: null };
     return { key, source: 'other', at: null };
   });
+  // A server's tools passed to one call on this agent as `toolsets: await
+  // mcp.listToolsets()` are sent in that call beside its own, keyed by the
+  // name the server lists: the tools of the servers the loader saw listed.
+  const def = sources.agentDefinition(who);
+  const calls = sources
+    .callToolsets()
+    .filter((c) => (c.callee.key !== undefined ? c.callee.key === registeredAs : c.callee.object === def?.object));
+  for (const c of calls) {
+    for (const server of c.servers) {
+      for (const key of mcp.latest(server)?.tools ?? []) {
+        if (seen.has(key)) continue;
+        seen.add(key);
+        located.push({ key, source: 'mcp', server, listing: 'toolsets', at: null });
+      }
+    }
+  }
   // Each tool's id, the name Mastra sends it under, and its own approval
   // setting: what its approval policy is asked with, and what overrides it.
   const tools = located.map((t) => {
@@ -872,6 +888,12 @@ async function describeAgent(registeredAs, agent, RequestContext, sources, mcp, 
             name,
             at: sources.optionLocation(who, ['activeTools', '[]'], name, defaultsName),
           })),
+    calls: calls.map((c) => ({
+      callee: `${c.receiver ?? registeredAs}.${c.method}()`,
+      at: c.at,
+      toolChoice: c.toolChoice,
+      activeTools: c.activeTools,
+    })),
     mcp: await serversOfAgent(registeredAs, who, tools, sources, mcp),
     approval: policies,
     instructions:

@@ -8,9 +8,9 @@
 
 use super::rules::Rule;
 use super::{
-    ApprovalCall, ApprovalPolicy, InlineSuppression, Instructions, LoadedProject, Loader, Location,
-    McpListing, McpServer, McpStatus, ModelRoute, NameUse, OtherListing, OwnApproval, PolicyAnswer,
-    ProjectAgent, ProjectTool, ToolSource,
+    ApprovalCall, ApprovalPolicy, CallToolsets, InlineSuppression, Instructions, LoadedProject,
+    Loader, Location, McpListing, McpServer, McpStatus, ModelRoute, NameUse, OtherListing,
+    OwnApproval, PolicyAnswer, ProjectAgent, ProjectTool, ToolSource,
 };
 use crate::js::json::Json;
 use crate::js::string::JsString;
@@ -235,17 +235,10 @@ fn parse_agent(v: &Json) -> Result<ProjectAgent, DecodeError> {
             at: parse_location(c.get("at")),
         })
     });
-    let active_tools = v.get("activeTools").and_then(Json::as_array).map(|names| {
-        names
-            .iter()
-            .filter_map(|n| {
-                Some(NameUse {
-                    name: n.get("name")?.as_str()?.clone(),
-                    at: parse_location(n.get("at")),
-                })
-            })
-            .collect()
-    });
+    let active_tools = v
+        .get("activeTools")
+        .filter(|a| a.as_array().is_some())
+        .map(|a| name_uses(Some(a)));
     Ok(ProjectAgent {
         registered_as,
         id: string("id"),
@@ -254,6 +247,13 @@ fn parse_agent(v: &Json) -> Result<ProjectAgent, DecodeError> {
         tools,
         tool_choice,
         active_tools,
+        calls: v
+            .get("calls")
+            .and_then(Json::as_array)
+            .unwrap_or(&[])
+            .iter()
+            .map(parse_call_toolsets)
+            .collect(),
         mcp: servers(v.get("mcp"))?,
         approval: v
             .get("approval")
@@ -280,6 +280,21 @@ fn parse_agent(v: &Json) -> Result<ProjectAgent, DecodeError> {
 }
 
 /// `[{ name, at }]`, each a name with where it is written.
+/// `{ callee, at, toolChoice: { tool, at } | null, activeTools: [{ name, at }] | null }`.
+fn parse_call_toolsets(c: &Json) -> CallToolsets {
+    CallToolsets {
+        callee: optional_text(c, "callee").unwrap_or_default(),
+        at: parse_location(c.get("at")),
+        tool_choice: c.get("toolChoice").and_then(|t| {
+            Some(NameUse {
+                name: t.get("tool")?.as_str()?.clone(),
+                at: parse_location(t.get("at")),
+            })
+        }),
+        active_tools: name_uses(c.get("activeTools")),
+    }
+}
+
 fn name_uses(v: Option<&Json>) -> Vec<NameUse> {
     v.and_then(Json::as_array)
         .unwrap_or(&[])

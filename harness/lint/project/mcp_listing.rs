@@ -12,6 +12,10 @@
 //! `active-tools-names-no-tool-sent`) is replaced by one that names the
 //! listing, and a policy holding the other listing's sent name is asked
 //! with this listing's, answers false, and the tool runs unapproved.
+//! `listToolsets()` passed as the `toolsets` of one `generate()` or
+//! `stream()` call on the agent counts as the default options' does, and
+//! a `toolChoice` or `activeTools` name written in that call is judged
+//! against the same spellings.
 //!
 //! In: a `ProjectAgent`, its `LintReport` (what each key is sent as, and
 //! which names its options use match nothing), and the installed release.
@@ -23,7 +27,7 @@ use super::rules::Rule;
 use super::{McpListing, OwnApproval, ProjectAgent, ProjectTool};
 use crate::js::string::JsString;
 use crate::lint::{LintReport, NameFinding, Reference, Severity};
-use crate::model::releases::APPROVAL_POLICY_ASKED;
+use crate::model::releases::{ACTIVE_TOOLS_APPLIED, APPROVAL_POLICY_ASKED};
 use crate::version::spec::MastraVersion;
 
 /// An MCP tool with both listings' spellings.
@@ -100,8 +104,67 @@ pub fn listing_findings(
         out.findings.push(name_finding(agent, n, tool));
         out.replaced.push((n.used_in, n.name.clone()));
     }
+    out.findings
+        .extend(call_findings(agent, report, version, &tools));
     if version.release() >= APPROVAL_POLICY_ASKED.first {
         out.findings.extend(policy_findings(agent, &tools));
+    }
+    out
+}
+
+/// Each `toolChoice` or `activeTools` name written in a call that passes
+/// `toolsets: await mcp.listToolsets()` and spells one of the agent's MCP
+/// tools as the other listing has it, where no tool is sent under it.
+/// `activeTools` from `ACTIVE_TOOLS_APPLIED` (ignored before).
+fn call_findings(
+    agent: &ProjectAgent,
+    report: &LintReport,
+    version: MastraVersion,
+    tools: &[Listed],
+) -> Vec<Finding> {
+    let active = version.release() >= ACTIVE_TOOLS_APPLIED.first;
+    let sent = |name: &JsString| {
+        report
+            .keys
+            .iter()
+            .any(|k| &k.key == name || k.sent_as.as_ref() == Some(name))
+    };
+    let mut out = Vec::new();
+    for call in &agent.calls {
+        let choice = call.tool_choice.iter().map(|u| (Reference::ToolChoice, u));
+        let listed = call.active_tools.iter().filter(|_| active);
+        for (used_in, u) in choice.chain(listed.map(|u| (Reference::ActiveTools, u))) {
+            if sent(&u.name) {
+                continue;
+            }
+            let Some(tool) = spelled_by_other(tools, &u.name) else {
+                continue;
+            };
+            let so = match used_in {
+                Reference::ToolChoice => {
+                    "names no tool that is sent, and the provider rejects the request"
+                }
+                _ => "matches no tool that is sent, and that tool is not offered",
+            };
+            out.push(Finding {
+                severity: Rule::McpListingName.severity(),
+                rule: Rule::McpListingName,
+                subject: u.name.clone(),
+                message: format!(
+                    "{} {} passed to {} names MCP server {}'s tool {} {}, but the call takes the server's tools by {}, which sends it as {}: it {so}; use {}",
+                    used_in.name(),
+                    quote(&u.name),
+                    call.callee,
+                    quote(tool.server),
+                    quote(&tool.tool.key),
+                    other_spelling(tool, &u.name),
+                    tool.listing.call(),
+                    quote(tool.sent),
+                    quote(tool.sent),
+                ),
+                at: u.at.clone(),
+            });
+        }
     }
     out
 }

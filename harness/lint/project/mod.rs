@@ -232,6 +232,20 @@ pub struct ApprovalCall {
     pub at: Option<Location>,
 }
 
+/// A `generate` or `stream` call on an agent that passes `toolsets: await
+/// mcp.listToolsets()`, with the names its own options use.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallToolsets {
+    /// `agent.generate()`, as written.
+    pub callee: String,
+    /// Where its `toolsets` is written.
+    pub at: Option<Location>,
+    /// A named `toolChoice` written in the call.
+    pub tool_choice: Option<NameUse>,
+    /// The names of an `activeTools` written in the call.
+    pub active_tools: Vec<NameUse>,
+}
+
 /// An agent's instructions for an empty request context.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Instructions {
@@ -353,6 +367,9 @@ pub struct ProjectAgent {
     /// A named default `toolChoice` (a mode like `"auto"` names nothing).
     pub tool_choice: Option<NameUse>,
     pub active_tools: Option<Vec<NameUse>>,
+    /// The calls on it that pass an MCP client's `listToolsets()` as their
+    /// `toolsets` (whose tools are among `tools`, as `listToolsets()`'s).
+    pub calls: Vec<CallToolsets>,
     /// The MCP servers its tools come from.
     pub mcp: Vec<McpServer>,
     /// Its default options' approval policies that are functions.

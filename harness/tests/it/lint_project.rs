@@ -1824,6 +1824,25 @@ fn agent_message(v: &serde_json::Value, name: &str, rule: &str) -> String {
     found[0]["message"].as_str().unwrap().to_string()
 }
 
+/// The message of the one finding of RULE about SUBJECT in the agent
+/// registered as NAME.
+fn agent_message_on(v: &serde_json::Value, name: &str, rule: &str, subject: &str) -> String {
+    let agent = v["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["registeredAs"] == name)
+        .unwrap();
+    let found: Vec<&serde_json::Value> = agent["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == rule && f["subject"] == subject)
+        .collect();
+    assert_eq!(found.len(), 1, "{found:#?}");
+    found[0]["message"].as_str().unwrap().to_string()
+}
+
 fn placed(rows: &[(&str, &str, u64)]) -> Vec<(String, String, u64)> {
     let mut out: Vec<(String, String, u64)> = rows
         .iter()
@@ -1850,7 +1869,13 @@ fn mcp_tools_named_by_the_other_listing_are_errors_at_the_name() {
     for (version, v, shown) in guards_linted() {
         let of = |name: &str| agent_rule(&v, name, RULE);
         if v["isolation"] != "sandbox" {
-            for a in ["toolsetsAgent", "toolsAgent", "agreeingAgent"] {
+            for a in [
+                "toolsetsAgent",
+                "toolsAgent",
+                "agreeingAgent",
+                "callsAgent",
+                "agreeingCallsAgent",
+            ] {
                 assert_eq!(of(a), [], "{version}: {shown}");
             }
             continue;
@@ -1869,6 +1894,21 @@ fn mcp_tools_named_by_the_other_listing_are_errors_at_the_name() {
             "{version}: {shown}"
         );
         assert_eq!(of("agreeingAgent"), [], "{version}: {shown}");
+        // The same names in a call that passes the server's toolsets, and
+        // the policy of the agent the call is made on.
+        let mut calls = vec![("fs_delete_file", RUN, 19)];
+        if version == "1.67.0" {
+            calls.extend([("fs_delete.file", RUN, 20), ("delete.file", LISTING, 53)]);
+        }
+        assert_eq!(of("callsAgent"), placed(&calls), "{version}: {shown}");
+        assert_eq!(of("agreeingCallsAgent"), [], "{version}: {shown}");
+        let says = agent_message_on(&v, "callsAgent", RULE, "fs_delete_file");
+        assert!(
+            says.contains("\"fs_delete_file\" passed to callsAgent.generate() names MCP server \"fs\"'s tool \"delete.file\"")
+                && says.contains("by listToolsets(), which sends it as \"delete_file\"")
+                && says.ends_with("use \"delete_file\""),
+            "{says}"
+        );
         for (agent, generic) in [
             ("toolsetsAgent", "tool-choice-names-no-tool-sent"),
             ("toolsetsAgent", "active-tools-names-no-tool-sent"),
