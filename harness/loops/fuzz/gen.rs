@@ -994,7 +994,7 @@ mod tests {
             }
         }
         assert_eq!(
-            digest, 2_353_898_693_512_692_696,
+            digest, 9_520_957_017_319_803_058,
             "digest of seed 1, cases 0..200"
         );
     }

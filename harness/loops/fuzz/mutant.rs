@@ -832,6 +832,11 @@ fn without_a_defect_nothing_is_found() {
 fn the_copy_agrees_with_the_model() {
     let mut compared = 0;
     for g in generate(11, 3000) {
+        // The copy is of `formatTools`: a `toolSearch` processor's record
+        // (its own two tools first, what it loaded unrewritten) is not.
+        if g.case.tool_search.is_some() {
+            continue;
+        }
         let Prediction::Projection(p) = predict(&g.case, V1_67) else {
             continue;
         };
