@@ -692,7 +692,6 @@ mod tests {
             "toolSearch over text with a lone surrogate",
             "search_tools over ",
             "load_tool called other than with one toolName",
-            "two load_tool calls in one step",
         ];
         // What `model/approval.rs` and `model/turns.rs` leave, each in
         // docs/modelled.md ("What the user's code is handed").
