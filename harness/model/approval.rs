@@ -781,6 +781,7 @@ impl<'a> Replay<'a> {
                 not_found.push(call);
                 continue;
             };
+            let fit = self.refit(tools, call, fit)?;
             // What the call hands over once it runs: a result (its
             // validation report too), or a tool error where its `null`
             // arguments are refused (`NULL_ARGUMENTS_REFUSED`).
@@ -869,6 +870,35 @@ impl<'a> Replay<'a> {
         }
         self.eager_first(resumed_at, &eager);
         Ok(self.step_over(step, handed, answered, stops))
+    }
+
+    /// A `load_tool` call's fit against the store as the step's loads so
+    /// far left it, as outside approval (`steps::resolve_in_order`): the
+    /// second load of one name in a step is answered "already loaded".
+    fn refit(
+        &self,
+        tools: &Record<ToolValue>,
+        call: &ToolCallReply,
+        fit: Fit,
+    ) -> Result<Fit, String> {
+        let Some(search) = self.search.as_ref() else {
+            return Ok(fit);
+        };
+        if self.loads.is_empty() || !matches!(fit, Fit::Loads(..)) {
+            return Ok(fit);
+        }
+        let value = match tools.get(&call.name) {
+            Lookup::Own(v) => Some(v),
+            _ => tools.values().into_iter().find(|v| v.id == call.name),
+        };
+        if !value.is_some_and(|v| v.origin == ToolOrigin::Search(Meta::Load)) {
+            return Ok(fit);
+        }
+        let mut scratch = search.clone();
+        for name in &self.loads {
+            scratch.note_loaded(name.clone());
+        }
+        search_fit(self.case, self.rel, Some(&scratch), Meta::Load, call)
     }
 
     /// The end of request `step`'s step: what it hands over, and whether

@@ -634,10 +634,7 @@ impl Cx<'_> {
             });
             calls = running.clone();
         }
-        let resolved = running
-            .iter()
-            .map(|c| self.resolve(agent, c))
-            .collect::<Result<Vec<_>, _>>()?;
+        let resolved = self.resolve_in_order(agent, &running)?;
         let (order, answered, result_names) = self.run_order(agent, &calls, &running, &resolved)?;
         if !legacy_loop::throws_before_running(self.case, self.rel, &resolved) {
             execute(world, &order);
@@ -894,33 +891,74 @@ impl Cx<'_> {
         Ok(())
     }
 
-    /// Note what the step's `load_tool` calls loaded, then hand the next
-    /// step its tools. Two loads in one step run concurrently against
-    /// one store: not modelled.
-    fn note_loads(&self, agent: &mut Agent, taken: &Taken) -> Result<(), String> {
-        let Some(search) = &agent.search else {
-            return Ok(());
-        };
-        let mut loads = Vec::new();
-        for (call, r) in taken.calls.iter().zip(&taken.resolved) {
-            if !matches!(r, Resolved::Run { .. }) {
-                continue;
+    /// Each of the step's calls resolved in call order, a `load_tool` call
+    /// against the store as the step's earlier loads left it. Two loads in
+    /// one step take turns on one store: the second of one name answers
+    /// "already loaded", and the next request offers what both loaded, in
+    /// call order (observed on 1.2.0, 1.13.2, 1.30.0, 1.31.0, 1.67.0 and
+    /// 1.71.0, every route, both methods:
+    /// `cases/toolsearch/two-loads-in-one-step-*`).
+    fn resolve_in_order(
+        &self,
+        agent: &mut Agent,
+        calls: &[ToolCallReply],
+    ) -> Result<Vec<Resolved>, String> {
+        let before = agent.search.clone();
+        let mut resolve_all = || {
+            let mut out = Vec::with_capacity(calls.len());
+            for call in calls {
+                let r = self.resolve(agent, call)?;
+                if let Some(name) = self.loaded_by(agent, call, &r)? {
+                    if let Some(search) = agent.search.as_mut() {
+                        search.note_loaded(name);
+                    }
+                }
+                out.push(r);
             }
-            let found = match agent.tools.get(&call.name) {
-                Lookup::Own(v) => Some(v),
-                _ => agent.tools.values().into_iter().find(|v| v.id == call.name),
-            };
-            if found.is_some_and(|v| v.origin == ToolOrigin::Search(Meta::Load)) {
-                if let Load::Answer(_, name) = search.load(self.rel, &call.arguments)? {
-                    loads.push(name);
+            Ok(out)
+        };
+        let out = resolve_all();
+        agent.search = before;
+        out
+    }
+
+    /// The name a call that ran loads, where it is a `load_tool` call
+    /// answered with a load.
+    fn loaded_by(
+        &self,
+        agent: &Agent,
+        call: &ToolCallReply,
+        r: &Resolved,
+    ) -> Result<Option<JsString>, String> {
+        let Some(search) = &agent.search else {
+            return Ok(None);
+        };
+        if !matches!(r, Resolved::Run { .. }) {
+            return Ok(None);
+        }
+        let found = match agent.tools.get(&call.name) {
+            Lookup::Own(v) => Some(v),
+            _ => agent.tools.values().into_iter().find(|v| v.id == call.name),
+        };
+        if !found.is_some_and(|v| v.origin == ToolOrigin::Search(Meta::Load)) {
+            return Ok(None);
+        }
+        Ok(match search.load(self.rel, &call.arguments)? {
+            Load::Answer(_, name) => name,
+            Load::Refused => None,
+        })
+    }
+
+    /// Note what the step's `load_tool` calls loaded, in call order, each
+    /// against the store as the loads before it left it
+    /// (`resolve_in_order`), then hand the next step its tools.
+    fn note_loads(&self, agent: &mut Agent, taken: &Taken) -> Result<(), String> {
+        for (call, r) in taken.calls.iter().zip(&taken.resolved) {
+            if let Some(name) = self.loaded_by(agent, call, r)? {
+                if let Some(search) = agent.search.as_mut() {
+                    search.note_loaded(name);
                 }
             }
-        }
-        if loads.len() > 1 {
-            return Err("two load_tool calls in one step".into());
-        }
-        if let (Some(search), Some(Some(name))) = (&mut agent.search, loads.pop()) {
-            search.note_loaded(name);
         }
         self.refresh_search(agent)
     }

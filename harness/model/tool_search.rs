@@ -464,6 +464,48 @@ mod tests {
         }
     }
 
+    /// Two loads of one name in one step take turns on one store: the
+    /// second answers "already loaded", and the next request offers the
+    /// tool once (`cases/toolsearch/two-loads-in-one-step-*`).
+    #[test]
+    fn two_loads_in_one_step_take_turns_on_one_store() {
+        use crate::model::{predict, Prediction};
+        let text = r#"{"about":"a","tools":["weather"],
+            "toolSearch":{"tools":[{"key":"web","id":"search.web","description":"d"}]},
+            "replies":[{"toolCalls":[
+                {"id":"c1","name":"load_tool","arguments":{"toolName":"search.web"}},
+                {"id":"c2","name":"load_tool","arguments":{"toolName":"search.web"}}]},
+              {"text":"done"}]}"#;
+        let c = Case::parse(std::path::Path::new("cases/x.json"), text).unwrap();
+        let Prediction::Projection(p) = predict(&c, rel().version) else {
+            panic!("not a projection");
+        };
+        let second = &p.requests[1];
+        let answers: Vec<String> = second
+            .history
+            .iter()
+            .filter_map(|h| match h {
+                crate::projection::HistoryItem::Result { content, .. } => {
+                    Some(content.to_compact())
+                }
+                _ => None,
+            })
+            .collect();
+        assert_eq!(answers.len(), 2, "{answers:?}");
+        assert!(answers[0].contains("loaded successfully"), "{answers:?}");
+        assert!(answers[1].contains("already loaded"), "{answers:?}");
+        let tools: Vec<String> = second
+            .tools
+            .iter()
+            .flatten()
+            .map(JsString::to_lossy)
+            .collect();
+        assert_eq!(
+            tools,
+            ["search_tools", "load_tool", "weather", "search.web"]
+        );
+    }
+
     #[test]
     fn other_arguments_are_refused_or_unmodelled_by_release() {
         let s = state();
