@@ -35,6 +35,8 @@ const FUNCTIONS = new Set([
   'ClassMethod',
   'ClassPrivateMethod',
 ]);
+// The agent methods that run the model, 0.x's `VNext` and `Legacy` siblings too.
+const RUN_METHODS = new Set(['generate', 'stream', 'generateVNext', 'streamVNext', 'generateLegacy', 'streamLegacy']);
 const SOURCE_EXTENSIONS = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
 const SKIP_DIRS = new Set(['node_modules', 'dist', 'build', 'out', '.mastra', 'coverage']);
 const RESOLVE_EXTENSIONS = ['', '.ts', '.tsx', '.mts', '.js', '.mjs', '.jsx', '/index.ts', '/index.tsx', '/index.js'];
@@ -877,34 +879,22 @@ export class SourceIndex {
    * the walk instead (`approvalPolicies`).
    */
   approvalCalls(agentOf = () => null) {
-    const methods = new Set(['generate', 'stream', 'generateVNext', 'streamVNext', 'generateLegacy', 'streamLegacy']);
     const out = [];
-    for (const f of this.files) {
-      const bound = (node) => {
-        const n = unwrap(node);
-        if (n?.type !== 'Identifier') return n;
-        const b = this.bindings.get(`${f.file}\0${n.name}`);
-        return b && b.file === f ? unwrap(b.init) : null;
-      };
+    this.#eachRunCall((f, node, bound) => {
+      const c = node.callee;
       const isFunction = (prop) => prop.type === 'ObjectMethod' || FUNCTIONS.has(bound(prop.value)?.type);
       const isTrue = (prop) =>
         prop.type === 'ObjectProperty' && bound(prop.value)?.type === 'BooleanLiteral' && bound(prop.value).value;
-      walk(f.ast.program, (node) => {
-        if (node.type !== 'CallExpression' && node.type !== 'OptionalCallExpression') return;
-        const c = node.callee;
-        if ((c.type !== 'MemberExpression' && c.type !== 'OptionalMemberExpression') || c.computed) return;
-        if (c.property.type !== 'Identifier' || !methods.has(c.property.name)) return;
-        for (const arg of node.arguments) {
-          const prop = propertyOf(bound(arg), 'requireToolApproval');
-          if (!prop) continue;
-          const policy = isFunction(prop) ? 'function' : isTrue(prop) ? 'always' : null;
-          if (!policy) continue;
-          const receiver = c.object.type === 'Identifier' ? c.object.name : null;
-          const agent = agentOf(this.#calledAgent(f, c.object));
-          out.push({ method: c.property.name, receiver, policy, agent, at: place(f, prop.key) });
-        }
-      });
-    }
+      for (const arg of node.arguments) {
+        const prop = propertyOf(bound(arg), 'requireToolApproval');
+        if (!prop) continue;
+        const policy = isFunction(prop) ? 'function' : isTrue(prop) ? 'always' : null;
+        if (!policy) continue;
+        const receiver = c.object.type === 'Identifier' ? c.object.name : null;
+        const agent = agentOf(this.#calledAgent(f, c.object));
+        out.push({ method: c.property.name, receiver, policy, agent, at: place(f, prop.key) });
+      }
+    });
     return out;
   }
 
@@ -921,8 +911,42 @@ export class SourceIndex {
    * }]`) literals, or null.
    */
   callToolsets() {
-    const methods = new Set(['generate', 'stream', 'generateVNext', 'streamVNext', 'generateLegacy', 'streamLegacy']);
     const out = [];
+    this.#eachRunCall((f, node, bound) => {
+      const c = node.callee;
+      for (const arg of node.arguments) {
+        const options = bound(arg);
+        const prop = propertyOf(options, 'toolsets');
+        const servers = prop?.type === 'ObjectProperty' ? this.#listedToolsets(f, prop.value) : null;
+        if (!servers) continue;
+        const choice = unwrap(propertyOf(unwrap(propertyOf(options, 'toolChoice')?.value), 'toolName')?.value);
+        const active = unwrap(propertyOf(options, 'activeTools')?.value);
+        out.push({
+          method: c.property.name,
+          receiver: c.object.type === 'Identifier' ? c.object.name : null,
+          callee: this.#calledAgent(f, c.object),
+          at: place(f, prop.key),
+          servers,
+          toolChoice: literalString(choice) === null ? null : { tool: literalString(choice), at: place(f, choice) },
+          activeTools:
+            active?.type === 'ArrayExpression'
+              ? active.elements
+                  .filter((e) => literalString(e) !== null)
+                  .map((e) => ({ name: literalString(e), at: place(f, e) }))
+              : null,
+        });
+      }
+    });
+    return out;
+  }
+
+  /**
+   * Calls VISIT(f, node, bound) for every call of `generate` or `stream`
+   * (and their 0.x siblings) as `X.method(...)` in the project's files;
+   * `bound` follows a name to the value it is bound to in the same file,
+   * so options written in the call and options bound to a name read alike.
+   */
+  #eachRunCall(visit) {
     for (const f of this.files) {
       const bound = (node) => {
         const n = unwrap(node);
@@ -934,32 +958,10 @@ export class SourceIndex {
         if (node.type !== 'CallExpression' && node.type !== 'OptionalCallExpression') return;
         const c = node.callee;
         if ((c.type !== 'MemberExpression' && c.type !== 'OptionalMemberExpression') || c.computed) return;
-        if (c.property.type !== 'Identifier' || !methods.has(c.property.name)) return;
-        for (const arg of node.arguments) {
-          const options = bound(arg);
-          const prop = propertyOf(options, 'toolsets');
-          const servers = prop?.type === 'ObjectProperty' ? this.#listedToolsets(f, prop.value) : null;
-          if (!servers) continue;
-          const choice = unwrap(propertyOf(unwrap(propertyOf(options, 'toolChoice')?.value), 'toolName')?.value);
-          const active = unwrap(propertyOf(options, 'activeTools')?.value);
-          out.push({
-            method: c.property.name,
-            receiver: c.object.type === 'Identifier' ? c.object.name : null,
-            callee: this.#calledAgent(f, c.object),
-            at: place(f, prop.key),
-            servers,
-            toolChoice: literalString(choice) === null ? null : { tool: literalString(choice), at: place(f, choice) },
-            activeTools:
-              active?.type === 'ArrayExpression'
-                ? active.elements
-                    .filter((e) => literalString(e) !== null)
-                    .map((e) => ({ name: literalString(e), at: place(f, e) }))
-                : null,
-          });
-        }
+        if (c.property.type !== 'Identifier' || !RUN_METHODS.has(c.property.name)) return;
+        visit(f, node, bound);
       });
     }
-    return out;
   }
 
   /** The server keys of the MCPClient whose `listToolsets()` EXPR awaits, or null. */
