@@ -203,20 +203,10 @@ fn lint_agent(agent: &ProjectAgent, project: &LoadedProject, config: &LintConfig
     for n in report.names.iter().filter(|n| {
         n.severity != Severity::Ok && !listing.replaced.contains(&(n.used_in, n.name.clone()))
     }) {
-        let (rule, at) = match n.used_in {
-            Reference::ToolChoice => (
-                Rule::ToolChoiceNotSent,
-                agent.tool_choice.as_ref().and_then(|u| u.at.clone()),
-            ),
-            _ => (
-                Rule::ActiveToolsNotSent,
-                agent
-                    .active_tools
-                    .iter()
-                    .flatten()
-                    .find(|u| u.name == n.name)
-                    .and_then(|u| u.at.clone()),
-            ),
+        let at = agent.reference_at(n.used_in, &n.name);
+        let rule = match n.used_in {
+            Reference::ToolChoice => Rule::ToolChoiceNotSent,
+            _ => Rule::ActiveToolsNotSent,
         };
         findings.push(Finding {
             severity: n.severity,

@@ -180,20 +180,10 @@ fn other_spelling(tool: &Listed, name: &JsString) -> String {
 }
 
 fn name_finding(agent: &ProjectAgent, n: &NameFinding, tool: &Listed) -> Finding {
-    let (at, so) = match n.used_in {
-        Reference::ToolChoice => (
-            agent.tool_choice.as_ref().and_then(|u| u.at.clone()),
-            "names no tool that is sent, and the provider rejects the request",
-        ),
-        _ => (
-            agent
-                .active_tools
-                .iter()
-                .flatten()
-                .find(|u| u.name == n.name)
-                .and_then(|u| u.at.clone()),
-            "matches no tool that is sent, and that tool is not offered",
-        ),
+    let at = agent.reference_at(n.used_in, &n.name);
+    let so = match n.used_in {
+        Reference::ToolChoice => "names no tool that is sent, and the provider rejects the request",
+        _ => "matches no tool that is sent, and that tool is not offered",
     };
     Finding {
         severity: n.severity,

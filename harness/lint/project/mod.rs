@@ -381,6 +381,28 @@ pub struct ProjectAgent {
     pub assembly_threw: Option<String>,
 }
 
+impl ProjectAgent {
+    /// Where its default toolChoice (for `ToolChoice`) or its activeTools
+    /// entry `name` (otherwise) is written.
+    pub fn reference_at(
+        &self,
+        used_in: crate::lint::Reference,
+        name: &JsString,
+    ) -> Option<Location> {
+        match used_in {
+            crate::lint::Reference::ToolChoice => {
+                self.tool_choice.as_ref().and_then(|u| u.at.clone())
+            }
+            _ => self
+                .active_tools
+                .iter()
+                .flatten()
+                .find(|u| &u.name == name)
+                .and_then(|u| u.at.clone()),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LoadedProject {
     pub dir: String,
