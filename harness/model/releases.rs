@@ -781,6 +781,23 @@ release_table! {
     /// --good 1.30.0 --bad 1.37.1`, 1.33.1 the same as 1.30.0 (3 steps).
     TOOL_SEARCH_LOADED_LISTED => tool_search_loaded_listed: (1, 34, 0);
 
+    /// A workspace tool can be renamed (`WorkspaceToolConfig.name`): the
+    /// name given replaces its record key and its id (`exposedName =
+    /// config.name ?? name`), and two tools given one name throw "Duplicate
+    /// workspace tool name". Not yet a case field: the row of docs/names.md.
+    /// First in 1.9.0 (1.9.0 `dist/chunk-SEKQJ447.js:7815`; the 1.8.0 dist
+    /// has workspace tools and no `exposedName`, and no release is served
+    /// between them: `npm view @mastra/core versions`).
+    WORKSPACE_TOOL_RENAMES => workspace_tool_renames: (1, 9, 0);
+    /// Code Mode names each tool it hands the model's code `external_<id>`,
+    /// the id (or key) with every character outside `A-Za-z0-9_$` made `_`
+    /// (`sanitizeToolId`), and throws "Code Mode tool id collision" where
+    /// two ids meet in one name. Not yet a case field: the row of
+    /// docs/names.md. First in 1.38.0 (1.38.0 `dist/chunk-OVDUY2GP.js:116`;
+    /// absent from 1.37.1, the release before it: `npm view @mastra/core
+    /// versions`).
+    CODE_MODE_EXTERNAL_NAMES => code_mode_external_names: (1, 38, 0);
+
     /// `submitPlanTool` takes the path of a plan file (`{ path: string }`);
     /// before, the plan itself (`{ title?: string, plan: string }`, at least
     /// one character). First in 1.47.0 (`dist/chunk-JVN7H2TP.js:4515`; 1.46.0

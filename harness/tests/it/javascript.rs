@@ -107,6 +107,53 @@ fn an_mcp_listing_reads_the_same_from_this_server_and_the_sdks() {
     }
 }
 
+/// `hasToolCall` in `stopWhen` and `ToolCallFilter({ exclude })` compare the
+/// name the model called, on real runs against a local server: for a tool
+/// keyed `search.web` with the id `get-weather`, the wire name `search_web`
+/// stops the loop and takes a stored call out; the key and the id do
+/// neither (docs/names.md, the lint rules `has-tool-call-names-a-key` and
+/// `tool-call-filter-names-a-key`).
+#[test]
+fn has_tool_call_and_tool_call_filter_compare_the_called_name() {
+    let mut dirs = pinned().to_vec();
+    dirs.push(install("1.71.0"));
+    let out = node_on("node-probe/testing/names-compare.mjs", &dirs);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out));
+    let agreed = stdout
+        .lines()
+        .filter(|l| {
+            l.ends_with(
+                "hasToolCall stops on [search_web]; ToolCallFilter excludes by [search_web]",
+            )
+        })
+        .count();
+    assert_eq!(agreed, dirs.len(), "{stdout}");
+}
+
+/// An agent network's routing prompt lists its sub-agent, workflow and tool
+/// by their keys as written (`research.agent`, `flow.one`, `search.web`),
+/// its routing requests offer no tools, and a pick runs its member only by
+/// that key, not by the wire name or the id, on real runs against a local
+/// server (docs/names.md).
+#[test]
+fn an_agent_network_lists_and_finds_its_members_by_their_keys() {
+    let mut dirs = pinned().to_vec();
+    dirs.push(install("1.71.0"));
+    let out = node_on("node-probe/testing/network-names.mjs", &dirs);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out));
+    let agreed = stdout
+        .lines()
+        .filter(|l| {
+            l.ends_with(
+                "the routing prompt lists [research.agent, flow.one, search.web]; routing requests offer tools: false; picks that ran: [search.web, research.agent, flow.one]",
+            )
+        })
+        .count();
+    assert_eq!(agreed, dirs.len(), "{stdout}");
+}
+
 /// Bodies as each provider API writes them, and the odd ones: no tools, an
 /// empty list, tools that are not a list, entries without a name, a named
 /// choice in every shape (and without its name), Gemini's one tool object,
