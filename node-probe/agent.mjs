@@ -150,17 +150,6 @@ function checkApproval(c) {
   }
 }
 
-/** Whether a case drives tool approval (a policy, a tool's flag, answers). */
-function drivesApproval(c) {
-  const lists = [c.tools ?? [], ...Object.values(c.toolsets ?? {}), c.clientTools ?? [], c.toolSearch?.tools ?? []];
-  return (
-    callsOf(c).some((call) => call.requireToolApproval !== undefined) ||
-    c.approvals !== undefined ||
-    c.mcpApproval !== undefined ||
-    lists.some((list) => list.some((t) => isObject(t) && t.requireApproval !== undefined))
-  );
-}
-
 // ---------------------------------------------------------------------------
 // Running a case
 
@@ -189,10 +178,6 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
   // build (a package or an export it lacks, a route it cannot name).
   const legacy = lib.legacy ?? null;
   if (legacy?.noAgent) return notApplicable(legacy.noAgent);
-  // Approval is driven on the 1.x line only (docs/seen.md).
-  if (legacy && drivesApproval(c)) {
-    return notApplicable(`@mastra/core ${lib.mastraVersion}: approval cases are driven on 1.x only`);
-  }
   const onlyOn1x =
     c.turns !== undefined
       ? 'turns'
@@ -202,7 +187,9 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
           ? 'tracing'
           : c.mcpListing === 'listToolsets'
             ? 'mcpListing: listToolsets'
-            : null;
+            : c.mcpApproval !== undefined
+              ? 'mcpApproval'
+              : null;
   if (legacy && onlyOn1x !== null) {
     return notApplicable(`@mastra/core ${lib.mastraVersion}: ${onlyOn1x} is driven on 1.x only`);
   }
@@ -419,7 +406,9 @@ async function register(lib, c, agent) {
   const config = { agents: { probe: agent }, logger: false };
   if (c.approvals !== undefined) {
     const { InMemoryStore } = await lib.importPackage('@mastra/core/storage');
-    config.storage = new InMemoryStore();
+    // 0.2.0 to 0.10.15 export none; they do not read approval at all
+    // (APPROVAL_READ_ON_0X), so no run there is ever resumed from storage.
+    if (typeof InMemoryStore === 'function') config.storage = new InMemoryStore();
   }
   const tracer = c.tracing === true ? await newTracer(lib) : null;
   if (tracer !== null) config.observability = tracer.observability;

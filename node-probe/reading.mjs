@@ -109,6 +109,8 @@ export function holds(reading, check, projection) {
       return projection.executed.some((e) => e.id === arg);
     case 'notExecuted':
       return projection.executed.every((e) => e.id !== arg);
+    case 'executedTwice':
+      return projection.executed.filter((e) => e.id === arg).length >= 2;
     default:
       throw new Error(`a symptom check this script cannot read: ${form}`);
   }

@@ -68,6 +68,7 @@
 //! | `{"streamNamed": NAME}` | a stream chunk's `toolName` is NAME (`seen.stream`) |
 //! | `{"executed": ID}` | the tool with id ID ran (the projection's `executed`) |
 //! | `{"notExecuted": ID}` | the tool with id ID never ran |
+//! | `{"executedTwice": ID}` | the tool with id ID ran twice or more (one call: it ran before its answer and again on it) |
 
 use crate::case::{Case, CaseError, Tool, ToolChoice as CaseChoice, Validator};
 use crate::js::json::Json;
@@ -106,6 +107,9 @@ pub enum Symptom {
     Executed(JsString),
     /// The tool with id ID never ran.
     NotExecuted(JsString),
+    /// The tool with id ID ran twice or more: of one held call, it ran
+    /// before its answer and again on it.
+    ExecutedTwice(JsString),
 }
 
 impl Symptom {
@@ -136,6 +140,7 @@ impl Symptom {
             Symptom::StreamNamed(name) => C::SeenStreamNamed(name.clone()),
             Symptom::Executed(id) => C::Executed(id.clone()),
             Symptom::NotExecuted(id) => C::NotExecuted(id.clone()),
+            Symptom::ExecutedTwice(id) => C::ExecutedTwice(id.clone()),
         }
     }
 
@@ -156,6 +161,7 @@ impl Symptom {
             Symptom::StreamNamed(n) => ("streamNamed", Json::String(n.clone())),
             Symptom::Executed(id) => ("executed", Json::String(id.clone())),
             Symptom::NotExecuted(id) => ("notExecuted", Json::String(id.clone())),
+            Symptom::ExecutedTwice(id) => ("executedTwice", Json::String(id.clone())),
         };
         Json::object([(k, v)])
     }
@@ -199,6 +205,8 @@ pub enum SymptomCheck {
     Executed(JsString),
     /// `{"notExecuted": ID}`: the tool with id ID never ran.
     NotExecuted(JsString),
+    /// `{"executedTwice": ID}`: the tool with id ID ran twice or more.
+    ExecutedTwice(JsString),
 }
 
 /// A test of one request of a projection.
@@ -254,6 +262,9 @@ impl SymptomCheck {
             }),
             SymptomCheck::Executed(id) => p.executed.iter().any(|e| &e.id == id),
             SymptomCheck::NotExecuted(id) => p.executed.iter().all(|e| &e.id != id),
+            SymptomCheck::ExecutedTwice(id) => {
+                p.executed.iter().filter(|e| &e.id == id).count() >= 2
+            }
         }
     }
 
@@ -274,6 +285,7 @@ impl SymptomCheck {
             SymptomCheck::SeenStreamNamed(name) => ("seenStreamNamed", Json::String(name.clone())),
             SymptomCheck::Executed(id) => ("executed", Json::String(id.clone())),
             SymptomCheck::NotExecuted(id) => ("notExecuted", Json::String(id.clone())),
+            SymptomCheck::ExecutedTwice(id) => ("executedTwice", Json::String(id.clone())),
         };
         Json::object([(form, arg)])
     }
@@ -1118,8 +1130,9 @@ fn symptom(v: &Json) -> Result<Symptom, String> {
         "streamNamed" => text(Symptom::StreamNamed),
         "executed" => text(Symptom::Executed),
         "notExecuted" => text(Symptom::NotExecuted),
+        "executedTwice" => text(Symptom::ExecutedTwice),
         other => Err(format!(
-            "unknown symptom {other:?} (known: toolChoiceNotSent, toolChoiceSent, toolSent, toolNotSent, noTools, errorCause, errorMessage, approvalAsked, policyNotAsked, approvalsHeld, streamNamed, executed, notExecuted)"
+            "unknown symptom {other:?} (known: toolChoiceNotSent, toolChoiceSent, toolSent, toolNotSent, noTools, errorCause, errorMessage, approvalAsked, policyNotAsked, approvalsHeld, streamNamed, executed, notExecuted, executedTwice)"
         )),
     }
 }
@@ -1182,6 +1195,32 @@ mod tests {
     }
 
     #[test]
+    fn executed_twice_counts_the_runs_of_one_tool() {
+        let ran = |ids: &[&str]| {
+            let mut p = Projection::empty();
+            p.executed = ids
+                .iter()
+                .map(|id| crate::projection::Executed {
+                    id: JsString::from(*id),
+                    input: Json::Null,
+                })
+                .collect();
+            p
+        };
+        let twice = Symptom::ExecutedTwice("delete-file".into());
+        assert!(twice.shows(&ran(&["delete-file", "delete-file"])));
+        assert!(!twice.shows(&ran(&["delete-file"])));
+        assert!(!twice.shows(&ran(&["delete-file", "wipe"])));
+        assert!(!twice.shows(&ran(&[])));
+        let v = Json::parse(r#"{"executedTwice":"delete-file"}"#).unwrap();
+        assert_eq!(symptom(&v).unwrap(), twice);
+        assert_eq!(twice.to_json(), v);
+        assert_eq!(twice.check().to_json(), v);
+        let e = symptom(&Json::parse(r#"{"executedTwice":2}"#).unwrap()).unwrap_err();
+        assert!(e.contains("expected a string"), "{e}");
+    }
+
+    #[test]
     fn the_lost_policy_is_known_on_its_cases_from_1_38_0() {
         let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("known-issues.json");
         let ledger = crate::run::config::known_issues(&file).unwrap();
@@ -1233,7 +1272,8 @@ mod tests {
                 "tool-approval-fn-overrides-agent-policy",
                 "mcp-server-policy-ignored",
                 "approval-policy-lost-on-resume",
-                "approval-decline-runs-the-tool"
+                "approval-decline-runs-the-tool",
+                "approval-held-call-runs-on-0x"
             ]
         );
     }
@@ -1393,6 +1433,11 @@ mod tests {
                 "on {v}"
             );
             assert!(seen_on("proto-key-dropped", v), "on {v}");
+            assert_eq!(
+                seen_on("approval-held-call-runs-on-0x", v),
+                rel.on_0x() && rel.approval_read_on_0x && rel.approval_held_call_runs,
+                "on {v}"
+            );
         }
         let mistral = |v: &str| {
             seen_on(

@@ -1975,11 +1975,6 @@ fn reused_in_step(replay: &Replay, list: &[ToolCallReply]) -> Result<Vec<ToolCal
     Ok(super::steps::calls_as_run(case, rel, list))
 }
 
-/// The reason an approval case does not apply to a release before 1.x.
-pub(super) fn not_applicable(version: impl std::fmt::Display) -> String {
-    format!("@mastra/core {version}: approval cases are driven on 1.x only")
-}
-
 #[cfg(test)]
 mod tests {
     use crate::case::Case;

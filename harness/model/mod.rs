@@ -20,6 +20,7 @@
 
 mod approval;
 mod builtins;
+mod legacy_approval;
 mod lookups;
 pub mod record;
 pub mod releases;
@@ -368,9 +369,15 @@ fn predict_calls(case: &Case, version: MastraVersion) -> Prediction {
         return Prediction::Projection(Projection::not_applicable(reason));
     }
     if case.drives_approval() && rel.on_0x() {
-        return Prediction::Projection(Projection::not_applicable(approval::not_applicable(
-            version,
-        )));
+        // An MCP server's own policy is the 1.x MCP client's option; the
+        // probe does not build it on 0.x.
+        if case.sources.mcp_approval.is_some() {
+            return Prediction::Projection(Projection::not_applicable(format!(
+                "@mastra/core {version}: mcpApproval is driven on 1.x only"
+            )));
+        }
+        let plain = predict_calls(&legacy_approval::without_approval(case), version);
+        return legacy_approval::predict(case, &rel, plain);
     }
     let one_agent =
         case.turns.is_some() || case.tracing || case.sources.memory.is_some_and(|m| m.in_memory);

@@ -1018,6 +1018,38 @@ release_table! {
     /// rejects) is the AI SDK's own error, which ends the call.
     V5_LOOP_SINCE => v5_loop: (0, 20, 0);
 
+    /// 0.x reads `requireToolApproval` and a tool's own `requireApproval`:
+    /// a held call suspends the run (a `tool-call-approval` chunk on a
+    /// stream) and `approveToolCall` / `declineToolCall` resume it. Any
+    /// function is only tested for truth (a policy function is never asked
+    /// and holds every call, a tool's `{ returns: false }` holds its call);
+    /// `requireToolApproval: false` holds nothing. Before, the options are
+    /// not read: the tool runs and the run goes on (0.14.0, 0.17.1, 0.18.0,
+    /// 0.19.1). Measured on 2026-12-07, one call of `files_delete` under
+    /// `true`, a policy function and the tool's own `requireApproval`,
+    /// unanswered, declined and approved, both methods, every route, on
+    /// 0.14.0, 0.17.1, 0.18.0, 0.19.1, 0.20.0, 0.20.2, 0.21.1, 0.22.2,
+    /// 0.23.1 and 0.24.9 (`cases/approval/legacy-*`); `bisect
+    /// legacy-held-call-unanswered-stream.json --good 0.14.0 --bad 0.21.1
+    /// --route openai-compatible`: 0.20.0 (last the same 0.19.1, 4 steps).
+    /// On 0.x `generate()` under a held call throws "promise 'text' was not
+    /// resolved or rejected when stream finished" (`legacy_approval`).
+    APPROVAL_READ_ON_0X => approval_read_on_0x: (0, 20, 0);
+
+    /// A call held for approval has run already: its tool runs before the
+    /// `tool-call-approval` chunk, with no answer given, and an answer to a
+    /// call a policy held (`true` or a function) runs it again, a decline
+    /// too, and the run goes on with its result; a decline of a call only
+    /// the tool's own `requireApproval` held ends the run where it waited.
+    /// Approval fails open (`approval-held-call-runs-on-0x` in the ledger).
+    /// Measured as `APPROVAL_READ_ON_0X` is, every route (Gemini's calls
+    /// have no scripted ids, so no answer reaches them: they stay
+    /// unanswered); `bisect legacy-held-call-unanswered-stream.json --good
+    /// 0.21.1 --bad 0.24.9 --route openai-compatible`: 0.23.1 (last the
+    /// same 0.22.2, 3 steps; 0.23.0 is not served), and the same for a
+    /// declined call and for the tool's own flag on mistral.
+    APPROVAL_HELD_CALL_RUNS => approval_held_call_runs: (0, 20, 0) ..= (0, 22, 2), ended (0, 23, 1);
+
     /// The first v5 releases, which differ from the later ones in how
     /// sub-agents and workflows are named, API errors retried, a call naming
     /// no tool ended and history written (each switch below). Measured on

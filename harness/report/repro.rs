@@ -788,6 +788,7 @@ mod tests {
             Symptom::StreamNamed("a".into()),
             Symptom::Executed("a".into()),
             Symptom::NotExecuted("a".into()),
+            Symptom::ExecutedTwice("a".into()),
         ];
         for s in &every {
             // A symptom added to the ledger fails to compile here until it
@@ -806,7 +807,8 @@ mod tests {
                 | Symptom::ApprovalsHeld(_)
                 | Symptom::StreamNamed(_)
                 | Symptom::Executed(_)
-                | Symptom::NotExecuted(_) => {}
+                | Symptom::NotExecuted(_)
+                | Symptom::ExecutedTwice(_) => {}
             }
         }
         every

@@ -122,6 +122,10 @@ pub fn lint_project(project: LoadedProject, config: LintConfig) -> ProjectLint {
         .map(|s| server_unavailable(s, None))
         .collect();
     own.extend(resume_findings(&project.approval_calls, project.mastra));
+    own.extend(super::held_call::call_findings(
+        &project.approval_calls,
+        project.mastra,
+    ));
     // A comparison inside an approval policy that already has its finding
     // is that finding's.
     let approvals: Vec<Location> = agents
@@ -238,6 +242,7 @@ fn lint_agent(agent: &ProjectAgent, project: &LoadedProject, config: &LintConfig
         project.mastra,
         &project.approval_calls,
     ));
+    findings.extend(super::held_call::agent_findings(agent, project.mastra));
     findings.extend(instructions_findings(agent, &report, project.mastra));
     let (findings, suppressed) = settle(findings, config, &project.suppressions);
     AgentLint {

@@ -23,6 +23,7 @@
 pub mod basis;
 pub mod config;
 pub mod decode;
+pub mod held_call;
 pub mod judge;
 pub mod mcp_listing;
 pub mod mcp_names;

@@ -31,13 +31,14 @@ pub enum Rule {
     ExpectedToolNamesKey,
     McpListingName,
     McpServerPolicyIgnored,
+    HeldCallRuns,
 }
 
 /// Where the rules' pages are (`docs/rules/ID.md`), for SARIF's `helpUri`.
 pub const RULES_URI: &str = "https://github.com/mastra-conform/mastra-conform/blob/main/docs/rules";
 
 impl Rule {
-    pub const ALL: [Rule; 22] = [
+    pub const ALL: [Rule; 23] = [
         Rule::Collision,
         Rule::FalseCollision,
         Rule::EmptyKey,
@@ -60,6 +61,7 @@ impl Rule {
         Rule::ExpectedToolNamesKey,
         Rule::McpListingName,
         Rule::McpServerPolicyIgnored,
+        Rule::HeldCallRuns,
     ];
 
     pub fn id(self) -> &'static str {
@@ -86,6 +88,7 @@ impl Rule {
             Rule::ExpectedToolNamesKey => "expected-tool-names-a-key",
             Rule::McpListingName => "mcp-tool-named-by-the-other-listing",
             Rule::McpServerPolicyIgnored => "mcp-server-policy-ignored",
+            Rule::HeldCallRuns => "approval-held-call-runs-on-0x",
         }
     }
 
@@ -117,6 +120,7 @@ impl Rule {
             Rule::ExpectedToolNamesKey => "A tool-call accuracy scorer expects a key Mastra rewrites, or a tool's id: it scores the call of that tool as a miss",
             Rule::McpListingName => "A toolChoice, activeTools or approval policy names an MCP tool as the other listing (listTools() or listToolsets()) sends it, not as this agent does",
             Rule::McpServerPolicyIgnored => "An MCP server's requireToolApproval is ignored by the @mastra/mcp installed beside @mastra/core before 1.25.0: its tools run without approval",
+            Rule::HeldCallRuns => "On @mastra/core 0.20.0 to 0.22.2 a call held for approval runs before it is answered, and again on the answer: approval does not stop the tool",
         }
     }
 
@@ -146,6 +150,7 @@ impl Rule {
             Rule::ExpectedToolNamesKey => "createToolCallAccuracyScorerCode compares expectedTool and expectedToolOrder with the toolName of each tool invocation in the run's output, the name the model called, the name the tool was sent under: a key Mastra rewrites, or a tool's id, is never among them, so the scorer gives 0 when the agent called the right tool.",
             Rule::McpListingName => "An MCP client lists a server's tools two ways: listTools() keys each SERVER_TOOL (fs_delete.file, sent as fs_delete_file), listToolsets(), given as toolsets, keys it by the name the server lists (delete.file, sent as delete_file). A toolChoice or activeTools name written with the other listing's spelling matches no tool this agent sends (the provider rejects the request, or the tool is not offered), and an approval policy holding the other listing's sent name is asked with this one's, answers false, and the tool runs without approval.",
             Rule::McpServerPolicyIgnored => "A server's requireToolApproval in MCPClient({ servers }), true or a function, is accepted by the @mastra/mcp that installs beside @mastra/core 1.0.4 to 1.24.1 and never read: the server's tools carry no approval requirement, and a call of one runs without approval, with no error. From @mastra/core 1.25.0 (@mastra/mcp 1.5.0) the server's setting holds its tools' calls.",
+            Rule::HeldCallRuns => "On @mastra/core 0.20.0 to 0.22.2 a tool call that requireToolApproval (true or a function, in the agent's default options or passed to generate or stream) or a tool's own requireApproval holds for approval has already run when the run waits for its answer: the tool executes before anyone answers, and again when the call is approved or declined. Every approval setting fails open there alike; from 0.23.1 a held call waits for its answer.",
         }
     }
 

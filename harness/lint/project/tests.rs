@@ -671,3 +671,66 @@ fn default_options_require_tool_approval_true_beside_a_tools_function_is_a_findi
         .iter()
         .all(|n| !n.contains("not judged")));
 }
+
+/// On the releases where a held call runs before its answer (0.20.0 to
+/// 0.22.2), every approval setting is a finding at its option: the
+/// default options' policy, a tool's own `requireApproval` (at the tool),
+/// a function passed to a call; each message names the first release that
+/// holds. Before the band the option is not read, after it the call waits:
+/// nothing either side, nor on 1.x.
+#[test]
+fn every_approval_setting_is_an_error_where_a_held_call_runs_before_its_answer() {
+    use crate::model::releases::{APPROVAL_HELD_CALL_RUNS, APPROVAL_READ_ON_0X};
+    let on = |v: &str| lint_project(names_doc(v, "true"), LintConfig::default());
+    let first = APPROVAL_HELD_CALL_RUNS.first;
+    let last = APPROVAL_HELD_CALL_RUNS.last.unwrap();
+    let fixed = APPROVAL_HELD_CALL_RUNS.ended.unwrap();
+    assert_eq!(first, APPROVAL_READ_ON_0X.first);
+    for v in [first.to_string(), "0.21.1".into(), last.to_string()] {
+        let judged = on(&v);
+        let mut found = of_rule(&judged, Rule::HeldCallRuns);
+        found.sort();
+        assert_eq!(
+            found,
+            [
+                ("a".to_string(), Some(5)),
+                ("a".to_string(), Some(12)),
+                ("disk.wipe".to_string(), None),
+            ],
+            "{v}"
+        );
+        let all: Vec<&Finding> = judged
+            .all_findings()
+            .filter(|f| f.rule == Rule::HeldCallRuns)
+            .collect();
+        assert!(all.iter().all(|f| f.severity == Severity::Error));
+        let says: Vec<&str> = all.iter().map(|f| f.message.as_str()).collect();
+        for s in &says {
+            assert!(
+                s.contains(&format!(
+                    "@mastra/core {v} (as every release from {first} to {last})"
+                )) && s.contains(&format!("upgrade @mastra/core to {fixed} or later")),
+                "{s}"
+            );
+        }
+        assert!(says.iter().any(|s| s.starts_with(
+            "the agent's defaultOptions requireToolApproval function does not stop the tool"
+        )));
+        assert!(says
+            .iter()
+            .any(|s| s
+                .starts_with("the requireApproval of tool \"disk.wipe\" does not stop the tool")));
+        assert!(says.iter().any(|s| s.starts_with(
+            "the requireToolApproval function passed to a.generate() does not stop the tool"
+        )));
+    }
+    let before = MastraVersion::new(0, first.minor - 1, 1);
+    for v in [
+        before.to_string(),
+        fixed.to_string(),
+        "0.24.9".into(),
+        "1.67.0".into(),
+    ] {
+        assert_eq!(of_rule(&on(&v), Rule::HeldCallRuns), [], "{v}");
+    }
+}

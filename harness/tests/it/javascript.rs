@@ -217,6 +217,7 @@ fn symptoms() -> Vec<Symptom> {
         Symptom::ErrorMessage("".into()),
         Symptom::Executed("delete-file".into()),
         Symptom::NotExecuted("delete-file".into()),
+        Symptom::ExecutedTwice("delete-file".into()),
     ]
 }
 
@@ -256,13 +257,12 @@ fn the_repro_script_reads_bodies_and_symptoms_as_the_harness_does() {
     let symptoms = symptoms();
     let mut expected = Vec::new();
     let mut given = Vec::new();
-    // Every other input ran the tool, so both answers of `executed` are read.
-    let ran = |i: usize| {
-        if i.is_multiple_of(2) {
-            "[]"
-        } else {
-            r#"[{"id":"delete-file","input":{}}]"#
-        }
+    // The inputs ran the tool never, once and twice in turn, so every
+    // answer of `executed`, `notExecuted` and `executedTwice` is read.
+    let ran = |i: usize| match i % 3 {
+        0 => "[]",
+        1 => r#"[{"id":"delete-file","input":{}}]"#,
+        _ => r#"[{"id":"delete-file","input":{}},{"id":"delete-file","input":{}}]"#,
     };
     for (i, (route, bodies, (error, replies))) in inputs.iter().enumerate() {
         let case = Case::parse(

@@ -2274,6 +2274,61 @@ fn lint_project_on_0_21_1_judges_by_its_model_and_gives_the_upgrade_view() {
     );
 }
 
+const FILES: &str = "src/mastra/agents/files-agent.ts";
+
+/// On 0.21.1 a call held for approval runs before its answer
+/// (`APPROVAL_HELD_CALL_RUNS`): the files agent's default-options
+/// `requireToolApproval: true` and its tool's own `requireApproval` are
+/// each an `approval-held-call-runs-on-0x` error at the setting, with the
+/// upgrade that holds; the agents without approval have none. The same
+/// project on 0.23.1, where the held call waits, has none.
+#[test]
+fn lint_project_on_0_21_1_reports_each_approval_setting_with_the_release_that_holds() {
+    const RULE: &str = "approval-held-call-runs-on-0x";
+    let dir = fixture_0_21().path();
+    let (code, v, shown) = lint_json(dir, true, &[]);
+    assert_eq!(code, Some(1), "{shown}");
+    assert_eq!(
+        agent_rule(&v, "filesAgent", RULE),
+        placed(&[("filesAgent", FILES, 15), ("files.delete", FILES, 11)]),
+        "{shown}"
+    );
+    assert_eq!(agent_rule(&v, "schedulerAgent", RULE), [], "{shown}");
+    assert_eq!(agent_rule(&v, "notesAgent", RULE), [], "{shown}");
+    for subject in ["filesAgent", "files.delete"] {
+        let says = agent_message_on(&v, "filesAgent", RULE, subject);
+        assert!(
+            says.contains("@mastra/core 0.21.1 (as every release from 0.20.0 to 0.22.2) runs a call held for approval before it is answered")
+                && says.contains("upgrade @mastra/core to 0.23.1 or later"),
+            "{says}"
+        );
+    }
+    let severities: Vec<&str> = v["agents"][2]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == RULE)
+        .map(|f| f["severity"].as_str().unwrap())
+        .collect();
+    assert_eq!(severities, ["error", "error"], "{shown}");
+
+    // The fix: the same sources on the first release that holds.
+    let upgraded = tempfile::tempdir().unwrap();
+    copy_tree(
+        &root().join("harness/tests/fixtures/lint-project-0.21"),
+        upgraded.path(),
+    );
+    edit_manifest(
+        upgraded.path(),
+        "\"@mastra/core\": \"0.21.1\"",
+        "\"@mastra/core\": \"0.23.1\"",
+    );
+    install_project(upgraded.path());
+    assert_eq!(installed_core(upgraded.path()), "0.23.1");
+    let (_, v, shown) = lint_json(upgraded.path(), true, &[]);
+    assert_eq!(agent_rule(&v, "filesAgent", RULE), [], "{shown}");
+}
+
 /// The names fixture (`harness/tests/fixtures/lint-names/`), installed once
 /// with its own `@mastra/core` 1.67.0.
 fn fixture_names() -> &'static Installed {
