@@ -500,6 +500,9 @@ struct Replay<'a> {
     search: Option<SearchState>,
     /// What the step's `load_tool` calls that ran loaded, in order.
     loads: Vec<JsString>,
+    /// An answer resumed the step being replayed: its later calls are the
+    /// resumed run's (`Replay::resumed_step_later`).
+    in_resumed_step: bool,
 }
 
 /// How a step of calls ended.
@@ -535,6 +538,7 @@ impl<'a> Replay<'a> {
             own: None,
             search: None,
             loads: Vec::new(),
+            in_resumed_step: false,
             base,
         }
     }
@@ -571,6 +575,10 @@ impl<'a> Replay<'a> {
         call: &ToolCallReply,
     ) -> (bool, [Option<Json>; 2]) {
         let (case, rel, resumed) = (self.case, self.rel, self.resumed);
+        if self.in_resumed_step && self.policy_fn_lost() {
+            // Unasked; `resumed_step_later` left no own approval to ask.
+            return (rel.resumed_step_holds_later_calls, [None, None]);
+        }
         let fn_asked = self.tool_fn_asked(tool, call);
         let server_asked = self.server_fn_asked(tools, call);
         let own = own_of(case, rel, tools, tool, &call.name);
@@ -750,6 +758,7 @@ impl<'a> Replay<'a> {
         // The calls naming no tool that failed before the step's next wait.
         let mut not_found: Vec<&ToolCallReply> = Vec::new();
         let stops = held.iter().any(|t| matches!(t, Target::Stops));
+        self.in_resumed_step = false;
         for (i, (call, target)) in list.iter().zip(held).enumerate() {
             let name = Json::String(call.name.clone());
             if let Target::Stops = target {
@@ -817,6 +826,9 @@ impl<'a> Replay<'a> {
             if answer.is_some() {
                 self.answered_after_not_found(step, &mut not_found)?;
             }
+            if answer.is_some() && !answered {
+                self.resumed_step_later(later, tools)?;
+            }
             if answer.is_some() {
                 // What the suspended result hands over: the calls so far,
                 // the results before this step's.
@@ -828,18 +840,6 @@ impl<'a> Replay<'a> {
                     return Err("a resumed step's eager runs before a call it holds again".into())
                 }
                 None => return Ok(self.suspend(step, later, tools)),
-                // Whether a resumed step asks its later calls again is
-                // not measured.
-                Some(_)
-                    if rel.approval_later_calls_asked
-                        && !later.is_empty()
-                        && matches!(
-                            case.call.require_tool_approval,
-                            Some(ApprovalPolicy::Names(_))
-                        ) =>
-                {
-                    return Err("an answered call before later calls of its step".into());
-                }
                 Some(_) if self.lost_on_resume(call) => {
                     if !rel.not_found_is_a_result {
                         self.resumed = true;
@@ -866,7 +866,7 @@ impl<'a> Replay<'a> {
         if !self.sequential(list, tools) {
             // Calls run at once: a refused call ends its span first, as
             // outside approval (`steps::note_spans`).
-            self.spans[spans_from..].sort_by_key(|s| !s.refused);
+            self.spans[spans_from..].sort_by_key(SpanCall::ends_at);
         }
         self.eager_first(resumed_at, &eager);
         Ok(self.step_over(step, handed, answered, stops))
@@ -978,6 +978,13 @@ impl<'a> Replay<'a> {
     /// starts (`held-first-unanswered-then-a-call-let-through-stream`).
     fn eager(&self, tools: &Record<ToolValue>, tool: Option<&Tool>, call: &ToolCallReply) -> bool {
         let (case, rel) = (self.case, self.rel);
+        // So does a later call of the resumed step under a policy function
+        // the resumed run lost (`RESUMED_STEP_RUNS_LATER_CALLS_FIRST`), on
+        // both methods.
+        if self.in_resumed_step && self.policy_fn_lost() && rel.resumed_step_runs_later_calls_first
+        {
+            return true;
+        }
         let policy = matches!(
             case.call.require_tool_approval,
             None | Some(ApprovalPolicy::Flag(false))
@@ -1019,6 +1026,66 @@ impl<'a> Replay<'a> {
         }
     }
 
+    /// Whether the case's `requireToolApproval` is a function a resumed
+    /// run has lost (`APPROVAL_POLICY_LOST_ON_RESUME`).
+    fn policy_fn_lost(&self) -> bool {
+        self.rel.approval_policy_lost_on_resume
+            && matches!(
+                self.case.call.require_tool_approval,
+                Some(ApprovalPolicy::Names(_))
+            )
+    }
+
+    /// The first answer of a step resumes it: its `later` calls are the
+    /// resumed run's. Under a policy function the resumed run has lost,
+    /// they are not asked, and run (before `RESUMED_STEP_HOLDS_LATER_CALLS`,
+    /// from `RESUMED_STEP_RUNS_LATER_CALLS_FIRST` ahead of the answered
+    /// call's run: `Replay::eager`) or wait (from it); from `APPROVAL_LATER_CALLS_ASKED` the first run
+    /// asked them before it suspended, as where no answer resumes it
+    /// (`suspend`). Measured on 1.0.4, 1.12.0, 1.40.0, 1.57.0, 1.67.0,
+    /// 1.69.0 and 1.71.0, every route
+    /// (`cases/approval/later-call-of-a-resumed-step-under-a-policy-function-*`).
+    /// Where two or more later calls wait, the resumed step holds them at
+    /// once, and the resumed run's answers do not go as one at a time
+    /// (`generate()` hands over the last of them, and ends in "promise
+    /// 'suspendPayload' was not resolved or rejected when stream finished"
+    /// once it is answered, on every release measured: fuzz seed 1 case 851).
+    fn resumed_step_later(
+        &mut self,
+        later: &[ToolCallReply],
+        tools: &Record<ToolValue>,
+    ) -> Result<(), String> {
+        let (case, rel) = (self.case, self.rel);
+        let lost = self.policy_fn_lost();
+        let own = |c: &ToolCallReply| {
+            own_of(case, rel, tools, tool_called(case, tools, &c.name), &c.name).is_some()
+        };
+        if lost && later.iter().any(own) {
+            return Err(
+                "a later call of a resumed step with its own approval, under a policy function"
+                    .into(),
+            );
+        }
+        let found = |c: &&ToolCallReply| !unreached(case, rel, tools, &c.name);
+        let waiting = if lost {
+            let holds = rel.resumed_step_holds_later_calls;
+            later.iter().filter(found).filter(|_| holds).count()
+        } else {
+            later
+                .iter()
+                .filter(|c| holds_a_call(case, rel, tools, std::slice::from_ref(*c)))
+                .count()
+        };
+        if waiting > 1 {
+            return Err("a resumed step holding two or more of its later calls".into());
+        }
+        if lost && rel.approval_later_calls_asked {
+            self.ask_later(later, tools);
+        }
+        self.in_resumed_step = true;
+        Ok(())
+    }
+
     /// A held call that waits unanswered suspends the run at request
     /// `step`. From `APPROVAL_LATER_CALLS_ASKED` the policy is asked for the
     /// step's `later` calls too, which do not run.
@@ -1028,6 +1095,14 @@ impl<'a> Replay<'a> {
         later: &[ToolCallReply],
         tools: &Record<ToolValue>,
     ) -> StepEnd {
+        self.ask_later(later, tools);
+        self.requests.truncate(step + 1);
+        StepEnd::Suspended
+    }
+
+    /// From `APPROVAL_LATER_CALLS_ASKED` the calls of a step after its
+    /// first held call are asked before the run suspends there.
+    fn ask_later(&mut self, later: &[ToolCallReply], tools: &Record<ToolValue>) {
         let rel = self.rel;
         if rel.approval_later_calls_asked && rel.approval_policy_asked_on_1x {
             if let Some(ApprovalPolicy::Names(_)) = &self.case.call.require_tool_approval {
@@ -1068,8 +1143,6 @@ impl<'a> Replay<'a> {
                 self.server_fn_asked(tools, call);
             }
         }
-        self.requests.truncate(step + 1);
-        StepEnd::Suspended
     }
 
     /// An answer to a held call of request `step` after calls of its step

@@ -160,6 +160,26 @@ release_table! {
     /// release. A policy that fails open: every call after the first answer
     /// runs unapproved.
     APPROVAL_POLICY_LOST_ON_RESUME => approval_policy_lost_on_resume: (1, 38, 0);
+    /// In the step an answer resumes, the calls after the answered one run
+    /// unasked before the answered call's run, under a `requireToolApproval`
+    /// function the resumed run has lost; before, after it (measured on
+    /// 1.40.0, 1.55.0, 1.57.0, 1.58.0 and 1.59.0, both methods,
+    /// `cases/approval/later-call-of-a-resumed-step-under-a-policy-function-*`).
+    /// `bisect` of a step calling the held tool twice, the first call
+    /// approved, `--good 1.40.0 --bad 1.67.0 --route openai-compatible`:
+    /// first changed 1.57.0 (last the same 1.55.0; 5 steps), `executed`
+    /// reversed, nothing else.
+    RESUMED_STEP_RUNS_LATER_CALLS_FIRST => resumed_step_runs_later_calls_first: (1, 57, 0) ..= (1, 59, 0), ended (1, 60, 0);
+    /// The same later calls wait for an answer of their own, unasked, each
+    /// a `tool-call-approval` and a `pending` entry, whatever the lost
+    /// function would have said: a call it lets through (`b` where it holds
+    /// `a`) is held. Before, they ran unasked (`APPROVAL_POLICY_LOST_ON_RESUME`,
+    /// `RESUMED_STEP_RUNS_LATER_CALLS_FIRST`). `bisect` of the step calling
+    /// the held tool then another, the first approved, `--good 1.58.0 --bad
+    /// 1.67.0 --route openai-compatible`: first changed 1.60.0 (last the
+    /// same 1.59.0; 4 steps); measured on 1.67.0 and 1.71.0 too, both
+    /// methods.
+    RESUMED_STEP_HOLDS_LATER_CALLS => resumed_step_holds_later_calls: (1, 60, 0);
     /// A declined call that a `requireToolApproval` function held runs once
     /// the run resumes, as if approved: the resumed run has lost the function
     /// (`APPROVAL_POLICY_LOST_ON_RESUME`) and the decline with it. A policy
@@ -346,6 +366,8 @@ release_table! {
     /// first calling `updateWorkingMemory` then answering text, `--good
     /// 1.12.0 --bad 1.67.0`: first changed 1.14.0, last the same 1.13.2; 6
     /// steps; `cases/memory/recall-hides-a-working-memory-call.json`).
+    /// Before, they are hidden where an API error ends the call, run or
+    /// refused (`steps::Agent::stored`).
     RECALL_HIDES_WORKING_MEMORY_CALLS => recall_hides_working_memory_calls: (1, 14, 0);
     /// Before that, from 1.4.0, a call of `updateWorkingMemory` is hidden
     /// only beside another call of its step; alone in its step it is
@@ -863,7 +885,12 @@ release_table! {
     /// reused id, in one step or across steps, with the later call's name
     /// (1.55.0 as without memory; 1.56.x is not served). Found by the fuzzer
     /// on 1.67.0: an `updateWorkingMemory` call answered with another tool's
-    /// result.
+    /// result. The same release keeps a sub-agent's result so, memory or
+    /// not: `bisect` of a sub-agent's call then a tool's call under its id
+    /// (fuzz seed 1 case 1006) `--good 1.40.0 --bad 1.57.0 --route
+    /// openai-compatible`: first changed 1.57.0 (last the same 1.55.0; 4
+    /// steps); the tool's call then the sub-agent's takes the later result
+    /// (`cases/calls/reused-call-id-after-a-sub-agent-call-keeps-its-result.json`).
     MEMORY_KEEPS_FIRST_RESULT => memory_keeps_first_result: (1, 57, 0);
 
     /// On the `openai` route, where history refers to earlier items, a call id

@@ -128,6 +128,9 @@ struct Invocation {
     /// Left out of the history, call and result (`HISTORY_DROPS_EMPTY_CALL_IDS`).
     /// Not on Gemini's wire, whose ids the AI SDK makes itself.
     unlisted: bool,
+    /// A sub-agent's call, run or refused: its result stays against a
+    /// later call of its id as a memory's does (`MEMORY_KEEPS_FIRST_RESULT`).
+    sub_agent: bool,
 }
 
 /// What every agent of a case shares: the replies being handed out, the
@@ -274,25 +277,14 @@ fn note_spans(agent: &mut Agent, taken: &Taken, concurrent: bool, rel: &Release)
                     .is_none_or(|s| s.passes_through(&agent.tools, &c.name))
         })
         .collect();
-    let refused = |r: &Resolved| {
-        matches!(
-            r,
-            Resolved::Run {
-                runs: Runs::Fails { .. } | Runs::Refused(_),
-                ..
-            }
-        )
-    };
-    let mut order: Vec<&Resolved> = taken
+    let order: Vec<&Resolved> = taken
         .resolved
         .iter()
         .zip(&traced)
         .filter(|(_, traced)| **traced)
         .map(|(r, _)| r)
         .collect();
-    if concurrent {
-        order.sort_by_key(|r| !refused(r));
-    }
+    let mut spans = Vec::new();
     for r in order {
         if let Resolved::Run { id, key, runs, .. } = r {
             let mcp_server = agent
@@ -303,12 +295,34 @@ fn note_spans(agent: &mut Agent, taken: &Taken, concurrent: bool, rel: &Release)
                     ToolOrigin::Mcp(server) if v.key == *key => Some(server.clone()),
                     _ => None,
                 });
-            agent.spans.push(SpanCall {
+            spans.push(SpanCall {
                 key: key.clone(),
                 id: id.clone(),
                 refused: matches!(runs, Runs::Fails { .. } | Runs::Refused(_)),
                 mcp_server,
             });
+        }
+    }
+    if concurrent {
+        spans.sort_by_key(SpanCall::ends_at);
+    }
+    agent.spans.extend(spans);
+}
+
+impl SpanCall {
+    /// Where the call ends its span among a step's calls that run at once:
+    /// a call whose arguments were refused at once, then the calls run in
+    /// process, then an MCP server's, whose answer crosses to its server
+    /// and back. Measured on 1.0.4, 1.67.0 and 1.71.0, every route, twice
+    /// over `--fresh`: an MCP tool's call before a workflow's or a case
+    /// tool's ends its span after theirs, and after it, after them too
+    /// (fuzz seed 1 case 212;
+    /// `cases/tracing/span-of-an-mcp-call-before-a-workflow-call-ends-last.json`).
+    pub(super) fn ends_at(&self) -> u8 {
+        match (self.refused, self.mcp_server.is_some()) {
+            (true, _) => 0,
+            (false, false) => 1,
+            (false, true) => 2,
         }
     }
 }
@@ -433,7 +447,8 @@ pub(super) fn run_loop_resumed(
         match cx.parent_step(state)? {
             Next::Go(states) => pending.extend(states.into_iter().rev()),
             Next::Done(state) => {
-                let stored = state.parent.stored(rel);
+                let ended_in_error = matches!(state.ended, Some(Ending::ApiError(_)));
+                let stored = state.parent.stored(rel, ended_in_error);
                 let spans = state.parent.spans.clone();
                 let loaded = state
                     .parent
@@ -1348,6 +1363,17 @@ impl Cx<'_> {
                 unlisted: self.rel.history_drops_empty_call_ids
                     && call.id.is_empty()
                     && route.wire() != Wire::GenerateContent,
+                sub_agent: matches!(
+                    r,
+                    Resolved::Run {
+                        runs: Runs::SubAgent { .. }
+                            | Runs::Fails {
+                                sub_agent: true,
+                                ..
+                            },
+                        ..
+                    }
+                ),
             };
             step.push(invocation);
         }
@@ -1578,7 +1604,14 @@ impl Agent {
     /// What a memory stores of the call and recalls in the next: its
     /// history, without a call of working memory's tool and its result
     /// from `RECALL_HIDES_WORKING_MEMORY_CALLS`.
-    fn stored(&self, rel: &Release) -> Vec<HistoryItem> {
+    ///
+    /// Before that, where an API error ended the call (`ended_in_error`),
+    /// such a call is hidden too, alone in its step, run or refused:
+    /// measured on 1.0.4, 1.3.0, 1.4.0, 1.12.0 and 1.13.2, every route
+    /// (fuzz seed 1 case 27,
+    /// `cases/memory/nothing-recalled-after-an-error-ends-a-call-of-working-memory.json`),
+    /// while a call of another tool before the error is recalled.
+    fn stored(&self, rel: &Release, ended_in_error: bool) -> Vec<HistoryItem> {
         let hidden = JsString::from(WORKING_MEMORY_TOOL);
         let beside_others = |i: &Invocation| {
             rel.recall_hides_working_memory_beside_others
@@ -1588,7 +1621,8 @@ impl Agent {
                     .any(|o| o.step == i.step && o.name != hidden)
         };
         let kept = self.invocations.iter().filter(|i| {
-            !(i.name == hidden && (rel.recall_hides_working_memory_calls || beside_others(i)))
+            let hides = rel.recall_hides_working_memory_calls || ended_in_error;
+            !(i.name == hidden && (hides || beside_others(i)))
         });
         self.history_of(rel, kept)
     }
@@ -1760,8 +1794,7 @@ impl Agent {
                     let Part::Call(e) = &mut parts[at] else {
                         unreachable!("rposition found a call")
                     };
-                    let first_result =
-                        rel.memory_keeps_first_result && cx.memory() && invocation.found && e.found;
+                    let first_result = keeps_first_result(cx, e, &invocation);
                     replace_across(rel, first_result, e, invocation);
                 }
                 None if added.iter().any(|(_, e)| e.id == invocation.id) => {}
@@ -1837,10 +1870,7 @@ impl Agent {
         // Between two calls that found their tools only: a result "not
         // found" neither stays nor is kept (measured both ways round, in
         // one step and across steps, on 1.58.0 and 1.67.0).
-        let first_result = rel.memory_keeps_first_result
-            && cx.memory()
-            && invocation.found
-            && self.invocations[at].found;
+        let first_result = keeps_first_result(cx, &self.invocations[at], &invocation);
         let replaces = invocation.found || !self.invocations[at].found;
         // A reference names an output item of a call that found its tool
         // (the last such outside `RESPONSES_REUSED_ID_FIRST_ITEM`, measured
@@ -1863,6 +1893,7 @@ impl Agent {
             if replaces {
                 e.result = invocation.result;
                 e.found = invocation.found;
+                e.sub_agent = invocation.sub_agent;
             }
             self.invocations.push(e);
             return;
@@ -1875,8 +1906,19 @@ impl Agent {
         if !first_result {
             e.result = invocation.result;
             e.found = invocation.found;
+            e.sub_agent = invocation.sub_agent;
         }
     }
+}
+
+/// Whether `earlier` keeps its result against `later`, a later call of its
+/// id (`MEMORY_KEEPS_FIRST_RESULT`): between two calls that found their
+/// tools, where the call has memory options or `earlier` was a sub-agent's.
+fn keeps_first_result(cx: &Cx, earlier: &Invocation, later: &Invocation) -> bool {
+    cx.rel.memory_keeps_first_result
+        && (cx.memory() || earlier.sub_agent)
+        && later.found
+        && earlier.found
 }
 
 /// An invocation of an earlier step taken over by a later call of its id,
@@ -1895,6 +1937,7 @@ fn replace_across(rel: &Release, first_result: bool, e: &mut Invocation, later: 
     if !first_result {
         e.result = later.result;
         e.found = later.found;
+        e.sub_agent = later.sub_agent;
     }
 }
 
