@@ -62,9 +62,11 @@ check: lines
 # clippy.toml's too-many-lines-threshold: test code is exempt by the
 # crates' own `allow` (lib.rs under cfg(test), the test crates' roots), so
 # one pass does what a pass over the library and one over its tests did.
-# Its own target folder, so that `make test` can build the tests beside it.
+# Its own target folder, so that `make test` can build the tests beside it
+# (made first: cargo cannot make a target folder whose parent is missing).
 CLIPPY_TARGET ?= $(or $(CARGO_TARGET_DIR),target)/clippy
 lines:
+	mkdir -p $(CLIPPY_TARGET)
 	CARGO_TARGET_DIR=$(CLIPPY_TARGET) $(CARGO) clippy --all-targets -- -D warnings -W clippy::too_many_lines
 
 # The harness end to end against the in-process ceiling: scaling from 1 to N
