@@ -12,47 +12,18 @@
 // is not the wire name alone (docs/names.md, docs/rules/has-tool-call-names-a-key.md,
 // docs/rules/tool-call-filter-names-a-key.md).
 
-import http from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { scriptedChat } from './scripted-chat.mjs';
 
 const NAMES = ['search.web', 'search_web', 'get-weather'];
 const WIRE = 'search_web';
 
-function serve() {
-  const state = { script: [], bodies: [] };
-  const server = http.createServer((rq, rs) => {
-    let body = '';
-    rq.on('data', (d) => {
-      body += d;
-    });
-    rq.on('end', () => {
-      state.bodies.push(JSON.parse(body));
-      const r = state.script.shift() ?? { text: 'done' };
-      const call = {
-        id: `call_${state.bodies.length}`,
-        type: 'function',
-        function: { name: r.call, arguments: '{"city":"Paris"}' },
-      };
-      const message = r.call
-        ? { role: 'assistant', content: null, tool_calls: [call] }
-        : { role: 'assistant', content: r.text };
-      const choice = { index: 0, message, finish_reason: r.call ? 'tool_calls' : 'stop' };
-      const usage = { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 };
-      rs.setHeader('content-type', 'application/json');
-      rs.end(
-        JSON.stringify({
-          id: 'x',
-          object: 'chat.completion',
-          created: 1,
-          model: 'gpt-4o-mini',
-          choices: [choice],
-          usage,
-        }),
-      );
-    });
-  });
-  return { server, state };
+// A scripted entry is `{ call: NAME }` (one tool call) or `{ text }`.
+function reply(r = { text: 'done' }, n) {
+  if (!r.call) return { message: { role: 'assistant', content: r.text }, finish_reason: 'stop' };
+  const call = { id: `call_${n}`, type: 'function', function: { name: r.call, arguments: '{"city":"Paris"}' } };
+  return { message: { role: 'assistant', content: null, tool_calls: [call] }, finish_reason: 'tool_calls' };
 }
 
 async function measure(dir) {
@@ -61,9 +32,7 @@ async function measure(dir) {
   const { createTool } = await load('@mastra/core/dist/tools/index.js');
   const { ToolCallFilter } = await load('@mastra/core/dist/processors/index.js');
   const { z } = await load('zod/index.js');
-  const { server, state } = serve();
-  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-  const model = { id: 'openai/gpt-4o-mini', url: `http://127.0.0.1:${server.address().port}/v1`, apiKey: 'sk-fake' };
+  const { state, model, close } = await scriptedChat(reply);
   const tools = () => ({
     'search.web': createTool({
       id: 'get-weather',
@@ -122,7 +91,7 @@ async function measure(dir) {
     const sent = state.bodies[0]?.messages ?? [];
     if (!sent.some((m) => m.tool_calls?.length || m.role === 'tool')) filters.push(name);
   }
-  server.close();
+  close();
   return { stops, filters };
 }
 

@@ -14,9 +14,9 @@
 // exits 1 unless the prompt lists the keys as written and only a pick by
 // the key runs (docs/names.md).
 
-import http from 'node:http';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { scriptedChat } from './scripted-chat.mjs';
 
 const PICKS = [
   ['tool', 'search.web'],
@@ -33,33 +33,8 @@ const KEYS = ['research.agent', 'flow.one', 'search.web'];
 // The picks by the key as written, in the order PICKS tries them.
 const RAN = ['search.web', 'research.agent', 'flow.one'];
 
-function serve() {
-  const state = { script: [], bodies: [] };
-  const server = http.createServer((rq, rs) => {
-    let body = '';
-    rq.on('data', (d) => {
-      body += d;
-    });
-    rq.on('end', () => {
-      state.bodies.push(JSON.parse(body));
-      const content = state.script.shift() ?? 'done';
-      const choice = { index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' };
-      const usage = { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 };
-      rs.setHeader('content-type', 'application/json');
-      rs.end(
-        JSON.stringify({
-          id: 'x',
-          object: 'chat.completion',
-          created: 1,
-          model: 'gpt-4o-mini',
-          choices: [choice],
-          usage,
-        }),
-      );
-    });
-  });
-  return { server, state };
-}
+// A scripted entry is the reply's text: the routing step's pick, as JSON.
+const reply = (content = 'done') => ({ message: { role: 'assistant', content }, finish_reason: 'stop' });
 
 async function network(mastra, model, ran) {
   const { Agent, createTool, createWorkflow, createStep, z, Memory, LibSQLStore } = mastra;
@@ -119,9 +94,7 @@ async function measure(dir) {
     ...(await load('@mastra/memory/dist/index.js')),
     ...(await load('@mastra/libsql/dist/index.js')),
   };
-  const { server, state } = serve();
-  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-  const model = { id: 'openai/gpt-4o-mini', url: `http://127.0.0.1:${server.address().port}/v1`, apiKey: 'sk-fake' };
+  const { state, model, close } = await scriptedChat(reply);
   const runs = [];
   let listed = [];
   let offered = false;
@@ -151,7 +124,7 @@ async function measure(dir) {
     );
     if (ran.includes(kind) || (kind === 'agent' && subAsked)) runs.push(name);
   }
-  server.close();
+  close();
   return { listed, offered, runs };
 }
 

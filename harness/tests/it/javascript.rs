@@ -115,20 +115,10 @@ fn an_mcp_listing_reads_the_same_from_this_server_and_the_sdks() {
 /// `tool-call-filter-names-a-key`).
 #[test]
 fn has_tool_call_and_tool_call_filter_compare_the_called_name() {
-    let mut dirs = pinned().to_vec();
-    dirs.push(install("1.71.0"));
-    let out = node_on("node-probe/testing/names-compare.mjs", &dirs);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}", text(&out));
-    let agreed = stdout
-        .lines()
-        .filter(|l| {
-            l.ends_with(
-                "hasToolCall stops on [search_web]; ToolCallFilter excludes by [search_web]",
-            )
-        })
-        .count();
-    assert_eq!(agreed, dirs.len(), "{stdout}");
+    every_install_prints(
+        "node-probe/testing/names-compare.mjs",
+        "hasToolCall stops on [search_web]; ToolCallFilter excludes by [search_web]",
+    );
 }
 
 /// An agent network's routing prompt lists its sub-agent, workflow and tool
@@ -138,19 +128,21 @@ fn has_tool_call_and_tool_call_filter_compare_the_called_name() {
 /// server (docs/names.md).
 #[test]
 fn an_agent_network_lists_and_finds_its_members_by_their_keys() {
+    every_install_prints(
+        "node-probe/testing/network-names.mjs",
+        "the routing prompt lists [research.agent, flow.one, search.web]; routing requests offer tools: false; picks that ran: [search.web, research.agent, flow.one]",
+    );
+}
+
+/// Runs a measuring SCRIPT on the pinned installs and 1.71.0: it must exit 0
+/// and print, for every install, a line ending in MEASURED.
+fn every_install_prints(script: &str, measured: &str) {
     let mut dirs = pinned().to_vec();
     dirs.push(install("1.71.0"));
-    let out = node_on("node-probe/testing/network-names.mjs", &dirs);
+    let out = node_on(script, &dirs);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{}", text(&out));
-    let agreed = stdout
-        .lines()
-        .filter(|l| {
-            l.ends_with(
-                "the routing prompt lists [research.agent, flow.one, search.web]; routing requests offer tools: false; picks that ran: [search.web, research.agent, flow.one]",
-            )
-        })
-        .count();
+    let agreed = stdout.lines().filter(|l| l.ends_with(measured)).count();
     assert_eq!(agreed, dirs.len(), "{stdout}");
 }
 
