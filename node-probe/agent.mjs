@@ -159,7 +159,7 @@ function checkApproval(c) {
  * share of them is told. Resolves to {applicable, reason, error, executed,
  * mutated, seen, lookups}, `error` described by describeError, `lookups` with
  * `lookups: true` only ({ agentTools: { method, keys } | null, server }, the
- * server's routes on 1.x only: lookups.mjs); a case with `turns`
+ * server's routes where the install has `@mastra/server`: lookups.mjs); a case with `turns`
  * to {applicable, reason, mutated, turns: [{error, executed, seen,
  * requests}]}, `requests` the number each turn made. Throws CaseFault when
  * the case cannot be built at all. Never rejects with a Mastra error: those
@@ -289,7 +289,7 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
   let tracer = null;
   let mastra = null;
   // `lookups`: null until there is an agent to ask.
-  const lookups = c.lookups !== true ? undefined : legacy ? { agentTools: null } : { agentTools: null, server: null };
+  const lookups = c.lookups !== true ? undefined : { agentTools: null, server: null };
   try {
     let agent;
     try {
@@ -299,10 +299,8 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
       mastra = registered.mastra;
       if (lookups !== undefined) {
         lookups.agentTools = await agentListing(agent);
-        if (!legacy) {
-          const names = (c.tools ?? []).map((t) => [typeof t === 'string' ? t : t.key, toolOf(t)]);
-          lookups.server = await serverLookups(lib, registered.mastra, agent, names);
-        }
+        const names = (c.tools ?? []).map((t) => [typeof t === 'string' ? t : t.key, toolOf(t)]);
+        if (registered.mastra !== null) lookups.server = await serverLookups(lib, registered.mastra, agent, names);
       }
     } catch (e) {
       // What the constructor threw: the first turn's error; no call was made.
@@ -394,13 +392,15 @@ function runCall(agent, call, options, seen, answers, readsResult) {
  * from its stored snapshot (without storage every release measured says
  * there is none: "No snapshot found", 1.0.4; AGENT_RESUME_NO_SNAPSHOT_FOUND,
  * 1.67.0 and 1.71.0); with `tracing`, one with the release's observability
- * and the probe's exporter (tracing.mjs); with `lookups` on 1.x, a plain
+ * and the probe's exporter (tracing.mjs); with `lookups` and a server, a plain
  * one, which the server's tool routes are asked on. Resolves to { tracer,
  * mastra }, each null where not made.
  */
 async function register(lib, c, agent) {
-  // On 1.x `lookups` asks the server's routes, which find the agent on a Mastra.
-  const lookups = c.lookups === true && !lib.legacy;
+  // `lookups` asks the server's routes, which find the agent on a Mastra; an
+  // install without `@mastra/server` (0.x before 0.10.3, and between some
+  // ranges) gets none, so that its agent runs as it would with no server.
+  const lookups = c.lookups === true && (await hasServer(lib));
   if (c.approvals === undefined && c.tracing !== true && !lookups) return { tracer: null, mastra: null };
   const { Mastra } = await lib.importPackage('@mastra/core/mastra');
   const config = { agents: { probe: agent }, logger: false };
@@ -413,6 +413,16 @@ async function register(lib, c, agent) {
   const tracer = c.tracing === true ? await newTracer(lib) : null;
   if (tracer !== null) config.observability = tracer.observability;
   return { tracer, mastra: new Mastra(config) };
+}
+
+/** Whether the install has `@mastra/server`'s tool handlers. */
+async function hasServer(lib) {
+  try {
+    await lib.importPackage('@mastra/server/handlers/tools');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -36,24 +36,22 @@ export async function agentListing(agent) {
  * the install has no `@mastra/server` or its handlers cannot be read.
  */
 export async function serverLookups(lib, mastra, agent, names) {
-  let routes;
+  let handlers;
   try {
-    routes = await lib.importPackage('@mastra/server/handlers/tools');
+    handlers = await lib.importPackage('@mastra/server/handlers/tools');
   } catch {
     return null;
   }
-  const { LIST_TOOLS_ROUTE, GET_TOOL_BY_ID_ROUTE, GET_AGENT_TOOL_ROUTE } = routes;
-  if (![LIST_TOOLS_ROUTE, GET_TOOL_BY_ID_ROUTE, GET_AGENT_TOOL_ROUTE].every((r) => typeof r?.handler === 'function')) {
-    return null;
-  }
+  const routes = routesOf(handlers, mastra);
+  if (routes === null) return null;
   const ask = async (route, params) => {
     try {
-      return { value: await route.handler({ mastra, ...params }) };
+      return { value: await route(params) };
     } catch (e) {
       return { status: typeof e?.status === 'number' ? e.status : 500 };
     }
   };
-  const listed = await ask(LIST_TOOLS_ROUTE, {});
+  const listed = await ask(routes.listTools, {});
   const asked = [];
   for (const [key, tool] of names) {
     asked.push(key, typeof tool?.id === 'string' ? tool.id : null, sentName(agent, key, tool));
@@ -63,11 +61,40 @@ export async function serverLookups(lib, mastra, agent, names) {
   const getAgentTool = Object.create(null);
   for (const name of asked) {
     if (name === null || Object.hasOwn(getTool, name)) continue;
-    getTool[name] = routeAnswer(await ask(GET_TOOL_BY_ID_ROUTE, { toolId: name }));
-    getAgentTool[name] = routeAnswer(await ask(GET_AGENT_TOOL_ROUTE, { agentId: 'probe', toolId: name }));
+    getTool[name] = routeAnswer(await ask(routes.getTool, { toolId: name }));
+    getAgentTool[name] = routeAnswer(await ask(routes.getAgentTool, { agentId: 'probe', toolId: name }));
   }
   const listTools = isObject(listed.value) ? { keys: Object.keys(listed.value) } : null;
   return { listTools, getTool, getAgentTool };
+}
+
+/**
+ * The three routes as functions of their parameters, or null where the
+ * handlers are neither form. 1.x exports route objects whose `handler`
+ * takes `{ mastra, ...params }`. 0.x exports one function per route, whose
+ * `tools` are a bundle's (`src/mastra/tools`), of which the probe has none,
+ * as on 1.x it passes no `registeredTools`; `getAgentToolHandler` from
+ * @mastra/server 0.15.3. A route the release does not serve answers as the
+ * server would: 404.
+ */
+function routesOf(handlers, mastra) {
+  const { LIST_TOOLS_ROUTE, GET_TOOL_BY_ID_ROUTE, GET_AGENT_TOOL_ROUTE } = handlers;
+  const objects = [LIST_TOOLS_ROUTE, GET_TOOL_BY_ID_ROUTE, GET_AGENT_TOOL_ROUTE];
+  if (objects.every((r) => typeof r?.handler === 'function')) {
+    const [listTools, getTool, getAgentTool] = objects.map((r) => (params) => r.handler({ mastra, ...params }));
+    return { listTools, getTool, getAgentTool };
+  }
+  const { getToolsHandler, getToolByIdHandler, getAgentToolHandler } = handlers;
+  if (typeof getToolsHandler !== 'function' || typeof getToolByIdHandler !== 'function') return null;
+  const notServed = async () => {
+    throw Object.assign(new Error('no such route'), { status: 404 });
+  };
+  return {
+    listTools: (params) => getToolsHandler({ mastra, ...params }),
+    getTool: (params) => getToolByIdHandler({ mastra, ...params }),
+    getAgentTool:
+      typeof getAgentToolHandler === 'function' ? (params) => getAgentToolHandler({ mastra, ...params }) : notServed,
+  };
 }
 
 /**

@@ -15,6 +15,13 @@
 //! `AGENT_GET_TOOLS_SINCE` (0.9.1); before it an agent has none, and the
 //! listing is `null` (the probe's call throws).
 //!
+//! `server` is `null` where the install has no `@mastra/server` (0.x before
+//! 0.10.3, and the few cores no server's range admits: `version::extras`).
+//! On 0.x its routes take a bundle's tools, which the probe passes none of,
+//! as on 1.x: `GET /tools` lists nothing, `GET /tools/:toolId` finds
+//! nothing, and only the agent's route finds a tool, by its id, from
+//! `AGENT_TOOL_ROUTE_SINCE` (`server_on_0x`).
+//!
 //! `server` (1.x): `new Mastra({ agents })` registers each of an agent's
 //! tools in its own record under the tool's id, in the agent's key order,
 //! skipping an id the record already answers (`addTool`'s truthy check, so
@@ -39,26 +46,72 @@ const LISTING_1X: &str = "listTools";
 const LISTING_0X: &str = "getTools";
 
 pub(super) fn predict(case: &Case, rel: &Release) -> Result<Lookups, String> {
-    let (method, zero) = if rel.on_0x() {
+    // Where the install has no server, nothing could be asked: `null`.
+    let server = |agent: &Record<super::ToolValue>| {
+        Some(rel.has_server().then(|| {
+            Box::new(if rel.on_0x() {
+                server_on_0x(case, rel, agent)
+            } else {
+                server(case, rel, agent)
+            })
+        }))
+    };
+    if rel.on_0x() {
         // Before `AGENT_GET_TOOLS_SINCE` there is nothing to ask: no listing.
         if !rel.agent_get_tools {
             return Ok(Lookups {
                 agent_tools: None,
-                server: None,
+                server: Some(None),
             });
         }
-        (LISTING_0X, Some(rel))
-    } else {
-        (LISTING_1X, None)
-    };
-    let agent = super::agent_tools_on(case, zero);
-    let server = zero
-        .is_none()
-        .then(|| Some(Box::new(server(case, rel, &agent))));
+        let agent = super::agent_tools_on(case, Some(rel));
+        return Ok(Lookups {
+            agent_tools: Some(Listing::of(&case.tool_names(), LISTING_0X, agent.keys())),
+            server: server(&agent),
+        });
+    }
+    let agent = super::agent_tools_on(case, None);
     Ok(Lookups {
-        agent_tools: Some(Listing::of(&case.tool_names(), method, agent.keys())),
-        server,
+        agent_tools: Some(Listing::of(&case.tool_names(), LISTING_1X, agent.keys())),
+        server: server(&agent),
     })
+}
+
+/// What a 0.x server's tool routes answer: its `GET /tools` and `GET
+/// /tools/:toolId` read a bundle's tools, of which there are none, so they
+/// list and find nothing; `GET /agents/:agentId/tools/:toolId` finds the
+/// first of the agent's listing with that id, from `AGENT_TOOL_ROUTE_SINCE`,
+/// and before it is not served (404).
+fn server_on_0x(case: &Case, rel: &Release, agent: &Record<super::ToolValue>) -> Server {
+    let ids: Vec<&JsString> = agent.values().into_iter().map(|t| &t.id).collect();
+    let tools = case.tool_names();
+    // The probe asks each key, id and sent name; before `FORMAT_TOOLS_SINCE`
+    // a key is sent as written, so a rewritten name is asked only where it
+    // is also some tool's key or id.
+    let asked = |name: &JsString| {
+        rel.formats_tools || tools.iter().any(|(key, id)| key == name || id == name)
+    };
+    let get_tool = |name: &JsString| {
+        if asked(name) {
+            Answer::NotFound
+        } else {
+            Answer::NotAsked
+        }
+    };
+    let get_agent_tool = |name: &JsString| {
+        if !asked(name) {
+            Answer::NotAsked
+        } else if rel.agent_tool_route && ids.contains(&name) {
+            Answer::Tool(name.clone())
+        } else {
+            Answer::NotFound
+        }
+    };
+    Server {
+        list_tools: Some(Vec::new()),
+        get_tool: Answers::of(&tools, get_tool),
+        get_agent_tool: Answers::of(&tools, get_agent_tool),
+    }
 }
 
 /// What the server's tool routes answer for the case's tools, given the
@@ -172,8 +225,52 @@ mod tests {
         p.lookups
             .unwrap()
             .server
-            .expect("asked on 1.x")
+            .expect("the member")
             .expect("a server")
+    }
+
+    #[test]
+    fn a_0x_server_finds_by_id_on_the_agent_route_only_from_0_15_3() {
+        use crate::projection::lookups::{Answer, Answers};
+        let c = case(
+            r#"{"about":"a","lookups":true,"tools":[
+                {"key":"search.web","id":"get-weather","description":"d"}]}"#,
+        );
+        let lookups = |version: &str| {
+            let Prediction::Projection(p) =
+                predict_case(&c, MastraVersion::parse(version).unwrap())
+            else {
+                panic!("no projection on {version}");
+            };
+            p.lookups.unwrap().server.expect("the member")
+        };
+        // No server installed: before 0.10.3, and a core between two ranges.
+        for version in ["0.9.0", "0.10.2", "0.20.0"] {
+            assert_eq!(lookups(version), None, "{version}");
+        }
+        let found = |id: Answer, wire: Answer| Answers {
+            key: Answer::NotFound,
+            id,
+            wire_name: Some(wire),
+        };
+        // Before the rewrite the key is sent as written: `search_web` is
+        // never asked.
+        let before = lookups("0.12.1").unwrap();
+        assert_eq!(before.list_tools, Some(vec![]));
+        let none = found(Answer::NotFound, Answer::NotAsked);
+        assert_eq!(
+            (&before.get_tool[0], &before.get_agent_tool[0]),
+            (&none, &none)
+        );
+        let routeless = lookups("0.15.2").unwrap();
+        let none = found(Answer::NotFound, Answer::NotFound);
+        assert_eq!(routeless.get_agent_tool[0], none);
+        let served = lookups("0.15.3").unwrap();
+        assert_eq!(served.get_tool[0], none);
+        assert_eq!(
+            served.get_agent_tool[0],
+            found(Answer::Tool("get-weather".into()), Answer::NotFound)
+        );
     }
 
     #[test]

@@ -1139,6 +1139,20 @@ release_table! {
     /// 0.9.0.
     AGENT_GET_TOOLS_SINCE => agent_get_tools: (0, 9, 1);
 
+    /// The first release whose `@mastra/server` serves `GET
+    /// /agents/:agentId/tools/:toolId` (`getAgentToolHandler`, server 0.15.3
+    /// `dist/chunk-A3ZHTDWB.js:94`, absent from 0.15.2's handlers; each 0.x
+    /// core is paired with the server of its number or the newest before
+    /// it, `version::extras`, so the server's line is the core's). Before it
+    /// the route is not served: 404 for every name. 0.x's `GET /tools` and
+    /// `GET /tools/:toolId` read a bundle's tools only (`src/mastra/tools`;
+    /// the probe, as on 1.x, passes none), so they list nothing and find
+    /// nothing on every 0.x server. `bisect
+    /// cases/lookups/server-finds-the-id.json --good 0.14.1 --bad 0.17.1
+    /// --route openai-compatible`: first changed 0.15.3 (last the same
+    /// 0.15.2).
+    AGENT_TOOL_ROUTE_SINCE => agent_tool_route: (0, 15, 3);
+
     /// The first release that takes a call's `clientTools` (0.8.3
     /// `dist/chunk-3DJ53HTG.js:1138`); before it they are ignored: neither
     /// sent nor found (the sweep of every 0.x: every `clientTools` case on
@@ -1376,6 +1390,13 @@ impl Release {
     /// (`version::extras::mcp_client_of_one_server`).
     pub fn mcp_client_of_one_server(&self) -> bool {
         self.on_0x() && crate::version::extras::mcp_client_of_one_server(self.version)
+    }
+
+    /// Whether the release's install has `@mastra/server`, whose tool routes
+    /// `lookups` asks (`version::extras::has_server`: every 1.x, and 0.x
+    /// from 0.10.3 where a server's range admits the core).
+    pub fn has_server(&self) -> bool {
+        crate::version::extras::has_server(self.version)
     }
 
     /// Whether the release exports the builtin `name` of

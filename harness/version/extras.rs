@@ -483,6 +483,65 @@ const LIBSQL_ZERO: &[(MastraVersion, Option<&str>)] = &[
     (v(0, 24, 7), Some("0.16.4")),
 ];
 
+/// `(first core, @mastra/server)` on 0.x: the package `mastra dev` serves its
+/// routes from, whose tool handlers the `lookups` case field calls in
+/// process. From `npm view @mastra/server@'>=0.10.3 <1.0.0' version
+/// peerDependencies` (registry of 2026-12-07): a core takes the server of its
+/// number, or the newest before it, where that server's range admits the
+/// core; 0.13.0, 0.14.0, 0.20.0 and 0.21.0 fall between two ranges (each
+/// minor's first server is its .1 or .2) and go without one, as every core
+/// before 0.10.3 does.
+const SERVER_ZERO: &[(MastraVersion, Option<&str>)] = &[
+    (v(0, 2, 0), None),
+    (v(0, 10, 3), Some("0.10.3")),
+    (v(0, 10, 5), Some("0.10.5")),
+    (v(0, 10, 8), Some("0.10.8")),
+    (v(0, 10, 9), Some("0.10.9")),
+    (v(0, 10, 10), Some("0.10.10")),
+    (v(0, 10, 14), Some("0.10.14")),
+    (v(0, 10, 15), Some("0.10.15")),
+    (v(0, 11, 1), Some("0.11.1")),
+    (v(0, 12, 0), Some("0.12.0")),
+    (v(0, 12, 1), Some("0.12.1")),
+    (v(0, 13, 0), None),
+    (v(0, 13, 1), Some("0.13.1")),
+    (v(0, 13, 2), Some("0.13.2")),
+    (v(0, 14, 0), None),
+    (v(0, 14, 1), Some("0.14.1")),
+    (v(0, 15, 2), Some("0.15.2")),
+    (v(0, 15, 3), Some("0.15.3")),
+    (v(0, 16, 0), Some("0.16.0")),
+    (v(0, 16, 1), Some("0.16.1")),
+    (v(0, 16, 3), Some("0.16.3")),
+    (v(0, 17, 0), Some("0.17.0")),
+    (v(0, 17, 1), Some("0.17.1")),
+    (v(0, 18, 0), Some("0.18.0")),
+    (v(0, 19, 1), Some("0.19.1")),
+    (v(0, 20, 0), None),
+    (v(0, 20, 2), Some("0.20.2")),
+    (v(0, 21, 0), None),
+    (v(0, 21, 1), Some("0.21.1")),
+    (v(0, 22, 0), Some("0.22.0")),
+    (v(0, 22, 2), Some("0.22.2")),
+    (v(0, 23, 1), Some("0.23.1")),
+    (v(0, 23, 3), Some("0.23.3")),
+    (v(0, 24, 0), Some("0.24.0")),
+    (v(0, 24, 1), Some("0.24.1")),
+    (v(0, 24, 2), Some("0.24.2")),
+    (v(0, 24, 5), Some("0.24.5")),
+    (v(0, 24, 6), Some("0.24.6")),
+    (v(0, 24, 8), Some("0.24.8")),
+    (v(0, 24, 9), Some("0.24.9")),
+];
+
+/// Whether an install of `core` has `@mastra/server`: every 1.x, and the 0.x
+/// cores `SERVER_ZERO` gives one.
+pub fn has_server(core: MastraVersion) -> bool {
+    extras(core)
+        .iter()
+        .any(|(name, _)| *name == "@mastra/server")
+}
+
 /// The AI SDK v4 provider packages a 0.x user installs to name a model
 /// before `generate` took AI SDK v5 models (0.20.0): each the newest 1.x
 /// (0.2.x for openai-compatible), all on `@ai-sdk/provider` 1.1.3 and
@@ -526,6 +585,7 @@ fn zero(core: MastraVersion) -> Vec<(&'static str, &'static str)> {
         ("@mastra/mcp", pick_zero(MCP_ZERO, core)),
         ("@mastra/memory", pick_zero(MEMORY_ZERO, core)),
         ("@mastra/libsql", pick_zero(LIBSQL_ZERO, core)),
+        ("@mastra/server", pick_zero(SERVER_ZERO, core)),
     ]
     .into_iter()
     .filter_map(|(name, pkg)| pkg.map(|p| (name, p)))
@@ -550,6 +610,17 @@ mod tests {
         assert!(!mcp_client_of_one_server(v(0, 24, 9)));
     }
     use super::*;
+
+    #[test]
+    fn a_0x_core_has_a_server_from_0_10_3_where_a_range_admits_it() {
+        assert!(!has_server(v(0, 10, 2)));
+        assert!(has_server(v(0, 10, 3)));
+        // Each minor's first server is its .1: its .0 core has none.
+        assert!(!has_server(v(0, 13, 0)));
+        assert!(has_server(v(0, 13, 1)));
+        assert!(has_server(v(0, 24, 9)));
+        assert!(has_server(v(1, 0, 4)));
+    }
 
     #[test]
     fn the_measured_versions_get_the_packages_they_ran_with() {

@@ -51,6 +51,37 @@ fn the_servers_tool_routes_find_the_id_alone() {
     }
 }
 
+/// On 0.x the server's routes read a bundle's tools, never the agents', so
+/// `GET /tools` lists nothing and `GET /tools/:toolId` finds nothing; the
+/// agent's route finds the id on 0.24.9 and is not served on 0.12.1 (404
+/// for every name), whose keys are sent as written, so `search_web` is
+/// never asked there (`null`).
+#[test]
+fn a_0x_server_finds_the_id_on_the_agent_route_alone() {
+    let nothing = r#"[{"key":false,"id":false,"wireName":false},
+                      {"key":false,"id":false,"wireName":false},
+                      {"key":false,"id":false,"wireName":false}]"#;
+    let want = |get_tool: &str, get_agent_tool: &str| {
+        Json::parse(&format!(
+            r#"{{"listTools":{{"keys":[]}},"getTool":{get_tool},"getAgentTool":{get_agent_tool}}}"#
+        ))
+        .unwrap()
+    };
+    let unsent = r#"[{"key":false,"id":false,"wireName":null},
+                     {"key":false,"id":false,"wireName":false},
+                     {"key":false,"id":false,"wireName":null}]"#;
+    let by_id = r#"[{"key":false,"id":"get-weather","wireName":false},
+                    {"key":"plain","id":"plain","wireName":"plain"},
+                    {"key":false,"id":"x.y","wireName":false}]"#;
+    for (version, want) in [
+        ("0.12.1", want(unsent, unsent)),
+        ("0.24.9", want(nothing, by_id)),
+    ] {
+        let got = observed_lookups(version, "cases/lookups/server-finds-the-id.json");
+        assert_eq!(got.get("server"), Some(&want), "{version}");
+    }
+}
+
 /// Every case of `cases/lookups/` agrees with the model on the three
 /// releases: each as modelled, as modelled and a known issue, or not
 /// applicable (a builtin 1.0.4 lacks); every applicable one has `lookups`.
