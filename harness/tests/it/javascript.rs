@@ -134,6 +134,38 @@ fn an_agent_network_lists_and_finds_its_members_by_their_keys() {
     );
 }
 
+/// The tool-call accuracy scorer of `@mastra/evals` compares `expectedTool`
+/// and `expectedToolOrder` with the name the model called, on a real run
+/// against a local server scored from the run's own scoring data: for a
+/// tool keyed `search.web` with the id `get-weather`, only `search_web`
+/// scores 1 (docs/names.md, the lint rule `expected-tool-names-a-key`). On a
+/// plain npm install of 1.71.0 with the newest `@mastra/evals`, as a user
+/// installs them (1.0.4 with evals 1.0.0 measured the same by hand).
+#[test]
+fn the_tool_call_accuracy_scorer_compares_the_called_name() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("package.json"), "{\"private\":true}\n").unwrap();
+    let out = Command::new("npm")
+        .args(["install", "--ignore-scripts", "--no-audit", "--no-fund"])
+        .args(["@mastra/core@1.71.0", "@mastra/evals@1.10.2", "zod@3.25.76"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "npm install:\n{}", text(&out));
+    let out = node_on(
+        "node-probe/testing/scorer-names.mjs",
+        &[dir.path().to_path_buf()],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).ends_with(
+            ": expectedTool scores 1 with [search_web]; expectedToolOrder with [search_web]\n"
+        ),
+        "{}",
+        text(&out)
+    );
+}
+
 /// Runs a measuring SCRIPT on the pinned installs and 1.71.0: it must exit 0
 /// and print, for every install, a line ending in MEASURED.
 fn every_install_prints(script: &str, measured: &str) {
