@@ -64,6 +64,8 @@ for (const dir of process.argv.slice(2)) {
   const { expected, ordered } = await measure(dir);
   const wireOnly = (got) => got.length === 1 && got[0] === WIRE;
   failed ||= !wireOnly(expected) || !wireOnly(ordered);
-  console.log(`${dir}: expectedTool scores 1 with [${expected.join(', ')}]; expectedToolOrder with [${ordered.join(', ')}]`);
+  console.log(
+    `${dir}: expectedTool scores 1 with [${expected.join(', ')}]; expectedToolOrder with [${ordered.join(', ')}]`,
+  );
 }
 process.exit(failed ? 1 : 0);
