@@ -166,6 +166,24 @@ fn the_tool_call_accuracy_scorer_compares_the_called_name() {
     );
 }
 
+/// A workspace tool renamed by `WorkspaceToolConfig.name` (`files.read` for
+/// `mastra_workspace_read_file`) is sent rewritten (`files_read`) and runs
+/// by that name or by the name given (the call's fallback to the tool's id,
+/// which the rename replaces), never by its own name, on real runs against
+/// a local server (docs/names.md; 1.8.0, which ignores the name, and 1.9.0,
+/// the first that takes it, measured by hand).
+#[test]
+fn a_renamed_workspace_tool_is_sent_rewritten_and_runs_by_the_name_given() {
+    let dirs = [install("1.67.0"), install("1.71.0")];
+    let out = node_on("node-probe/testing/workspace-names.mjs", &dirs);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out));
+    let measured =
+        "the read tool is sent as [files_read]; calls that ran it: [files.read, files_read]";
+    let agreed = stdout.lines().filter(|l| l.ends_with(measured)).count();
+    assert_eq!(agreed, dirs.len(), "{stdout}");
+}
+
 /// Runs a measuring SCRIPT on the pinned installs and 1.71.0: it must exit 0
 /// and print, for every install, a line ending in MEASURED.
 fn every_install_prints(script: &str, measured: &str) {
