@@ -174,14 +174,26 @@ fn the_tool_call_accuracy_scorer_compares_the_called_name() {
 /// the first that takes it, measured by hand).
 #[test]
 fn a_renamed_workspace_tool_is_sent_rewritten_and_runs_by_the_name_given() {
-    let dirs = [install("1.67.0"), install("1.71.0")];
-    let out = node_on("node-probe/testing/workspace-names.mjs", &dirs);
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}", text(&out));
-    let measured =
-        "the read tool is sent as [files_read]; calls that ran it: [files.read, files_read]";
-    let agreed = stdout.lines().filter(|l| l.ends_with(measured)).count();
-    assert_eq!(agreed, dirs.len(), "{stdout}");
+    each_install_prints(
+        "node-probe/testing/workspace-names.mjs",
+        &[install("1.67.0"), install("1.71.0")],
+        "the read tool is sent as [files_read]; calls that ran it: [files.read, files_read]",
+    );
+}
+
+/// Code Mode names a tool by its id made an identifier
+/// (`external_get_weather` for the id `get-weather` under the key
+/// `search.web`): the instructions declare that function alone, and a
+/// program runs the tool by it alone, on real runs against a local server
+/// with the program run on the host (docs/names.md; 1.37.1, which has no
+/// `createCodeMode`, and 1.38.0, the first that has, measured by hand).
+#[test]
+fn code_mode_names_a_tool_by_its_id_made_an_identifier() {
+    each_install_prints(
+        "node-probe/testing/code-mode-names.mjs",
+        &[install("1.67.0"), install("1.71.0")],
+        "the instructions declare [external_get_weather]; programs that ran the tool: [external_get_weather]",
+    );
 }
 
 /// Runs a measuring SCRIPT on the pinned installs and 1.71.0: it must exit 0
@@ -189,7 +201,13 @@ fn a_renamed_workspace_tool_is_sent_rewritten_and_runs_by_the_name_given() {
 fn every_install_prints(script: &str, measured: &str) {
     let mut dirs = pinned().to_vec();
     dirs.push(install("1.71.0"));
-    let out = node_on(script, &dirs);
+    each_install_prints(script, &dirs, measured);
+}
+
+/// Runs a measuring SCRIPT on DIRS: it must exit 0 and print, for every
+/// install, a line ending in MEASURED.
+fn each_install_prints(script: &str, dirs: &[PathBuf], measured: &str) {
+    let out = node_on(script, dirs);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{}", text(&out));
     let agreed = stdout.lines().filter(|l| l.ends_with(measured)).count();
