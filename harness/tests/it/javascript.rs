@@ -196,6 +196,50 @@ fn code_mode_names_a_tool_by_its_id_made_an_identifier() {
     );
 }
 
+/// `@mastra/mcp` 1.1.0, the newest that loads beside core 1.0.4, ignores a
+/// server-level `requireToolApproval: true`: the call of the server's tool
+/// runs unapproved, on a plain npm install as a user makes it, where the
+/// harness's 1.71.0 install (`@mastra/mcp` 2.0.0) holds the same call
+/// (docs/names.md). Real runs against a local server and the harness's own
+/// MCP server.
+#[test]
+fn mcp_1_1_beside_core_1_0_4_ignores_a_server_level_policy() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("package.json"), "{\"private\":true}\n").unwrap();
+    let out = Command::new("npm")
+        .args(["install", "--ignore-scripts", "--no-audit", "--no-fund"])
+        .args(["@mastra/core@1.0.4", "@mastra/mcp@1.1.0", "zod@3.25.76"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "npm install:\n{}", text(&out));
+    let args = [
+        PathBuf::from(env!("CARGO_BIN_EXE_mastra-conform")),
+        dir.path().to_path_buf(),
+        install("1.71.0"),
+    ];
+    let out = node_on("node-probe/testing/mcp-policy-names.mjs", &args);
+    assert!(out.status.success(), "{}", text(&out));
+    let lines: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| {
+            l.split_once(": @mastra/mcp ")
+                .map_or(l, |(_, rest)| rest)
+                .to_string()
+        })
+        .collect();
+    let policy = "a call under a server-level requireToolApproval: true";
+    assert_eq!(
+        lines,
+        [
+            format!("1.1.0: {policy} ran"),
+            format!("2.0.0: {policy} was held")
+        ],
+        "{}",
+        text(&out)
+    );
+}
+
 /// Runs a measuring SCRIPT on the pinned installs and 1.71.0: it must exit 0
 /// and print, for every install, a line ending in MEASURED.
 fn every_install_prints(script: &str, measured: &str) {
