@@ -6,9 +6,10 @@
 //! from their tarballs into an empty folder, run through `npx`.
 
 use crate::common::{bin, root, text};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// A copy of the fixture installed with `@mastra/core` at `core`.
 struct Installed {
@@ -49,10 +50,85 @@ fn fixture_copy() -> tempfile::TempDir {
 }
 
 /// `npm install` in `dir` as a user would, running no package script.
+///
+/// Several fixtures declare the same dependencies (1.67.0 with zod, and
+/// with `@mastra/mcp` too): installing each from nothing cost about 7 CPU
+/// seconds, most of it npm unpacking the same 150 packages again. So the
+/// first project with a manifest installs from nothing, and a later one
+/// with the same manifest (its name and description aside) starts from a
+/// copy of that tree and lockfile, and npm's own install in it checks them
+/// against its manifest (half a CPU second): the project holds the tree
+/// npm makes for its manifest either way.
 fn install_project(dir: &Path) {
-    npm(
-        dir,
-        &["install", "--ignore-scripts", "--no-audit", "--no-fund"],
+    const INSTALL: [&str; 4] = ["install", "--ignore-scripts", "--no-audit", "--no-fund"];
+    let seed = installed_before(dir);
+    let mut first = false;
+    let tree = seed.get_or_init(|| {
+        first = true;
+        npm(dir, &INSTALL);
+        snapshot(dir)
+    });
+    if !first {
+        copy_installed(tree.path(), dir);
+        npm(dir, &INSTALL);
+    }
+}
+
+/// What `npm install` reads of a project's manifest: all of it but its
+/// name and description.
+fn manifest_key(dir: &Path) -> String {
+    let text = std::fs::read_to_string(dir.join("package.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let fields = v.as_object_mut().expect("package.json is an object");
+    fields.remove("name");
+    fields.remove("description");
+    v.to_string()
+}
+
+/// The tree installed for `dir`'s manifest in this process, once there is
+/// one (a thread installing the same manifest meanwhile is waited for).
+fn installed_before(dir: &Path) -> Arc<OnceLock<tempfile::TempDir>> {
+    static TREES: OnceLock<Mutex<HashMap<String, Arc<OnceLock<tempfile::TempDir>>>>> =
+        OnceLock::new();
+    TREES
+        .get_or_init(Mutex::default)
+        .lock()
+        .unwrap()
+        .entry(manifest_key(dir))
+        .or_default()
+        .clone()
+}
+
+/// A project's `node_modules` and lockfile, hard-linked into a folder of
+/// their own (no test writes into an installed tree), which outlives the
+/// project.
+fn snapshot(dir: &Path) -> tempfile::TempDir {
+    let tree = tempfile::tempdir().unwrap();
+    cp(&["-al"], &dir.join("node_modules"), tree.path());
+    cp(&["-a"], &dir.join("package-lock.json"), tree.path());
+    tree
+}
+
+/// A copy of an installed tree and its lockfile into the project `dir`.
+fn copy_installed(tree: &Path, dir: &Path) {
+    cp(&["-a"], &tree.join("node_modules"), dir);
+    cp(&["-a"], &tree.join("package-lock.json"), dir);
+}
+
+fn cp(flags: &[&str], from: &Path, into: &Path) {
+    let out = Command::new("cp")
+        .args(flags)
+        .arg(from)
+        .arg(into)
+        .output()
+        .expect("cp runs");
+    assert!(
+        out.status.success(),
+        "cp {} {} {}: {}",
+        flags.join(" "),
+        from.display(),
+        into.display(),
+        text(&out)
     );
 }
 
