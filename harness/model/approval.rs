@@ -758,6 +758,7 @@ impl<'a> Replay<'a> {
         // The calls naming no tool that failed before the step's next wait.
         let mut not_found: Vec<&ToolCallReply> = Vec::new();
         let stops = held.iter().any(|t| matches!(t, Target::Stops));
+        let per_id = one_verdict_per_id(case, rel, list, &held)?;
         self.in_resumed_step = false;
         for (i, (call, target)) in list.iter().zip(held).enumerate() {
             let name = Json::String(call.name.clone());
@@ -796,7 +797,15 @@ impl<'a> Replay<'a> {
             // arguments are refused (`NULL_ARGUMENTS_REFUSED`).
             let ran = fit.handed();
             let run = take_run(case, &mut runs, tool, &fit);
-            let (waits, fns_asked) = self.asks(tool, tools, call);
+            let (mut waits, fns_asked) = self.asks(tool, tools, call);
+            match per_id.get(i) {
+                Some(PerId::Later(Some(last), name)) => {
+                    let own = own_of(case, rel, tools, Some(*last), name);
+                    waits = waits_in(rel, case, own.as_ref(), name, &mut Vec::new(), self.resumed);
+                }
+                Some(PerId::Again) => waits = self.asks(tool, tools, call).0,
+                _ => {}
+            }
             if !waits {
                 if resumed_at.is_some() && run.is_some() && self.eager(tools, tool, call) {
                     eager.push(self.kept.len());
@@ -1858,11 +1867,21 @@ fn sub_agents_let_through(
     let sub_agent = |c: &ToolCallReply| {
         reached(tools, &c.name).is_some_and(|(_, v)| matches!(v.origin, ToolOrigin::SubAgent(_)))
     };
+    // Each sub-agent called has its own script (one never called takes
+    // nothing from `replies`: fuzz seed 1 case 2687, on 1.0.4, 1.67.0 and
+    // 1.71.0, every route).
+    let called = |a: &JsString| {
+        steps.iter().flatten().any(|c| {
+            reached(tools, &c.name)
+                .is_some_and(|(_, v)| matches!(&v.origin, ToolOrigin::SubAgent(k) if k == a))
+        })
+    };
     let own_scripts = case
         .sources
         .agents
         .iter()
         .flatten()
+        .filter(|a| called(a))
         .all(|a| case.sub_agent_replies.iter().flatten().any(|(k, _)| k == a));
     let plain = !case.tracing
         && !case.has_approval_function()
@@ -2013,36 +2032,100 @@ fn replay_steps<'a>(
     unreachable!("the default reply ends every script")
 }
 
+/// How a call of a step that uses one call id twice is asked, from
+/// `APPROVAL_LATER_CALLS_ASKED`: the step's calls are all asked first, and
+/// the run keeps the verdicts by id, so the last call of an id gives the
+/// verdict its first call takes; each later call of the id, its verdict
+/// taken, is asked again as it comes to run. Measured on 1.71.0, openai,
+/// a policy naming `a`, `b`, both or neither over the calls `a` and `b` of
+/// one id: asked `a, b, b` where neither is held, `a, b` where the first
+/// is, held by `b`'s verdict (1.68.0: as any other step's calls;
+/// `cases/approval/reused-call-id-under-a-policy-*`).
+#[derive(Debug, Clone, PartialEq)]
+enum PerId<'c> {
+    /// Asked as itself.
+    Own,
+    /// The first call of an id: held or let through as the id's last call
+    /// (its tool and name).
+    Later(Option<&'c Tool>, JsString),
+    /// A later call of an id: asked again.
+    Again,
+}
+
+/// Each call's `PerId` where a step uses a call id twice under a policy
+/// function from `APPROVAL_LATER_CALLS_ASKED`, empty elsewhere. Modelled
+/// where the order of asking is the model's own, call by call: under the
+/// policy's function alone (not a tool's or an MCP server's), where every
+/// call of a reused id reaches a tool, and no call asked once comes after
+/// one asked again (whose second asking comes after the whole step's first).
+fn one_verdict_per_id<'c>(
+    case: &Case,
+    rel: &Release,
+    list: &'c [ToolCallReply],
+    held: &[Target<'c>],
+) -> Result<Vec<PerId<'c>>, String> {
+    let reused = |i: usize| list.iter().filter(|e| e.id == list[i].id).count() > 1;
+    let policy_fn = matches!(
+        case.call.require_tool_approval,
+        Some(ApprovalPolicy::Names(_))
+    );
+    let functions =
+        policy_fn || case.has_approval_function() || case.sources.mcp_approval.is_some();
+    // Gemini's calls carry no id: the AI SDK draws each its own.
+    let ids = case.route.call_ids_scripted();
+    if !ids || !rel.approval_later_calls_asked || !functions || !(0..list.len()).any(reused) {
+        return Ok(Vec::new());
+    }
+    let unmodelled = || Err("approval with a call id used twice in one step".to_string());
+    if !policy_fn || case.has_approval_function() || case.sources.mcp_approval.is_some() {
+        return unmodelled();
+    }
+    let mut out = Vec::new();
+    for (i, call) in list.iter().enumerate() {
+        if !reused(i) {
+            out.push(PerId::Own);
+            continue;
+        }
+        let Target::Tool(..) = &held[i] else {
+            return unmodelled();
+        };
+        let first = list.iter().position(|e| e.id == call.id) == Some(i);
+        if !first {
+            out.push(PerId::Again);
+            continue;
+        }
+        let last = list.iter().rposition(|e| e.id == call.id).unwrap_or(i);
+        let Target::Tool(tool, ..) = &held[last] else {
+            return unmodelled();
+        };
+        out.push(PerId::Later(*tool, list[last].name.clone()));
+    }
+    let again = out.iter().position(|p| *p == PerId::Again);
+    if again.is_some_and(|a| out[a..].iter().any(|p| *p != PerId::Again)) {
+        return unmodelled();
+    }
+    Ok(out)
+}
+
 /// The calls of a step that uses one call id twice, as the replay steps
 /// through them: as the loop runs them (`steps::calls_as_run`: on
 /// openai-compatible and groq a stream's calls of one id are one call, the
-/// later call's name), each asked and held in turn as any other. Measured
-/// on 1.0.4, 1.12.0, 1.40.0, 1.57.0, 1.67.0 and 1.68.0, every route, with
-/// `true` (`cases/approval/reused-call-id-*.json`) and with a policy
-/// function holding the id's later call or none, where no answer names a
-/// call of the step. Not modelled: an answer to a
-/// call of the step, or a step after one an answer resumed (on 1.0.4 to
-/// 1.71.0 an approved id's other call is held again, and on 1.0.4
-/// `generate()` hands over one pending call of the two ids), and from
-/// `APPROVAL_LATER_CALLS_ASKED`, under a function (the policy's, a
-/// tool's or an MCP server's), since it keeps one verdict per id: the
-/// policy is asked the id's later name again, and the id's earlier call
-/// waits on its later call's verdict (1.71.0: a policy naming `b` holds
-/// the call `a` of `b`'s id). Under `true` it is modelled there too
-/// (1.68.0, 1.69.0 and 1.71.0, every route).
+/// later call's name), each asked and held in turn as any other (from
+/// `APPROVAL_LATER_CALLS_ASKED` under a function, one verdict per id:
+/// `one_verdict_per_id`). Measured on 1.0.4, 1.12.0, 1.40.0, 1.57.0,
+/// 1.67.0 and 1.68.0, every route, with `true`
+/// (`cases/approval/reused-call-id-*.json`) and with a policy function
+/// holding the id's later call or none, where no answer names a call of
+/// the step. Not modelled: an answer to a call of the step, or a step
+/// after one an answer resumed (on 1.0.4 to 1.71.0 an approved id's other
+/// call is held again, and on 1.0.4 `generate()` hands over one pending
+/// call of the two ids).
 fn reused_in_step(replay: &Replay, list: &[ToolCallReply]) -> Result<Vec<ToolCallReply>, String> {
     let (case, rel) = (replay.case, replay.rel);
     let answered = list
         .iter()
         .any(|c| case.approvals.iter().flatten().any(|(id, _)| *id == c.id));
-    // One verdict per id matters where a function gives it: `true` holds
-    // every call alike.
-    let functions = matches!(
-        case.call.require_tool_approval,
-        Some(ApprovalPolicy::Names(_))
-    ) || case.has_approval_function()
-        || case.sources.mcp_approval.is_some();
-    if answered || replay.resumed || (rel.approval_later_calls_asked && functions) {
+    if answered || replay.resumed {
         return Err("approval with a call id used twice in one step".into());
     }
     Ok(super::steps::calls_as_run(case, rel, list))

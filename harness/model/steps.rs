@@ -643,7 +643,17 @@ impl Cx<'_> {
                 .any(|(i, c)| calls[..i].iter().any(|e| e.id == c.id));
         let mut running = self.arguments_run_with(&calls);
         if reused_in_step && self.runs_once() {
-            let eager = self.rel.eager_stream_tools;
+            // `isEagerlyExecutableToolCall` admits no call under
+            // `requireToolApproval: true` or a function: the calls merge
+            // as without eager execution (1.71.0, groq and
+            // openai-compatible: `cases/approval/reused-call-id-under-a-policy-*`).
+            let policy = matches!(
+                self.case.call.require_tool_approval,
+                Some(
+                    crate::case::ApprovalPolicy::Flag(true) | crate::case::ApprovalPolicy::Names(_)
+                )
+            );
+            let eager = self.rel.eager_stream_tools && !policy;
             running = merged_by_id(&calls, &running, |name| {
                 eager && self.eager_name(agent, name)
             });

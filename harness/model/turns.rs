@@ -131,7 +131,14 @@ fn turn(
         let mut way = at.clone();
         way.left = outcome.left.clone();
         way.loaded.clone_from(&outcome.loaded);
-        let lost = rel.failed_call_not_stored && outcome.api_error;
+        // A call that throws stores none of its messages: the thread is
+        // written as the run finishes, which one that throws never does
+        // (before `NOT_FOUND_IS_A_RESULT`, a call of a name that reaches
+        // no tool throws, and the next turn recalls only the turns before:
+        // fuzz seed 1, cases 375 and 1898, on 1.0.4 to 1.3.0, streamed or
+        // not; `cases/memory/recall-after-a-turn-that-threw-*`).
+        let threw = outcome.projection.error.is_some();
+        let lost = threw || (rel.failed_call_not_stored && outcome.api_error);
         if memory && !lost && (!held || thrown) {
             // The thread holds every tool message of the call (where an
             // API error ended it on `FAILED_CALL_NOT_STORED`, none:
