@@ -251,7 +251,7 @@ fn tool_fn_asked(case: &Case, rel: &Release, tool: &Tool, call: &ToolCallReply) 
 }
 
 /// A case tool's own `requireApproval`, if it has one.
-fn own_approval(tool: &Tool) -> Option<&ToolApproval> {
+pub(super) fn own_approval(tool: &Tool) -> Option<&ToolApproval> {
     match tool {
         Tool::Custom {
             require_approval, ..
@@ -318,7 +318,10 @@ fn own_of(
 /// The entry of the formatted record a call by `name` finds: the one
 /// under the name it was sent under, else the tool whose id it is
 /// (`stepTools[name] || Object.values(stepTools).find(t => t.id === name)`).
-fn reached<'t>(tools: &'t Record<ToolValue>, name: &JsString) -> Option<(JsString, &'t ToolValue)> {
+pub(super) fn reached<'t>(
+    tools: &'t Record<ToolValue>,
+    name: &JsString,
+) -> Option<(JsString, &'t ToolValue)> {
     match tools.get(name) {
         Lookup::Own(value) => Some((name.clone(), value)),
         Lookup::Inherited => None,
@@ -333,7 +336,11 @@ fn reached<'t>(tools: &'t Record<ToolValue>, name: &JsString) -> Option<(JsStrin
 /// The case's tool a call by `name` reaches (`reached`); a call by the id
 /// runs under approval as elsewhere, measured on 1.0.4, 1.67.0 and 1.71.0:
 /// `cases/approval/call-by-id-generate.json`.
-fn tool_called<'c>(case: &'c Case, tools: &Record<ToolValue>, name: &JsString) -> Option<&'c Tool> {
+pub(super) fn tool_called<'c>(
+    case: &'c Case,
+    tools: &Record<ToolValue>,
+    name: &JsString,
+) -> Option<&'c Tool> {
     let (_, value) = reached(tools, name)?;
     if value.origin != ToolOrigin::Ours {
         return None;

@@ -376,8 +376,8 @@ fn predict_calls(case: &Case, version: MastraVersion) -> Prediction {
                 "@mastra/core {version}: mcpApproval is driven on 1.x only"
             )));
         }
-        let plain = predict_calls(&legacy_approval::without_approval(case), version);
-        return legacy_approval::predict(case, &rel, plain);
+        let plain_of = |c: &Case| predict_calls(&legacy_approval::without_approval(c), version);
+        return legacy_approval::predict(case, &rel, &plain_of);
     }
     let one_agent =
         case.turns.is_some() || case.tracing || case.sources.memory.is_some_and(|m| m.in_memory);

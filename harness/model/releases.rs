@@ -1077,6 +1077,15 @@ release_table! {
     /// declined call and for the tool's own flag on mistral.
     APPROVAL_HELD_CALL_RUNS => approval_held_call_runs: (0, 20, 0) ..= (0, 22, 2), ended (0, 23, 1);
 
+    /// A toolset's tool keeps its own `requireApproval`: its call is held.
+    /// Before, only the agent's own tools keep it, and a toolset's tool
+    /// runs as without approval (0.20.0 to 0.24.5). Measured on 0.20.0,
+    /// 0.21.1, 0.22.2, 0.23.1 and 0.24.9, every route
+    /// (`cases/approval/declined-toolset-call-*`); `bisect
+    /// declined-toolset-call-alone-generate.json --good 0.23.1 --bad 0.24.9
+    /// --route openai-compatible`: 0.24.6 (last the same 0.24.5, 3 steps).
+    TOOLSET_TOOL_APPROVAL_SINCE => toolset_tool_approval: (0, 24, 6);
+
     /// The first v5 releases, which differ from the later ones in how
     /// sub-agents and workflows are named, API errors retried, a call naming
     /// no tool ended and history written (each switch below). Measured on
