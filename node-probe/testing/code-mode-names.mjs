@@ -15,7 +15,7 @@
 
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { scriptedChat } from './scripted-chat.mjs';
+import { scriptedChat, toolCallReply } from './scripted-chat.mjs';
 
 // The sandbox runs the program as a `.ts` module with the `node` on PATH,
 // which must strip types: the Node running this script (the project's
@@ -24,13 +24,8 @@ process.env.PATH = `${path.dirname(process.execPath)}${path.delimiter}${process.
 
 const NAMES = ['external_search_web', 'external_search.web', 'external_get_weather', 'external_get-weather'];
 
-// A scripted entry is `{ program }` (one call of execute_typescript) or `{ text }`.
-function reply(r = { text: 'done' }, n) {
-  if (!r.program) return { message: { role: 'assistant', content: r.text }, finish_reason: 'stop' };
-  const args = JSON.stringify({ code: r.program });
-  const call = { id: `call_${n}`, type: 'function', function: { name: 'execute_typescript', arguments: args } };
-  return { message: { role: 'assistant', content: null, tool_calls: [call] }, finish_reason: 'tool_calls' };
-}
+// A scripted entry is `{ call, arguments }` (one call of execute_typescript) or `{ text }`.
+const reply = toolCallReply();
 
 async function measure(dir) {
   const load = (m) => import(pathToFileURL(path.join(dir, 'node_modules', m)).href);
@@ -60,7 +55,7 @@ async function measure(dir) {
     declared = [...instructions.matchAll(/declare function (external_[^(]*)\(/g)].map((m) => m[1]);
     // A name that is no identifier is read as a property of `globalThis`.
     const program = `return await globalThis[${JSON.stringify(name)}]({ city: 'Paris' });`;
-    state.script = [{ program }, { text: 'done' }];
+    state.script = [{ call: 'execute_typescript', arguments: JSON.stringify({ code: program }) }, { text: 'done' }];
     state.bodies = [];
     const agent = new Agent({ id: 'a', name: 'a', instructions, model, tools: { [codeTool.id]: codeTool } });
     try {

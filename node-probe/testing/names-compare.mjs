@@ -14,17 +14,13 @@
 
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { scriptedChat } from './scripted-chat.mjs';
+import { scriptedChat, toolCallReply } from './scripted-chat.mjs';
 
 const NAMES = ['search.web', 'search_web', 'get-weather'];
 const WIRE = 'search_web';
 
 // A scripted entry is `{ call: NAME }` (one tool call) or `{ text }`.
-function reply(r = { text: 'done' }, n) {
-  if (!r.call) return { message: { role: 'assistant', content: r.text }, finish_reason: 'stop' };
-  const call = { id: `call_${n}`, type: 'function', function: { name: r.call, arguments: '{"city":"Paris"}' } };
-  return { message: { role: 'assistant', content: null, tool_calls: [call] }, finish_reason: 'tool_calls' };
-}
+const reply = toolCallReply('{"city":"Paris"}');
 
 async function measure(dir) {
   const load = (m) => import(pathToFileURL(path.join(dir, 'node_modules', m)).href);

@@ -45,3 +45,16 @@ export async function scriptedChat(reply) {
     close: () => server.close(),
   };
 }
+
+/**
+ * A `reply` for scripts whose entries are `{ call: NAME, arguments? }` (one
+ * tool call, with `args`, a JSON text, where the entry gives none) or
+ * `{ text }`; once the script has run out, the text `done`.
+ */
+export function toolCallReply(args) {
+  return (r = { text: 'done' }, n) => {
+    if (!r.call) return { message: { role: 'assistant', content: r.text }, finish_reason: 'stop' };
+    const call = { id: `call_${n}`, type: 'function', function: { name: r.call, arguments: r.arguments ?? args } };
+    return { message: { role: 'assistant', content: null, tool_calls: [call] }, finish_reason: 'tool_calls' };
+  };
+}

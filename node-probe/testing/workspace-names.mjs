@@ -17,18 +17,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { scriptedChat } from './scripted-chat.mjs';
+import { scriptedChat, toolCallReply } from './scripted-chat.mjs';
 
 const ORIGINAL = 'mastra_workspace_read_file';
 const CALLS = [ORIGINAL, 'files.read', 'files_read'];
 const TEXT = 'workspace-names says hello';
 
 // A scripted entry is `{ call: NAME }` (one tool call) or `{ text }`.
-function reply(r = { text: 'done' }, n) {
-  if (!r.call) return { message: { role: 'assistant', content: r.text }, finish_reason: 'stop' };
-  const call = { id: `call_${n}`, type: 'function', function: { name: r.call, arguments: '{"path":"a.txt"}' } };
-  return { message: { role: 'assistant', content: null, tool_calls: [call] }, finish_reason: 'tool_calls' };
-}
+const reply = toolCallReply('{"path":"a.txt"}');
 
 async function measure(dir) {
   const load = (m) => import(pathToFileURL(path.join(dir, 'node_modules', m)).href);

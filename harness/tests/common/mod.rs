@@ -53,6 +53,26 @@ pub fn observed(version: &str, case: &str) -> mastra_conform::js::json::Json {
         .unwrap_or_else(|e| panic!("{version} {case}: {e}: {}", text(&out)))
 }
 
+/// Install SPECS (with zod) into `dir` with plain npm, as a user would,
+/// running no package script.
+#[allow(dead_code)]
+pub fn npm_install(dir: &Path, specs: &[&str]) {
+    std::fs::write(dir.join("package.json"), "{\"private\":true}\n").unwrap();
+    let out = Command::new("npm")
+        .args(["install", "--ignore-scripts", "--no-audit", "--no-fund"])
+        .args(specs)
+        .arg("zod@3.25.76")
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "npm install {}:\n{}",
+        specs.join(" "),
+        text(&out)
+    );
+}
+
 /// stdout then stderr, for a failing assertion to show.
 pub fn text(out: &Output) -> String {
     format!(

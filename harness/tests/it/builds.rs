@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use crate::common::{bin, root, run_on, text};
+use crate::common::{bin, npm_install, root, run_on, text};
 
 struct FixedBuild {
     tgz: PathBuf,
@@ -364,24 +364,6 @@ fn plain_node() -> PathBuf {
     PathBuf::from("node")
 }
 
-/// Install `spec` (with zod) into `dir` with plain npm, as a user would.
-fn npm_install(dir: &Path, spec: &str) {
-    std::fs::write(dir.join("package.json"), "{\"private\":true}\n").unwrap();
-    let out = Command::new("npm")
-        .args([
-            "install",
-            "--ignore-scripts",
-            "--no-audit",
-            "--no-fund",
-            spec,
-            "zod@3.25.76",
-        ])
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "npm install {spec}:\n{}", text(&out));
-}
-
 /// Each security issue's advisory draft holds a snippet that shows the
 /// issue by itself: plain Node beside a plain npm install of 1.40.0 (where
 /// all three are present), its own server playing the model, the case's
@@ -389,7 +371,7 @@ fn npm_install(dir: &Path, spec: &str) {
 #[test]
 fn each_security_advisory_snippet_shows_its_issue_with_plain_node() {
     let dir = tempfile::tempdir().unwrap();
-    npm_install(dir.path(), "@mastra/core@1.40.0");
+    npm_install(dir.path(), &["@mastra/core@1.40.0"]);
     let node = plain_node();
     let shown = |id: &str| {
         let out = bin()
@@ -465,7 +447,7 @@ fn the_repro_fails_on_1_67_0_and_passes_on_the_fixed_build_with_plain_node() {
     let node = plain_node();
     let run_in = |spec: &str| {
         let dir = tempfile::tempdir().unwrap();
-        npm_install(dir.path(), spec);
+        npm_install(dir.path(), &[spec]);
         std::fs::write(dir.path().join("repro.mjs"), &script).unwrap();
         let out = Command::new(&node)
             .arg("repro.mjs")

@@ -6,7 +6,7 @@
 //! script runs a case's sources with its guard in place; and the probe's MCP
 //! server reads the same to the MCP client as the official SDK's server.
 
-use crate::common::{bin, root, text};
+use crate::common::{bin, npm_install, root, text};
 use mastra_conform::case::Case;
 use mastra_conform::install::layout::{default_cache, Installs};
 use mastra_conform::js::json::Json;
@@ -144,14 +144,7 @@ fn an_agent_network_lists_and_finds_its_members_by_their_keys() {
 #[test]
 fn the_tool_call_accuracy_scorer_compares_the_called_name() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("package.json"), "{\"private\":true}\n").unwrap();
-    let out = Command::new("npm")
-        .args(["install", "--ignore-scripts", "--no-audit", "--no-fund"])
-        .args(["@mastra/core@1.71.0", "@mastra/evals@1.10.2", "zod@3.25.76"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "npm install:\n{}", text(&out));
+    npm_install(dir.path(), &["@mastra/core@1.71.0", "@mastra/evals@1.10.2"]);
     let out = node_on(
         "node-probe/testing/scorer-names.mjs",
         &[dir.path().to_path_buf()],
@@ -205,14 +198,7 @@ fn code_mode_names_a_tool_by_its_id_made_an_identifier() {
 #[test]
 fn mcp_1_1_beside_core_1_0_4_ignores_a_server_level_policy() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("package.json"), "{\"private\":true}\n").unwrap();
-    let out = Command::new("npm")
-        .args(["install", "--ignore-scripts", "--no-audit", "--no-fund"])
-        .args(["@mastra/core@1.0.4", "@mastra/mcp@1.1.0", "zod@3.25.76"])
-        .current_dir(dir.path())
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "npm install:\n{}", text(&out));
+    npm_install(dir.path(), &["@mastra/core@1.0.4", "@mastra/mcp@1.1.0"]);
     let args = [
         PathBuf::from(env!("CARGO_BIN_EXE_mastra-conform")),
         dir.path().to_path_buf(),
