@@ -7,7 +7,7 @@
 use crate::case::Case;
 use crate::js::json::Json;
 use crate::observe::cpu::{CpuMeter, CpuTally, Kind};
-use crate::observe::pool::RECYCLE_GROWTH;
+use crate::observe::pool::{GROWTH_HEAP_PERCENT, GROWTH_PING_EVERY, RECYCLE_GROWTH};
 use crate::run::session::Session;
 use crate::version::spec::MastraVersion;
 use std::time::Instant;
@@ -36,7 +36,9 @@ impl Part {
 #[derive(Debug, Clone)]
 pub struct Memory {
     /// `size` (replaced only past `recycle_rss`, the default) or `growth`
-    /// (also past `pool::RECYCLE_GROWTH` times their first reading).
+    /// (also past `pool::RECYCLE_GROWTH` times their reading after their
+    /// share of the first `RSS_BASELINE_AFTER` results, a replacement
+    /// measured against its predecessor's).
     pub policy: &'static str,
     pub results: usize,
     pub cpu: CpuTally,
@@ -127,12 +129,22 @@ pub fn cpu_cost(
             cpu,
         });
     }
-    let configured = session.config.pool.recycle_growth;
+    let configured = session.config.pool.clone();
     let mut memory = Vec::new();
     for (policy, growth) in [("size", None), ("growth", Some(RECYCLE_GROWTH))] {
-        session.config.pool.recycle_growth = growth;
+        if growth.is_some() {
+            // Each probe's baseline where this account reads it: after
+            // `RSS_BASELINE_AFTER` results of the whole workload, its share
+            // of them, and read often enough to replace it soon after it
+            // passes the bound.
+            let pool = &mut session.config.pool;
+            pool.recycle_growth = growth;
+            pool.ping_every = GROWTH_PING_EVERY;
+            pool.baseline_after = RSS_BASELINE_AFTER / pool.probes.max(1);
+            pool.heap_growing_percent = Some(GROWTH_HEAP_PERCENT);
+        }
         let run = memory_run(session, version, workload, policy);
-        session.config.pool.recycle_growth = configured;
+        session.config.pool = configured.clone();
         memory.push(run?);
     }
     Ok(CpuCost { parts, memory })
@@ -341,7 +353,10 @@ fn memory_markdown(cpu: &Json) -> Result<String, String> {
     let mut out = format!(
         "\nThe whole workload twice more, each probe's RSS read after {after} results and at the \
          last: once as a run replaces them (only past a fixed limit), once also replaced between \
-         cases when their memory passes {growth_limit} times their first reading.\n\n\
+         cases when their memory passes {growth_limit} times their reading after their share of \
+         those {after} (a replacement measured against the reading of the process it replaced), \
+         read every {GROWTH_PING_EVERY} cases, with Node's `--heap-growing-percent=\
+         {GROWTH_HEAP_PERCENT}`.\n\n\
          | probes replaced | CPU ms a result | probe processes | RSS after {after} results, MB | \
          at the last, MB | growth (the largest) |\n|---|---:|---:|---|---|---:|\n"
     );
@@ -352,7 +367,7 @@ fn memory_markdown(cpu: &Json) -> Result<String, String> {
             .and_then(Json::as_str)
             .map(|s| s.to_lossy())
         {
-            Some(p) if p == "growth" => format!("past {growth_limit}× their first reading"),
+            Some(p) if p == "growth" => format!("past {growth_limit}× their reading after {after}"),
             Some(p) if p == "size" => "only past the fixed limit (a run's default)".to_string(),
             other => return Err(format!("{at}recycledBy: {other:?} is not growth or size")),
         };
@@ -423,7 +438,7 @@ mod tests {
         );
         assert!(
             md.contains(
-                "| past 1.2× their first reading | 25.00 | 11 | 300, 150 | 330, 165 | +10 % |"
+                "| past 1.2× their reading after 100 | 25.00 | 11 | 300, 150 | 330, 165 | +10 % |"
             ),
             "{md}"
         );

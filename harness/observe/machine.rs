@@ -20,11 +20,13 @@
 //! times without a case finishing in between makes the machine give up
 //! instead of restarting forever. A ping goes out every `ping_every` cases;
 //! an answer over `recycle_rss` has the probe replaced between cases, and so
-//! does one over `recycle_growth` times the first answer of the same
-//! process. Mastra keeps a little of every case it builds, and V8 grows its
-//! heap long before it must, so a probe's memory climbs with the cases it
-//! has run; the first answer, after `ping_every` cases, is past the import
-//! and the warm-up, and is the size a fresh process comes back to.
+//! does one over `recycle_growth` times the baseline: the answer to the
+//! first ping sent once a process has run `baseline_after` cases, kept for
+//! every process that follows. V8 grows its heap long before it must, and a
+//! process's live heap grows while it meets kinds of case it had not met, so
+//! a probe's memory climbs with the cases it has run; a fresh process comes
+//! back under the baseline, and measuring each against its own first answer
+//! would let the bound creep up with every replacement.
 
 use std::collections::{HashMap, VecDeque};
 use std::time::{Duration, Instant};
@@ -49,6 +51,8 @@ pub struct Limits {
     /// Recycle once the probe's memory passes this multiple of its first
     /// answer (`None`: only `recycle_rss` recycles).
     pub recycle_growth: Option<f64>,
+    /// Cases a process runs before the ping whose answer is the baseline.
+    pub baseline_after: usize,
     pub max_futile_deaths: u32,
 }
 
@@ -137,7 +141,13 @@ pub struct PoolMachine {
     in_flight: HashMap<u64, Flight>,
     probe: Probe,
     since_ping: usize,
-    /// The first ping answer of the process now running.
+    /// Cases sent to the process now running.
+    sent: usize,
+    /// Pings sent to the process now running, and answers had from it.
+    pings: (u64, u64),
+    /// Which of those pings the baseline is the answer to.
+    baseline_ping: Option<u64>,
+    /// The baseline answer, once there is one (see the module's rules).
     baseline_rss: Option<u64>,
     recycle_wanted: bool,
     futile_deaths: u32,
@@ -161,6 +171,9 @@ impl PoolMachine {
             in_flight: HashMap::new(),
             probe: Probe::Down,
             since_ping: 0,
+            sent: 0,
+            pings: (0, 0),
+            baseline_ping: None,
             baseline_rss: None,
             recycle_wanted: false,
             futile_deaths: 0,
@@ -262,22 +275,32 @@ impl PoolMachine {
             );
             out.push(Action::Send { seq, index });
             self.since_ping += 1;
+            self.sent += 1;
         }
         if self.since_ping >= self.limits.ping_every {
             self.since_ping = 0;
+            self.pings.0 += 1;
+            let first_past = self.baseline_rss.is_none() && self.baseline_ping.is_none();
+            if first_past && self.sent >= self.limits.baseline_after {
+                self.baseline_ping = Some(self.pings.0);
+            }
             out.push(Action::Ping);
         }
         out
     }
 
     /// Whether a ping's answer of `rss` bytes asks for a new process; the
-    /// first answer of a process sets its baseline.
+    /// answer the baseline was waiting for sets it.
     fn grown_past_limits(&mut self, rss: u64) -> bool {
-        let baseline = *self.baseline_rss.get_or_insert(rss);
-        let grown = self
-            .limits
-            .recycle_growth
-            .is_some_and(|g| rss as f64 > baseline as f64 * g);
+        self.pings.1 += 1;
+        if self.baseline_ping == Some(self.pings.1) {
+            self.baseline_ping = None;
+            self.baseline_rss = Some(rss);
+        }
+        let grown = match (self.limits.recycle_growth, self.baseline_rss) {
+            (Some(g), Some(baseline)) => rss as f64 > baseline as f64 * g,
+            _ => false,
+        };
         grown || rss > self.limits.recycle_rss
     }
 
@@ -287,10 +310,12 @@ impl PoolMachine {
         match event {
             Event::Started => {
                 self.probe = Probe::Up;
-                // A new process: its own first answer is its baseline, and
-                // its first ping comes after its own first cases.
-                self.baseline_rss = None;
+                // A new process is pinged after its own first cases, and
+                // measured against the baseline already taken, if any.
                 self.since_ping = 0;
+                self.sent = 0;
+                self.pings = (0, 0);
+                self.baseline_ping = None;
             }
             Event::Answered { seq, fault } => {
                 if let Some(f) = self.in_flight.remove(&seq) {
@@ -398,6 +423,7 @@ mod tests {
                 ping_every: 4,
                 recycle_rss: 1000,
                 recycle_growth: Some(1.2),
+                baseline_after: 4,
                 max_futile_deaths: MAX_FUTILE_DEATHS,
             },
             Box::new(move || {
@@ -663,7 +689,7 @@ mod tests {
     }
 
     #[test]
-    fn a_probe_grown_past_its_first_answer_is_recycled_and_a_new_one_measured_afresh() {
+    fn a_probe_grown_past_the_baseline_is_recycled_and_the_next_measured_against_it() {
         let now = Instant::now();
         let mut m = dealt(4, 24);
         assert_eq!(up(&mut m, now).last(), Some(&Action::Ping));
@@ -672,14 +698,10 @@ mod tests {
         assert_eq!(a.last(), Some(&Action::Ping), "pinged again 4 cases on");
         m.on(Event::Rss(600), now);
         let a = finish(&mut m, 5..=8, now);
-        assert_eq!(
-            sends(&a).len(),
-            4,
-            "1.2 times its first answer is not past it"
-        );
+        assert_eq!(sends(&a).len(), 4, "1.2 times the baseline is not past it");
         assert_eq!(a.last(), Some(&Action::Ping));
         m.on(Event::Rss(601), now);
-        assert_eq!(m.room(), 0, "past 1.2 times its first answer");
+        assert_eq!(m.room(), 0, "past 1.2 times the baseline");
         assert_eq!(finish(&mut m, 9..=12, now), vec![Action::Recycle]);
         m.on(Event::Started, now);
         let a = m.next_actions(now);
@@ -689,16 +711,51 @@ mod tests {
             Some(&Action::Ping),
             "the new process is pinged after its own 4"
         );
-        // Its first answer is its own baseline, however large against the old one.
-        m.on(Event::Rss(900), now);
+        // Measured against the first process's baseline, not its own answer.
+        m.on(Event::Rss(550), now);
         let a = finish(&mut m, 13..=16, now);
+        assert_eq!(sends(&a).len(), 4, "550 is under 1.2 times 500");
         assert_eq!(a.last(), Some(&Action::Ping));
-        m.on(Event::Rss(1000), now);
-        assert_eq!(
-            sends(&finish(&mut m, 17..=20, now)).len(),
-            4,
-            "900 to 1000 is no recycle"
+        m.on(Event::Rss(601), now);
+        assert_eq!(finish(&mut m, 17..=20, now), vec![Action::Recycle]);
+    }
+
+    #[test]
+    fn the_baseline_is_the_answer_to_the_first_ping_past_its_cases() {
+        let now = Instant::now();
+        let mut seq = 0;
+        let mut m = PoolMachine::new(
+            Limits {
+                concurrency: 2,
+                case_timeout: T,
+                ping_every: 2,
+                recycle_rss: 1000,
+                recycle_growth: Some(1.2),
+                baseline_after: 4,
+                max_futile_deaths: MAX_FUTILE_DEATHS,
+            },
+            Box::new(move || {
+                seq += 1;
+                seq
+            }),
         );
+        for i in 0..12 {
+            m.give(i);
+        }
+        assert_eq!(up(&mut m, now).last(), Some(&Action::Ping));
+        let a = finish(&mut m, 1..=2, now);
+        assert_eq!(a.last(), Some(&Action::Ping), "the ping after 4 cases");
+        // The first ping's answer comes after the second ping went out: it
+        // is no baseline, and nothing it is compared with recycles.
+        m.on(Event::Rss(100), now);
+        m.on(Event::Rss(500), now);
+        let a = finish(&mut m, 3..=4, now);
+        assert_eq!(sends(&a).len(), 2);
+        m.on(Event::Rss(590), now);
+        let a = finish(&mut m, 5..=6, now);
+        assert_eq!(sends(&a).len(), 2, "590 is under 1.2 times 500");
+        m.on(Event::Rss(601), now);
+        assert_eq!(m.room(), 0, "past 1.2 times 500");
     }
 
     #[test]
@@ -814,6 +871,7 @@ mod tests {
                 ping_every: 500,
                 recycle_rss: u64::MAX,
                 recycle_growth: None,
+                baseline_after: 500,
                 max_futile_deaths: 6,
             },
             Box::new(|| 1),

@@ -30,9 +30,22 @@ use std::sync::mpsc;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-/// Cases between two readings of a probe's memory; the first reading of a
-/// process, its baseline, comes this many cases after its start.
+/// Cases between two readings of a probe's memory; the reading after this
+/// many cases of a run's first process is the baseline growth is measured
+/// against.
 pub const PING_EVERY: usize = 100;
+
+/// Cases between two readings where a probe is replaced by growth
+/// (`bench`'s second policy): often enough that a process is replaced soon
+/// after it passes the bound, rather than up to `PING_EVERY` cases later.
+pub const GROWTH_PING_EVERY: usize = 10;
+
+/// V8's heap growth where a probe is replaced by growth: the old generation
+/// may grow to 1.5 times what it kept at its last collection, where V8's
+/// own choice on these machines is up to 4 times. Measured on the corpus,
+/// it halves a probe's growth for about 10 % more CPU, and a replacement
+/// costs more than that (docs/figures.md, "What a probe's memory grows by").
+pub const GROWTH_HEAP_PERCENT: u32 = 50;
 
 /// The growth `bench` measures recycling at (`machine::Limits::recycle_growth`):
 /// a probe whose memory passes this multiple of its first reading is
@@ -53,6 +66,10 @@ pub struct PoolConfig {
     pub ping_every: usize,
     pub recycle_rss: u64,
     pub recycle_growth: Option<f64>,
+    /// Cases a process runs before the reading that is the baseline.
+    pub baseline_after: usize,
+    /// Node's `--heap-growing-percent` for each probe (`None`: V8's own).
+    pub heap_growing_percent: Option<u32>,
 }
 
 impl Default for PoolConfig {
@@ -64,6 +81,8 @@ impl Default for PoolConfig {
             ping_every: PING_EVERY,
             recycle_rss: 1536 << 20,
             recycle_growth: None,
+            baseline_after: PING_EVERY,
+            heap_growing_percent: None,
         }
     }
 }
@@ -76,6 +95,7 @@ impl PoolConfig {
             ping_every: self.ping_every,
             recycle_rss: self.recycle_rss,
             recycle_growth: self.recycle_growth,
+            baseline_after: self.baseline_after,
             max_futile_deaths: super::machine::MAX_FUTILE_DEATHS,
         }
     }

@@ -109,6 +109,9 @@ pub struct ProbeCommand {
     /// the one child the probe's guard allows. `None`: the pinned Node
     /// running `node-probe/mcp-server.mjs`.
     pub mcp_server: Option<PathBuf>,
+    /// Flags for Node before the script (V8's heap sizing, where a run
+    /// holds its probes' memory: `PoolConfig::heap_growing_percent`).
+    pub node_flags: Vec<String>,
 }
 
 /// The variable that names `ProbeCommand::mcp_server` to the probe
@@ -159,10 +162,11 @@ impl ProbeCommand {
     /// and the machine has one) with the listener's socket bound in, else
     /// as a plain child behind the guard alone.
     fn spec(&self, install: &Path, reach: Option<&ListenerReach>) -> CommandSpec {
-        let mut plain = CommandSpec::new(&self.node)
-            .arg(&self.script)
-            .arg(install)
-            .scrubbed();
+        let mut plain = CommandSpec::new(&self.node);
+        for flag in &self.node_flags {
+            plain = plain.arg(flag);
+        }
+        let mut plain = plain.arg(&self.script).arg(install).scrubbed();
         if let Some(server) = &self.mcp_server {
             plain = plain.env(MCP_SERVER_VAR, &server.to_string_lossy());
         }

@@ -134,6 +134,12 @@ impl Config {
             sandboxed: self.sandboxed,
             // This binary serves a case's MCP servers (`mcp-server`).
             mcp_server: std::env::current_exe().ok(),
+            node_flags: self
+                .pool
+                .heap_growing_percent
+                .map(|p| format!("--heap-growing-percent={p}"))
+                .into_iter()
+                .collect(),
         }
     }
 }

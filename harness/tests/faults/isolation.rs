@@ -194,6 +194,7 @@ fn real_probe_result(
         start_timeout: Duration::from_secs(60),
         sandboxed: true,
         mcp_server: Some(PathBuf::from(env!("CARGO_BIN_EXE_mastra-conform"))),
+        node_flags: Vec::new(),
     };
     let mut probe =
         Probe::start(&cmd, install, reach, &AtomicBool::new(false)).map_err(|e| e.to_string())?;

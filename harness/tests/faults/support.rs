@@ -92,6 +92,7 @@ pub fn fake_probe() -> ProbeCommand {
         // outside the sandbox (the sandbox scenarios use the real probe).
         sandboxed: false,
         mcp_server: None,
+        node_flags: Vec::new(),
     }
 }
 
