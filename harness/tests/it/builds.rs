@@ -157,11 +157,23 @@ fn verify_says_the_fixed_build_fixes_toolchoice_not_rewritten() {
 /// its observations: `diff` judges them again, so the two are one run, and
 /// report.md and `diff` must put each case in the same group
 /// (`assert_the_groups_agree`).
+///
+/// The store starts as a copy of the one `e2e`'s corpus run filled (every
+/// case on every route on 1.67.0, so each case on its own route here): the
+/// matrix reuses 1.67.0's observations, a case on its default route being
+/// one key however it got there, and observes the fixed build alone.
 #[test]
 fn diff_lists_exactly_the_cases_whose_toolchoice_gets_rewritten() {
     let b = fixed_build();
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("observations");
+    let copied = Command::new("cp")
+        .arg("-a")
+        .arg(crate::e2e::corpus_store())
+        .arg(&store)
+        .output()
+        .unwrap();
+    assert!(copied.status.success(), "{}", text(&copied));
     let out_dir = dir.path().join("matrix");
     let ran = bin()
         .env("MASTRA_CONFORM_OBSERVATIONS", &store)
@@ -174,6 +186,18 @@ fn diff_lists_exactly_the_cases_whose_toolchoice_gets_rewritten() {
     assert!(
         matches!(ran.status.code(), Some(0 | 1)),
         "the matrix ran: {}",
+        text(&ran)
+    );
+    let reused = text(&ran)
+        .lines()
+        .find_map(|l| {
+            let (_, rest) = l.split_once(" observed, ")?;
+            rest.split_once(" reused")?.0.parse::<usize>().ok()
+        })
+        .unwrap_or_default();
+    assert!(
+        reused > 0,
+        "1.67.0's observations are the corpus run's:\n{}",
         text(&ran)
     );
     let json = dir.path().join("diff.json");
