@@ -13,7 +13,9 @@
 //!   listener's reply and wire code) and the observation format's version;
 //! - the case key is the case's normalised content (`Case::to_json`, what
 //!   the probe is sent, less `about` and `source`, prose the probe never
-//!   reads) and its route.
+//!   reads, and less `route`, which is the key's own second part) and its
+//!   route: a case on its default route is one key whether its file names
+//!   that route or `--route all` put it there.
 //!
 //! Changing any of these inputs changes a key, so the store misses and the
 //! case is observed again: the unit tests below change each in turn.
@@ -84,7 +86,7 @@ impl CaseKey {
             Json::Object(members) => Json::Object(
                 members
                     .into_iter()
-                    .filter(|(k, _)| !matches!(k.to_lossy().as_str(), "about" | "source"))
+                    .filter(|(k, _)| !matches!(k.to_lossy().as_str(), "about" | "source" | "route"))
                     .collect(),
             ),
             other => other,
@@ -249,6 +251,19 @@ mod tests {
             CaseKey::of(&base.on_route(crate::route::Route::Anthropic)),
             key,
             "the route"
+        );
+        assert_eq!(
+            CaseKey::of(&base.on_route(base.route)),
+            key,
+            "a case put on its own route by --route, which then names it"
+        );
+        assert_eq!(
+            CaseKey::of(&case(&format!(
+                r#"{{"about":"a","tools":["search.web"],"route":"{}"}}"#,
+                base.route.name()
+            ))),
+            key,
+            "a file naming the default route"
         );
     }
 

@@ -16,6 +16,7 @@ struct CorpusRun {
     out: Output,
     report: Json,
     bodies: PathBuf,
+    store: PathBuf,
     _dir: tempfile::TempDir,
 }
 
@@ -27,7 +28,9 @@ fn corpus_run() -> &'static CorpusRun {
         let dir = tempfile::tempdir().unwrap();
         let json = dir.path().join("report.json");
         let bodies = dir.path().join("bodies");
+        let store = dir.path().join("observations");
         let out = bin()
+            .env("MASTRA_CONFORM_OBSERVATIONS", &store)
             .args(["run", "--versions", "pinned", "--route", "all", "--json"])
             .arg(&json)
             .arg("--bodies")
@@ -43,9 +46,17 @@ fn corpus_run() -> &'static CorpusRun {
             out,
             report,
             bodies,
+            store,
             _dir: dir,
         }
     })
+}
+
+/// The observation store the corpus run filled: every case on every wire
+/// route on each pinned version that ran, for a test that needs those
+/// observations again to copy (run first if it has not run yet).
+pub fn corpus_store() -> &'static std::path::Path {
+    &corpus_run().store
 }
 
 fn field<'a>(v: &'a Json, k: &str) -> &'a Json {

@@ -60,11 +60,45 @@ fn fixture_copy() -> tempfile::TempDir {
 /// against its manifest (half a CPU second): the project holds the tree
 /// npm makes for its manifest either way.
 fn install_project(dir: &Path) {
+    install_from(dir, None);
+}
+
+/// `npm install` in `dir` after a user's edit of an installed project's
+/// manifest: `base`'s tree and lockfile are copied in and npm's install
+/// moves them to the manifest, as it does for a user who changes a pinned
+/// version or adds a dependency and runs `npm install` again. Only the
+/// packages that change are fetched and unpacked (0.21.1 to 0.23.1: 3.2
+/// CPU seconds instead of 14, and the same packages at the same places as
+/// an install from nothing). Only for exact versions: a dist-tag such as
+/// `latest` would hold on to the version the base has. A project with a
+/// manifest installed before still starts from that tree.
+fn install_upgrading(dir: &Path, base: &Installed) {
+    install_from(dir, Some(base.path()));
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("package.json")).unwrap()).unwrap();
+    for (name, wanted) in manifest["dependencies"].as_object().unwrap() {
+        let installed = dir.join("node_modules").join(name).join("package.json");
+        let installed: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&installed).unwrap()).unwrap();
+        assert_eq!(
+            &installed["version"],
+            wanted,
+            "{name} in {} after the install over {}",
+            dir.display(),
+            base.path().display()
+        );
+    }
+}
+
+fn install_from(dir: &Path, base: Option<&Path>) {
     const INSTALL: [&str; 4] = ["install", "--ignore-scripts", "--no-audit", "--no-fund"];
     let seed = installed_before(dir);
     let mut first = false;
     let tree = seed.get_or_init(|| {
         first = true;
+        if let Some(base) = base {
+            copy_installed(base, dir);
+        }
         npm(dir, &INSTALL);
         snapshot(dir)
     });
@@ -1589,13 +1623,14 @@ fn the_action_parses_uses_its_inputs_and_its_lint_step_runs() {
 }
 
 /// The MCP fixture (`harness/tests/fixtures/lint-mcp/`), installed once:
-/// its own `@mastra/core` 1.67.0 and the `@mastra/mcp` paired with it.
+/// its own `@mastra/core` 1.67.0 and the `@mastra/mcp` paired with it (the
+/// 1.67.0 project with `@mastra/mcp` added).
 fn fixture_mcp() -> &'static Installed {
     static ONCE: OnceLock<Installed> = OnceLock::new();
     ONCE.get_or_init(|| {
         let dir = tempfile::tempdir().unwrap();
         copy_tree(&root().join("harness/tests/fixtures/lint-mcp"), dir.path());
-        install_project(dir.path());
+        install_upgrading(dir.path(), fixture_1_67());
         Installed { dir }
     })
 }
@@ -1803,8 +1838,9 @@ fn mcp_policies_comparing_the_other_spelling_are_errors_at_the_name() {
 
 /// The guards fixture (`harness/tests/fixtures/lint-mcp-guards/`) with
 /// `@mastra/core` CORE and the `@mastra/mcp` paired with it
-/// (`version::extras`), copied and installed as a user would.
-fn install_guards(core: &str, mcp: &str) -> Installed {
+/// (`version::extras`), copied and installed as a user would, over `base`
+/// (`install_upgrading`).
+fn install_guards(core: &str, mcp: &str, base: &Installed) -> Installed {
     let dir = tempfile::tempdir().unwrap();
     copy_tree(
         &root().join("harness/tests/fixtures/lint-mcp-guards"),
@@ -1822,18 +1858,18 @@ fn install_guards(core: &str, mcp: &str) -> Installed {
         &format!("\"@mastra/core\": \"{core}\""),
     );
     edit_manifest(dir.path(), mcp_pin, &format!("\"@mastra/mcp\": \"{mcp}\""));
-    install_project(dir.path());
+    install_upgrading(dir.path(), base);
     Installed { dir }
 }
 
 fn guards_1_67() -> &'static Installed {
     static ONCE: OnceLock<Installed> = OnceLock::new();
-    ONCE.get_or_init(|| install_guards("1.67.0", "1.18.0"))
+    ONCE.get_or_init(|| install_guards("1.67.0", "1.18.0", fixture_1_67()))
 }
 
 fn guards_1_0_4() -> &'static Installed {
     static ONCE: OnceLock<Installed> = OnceLock::new();
-    ONCE.get_or_init(|| install_guards("1.0.4", "1.0.3"))
+    ONCE.get_or_init(|| install_guards("1.0.4", "1.0.3", guards_1_67()))
 }
 
 /// The guards fixture linted on 1.67.0 and on 1.0.4, each as `(version,
@@ -2399,7 +2435,7 @@ fn lint_project_on_0_21_1_reports_each_approval_setting_with_the_release_that_ho
         "\"@mastra/core\": \"0.21.1\"",
         "\"@mastra/core\": \"0.23.1\"",
     );
-    install_project(upgraded.path());
+    install_upgrading(upgraded.path(), fixture_0_21());
     assert_eq!(installed_core(upgraded.path()), "0.23.1");
     let (_, v, shown) = lint_json(upgraded.path(), true, &[]);
     assert_eq!(agent_rule(&v, "filesAgent", RULE), [], "{shown}");
@@ -2807,7 +2843,7 @@ fn a_policy_function_is_not_lost_on_resume_on_1_37_1() {
         "\"@mastra/core\": \"1.67.0\"",
         "\"@mastra/core\": \"1.37.1\"",
     );
-    install_project(dir.path());
+    install_upgrading(dir.path(), fixture_names());
     let (status, v, shown) = lint_json(dir.path(), true, &[]);
     assert_eq!(v["mastra"], "1.37.1", "{v:#}");
     assert_eq!(status, Some(1), "the key policies' errors: {shown}");
