@@ -618,9 +618,24 @@ fn resumed_run(
     // in the agent's own tools: so must the calls before the held one be;
     // after a later step, the call's run through the held step does: so
     // must the held call and those after it be.
+    use approval::StepPart;
     let alike =
-        |k: usize| approval::step_found_alike(case, rel, tools, (plain, &own.0), (k, k == 0));
-    if after.is_some_and(|k| !keeps && !alike(k)) {
+        |k: usize, part| approval::step_found_alike(case, rel, tools, (plain, &own.0), (k, part));
+    let alike_k = |k: usize| {
+        let part = if k == 0 {
+            StepPart::BeforeHeld
+        } else {
+            StepPart::FromHeld
+        };
+        alike(k, part)
+    };
+    // After a later step, the held step's calls before the held one were
+    // found in the call's tools, the held one and those after it in the
+    // agent's own: where the earlier ones find the same either way, the
+    // whole step is found in the agent's own (`Resume::held_step_own`).
+    let held_step_own =
+        after.is_some_and(|k| k > 0 && !keeps && !alike_k(k) && alike(k, StepPart::ThroughHeld));
+    if after.is_some_and(|k| !keeps && !alike_k(k)) && !held_step_own {
         return Err(format!(
             "a resumed step whose calls the agent's own tools find otherwise, before {}",
             releases::RESUMED_STEP_KEEPS_CALL_TOOLS.first
@@ -635,6 +650,7 @@ fn resumed_run(
                 after,
                 tools: own.0.clone(),
                 offered: own.1.clone(),
+                held_step_own,
             };
             steps::run_loop_resumed(case, rel, tools, offered, before, &[], Some(resume))?
         }

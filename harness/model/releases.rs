@@ -225,7 +225,12 @@ release_table! {
     /// --good 1.40.0 --bad 1.57.0`: first changed 1.46.0 (last the same
     /// 1.45.0; 4 steps); `held-in-a-later-step-before-a-toolset-call-approved-generate.json`
     /// the same. Measured with both on 1.40.0, 1.57.0, 1.67.0 and 1.71.0,
-    /// every route.
+    /// every route. Before it nothing else changes how the held step finds
+    /// its calls: `bisect` of the toolset case from 1.0.4 to 1.45.0 first
+    /// changes at 1.4.0 (`NOT_FOUND_IS_A_RESULT`: the unfound toolset call
+    /// no longer throws), then at 1.16.0 (`RESUMED_STEP_MERGED`); as
+    /// modelled on 1.0.4, 1.3.0, 1.4.0, 1.15.0, 1.16.0, 1.30.0, 1.40.0 and
+    /// 1.45.0, every route.
     RESUMED_STEP_KEEPS_CALL_TOOLS => resumed_step_keeps_call_tools: (1, 46, 0);
     /// `GET /tools/:toolId` of the release's `@mastra/server` (the package
     /// `mastra dev` serves; each core is paired with the server of its own

@@ -208,6 +208,10 @@ pub(super) struct Resume {
     pub(super) after: usize,
     pub(super) tools: Record<ToolValue>,
     pub(super) offered: (Option<Vec<JsString>>, Option<Json>),
+    /// Whether the held step's calls, its request sent as the call's, are
+    /// found in the agent's own tools (before
+    /// `RESUMED_STEP_KEEPS_CALL_TOOLS`).
+    pub(super) held_step_own: bool,
 }
 
 /// A call that found one of the case's own tools, as a tool span of it
@@ -632,6 +636,16 @@ impl Cx<'_> {
             Sent::Calls(calls) => calls,
             Sent::Ended(ending) => return Ok(Err(ending)),
         };
+        let held_step = |r: &Resume| r.held_step_own && r.after == agent.step;
+        if let Some(tools) = agent
+            .resume
+            .as_deref()
+            .filter(|r| held_step(r))
+            .map(|r| r.tools.clone())
+        {
+            agent.tools = tools;
+            agent.active = None;
+        }
         if !arriving(self.case, self.rel, &mut calls) {
             return Ok(Err(Ending::Answer(JsString::new())));
         }
