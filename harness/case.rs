@@ -187,8 +187,27 @@ pub struct Call {
     pub active_tools: Option<Vec<ToolKey>>,
     pub max_steps: Option<u32>,
     pub require_tool_approval: Option<ApprovalPolicy>,
+    /// `stopWhen`: a stop condition of the call's loop.
+    pub stop_when: Option<StopWhen>,
     /// A turn's `prompt` (`turns` only; `None` is `"hi"`).
     pub prompt: Option<JsString>,
+}
+
+/// `call.stopWhen`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StopWhen {
+    /// `{ "hasToolCall": NAME }`: the AI SDK's `hasToolCall(NAME)`, true
+    /// once the last step has a call whose `toolName` is NAME.
+    HasToolCall(JsString),
+}
+
+impl StopWhen {
+    /// The name the condition compares.
+    pub fn name(&self) -> &JsString {
+        match self {
+            StopWhen::HasToolCall(name) => name,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]

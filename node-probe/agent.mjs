@@ -136,6 +136,13 @@ function checkCall(call, where) {
       throw new CaseFault(`${where}.requireToolApproval must be true, false or {"names": [string, ...]}`);
     }
   }
+  const stop = call.stopWhen;
+  if (
+    stop !== undefined &&
+    !(isObject(stop) && Object.keys(stop).join() === 'hasToolCall' && typeof stop.hasToolCall === 'string')
+  ) {
+    throw new CaseFault(`${where}.stopWhen must be {"hasToolCall": string}`);
+  }
 }
 
 /** `approvals` (case-format.md). */
@@ -189,7 +196,9 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
             ? 'mcpListing: listToolsets'
             : c.mcpApproval !== undefined
               ? 'mcpApproval'
-              : null;
+              : callsOf(c).some((call) => call.stopWhen !== undefined)
+                ? 'stopWhen'
+                : null;
   if (legacy && onlyOn1x !== null) {
     return notApplicable(`@mastra/core ${lib.mastraVersion}: ${onlyOn1x} is driven on 1.x only`);
   }
@@ -372,7 +381,17 @@ function callOptions(call, seen) {
   if ('activeTools' in call) options.activeTools = call.activeTools;
   if ('maxSteps' in call) options.maxSteps = call.maxSteps;
   if ('requireToolApproval' in call) options.requireToolApproval = approvalPolicy(call.requireToolApproval, seen);
+  if ('stopWhen' in call) options.stopWhen = hasToolCall(call.stopWhen.hasToolCall);
   return options;
+}
+
+/**
+ * The AI SDK's `hasToolCall(name)` as `ai` writes it: true once the last
+ * step has a call whose `toolName` is `name`. Written out rather than
+ * imported, since an install carries `ai` only as Mastra's own dependency.
+ */
+function hasToolCall(name) {
+  return ({ steps }) => steps[steps.length - 1]?.toolCalls?.some((c) => c.toolName === name) ?? false;
 }
 
 /**

@@ -423,7 +423,7 @@ pub(super) fn run_loop_resumed(
             working_memory: legacy_loop::WorkingMemoryCalls::default(),
             first_error_part: None,
             step: 0,
-            max_steps: case.call.max_steps.unwrap_or(DEFAULT_MAX_STEPS) as usize,
+            max_steps: step_limit(case, rel),
             spans: Vec::new(),
             search,
             nested: None,
@@ -479,6 +479,20 @@ pub(super) fn run_loop_resumed(
         }
     }
     Ok(out)
+}
+
+/// How many steps the call's loop may take: `maxSteps`, else 5; with a
+/// `stopWhen` and no `maxSteps`, no limit, since the condition replaces
+/// the default `stepCountIs(5)` (`stopWhen ?? stepCountIs(5)`, 1.71.0
+/// `dist/agent-BOxKOk3n.js:31225`; a default parameter on 1.0.4,
+/// `dist/chunk-FKO2M32N.js:13095`): the loop then goes on until a reply
+/// is not tool calls.
+fn step_limit(case: &Case, rel: &Release) -> usize {
+    match (case.call.max_steps, &case.call.stop_when) {
+        (Some(n), _) => n as usize,
+        (None, Some(_)) if !rel.on_0x() => usize::MAX,
+        (None, _) => DEFAULT_MAX_STEPS as usize,
+    }
 }
 
 /// Whether a call by `name` reaches a builtin that suspends the run for a
@@ -609,7 +623,14 @@ impl Cx<'_> {
                 .collect();
             branch.log.push(seen::StepSeen::of(&taken, subs, suspends));
             match end {
-                None => next.push(branch),
+                None => {
+                    if self.stops_on(&taken) {
+                        // `stopWhen` ends the loop after the step, its
+                        // calls run, as a step limit does.
+                        branch.parent.max_steps = branch.parent.step;
+                    }
+                    next.push(branch)
+                }
                 Some(ending) => {
                     branch.ended = Some(ending.clone());
                     if let Ending::Error(e) = ending {
@@ -622,6 +643,22 @@ impl Cx<'_> {
             }
         }
         Ok(Next::Go(next))
+    }
+
+    /// Whether the call's `stopWhen` holds after a step that went on: the
+    /// AI SDK's `hasToolCall(NAME)` asks whether a call of the step as the
+    /// model sent it is named NAME, whichever tool it found (key and id
+    /// match nothing: `cases/stop-when/`). Ignored beside `maxSteps`
+    /// before `STOP_WHEN_BESIDE_MAX_STEPS`.
+    fn stops_on(&self, taken: &Taken) -> bool {
+        let call = &self.case.call;
+        let Some(stop) = &call.stop_when else {
+            return false;
+        };
+        if call.max_steps.is_some() && !self.rel.stop_when_beside_max_steps {
+            return false;
+        }
+        taken.sent.iter().any(|c| &c.name == stop.name())
     }
 
     /// The request of `agent`'s next step and its reply; with tool calls,

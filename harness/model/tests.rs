@@ -1068,3 +1068,31 @@ fn list_toolsets_is_not_applicable_on_0_x() {
     assert!(projection(&c("listToolsets"), "1.67.0").applicable);
     assert!(projection(&c("listTools"), "0.24.9").applicable);
 }
+
+/// `stopWhen: { hasToolCall }` compares the name the model called: the wire
+/// name stops the loop after its step, the key does not and the loop has
+/// no step limit of its own; beside `maxSteps` it counts from 1.50.1
+/// (`STOP_WHEN_BESIDE_MAX_STEPS`); on 0.x the case is not applicable.
+#[test]
+fn has_tool_call_compares_the_called_name() {
+    let c = |name: &str, max: &str| {
+        let call = r#"{"toolCalls":[{"id":"c","name":"search_web","arguments":{"city":"P"}}]}"#;
+        let calls = [call; 7].join(",");
+        case(&format!(
+            r#"{{"about":"a","tools":["search.web"],
+                "call":{{"stopWhen":{{"hasToolCall":"{name}"}}{max}}},
+                "replies":[{calls},{{"text":"done"}}]}}"#
+        ))
+    };
+    let requests = |c: &Case, v: &str| projection(c, v).requests.len();
+    assert_eq!(requests(&c("search_web", ""), "1.71.0"), 1);
+    assert_eq!(requests(&c("search_web", ""), "1.0.4"), 1);
+    // Past the default limit of 5 to the text reply.
+    assert_eq!(requests(&c("search.web", ""), "1.71.0"), 8);
+    let beside = c("search_web", r#","maxSteps":3"#);
+    assert_eq!(requests(&beside, "1.50.0"), 3);
+    assert_eq!(requests(&beside, "1.50.1"), 1);
+    let legacy = projection(&c("search_web", ""), "0.24.9");
+    assert!(!legacy.applicable);
+    assert!(legacy.reason.as_deref().unwrap().contains("stopWhen"));
+}
