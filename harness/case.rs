@@ -42,6 +42,9 @@ pub struct Case {
     /// `toolSearch`: a `ToolSearchProcessor` over these tools, the agent's
     /// one input processor; `None` where the case has none.
     pub tool_search: Option<ToolSearch>,
+    /// `toolCallFilter`: `new ToolCallFilter({ exclude })` among the
+    /// agent's input processors, after `toolSearch`'s; the names excluded.
+    pub tool_call_filter: Option<Vec<JsString>>,
     pub call: Call,
     /// What the listener answers, one entry per request; a file without
     /// `replies` reads as the one default reply.
@@ -187,8 +190,27 @@ pub struct Call {
     pub active_tools: Option<Vec<ToolKey>>,
     pub max_steps: Option<u32>,
     pub require_tool_approval: Option<ApprovalPolicy>,
+    /// `stopWhen`: a stop condition of the call's loop.
+    pub stop_when: Option<StopWhen>,
     /// A turn's `prompt` (`turns` only; `None` is `"hi"`).
     pub prompt: Option<JsString>,
+}
+
+/// `call.stopWhen`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StopWhen {
+    /// `{ "hasToolCall": NAME }`: the AI SDK's `hasToolCall(NAME)`, true
+    /// once the last step has a call whose `toolName` is NAME.
+    HasToolCall(JsString),
+}
+
+impl StopWhen {
+    /// The name the condition compares.
+    pub fn name(&self) -> &JsString {
+        match self {
+            StopWhen::HasToolCall(name) => name,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -267,6 +289,7 @@ impl Case {
             toolsets: None,
             client_tools: None,
             tool_search: None,
+            tool_call_filter: None,
             call: Call::default(),
             replies: vec![Reply::default_reply()],
             sub_agent_replies: None,

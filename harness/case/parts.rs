@@ -6,7 +6,7 @@
 //!
 //! In: a `Case` and a `Visitor`. Out: the visitor's edits, made in place.
 
-use super::{ApprovalPolicy, Case, MemorySource, Reply, Tool, ToolChoice};
+use super::{ApprovalPolicy, Case, MemorySource, Reply, StopWhen, Tool, ToolChoice};
 use crate::js::json::Json;
 use crate::js::string::JsString;
 
@@ -85,6 +85,7 @@ impl Case {
         if let Some(search) = &mut self.tool_search {
             tools(&mut search.tools, v);
         }
+        names(&mut self.tool_call_filter, blank.tool_call_filter, v);
         let s = &mut self.sources;
         names(&mut s.agents, sources.agents, v);
         names(&mut s.workflows, sources.workflows, v);
@@ -131,6 +132,10 @@ impl Case {
         if let Some(ApprovalPolicy::Names(list)) = &mut c.require_tool_approval {
             v.list(list, List::Set { min: 0 });
             list.iter_mut().for_each(|n| v.name(n));
+        }
+        v.field(&mut c.stop_when, call.stop_when);
+        if let Some(StopWhen::HasToolCall(name)) = &mut c.stop_when {
+            v.name(name);
         }
         v.field(&mut self.replies, blank.replies);
         script(&mut self.replies, v);

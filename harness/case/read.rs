@@ -7,7 +7,7 @@
 //! field would make the model and the probe run two different cases.
 
 use super::{
-    Approval, ApprovalPolicy, Call, Case, CaseError, Method, Reply, Tool, ToolApproval,
+    Approval, ApprovalPolicy, Call, Case, CaseError, Method, Reply, StopWhen, Tool, ToolApproval,
     ToolCallReply, ToolChoice, ToolSearch, BUILTINS, MAX_REPLIES, SOURCE_FIELDS,
 };
 use crate::js::json::Json;
@@ -23,6 +23,7 @@ const FIELDS: &[&str] = &[
     "toolsets",
     "clientTools",
     "toolSearch",
+    "toolCallFilter",
     "call",
     "replies",
     "subAgentReplies",
@@ -46,6 +47,7 @@ const CALL_FIELDS: &[&str] = &[
     "activeTools",
     "maxSteps",
     "requireToolApproval",
+    "stopWhen",
 ];
 /// The fields of a turn: a `call`'s and its prompt.
 const TURN_FIELDS: &[&str] = &[
@@ -54,8 +56,11 @@ const TURN_FIELDS: &[&str] = &[
     "activeTools",
     "maxSteps",
     "requireToolApproval",
+    "stopWhen",
     "prompt",
 ];
+/// The fields of `call.stopWhen`.
+const STOP_WHEN_FIELDS: &[&str] = &["hasToolCall"];
 /// The fields of `call.requireToolApproval` as an object.
 const POLICY_FIELDS: &[&str] = &["names"];
 /// The fields of a named `call.toolChoice`.
@@ -92,6 +97,19 @@ pub(super) fn case(path: &Path, raw: &Json) -> Result<Case, CaseError> {
         tool_search: match top.get("toolSearch") {
             None => blank.tool_search,
             Some(t) => Some(v.tool_search(t)?),
+        },
+        tool_call_filter: match top.get("toolCallFilter") {
+            None => blank.tool_call_filter,
+            Some(f) => {
+                let o = v.object(f, "toolCallFilter", &["exclude"])?;
+                let exclude = o.get("exclude").ok_or_else(|| {
+                    v.err(
+                        "toolCallFilter.exclude",
+                        "is required: the names to exclude",
+                    )
+                })?;
+                Some(v.strings(exclude, "toolCallFilter.exclude", "an array of names")?)
+            }
         },
         call: match top.get("call") {
             None => blank.call,
@@ -461,6 +479,10 @@ impl<'a> Validator<'a> {
             .get("requireToolApproval")
             .map(|p| self.approval_policy(p, &format!("{field}.requireToolApproval")))
             .transpose()?;
+        let stop_when = obj
+            .get("stopWhen")
+            .map(|s| self.stop_when(s, &format!("{field}.stopWhen")))
+            .transpose()?;
         let prompt = match obj.get("prompt") {
             None => None,
             Some(p) => Some(self.js(Some(p), &format!("{field}.prompt"))?),
@@ -471,8 +493,19 @@ impl<'a> Validator<'a> {
             active_tools,
             max_steps,
             require_tool_approval,
+            stop_when,
             prompt,
         })
+    }
+
+    /// `call.stopWhen`: `{ "hasToolCall": NAME }`.
+    fn stop_when(&self, v: &Json, field: &str) -> Result<StopWhen, CaseError> {
+        if !matches!(v, Json::Object(_)) {
+            return Err(self.wrong(field, "{\"hasToolCall\": NAME}", v));
+        }
+        let obj = self.object(v, field, STOP_WHEN_FIELDS)?;
+        let name = self.js(obj.get("hasToolCall"), &format!("{field}.hasToolCall"))?;
+        Ok(StopWhen::HasToolCall(name))
     }
 
     /// `call.requireToolApproval`: `true`, `false` or `{ "names": [...] }`.
@@ -951,6 +984,36 @@ pub(super) mod tests {
                 r#"{"about":"a","call":{"maxSteps":0}}"#,
                 "call.maxSteps",
                 "0",
+            ),
+            (
+                r#"{"about":"a","call":{"stopWhen":"search_web"}}"#,
+                "call.stopWhen",
+                "\"search_web\"",
+            ),
+            (
+                r#"{"about":"a","call":{"stopWhen":{"hasToolCall":3}}}"#,
+                "call.stopWhen.hasToolCall",
+                "3",
+            ),
+            (
+                r#"{"about":"a","call":{"stopWhen":{"stepCountIs":3}}}"#,
+                "call.stopWhen.stepCountIs",
+                "stepCountIs",
+            ),
+            (
+                r#"{"about":"a","turns":[{},{"stopWhen":{}}]}"#,
+                "turns[1].stopWhen.hasToolCall",
+                "required",
+            ),
+            (
+                r#"{"about":"a","toolCallFilter":{"exclude":"search_web"}}"#,
+                "toolCallFilter.exclude",
+                "\"search_web\"",
+            ),
+            (
+                r#"{"about":"a","toolCallFilter":{}}"#,
+                "toolCallFilter.exclude",
+                "required",
             ),
         ];
         for (text, field, needle) in cases {

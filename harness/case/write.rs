@@ -8,7 +8,9 @@
 //! in the generator's tests). The probe is sent this value, so what the
 //! model predicts from the typed case is what Node runs.
 
-use super::{Approval, ApprovalPolicy, Call, Case, Method, Reply, Tool, ToolApproval, ToolChoice};
+use super::{
+    Approval, ApprovalPolicy, Call, Case, Method, Reply, StopWhen, Tool, ToolApproval, ToolChoice,
+};
 use crate::js::json::Json;
 
 impl Case {
@@ -35,6 +37,12 @@ impl Case {
             members.push((
                 "toolSearch",
                 Json::object([("tools", tools(&search.tools))]),
+            ));
+        }
+        if let Some(exclude) = &self.tool_call_filter {
+            members.push((
+                "toolCallFilter",
+                Json::object([("exclude", Json::from(exclude.clone()))]),
             ));
         }
         self.sources.write(&mut members);
@@ -163,6 +171,10 @@ fn call(c: &Call) -> Json {
     if let Some(policy) = &c.require_tool_approval {
         members.push(("requireToolApproval", policy.to_json()));
     }
+    if let Some(StopWhen::HasToolCall(name)) = &c.stop_when {
+        let condition = Json::object([("hasToolCall", Json::String(name.clone()))]);
+        members.push(("stopWhen", condition));
+    }
     Json::object(members)
 }
 
@@ -209,7 +221,7 @@ mod tests {
     use super::super::read::tests::parse;
     use super::super::{
         Approval, ApprovalPolicy, Call, Case, McpServer, MemorySource, Method, Reply, Sources,
-        Tool, ToolApproval, ToolCallReply, ToolChoice, BUILTINS,
+        StopWhen, Tool, ToolApproval, ToolCallReply, ToolChoice, BUILTINS,
     };
     use crate::js::json::Json;
     use crate::js::string::JsString;
@@ -379,15 +391,26 @@ mod tests {
                 any::<bool>().prop_map(ApprovalPolicy::Flag),
                 prop::collection::vec(js(), 0..3).prop_map(ApprovalPolicy::Names),
             ]),
+            prop::option::of(js().prop_map(StopWhen::HasToolCall)),
         )
             .prop_map(
-                |(method, tool_choice, active_tools, max_steps, require_tool_approval)| Call {
-                    prompt: None,
+                |(
                     method,
                     tool_choice,
                     active_tools,
                     max_steps,
                     require_tool_approval,
+                    stop_when,
+                )| {
+                    Call {
+                        prompt: None,
+                        method,
+                        tool_choice,
+                        active_tools,
+                        max_steps,
+                        require_tool_approval,
+                        stop_when,
+                    }
                 },
             )
     }

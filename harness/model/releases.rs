@@ -294,6 +294,16 @@ release_table! {
     /// 1.38.0 (last the same 1.37.1; 5 steps), the one difference
     /// `seen.approval.toolAsked[0].context` gaining `args`.
     TOOL_APPROVAL_FN_GIVEN_ARGS => tool_approval_fn_given_args: (1, 38, 0);
+    /// A call's `stopWhen` holds beside its `maxSteps`: the loop stops at
+    /// whichever comes first (`stopWhenToUse = [stepCountIs(maxSteps),
+    /// ...userConditions]`, `dist/chunk-OE4IEL7C.js:30009`). Before,
+    /// `maxSteps` replaced it (`stopWhenToUse = stepCountIs(maxSteps)`,
+    /// 1.50.0 `dist/chunk-JGDMZZAO.js:30012`), so a `hasToolCall` beside
+    /// `maxSteps` was never asked. First in 1.50.1: `bisect
+    /// cases/stop-when/has-tool-call-beside-max-steps-generate.json --good
+    /// 1.40.0 --bad 1.67.0`: first changed 1.50.1 (last the same 1.50.0;
+    /// 5 steps), three requests become one.
+    STOP_WHEN_BESIDE_MAX_STEPS => stop_when_beside_max_steps: (1, 50, 1);
     /// An MCP server's own `requireToolApproval` (`mcpApproval`) holds its
     /// tools' calls: `@mastra/mcp` gives each tool `requireApproval: true`,
     /// and for a function a `needsApprovalFn` asking it with the tool's MCP

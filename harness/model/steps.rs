@@ -171,6 +171,9 @@ pub(super) struct Agent {
     /// History before its own steps: the parent's, for a sub-agent on the
     /// releases that hand it over.
     before: Vec<HistoryItem>,
+    /// `before` as `toolCallFilter` lets the requests carry it (the
+    /// parent's only); the memory still stores `before` whole.
+    before_sent: Option<Vec<HistoryItem>>,
     invocations: Vec<Invocation>,
     failed: Vec<FailedCall>,
     /// Its calls of working memory, which decide a 0.x title request.
@@ -410,6 +413,11 @@ pub(super) fn run_loop_resumed(
         .tool_search
         .as_ref()
         .map(|ts| SearchState::new(tools.clone(), &ts.tools, loaded));
+    let before_sent = case
+        .tool_call_filter
+        .as_ref()
+        .map(|exclude| filtered(&before, exclude))
+        .transpose()?;
     let start = State {
         world: World {
             script: Script::of(case),
@@ -421,13 +429,14 @@ pub(super) fn run_loop_resumed(
             tools: tools.clone(),
             offered,
             active,
+            before_sent,
             before,
             invocations: Vec::new(),
             failed: Vec::new(),
             working_memory: legacy_loop::WorkingMemoryCalls::default(),
             first_error_part: None,
             step: 0,
-            max_steps: case.call.max_steps.unwrap_or(DEFAULT_MAX_STEPS) as usize,
+            max_steps: step_limit(case, rel),
             spans: Vec::new(),
             search,
             nested: None,
@@ -483,6 +492,76 @@ pub(super) fn run_loop_resumed(
         }
     }
     Ok(out)
+}
+
+/// `before`, a memory's recalled history, as `ToolCallFilter({ exclude })`
+/// lets a request carry it: each call whose name is excluded goes with its
+/// result, the name compared as the history carries it (the wire name the
+/// model called; the key and the id exclude nothing). The calls of the run
+/// itself are kept whatever the list (1.71.0 `dist/agent-BOxKOk3n.js:16276`,
+/// the ids in the prompt before the loop; measured alike on 1.0.4, 1.9.0,
+/// 1.40.0 and 1.71.0: `cases/tool-call-filter/`). The k-th call pairs with
+/// the k-th result, in both history layouts.
+fn filtered(before: &[HistoryItem], exclude: &[JsString]) -> Result<Vec<HistoryItem>, String> {
+    let calls: Vec<bool> = before
+        .iter()
+        .filter_map(|item| match item {
+            HistoryItem::Call(name) => Some(exclude.contains(name)),
+            _ => None,
+        })
+        .collect();
+    let results = before
+        .iter()
+        .filter(|item| matches!(item, HistoryItem::Result { .. }))
+        .count();
+    let by_reference = before
+        .iter()
+        .any(|item| matches!(item, HistoryItem::Ref(id) if id.units().starts_with(JsString::from("fc_").units())));
+    if by_reference {
+        // The model's history keeps no name for a call sent back by
+        // reference (`route::call_on`), which the filter compares.
+        return Err(
+            "toolCallFilter over recalled calls the Responses API sends back by reference".into(),
+        );
+    }
+    if results != calls.len() {
+        return Err(
+            "toolCallFilter over a recalled history whose calls and results do not pair".into(),
+        );
+    }
+    let (mut call, mut result) = (0, 0);
+    let mut out = Vec::new();
+    for item in before {
+        let excluded = match item {
+            HistoryItem::Call(_) => {
+                call += 1;
+                calls[call - 1]
+            }
+            HistoryItem::Result { .. } => {
+                result += 1;
+                calls[result - 1]
+            }
+            HistoryItem::Ref(_) => false,
+        };
+        if !excluded {
+            out.push(item.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// How many steps the call's loop may take: `maxSteps`, else 5; with a
+/// `stopWhen` and no `maxSteps`, no limit, since the condition replaces
+/// the default `stepCountIs(5)` (`stopWhen ?? stepCountIs(5)`, 1.71.0
+/// `dist/agent-BOxKOk3n.js:31225`; a default parameter on 1.0.4,
+/// `dist/chunk-FKO2M32N.js:13095`): the loop then goes on until a reply
+/// is not tool calls.
+fn step_limit(case: &Case, rel: &Release) -> usize {
+    match (case.call.max_steps, &case.call.stop_when) {
+        (Some(n), _) => n as usize,
+        (None, Some(_)) if !rel.on_0x() => usize::MAX,
+        (None, _) => DEFAULT_MAX_STEPS as usize,
+    }
 }
 
 /// Whether a call by `name` reaches a builtin that suspends the run for a
@@ -613,7 +692,14 @@ impl Cx<'_> {
                 .collect();
             branch.log.push(seen::StepSeen::of(&taken, subs, suspends));
             match end {
-                None => next.push(branch),
+                None => {
+                    if self.stops_on(&taken) {
+                        // `stopWhen` ends the loop after the step, its
+                        // calls run, as a step limit does.
+                        branch.parent.max_steps = branch.parent.step;
+                    }
+                    next.push(branch)
+                }
                 Some(ending) => {
                     branch.ended = Some(ending.clone());
                     if let Ending::Error(e) = ending {
@@ -626,6 +712,22 @@ impl Cx<'_> {
             }
         }
         Ok(Next::Go(next))
+    }
+
+    /// Whether the call's `stopWhen` holds after a step that went on: the
+    /// AI SDK's `hasToolCall(NAME)` asks whether a call of the step as the
+    /// model sent it is named NAME, whichever tool it found (key and id
+    /// match nothing: `cases/stop-when/`). Ignored beside `maxSteps`
+    /// before `STOP_WHEN_BESIDE_MAX_STEPS`.
+    fn stops_on(&self, taken: &Taken) -> bool {
+        let call = &self.case.call;
+        let Some(stop) = &call.stop_when else {
+            return false;
+        };
+        if call.max_steps.is_some() && !self.rel.stop_when_beside_max_steps {
+            return false;
+        }
+        taken.sent.iter().any(|c| &c.name == stop.name())
     }
 
     /// The request of `agent`'s next step and its reply; with tool calls,
@@ -878,6 +980,7 @@ impl Cx<'_> {
             tools,
             offered,
             active: None,
+            before_sent: None,
             before,
             invocations: Vec::new(),
             failed: Vec::new(),
@@ -1684,10 +1787,14 @@ impl Agent {
     /// This step's request: what every request offers and the history so
     /// far.
     fn request(&self, rel: &Release) -> RequestView {
+        let mut history = self.history(rel);
+        if let Some(sent) = &self.before_sent {
+            history.splice(..self.before.len(), sent.iter().cloned());
+        }
         RequestView {
             tools: self.offered.0.clone(),
             tool_choice: self.offered.1.clone(),
-            history: self.history(rel),
+            history,
         }
     }
 

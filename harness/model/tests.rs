@@ -1068,3 +1068,56 @@ fn list_toolsets_is_not_applicable_on_0_x() {
     assert!(projection(&c("listToolsets"), "1.67.0").applicable);
     assert!(projection(&c("listTools"), "0.24.9").applicable);
 }
+
+/// `stopWhen: { hasToolCall }` compares the name the model called: the wire
+/// name stops the loop after its step, the key does not and the loop has
+/// no step limit of its own; beside `maxSteps` it counts from 1.50.1
+/// (`STOP_WHEN_BESIDE_MAX_STEPS`); on 0.x the case is not applicable.
+#[test]
+fn has_tool_call_compares_the_called_name() {
+    let c = |name: &str, max: &str| {
+        let call = r#"{"toolCalls":[{"id":"c","name":"search_web","arguments":{"city":"P"}}]}"#;
+        let calls = [call; 7].join(",");
+        case(&format!(
+            r#"{{"about":"a","tools":["search.web"],
+                "call":{{"stopWhen":{{"hasToolCall":"{name}"}}{max}}},
+                "replies":[{calls},{{"text":"done"}}]}}"#
+        ))
+    };
+    let requests = |c: &Case, v: &str| projection(c, v).requests.len();
+    assert_eq!(requests(&c("search_web", ""), "1.71.0"), 1);
+    assert_eq!(requests(&c("search_web", ""), "1.0.4"), 1);
+    // Past the default limit of 5 to the text reply.
+    assert_eq!(requests(&c("search.web", ""), "1.71.0"), 8);
+    let beside = c("search_web", r#","maxSteps":3"#);
+    assert_eq!(requests(&beside, "1.50.0"), 3);
+    assert_eq!(requests(&beside, "1.50.1"), 1);
+    let legacy = projection(&c("search_web", ""), "0.24.9");
+    assert!(!legacy.applicable);
+    assert!(legacy.reason.as_deref().unwrap().contains("stopWhen"));
+}
+
+/// `toolCallFilter` takes a recalled call out of the next turn's request by
+/// the name it was called under (the wire name), with its result; the key
+/// and the id take out nothing, and the memory keeps the call either way.
+#[test]
+fn tool_call_filter_compares_the_called_name() {
+    let c = |exclude: &str| {
+        let call = r#"{"toolCalls":[{"id":"c1","name":"search_web","arguments":{"city":"P"}}]}"#;
+        case(&format!(
+            r#"{{"about":"a","tools":["search.web"],"memory":true,
+                "toolCallFilter":{{"exclude":["{exclude}"]}},
+                "turns":[{{}},{{"prompt":"again"}},{{"prompt":"more"}}],
+                "replies":[{call},{{"text":"a"}},{{"text":"b"}},{{"text":"c"}}]}}"#
+        ))
+    };
+    let later = |c: &Case, turn: usize| {
+        let p = projection(c, "1.71.0");
+        p.turns.expect("turns")[turn].requests[0].history.len()
+    };
+    assert_eq!(later(&c("search_web"), 1), 0);
+    assert_eq!(later(&c("search_web"), 2), 0);
+    assert_eq!(later(&c("search.web"), 1), 2);
+    assert_eq!(later(&c("get-weather"), 1), 2);
+    assert!(!projection(&c("search_web"), "0.24.9").applicable);
+}

@@ -662,6 +662,13 @@ pub fn snippet(case: &Case, route: Route) -> String {
             options.push(format!("{key}: {}", v.to_compact()));
         }
     }
+    if let Some(name) = call.get("stopWhen").and_then(|s| s.get("hasToolCall")) {
+        // The AI SDK's `hasToolCall(NAME)`, written out.
+        options.push(format!(
+            "stopWhen: ({{ steps }}) => steps.at(-1)?.toolCalls?.some((c) => c.toolName === {}) ?? false",
+            name.to_compact()
+        ));
+    }
     if let Some(Json::Object(sets)) = c.get("toolsets") {
         let sets: Vec<String> = sets
             .iter()

@@ -801,6 +801,7 @@ mod tests {
                 active_tools: Some(vec![js("a_b")]),
                 max_steps: None,
                 require_tool_approval: None,
+                stop_when: None,
                 prompt: None,
             },
             replies: vec![Reply::ToolCalls(vec![ToolCallReply {
