@@ -105,11 +105,11 @@ pub(super) fn resumed_after(
 #[derive(Clone, Copy, PartialEq)]
 pub(super) enum StepPart {
     /// Those before its first held call.
-    BeforeHeld,
+    Before,
     /// The held call and those after it.
-    FromHeld,
+    HeldOn,
     /// Those before it and the held call.
-    ThroughHeld,
+    Through,
 }
 
 /// Whether the calls `part` of step `step` each find the same tool in the
@@ -132,9 +132,9 @@ pub(super) fn step_found_alike(
         .position(|c| holds_a_call(case, rel, tools, std::slice::from_ref(c)))
         .unwrap_or(list.len());
     let part = match part {
-        StepPart::BeforeHeld => &list[..held],
-        StepPart::FromHeld => &list[held..],
-        StepPart::ThroughHeld => &list[..(held + 1).min(list.len())],
+        StepPart::Before => &list[..held],
+        StepPart::HeldOn => &list[held..],
+        StepPart::Through => &list[..(held + 1).min(list.len())],
     };
     let find = |c: &Case, t: &Record<ToolValue>, name: &JsString| {
         let found = reached(t, name).map(|(k, v)| (k, v.id.clone(), v.origin.clone()));
@@ -776,10 +776,7 @@ impl<'a> Replay<'a> {
         let mut not_found: Vec<&ToolCallReply> = Vec::new();
         let stops = held.iter().any(|t| matches!(t, Target::Stops));
         let per_id = one_verdict_per_id(case, rel, list, &held)?;
-        // Whether a call after each one reaches a tool that could run.
-        let tool_after: Vec<bool> = (0..held.len())
-            .map(|i| held[i + 1..].iter().any(|t| matches!(t, Target::Tool(..))))
-            .collect();
+        let tool_after = tool_after(&held);
         self.in_resumed_step = false;
         for (i, (call, target)) in list.iter().zip(held).enumerate() {
             let name = Json::String(call.name.clone());
@@ -791,23 +788,8 @@ impl<'a> Replay<'a> {
             // (`NOT_FOUND_IS_A_RESULT`).
             let Target::Tool(tool, fit, span) = target else {
                 if !rel.not_found_is_a_result {
-                    // Where no call of the step waits, its calls run at once
-                    // and a later tool's call may run before the throw: not
-                    // measured. With none after it, the step throws as a
-                    // held step does (measured on 1.0.4 and 1.3.0: fuzz
-                    // seed 1 cases 388, 2011, 2747).
-                    if !holds_a_call(case, rel, tools, list) && (self.untouched() || tool_after[i])
-                    {
-                        // Where nothing was held or asked before either,
-                        // approval has not touched the run: the loop's own.
-                        if self.untouched() {
-                            return Ok(StepEnd::Own);
-                        }
-                        return Err("an approval case calling a name that reaches none of its tools, in a step nothing holds, before 1.4.0".into());
-                    }
-                    self.resumed |= answered;
-                    self.requests.truncate(step + 1);
-                    return Ok(StepEnd::Thrown);
+                    let unheld = !holds_a_call(case, rel, tools, list);
+                    return self.not_found_throws(step, unheld, tool_after[i], answered);
                 }
                 if let Target::NotFound(hidden) = target {
                     self.tool_fn_asked(hidden, call);
@@ -904,6 +886,29 @@ impl<'a> Replay<'a> {
         }
         self.eager_first(resumed_at, &eager);
         Ok(self.step_over(step, handed, answered, stops))
+    }
+
+    /// A call naming no tool before `NOT_FOUND_IS_A_RESULT`: the run throws
+    /// as it reaches it. Where no call of the step waits (`unheld`), its
+    /// calls run at once: a later tool's call (`tool_after`) may run before
+    /// the throw (not measured), and where approval touched nothing the run
+    /// is the loop's own.
+    fn not_found_throws(
+        &mut self,
+        step: usize,
+        unheld: bool,
+        tool_after: bool,
+        answered: bool,
+    ) -> Result<StepEnd, String> {
+        if unheld && self.untouched() {
+            return Ok(StepEnd::Own);
+        }
+        if unheld && tool_after {
+            return Err("an approval case calling a name that reaches none of its tools, in a step nothing holds, before 1.4.0".into());
+        }
+        self.resumed |= answered;
+        self.requests.truncate(step + 1);
+        Ok(StepEnd::Thrown)
     }
 
     /// A `load_tool` call's fit against the store as the step's loads so
@@ -1490,6 +1495,17 @@ impl Fit {
     }
 }
 
+/// For each call of a step, whether a call after it reaches a tool that
+/// could run: where none does, an unfound name in a step nothing holds
+/// throws before 1.4.0 as a held step's does (measured on 1.0.4 and 1.3.0:
+/// fuzz seed 1 cases 388, 2011, 2747;
+/// `cases/approval/invented-name-in-a-later-step-nothing-holds-*`).
+fn tool_after(held: &[Target]) -> Vec<bool> {
+    (0..held.len())
+        .map(|i| held[i + 1..].iter().any(|t| matches!(t, Target::Tool(..))))
+        .collect()
+}
+
 /// Whether a call of the step `list` waits for approval: a call of a
 /// tool `activeTools` hides is not found (`HIDDEN_IS_NOT_FOUND`), and
 /// never waits.
@@ -2018,13 +2034,7 @@ fn replay_steps<'a>(
             step > 0
                 && !rel.resumed_step_keeps_call_tools
                 && resumed_after(case, rel, tools) == Some(step)
-                && !step_found_alike(
-                    case,
-                    rel,
-                    tools,
-                    (own, own_tools),
-                    (step, StepPart::FromHeld),
-                )
+                && !step_found_alike(case, rel, tools, (own, own_tools), (step, StepPart::HeldOn))
         };
         if let Some((own, own_tools)) = replay.own.filter(|o| replay.resumed || held_step_own(*o)) {
             (replay.case, tools) = (own, own_tools);

@@ -640,9 +640,9 @@ fn resumed_run(
         |k: usize, part| approval::step_found_alike(case, rel, tools, (plain, &own.0), (k, part));
     let alike_k = |k: usize| {
         let part = if k == 0 {
-            StepPart::BeforeHeld
+            StepPart::Before
         } else {
-            StepPart::FromHeld
+            StepPart::HeldOn
         };
         alike(k, part)
     };
@@ -651,7 +651,7 @@ fn resumed_run(
     // agent's own: where the earlier ones find the same either way, the
     // whole step is found in the agent's own (`Resume::held_step_own`).
     let held_step_own =
-        after.is_some_and(|k| k > 0 && !keeps && !alike_k(k) && alike(k, StepPart::ThroughHeld));
+        after.is_some_and(|k| k > 0 && !keeps && !alike_k(k) && alike(k, StepPart::Through));
     if after.is_some_and(|k| !keeps && !alike_k(k)) && !held_step_own {
         return Err(format!(
             "a resumed step whose calls the agent's own tools find otherwise, before {}",
