@@ -42,6 +42,9 @@ pub struct Case {
     /// `toolSearch`: a `ToolSearchProcessor` over these tools, the agent's
     /// one input processor; `None` where the case has none.
     pub tool_search: Option<ToolSearch>,
+    /// `toolCallFilter`: `new ToolCallFilter({ exclude })` among the
+    /// agent's input processors, after `toolSearch`'s; the names excluded.
+    pub tool_call_filter: Option<Vec<JsString>>,
     pub call: Call,
     /// What the listener answers, one entry per request; a file without
     /// `replies` reads as the one default reply.
@@ -286,6 +289,7 @@ impl Case {
             toolsets: None,
             client_tools: None,
             tool_search: None,
+            tool_call_filter: None,
             call: Call::default(),
             replies: vec![Reply::default_reply()],
             sub_agent_replies: None,

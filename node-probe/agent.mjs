@@ -82,6 +82,12 @@ export function checkCase(c) {
     if (keys.length !== 1 || keys[0] !== 'tools') throw new CaseFault('toolSearch must be { "tools": [TOOL, ...] }');
     checkToolList(c.toolSearch.tools, 'toolSearch.tools');
   }
+  if (c.toolCallFilter !== undefined) {
+    const exclude = isObject(c.toolCallFilter) ? c.toolCallFilter.exclude : undefined;
+    if (!Array.isArray(exclude) || !exclude.every((n) => typeof n === 'string')) {
+      throw new CaseFault('toolCallFilter must be { "exclude": [string, ...] }');
+    }
+  }
   if (c.call !== undefined && !isObject(c.call)) throw new CaseFault('call must be an object');
   if (c.turns !== undefined) {
     if (c.call !== undefined) throw new CaseFault('turns replaces call: a case has one or the other');
@@ -198,7 +204,9 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
               ? 'mcpApproval'
               : callsOf(c).some((call) => call.stopWhen !== undefined)
                 ? 'stopWhen'
-                : null;
+                : c.toolCallFilter !== undefined
+                  ? 'toolCallFilter'
+                  : null;
   if (legacy && onlyOn1x !== null) {
     return notApplicable(`@mastra/core ${lib.mastraVersion}: ${onlyOn1x} is driven on 1.x only`);
   }
@@ -283,6 +291,14 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
       return notApplicable(`@mastra/core ${lib.mastraVersion} does not export ToolSearchProcessor`);
     }
     inputProcessors = [new ToolSearchProcessor({ tools: build(c.toolSearch.tools) })];
+  }
+  // `toolCallFilter`: after `toolSearch`'s processor, as users list them.
+  if (c.toolCallFilter !== undefined) {
+    const ToolCallFilter = await processorExport(lib, 'ToolCallFilter');
+    if (ToolCallFilter === null) {
+      return notApplicable(`@mastra/core ${lib.mastraVersion} does not export ToolCallFilter`);
+    }
+    inputProcessors = [...(inputProcessors ?? []), new ToolCallFilter({ exclude: c.toolCallFilter.exclude })];
   }
 
   // Sub-agents, workflows, MCP servers, memory, dynamic tools (sources.mjs).
@@ -468,10 +484,15 @@ function unregisterHooks(mastra) {
  * release has none (the subpath missing, or without that export).
  */
 async function toolSearchProcessor(lib) {
+  return processorExport(lib, 'ToolSearchProcessor');
+}
+
+/** The export `name` of `@mastra/core/processors`, or null where the release has none. */
+async function processorExport(lib, name) {
   if (lib.legacy) return null;
   try {
     const processors = await lib.importPackage('@mastra/core/processors');
-    return typeof processors.ToolSearchProcessor === 'function' ? processors.ToolSearchProcessor : null;
+    return typeof processors[name] === 'function' ? processors[name] : null;
   } catch (e) {
     if (e?.code === 'ERR_PACKAGE_PATH_NOT_EXPORTED' || e?.code === 'ERR_MODULE_NOT_FOUND') return null;
     throw new CaseFault(`importing @mastra/core/processors threw: ${e?.message ?? e}`);

@@ -85,6 +85,7 @@ impl Case {
         if let Some(search) = &mut self.tool_search {
             tools(&mut search.tools, v);
         }
+        names(&mut self.tool_call_filter, blank.tool_call_filter, v);
         let s = &mut self.sources;
         names(&mut s.agents, sources.agents, v);
         names(&mut s.workflows, sources.workflows, v);

@@ -23,6 +23,7 @@ const FIELDS: &[&str] = &[
     "toolsets",
     "clientTools",
     "toolSearch",
+    "toolCallFilter",
     "call",
     "replies",
     "subAgentReplies",
@@ -96,6 +97,19 @@ pub(super) fn case(path: &Path, raw: &Json) -> Result<Case, CaseError> {
         tool_search: match top.get("toolSearch") {
             None => blank.tool_search,
             Some(t) => Some(v.tool_search(t)?),
+        },
+        tool_call_filter: match top.get("toolCallFilter") {
+            None => blank.tool_call_filter,
+            Some(f) => {
+                let o = v.object(f, "toolCallFilter", &["exclude"])?;
+                let exclude = o.get("exclude").ok_or_else(|| {
+                    v.err(
+                        "toolCallFilter.exclude",
+                        "is required: the names to exclude",
+                    )
+                })?;
+                Some(v.strings(exclude, "toolCallFilter.exclude", "an array of names")?)
+            }
         },
         call: match top.get("call") {
             None => blank.call,
@@ -989,6 +1003,16 @@ pub(super) mod tests {
             (
                 r#"{"about":"a","turns":[{},{"stopWhen":{}}]}"#,
                 "turns[1].stopWhen.hasToolCall",
+                "required",
+            ),
+            (
+                r#"{"about":"a","toolCallFilter":{"exclude":"search_web"}}"#,
+                "toolCallFilter.exclude",
+                "\"search_web\"",
+            ),
+            (
+                r#"{"about":"a","toolCallFilter":{}}"#,
+                "toolCallFilter.exclude",
                 "required",
             ),
         ];

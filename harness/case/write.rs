@@ -39,6 +39,12 @@ impl Case {
                 Json::object([("tools", tools(&search.tools))]),
             ));
         }
+        if let Some(exclude) = &self.tool_call_filter {
+            members.push((
+                "toolCallFilter",
+                Json::object([("exclude", Json::from(exclude.clone()))]),
+            ));
+        }
         self.sources.write(&mut members);
         if let Some(turns) = &self.turns {
             members.push(("turns", Json::Array(turns.iter().map(call).collect())));

@@ -373,6 +373,11 @@ fn predict_calls(case: &Case, version: MastraVersion) -> Prediction {
             "@mastra/core {version}: stopWhen is driven on 1.x only"
         )));
     }
+    if rel.on_0x() && case.tool_call_filter.is_some() {
+        return Prediction::Projection(Projection::not_applicable(format!(
+            "@mastra/core {version}: toolCallFilter is driven on 1.x only"
+        )));
+    }
     if case.approvals.is_some() && case.calls().iter().any(|c| c.stop_when.is_some()) {
         // The approval replay follows the loop with every call let
         // through, which `stopWhen` may end before the resumed run does.

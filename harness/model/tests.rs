@@ -1096,3 +1096,28 @@ fn has_tool_call_compares_the_called_name() {
     assert!(!legacy.applicable);
     assert!(legacy.reason.as_deref().unwrap().contains("stopWhen"));
 }
+
+/// `toolCallFilter` takes a recalled call out of the next turn's request by
+/// the name it was called under (the wire name), with its result; the key
+/// and the id take out nothing, and the memory keeps the call either way.
+#[test]
+fn tool_call_filter_compares_the_called_name() {
+    let c = |exclude: &str| {
+        let call = r#"{"toolCalls":[{"id":"c1","name":"search_web","arguments":{"city":"P"}}]}"#;
+        case(&format!(
+            r#"{{"about":"a","tools":["search.web"],"memory":true,
+                "toolCallFilter":{{"exclude":["{exclude}"]}},
+                "turns":[{{}},{{"prompt":"again"}},{{"prompt":"more"}}],
+                "replies":[{call},{{"text":"a"}},{{"text":"b"}},{{"text":"c"}}]}}"#
+        ))
+    };
+    let later = |c: &Case, turn: usize| {
+        let p = projection(c, "1.71.0");
+        p.turns.expect("turns")[turn].requests[0].history.len()
+    };
+    assert_eq!(later(&c("search_web"), 1), 0);
+    assert_eq!(later(&c("search_web"), 2), 0);
+    assert_eq!(later(&c("search.web"), 1), 2);
+    assert_eq!(later(&c("get-weather"), 1), 2);
+    assert!(!projection(&c("search_web"), "0.24.9").applicable);
+}
