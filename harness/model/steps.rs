@@ -171,9 +171,6 @@ pub(super) struct Agent {
     /// History before its own steps: the parent's, for a sub-agent on the
     /// releases that hand it over.
     before: Vec<HistoryItem>,
-    /// `before` as `toolCallFilter` lets the requests carry it (the
-    /// parent's only); the memory still stores `before` whole.
-    before_sent: Option<Vec<HistoryItem>>,
     invocations: Vec<Invocation>,
     failed: Vec<FailedCall>,
     /// Its calls of working memory, which decide a 0.x title request.
@@ -413,11 +410,6 @@ pub(super) fn run_loop_resumed(
         .tool_search
         .as_ref()
         .map(|ts| SearchState::new(tools.clone(), &ts.tools, loaded));
-    let before_sent = case
-        .tool_call_filter
-        .as_ref()
-        .map(|exclude| filtered(&before, exclude))
-        .transpose()?;
     let start = State {
         world: World {
             script: Script::of(case),
@@ -429,7 +421,6 @@ pub(super) fn run_loop_resumed(
             tools: tools.clone(),
             offered,
             active,
-            before_sent,
             before,
             invocations: Vec::new(),
             failed: Vec::new(),
@@ -489,62 +480,6 @@ pub(super) fn run_loop_resumed(
                     return Err(too_many());
                 }
             }
-        }
-    }
-    Ok(out)
-}
-
-/// `before`, a memory's recalled history, as `ToolCallFilter({ exclude })`
-/// lets a request carry it: each call whose name is excluded goes with its
-/// result, the name compared as the history carries it (the wire name the
-/// model called; the key and the id exclude nothing). The calls of the run
-/// itself are kept whatever the list (1.71.0 `dist/agent-BOxKOk3n.js:16276`,
-/// the ids in the prompt before the loop; measured alike on 1.0.4, 1.9.0,
-/// 1.40.0 and 1.71.0: `cases/tool-call-filter/`). The k-th call pairs with
-/// the k-th result, in both history layouts.
-fn filtered(before: &[HistoryItem], exclude: &[JsString]) -> Result<Vec<HistoryItem>, String> {
-    let calls: Vec<bool> = before
-        .iter()
-        .filter_map(|item| match item {
-            HistoryItem::Call(name) => Some(exclude.contains(name)),
-            _ => None,
-        })
-        .collect();
-    let results = before
-        .iter()
-        .filter(|item| matches!(item, HistoryItem::Result { .. }))
-        .count();
-    let by_reference = before
-        .iter()
-        .any(|item| matches!(item, HistoryItem::Ref(id) if id.units().starts_with(JsString::from("fc_").units())));
-    if by_reference {
-        // The model's history keeps no name for a call sent back by
-        // reference (`route::call_on`), which the filter compares.
-        return Err(
-            "toolCallFilter over recalled calls the Responses API sends back by reference".into(),
-        );
-    }
-    if results != calls.len() {
-        return Err(
-            "toolCallFilter over a recalled history whose calls and results do not pair".into(),
-        );
-    }
-    let (mut call, mut result) = (0, 0);
-    let mut out = Vec::new();
-    for item in before {
-        let excluded = match item {
-            HistoryItem::Call(_) => {
-                call += 1;
-                calls[call - 1]
-            }
-            HistoryItem::Result { .. } => {
-                result += 1;
-                calls[result - 1]
-            }
-            HistoryItem::Ref(_) => false,
-        };
-        if !excluded {
-            out.push(item.clone());
         }
     }
     Ok(out)
@@ -980,7 +915,6 @@ impl Cx<'_> {
             tools,
             offered,
             active: None,
-            before_sent: None,
             before,
             invocations: Vec::new(),
             failed: Vec::new(),
@@ -1787,10 +1721,7 @@ impl Agent {
     /// This step's request: what every request offers and the history so
     /// far.
     fn request(&self, rel: &Release) -> RequestView {
-        let mut history = self.history(rel);
-        if let Some(sent) = &self.before_sent {
-            history.splice(..self.before.len(), sent.iter().cloned());
-        }
+        let history = self.history(rel);
         RequestView {
             tools: self.offered.0.clone(),
             tool_choice: self.offered.1.clone(),

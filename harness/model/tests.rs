@@ -1121,3 +1121,32 @@ fn tool_call_filter_compares_the_called_name() {
     assert_eq!(later(&c("get-weather"), 1), 2);
     assert!(!projection(&c("search_web"), "0.24.9").applicable);
 }
+
+/// On the Responses API before it sends calls by name (1.0.4), a recalled
+/// call goes back by reference, with no name: the filter still takes it
+/// out by the name the model called, its result with it, and leaves the
+/// recalled answer's reference.
+#[test]
+fn tool_call_filter_takes_out_a_call_sent_back_by_reference() {
+    let c = |exclude: &str| {
+        let call = r#"{"toolCalls":[{"id":"c1","name":"search_web","arguments":{"city":"P"}}]}"#;
+        case(&format!(
+            r#"{{"about":"a","tools":["search.web"],"memory":true,"route":"openai",
+                "toolCallFilter":{{"exclude":["{exclude}"]}},
+                "turns":[{{}},{{"prompt":"again"}}],
+                "replies":[{call},{{"text":"a"}},{{"text":"b"}}]}}"#
+        ))
+    };
+    let later = |c: &Case| {
+        let p = projection(c, "1.0.4");
+        p.turns.expect("turns")[1].requests[0].history.clone()
+    };
+    let kept = later(&c("search.web"));
+    assert!(kept
+        .iter()
+        .any(|h| matches!(h, HistoryItem::Ref(id) if id.to_lossy() == "fc_0")));
+    assert_eq!(kept.len(), 3, "{kept:?}");
+    let dropped = later(&c("search_web"));
+    assert_eq!(dropped.len(), 1, "{dropped:?}");
+    assert!(matches!(&dropped[0], HistoryItem::Ref(id) if id.to_lossy() != "fc_0"));
+}

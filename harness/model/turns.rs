@@ -27,6 +27,10 @@ struct Between {
     loaded: Vec<JsString>,
     turns: Vec<Turn>,
     mutated: Vec<String>,
+    /// The id and name of each call the parent's replies made so far: what
+    /// a `toolCallFilter` compares for a recalled call the Responses API
+    /// sends back by reference, with no name.
+    called: Vec<(JsString, JsString)>,
 }
 
 /// The projection of a case with `turns`, `memory: true` or `tracing`:
@@ -44,6 +48,7 @@ pub(super) fn project(case: &Case, rel: &Release) -> Result<Vec<Projection>, Str
         loaded: Vec::new(),
         turns: Vec::new(),
         mutated: Vec::new(),
+        called: Vec::new(),
     };
     let mut ways = vec![start];
     let calls = case.calls();
@@ -129,6 +134,17 @@ fn turn(
             return Err("a memory's later turn after a turn approval can hold".into());
         }
         let mut way = at.clone();
+        // The turn took a prefix of the replies it was left.
+        let taken = at.left.0.len().saturating_sub(outcome.left.0.len());
+        way.called.extend(at.left.0[..taken].iter().flat_map(|r| {
+            match r {
+                Reply::ToolCalls(calls) => calls
+                    .iter()
+                    .map(|c| (c.id.clone(), c.name.clone()))
+                    .collect(),
+                _ => Vec::new(),
+            }
+        }));
         way.left = outcome.left.clone();
         way.loaded.clone_from(&outcome.loaded);
         // A call that throws stores none of its messages: the thread is
@@ -152,6 +168,14 @@ fn turn(
                 outcome.stored.clone()
             };
             way.recalled = stored.iter().map(|item| recall(rel, item)).collect();
+            if let Some(exclude) = &case.tool_call_filter {
+                way.recalled = filtered(rel, &way.recalled, exclude, &way.called)?;
+                if case.sources.agents.is_some() {
+                    return Err(
+                        "toolCallFilter beside a sub-agent handed the recalled history".into(),
+                    );
+                }
+            }
             // On the Responses API the call's answer is recalled too, by
             // reference to its stored output item (1.0.4, 1.67.0 and
             // 1.71.0 alike; `cases/memory/recall-of-a-rewritten-name.json`
@@ -174,6 +198,76 @@ fn turn(
         return Err("the loop gave no projection".into());
     }
     Ok(ways)
+}
+
+/// A memory's recalled history as `ToolCallFilter({ exclude })` lets a
+/// later call's requests carry it: each call whose name is excluded goes
+/// with its result, the name compared as the history carries it (the wire
+/// name the model called; the key and the id exclude nothing). The memory
+/// still stores every call, and the list is the case's for every turn, so
+/// taking them out here is what each later request carries; the calls of
+/// the turn's own run are kept whatever the list (1.71.0
+/// `dist/agent-BOxKOk3n.js:16276`, the ids in the prompt before the loop;
+/// measured alike on 1.0.4, 1.9.0, 1.40.0 and 1.71.0:
+/// `cases/tool-call-filter/`). The k-th call pairs with the k-th result, in
+/// both history layouts; a call the Responses API sends back by reference
+/// (`route::call_on`) carries no name, so its name is the one the replies
+/// called its result's id by.
+fn filtered(
+    rel: &Release,
+    recalled: &[HistoryItem],
+    exclude: &[JsString],
+    called: &[(JsString, JsString)],
+) -> Result<Vec<HistoryItem>, String> {
+    let unpaired = || "toolCallFilter over a recalled history whose calls and results do not pair";
+    let is_call_ref = |item: &HistoryItem| matches!(item, HistoryItem::Ref(id) if id.units().starts_with(JsString::from("fc_").units()));
+    let result_ids: Vec<&JsString> = recalled
+        .iter()
+        .filter_map(|item| match item {
+            HistoryItem::Result { id, .. } => Some(id),
+            _ => None,
+        })
+        .collect();
+    let mut calls = Vec::new();
+    for item in recalled {
+        match item {
+            HistoryItem::Call(name) => calls.push(exclude.contains(name)),
+            item if is_call_ref(item) => {
+                let id = result_ids.get(calls.len()).ok_or_else(unpaired)?;
+                let mut names = called.iter().filter(|(of, _)| of == *id).map(|(_, n)| n);
+                let name = names
+                    .next()
+                    .ok_or("toolCallFilter over a recalled call no reply made")?;
+                if names.any(|n| n != name) {
+                    return Err("toolCallFilter over a recalled call id two names share".into());
+                }
+                calls.push(exclude.contains(&super::steps::history_name(rel, name)));
+            }
+            _ => {}
+        }
+    }
+    if result_ids.len() != calls.len() {
+        return Err(unpaired().into());
+    }
+    let (mut call, mut result) = (0, 0);
+    let mut out = Vec::new();
+    for item in recalled {
+        let excluded = match item {
+            HistoryItem::Result { .. } => {
+                result += 1;
+                calls[result - 1]
+            }
+            item if matches!(item, HistoryItem::Call(_)) || is_call_ref(item) => {
+                call += 1;
+                calls[call - 1]
+            }
+            _ => false,
+        };
+        if !excluded {
+            out.push(item.clone());
+        }
+    }
+    Ok(out)
 }
 
 /// `stored` with each tool result as the turn's own requests last carried
