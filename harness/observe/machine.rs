@@ -415,17 +415,22 @@ mod tests {
     const T: Duration = Duration::from_secs(30);
 
     fn machine(concurrency: usize) -> PoolMachine {
+        machine_with(Limits {
+            concurrency,
+            case_timeout: T,
+            ping_every: 4,
+            recycle_rss: 1000,
+            recycle_growth: Some(1.2),
+            baseline_after: 4,
+            max_futile_deaths: MAX_FUTILE_DEATHS,
+        })
+    }
+
+    /// A machine under `limits`, handing out request numbers from 1.
+    fn machine_with(limits: Limits) -> PoolMachine {
         let mut seq = 0;
         PoolMachine::new(
-            Limits {
-                concurrency,
-                case_timeout: T,
-                ping_every: 4,
-                recycle_rss: 1000,
-                recycle_growth: Some(1.2),
-                baseline_after: 4,
-                max_futile_deaths: MAX_FUTILE_DEATHS,
-            },
+            limits,
             Box::new(move || {
                 seq += 1;
                 seq
@@ -723,22 +728,11 @@ mod tests {
     #[test]
     fn the_baseline_is_the_answer_to_the_first_ping_past_its_cases() {
         let now = Instant::now();
-        let mut seq = 0;
-        let mut m = PoolMachine::new(
-            Limits {
-                concurrency: 2,
-                case_timeout: T,
-                ping_every: 2,
-                recycle_rss: 1000,
-                recycle_growth: Some(1.2),
-                baseline_after: 4,
-                max_futile_deaths: MAX_FUTILE_DEATHS,
-            },
-            Box::new(move || {
-                seq += 1;
-                seq
-            }),
-        );
+        let mut m = machine_with(Limits {
+            concurrency: 2,
+            ping_every: 2,
+            ..machine(2).limits
+        });
         for i in 0..12 {
             m.give(i);
         }
