@@ -169,12 +169,12 @@ fn turn(
             };
             way.recalled = stored.iter().map(|item| recall(rel, item)).collect();
             if let Some(exclude) = &case.tool_call_filter {
-                way.recalled = filtered(rel, &way.recalled, exclude, &way.called)?;
                 if case.sources.agents.is_some() {
                     return Err(
                         "toolCallFilter beside a sub-agent handed the recalled history".into(),
                     );
                 }
+                way.recalled = filtered(rel, &way.recalled, exclude, &way.called)?;
             }
             // On the Responses API the call's answer is recalled too, by
             // reference to its stored output item (1.0.4, 1.67.0 and
