@@ -175,7 +175,60 @@ fn resumed_base(
     }
     let mut spliced = resumed.clone();
     spliced.requests[0] = base.requests[0].clone();
+    keep_first_run_not_found(case, rel, tools, &base, &mut spliced);
     Ok(spliced)
+}
+
+/// The results of the first step's calls before its held one that found no
+/// tool, as the call's run wrote them: they were written before the
+/// suspension, with the call's tools for "Available tools", so the agent's
+/// own run that stands for the resumed one does not rewrite them (1.42.0
+/// to 1.45.0, where the message reaches the resumed run's requests and the
+/// held step is found in the agent's own tools:
+/// `cases/approval/declined-toolset-call-after-an-invented-name-*`).
+fn keep_first_run_not_found(
+    case: &Case,
+    rel: &Release,
+    tools: &Record<ToolValue>,
+    base: &Projection,
+    spliced: &mut Projection,
+) {
+    let Some(Reply::ToolCalls(list)) = case.replies.first() else {
+        return;
+    };
+    let held = list
+        .iter()
+        .position(|c| holds_a_call(case, rel, tools, std::slice::from_ref(c)))
+        .unwrap_or(list.len());
+    let unique = |id: &JsString| list.iter().filter(|c| c.id == *id).count() == 1;
+    let ids: Vec<&JsString> = list[..held]
+        .iter()
+        .filter(|c| unreached(case, rel, tools, &c.name) && unique(&c.id))
+        .map(|c| &c.id)
+        .collect();
+    let Some(written) = base.requests.get(1) else {
+        return;
+    };
+    let as_written = |id: &JsString| {
+        written.history.iter().find_map(|item| match item {
+            HistoryItem::Result { id: of, content } if of == id => Some(content.clone()),
+            _ => None,
+        })
+    };
+    for id in ids {
+        let Some(content) = as_written(id) else {
+            continue;
+        };
+        for request in spliced.requests.iter_mut().skip(1) {
+            for item in &mut request.history {
+                if let HistoryItem::Result { id: of, content: c } = item {
+                    if of == id {
+                        *c = content.clone();
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// Whether the call of `tool` under the wire name `name` waits for
