@@ -16,6 +16,7 @@
 
 use crate::case::Case;
 use crate::js::json::Json;
+use crate::observe::cpu::{CpuMeter, CpuTally};
 use crate::observe::proc::CommandSpec;
 use crate::route::Route;
 use crate::run::session::Session;
@@ -30,6 +31,11 @@ pub struct BenchResult {
     pub concurrency: usize,
     /// Cases per second with 1, 2, .. `--probes` probes (start-up excluded).
     pub scaling: Vec<(usize, f64)>,
+    /// For each row of `scaling`, the cores its run kept busy: the CPU
+    /// seconds of the harness and everything under it from the first
+    /// result to the last, over that wall time. One probe's figure bounds
+    /// what more probes can gain: the machine's cores over it.
+    pub cores_busy: Vec<f64>,
     pub install: Duration,
     pub startup: Duration,
     pub harness_seconds: f64,
@@ -90,11 +96,13 @@ impl BenchResult {
                 Json::Array(
                     self.scaling
                         .iter()
-                        .map(|(p, rate)| {
+                        .zip(&self.cores_busy)
+                        .map(|((p, rate), cores)| {
                             Json::object([
                                 ("probes", Json::int(*p as i64)),
                                 ("casesPerSecond", n(*rate)),
                                 ("ratio", n(rate / self.ceiling_rate.max(1e-9))),
+                                ("coresBusy", n(*cores)),
                             ])
                         })
                         .collect(),
@@ -122,13 +130,21 @@ pub fn bench(
     // scales with the cores (each rate without its probes' start-up).
     let budget = session.config.pool.probes.max(1);
     let mut scaling = Vec::new();
+    let mut cores_busy = Vec::new();
     let mut not_as_modelled = 0;
     let (mut harness_seconds, mut startup) = (0.0, Duration::ZERO);
     for probes in 1..=budget {
         session.config.pool.probes = probes;
         let mut wrong = 0;
         let t = Instant::now();
+        // Counted from the first result, as the rate leaves the probes'
+        // start out.
+        let meter = CpuMeter::start();
+        let mut first: Option<(Instant, CpuTally)> = None;
         let stats = session.run_version(version, workload, |r| {
+            if first.is_none() {
+                first = Some((Instant::now(), meter.now()));
+            }
             if !matches!(
                 r.verdict,
                 crate::judge::compare::Verdict::AsModelled
@@ -138,10 +154,15 @@ pub fn bench(
             }
         });
         let wall = t.elapsed();
+        let tally = meter.finish();
         if let Some(outcome) = stats.outcome {
             session.config.pool.probes = budget;
             return Err(outcome);
         }
+        let busy = first.map_or(0.0, |(at, base)| {
+            tally.since(&base).total() / at.elapsed().as_secs_f64().max(1e-9)
+        });
+        cores_busy.push(busy);
         // Probes start side by side: the longest start is what the wall
         // clock held, about the total over the probes that ran.
         startup = stats.pool.startup_total / stats.pool.probes.max(1);
@@ -157,6 +178,7 @@ pub fn bench(
         cases: workload.len(),
         concurrency: session.config.pool.concurrency,
         scaling: scaling.clone(),
+        cores_busy,
         install,
         startup,
         harness_seconds,
@@ -495,7 +517,7 @@ pub fn figures_markdown(report: &Json) -> Result<String, String> {
          @mastra/core {}, {} cases (the corpus less the cases that wait on retry back-off, on \
          every route of `--route`, times `--repeat`), {} in flight per probe. Install {:.2} s (0 when cached); \
          probe start (Node and the import of Mastra) {:.2} s, left out of every rate.\n\n\
-         | | cases/s | ratio to the ceiling |\n|---|---:|---:|\n",
+         | | cases/s | ratio to the ceiling | cores busy |\n|---|---:|---:|---:|\n",
         text(report, "", "version")?,
         f("cases")?,
         f("concurrency")?,
@@ -504,9 +526,10 @@ pub fn figures_markdown(report: &Json) -> Result<String, String> {
     ));
     out.push_str(&scaling_rows(report, "")?);
     out.push_str(&format!(
-        "| ceiling (`node-probe/ceiling.mjs`: the same cases in one Node process, no harness) | {ceiling:.1} | 1.00 |\n\n\
+        "| ceiling (`node-probe/ceiling.mjs`: the same cases in one Node process, no harness) | {ceiling:.1} | 1.00 | |\n{}\n\
          Results other than as-modelled or unmodelled (known issues and provider rejections among \
          them): {}.\n",
+        scaling_bound(report, measured.cores),
         f("notAsModelled")?
     ));
 
@@ -542,14 +565,44 @@ fn scaling_rows(doc: &Json, at: &str) -> Result<String, String> {
     for (i, row) in scaling.iter().enumerate() {
         let at = format!("{at}scaling[{i}].");
         let probes = number_at(row, &at, "probes")?;
+        // Documents written before the figure was measured lack it.
+        let busy = row
+            .get("coresBusy")
+            .map(|_| number_at(row, &at, "coresBusy").map(|c| format!("{c:.2}")))
+            .transpose()?
+            .unwrap_or_else(|| "not measured".into());
         out.push_str(&format!(
-            "| harness, {probes} probe{} | {:.1} | {:.2} |\n",
+            "| harness, {probes} probe{} | {:.1} | {:.2} | {busy} |\n",
             if probes == 1.0 { "" } else { "s" },
             number_at(row, &at, "casesPerSecond")?,
             number_at(row, &at, "ratio")?,
         ));
     }
     Ok(out)
+}
+
+/// What one probe's busy cores leave more probes to gain, on `cores`:
+/// a sentence for the figures, empty where the rows do not say.
+fn scaling_bound(doc: &Json, cores: usize) -> String {
+    let rows = doc.get("scaling").and_then(Json::as_array);
+    let busy = |i: usize| {
+        let row = rows?.get(i)?;
+        row.get("coresBusy")?.as_f64()
+    };
+    let (Some(one), Some(rate1), Some(rate2)) = (
+        busy(0),
+        rows.and_then(|r| r.first()?.get("casesPerSecond")?.as_f64()),
+        rows.and_then(|r| r.get(1)?.get("casesPerSecond")?.as_f64()),
+    ) else {
+        return String::new();
+    };
+    format!(
+        "\nOne probe's run already keeps {one:.2} of the {cores} cores busy (the probe's own \
+         threads, V8's garbage collector and compiler among them, and the harness beside it), \
+         so more probes can gain at most {:.2} times its rate; two probes gave {:.2} times it.\n",
+        cores as f64 / one.max(1e-9),
+        rate2 / rate1.max(1e-9),
+    )
 }
 
 /// The figures' section for the plain fuzz cases: the harness on 1, 2, ..
@@ -562,11 +615,11 @@ fn plain_fuzz_markdown(p: &Json) -> Result<String, String> {
          The first {} cases of fuzz seed 1 that start no MCP server, on the default route, \
          through the whole pipeline and through the ceiling (the bare single-process loop), \
          probe start left out.\n\n\
-         | | cases/s | ratio to the bare loop |\n|---|---:|---:|\n",
+         | | cases/s | ratio to the bare loop | cores busy |\n|---|---:|---:|---:|\n",
         number_at(p, at, "cases")?
     );
     out.push_str(&scaling_rows(p, at)?);
-    out.push_str(&format!("| the bare loop | {ceiling:.1} | 1.00 |\n"));
+    out.push_str(&format!("| the bare loop | {ceiling:.1} | 1.00 | |\n"));
     Ok(out)
 }
 
@@ -810,6 +863,37 @@ mod tests {
         ] {
             assert!(md.contains(line), "no {line:?} in:\n{md}");
         }
+    }
+
+    #[test]
+    fn the_cores_one_probe_keeps_busy_bound_what_two_can_gain() {
+        let md = figures_markdown(&Json::parse(FIXTURE).unwrap()).unwrap();
+        assert!(
+            md.contains("| harness, 1 probe | 13.6 | 0.56 | not measured |"),
+            "{md}"
+        );
+        assert!(!md.contains("keeps"), "{md}");
+        let with = FIXTURE
+            .replace(
+                r#""ratio": 0.560}"#,
+                r#""ratio": 0.560, "coresBusy": 1.250}"#,
+            )
+            .replace(
+                r#""ratio": 0.856}"#,
+                r#""ratio": 0.856, "coresBusy": 1.970}"#,
+            );
+        let md = figures_markdown(&Json::parse(&with).unwrap()).unwrap();
+        for line in [
+            "| harness, 1 probe | 13.6 | 0.56 | 1.25 |",
+            "| harness, 2 probes | 20.8 | 0.86 | 1.97 |",
+            "keeps 1.25 of the 2 cores busy",
+            "can gain at most 1.60 times its rate; two probes gave 1.53 times it.",
+        ] {
+            assert!(md.contains(line), "no {line:?} in:\n{md}");
+        }
+        let bad = with.replace(r#""coresBusy": 1.250"#, r#""coresBusy": "many""#);
+        let err = figures_markdown(&Json::parse(&bad).unwrap()).unwrap_err();
+        assert_eq!(err, "scaling[0].coresBusy: missing or not a number");
     }
 
     #[test]
