@@ -5,14 +5,17 @@
 // Runs every case of CASES_JSONL (one case JSON per line, repeated as given)
 // in this one Node process, against an in-process node:http listener with the
 // case format's reply semantics, CONCURRENCY cases in flight, and prints one
-// line: {"cases":N,"seconds":S,"casesPerSecond":R}.
+// line: {"cases":N,"seconds":S,"casesPerSecond":R,"cpuSeconds":C}.
 //
 // This is what the harness could reach with no process boundary, no line
 // protocol and no Rust listener: the probe + driver pipeline is measured
 // against it. The agent and call are built by cases.mjs, exactly as the probe
 // builds them. `seconds` covers running the cases only: the import of Mastra
 // and the listener's start are paid once per probe too and are not
-// throughput.
+// throughput. `cpuSeconds` is this process's CPU (user and system, every
+// thread: V8's collector and compiler run beside the loop) over the same
+// span, the MCP servers it starts left out: the cost of a case on the
+// cores, where `seconds` is its cost on the clock.
 
 import { readFileSync } from 'node:fs';
 import { loadInstall, runCase } from './cases.mjs';
@@ -72,14 +75,17 @@ async function worker() {
 }
 
 const t0 = performance.now();
+const cpu0 = process.cpuUsage();
 await Promise.all(Array.from({ length: Math.min(concurrency, cases.length) }, worker));
 const seconds = (performance.now() - t0) / 1000;
+const cpu = process.cpuUsage(cpu0);
 
 writeLine(
   JSON.stringify({
     cases: cases.length,
     seconds: Number(seconds.toFixed(3)),
     casesPerSecond: Number((seconds > 0 ? cases.length / seconds : 0).toFixed(1)),
+    cpuSeconds: Number(((cpu.user + cpu.system) / 1e6).toFixed(3)),
   }),
 );
 await listener.stop();

@@ -41,6 +41,10 @@ pub struct BenchResult {
     pub harness_seconds: f64,
     pub harness_rate: f64,
     pub ceiling_rate: f64,
+    /// The ceiling's CPU seconds a case (every thread of its one process):
+    /// what a case costs on the cores, where `1 / ceiling_rate` is what it
+    /// costs on the clock.
+    pub ceiling_cpu: f64,
     pub not_as_modelled: usize,
 }
 
@@ -90,6 +94,10 @@ impl BenchResult {
             ("startupSeconds", n(self.startup.as_secs_f64())),
             ("harnessCasesPerSecond", n(self.harness_rate)),
             ("ceilingCasesPerSecond", n(self.ceiling_rate)),
+            (
+                "ceilingCpuSecondsPerCase",
+                Json::Number(format!("{:.6}", self.ceiling_cpu)),
+            ),
             ("ratio", n(self.ratio())),
             (
                 "scaling",
@@ -172,7 +180,7 @@ pub fn bench(
     }
     session.config.pool.probes = budget;
 
-    let ceiling_rate = ceiling_rate(session, version, workload)?;
+    let ceiling = ceiling(session, version, workload)?;
     Ok(BenchResult {
         version,
         cases: workload.len(),
@@ -183,7 +191,8 @@ pub fn bench(
         startup,
         harness_seconds,
         harness_rate: scaling.last().map_or(0.0, |s| s.1),
-        ceiling_rate,
+        ceiling_rate: ceiling.rate,
+        ceiling_cpu: ceiling.cpu_per_case,
         not_as_modelled,
     })
 }
@@ -358,6 +367,24 @@ pub fn ceiling_rate(
     version: MastraVersion,
     cases: &[Case],
 ) -> Result<f64, String> {
+    ceiling(session, version, cases).map(|c| c.rate)
+}
+
+/// What the ceiling's run of a workload measured.
+#[derive(Debug, Clone, Copy)]
+pub struct Ceiling {
+    /// Cases per second.
+    pub rate: f64,
+    /// CPU seconds a case, every thread of its process.
+    pub cpu_per_case: f64,
+}
+
+/// `node-probe/ceiling.mjs` on `cases`: its rate and its CPU a case.
+pub fn ceiling(
+    session: &mut Session,
+    version: MastraVersion,
+    cases: &[Case],
+) -> Result<Ceiling, String> {
     let dir = session
         .install(version)
         .map_err(|o| o.infra_detail().unwrap_or_default())?;
@@ -379,9 +406,15 @@ pub fn ceiling_rate(
         .map_err(|e| format!("the ceiling run failed: {e}"))?;
     let line = String::from_utf8_lossy(&out.stdout);
     let v = Json::parse(line.trim()).map_err(|e| format!("the ceiling printed {line:?}: {e}"))?;
-    v.get("casesPerSecond")
-        .and_then(Json::as_f64)
-        .ok_or_else(|| "the ceiling printed no rate".to_string())
+    let number = |k: &str| {
+        v.get(k)
+            .and_then(Json::as_f64)
+            .ok_or_else(|| format!("the ceiling printed no {k}: {line:?}"))
+    };
+    Ok(Ceiling {
+        rate: number("casesPerSecond")?,
+        cpu_per_case: number("cpuSeconds")? / cases.len().max(1) as f64,
+    })
 }
 
 /// What the OS sandbox costs: the same workload run with probes in the
@@ -512,6 +545,11 @@ pub fn figures_markdown(report: &Json) -> Result<String, String> {
     out.push_str(&measured.markdown());
 
     let ceiling = f("ceilingCasesPerSecond")?;
+    // Documents written before it was measured lack it.
+    let ceiling_cpu = report
+        .get("ceilingCpuSecondsPerCase")
+        .map(|_| f("ceilingCpuSecondsPerCase"))
+        .transpose()?;
     out.push_str(&format!(
         "\n## The corpus through the whole pipeline\n\n\
          @mastra/core {}, {} cases (the corpus less the cases that wait on retry back-off, on \
@@ -526,9 +564,10 @@ pub fn figures_markdown(report: &Json) -> Result<String, String> {
     ));
     out.push_str(&scaling_rows(report, "")?);
     out.push_str(&format!(
-        "| ceiling (`node-probe/ceiling.mjs`: the same cases in one Node process, no harness) | {ceiling:.1} | 1.00 | |\n{}\n\
+        "| ceiling (`node-probe/ceiling.mjs`: the same cases in one Node process, no harness) | {ceiling:.1} | 1.00 | {} |\n{}\n\
          Results other than as-modelled or unmodelled (known issues and provider rejections among \
          them): {}.\n",
+        ceiling_cpu.map_or(String::new(), |c| format!("{:.2}", c * ceiling)),
         scaling_bound(report, measured.cores),
         f("notAsModelled")?
     ));
@@ -540,7 +579,7 @@ pub fn figures_markdown(report: &Json) -> Result<String, String> {
         out.push_str(&routes_markdown(routes)?);
     }
     if let Some(m) = report.get("matrix") {
-        out.push_str(&matrix_markdown(m, ceiling, measured.cores)?);
+        out.push_str(&matrix_markdown(m, (ceiling, ceiling_cpu), measured.cores)?);
     }
     if let Some(c) = report.get("cpu") {
         out.push_str(&crate::loops::cpu_cost::markdown(c)?);
@@ -657,8 +696,13 @@ fn routes_markdown(routes: &Json) -> Result<String, String> {
 }
 
 /// The figures' matrix section: cold and warm, against the floor the
-/// ceiling sets on `cores` cores, and what the observation store saves.
-fn matrix_markdown(m: &Json, ceiling: f64, cores: usize) -> Result<String, String> {
+/// ceiling (its rate, and its CPU a case where measured) sets on `cores`
+/// cores, and what the observation store saves.
+fn matrix_markdown(
+    m: &Json,
+    (ceiling, cpu): (f64, Option<f64>),
+    cores: usize,
+) -> Result<String, String> {
     let (field, text) = (number_at, text_at);
     let mut out = String::new();
     let at = "matrix.";
@@ -672,9 +716,33 @@ fn matrix_markdown(m: &Json, ceiling: f64, cores: usize) -> Result<String, Strin
         .map(|(i, v)| field(v, &format!("matrix.perVersion[{i}]."), "installSeconds"))
         .sum::<Result<f64, String>>()?;
     let mb = |bytes: f64| bytes / 1e6;
-    // What the ceiling would take for the same results on every core.
+    // What the ceiling would take for the same results on every core. Its
+    // CPU a case is the cost the cores can share; its rate also holds the
+    // cores its collector and compiler kept busy beside the loop, so the
+    // floor from the rate (every core as fast as its one process) is lower
+    // than any run of its work can reach, and is kept beside it.
     let cores = cores.max(1);
-    let floor = field(m, at, "results")? / ceiling.max(1e-9) / cores as f64;
+    let (results, warm) = (field(m, at, "results")?, field(m, at, "warmSeconds")?);
+    let by_rate = results / ceiling.max(1e-9) / cores as f64;
+    let floors = match cpu {
+        Some(cpu) => {
+            let floor = results * cpu / cores as f64;
+            format!(
+                "| its floor: results × the ceiling's {:.2} ms of CPU a case ÷ {cores} cores | {floor:.1} s |\n\
+                 | warm ÷ floor | {:.2} |\n\
+                 | the floor as if the ceiling kept one core busy: results ÷ its {ceiling:.1} cases/s ÷ {cores} cores | {by_rate:.1} s |\n\
+                 | warm ÷ that floor | {:.2} |\n",
+                cpu * 1e3,
+                warm / floor.max(1e-9),
+                warm / by_rate.max(1e-9),
+            )
+        }
+        None => format!(
+            "| its floor: results ÷ the ceiling's {ceiling:.1} cases/s ÷ {cores} cores | {by_rate:.1} s |\n\
+             | warm ÷ floor | {:.2} |\n",
+            warm / by_rate.max(1e-9),
+        ),
+    };
     out.push_str(&format!(
         "\n## The matrix from an empty cache, then warm\n\n\
          `--matrix-versions`: {}, {} results per run, run first from an empty cache \
@@ -682,9 +750,8 @@ fn matrix_markdown(m: &Json, ceiling: f64, cores: usize) -> Result<String, Strin
          | | |\n|---|---:|\n\
          | cold (installs included) | {:.1} s |\n\
          | installs, summed | {installs:.1} s |\n\
-         | warm | {:.1} s |\n\
-         | its floor: results ÷ the ceiling's {ceiling:.1} cases/s ÷ {cores} cores | {floor:.1} s |\n\
-         | warm ÷ floor | {:.2} |\n\
+         | warm | {warm:.1} s |\n\
+         {floors}\
          | disk, hard links counted once | {:.0} MB |\n\
          | of which the shared store | {:.0} MB |\n\
          | results that diverged or could not run | {} |\n\n\
@@ -692,8 +759,6 @@ fn matrix_markdown(m: &Json, ceiling: f64, cores: usize) -> Result<String, Strin
         plural(field(m, at, "versions")?, "version"),
         field(m, at, "results")?,
         field(m, at, "coldSeconds")?,
-        field(m, at, "warmSeconds")?,
-        field(m, at, "warmSeconds")? / floor.max(1e-9),
         mb(field(m, at, "diskBytes")?),
         mb(field(m, at, "storeBytes")?),
         field(m, at, "notAsExpected")?,
@@ -894,6 +959,28 @@ mod tests {
         let bad = with.replace(r#""coresBusy": 1.250"#, r#""coresBusy": "many""#);
         let err = figures_markdown(&Json::parse(&bad).unwrap()).unwrap_err();
         assert_eq!(err, "scaling[0].coresBusy: missing or not a number");
+    }
+
+    #[test]
+    fn the_matrix_floor_is_the_ceilings_cpu_a_case_where_measured() {
+        let with = FIXTURE.replace(
+            r#""ceilingCasesPerSecond": 24.300,"#,
+            r#""ceilingCasesPerSecond": 24.300, "ceilingCpuSecondsPerCase": 0.060000,"#,
+        );
+        let md = figures_markdown(&Json::parse(&with).unwrap()).unwrap();
+        for line in [
+            "| ceiling (`node-probe/ceiling.mjs`: the same cases in one Node process, no harness) | 24.3 | 1.00 | 1.46 |",
+            // 1262 × 0.06 ÷ 2 = 37.86; 283.2 ÷ 37.86 = 7.48.
+            "| its floor: results × the ceiling's 60.00 ms of CPU a case ÷ 2 cores | 37.9 s |",
+            "| warm ÷ floor | 7.48 |",
+            "| the floor as if the ceiling kept one core busy: results ÷ its 24.3 cases/s ÷ 2 cores | 26.0 s |",
+            "| warm ÷ that floor | 10.91 |",
+        ] {
+            assert!(md.contains(line), "no {line:?} in:\n{md}");
+        }
+        let bad = with.replace("0.060000", "\"fast\"");
+        let err = figures_markdown(&Json::parse(&bad).unwrap()).unwrap_err();
+        assert_eq!(err, "ceilingCpuSecondsPerCase: missing or not a number");
     }
 
     #[test]
