@@ -32,7 +32,7 @@ struct FixedBuild {
 fn fixed_build() -> &'static FixedBuild {
     static BUILD: OnceLock<FixedBuild> = OnceLock::new();
     BUILD.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::kept_tempdir();
         let out = Command::new("node")
             .arg(root().join("harness/tests/builds/fixed-build.mjs"))
             .arg(dir.path())
@@ -860,7 +860,7 @@ fn mastra_like_repo(dir: &Path, fix: (&str, &str)) -> Vec<String> {
 /// test's life.
 fn tar_member(tgz: &Path, member: &str) -> PathBuf {
     static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
-    let dir = DIR.get_or_init(|| tempfile::tempdir().unwrap()).path();
+    let dir = DIR.get_or_init(crate::kept_tempdir).path();
     let out = Command::new("tar")
         .arg("-xzf")
         .arg(tgz)

@@ -25,7 +25,7 @@ struct CorpusRun {
 fn corpus_run() -> &'static CorpusRun {
     static RUN: OnceLock<CorpusRun> = OnceLock::new();
     RUN.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::kept_tempdir();
         let json = dir.path().join("report.json");
         let bodies = dir.path().join("bodies");
         let store = dir.path().join("observations");
