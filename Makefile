@@ -15,18 +15,19 @@ run: build
 	$(BIN) run --versions pinned --route all --out target/report
 
 # Format, lints, unit tests, and the end-to-end tests on real Node + Mastra:
-# every test there is. Built once (clippy beside the test build took 404 s
-# from a fresh clone, longer than the two one after the other); then the
-# library's tests, the integration tests and the fault suite run side by
-# side, the integration tests four at a time: most of their time is spent
-# in Node, npm and the registry, and a test waiting on one of those leaves
-# its core to another. The `size` module (pure CPU, about 80 CPU seconds
-# in the debug build, no Node) runs after the fault suite rather than in
-# the integration tier, where its name put it last, alone on one core
-# while the other idled; the fault suite, held to its own time budget,
-# never runs beside it.
+# every test there is. Clippy first (beside the test build it took 404 s
+# from a fresh clone, longer than the two one after the other); `check`'s
+# Biome test builds the integration tests' binary, so their tier starts at
+# once, and the library's tests and the fault suite are built beside it
+# (cargo holds its build lock while it compiles, not while tests run).
+# The three tiers run side by side, the integration tests four at a time:
+# most of their time is spent in Node, npm and the registry, and a test
+# waiting on one of those leaves its core to another. The `size` module
+# (pure CPU, about 80 CPU seconds in the debug build, no Node) runs after
+# the fault suite rather than in the integration tier, where its name put
+# it last, alone on one core while the other idled; the fault suite, held
+# to its own time budget, never runs beside it.
 test: setup check
-	$(CARGO) test --no-run
 	$(MAKE) --no-print-directory -j3 --output-sync=target test-lib test-it test-size
 
 .PHONY: test-lib test-it test-faults test-size

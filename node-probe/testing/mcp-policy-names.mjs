@@ -13,7 +13,7 @@
 // per install, the `@mastra/mcp` version and whether the call was held or
 // ran (docs/names.md).
 
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -27,7 +27,8 @@ async function measure(harness, dir) {
   const { Agent } = await load('@mastra/core/dist/agent/index.js');
   const { MCPClient } = await load('@mastra/mcp/dist/index.js');
   const mcpVersion = JSON.parse(readFileSync(path.join(dir, 'node_modules/@mastra/mcp/package.json'), 'utf8')).version;
-  const names = path.join(mkdtempSync(path.join(tmpdir(), 'mcp-policy-names-')), 'names.json');
+  const folder = mkdtempSync(path.join(tmpdir(), 'mcp-policy-names-'));
+  const names = path.join(folder, 'names.json');
   writeFileSync(names, JSON.stringify(['delete.file']));
   const mcp = new MCPClient({
     id: `policy-${process.pid}-${dir.length}`,
@@ -41,6 +42,7 @@ async function measure(harness, dir) {
   } finally {
     await mcp.disconnect();
     close();
+    rmSync(folder, { recursive: true, force: true });
   }
   const results = (state.bodies[1]?.messages ?? []).filter((m) => m.role === 'tool');
   return { mcpVersion, ran: results.length > 0 };

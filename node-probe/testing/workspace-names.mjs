@@ -13,7 +13,7 @@
 // `files_read` and runs by `files_read` and `files.read` alone
 // (docs/names.md).
 
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -54,6 +54,7 @@ async function measure(dir) {
     if (answer.some((c) => c.includes(TEXT))) ran.push(name);
   }
   close();
+  rmSync(folder, { recursive: true, force: true });
   return { sent, ran };
 }
 

@@ -32,7 +32,7 @@ struct FixedBuild {
 fn fixed_build() -> &'static FixedBuild {
     static BUILD: OnceLock<FixedBuild> = OnceLock::new();
     BUILD.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::kept_tempdir();
         let out = Command::new("node")
             .arg(root().join("harness/tests/builds/fixed-build.mjs"))
             .arg(dir.path())
@@ -162,11 +162,29 @@ fn verify_says_the_fixed_build_fixes_toolchoice_not_rewritten() {
 /// case on every route on 1.67.0, so each case on its own route here): the
 /// matrix reuses 1.67.0's observations, a case on its default route being
 /// one key however it got there, and observes the fixed build alone.
+///
+/// The fixed build is observed first, by a matrix of it alone in a store of
+/// its own while the corpus run is still going (this test's thread would
+/// otherwise wait for that run, and then observe it after: the longest
+/// chain of the integration tests); its shelf is then copied beside
+/// 1.67.0's, so the matrix of the two reuses both.
 #[test]
 fn diff_lists_exactly_the_cases_whose_toolchoice_gets_rewritten() {
     let b = fixed_build();
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("observations");
+    let fixed_store = dir.path().join("fixed-observations");
+    let fixed = {
+        let (store, out) = (fixed_store.clone(), dir.path().join("fixed-matrix"));
+        let mut matrix = bin();
+        matrix
+            .env("MASTRA_CONFORM_OBSERVATIONS", store)
+            .args(["matrix", "--versions"])
+            .arg(&b.tgz)
+            .arg("--out")
+            .arg(out);
+        std::thread::spawn(move || matrix.output().unwrap())
+    };
     let copied = Command::new("cp")
         .arg("-a")
         .arg(crate::e2e::corpus_store())
@@ -174,6 +192,19 @@ fn diff_lists_exactly_the_cases_whose_toolchoice_gets_rewritten() {
         .output()
         .unwrap();
     assert!(copied.status.success(), "{}", text(&copied));
+    let fixed = fixed.join().unwrap();
+    assert!(
+        matches!(fixed.status.code(), Some(0 | 1)),
+        "the fixed build's matrix ran: {}",
+        text(&fixed)
+    );
+    let shelves = Command::new("cp")
+        .arg("-a")
+        .arg(fixed_store.join("."))
+        .arg(&store)
+        .output()
+        .unwrap();
+    assert!(shelves.status.success(), "{}", text(&shelves));
     let out_dir = dir.path().join("matrix");
     let ran = bin()
         .env("MASTRA_CONFORM_OBSERVATIONS", &store)
@@ -860,7 +891,7 @@ fn mastra_like_repo(dir: &Path, fix: (&str, &str)) -> Vec<String> {
 /// test's life.
 fn tar_member(tgz: &Path, member: &str) -> PathBuf {
     static DIR: OnceLock<tempfile::TempDir> = OnceLock::new();
-    let dir = DIR.get_or_init(|| tempfile::tempdir().unwrap()).path();
+    let dir = DIR.get_or_init(crate::kept_tempdir).path();
     let out = Command::new("tar")
         .arg("-xzf")
         .arg(tgz)

@@ -41,7 +41,7 @@ fn copy_tree(from: &Path, to: &Path) {
 /// A copy of the fixture's sources (without `node_modules`) in a folder of
 /// its own.
 fn fixture_copy() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::kept_tempdir();
     copy_tree(
         &root().join("harness/tests/fixtures/lint-project"),
         dir.path(),
@@ -137,7 +137,7 @@ fn installed_before(dir: &Path) -> Arc<OnceLock<tempfile::TempDir>> {
 /// their own (no test writes into an installed tree), which outlives the
 /// project.
 fn snapshot(dir: &Path) -> tempfile::TempDir {
-    let tree = tempfile::tempdir().unwrap();
+    let tree = crate::kept_tempdir();
     cp(&["-al"], &dir.join("node_modules"), tree.path());
     cp(&["-a"], &dir.join("package-lock.json"), tree.path());
     tree
@@ -212,7 +212,7 @@ fn fixture_1_67() -> &'static Installed {
 fn npm_install() -> &'static (tempfile::TempDir, PathBuf) {
     static ONCE: OnceLock<(tempfile::TempDir, PathBuf)> = OnceLock::new();
     ONCE.get_or_init(|| {
-        let work = tempfile::tempdir().unwrap();
+        let work = crate::kept_tempdir();
         let packed = work.path().join("npm");
         let out = Command::new("node")
             .arg(root().join("npm/pack.mjs"))
@@ -419,7 +419,7 @@ fn lint_project_json_carries_every_key_its_source_and_location() {
 /// The SARIF 2.1.0 schema, from a registry package that ships it
 /// (`@microsoft/jest-sarif`, pinned), unpacked into a temporary folder.
 fn sarif_schema() -> serde_json::Value {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::kept_tempdir();
     let printed = npm(
         dir.path(),
         &[
@@ -473,7 +473,7 @@ fn escape_lone_brackets(v: &mut serde_json::Value) -> usize {
 #[test]
 fn sarif_validates_against_the_2_1_0_schema_and_places_each_problem() {
     let dir = fixture_1_67().path();
-    let out_dir = tempfile::tempdir().unwrap();
+    let out_dir = crate::kept_tempdir();
     let file = out_dir.path().join("lint.sarif");
     let out = lint_project(dir, &["--sarif", file.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
@@ -936,7 +936,7 @@ fn npx_runs_lint_project_from_the_packed_tarballs() {
 /// manifest: no tsx among them) and, when `dotenv`, its `.env` beside it.
 fn shapes(dotenv: bool) -> (tempfile::TempDir, PathBuf) {
     let installed = fixture_1_67();
-    let outer = tempfile::tempdir().unwrap();
+    let outer = crate::kept_tempdir();
     let dir = outer.path().join("project");
     copy_tree(&root().join("harness/tests/fixtures/lint-shapes"), &dir);
     std::os::unix::fs::symlink(
@@ -1568,7 +1568,7 @@ fn the_action_parses_uses_its_inputs_and_its_lint_step_runs() {
                 .to_string(),
         }
     };
-    let runner = tempfile::tempdir().unwrap();
+    let runner = crate::kept_tempdir();
     let bin_dir = runner.path().join("mastra-conform/node_modules/.bin");
     std::fs::create_dir_all(&bin_dir).unwrap();
     std::os::unix::fs::symlink(
@@ -1628,7 +1628,7 @@ fn the_action_parses_uses_its_inputs_and_its_lint_step_runs() {
 fn fixture_mcp() -> &'static Installed {
     static ONCE: OnceLock<Installed> = OnceLock::new();
     ONCE.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::kept_tempdir();
         copy_tree(&root().join("harness/tests/fixtures/lint-mcp"), dir.path());
         install_upgrading(dir.path(), fixture_1_67());
         Installed { dir }
@@ -1752,7 +1752,7 @@ fn mcp_servers_that_fail_to_start_or_sit_under_a_dotted_key_are_findings() {
 fn fixture_mcp_names() -> &'static Installed {
     static ONCE: OnceLock<Installed> = OnceLock::new();
     ONCE.get_or_init(|| {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::kept_tempdir();
         copy_tree(
             &root().join("harness/tests/fixtures/lint-mcp-names"),
             dir.path(),
@@ -1841,7 +1841,7 @@ fn mcp_policies_comparing_the_other_spelling_are_errors_at_the_name() {
 /// (`version::extras`), copied and installed as a user would, over `base`
 /// (`install_upgrading`).
 fn install_guards(core: &str, mcp: &str, base: &Installed) -> Installed {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::kept_tempdir();
     copy_tree(
         &root().join("harness/tests/fixtures/lint-mcp-guards"),
         dir.path(),
@@ -2107,7 +2107,7 @@ fn a_tools_approval_function_beside_a_calls_require_tool_approval_true_is_an_err
 /// One of this repository's 0.x project shapes
 /// (`harness/tests/fixtures/NAME/`), copied and installed as a user would.
 fn install_shape(name: &str) -> Installed {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::kept_tempdir();
     copy_tree(
         &root().join("harness/tests/fixtures").join(name),
         dir.path(),
@@ -2425,7 +2425,7 @@ fn lint_project_on_0_21_1_reports_each_approval_setting_with_the_release_that_ho
     assert_eq!(severities, ["error", "error"], "{shown}");
 
     // The fix: the same sources on the first release that holds.
-    let upgraded = tempfile::tempdir().unwrap();
+    let upgraded = crate::kept_tempdir();
     copy_tree(
         &root().join("harness/tests/fixtures/lint-project-0.21"),
         upgraded.path(),
@@ -2688,7 +2688,7 @@ fn the_names_rules_render_and_are_suppressed_as_every_rule() {
     }
 
     // A comment on the policy's line, and the configuration.
-    let copy = tempfile::tempdir().unwrap();
+    let copy = crate::kept_tempdir();
     copy_tree(
         &root().join("harness/tests/fixtures/lint-names"),
         copy.path(),
@@ -2801,7 +2801,7 @@ fn a_policy_function_is_lost_on_resume_on_1_67_0() {
         "no default-options function is lost: {v:#}"
     );
 
-    let copy = tempfile::tempdir().unwrap();
+    let copy = crate::kept_tempdir();
     copy_tree(
         &root().join("harness/tests/fixtures/lint-names"),
         copy.path(),
@@ -2833,7 +2833,7 @@ fn a_policy_function_is_lost_on_resume_on_1_67_0() {
 /// `approval-policy-lost-on-resume` finding (its other errors remain).
 #[test]
 fn a_policy_function_is_not_lost_on_resume_on_1_37_1() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::kept_tempdir();
     copy_tree(
         &root().join("harness/tests/fixtures/lint-names"),
         dir.path(),
@@ -2854,7 +2854,7 @@ fn a_policy_function_is_not_lost_on_resume_on_1_37_1() {
 /// a folder of its own with the MCP fixture's installed packages (the same
 /// dependencies), or none when `installed` is false.
 fn fault_project(name: &str, installed: bool) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::kept_tempdir();
     copy_tree(
         &root().join("harness/tests/fixtures/lint-faults").join(name),
         dir.path(),
@@ -2994,7 +2994,7 @@ fn loader_fault_a_pnpm_project_is_told_to_run_pnpm_install() {
 /// instead and says so, rather than failing the whole project.
 #[test]
 fn loader_fault_a_snapshot_build_with_a_model_string_is_judged_on_its_own_tools() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::kept_tempdir();
     copy_tree(
         &root().join("harness/tests/fixtures/lint-faults/snapshot-build"),
         dir.path(),

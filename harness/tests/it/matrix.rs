@@ -369,7 +369,10 @@ fn an_interrupted_matrix_keeps_what_finished() {
 fn a_killed_matrix_leaves_a_readable_partial_database() {
     let out_dir = tempfile::tempdir().unwrap();
     let jsonl = out_dir.path().join("results.jsonl");
+    // Killed, it cannot remove its listener's socket folder: that goes in
+    // the test's own folder rather than the machine's temporary folder.
     let mut child = bin()
+        .env("TMPDIR", out_dir.path())
         .args([
             "matrix",
             "--versions",

@@ -109,7 +109,8 @@ fn the_model_agrees_with_0_13_2_0_21_1_and_0_24_9() {
         "cases/zero/v4-stream-api-error-after-a-refused-call-is-the-error.json",
         "cases/zero/v4-stream-first-refusal-is-the-error.json",
     ];
-    let json = std::env::temp_dir().join(format!("zero-agree-{}.json", std::process::id()));
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("report.json");
     let mut cmd = bin();
     cmd.args(["run", "--versions", "0.13.2,0.21.1,0.24.9", "--json"])
         .arg(&json);
