@@ -2170,7 +2170,7 @@ fn replay_steps<'a>(
             .any(|(i, c)| list[..i].iter().any(|e| e.id == c.id));
         let sent = list.clone();
         if reused {
-            list = reused_in_step(replay, &list)?;
+            list = reused_in_step(replay, &list, tools)?;
         }
         if replay.stream() {
             let chunks = &mut replay.seen.stream;
@@ -2291,17 +2291,37 @@ fn one_verdict_per_id<'c>(
 /// 1.67.0 and 1.68.0, every route, with `true`
 /// (`cases/approval/reused-call-id-*.json`) and with a policy function
 /// holding the id's later call or none, where no answer names a call of
-/// the step. Not modelled: an answer to a call of the step, or a step
-/// after one an answer resumed (on 1.0.4 to 1.71.0 an approved id's other
-/// call is held again, and on 1.0.4 `generate()` hands over one pending
-/// call of the two ids).
-fn reused_in_step(replay: &Replay, list: &[ToolCallReply]) -> Result<Vec<ToolCallReply>, String> {
+/// the step. Answered, the answer goes by id: an approved id's other call
+/// is held again, and answered again (two pending entries of one id);
+/// where two or more calls after the answered one wait, the resumed step
+/// holds them at once (`Replay::held_at_once`: `generate()` hands over
+/// the last, of whichever id). Measured on 1.0.4, 1.67.0 and 1.71.0, every
+/// route, both methods, `true` and a policy function naming both calls'
+/// tools or the first's (`cases/approval/reused-call-id-answered-*`).
+/// Not modelled: an answer in such a step before a call naming no tool,
+/// before `NOT_FOUND_IS_A_RESULT` (1.0.4 holds the step's later call
+/// before it throws, fuzz seed 1 case 1440).
+fn reused_in_step(
+    replay: &Replay,
+    list: &[ToolCallReply],
+    tools: &Record<ToolValue>,
+) -> Result<Vec<ToolCallReply>, String> {
     let (case, rel) = (replay.case, replay.rel);
     let answered = list
         .iter()
-        .any(|c| case.approvals.iter().flatten().any(|(id, _)| *id == c.id));
-    if answered || replay.resumed {
-        return Err("approval with a call id used twice in one step".into());
+        .position(|c| case.approvals.iter().flatten().any(|(id, _)| *id == c.id));
+    // The calls the answer resumes the step at, or all of a resumed run's.
+    let after = if replay.resumed {
+        Some(0)
+    } else {
+        answered.map(|k| k + 1)
+    };
+    let unfound = |c: &ToolCallReply| unreached(case, rel, tools, &c.name);
+    let after = after.map_or(&[][..], |k| &list[k..]);
+    if !rel.not_found_is_a_result && after.iter().any(unfound) {
+        return Err(
+            "approval with a call id used twice in one step, answered beside a name reaching no tool, before 1.4.0".into(),
+        );
     }
     Ok(super::steps::calls_as_run(case, rel, list))
 }
@@ -2353,16 +2373,20 @@ mod tests {
         let p = projected(&anthropic, MastraVersion::new(1, 57, 0));
         assert_eq!(names(&p), [s("a"), s("b"), s("b")]);
         assert_eq!(p.seen.as_ref().unwrap().pending[0].1, s("a"));
-        // Answered, it is left unmodelled.
-        let answered = REUSED.replace(
+        // Answered, the answer goes by id: the id's later `b` is held
+        // again beside `call_2`'s, both at once, and runs alone.
+        let answered = anthropic.replace(
             r#""replies""#,
             r#""approvals":{"call_1":"approve"},"replies""#,
         );
-        let case = Case::parse(Path::new("cases/x.json"), &answered).unwrap();
-        assert!(matches!(
-            predict(&case, MastraVersion::new(1, 57, 0)),
-            Prediction::Unmodelled(_)
-        ));
+        let p = projected(&answered, MastraVersion::new(1, 67, 0));
+        let seen = p.seen.as_ref().unwrap();
+        let ids: Vec<_> = seen.pending.iter().map(|e| e.0.clone()).collect();
+        assert_eq!(ids, [s("call_1"), s("call_2"), s("call_1")]);
+        let cities: Vec<_> = p.executed.iter().map(|e| e.input.clone()).collect();
+        let city = |c: &str| crate::js::json::Json::parse(&format!(r#"{{"city":"{c}"}}"#));
+        assert_eq!(cities, [city("Paris").unwrap(), city("Lyon").unwrap()]);
+        assert_eq!(p.requests.len(), 1);
     }
 
     #[test]
