@@ -12,7 +12,10 @@
 
 use super::builtins::Builtin;
 use super::record::Lookup;
-use super::releases::{Release, APPROVAL_DECLINED_MESSAGE, SUB_AGENTS_THROW_MESSAGE};
+use super::releases::{
+    Release, APPROVAL_DECLINED_MESSAGE, SUB_AGENTS_THROW_MESSAGE,
+    SUSPEND_PAYLOAD_UNRESOLVED_MESSAGE,
+};
 use super::route::{result_on, ResultContent};
 use super::steps::SpanCall;
 use super::tool_search::{Load, Meta, SearchState};
@@ -575,6 +578,24 @@ struct Replay<'a> {
     in_resumed_step: bool,
 }
 
+/// A later call of a resumed step held at once with others
+/// (`Replay::held_at_once`): the call, its fit, what it runs once
+/// approved, its span, what its functions were asked (`Replay::asks`),
+/// and whether it waits.
+struct HeldAtOnce<'c>(
+    &'c ToolCallReply,
+    Fit,
+    Option<Executed>,
+    SpanCall,
+    [Option<Json>; 2],
+    bool,
+);
+
+/// A resumed step holding two or more of its later calls, where another
+/// of them is let through or names no tool: not measured.
+const AT_ONCE_BESIDE: &str =
+    "a resumed step holding two or more of its later calls, beside one it does not hold";
+
 /// How a step of calls ended.
 enum StepEnd {
     GoesOn,
@@ -584,6 +605,9 @@ enum StepEnd {
     Thrown,
     /// The run is the loop's own: nothing was held or asked.
     Own,
+    /// A resumed `generate()` threw once a call its step held at once with
+    /// another was answered (`Replay::held_at_once`).
+    Unresolved,
 }
 
 impl<'a> Replay<'a> {
@@ -810,15 +834,7 @@ impl<'a> Replay<'a> {
             .iter()
             .map(|call| target(case, rel, tools, self.search.as_ref(), call))
             .collect::<Result<Vec<_>, _>>()?;
-        self.calls
-            .extend(list.iter().map(|c| Json::String(c.name.clone())));
-        // This step's runs with every call let through, one per call whose
-        // arguments pass.
-        let passing = held
-            .iter()
-            .filter(|t| matches!(t, Target::Tool(Some(_), Fit::Runs(_), _)))
-            .count();
-        let mut runs: Vec<Executed> = self.executed.by_ref().take(passing).collect();
+        let mut runs = self.step_runs(list, &held);
         let mut handed: Vec<(&'static str, Json)> = Vec::new();
         let mut answered = false;
         let spans_from = self.spans.len();
@@ -831,6 +847,8 @@ impl<'a> Replay<'a> {
         let per_id = one_verdict_per_id(case, rel, list, &held)?;
         let tool_after = tool_after(&held);
         self.in_resumed_step = false;
+        // The later calls a resumed step holds at once: how many, those held.
+        let mut at_once: Option<(usize, Vec<HeldAtOnce>)> = None;
         for (i, (call, target)) in list.iter().zip(held).enumerate() {
             let name = Json::String(call.name.clone());
             if let Target::Stops = target {
@@ -858,13 +876,10 @@ impl<'a> Replay<'a> {
             let ran = fit.handed();
             let run = take_run(case, &mut runs, tool, &fit);
             let (mut waits, fns_asked) = self.asks(tool, tools, call);
-            match per_id.get(i) {
-                Some(PerId::Later(Some(last), name)) => {
-                    let own = own_of(case, rel, tools, Some(*last), name);
-                    waits = waits_in(rel, case, own.as_ref(), name, &mut Vec::new(), self.resumed);
-                }
-                Some(PerId::Again) => waits = self.asks(tool, tools, call).0,
-                _ => {}
+            waits = self.per_id_waits(per_id.get(i), waits, (tool, tools), call);
+            if let Some((_, list)) = at_once.as_mut() {
+                list.push(HeldAtOnce(call, fit, run, span, fns_asked, waits));
+                continue;
             }
             if !waits {
                 if resumed_at.is_some() && run.is_some() && self.eager(tools, tool, call) {
@@ -895,8 +910,8 @@ impl<'a> Replay<'a> {
             if answer.is_some() {
                 self.answered_after_not_found(step, &mut not_found)?;
             }
-            if answer.is_some() && !answered {
-                self.resumed_step_later(later, tools)?;
+            if answer.is_some() && !answered && self.resumed_step_later(later, tools)? {
+                at_once = Some((later.len(), Vec::new()));
             }
             if answer.is_some() {
                 // What the suspended result hands over: the calls so far,
@@ -932,6 +947,9 @@ impl<'a> Replay<'a> {
                 }
             }
         }
+        if let Some((count, list)) = at_once {
+            return self.held_at_once(step, count, list);
+        }
         if !self.sequential(list, tools) {
             // Calls run at once: a refused call ends its span first, as
             // outside approval (`steps::note_spans`).
@@ -939,6 +957,38 @@ impl<'a> Replay<'a> {
         }
         self.eager_first(resumed_at, &eager);
         Ok(self.step_over(step, handed, answered, stops))
+    }
+
+    /// The names of the step's calls noted, and this step's runs with every
+    /// call let through taken: one per call whose arguments pass.
+    fn step_runs(&mut self, list: &[ToolCallReply], held: &[Target]) -> Vec<Executed> {
+        self.calls
+            .extend(list.iter().map(|c| Json::String(c.name.clone())));
+        let passing = held
+            .iter()
+            .filter(|t| matches!(t, Target::Tool(Some(_), Fit::Runs(_), _)))
+            .count();
+        self.executed.by_ref().take(passing).collect()
+    }
+
+    /// Whether a call of a reused id waits (`one_verdict_per_id`): the
+    /// id's first call as its last, a later one asked again.
+    fn per_id_waits(
+        &mut self,
+        per_id: Option<&PerId>,
+        waits: bool,
+        (tool, tools): (Option<&Tool>, &Record<ToolValue>),
+        call: &ToolCallReply,
+    ) -> bool {
+        let (case, rel) = (self.case, self.rel);
+        match per_id {
+            Some(PerId::Later(Some(last), name)) => {
+                let own = own_of(case, rel, tools, Some(*last), name);
+                waits_in(rel, case, own.as_ref(), name, &mut Vec::new(), self.resumed)
+            }
+            Some(PerId::Again) => self.asks(tool, tools, call).0,
+            _ => waits,
+        }
     }
 
     /// A call naming no tool before `NOT_FOUND_IS_A_RESULT`: the run throws
@@ -1137,16 +1187,13 @@ impl<'a> Replay<'a> {
     /// (`suspend`). Measured on 1.0.4, 1.12.0, 1.40.0, 1.57.0, 1.67.0,
     /// 1.69.0 and 1.71.0, every route
     /// (`cases/approval/later-call-of-a-resumed-step-under-a-policy-function-*`).
-    /// Where two or more later calls wait, the resumed step holds them at
-    /// once, and the resumed run's answers do not go as one at a time
-    /// (`generate()` hands over the last of them, and ends in "promise
-    /// 'suspendPayload' was not resolved or rejected when stream finished"
-    /// once it is answered, on every release measured: fuzz seed 1 case 851).
+    /// Whether two or more later calls wait: the resumed step then holds
+    /// them at once (`held_at_once`).
     fn resumed_step_later(
         &mut self,
         later: &[ToolCallReply],
         tools: &Record<ToolValue>,
-    ) -> Result<(), String> {
+    ) -> Result<bool, String> {
         let (case, rel) = (self.case, self.rel);
         let lost = self.policy_fn_lost();
         let own = |c: &ToolCallReply| {
@@ -1168,14 +1215,84 @@ impl<'a> Replay<'a> {
                 .filter(|c| holds_a_call(case, rel, tools, std::slice::from_ref(*c)))
                 .count()
         };
-        if waiting > 1 {
-            return Err("a resumed step holding two or more of its later calls".into());
-        }
         if lost && rel.approval_later_calls_asked {
             self.ask_later(later, tools);
         }
         self.in_resumed_step = true;
-        Ok(())
+        Ok(waiting > 1)
+    }
+
+    /// The later calls of a resumed step that wait at once (`held`, two or
+    /// more, every later call of the step), each asked as it came: none
+    /// runs unanswered, and one answer at most goes through. A stream
+    /// shows each one's `tool-call-approval`, and the first of them the
+    /// case answers runs alone (or, declined, nothing), the stream ending
+    /// with nothing more; `generate()` hands over only the last of them as
+    /// its pending call, and an answer to it runs it (declined, nothing)
+    /// and throws `SUSPEND_PAYLOAD_UNRESOLVED_MESSAGE`. Either way no later
+    /// request is sent and the step hands over no result. Measured on
+    /// 1.0.4, 1.67.0 and 1.71.0, every route, both methods, three calls of
+    /// one tool, the first approved, under `true` and a policy function
+    /// (the resumed run's from `RESUMED_STEP_HOLDS_LATER_CALLS`; before
+    /// `APPROVAL_POLICY_ASKED` one that holds every call), the later ones
+    /// answered in every way (`cases/approval/resumed-step-holding-two-later-calls-*`,
+    /// fuzz seed 1 case 851).
+    fn held_at_once(
+        &mut self,
+        step: usize,
+        count: usize,
+        mut held: Vec<HeldAtOnce>,
+    ) -> Result<StepEnd, String> {
+        // A later call let through, naming no tool or stopping the loop.
+        if held.len() != count || held.iter().any(|h| !h.5) {
+            return Err(AT_ONCE_BESIDE.into());
+        }
+        let stream = self.stream();
+        let last = held.len() - 1;
+        for (k, h) in held.iter().enumerate() {
+            let name = Json::String(h.0.name.clone());
+            if stream {
+                let chunk = (JsString::from("tool-call-approval"), name.clone());
+                self.seen.stream.push(chunk);
+            }
+            if stream || k == last {
+                let id = Json::String(h.0.id.clone());
+                self.seen.pending.push((id, name));
+            }
+        }
+        let case = self.case;
+        let answer_of = |h: &HeldAtOnce| {
+            let mut answers = case.approvals.iter().flatten();
+            answers.find(|(id, _)| *id == h.0.id).map(|(_, a)| *a)
+        };
+        let at = if stream {
+            held.iter().position(|h| answer_of(h).is_some())
+        } else {
+            answer_of(&held[last]).map(|_| last)
+        };
+        self.requests.truncate(step + 1);
+        let Some(at) = at else {
+            return Ok(StepEnd::Suspended);
+        };
+        let h = held.swap_remove(at);
+        if matches!(h.1, Fit::Runs(SUB_AGENT_RUN)) {
+            return Err("a sub-agent's call under approval, answered".into());
+        }
+        if self.search.is_some() {
+            return Err("toolSearch beside approval: answers to a held call".into());
+        }
+        let approved = matches!(answer_of(&h), Some(Approval::Approve));
+        let HeldAtOnce(_, fit, run, span, fns, _) = h;
+        self.asked_again(fns, true);
+        if approved {
+            self.kept.extend(run);
+            self.ran(&fit, span)?;
+        }
+        Ok(if stream {
+            StepEnd::Suspended
+        } else {
+            StepEnd::Unresolved
+        })
     }
 
     /// A held call that waits unanswered suspends the run at request
@@ -1911,6 +2028,11 @@ pub(super) fn project(
         Ending::Plain => replay.projection(None),
         Ending::Thrown => replay.thrown(),
         Ending::Error(step) => replay.ends_in_error(step, api_error)?,
+        Ending::Unresolved => replay.projection(Some(ErrorView {
+            id: None,
+            message: JsString::from(SUSPEND_PAYLOAD_UNRESOLVED_MESSAGE),
+            cause_code: None,
+        })),
     };
     Ok(Replayed {
         projection,
@@ -2039,6 +2161,9 @@ enum Ending {
     Own,
     /// An API error reply to this request (`Replay::ends_in_error`).
     Error(usize),
+    /// `generate()` threw `SUSPEND_PAYLOAD_UNRESOLVED_MESSAGE`
+    /// (`Replay::held_at_once`).
+    Unresolved,
 }
 
 /// The steps of `replay`'s case, replayed until a reply ends the run.
@@ -2098,7 +2223,7 @@ fn replay_steps<'a>(
             .any(|(i, c)| list[..i].iter().any(|e| e.id == c.id));
         let sent = list.clone();
         if reused {
-            list = reused_in_step(replay, &list)?;
+            list = reused_in_step(replay, &list, tools)?;
         }
         if replay.stream() {
             let chunks = &mut replay.seen.stream;
@@ -2128,6 +2253,7 @@ fn replay_steps<'a>(
             StepEnd::Suspended => return Ok(Ending::Plain),
             StepEnd::Thrown => return Ok(Ending::Thrown),
             StepEnd::Own => return Ok(Ending::Own),
+            StepEnd::Unresolved => return Ok(Ending::Unresolved),
             StepEnd::GoesOn => {}
         }
     }
@@ -2218,17 +2344,37 @@ fn one_verdict_per_id<'c>(
 /// 1.67.0 and 1.68.0, every route, with `true`
 /// (`cases/approval/reused-call-id-*.json`) and with a policy function
 /// holding the id's later call or none, where no answer names a call of
-/// the step. Not modelled: an answer to a call of the step, or a step
-/// after one an answer resumed (on 1.0.4 to 1.71.0 an approved id's other
-/// call is held again, and on 1.0.4 `generate()` hands over one pending
-/// call of the two ids).
-fn reused_in_step(replay: &Replay, list: &[ToolCallReply]) -> Result<Vec<ToolCallReply>, String> {
+/// the step. Answered, the answer goes by id: an approved id's other call
+/// is held again, and answered again (two pending entries of one id);
+/// where two or more calls after the answered one wait, the resumed step
+/// holds them at once (`Replay::held_at_once`: `generate()` hands over
+/// the last, of whichever id). Measured on 1.0.4, 1.67.0 and 1.71.0, every
+/// route, both methods, `true` and a policy function naming both calls'
+/// tools or the first's (`cases/approval/reused-call-id-answered-*`).
+/// Not modelled: an answer in such a step before a call naming no tool,
+/// before `NOT_FOUND_IS_A_RESULT` (1.0.4 holds the step's later call
+/// before it throws, fuzz seed 1 case 1440).
+fn reused_in_step(
+    replay: &Replay,
+    list: &[ToolCallReply],
+    tools: &Record<ToolValue>,
+) -> Result<Vec<ToolCallReply>, String> {
     let (case, rel) = (replay.case, replay.rel);
     let answered = list
         .iter()
-        .any(|c| case.approvals.iter().flatten().any(|(id, _)| *id == c.id));
-    if answered || replay.resumed {
-        return Err("approval with a call id used twice in one step".into());
+        .position(|c| case.approvals.iter().flatten().any(|(id, _)| *id == c.id));
+    // The calls the answer resumes the step at, or all of a resumed run's.
+    let after = if replay.resumed {
+        Some(0)
+    } else {
+        answered.map(|k| k + 1)
+    };
+    let unfound = |c: &ToolCallReply| unreached(case, rel, tools, &c.name);
+    let after = after.map_or(&[][..], |k| &list[k..]);
+    if !rel.not_found_is_a_result && after.iter().any(unfound) {
+        return Err(
+            "approval with a call id used twice in one step, answered beside a name reaching no tool, before 1.4.0".into(),
+        );
     }
     Ok(super::steps::calls_as_run(case, rel, list))
 }
@@ -2280,16 +2426,20 @@ mod tests {
         let p = projected(&anthropic, MastraVersion::new(1, 57, 0));
         assert_eq!(names(&p), [s("a"), s("b"), s("b")]);
         assert_eq!(p.seen.as_ref().unwrap().pending[0].1, s("a"));
-        // Answered, it is left unmodelled.
-        let answered = REUSED.replace(
+        // Answered, the answer goes by id: the id's later `b` is held
+        // again beside `call_2`'s, both at once, and runs alone.
+        let answered = anthropic.replace(
             r#""replies""#,
             r#""approvals":{"call_1":"approve"},"replies""#,
         );
-        let case = Case::parse(Path::new("cases/x.json"), &answered).unwrap();
-        assert!(matches!(
-            predict(&case, MastraVersion::new(1, 57, 0)),
-            Prediction::Unmodelled(_)
-        ));
+        let p = projected(&answered, MastraVersion::new(1, 67, 0));
+        let seen = p.seen.as_ref().unwrap();
+        let ids: Vec<_> = seen.pending.iter().map(|e| e.0.clone()).collect();
+        assert_eq!(ids, [s("call_1"), s("call_2"), s("call_1")]);
+        let cities: Vec<_> = p.executed.iter().map(|e| e.input.clone()).collect();
+        let city = |c: &str| crate::js::json::Json::parse(&format!(r#"{{"city":"{c}"}}"#));
+        assert_eq!(cities, [city("Paris").unwrap(), city("Lyon").unwrap()]);
+        assert_eq!(p.requests.len(), 1);
     }
 
     #[test]
@@ -2341,6 +2491,36 @@ mod tests {
         assert_eq!(seen.asked.len(), 2);
         let last = seen.stream.last().unwrap();
         assert_eq!(last.0.to_lossy(), "tool-call-approval");
+    }
+
+    /// Three calls of `a` under `true`, the first and the last approved.
+    const THREE_HELD: &str = r#"{"about":"a","tools":["a"],
+        "call":{"method":"METHOD","requireToolApproval":true},
+        "replies":[{"toolCalls":[{"id":"call_1","name":"a","arguments":{"city":"Paris"}},
+            {"id":"call_2","name":"a","arguments":{"city":"Rome"}},
+            {"id":"call_3","name":"a","arguments":{"city":"Oslo"}}]},{"text":"done"}],
+        "approvals":{"call_1":"approve","call_3":"approve"}}"#;
+
+    #[test]
+    fn a_resumed_step_holding_two_later_calls_lets_one_answer_through() {
+        for v in [MastraVersion::new(1, 0, 4), MastraVersion::new(1, 71, 0)] {
+            let p = projected(&THREE_HELD.replace("METHOD", "generate"), v);
+            let message = p.error.as_ref().map(|e| e.message.to_lossy());
+            let unresolved = super::SUSPEND_PAYLOAD_UNRESOLVED_MESSAGE;
+            assert_eq!(message.as_deref(), Some(unresolved), "{v}");
+            let seen = p.seen.as_ref().unwrap();
+            let pending: Vec<_> = seen.pending.iter().map(|e| e.0.clone()).collect();
+            assert_eq!(
+                pending,
+                ["call_1", "call_3"].map(crate::js::json::Json::str),
+                "{v}"
+            );
+            assert_eq!((p.executed.len(), p.requests.len()), (2, 1), "{v}");
+            let p = projected(&THREE_HELD.replace("METHOD", "stream"), v);
+            assert!(p.error.is_none(), "{v}");
+            assert_eq!(p.seen.as_ref().unwrap().pending.len(), 3, "{v}");
+            assert_eq!((p.executed.len(), p.requests.len()), (2, 1), "{v}");
+        }
     }
 
     #[test]

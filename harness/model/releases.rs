@@ -29,6 +29,12 @@ use crate::version::spec::MastraVersion;
 /// 1.71.0 alike).
 pub const APPROVAL_DECLINED_MESSAGE: &str = "Tool call was not approved by the user";
 
+/// What a resumed `generate()` throws once a call its step held at once
+/// with another is answered (1.0.4, 1.67.0, 1.71.0 alike: the model's
+/// `Replay::held_at_once`).
+pub const SUSPEND_PAYLOAD_UNRESOLVED_MESSAGE: &str =
+    "promise 'suspendPayload' was not resolved or rejected when stream finished";
+
 /// One line of the table: a behaviour and the releases that have it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Boundary {

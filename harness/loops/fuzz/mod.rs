@@ -700,7 +700,7 @@ mod tests {
             "approval with a call id used twice in one step",
             "an approval case calling a name that reaches none of its tools",
             "an approval case with an error reply retried into one that goes on",
-            "a resumed step holding two or more of its later calls",
+            "a resumed step holding two or more of its later calls, beside one it does not hold",
             "a later call of a resumed step with its own approval, under a policy function",
             "an answered call after a call naming no tool in its step, on 1.4",
             "an answered call beside a call that stops the loop",
@@ -798,9 +798,14 @@ mod tests {
         // `load_tool` calls in one step were, 55 (1.6 %) once a resumed step's
         // later call under a policy function was: 3 of its predictions, wrong
         // before (two or more later calls waiting, or one with its own
-        // approval), are said unmodelled now. A ratchet, not a goal: it fails
-        // when the share grows, and comes down as the rest is modelled.
-        assert!(user.1 * 1000 < user.0 * 16, "the user's surface: {user:?}");
+        // approval), are said unmodelled now, 53 (1.5 %) once a resumed step
+        // holding two or more later calls at once was. A ratchet, not a
+        // goal: it fails when the share grows, and comes down as the rest is
+        // modelled.
+        assert!(
+            user.1 * 10_000 < user.0 * 151,
+            "the user's surface: {user:?}"
+        );
         assert!(
             user.0 * 5 > plain.0,
             "the user's surface drawn: {user:?} beside {plain:?}"
