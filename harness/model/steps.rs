@@ -887,6 +887,14 @@ impl Cx<'_> {
             // same step are not among them (measured on 1.8.0 and 1.9.0).
             let before = if self.rel.sub_agent_parent_history {
                 parent.history(self.rel)
+            } else if self.rel.sub_agent_stripped_history {
+                // What the stripping leaves: a recalled answer by reference.
+                let answer = |h: &HistoryItem| matches!(h, HistoryItem::Ref(id) if id.units().starts_with(JsString::from("msg_").units()));
+                parent
+                    .history(self.rel)
+                    .into_iter()
+                    .filter(answer)
+                    .collect()
             } else {
                 Vec::new()
             };
