@@ -31,7 +31,7 @@ use crate::projection::{ErrorView, Executed, HistoryItem, Projection, RequestVie
 
 /// The case as a resumed run is made, if it differs: a run resumed after an
 /// approval answer is the agent's own, without the call's `activeTools`,
-/// `maxSteps`, `clientTools` and `toolsets`. Measured on 1.0.4, 1.67.0 and
+/// `maxSteps`, `stopWhen`, `clientTools` and `toolsets`. Measured on 1.0.4, 1.67.0 and
 /// 1.71.0 with a first step held and approved: the resumed request offers
 /// every tool of the agent (not the `activeTools` of the first, nor the
 /// client tool) and a `maxSteps: 1` call sends it; the toolset's tools are
@@ -42,6 +42,7 @@ pub(super) fn as_resumed(case: &Case) -> Option<Case> {
     if call.active_tools.is_none()
         && call.tool_choice.is_none()
         && call.max_steps.is_none()
+        && call.stop_when.is_none()
         && case.client_tools.is_none()
         && case.toolsets.is_none()
         && !case.sources.mcp_toolsets()
@@ -54,6 +55,7 @@ pub(super) fn as_resumed(case: &Case) -> Option<Case> {
     // 1.71.0, fuzz seed 1 case 52: a named tool choice, approved).
     plain.call.tool_choice = None;
     plain.call.max_steps = None;
+    plain.call.stop_when = None;
     plain.client_tools = None;
     plain.toolsets = None;
     if plain.sources.mcp_toolsets() {

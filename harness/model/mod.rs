@@ -378,13 +378,6 @@ fn predict_calls(case: &Case, version: MastraVersion) -> Prediction {
             "@mastra/core {version}: toolCallFilter is driven on 1.x only"
         )));
     }
-    if case.approvals.is_some() && case.calls().iter().any(|c| c.stop_when.is_some()) {
-        // The approval replay follows the loop with every call let
-        // through, which `stopWhen` may end before the resumed run does.
-        return Prediction::Unmodelled(
-            "stopWhen beside answered approvals: a resumed run drops the call's stopWhen (observed on 1.71.0), which the approval replay does not follow".into(),
-        );
-    }
     if case.drives_approval() && rel.on_0x() {
         // An MCP server's own policy is the 1.x MCP client's option; the
         // probe does not build it on 0.x.

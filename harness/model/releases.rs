@@ -616,6 +616,15 @@ release_table! {
     /// (`cases/found/seed1-case2212-1.67.0-requests-history.json`, request 3).
     SUB_AGENT_PARENT_HISTORY => sub_agent_parent_history: (1, 8, 0) ..= (1, 10, 0), ended (1, 11, 0);
 
+    /// A sub-agent's request carries what `stripParentToolParts` leaves of
+    /// the parent's messages: no tool call or tool message, but a recalled
+    /// answer, which on the Responses API goes by reference (`msg_0`), so a
+    /// sub-agent called in a memory's later turn on `openai` is handed it
+    /// (1.67.0 and 1.71.0, `cases/tool-call-filter/beside-a-sub-agent-*` on
+    /// `openai`; 1.8.0 to 1.10.0 hand every message). From 1.11.0, where
+    /// the stripping starts (`SUB_AGENT_PARENT_HISTORY`).
+    SUB_AGENT_STRIPPED_HISTORY => sub_agent_stripped_history: (1, 11, 0);
+
     /// A sub-agent call is given the parent call's thread and resource: the
     /// agent loop sets `args.threadId` and `args.resourceId` from the call's
     /// memory options on every `agent-*` call whose arguments have `prompt`

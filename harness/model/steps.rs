@@ -193,6 +193,9 @@ pub(super) struct Agent {
     /// The parent's, where an approval answer resumes the run after a
     /// later step than the first (`Resume`).
     resume: Option<Box<Resume>>,
+    /// Whether its `stopWhen` is gone: a run resumed after an approval
+    /// answer drops the call's `stopWhen` from the held step on (`Resume`).
+    stop_dropped: bool,
 }
 
 /// A run an approval answer resumes after step `after`: the steps up to
@@ -203,6 +206,10 @@ pub(super) struct Agent {
 /// call held in the second step of a `maxSteps: 2` call and approved sends
 /// six requests in all (1.0.4, 1.40.0, 1.57.0, 1.67.0 and 1.71.0, every
 /// route: `cases/approval/held-in-a-later-step-beside-max-steps-counts-steps-on-*`).
+/// It drops the call's `stopWhen` too, from the held step on: a condition
+/// naming the held call, or a later one, stops nothing, and the resumed
+/// run goes on to its five steps (1.0.4, 1.40.0, 1.67.0 and 1.71.0, every
+/// route: `cases/stop-when/beside-an-answered-approval-*`).
 #[derive(Debug, Clone)]
 pub(super) struct Resume {
     pub(super) after: usize,
@@ -432,6 +439,7 @@ pub(super) fn run_loop_resumed(
             search,
             nested: None,
             resume: resume.map(Box::new),
+            stop_dropped: false,
         },
         error: None,
         ended: None,
@@ -592,6 +600,9 @@ impl Cx<'_> {
     /// can race in.
     fn parent_step(&self, mut s: State) -> Result<Next, String> {
         let (step, going) = (s.parent.step, s.ended.is_none());
+        if s.parent.resume.as_ref().is_some_and(|r| r.after == step) {
+            s.parent.stop_dropped = true;
+        }
         if let Some(r) = s.parent.resume.take_if(|r| step == r.after + 1 && going) {
             let parent = &mut s.parent;
             (parent.tools, parent.offered) = (r.tools, r.offered);
@@ -628,7 +639,7 @@ impl Cx<'_> {
             branch.log.push(seen::StepSeen::of(&taken, subs, suspends));
             match end {
                 None => {
-                    if self.stops_on(&taken) {
+                    if !branch.parent.stop_dropped && self.stops_on(&taken) {
                         // `stopWhen` ends the loop after the step, its
                         // calls run, as a step limit does.
                         branch.parent.max_steps = branch.parent.step;
@@ -876,6 +887,14 @@ impl Cx<'_> {
             // same step are not among them (measured on 1.8.0 and 1.9.0).
             let before = if self.rel.sub_agent_parent_history {
                 parent.history(self.rel)
+            } else if self.rel.sub_agent_stripped_history {
+                // What the stripping leaves: a recalled answer by reference.
+                let answer = |h: &HistoryItem| matches!(h, HistoryItem::Ref(id) if id.units().starts_with(JsString::from("msg_").units()));
+                parent
+                    .history(self.rel)
+                    .into_iter()
+                    .filter(answer)
+                    .collect()
             } else {
                 Vec::new()
             };
@@ -927,6 +946,7 @@ impl Cx<'_> {
             // Its stream's `start`.
             nested: Some(1),
             resume: None,
+            stop_dropped: false,
         }
     }
 

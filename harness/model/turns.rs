@@ -169,11 +169,11 @@ fn turn(
             };
             way.recalled = stored.iter().map(|item| recall(rel, item)).collect();
             if let Some(exclude) = &case.tool_call_filter {
-                if case.sources.agents.is_some() {
-                    return Err(
-                        "toolCallFilter beside a sub-agent handed the recalled history".into(),
-                    );
-                }
+                // A sub-agent handed the parent's messages
+                // (`SUB_AGENT_PARENT_HISTORY`) is handed them filtered, as
+                // the parent's request carries them (1.9.0,
+                // `cases/tool-call-filter/beside-a-sub-agent-*`); elsewhere
+                // it is handed none.
                 way.recalled = filtered(rel, &way.recalled, exclude, &way.called)?;
             }
             // On the Responses API the call's answer is recalled too, by

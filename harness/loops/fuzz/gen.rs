@@ -19,7 +19,7 @@ pub use calls::kinds;
 
 use crate::case::{
     Approval, ApprovalPolicy, Call, Case, McpListing, McpServer, MemorySource, Method, Reply,
-    Sources, Tool, ToolApproval, ToolChoice, ToolSearch, BUILTINS,
+    Sources, StopWhen, Tool, ToolApproval, ToolChoice, ToolSearch, BUILTINS,
 };
 use crate::js::string::JsString;
 use crate::naming::{mcp_tool_key, wire_name, OBJECT_PROTOTYPE};
@@ -78,6 +78,7 @@ pub fn generate(seed: u64, index: u64) -> Case {
     // fail in practice; the blank case stands in if it ever does.
     CaseGenerator {
         search_bytes: search_stream(seed, index),
+        stop_bytes: stop_stream(seed, index),
         ..CaseGenerator::default()
     }
     .case(&mut u, blank.clone())
@@ -93,6 +94,17 @@ const SEARCH_LONG_ID: &str =
 /// the case it was before the processor was drawn.
 fn search_stream(seed: u64, index: u64) -> Vec<u8> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x7365_6172_6368_0000);
+    rng.set_stream(index);
+    let mut bytes = vec![0u8; 256];
+    rng.fill_bytes(&mut bytes);
+    bytes
+}
+
+/// The bytes `call.stopWhen` and `toolCallFilter` are drawn from: a stream
+/// of their own (seed, index, "stop"), as `toolSearch`'s, so that a case
+/// drawn without them is the case it was before they were drawn.
+fn stop_stream(seed: u64, index: u64) -> Vec<u8> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x7374_6f70_0000_0000);
     rng.set_stream(index);
     let mut bytes = vec![0u8; 256];
     rng.fill_bytes(&mut bytes);
@@ -290,6 +302,9 @@ struct CaseGenerator {
     source_names: Vec<JsString>,
     /// The stream `toolSearch` is drawn from (`search_stream`).
     search_bytes: Vec<u8>,
+    /// The stream `stopWhen` and `toolCallFilter` are drawn from
+    /// (`stop_stream`).
+    stop_bytes: Vec<u8>,
 }
 
 impl CaseGenerator {
@@ -390,7 +405,48 @@ impl CaseGenerator {
             c.sub_agent_replies = Some(scripts);
         }
         self.resumption(u, &mut c)?;
+        self.stop_and_filter(&mut c)?;
         Ok(c)
+    }
+
+    /// A `stopWhen: { hasToolCall }` on a tenth of the calls, and a
+    /// `toolCallFilter` on a third of the cases with `memory: true` (what
+    /// it filters is a recalled history). Each names what a user may write
+    /// for a tool: mostly the name it is sent under, which both compare,
+    /// else its key or an id, which match no call by the sent name.
+    fn stop_and_filter(&mut self, c: &mut Case) -> Result<()> {
+        let bytes = std::mem::take(&mut self.stop_bytes);
+        if bytes.is_empty() || self.keys.is_empty() {
+            return Ok(());
+        }
+        let mut u = Unstructured::new(&bytes);
+        let table = [
+            (50, Target::Wire),
+            (20, Target::Key),
+            (10, Target::CustomId),
+            (5, Target::StandardId),
+            (5, Target::Inherited),
+            (5, Target::Unknown),
+            (5, Target::Other),
+        ];
+        let calls = match &mut c.turns {
+            Some(turns) => turns.iter_mut().collect::<Vec<_>>(),
+            None => vec![&mut c.call],
+        };
+        for call in calls {
+            if u.ratio(1u8, 10)? {
+                call.stop_when = Some(StopWhen::HasToolCall(self.name(&mut u, &table)?));
+            }
+        }
+        if c.sources.memory.is_some_and(|m| m.in_memory) && u.ratio(1u8, 3)? {
+            let n = pick(&mut u, &[(3, 1usize), (1, 2)])?;
+            let mut exclude = Vec::with_capacity(n);
+            for _ in 0..n {
+                exclude.push(self.name(&mut u, &table)?);
+            }
+            c.tool_call_filter = Some(exclude);
+        }
+        Ok(())
     }
 
     /// `call.requireToolApproval`: a flag, or the names a user's policy
@@ -994,7 +1050,7 @@ mod tests {
             }
         }
         assert_eq!(
-            digest, 9_520_957_017_319_803_058,
+            digest, 16_406_745_126_239_522_613,
             "digest of seed 1, cases 0..200"
         );
     }
@@ -1155,15 +1211,22 @@ mod tests {
         );
     }
 
-    /// Each option of approval, memory, turns and tracing is drawn in at
-    /// least 5 % of the cases (3000 of seed 1): the model's coverage of
-    /// them is then measured, not assumed.
+    /// Each option of approval, memory, turns, tracing and `stopWhen` is
+    /// drawn in at least 5 % of the cases (3000 of seed 1), and
+    /// `toolCallFilter` in at least 5 % of those with `memory: true`, where
+    /// it has a recalled history to filter: the model's coverage of them is
+    /// then measured, not assumed.
     #[test]
     fn approval_memory_turns_and_tracing_are_each_drawn_in_5_percent() {
         const N: u64 = 3000;
         let mut seen = std::collections::BTreeMap::<&str, u64>::new();
+        let (mut in_memory, mut filtered) = (0u64, 0u64);
         for i in 0..N {
             let c = generate(1, i);
+            if c.sources.memory.is_some_and(|m| m.in_memory) {
+                in_memory += 1;
+                filtered += u64::from(c.tool_call_filter.is_some());
+            }
             let keys: Vec<&JsString> = c.all_tools().map(Tool::key).collect();
             let ids: Vec<JsString> = c
                 .all_tools()
@@ -1216,14 +1279,23 @@ mod tests {
                     c.sources.memory.is_some_and(|m| m.in_memory),
                 ),
                 ("tracing", c.tracing),
+                ("stopWhen", calls.iter().any(|k| k.stop_when.is_some())),
             ];
             for (name, yes) in options {
                 *seen.entry(name).or_default() += u64::from(yes);
             }
         }
+        // The shares, for docs/figures.md (`-- --nocapture`).
+        eprintln!(
+            "of {N}: {seen:?}; toolCallFilter in {filtered} of {in_memory} with memory: true"
+        );
         let rare: Vec<_> = seen.iter().filter(|(_, &n)| n * 20 < N).collect();
         assert!(rare.is_empty(), "under 5 % of {N}: {rare:?}\nall: {seen:?}");
-        assert_eq!(seen.len(), 8);
+        assert_eq!(seen.len(), 9);
+        assert!(
+            in_memory > 0 && filtered * 20 >= in_memory,
+            "toolCallFilter on {filtered} of {in_memory} cases with memory: true"
+        );
     }
 
     #[test]
