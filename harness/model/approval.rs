@@ -224,12 +224,18 @@ fn keep_first_run_not_found(
         let Some(content) = as_written(id) else {
             continue;
         };
-        for request in spliced.requests.iter_mut().skip(1) {
-            for item in &mut request.history {
-                if let HistoryItem::Result { id: of, content: c } = item {
-                    if of == id {
-                        *c = content.clone();
-                    }
+        rewrite_result(&mut spliced.requests, 1, id, &content);
+    }
+}
+
+/// The result of the call `id` as every request from `from` on carries it:
+/// `content`.
+fn rewrite_result(requests: &mut [RequestView], from: usize, id: &JsString, content: &Json) {
+    for request in requests.get_mut(from..).unwrap_or_default() {
+        for item in &mut request.history {
+            if let HistoryItem::Result { id: of, content: c } = item {
+                if of == id {
+                    *c = content.clone();
                 }
             }
         }
@@ -1500,15 +1506,8 @@ impl<'a> Replay<'a> {
     /// Every later request carries the not-found result of the call `id` as
     /// `NOT_FOUND_NAME_ONLY_ON_RESUME` writes it.
     fn stored_as_name_only(&mut self, step: usize, id: &JsString) {
-        for request in self.requests.get_mut(step + 1..).unwrap_or_default() {
-            for item in &mut request.history {
-                if let HistoryItem::Result { id: of, content } = item {
-                    if of == id {
-                        *content = Json::str("{\"name\":\"ToolNotFoundError\"}");
-                    }
-                }
-            }
-        }
+        let stored = Json::str("{\"name\":\"ToolNotFoundError\"}");
+        rewrite_result(&mut self.requests, step + 1, id, &stored);
     }
 
     /// Whether an answer resumes `call` in the agent's own run, which does
