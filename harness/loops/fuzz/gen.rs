@@ -89,26 +89,26 @@ pub fn generate(seed: u64, index: u64) -> Case {
 const SEARCH_LONG_ID: &str =
     "search_the_web_for_the_latest_weather_forecast_of_any_city_in_a_region";
 
-/// The bytes `toolSearch` is drawn from: a stream of its own (seed, index,
-/// "search"), as routes are, so that a case drawn without the processor is
-/// the case it was before the processor was drawn.
-fn search_stream(seed: u64, index: u64) -> Vec<u8> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x7365_6172_6368_0000);
+/// The bytes of a stream of its own for case `index` of `seed`, named by
+/// `tag`, as routes are: what is drawn from it leaves the case's other
+/// draws as they were before it was drawn.
+fn side_stream(seed: u64, index: u64, tag: u64) -> Vec<u8> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ tag);
     rng.set_stream(index);
     let mut bytes = vec![0u8; 256];
     rng.fill_bytes(&mut bytes);
     bytes
 }
 
-/// The bytes `call.stopWhen` and `toolCallFilter` are drawn from: a stream
-/// of their own (seed, index, "stop"), as `toolSearch`'s, so that a case
-/// drawn without them is the case it was before they were drawn.
+/// The bytes `toolSearch` is drawn from: (seed, index, "search").
+fn search_stream(seed: u64, index: u64) -> Vec<u8> {
+    side_stream(seed, index, 0x7365_6172_6368_0000)
+}
+
+/// The bytes `call.stopWhen` and `toolCallFilter` are drawn from: (seed,
+/// index, "stop").
 fn stop_stream(seed: u64, index: u64) -> Vec<u8> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x7374_6f70_0000_0000);
-    rng.set_stream(index);
-    let mut bytes = vec![0u8; 256];
-    rng.fill_bytes(&mut bytes);
-    bytes
+    side_stream(seed, index, 0x7374_6f70_0000_0000)
 }
 
 /// Case `index` of `seed` on a route drawn from `routes` (`route_for`); a
