@@ -24,7 +24,7 @@ use super::{Prediction, ToolOrigin, ToolValue};
 use crate::case::{Approval, ApprovalPolicy, Case, Method, Reply, Tool, ToolCallReply};
 use crate::js::json::Json;
 use crate::js::string::JsString;
-use crate::projection::{ErrorView, Executed, HistoryItem, Projection};
+use crate::projection::{ErrorView, Executed, HistoryItem, Projection, RequestView};
 
 /// What `generate()` throws under approval from `APPROVAL_READ_ON_0X` on
 /// 0.x: its promise of the text is never settled once the run suspends
@@ -131,22 +131,46 @@ pub(super) fn predict(
         Ok(parts) => parts,
         Err(other) => return *other,
     };
-    let answer = (stream && case.route.call_ids_scripted() && held.len() == 1)
+    // The probe answers the first `tool-call-approval` chunk, in the
+    // step's order, whose call has an answer; Gemini's calls have no
+    // scripted ids, so no answer reaches them.
+    let answered = (stream && case.route.call_ids_scripted())
         .then(|| {
-            case.approvals
-                .iter()
-                .flatten()
-                .find(|(id, _)| *id == held[0].id)
-                .map(|(_, a)| *a)
+            held.iter().enumerate().find_map(|(i, c)| {
+                let answer = case.approvals.iter().flatten().find(|(id, _)| *id == c.id);
+                answer.map(|(_, a)| (i, *a))
+            })
         })
         .flatten();
     let waiting = |executed: Vec<Executed>| waiting_at(&p, k, stream, executed);
-    let Some(answer) = answer else {
-        if stream && held.len() > 1 && case.approvals.is_some() {
-            return unmodelled(rel, "answers to a step of several held calls");
-        }
+    let Some((i, answer)) = answered else {
         return Prediction::Projection(waiting(parts.first_pass(ran)));
     };
+    let id = &held[i].id;
+    let reused = calls.iter().filter(|c| c.id == *id).count() > 1;
+    if reused && ran {
+        return unmodelled(rel, "an answer to a call id used twice in a held step");
+    }
+    // Resumed by its id, the answer finds the last held call of it: the
+    // second of two calls `call_1` runs (0.23.1 and 0.24.9, every route with
+    // scripted ids, `cases/approval/reused-call-id-answered-*-stream.json`).
+    let i = held.iter().rposition(|c| c.id == *id).unwrap_or(i);
+    if held.len() > 1 && !ran && no_tool.is_none() {
+        // Of a step of several held calls, the answered one alone is
+        // resumed: approved it runs, and the stream ends there, the other
+        // held calls never run and nothing more is sent, whatever their
+        // answers (0.23.1 and 0.24.9, every route with scripted ids,
+        // `cases/approval/two-calls-both-approved-stream.json` and the
+        // `resumed-step-holding-two-later-calls-*` streams).
+        let mut executed = parts.first_pass(false);
+        if answer == Approval::Approve {
+            match runs_alone(case, k, &held[i], &parts.before, plain_of, rel) {
+                Ok(e) => executed.extend(e),
+                Err(other) => return *other,
+            }
+        }
+        return Prediction::Projection(waiting(executed));
+    }
     if let Some(first) = no_tool {
         // Answered, the step is run again. In the fail-open band, with
         // the held call ahead of every call naming no tool, it runs again
@@ -156,7 +180,7 @@ pub(super) fn predict(
         // `invented-name-before-a-held-call-stream.json`,
         // `declined-call-after-an-invented-name-stream.json`;
         // `invented-name-after-a-held-call-stream.json` on 0.23.1).
-        let ahead = calls.iter().position(|c| c.id == held[0].id) < Some(first);
+        let ahead = calls.iter().position(|c| c.id == *id) < Some(first);
         if !(ran && ahead) {
             return unmodelled(
                 rel,
@@ -179,12 +203,25 @@ pub(super) fn predict(
             "an answered call with memory, whose resumed run asks no title",
         );
     }
-    if answered_beside(case) {
-        return unmodelled(
-            rel,
-            "an answered call beside toolsets, client tools, activeTools or maxSteps",
-        );
-    }
+    let resumed = match answered_beside(case) {
+        false => None,
+        true => match resumed_beside(case, k, &p, &parts, plain_of, rel) {
+            Ok(r) => Some(r),
+            Err(other) => return *other,
+        },
+    };
+    // The resumed run's requests and later runs, where it differs from
+    // the call's own.
+    let (p, parts) = match resumed {
+        Some((requests, after)) => (
+            Projection {
+                requests,
+                ..p.clone()
+            },
+            Parts { after, ..parts },
+        ),
+        None => (p.clone(), parts),
+    };
     let mut executed = parts.first_pass(ran || answer == Approval::Approve);
     match answer {
         // A decline of a call only the tool's own flag held resumes
@@ -206,7 +243,7 @@ pub(super) fn predict(
         }
         Approval::Decline => {
             executed.extend(parts.after);
-            Prediction::Projection(declined(Projection { executed, ..p }, k, &held[0].id))
+            Prediction::Projection(declined(Projection { executed, ..p }, k, id))
         }
     }
 }
@@ -300,15 +337,58 @@ fn later_held(case: &Case, k: usize, holds: &dyn Fn(&ToolCallReply) -> bool) -> 
         .any(|r| matches!(r, Reply::ToolCalls(list) if list.iter().any(holds)))
 }
 
-/// Whether the call has options a resumed run may not keep (the resumed
-/// run is the agent's own on 1.x: `approval::as_resumed`; not measured on
-/// 0.x).
+/// Whether the call has options a resumed run does not keep: on 0.x as on
+/// 1.x, the run an answer resumes is the agent's own (`approval::as_resumed`;
+/// docs/figures.md, "An answer beside the call's options on 0.x").
 fn answered_beside(case: &Case) -> bool {
     case.toolsets.is_some()
         || case.client_tools.is_some()
         || case.tool_search.is_some()
         || case.call.active_tools.is_some()
         || case.call.max_steps.is_some()
+}
+
+/// The requests after the held first step and the runs after it, where an
+/// answer resumes the run without the call's options: the agent's own run
+/// (`approval::as_resumed`) from the request after the held step on. Its
+/// first step must be the call's own, the same requests' histories and
+/// the same runs, since the step ran under the call's options; and a step
+/// limit counted from the held step is measured on 1.x only, so a step
+/// held later is unmodelled.
+fn resumed_beside(
+    case: &Case,
+    k: usize,
+    p: &Projection,
+    parts: &Parts,
+    plain_of: &dyn Fn(&Case) -> Prediction,
+    rel: &Release,
+) -> Result<(Vec<RequestView>, Vec<Executed>), Box<Prediction>> {
+    let Some(mut own) = approval::as_resumed(case) else {
+        return Err(Box::new(unmodelled(
+            rel,
+            "an answered call beside a toolSearch processor",
+        )));
+    };
+    // Five steps counted from the held one, as on 1.x.
+    own.call.max_steps = Some(k as u32 + 5);
+    let r = single(plain_of(&own), rel)?;
+    let through = parts.before.len() + parts.step.len();
+    let same_step = r.requests.len() > k
+        && r.requests[..=k]
+            .iter()
+            .map(|q| &q.history)
+            .eq(p.requests[..=k].iter().map(|q| &q.history))
+        && r.executed.len() >= through
+        && r.executed[..through] == p.executed[..through];
+    if !same_step {
+        return Err(Box::new(unmodelled(
+            rel,
+            "an answered call whose step runs otherwise without the call's options",
+        )));
+    }
+    let mut requests = p.requests[..=k].to_vec();
+    requests.extend(r.requests.into_iter().skip(k + 1));
+    Ok((requests, r.executed[through..].to_vec()))
 }
 
 /// The case cut after step `k`, whose calls are `step` where given (text
@@ -326,6 +406,26 @@ fn cut(case: &Case, k: usize, step: Option<Vec<ToolCallReply>>) -> Case {
     }
     c.replies.push(Reply::Text(JsString::from("done")));
     c
+}
+
+/// What `call` runs as the one call of step `k`, after the steps before
+/// it ran `before`.
+fn runs_alone(
+    case: &Case,
+    k: usize,
+    call: &ToolCallReply,
+    before: &[Executed],
+    plain_of: &dyn Fn(&Case) -> Prediction,
+    rel: &Release,
+) -> Result<Vec<Executed>, Box<Prediction>> {
+    let e = single(plain_of(&cut(case, k, Some(vec![call.clone()]))), rel)?.executed;
+    if e.len() < before.len() || e[..before.len()] != *before {
+        return Err(Box::new(unmodelled(
+            rel,
+            "a step whose runs change the steps before it",
+        )));
+    }
+    Ok(e[before.len()..].to_vec())
 }
 
 /// What the case's calls run without approval, split where a held step
@@ -509,6 +609,45 @@ mod tests {
         assert_eq!(ids(&held), ["get-weather"]);
         assert_eq!(held.requests.len(), 1);
         assert_eq!(ids(&on(&c, "0.19.1")).len(), 2);
+    }
+
+    /// Two held calls of one step, both answered: after the fail-open band
+    /// only the first answered call runs and nothing more is sent; in it,
+    /// both ran before the answer and run again, and the run goes on.
+    #[test]
+    fn two_held_calls_answered_on_a_stream() {
+        let c = parse(
+            r#"{"about":"a","tools":[{"key":"files.delete","id":"delete-file","description":"d"},{"key":"files.read","id":"read-file","description":"r"}],
+            "call":{"method":"stream","requireToolApproval":true},
+            "replies":[{"toolCalls":[{"id":"call_1","name":"files_read","arguments":{"city":"P"}},
+              {"id":"call_2","name":"files_delete","arguments":{"city":"P"}}]},{"text":"done"}],
+            "approvals":{"call_2":"approve","call_1":"approve"}}"#,
+        );
+        let held = on(&c, "0.24.9");
+        assert_eq!(ids(&held), ["read-file"]);
+        assert_eq!(shape(&held).1, 1);
+        let open = on(&c, "0.22.2");
+        assert_eq!(
+            ids(&open),
+            ["read-file", "delete-file", "read-file", "delete-file"]
+        );
+        assert_eq!(open.requests.len(), 2);
+    }
+
+    /// An answer beside `activeTools`: the request after the held first
+    /// step offers every tool, the agent's own run's.
+    #[test]
+    fn an_answer_beside_active_tools_resumes_the_agents_own_run() {
+        let c = parse(
+            r#"{"about":"a","tools":["search.web",{"key":"files.delete","id":"delete-file","description":"d"}],
+            "call":{"method":"stream","requireToolApproval":true,"activeTools":["files_delete"]},
+            "replies":[{"toolCalls":[{"id":"call_1","name":"files_delete","arguments":{"city":"P"}}]},{"text":"done"}],
+            "approvals":{"call_1":"approve"}}"#,
+        );
+        let p = on(&c, "0.24.9");
+        let offered = |i: usize| p.requests[i].tools.as_ref().map_or(0, Vec::len);
+        assert_eq!((offered(0), offered(1)), (1, 2));
+        assert_eq!(ids(&p), ["delete-file"]);
     }
 
     /// A call held in a second step: the first step's call ran, the run
