@@ -2282,18 +2282,30 @@ enum PerId<'c> {
 }
 
 /// Each call's `PerId` where a step uses a call id twice under a policy
-/// function from `APPROVAL_LATER_CALLS_ASKED`, empty elsewhere. Modelled
-/// where the order of asking is the model's own, call by call: under the
-/// policy's function alone (not a tool's or an MCP server's), where every
-/// call of a reused id reaches a tool, and no call asked once comes after
-/// one asked again (whose second asking comes after the whole step's first).
+/// function from `APPROVAL_LATER_CALLS_ASKED`, empty elsewhere. The policy
+/// asks the calls that find something (a tool, a client tool, an inherited
+/// name), so an id is asked twice only where two of its calls find one:
+/// an id with one such call keeps that call's own verdict, its other calls
+/// failing unasked (fuzz seed 1 cases 407, 1440 and 2840 on 1.69.0 and
+/// 1.71.0). Where no function asks the id's calls (no policy function,
+/// the calls case tools without their own function), each is its own
+/// (cases 11 and 1359: an MCP server's policy beside them). Modelled where
+/// the order of asking is the model's own, call by call: under the
+/// policy's function alone for the id's calls, where every call of an id
+/// asked twice reaches a tool, and no call asked once comes after one
+/// asked again (whose second asking comes after the whole step's first).
 fn one_verdict_per_id<'c>(
     case: &Case,
     rel: &Release,
     list: &'c [ToolCallReply],
     held: &[Target<'c>],
 ) -> Result<Vec<PerId<'c>>, String> {
-    let reused = |i: usize| list.iter().filter(|e| e.id == list[i].id).count() > 1;
+    let used_twice = |i: usize| list.iter().filter(|e| e.id == list[i].id).count() > 1;
+    let asked = |t: &Target| matches!(t, Target::Tool(..) | Target::Stops);
+    let reused = |i: usize| {
+        let of_id = list.iter().zip(held).filter(|(e, _)| e.id == list[i].id);
+        of_id.filter(|(_, t)| asked(t)).count() > 1
+    };
     let policy_fn = matches!(
         case.call.require_tool_approval,
         Some(ApprovalPolicy::Names(_))
@@ -2302,12 +2314,32 @@ fn one_verdict_per_id<'c>(
         policy_fn || case.has_approval_function() || case.sources.mcp_approval.is_some();
     // Gemini's calls carry no id: the AI SDK draws each its own.
     let ids = case.route.call_ids_scripted();
-    if !ids || !rel.approval_later_calls_asked || !functions || !(0..list.len()).any(reused) {
+    if !ids || !rel.approval_later_calls_asked || !functions || !(0..list.len()).any(used_twice) {
         return Ok(Vec::new());
     }
     let unmodelled = || Err("approval with a call id used twice in one step".to_string());
-    if !policy_fn || case.has_approval_function() || case.sources.mcp_approval.is_some() {
+    // A case tool without a function of its own, a workflow or an MCP tool
+    // of no server policy, a call that stops the loop, or no tool at all:
+    // what only the policy's function asks.
+    let plain = |t: &Target| match t {
+        Target::Tool(Some(tool), ..) => !matches!(
+            own_approval(tool),
+            Some(ToolApproval::Returns(_) | ToolApproval::Throws(_))
+        ),
+        Target::Tool(None, ..) => case.sources.mcp_approval.is_none(),
+        Target::NotFound(None) => true,
+        // A client tool's or an inherited name's call, never held.
+        Target::Stops => !case.has_approval_function(),
+        _ => false,
+    };
+    let own_only = (0..list.len())
+        .filter(|&i| used_twice(i))
+        .all(|i| plain(&held[i]));
+    if !own_only {
         return unmodelled();
+    }
+    if !policy_fn || !(0..list.len()).any(reused) {
+        return Ok(Vec::new());
     }
     let mut out = Vec::new();
     for (i, call) in list.iter().enumerate() {
@@ -2441,6 +2473,27 @@ mod tests {
         let city = |c: &str| crate::js::json::Json::parse(&format!(r#"{{"city":"{c}"}}"#));
         assert_eq!(cities, [city("Paris").unwrap(), city("Lyon").unwrap()]);
         assert_eq!(p.requests.len(), 1);
+    }
+
+    /// From 1.69.0 the policy asks only the calls that find something: an
+    /// id whose other call names no tool is asked once and keeps its own
+    /// verdict (`cases/approval/reused-call-id-under-a-policy-one-call-*`).
+    #[test]
+    fn a_reused_id_asked_once_keeps_its_own_verdict() {
+        let case = r#"{"about":"a","tools":["a","b"],
+            "call":{"method":"generate","requireToolApproval":{"names":["b"]}},
+            "replies":[{"toolCalls":[{"id":"call_1","name":"a","arguments":{"city":"Paris"}},
+                {"id":"call_1","name":"nope","arguments":{"city":"Rome"}},
+                {"id":"call_2","name":"b","arguments":{"city":"Lyon"}}]},{"text":"done"}]}"#;
+        let s = |n: &str| crate::js::json::Json::str(n);
+        for v in [(1, 68, 0), (1, 69, 0), (1, 71, 0)] {
+            let p = projected(case, MastraVersion::new(v.0, v.1, v.2));
+            let seen = p.seen.unwrap();
+            assert_eq!(seen.asked, [s("a"), s("b")], "{v:?}");
+            assert_eq!(seen.pending.len(), 1, "{v:?}");
+            assert_eq!(seen.pending[0].1, s("b"), "{v:?}");
+            assert_eq!(p.executed.len(), 1, "{v:?}");
+        }
     }
 
     #[test]

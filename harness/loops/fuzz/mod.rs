@@ -799,11 +799,12 @@ mod tests {
         // later call under a policy function was: 3 of its predictions, wrong
         // before (two or more later calls waiting, or one with its own
         // approval), are said unmodelled now, 53 (1.5 %) once a resumed step
-        // holding two or more later calls at once was. A ratchet, not a
+        // holding two or more later calls at once was, 52 (1.5 %, limit
+        // 1.48 %) once a reused call id the policy asks once was. A ratchet, not a
         // goal: it fails when the share grows, and comes down as the rest is
         // modelled.
         assert!(
-            user.1 * 10_000 < user.0 * 151,
+            user.1 * 10_000 < user.0 * 148,
             "the user's surface: {user:?}"
         );
         assert!(
