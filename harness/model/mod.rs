@@ -499,8 +499,10 @@ fn predict_calls(case: &Case, version: MastraVersion) -> Prediction {
 
 /// A `workspace` case on a release without `Workspace` (not applicable),
 /// on the one whose workspace throws before any request, or beside what
-/// was not measured with one: anything but the agent's own tools and the
-/// call's options.
+/// was not measured with one: anything but the agent's own tools,
+/// toolsets, client tools, workflows, sub-agents from 1.9.0 (before, the
+/// workspace's tool comes after them: `cases/workspace/beside-*` on 1.8.0)
+/// and the call's options.
 fn workspace_outside(case: &Case, rel: &Release) -> Option<Prediction> {
     case.workspace.as_ref()?;
     let version = &rel.version;
@@ -520,18 +522,22 @@ fn workspace_outside(case: &Case, rel: &Release) -> Option<Prediction> {
             releases::WORKSPACE_SCHEMA_THROWS.range()
         )));
     }
-    let beside = case.toolsets.is_some()
-        || case.client_tools.is_some()
-        || case.tool_search.is_some()
+    let measured = crate::case::Sources {
+        agents: case.sources.agents.clone(),
+        workflows: case.sources.workflows.clone(),
+        ..Default::default()
+    };
+    let beside = case.tool_search.is_some()
         || case.tool_call_filter.is_some()
-        || case.sources != crate::case::Sources::default()
+        || case.sources != measured
+        || (case.sources.agents.is_some() && !rel.workspace_tool_renames)
         || case.turns.is_some()
         || case.tracing
         || case.lookups
         || case.drives_approval();
     beside.then(|| {
         Prediction::Unmodelled(
-            "a workspace beside another source of tools, turns, tracing, lookups or approval: measured beside the agent's own tools alone".into(),
+            "a workspace beside MCP, memory, dynamic tools, toolSearch, toolCallFilter, turns, tracing, lookups or approval, or beside sub-agents before 1.9.0: not measured".into(),
         )
     })
 }

@@ -1154,7 +1154,7 @@ fn tool_call_filter_takes_out_a_call_sent_back_by_reference() {
 /// A workspace's read tool renamed `files.read`: from 1.9.0 sent as
 /// `files_read` after the agent's tools and run by the name given; before,
 /// the name ignored and the tool first; before 1.1.0 there is no
-/// `Workspace`; beside a sub-agent the model does not say.
+/// `Workspace`; beside a sub-agent before 1.9.0 the model does not say.
 #[test]
 fn a_renamed_workspace_tool_is_sent_after_the_agents_tools_from_1_9() {
     let c = |extra: &str| {
@@ -1178,6 +1178,8 @@ fn a_renamed_workspace_tool_is_sent_after_the_agents_tools_from_1_9() {
         ["mastra_workspace_read_file", "search_web"]
     );
     assert!(!projection(&c(""), "1.0.4").applicable);
-    let beside = predict(&c(r#","agents":["helper"]"#), v("1.71.0"));
+    let helper = c(r#","agents":["helper"]"#);
+    assert_eq!(names(&projection(&helper, "1.71.0"), 0)[2], "files_read");
+    let beside = predict(&helper, v("1.8.0"));
     assert!(matches!(beside, Prediction::Unmodelled(_)), "{beside:?}");
 }
