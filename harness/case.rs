@@ -45,6 +45,9 @@ pub struct Case {
     /// `toolCallFilter`: `new ToolCallFilter({ exclude })` among the
     /// agent's input processors, after `toolSearch`'s; the names excluded.
     pub tool_call_filter: Option<Vec<JsString>>,
+    /// `workspace`: a `Workspace` whose one tool is the read tool; `None`
+    /// where the case has none.
+    pub workspace: Option<Workspace>,
     pub call: Call,
     /// What the listener answers, one entry per request; a file without
     /// `replies` reads as the one default reply.
@@ -196,6 +199,14 @@ pub struct Call {
     pub prompt: Option<JsString>,
 }
 
+/// `workspace`: a `Workspace` over a local folder holding `a.txt`, its
+/// tools all disabled but `mastra_workspace_read_file`.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Workspace {
+    /// The read tool's `WorkspaceToolConfig.name`, where the case gives one.
+    pub name: Option<JsString>,
+}
+
 /// `call.stopWhen`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StopWhen {
@@ -290,6 +301,7 @@ impl Case {
             client_tools: None,
             tool_search: None,
             tool_call_filter: None,
+            workspace: None,
             call: Call::default(),
             replies: vec![Reply::default_reply()],
             sub_agent_replies: None,

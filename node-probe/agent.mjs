@@ -88,6 +88,13 @@ export function checkCase(c) {
       throw new CaseFault('toolCallFilter must be { "exclude": [string, ...] }');
     }
   }
+  if (c.workspace !== undefined) {
+    const w = c.workspace;
+    const keys = isObject(w) ? Object.keys(w) : null;
+    if (keys === null || keys.some((k) => k !== 'name') || (keys.length === 1 && typeof w.name !== 'string')) {
+      throw new CaseFault('workspace must be {} or { "name": string }');
+    }
+  }
   if (c.call !== undefined && !isObject(c.call)) throw new CaseFault('call must be an object');
   if (c.turns !== undefined) {
     if (c.call !== undefined) throw new CaseFault('turns replaces call: a case has one or the other');
@@ -206,7 +213,9 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
                 ? 'stopWhen'
                 : c.toolCallFilter !== undefined
                   ? 'toolCallFilter'
-                  : null;
+                  : c.workspace !== undefined
+                    ? 'workspace'
+                    : null;
   if (legacy && onlyOn1x !== null) {
     return notApplicable(`@mastra/core ${lib.mastraVersion}: ${onlyOn1x} is driven on 1.x only`);
   }
@@ -301,6 +310,10 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
     inputProcessors = [...(inputProcessors ?? []), new ToolCallFilter({ exclude: c.toolCallFilter.exclude })];
   }
 
+  // `workspace`: its one tool, the read tool, among the agent's.
+  const workspace = c.workspace === undefined ? undefined : await workspaceOf(lib, c.workspace);
+  if (workspace === null) return notApplicable(`@mastra/core ${lib.mastraVersion} does not export Workspace`);
+
   // Sub-agents, workflows, MCP servers, memory, dynamic tools (sources.mjs).
   // Each call of a server-level policy function, in order
   // (`seen.approval.serverAsked`).
@@ -309,6 +322,7 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
   Object.assign(shared, sources.callOptions);
   if (sources.mcpToolsets !== null) shared.toolsets = { ...(shared.toolsets ?? {}), ...sources.mcpToolsets };
   if (inputProcessors !== undefined) sources.agentOptions.inputProcessors = inputProcessors;
+  if (workspace !== undefined) sources.agentOptions.workspace = workspace;
 
   const turns = [];
   let tracer = null;
@@ -485,6 +499,44 @@ function unregisterHooks(mastra) {
  */
 async function toolSearchProcessor(lib) {
   return processorExport(lib, 'ToolSearchProcessor');
+}
+
+/** The folder every `workspace` case reads: `a.txt` holding `hello`, made once per process. */
+let workspaceFolder = null;
+
+/**
+ * `workspace` (case-format.md): a `Workspace` over a local folder whose
+ * tools are all disabled but `mastra_workspace_read_file`, given the case's
+ * `name` where it has one; null where the release exports no Workspace.
+ */
+async function workspaceOf(lib, spec) {
+  let module;
+  try {
+    module = await lib.importPackage('@mastra/core/workspace');
+  } catch (e) {
+    if (e?.code === 'ERR_PACKAGE_PATH_NOT_EXPORTED' || e?.code === 'ERR_MODULE_NOT_FOUND') return null;
+    throw new CaseFault(`importing @mastra/core/workspace threw: ${e?.message ?? e}`);
+  }
+  const { Workspace, LocalFilesystem } = module;
+  if (typeof Workspace !== 'function' || typeof LocalFilesystem !== 'function') return null;
+  if (workspaceFolder === null) {
+    // One fixed folder, so that what a request says of it is the same on
+    // every run; written by rename, so that a probe beside reads it whole.
+    const { mkdirSync, renameSync, writeFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const { join } = await import('node:path');
+    const folder = join(tmpdir(), 'mastra-conform-workspace');
+    mkdirSync(folder, { recursive: true });
+    const part = join(folder, `.a.txt.${process.pid}`);
+    writeFileSync(part, 'hello');
+    renameSync(part, join(folder, 'a.txt'));
+    workspaceFolder = folder;
+  }
+  const read = spec.name === undefined ? { enabled: true } : { enabled: true, name: spec.name };
+  return new Workspace({
+    filesystem: new LocalFilesystem({ basePath: workspaceFolder }),
+    tools: { enabled: false, mastra_workspace_read_file: read },
+  });
 }
 
 /** The export `name` of `@mastra/core/processors`, or null where the release has none. */

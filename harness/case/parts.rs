@@ -86,6 +86,10 @@ impl Case {
             tools(&mut search.tools, v);
         }
         names(&mut self.tool_call_filter, blank.tool_call_filter, v);
+        v.field(&mut self.workspace, blank.workspace);
+        if let Some(name) = self.workspace.as_mut().and_then(|w| w.name.as_mut()) {
+            v.name(name);
+        }
         let s = &mut self.sources;
         names(&mut s.agents, sources.agents, v);
         names(&mut s.workflows, sources.workflows, v);

@@ -8,7 +8,7 @@
 
 use super::{
     Approval, ApprovalPolicy, Call, Case, CaseError, Method, Reply, StopWhen, Tool, ToolApproval,
-    ToolCallReply, ToolChoice, ToolSearch, BUILTINS, MAX_REPLIES, SOURCE_FIELDS,
+    ToolCallReply, ToolChoice, ToolSearch, Workspace, BUILTINS, MAX_REPLIES, SOURCE_FIELDS,
 };
 use crate::js::json::Json;
 use crate::js::string::JsString;
@@ -24,6 +24,7 @@ const FIELDS: &[&str] = &[
     "clientTools",
     "toolSearch",
     "toolCallFilter",
+    "workspace",
     "call",
     "replies",
     "subAgentReplies",
@@ -109,6 +110,17 @@ pub(super) fn case(path: &Path, raw: &Json) -> Result<Case, CaseError> {
                     )
                 })?;
                 Some(v.strings(exclude, "toolCallFilter.exclude", "an array of names")?)
+            }
+        },
+        workspace: match top.get("workspace") {
+            None => blank.workspace,
+            Some(w) => {
+                let o = v.object(w, "workspace", &["name"])?;
+                let name = match o.get("name") {
+                    None => None,
+                    Some(n) => Some(v.js(Some(n), "workspace.name")?),
+                };
+                Some(Workspace { name })
             }
         },
         call: match top.get("call") {
@@ -1014,6 +1026,21 @@ pub(super) mod tests {
                 r#"{"about":"a","toolCallFilter":{}}"#,
                 "toolCallFilter.exclude",
                 "required",
+            ),
+            (
+                r#"{"about":"a","workspace":{"name":3}}"#,
+                "workspace.name",
+                "3",
+            ),
+            (
+                r#"{"about":"a","workspace":{"tools":{}}}"#,
+                "workspace.tools",
+                "tools",
+            ),
+            (
+                r#"{"about":"a","workspace":"files.read"}"#,
+                "workspace",
+                "\"files.read\"",
             ),
         ];
         for (text, field, needle) in cases {

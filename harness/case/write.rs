@@ -45,6 +45,13 @@ impl Case {
                 Json::object([("exclude", Json::from(exclude.clone()))]),
             ));
         }
+        if let Some(workspace) = &self.workspace {
+            let name = workspace
+                .name
+                .iter()
+                .map(|n| ("name", Json::String(n.clone())));
+            members.push(("workspace", Json::object(name)));
+        }
         self.sources.write(&mut members);
         if let Some(turns) = &self.turns {
             members.push(("turns", Json::Array(turns.iter().map(call).collect())));

@@ -106,6 +106,8 @@ enum ToolOrigin {
     WorkingMemory,
     /// `search_tools` or `load_tool` of a `toolSearch` processor.
     Search(tool_search::Meta),
+    /// The `workspace`'s read tool.
+    Workspace,
 }
 
 fn value_of(tool: &Tool, client: bool) -> ToolValue {
@@ -125,9 +127,34 @@ fn entries(tools: &[Tool], client: bool) -> Record<ToolValue> {
     Record::from_entries(tools.iter().map(|t| (t.key().clone(), value_of(t, client))))
 }
 
-/// Mastra's request record, before `formatTools`, as 1.x builds it.
+/// Mastra's request record, before `formatTools`, as 1.x builds it (the
+/// workspace's tools after the others, as from 1.9.0).
 fn merged_tools(case: &Case) -> Record<ToolValue> {
-    merged_tools_on(case, None)
+    let mut all = merged_tools_on(case, None);
+    all.spread_from(&sources::workspace_tools(case.workspace.as_ref(), true));
+    all
+}
+
+/// Mastra's request record, before `formatTools`, as the release builds
+/// it: `merged_tools_on`, with the `workspace`'s tool before the others to
+/// 1.8.0 and after them from 1.9.0 (`WORKSPACE_TOOL_RENAMES`; before, a
+/// case holds nothing else beside it: `workspace_outside`).
+fn tools_on(case: &Case, rel: &Release) -> Record<ToolValue> {
+    let others = merged_tools_on(case, rel.on_0x().then_some(rel));
+    if case.workspace.is_none() {
+        return others;
+    }
+    let renames = rel.workspace_tool_renames;
+    let workspace = sources::workspace_tools(case.workspace.as_ref(), renames);
+    let mut all = Record::new();
+    if renames {
+        all.spread_from(&others);
+        all.spread_from(&workspace);
+    } else {
+        all.spread_from(&workspace);
+        all.spread_from(&others);
+    }
+    all
 }
 
 /// Mastra's request record, before `formatTools`, as the release builds it
@@ -272,6 +299,8 @@ pub enum CallTarget {
     SubAgent,
     /// `updateWorkingMemory`; arguments `{ memory }`.
     WorkingMemory,
+    /// The `workspace`'s read tool; arguments `{ path: "a.txt" }`.
+    Workspace,
 }
 
 /// The target of a call by `name` in `case`, or `None` when the case's
@@ -296,6 +325,7 @@ pub fn call_target(case: &Case, name: &JsString) -> Option<CallTarget> {
         // Not in the record `call_target` builds: the processor adds them
         // per step.
         Some(ToolOrigin::Search(_)) => CallTarget::Builtin,
+        Some(ToolOrigin::Workspace) => CallTarget::Workspace,
     })
 }
 
@@ -372,6 +402,9 @@ fn predict_calls(case: &Case, version: MastraVersion) -> Prediction {
         return Prediction::Projection(Projection::not_applicable(format!(
             "@mastra/core {version}: stopWhen is driven on 1.x only"
         )));
+    }
+    if let Some(p) = workspace_outside(case, &rel) {
+        return p;
     }
     if rel.on_0x() && case.tool_call_filter.is_some() {
         return Prediction::Projection(Projection::not_applicable(format!(
@@ -464,6 +497,51 @@ fn predict_calls(case: &Case, version: MastraVersion) -> Prediction {
     }
 }
 
+/// A `workspace` case on a release without `Workspace` (not applicable),
+/// on the one whose workspace throws before any request, or beside what
+/// was not measured with one: anything but the agent's own tools,
+/// toolsets, client tools, workflows, sub-agents from 1.9.0 (before, the
+/// workspace's tool comes after them: `cases/workspace/beside-*` on 1.8.0)
+/// and the call's options.
+fn workspace_outside(case: &Case, rel: &Release) -> Option<Prediction> {
+    case.workspace.as_ref()?;
+    let version = &rel.version;
+    if rel.on_0x() {
+        return Some(Prediction::Projection(Projection::not_applicable(format!(
+            "@mastra/core {version}: workspace is driven on 1.x only"
+        ))));
+    }
+    if !rel.workspace_tools {
+        return Some(Prediction::Projection(Projection::not_applicable(format!(
+            "@mastra/core {version} does not export Workspace"
+        ))));
+    }
+    if rel.workspace_schema_throws {
+        return Some(Prediction::Unmodelled(format!(
+            "a workspace {}: every call throws before its first request",
+            releases::WORKSPACE_SCHEMA_THROWS.range()
+        )));
+    }
+    let measured = crate::case::Sources {
+        agents: case.sources.agents.clone(),
+        workflows: case.sources.workflows.clone(),
+        ..Default::default()
+    };
+    let beside = case.tool_search.is_some()
+        || case.tool_call_filter.is_some()
+        || case.sources != measured
+        || (case.sources.agents.is_some() && !rel.workspace_tool_renames)
+        || case.turns.is_some()
+        || case.tracing
+        || case.lookups
+        || case.drives_approval();
+    beside.then(|| {
+        Prediction::Unmodelled(
+            "a workspace beside MCP, memory, dynamic tools, toolSearch, toolCallFilter, turns, tracing, lookups or approval, or beside sub-agents before 1.9.0: not measured".into(),
+        )
+    })
+}
+
 /// A `toolSearch` case on a release without the processor (not
 /// applicable), or on the one whose processor throws before any request.
 /// Beside memory, tracing, sub-agents, workflows, MCP and dynamic tools
@@ -513,7 +591,7 @@ fn run_from(
     before: Vec<projection::HistoryItem>,
     loaded: &[JsString],
 ) -> Result<Vec<steps::Outcome>, String> {
-    let mut tools = merged_tools_on(case, rel.on_0x().then_some(rel));
+    let mut tools = tools_on(case, rel);
     tool_search::list_loaded(case, rel, loaded, &mut tools)?;
     if let Some(error) = error_before_requests(case, rel, &mut tools) {
         // Nothing was handed over: the call threw before any result.
@@ -678,7 +756,7 @@ type Offered = (Option<Vec<JsString>>, Option<Json>);
 /// The formatted tools of `case` and what its first request offers, where
 /// nothing throws before it.
 fn offered_on(case: &Case, rel: &Release) -> Result<(Record<ToolValue>, Offered), String> {
-    let mut tools = merged_tools_on(case, rel.on_0x().then_some(rel));
+    let mut tools = tools_on(case, rel);
     if error_before_requests(case, rel, &mut tools).is_some() {
         return Err("a resumed run that throws before its requests".into());
     }

@@ -833,14 +833,45 @@ release_table! {
     /// --good 1.30.0 --bad 1.37.1`, 1.33.1 the same as 1.30.0 (3 steps).
     TOOL_SEARCH_LOADED_LISTED => tool_search_loaded_listed: (1, 34, 0);
 
+    /// `Workspace` is exported (`@mastra/core/workspace`), and an agent
+    /// given one offers its tools: with every tool but
+    /// `mastra_workspace_read_file` disabled (`tools: { enabled: false, ... }`),
+    /// that one tool, keyed and named `mastra_workspace_read_file`, before
+    /// the agent's own tools (to 1.8.0; after them from 1.9.0,
+    /// `WORKSPACE_TOOL_RENAMES`). First in 1.1.0: the 1.0.4 dist has no
+    /// `workspace/` (`cases/workspace/`, `run --cases cases/workspace
+    /// --versions '>=1.0.4'`).
+    WORKSPACE_TOOLS => workspace_tools: (1, 1, 0);
     /// A workspace tool can be renamed (`WorkspaceToolConfig.name`): the
     /// name given replaces its record key and its id (`exposedName =
     /// config.name ?? name`), and two tools given one name throw "Duplicate
-    /// workspace tool name". Not yet a case field: the row of docs/names.md.
-    /// First in 1.9.0 (1.9.0 `dist/chunk-SEKQJ447.js:7815`; the 1.8.0 dist
-    /// has workspace tools and no `exposedName`, and no release is served
-    /// between them: `npm view @mastra/core versions`).
+    /// workspace tool name"; the workspace's tools are spread after the
+    /// agent's own (`convertTools`). The case field `workspace`
+    /// (`cases/workspace/`). First in 1.9.0 (1.9.0 `dist/chunk-SEKQJ447.js:7815`;
+    /// the 1.8.0 dist has workspace tools and no `exposedName`, and no
+    /// release is served between them: `npm view @mastra/core versions`).
     WORKSPACE_TOOL_RENAMES => workspace_tool_renames: (1, 9, 0);
+    /// The workspace's read tool answers text, `PATH (N bytes)` and the
+    /// numbered lines (`/a.txt (5 bytes)\n     1→hello`); before, the object
+    /// `{ content, size, path }`. First in 1.5.0 (1.5.0
+    /// `dist/chunk-FZ5DRHKE.js:5321`; 1.4.0 answers the object:
+    /// `cases/workspace/` on 1.1.0 to 1.71.0).
+    WORKSPACE_READ_TEXT => workspace_read_text: (1, 5, 0);
+    /// The read tool's answer names the file as given (`a.txt`), not from
+    /// the folder's root (`/a.txt`). Seen first on 1.13.2, the next release
+    /// served after the two below, where no read runs.
+    WORKSPACE_READ_PATH_AS_GIVEN => workspace_read_path_as_given: (1, 13, 2);
+    /// Every call of the read tool fails its input validation ("schema is
+    /// invalid: data/required must be array", the arguments quoted), as
+    /// `load_tool`'s does (`TOOL_SEARCH_LOAD_REFUSED`): the report a tool's
+    /// rejected arguments get. Only on 1.11.0 (`cases/workspace/` on 1.10.0,
+    /// 1.11.0 and 1.12.0).
+    WORKSPACE_READ_REFUSED => workspace_read_refused: (1, 11, 0) ..= (1, 11, 0), ended (1, 12, 0);
+    /// With a workspace every call fails before its first request
+    /// (`z.toJSONSchema is not available. Ensure zod >= 3.25.0 is
+    /// installed.`), as with a `ToolSearchProcessor`
+    /// (`TOOL_SEARCH_SCHEMA_THROWS`). Only on 1.12.0; not modelled.
+    WORKSPACE_SCHEMA_THROWS => workspace_schema_throws: (1, 12, 0) ..= (1, 12, 0), ended (1, 13, 2);
     /// Code Mode names each tool it hands the model's code `external_<id>`,
     /// the id (or key) with every character outside `A-Za-z0-9_$` made `_`
     /// (`sanitizeToolId`), and throws "Code Mode tool id collision" where

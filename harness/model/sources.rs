@@ -27,7 +27,7 @@
 use super::releases::Release;
 use super::route::ResultContent;
 use super::{ToolOrigin, ToolValue};
-use crate::case::{McpServer, MemorySource};
+use crate::case::{McpServer, MemorySource, Workspace};
 use crate::js::json::Json;
 use crate::js::string::JsString;
 use crate::model::record::Record;
@@ -163,6 +163,36 @@ pub(super) fn mcp_toolsets_in(servers: &[McpServer]) -> Vec<(JsString, Record<To
 /// (`SERVER_TOOL`) without the server's prefix.
 pub(super) fn mcp_raw_name(server: &JsString, id: &JsString) -> JsString {
     id.slice((server.len() + 1).min(id.len()), id.len())
+}
+
+/// The `workspace` read tool's own name.
+pub const WORKSPACE_READ_FILE: &str = "mastra_workspace_read_file";
+
+/// The file the probe's workspace holds, and what it reads.
+pub const WORKSPACE_FILE: &str = "a.txt";
+
+/// The `workspace`'s tools: its read tool alone (the probe disables every
+/// other), keyed and named by the name given where the release takes one
+/// (`renames`, `WORKSPACE_TOOL_RENAMES`), else by its own name.
+pub(super) fn workspace_tools(workspace: Option<&Workspace>, renames: bool) -> Record<ToolValue> {
+    let mut out = Record::new();
+    let Some(workspace) = workspace else {
+        return out;
+    };
+    let own = JsString::from(WORKSPACE_READ_FILE);
+    let name = match &workspace.name {
+        Some(name) if renames => name.clone(),
+        _ => own,
+    };
+    out.assign(
+        name.clone(),
+        ToolValue {
+            id: name.clone(),
+            key: name,
+            origin: ToolOrigin::Workspace,
+        },
+    );
+    out
 }
 
 /// `Memory.listTools()`: the working-memory tool when it is enabled.

@@ -1306,6 +1306,7 @@ impl Cx<'_> {
                 ))
             }
             ToolOrigin::SubAgent(sub) => self.sub_agent_runs(&value, sub, call)?,
+            ToolOrigin::Workspace => workspace_read(rel, named, &call.arguments)?,
             ToolOrigin::Builtin(b) => match builtins::call(rel, b, &call.arguments, memory)? {
                 Builtin::Output(output) => Runs::Output(output),
                 Builtin::Rejected => fails(validate::report(named, &call.arguments)),
@@ -2267,4 +2268,37 @@ fn execute(world: &mut World, order: &[Resolved]) {
             });
         }
     }
+}
+
+/// What a call of the `workspace`'s read tool (`named` in Mastra's record)
+/// with `input` runs: the file's text, as each release answers it, or on
+/// 1.11.0 the report of arguments its schema refuses
+/// (`WORKSPACE_READ_REFUSED`). Arguments other than the file's path are not
+/// modelled: the tool's own schema and its answers to a missing file are
+/// the workspace's, not naming.
+fn workspace_read(rel: &Release, named: &JsString, input: &Json) -> Result<Runs, String> {
+    if rel.workspace_read_refused {
+        return Ok(Runs::Fails {
+            report: validate::report(named, input),
+            sub_agent: false,
+        });
+    }
+    let path = Json::object([("path", Json::str(sources::WORKSPACE_FILE))]);
+    if *input != path {
+        return Err(format!(
+            "a workspace read with arguments other than {}",
+            path.to_compact()
+        ));
+    }
+    Ok(if !rel.workspace_read_text {
+        Runs::Output(Json::object([
+            ("content", Json::str("     1\u{2192}hello")),
+            ("size", Json::int(5)),
+            ("path", Json::str("/a.txt")),
+        ]))
+    } else if rel.workspace_read_path_as_given {
+        Runs::Fixed("a.txt (5 bytes)\n     1\u{2192}hello")
+    } else {
+        Runs::Fixed("/a.txt (5 bytes)\n     1\u{2192}hello")
+    })
 }

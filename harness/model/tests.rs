@@ -1150,3 +1150,36 @@ fn tool_call_filter_takes_out_a_call_sent_back_by_reference() {
     assert_eq!(dropped.len(), 1, "{dropped:?}");
     assert!(matches!(&dropped[0], HistoryItem::Ref(id) if id.to_lossy() != "fc_0"));
 }
+
+/// A workspace's read tool renamed `files.read`: from 1.9.0 sent as
+/// `files_read` after the agent's tools and run by the name given; before,
+/// the name ignored and the tool first; before 1.1.0 there is no
+/// `Workspace`; beside a sub-agent before 1.9.0 the model does not say.
+#[test]
+fn a_renamed_workspace_tool_is_sent_after_the_agents_tools_from_1_9() {
+    let c = |extra: &str| {
+        let call =
+            r#"{"toolCalls":[{"id":"c1","name":"files.read","arguments":{"path":"a.txt"}}]}"#;
+        case(&format!(
+            r#"{{"about":"a","tools":["search.web"],"workspace":{{"name":"files.read"}}{extra},
+                "replies":[{call},{{"text":"done"}}]}}"#
+        ))
+    };
+    let p = projection(&c(""), "1.9.0");
+    assert_eq!(names(&p, 0), ["search_web", "files_read"]);
+    let read = &p.requests[1].history[1];
+    assert!(
+        matches!(read, HistoryItem::Result { content, .. } if content.to_compact().contains("/a.txt (5 bytes)")),
+        "{read:?}"
+    );
+    let before = projection(&c(""), "1.8.0");
+    assert_eq!(
+        names(&before, 0),
+        ["mastra_workspace_read_file", "search_web"]
+    );
+    assert!(!projection(&c(""), "1.0.4").applicable);
+    let helper = c(r#","agents":["helper"]"#);
+    assert_eq!(names(&projection(&helper, "1.71.0"), 0)[2], "files_read");
+    let beside = predict(&helper, v("1.8.0"));
+    assert!(matches!(beside, Prediction::Unmodelled(_)), "{beside:?}");
+}
