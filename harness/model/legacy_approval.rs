@@ -24,7 +24,7 @@ use super::{Prediction, ToolOrigin, ToolValue};
 use crate::case::{Approval, ApprovalPolicy, Case, Method, Reply, Tool, ToolCallReply};
 use crate::js::json::Json;
 use crate::js::string::JsString;
-use crate::projection::{ErrorView, Executed, HistoryItem, Projection, RequestView};
+use crate::projection::{ErrorView, Executed, HistoryItem, Projection};
 
 /// What `generate()` throws under approval from `APPROVAL_READ_ON_0X` on
 /// 0.x: its promise of the text is never settled once the run suspends
@@ -135,12 +135,7 @@ pub(super) fn predict(
     // step's order, whose call has an answer; Gemini's calls have no
     // scripted ids, so no answer reaches them.
     let answered = (stream && case.route.call_ids_scripted())
-        .then(|| {
-            held.iter().enumerate().find_map(|(i, c)| {
-                let answer = case.approvals.iter().flatten().find(|(id, _)| *id == c.id);
-                answer.map(|(_, a)| (i, *a))
-            })
-        })
+        .then(|| first_answered(case, &held))
         .flatten();
     let waiting = |executed: Vec<Executed>| waiting_at(&p, k, stream, executed);
     let Some((i, answer)) = answered else {
@@ -203,24 +198,14 @@ pub(super) fn predict(
             "an answered call with memory, whose resumed run asks no title",
         );
     }
-    let resumed = match answered_beside(case) {
-        false => None,
-        true => match resumed_beside(case, k, &p, &parts, plain_of, rel) {
-            Ok(r) => Some(r),
-            Err(other) => return *other,
-        },
-    };
     // The resumed run's requests and later runs, where it differs from
     // the call's own.
-    let (p, parts) = match resumed {
-        Some((requests, after)) => (
-            Projection {
-                requests,
-                ..p.clone()
-            },
-            Parts { after, ..parts },
-        ),
-        None => (p.clone(), parts),
+    let (p, parts) = match answered_beside(case) {
+        false => (p.clone(), parts),
+        true => match resumed_beside(case, k, &p, parts, plain_of, rel) {
+            Ok(resumed) => resumed,
+            Err(other) => return *other,
+        },
     };
     let mut executed = parts.first_pass(ran || answer == Approval::Approve);
     match answer {
@@ -359,10 +344,10 @@ fn resumed_beside(
     case: &Case,
     k: usize,
     p: &Projection,
-    parts: &Parts,
+    parts: Parts,
     plain_of: &dyn Fn(&Case) -> Prediction,
     rel: &Release,
-) -> Result<(Vec<RequestView>, Vec<Executed>), Box<Prediction>> {
+) -> Result<(Projection, Parts), Box<Prediction>> {
     let Some(mut own) = approval::as_resumed(case) else {
         return Err(Box::new(unmodelled(
             rel,
@@ -388,7 +373,23 @@ fn resumed_beside(
     }
     let mut requests = p.requests[..=k].to_vec();
     requests.extend(r.requests.into_iter().skip(k + 1));
-    Ok((requests, r.executed[through..].to_vec()))
+    let after = r.executed[through..].to_vec();
+    Ok((
+        Projection {
+            requests,
+            ..p.clone()
+        },
+        Parts { after, ..parts },
+    ))
+}
+
+/// The first of the `held` calls, in the step's order, that the case
+/// answers, and its answer.
+fn first_answered(case: &Case, held: &[ToolCallReply]) -> Option<(usize, Approval)> {
+    held.iter().enumerate().find_map(|(i, c)| {
+        let answer = case.approvals.iter().flatten().find(|(id, _)| *id == c.id);
+        answer.map(|(_, a)| (i, *a))
+    })
 }
 
 /// The case cut after step `k`, whose calls are `step` where given (text
