@@ -190,7 +190,7 @@ pub(super) fn predict(
         });
     }
     if later_held(case, k, &holds) {
-        return unmodelled(rel, "an answered call before a later step's held call");
+        return each_held_step_answered(case, (k, ran), &p, &holds, plain_of, rel);
     }
     if ran && case.sources.memory.is_some() {
         return unmodelled(
@@ -381,6 +381,66 @@ fn resumed_beside(
         },
         Parts { after, ..parts },
     ))
+}
+
+/// A stream whose held steps, from step `k`, each hold one call alone,
+/// after the fail-open band (`ran` false): each approved call's answer resumes the run
+/// up to the next held step, which waits for its own answer; every one
+/// approved, the run is the one without approval, and the first held step
+/// with no answer is where the run waits (0.24.9, every route with
+/// scripted ids: `cases/approval/resumed-run-forgets-the-policy-stream.json`,
+/// `sub-agent-call-held-under-true-stream.json`).
+fn each_held_step_answered(
+    case: &Case,
+    (k, ran): (usize, bool),
+    p: &Projection,
+    holds: &dyn Fn(&ToolCallReply) -> bool,
+    plain_of: &dyn Fn(&Case) -> Prediction,
+    rel: &Release,
+) -> Prediction {
+    if ran || answered_beside(case) || case.sources.memory.is_some() {
+        return unmodelled(rel, "an answered call before a later step's held call");
+    }
+    for (j, reply) in case
+        .replies
+        .iter()
+        .enumerate()
+        .take(p.requests.len())
+        .skip(k)
+    {
+        let Reply::ToolCalls(list) = reply else {
+            continue;
+        };
+        if !list.iter().any(holds) {
+            continue;
+        }
+        if list.len() != 1 {
+            return unmodelled(
+                rel,
+                "an answered call before a later step of several calls, one held",
+            );
+        }
+        match first_answered(case, list) {
+            Some((_, Approval::Approve)) => {}
+            Some((_, Approval::Decline)) => {
+                return unmodelled(rel, "a declined call before a later step's held call");
+            }
+            None => {
+                let mut c = case.clone();
+                c.replies.truncate(j);
+                c.replies.push(Reply::Text(JsString::from("done")));
+                let before = match single(plain_of(&c), rel) {
+                    Ok(q) => q.executed,
+                    Err(other) => return *other,
+                };
+                if !p.executed.starts_with(&before) {
+                    return unmodelled(rel, "a step whose runs change the steps before it");
+                }
+                return Prediction::Projection(waiting_at(p, j, true, before));
+            }
+        }
+    }
+    Prediction::Projection(p.clone())
 }
 
 /// The first of the `held` calls, in the step's order, that the case
@@ -633,6 +693,27 @@ mod tests {
             ["read-file", "delete-file", "read-file", "delete-file"]
         );
         assert_eq!(open.requests.len(), 2);
+    }
+
+    /// Two held steps of one call each: both approved, the run is the one
+    /// without approval; the second unanswered, the run waits there.
+    #[test]
+    fn each_held_step_waits_for_its_own_answer() {
+        let text = |answers: &str| {
+            format!(
+                r#"{{"about":"a","tools":["search.web"],"call":{{"method":"stream","requireToolApproval":true}},
+                "replies":[{{"toolCalls":[{{"id":"call_1","name":"search_web","arguments":{{"city":"P"}}}}]}},
+                  {{"toolCalls":[{{"id":"call_2","name":"search_web","arguments":{{"city":"R"}}}}]}},{{"text":"done"}}],
+                "approvals":{answers}}}"#
+            )
+        };
+        let both = on(
+            &parse(&text(r#"{"call_1":"approve","call_2":"approve"}"#)),
+            "0.24.9",
+        );
+        assert_eq!(shape(&both), (2, 3, None));
+        let first = on(&parse(&text(r#"{"call_1":"approve"}"#)), "0.24.9");
+        assert_eq!(shape(&first), (1, 2, None));
     }
 
     /// An answer beside `activeTools`: the request after the held first
