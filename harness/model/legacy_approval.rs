@@ -337,9 +337,8 @@ fn answered_beside(case: &Case) -> bool {
 /// answer resumes the run without the call's options: the agent's own run
 /// (`approval::as_resumed`) from the request after the held step on. Its
 /// first step must be the call's own, the same requests' histories and
-/// the same runs, since the step ran under the call's options; and a step
-/// limit counted from the held step is measured on 1.x only, so a step
-/// held later is unmodelled.
+/// the same runs, since the step ran under the call's options. The resumed
+/// run counts five steps from the held one, as measured on 1.x.
 fn resumed_beside(
     case: &Case,
     k: usize,
@@ -372,7 +371,7 @@ fn resumed_beside(
         )));
     }
     let mut requests = p.requests[..=k].to_vec();
-    requests.extend(r.requests.into_iter().skip(k + 1));
+    requests.extend_from_slice(r.requests.get(k + 1..).unwrap_or_default());
     let after = r.executed[through..].to_vec();
     Ok((
         Projection {
@@ -401,13 +400,9 @@ fn each_held_step_answered(
     if ran || answered_beside(case) || case.sources.memory.is_some() {
         return unmodelled(rel, "an answered call before a later step's held call");
     }
-    for (j, reply) in case
-        .replies
-        .iter()
-        .enumerate()
-        .take(p.requests.len())
-        .skip(k)
-    {
+    // The steps from `k` that the run reaches (request `j` returned step `j`).
+    let reached = case.replies.len().min(p.requests.len());
+    for (j, reply) in (k..reached).map(|j| (j, &case.replies[j])) {
         let Reply::ToolCalls(list) = reply else {
             continue;
         };
