@@ -2060,10 +2060,14 @@ pub(super) struct Replayed {
 /// calls (`cases/approval/sub-agent-call-let-through-by-a-policy-function-*.json`).
 /// Where the calls then run one at a time (a policy function before
 /// 1.69.0), the tool spans' order is the replay's, not modelled beside a
-/// sub-agent: `tracing` stays with the replay, as do a tool's or an MCP
-/// server's own approval functions and sub-agents sharing `replies` (whose
-/// requests take the parent's replies); `taken` is how many of `replies`
-/// the parent's requests took.
+/// sub-agent: `tracing` stays with the replay where a step has two or more
+/// calls (one call a step ends its span where the loop's own does: fuzz
+/// seed 1 case 902), as do a tool's or an MCP server's own approval
+/// functions where a call reaches one (one no call reaches is never asked:
+/// case 1966, its tool replaced by a plain one of its key; a server's
+/// `true` or `false` holds as `holds_a_call` says: case 1061) and
+/// sub-agents sharing `replies` (whose requests take the parent's
+/// replies); `taken` is how many of `replies` the parent's requests took.
 fn sub_agents_let_through(
     case: &Case,
     rel: &Release,
@@ -2086,11 +2090,14 @@ fn sub_agents_let_through(
     };
     // Each sub-agent called has its own script (one never called takes
     // nothing from `replies`: fuzz seed 1 case 2687, on 1.0.4, 1.67.0 and
-    // 1.71.0, every route).
+    // 1.71.0, every route; nor does one whose every call fails its
+    // validation, which never starts it: case 1966).
     let called = |a: &JsString| {
         steps.iter().flatten().any(|c| {
-            reached(tools, &c.name)
-                .is_some_and(|(_, v)| matches!(&v.origin, ToolOrigin::SubAgent(k) if k == a))
+            reached(tools, &c.name).is_some_and(|(_, v)| {
+                matches!(&v.origin, ToolOrigin::SubAgent(k) if k == a)
+                    && sub_agent_starts(case, rel, v, c)
+            })
         })
     };
     let own_scripts = case
@@ -2100,10 +2107,16 @@ fn sub_agents_let_through(
         .flatten()
         .filter(|a| called(a))
         .all(|a| case.sub_agent_replies.iter().flatten().any(|(k, _)| k == a));
-    let plain = !case.tracing
-        && !case.has_approval_function()
-        && case.sources.mcp_approval.is_none()
-        && own_scripts;
+    let own_fn = |c: &ToolCallReply| {
+        let tool_fn = tool_called(case, tools, &c.name).and_then(own_approval);
+        let tool_fn = matches!(
+            tool_fn,
+            Some(ToolApproval::Returns(_) | ToolApproval::Throws(_))
+        );
+        tool_fn || server_gate(case, rel, tools, &c.name).is_some_and(|(_, e)| e.is_some())
+    };
+    let spans_in_order = !case.tracing || steps.iter().all(|l| l.len() <= 1);
+    let plain = spans_in_order && !steps.iter().flatten().any(own_fn) && own_scripts;
     let reaches = steps.iter().flatten().any(sub_agent);
     if !plain || !reaches || steps.iter().any(|l| holds_a_call(case, rel, tools, l)) {
         return None;
@@ -2128,6 +2141,22 @@ fn sub_agents_let_through(
         seen.asked = asked.map(|c| Json::String(c.name.clone())).collect();
     }
     Some(p)
+}
+
+/// Whether a call of the sub-agent `value` passes its validation, so that
+/// the sub-agent makes requests of its own (as `steps` runs it).
+fn sub_agent_starts(case: &Case, rel: &Release, value: &ToolValue, call: &ToolCallReply) -> bool {
+    let arguments = sent_arguments(case, rel, call);
+    if rel.null_arguments_refused && arguments == Json::Null {
+        return false;
+    }
+    let memory = case.sources.memory.as_ref();
+    let input = super::sources::sub_agent_input(rel, &arguments, memory);
+    super::sources::sub_agent_schema_rejects(rel, &value.id, &input).is_none()
+        && matches!(
+            super::validate::validate(rel, Schema::SubAgent, &value.key, &input),
+            Ok(Ok(_))
+        )
 }
 
 /// Whether no call of the case can wait: no `requireToolApproval` but

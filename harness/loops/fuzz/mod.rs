@@ -800,11 +800,14 @@ mod tests {
         // before (two or more later calls waiting, or one with its own
         // approval), are said unmodelled now, 53 (1.5 %) once a resumed step
         // holding two or more later calls at once was, 52 (1.5 %, limit
-        // 1.48 %) once a reused call id the policy asks once was. A ratchet, not a
+        // 1.48 %) once a reused call id the policy asks once was, 43 (1.2 %,
+        // limit 1.22 %) once a sub-agent let through was beside a traced
+        // step of one call, an approval function no call reaches, and a
+        // call that fails its validation. A ratchet, not a
         // goal: it fails when the share grows, and comes down as the rest is
         // modelled.
         assert!(
-            user.1 * 10_000 < user.0 * 148,
+            user.1 * 10_000 < user.0 * 122,
             "the user's surface: {user:?}"
         );
         assert!(
