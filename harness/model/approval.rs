@@ -72,7 +72,8 @@ pub(super) fn as_resumed(case: &Case) -> Option<Case> {
 /// calls in (`as_resumed`).
 #[derive(Clone, Copy)]
 pub(super) struct Resumed<'r> {
-    pub(super) projection: &'r Projection,
+    /// `None` where no answer resumes the run (`resumed_after`).
+    pub(super) projection: Option<&'r Projection>,
     pub(super) case: &'r Case,
     pub(super) tools: &'r Record<ToolValue>,
 }
@@ -168,7 +169,7 @@ fn resumed_base(
     base: Projection,
     resumed: Option<Resumed>,
 ) -> Result<Projection, String> {
-    let resumed = resumed.map(|r| r.projection);
+    let resumed = resumed.and_then(|r| r.projection);
     let (Some(k), Some(resumed)) = (resumed_after(case, rel, tools), resumed) else {
         return Ok(base);
     };
@@ -2878,6 +2879,21 @@ mod tests {
         );
         assert_eq!(p.requests.len(), 1);
         assert!(p.seen.unwrap().pending.is_empty());
+    }
+
+    /// Fuzz seed 1, cases 1150 and 2410: an answer nothing waits for
+    /// resumes nothing, so the run without the call's `maxSteps`, whose
+    /// second request would show which of one sub-agent's two runs took its
+    /// one reply, is never made: one projection, the loop's own.
+    #[test]
+    fn a_run_no_answer_resumes_is_not_made_though_its_requests_would_race() {
+        let text = include_str!(
+            "../../cases/approval/answer-nothing-waits-for-beside-one-sub-agent-called-twice-generate.json"
+        );
+        let p = projected(text, MastraVersion::new(1, 67, 0));
+        let parent = p.requests.iter().filter(|r| r.tools.is_some()).count();
+        assert_eq!(parent, 1, "maxSteps 1: the parent's one request");
+        assert_eq!(p.requests.len(), 3, "and the sub-agent's two");
     }
 
     /// Fuzz seed 1, case 163: the first turn is left suspended at a held

@@ -629,8 +629,13 @@ fn run_from(
     // them, from the step after the one an answer resumes.
     let plain = approval::as_resumed(case).filter(|_| search.is_none());
     let own = plain.as_ref().map(|p| offered_on(p, rel)).transpose()?;
+    // The resumed run's requests only where an answer resumes the run:
+    // elsewhere it is never made, and the races of its requests do not
+    // matter (two runs of one sub-agent beside an answer nothing waits for:
+    // fuzz seed 1 cases 1150 and 2410).
+    let answered = approval::resumed_after(case, rel, &tools).is_some();
     let resumed = match (&plain, &own) {
-        (Some(plain), Some(own)) => Some(resumed_run(
+        (Some(plain), Some(own)) if answered => Some(resumed_run(
             case,
             rel,
             &tools,
@@ -640,12 +645,11 @@ fn run_from(
         )?),
         _ => None,
     };
-    let resumed = resumed
+    let resumed = plain
         .as_ref()
-        .zip(plain.as_ref())
         .zip(own.as_ref())
-        .map(|((p, c), o)| approval::Resumed {
-            projection: p,
+        .map(|(c, o)| approval::Resumed {
+            projection: resumed.as_ref(),
             case: c,
             tools: &o.0,
         });

@@ -803,11 +803,12 @@ mod tests {
         // 1.48 %) once a reused call id the policy asks once was, 43 (1.2 %,
         // limit 1.22 %) once a sub-agent let through was beside a traced
         // step of one call, an approval function no call reaches, and a
-        // call that fails its validation. A ratchet, not a
+        // call that fails its validation, 42 (1.2 %, limit 1.19 %) once a
+        // run no answer resumes was no longer made resumed. A ratchet, not a
         // goal: it fails when the share grows, and comes down as the rest is
         // modelled.
         assert!(
-            user.1 * 10_000 < user.0 * 122,
+            user.1 * 10_000 < user.0 * 119,
             "the user's surface: {user:?}"
         );
         assert!(
