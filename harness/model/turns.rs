@@ -96,13 +96,22 @@ fn turn(
     // `approvals`, is recalled by none of its tool messages (fuzz seed 1,
     // case 123, on 1.0.4, 1.67.0 and 1.71.0;
     // `cases/memory/recall-of-a-turn-approval-held-nothing-in-*` on 1.0.4,
-    // where a policy function holds every call); an answered one, or one
-    // beside `approvals` (whose agent is on a `Mastra` with its storage),
-    // is not measured. A turn where approval held no call is stored as the
-    // loop's own.
+    // where a policy function holds every call); so is one left suspended
+    // beside `approvals` that answer none of its held step's calls (whose
+    // agent is on a `Mastra` with its storage: fuzz seed 1 case 577 on 1.0.4;
+    // `cases/memory/recall-of-a-turn-left-held-beside-approvals-*` on
+    // 1.0.4, 1.67.0 and 1.71.0, every route). One an answer resumed is not
+    // measured. A turn where approval held no call is stored as the loop's
+    // own.
     let can_hold = {
         let turn = case.turn(call);
         turn.drives_approval() && !super::approval::nothing_waits(&turn)
+    };
+    // Whether an answer resumed the turn: one names a call it held.
+    let resumes = |p: &Projection| {
+        let mut pending = p.seen.iter().flat_map(|s| s.pending.iter());
+        let answers = case.approvals.iter().flatten();
+        pending.any(|(id, _)| answers.clone().any(|(a, _)| Json::String(a.clone()) == *id))
     };
     let held = |p: &Projection| {
         // Where a held call's suspension throws, nothing is pending.
@@ -130,7 +139,7 @@ fn turn(
         // carry it (1.12.0, every route:
         // `cases/memory/recall-of-a-turn-approval-held-nothing-in-*`).
         let thrown = held && rel.approval_suspend_throws && case.approvals.is_none();
-        if held && !thrown && (rel.approval_suspend_throws || case.approvals.is_some()) {
+        if held && !thrown && (rel.approval_suspend_throws || resumes(&outcome.projection)) {
             return Err("a memory's later turn after a turn approval can hold".into());
         }
         let mut way = at.clone();
