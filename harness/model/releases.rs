@@ -870,7 +870,10 @@ release_table! {
     /// With a workspace every call fails before its first request
     /// (`z.toJSONSchema is not available. Ensure zod >= 3.25.0 is
     /// installed.`), as with a `ToolSearchProcessor`
-    /// (`TOOL_SEARCH_SCHEMA_THROWS`). Only on 1.12.0; not modelled.
+    /// (`TOOL_SEARCH_SCHEMA_THROWS`), as AGENT_GENERATE_FAILED /
+    /// AGENT_STREAM_FAILED with no cause and nothing sent, on every route
+    /// (`run --cases cases/workspace --versions 1.12.0 --route all`). Only
+    /// on 1.12.0.
     WORKSPACE_SCHEMA_THROWS => workspace_schema_throws: (1, 12, 0) ..= (1, 12, 0), ended (1, 13, 2);
     /// Code Mode names each tool it hands the model's code `external_<id>`,
     /// the id (or key) with every character outside `A-Za-z0-9_$` made `_`

@@ -1183,3 +1183,30 @@ fn a_renamed_workspace_tool_is_sent_after_the_agents_tools_from_1_9() {
     let beside = predict(&helper, v("1.8.0"));
     assert!(matches!(beside, Prediction::Unmodelled(_)), "{beside:?}");
 }
+
+/// On 1.12.0 a workspace throws before the call's first request, by
+/// `generate` and `stream` alike, beside a sub-agent or not; 1.11.0 and
+/// 1.13.2 send.
+#[test]
+fn a_workspace_on_1_12_throws_before_any_request() {
+    for (method, id) in [
+        ("generate", "AGENT_GENERATE_FAILED"),
+        ("stream", "AGENT_STREAM_FAILED"),
+    ] {
+        for extra in ["", r#","agents":["helper"]"#] {
+            let c = case(&format!(
+                r#"{{"about":"a","tools":["search.web"],"workspace":{{}}{extra},
+                    "call":{{"method":"{method}"}},"replies":[{{"text":"done"}}]}}"#
+            ));
+            let p = projection(&c, "1.12.0");
+            let e = p.error.as_ref().expect("it throws");
+            assert_eq!(e.id.as_ref().map(JsString::to_lossy).as_deref(), Some(id));
+            assert_eq!(e.message.to_lossy(), releases::SUB_AGENTS_THROW_MESSAGE);
+            assert_eq!(e.cause_code, None);
+            assert!(p.requests.is_empty(), "{p:?}");
+            for near in ["1.11.0", "1.13.2"] {
+                assert!(!projection(&c, near).requests.is_empty(), "{near}");
+            }
+        }
+    }
+}
