@@ -521,17 +521,22 @@ fn workspace_outside(case: &Case, rel: &Release) -> Option<Prediction> {
         workflows: case.sources.workflows.clone(),
         ..Default::default()
     };
+    if case.sources.agents.is_some() && !rel.workspace_tool_renames {
+        return Some(Prediction::Unmodelled(format!(
+            "a workspace beside sub-agents before {}: the sub-agent's tool and the workspace's first, then the others, not modelled",
+            releases::WORKSPACE_TOOL_RENAMES.first
+        )));
+    }
     let beside = case.tool_search.is_some()
         || case.tool_call_filter.is_some()
         || case.sources != measured
-        || (case.sources.agents.is_some() && !rel.workspace_tool_renames)
         || case.turns.is_some()
         || case.tracing
         || case.lookups
         || case.drives_approval();
     beside.then(|| {
         Prediction::Unmodelled(
-            "a workspace beside MCP, memory, dynamic tools, toolSearch, toolCallFilter, turns, tracing, lookups or approval, or beside sub-agents before 1.9.0: not measured".into(),
+            "a workspace beside MCP, memory, dynamic tools, toolSearch, toolCallFilter, turns, tracing, lookups or approval: not measured".into(),
         )
     })
 }

@@ -1210,3 +1210,59 @@ fn a_workspace_on_1_12_throws_before_any_request() {
         }
     }
 }
+
+/// A read of the workspace's tool without a string `path` gets its
+/// validation report under the name given (from 1.9.0); a field it does
+/// not have is dropped; a missing file is, from 1.5.0, a tool error
+/// `File not found: NAME`, and before, unmodelled; a path outside the
+/// folder, unmodelled.
+#[test]
+fn the_workspace_read_tool_checks_its_arguments() {
+    let c = |args: &str| {
+        case(&format!(
+            r#"{{"about":"a","tools":["search.web"],"workspace":{{"name":"files.read"}},
+                "replies":[{{"toolCalls":[{{"id":"c1","name":"files_read","arguments":{args}}}]}},{{"text":"done"}}]}}"#
+        ))
+    };
+    let result = |p: &Projection| match &p.requests[1].history[1] {
+        HistoryItem::Result { content, .. } => content.to_compact(),
+        other => panic!("{other:?}"),
+    };
+    let refused = projection(&c(r#"{"path":1}"#), "1.71.0");
+    let text = result(&refused);
+    assert!(
+        text.contains("Tool input validation failed for files.read"),
+        "{text}"
+    );
+    let extra = projection(&c(r#"{"path":"a.txt","x":1}"#), "1.71.0");
+    assert!(result(&extra).contains("a.txt (5 bytes)"), "{extra:?}");
+    let missing = projection(&c(r#"{"path":"b.txt"}"#), "1.67.0");
+    assert!(
+        result(&missing).contains("File not found: b.txt"),
+        "{missing:?}"
+    );
+    let seen = missing.seen.as_ref().expect("seen");
+    assert_eq!(
+        seen.tool_results.as_deref().map(<[_]>::len),
+        Some(0),
+        "a tool error"
+    );
+    let own = case(
+        r#"{"about":"a","tools":["search.web"],"workspace":{},
+            "replies":[{"toolCalls":[{"id":"c1","name":"mastra_workspace_read_file","arguments":{"path":"b.txt"}}]},{"text":"done"}]}"#,
+    );
+    assert!(matches!(
+        predict(&own, v("1.4.0")),
+        Prediction::Unmodelled(_)
+    ));
+    for (args, version) in [
+        (r#"{"path":"../b.txt"}"#, "1.71.0"),
+        (r#"{"path":"a.txt","limit":1}"#, "1.71.0"),
+    ] {
+        let p = predict(&c(args), v(version));
+        assert!(
+            matches!(p, Prediction::Unmodelled(_)),
+            "{args} on {version}: {p:?}"
+        );
+    }
+}
