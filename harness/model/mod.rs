@@ -498,11 +498,11 @@ fn predict_calls(case: &Case, version: MastraVersion) -> Prediction {
 }
 
 /// A `workspace` case on a release without `Workspace` (not applicable),
-/// on the one whose workspace throws before any request, or beside what
-/// was not measured with one: anything but the agent's own tools,
-/// toolsets, client tools, workflows, sub-agents from 1.9.0 (before, the
-/// workspace's tool comes after them: `cases/workspace/beside-*` on 1.8.0)
-/// and the call's options.
+/// or beside what was not measured with one: anything but the agent's own
+/// tools, toolsets, client tools, workflows, sub-agents from 1.9.0 (before,
+/// the workspace's tool comes after them: `cases/workspace/beside-*` on
+/// 1.8.0) and the call's options. On 1.12.0 it throws before its first
+/// request (`error_before_requests`).
 fn workspace_outside(case: &Case, rel: &Release) -> Option<Prediction> {
     case.workspace.as_ref()?;
     let version = &rel.version;
@@ -516,28 +516,27 @@ fn workspace_outside(case: &Case, rel: &Release) -> Option<Prediction> {
             "@mastra/core {version} does not export Workspace"
         ))));
     }
-    if rel.workspace_schema_throws {
-        return Some(Prediction::Unmodelled(format!(
-            "a workspace {}: every call throws before its first request",
-            releases::WORKSPACE_SCHEMA_THROWS.range()
-        )));
-    }
     let measured = crate::case::Sources {
         agents: case.sources.agents.clone(),
         workflows: case.sources.workflows.clone(),
         ..Default::default()
     };
+    if case.sources.agents.is_some() && !rel.workspace_tool_renames {
+        return Some(Prediction::Unmodelled(format!(
+            "a workspace beside sub-agents before {}: the sub-agent's tool and the workspace's first, then the others, not modelled",
+            releases::WORKSPACE_TOOL_RENAMES.first
+        )));
+    }
     let beside = case.tool_search.is_some()
         || case.tool_call_filter.is_some()
         || case.sources != measured
-        || (case.sources.agents.is_some() && !rel.workspace_tool_renames)
         || case.turns.is_some()
         || case.tracing
         || case.lookups
         || case.drives_approval();
     beside.then(|| {
         Prediction::Unmodelled(
-            "a workspace beside MCP, memory, dynamic tools, toolSearch, toolCallFilter, turns, tracing, lookups or approval, or beside sub-agents before 1.9.0: not measured".into(),
+            "a workspace beside MCP, memory, dynamic tools, toolSearch, toolCallFilter, turns, tracing, lookups or approval: not measured".into(),
         )
     })
 }
@@ -782,7 +781,10 @@ fn error_before_requests(
     // listAgentTools runs before formatTools: on the releases where it
     // throws for any sub-agent, that is the call's error.
     let has_sub_agents = case.sources.agents.as_ref().is_some_and(|a| !a.is_empty());
-    if rel.sub_agents_throw && has_sub_agents {
+    // So does a workspace's, on the release where its tools' schemas fail
+    // the same way (`WORKSPACE_SCHEMA_THROWS`).
+    let workspace_throws = rel.workspace_schema_throws && case.workspace.is_some();
+    if (rel.sub_agents_throw && has_sub_agents) || workspace_throws {
         let message = JsString::from(releases::SUB_AGENTS_THROW_MESSAGE);
         return Some(error_view(Some(failed_id), message, None));
     }

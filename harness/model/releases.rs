@@ -853,9 +853,11 @@ release_table! {
     WORKSPACE_TOOL_RENAMES => workspace_tool_renames: (1, 9, 0);
     /// The workspace's read tool answers text, `PATH (N bytes)` and the
     /// numbered lines (`/a.txt (5 bytes)\n     1→hello`); before, the object
-    /// `{ content, size, path }`. First in 1.5.0 (1.5.0
-    /// `dist/chunk-FZ5DRHKE.js:5321`; 1.4.0 answers the object:
-    /// `cases/workspace/` on 1.1.0 to 1.71.0).
+    /// `{ content, size, path }`. A read of a file the folder does not
+    /// hold is a tool error, `File not found: PATH` (`tool-error`, no
+    /// result); before, the tool's MastraError as its result (not
+    /// modelled). First in 1.5.0 (1.5.0 `dist/chunk-FZ5DRHKE.js:5321`; 1.4.0
+    /// answers the object: `cases/workspace/` on 1.1.0 to 1.71.0).
     WORKSPACE_READ_TEXT => workspace_read_text: (1, 5, 0);
     /// The read tool's answer names the file as given (`a.txt`), not from
     /// the folder's root (`/a.txt`). Seen first on 1.13.2, the next release
@@ -870,7 +872,10 @@ release_table! {
     /// With a workspace every call fails before its first request
     /// (`z.toJSONSchema is not available. Ensure zod >= 3.25.0 is
     /// installed.`), as with a `ToolSearchProcessor`
-    /// (`TOOL_SEARCH_SCHEMA_THROWS`). Only on 1.12.0; not modelled.
+    /// (`TOOL_SEARCH_SCHEMA_THROWS`), as AGENT_GENERATE_FAILED /
+    /// AGENT_STREAM_FAILED with no cause and nothing sent, on every route
+    /// (`run --cases cases/workspace --versions 1.12.0 --route all`). Only
+    /// on 1.12.0.
     WORKSPACE_SCHEMA_THROWS => workspace_schema_throws: (1, 12, 0) ..= (1, 12, 0), ended (1, 13, 2);
     /// Code Mode names each tool it hands the model's code `external_<id>`,
     /// the id (or key) with every character outside `A-Za-z0-9_$` made `_`

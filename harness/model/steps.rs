@@ -2271,11 +2271,14 @@ fn execute(world: &mut World, order: &[Resolved]) {
 }
 
 /// What a call of the `workspace`'s read tool (`named` in Mastra's record)
-/// with `input` runs: the file's text, as each release answers it, or on
-/// 1.11.0 the report of arguments its schema refuses
-/// (`WORKSPACE_READ_REFUSED`). Arguments other than the file's path are not
-/// modelled: the tool's own schema and its answers to a missing file are
-/// the workspace's, not naming.
+/// with `input` runs: on 1.11.0 the report of any arguments
+/// (`WORKSPACE_READ_REFUSED`); else the report of arguments without a
+/// string `path`, the file's text as each release answers it, or for a
+/// file the folder does not hold, from 1.5.0, a tool error with its
+/// message (`WORKSPACE_READ_TEXT`). A path other than a plain file name
+/// (a folder, `..`, an absolute path), a missing file before 1.5.0 (the
+/// error object as the result) and the tool's optional fields are not
+/// modelled.
 fn workspace_read(rel: &Release, named: &JsString, input: &Json) -> Result<Runs, String> {
     if rel.workspace_read_refused {
         return Ok(Runs::Fails {
@@ -2283,12 +2286,24 @@ fn workspace_read(rel: &Release, named: &JsString, input: &Json) -> Result<Runs,
             sub_agent: false,
         });
     }
-    let path = Json::object([("path", Json::str(sources::WORKSPACE_FILE))]);
-    if *input != path {
-        return Err(format!(
-            "a workspace read with arguments other than {}",
-            path.to_compact()
-        ));
+    let optional = ["offset", "limit", "showLineNumbers", "encoding"];
+    if optional.iter().any(|f| input.get(f).is_some()) {
+        return Err("a workspace read with the read tool's optional fields".into());
+    }
+    let path = match validate::validate(rel, validate::Schema::Path, named, input)? {
+        Err(report) => {
+            return Ok(Runs::Fails {
+                report,
+                sub_agent: false,
+            })
+        }
+        Ok(picked) => match picked.get("path") {
+            Some(Json::String(path)) => path.clone(),
+            _ => return Err("a workspace read whose path was not kept".into()),
+        },
+    };
+    if path != JsString::from(sources::WORKSPACE_FILE) {
+        return missing_file(rel, path);
     }
     Ok(if !rel.workspace_read_text {
         Runs::Output(Json::object([
@@ -2301,4 +2316,29 @@ fn workspace_read(rel: &Release, named: &JsString, input: &Json) -> Result<Runs,
     } else {
         Runs::Fixed("/a.txt (5 bytes)\n     1\u{2192}hello")
     })
+}
+
+/// A read of `path`, a name the workspace's folder does not hold: from
+/// 1.5.0 the tool throws `File not found: PATH`, a tool error ahead of the
+/// step's results as a refused call's (observed on 1.5.0, 1.9.0, 1.13.2,
+/// 1.67.0 and 1.71.0, every route, `cases/workspace/read-*`).
+fn missing_file(rel: &Release, path: JsString) -> Result<Runs, String> {
+    let plain = !path.is_empty()
+        && path.unit(0) != Some(u16::from(b'.'))
+        && !path
+            .units()
+            .iter()
+            .any(|&u| u == u16::from(b'/') || u == u16::from(b'\\') || u == 0);
+    if !plain {
+        return Err("a workspace read of a path other than a plain file name".into());
+    }
+    if !rel.workspace_read_text {
+        return Err(format!(
+            "a workspace read of a missing file before {}",
+            releases::WORKSPACE_READ_TEXT.first
+        ));
+    }
+    let mut message = JsString::from("File not found: ");
+    message = message.concat(&path);
+    Ok(Runs::Refused(message))
 }

@@ -1183,3 +1183,86 @@ fn a_renamed_workspace_tool_is_sent_after_the_agents_tools_from_1_9() {
     let beside = predict(&helper, v("1.8.0"));
     assert!(matches!(beside, Prediction::Unmodelled(_)), "{beside:?}");
 }
+
+/// On 1.12.0 a workspace throws before the call's first request, by
+/// `generate` and `stream` alike, beside a sub-agent or not; 1.11.0 and
+/// 1.13.2 send.
+#[test]
+fn a_workspace_on_1_12_throws_before_any_request() {
+    for (method, id) in [
+        ("generate", "AGENT_GENERATE_FAILED"),
+        ("stream", "AGENT_STREAM_FAILED"),
+    ] {
+        for extra in ["", r#","agents":["helper"]"#] {
+            let c = case(&format!(
+                r#"{{"about":"a","tools":["search.web"],"workspace":{{}}{extra},
+                    "call":{{"method":"{method}"}},"replies":[{{"text":"done"}}]}}"#
+            ));
+            let p = projection(&c, "1.12.0");
+            let e = p.error.as_ref().expect("it throws");
+            assert_eq!(e.id.as_ref().map(JsString::to_lossy).as_deref(), Some(id));
+            assert_eq!(e.message.to_lossy(), releases::SUB_AGENTS_THROW_MESSAGE);
+            assert_eq!(e.cause_code, None);
+            assert!(p.requests.is_empty(), "{p:?}");
+            for near in ["1.11.0", "1.13.2"] {
+                assert!(!projection(&c, near).requests.is_empty(), "{near}");
+            }
+        }
+    }
+}
+
+/// A read of the workspace's tool without a string `path` gets its
+/// validation report under the name given (from 1.9.0); a field it does
+/// not have is dropped; a missing file is, from 1.5.0, a tool error
+/// `File not found: NAME`, and before, unmodelled; a path outside the
+/// folder, unmodelled.
+#[test]
+fn the_workspace_read_tool_checks_its_arguments() {
+    let c = |args: &str| {
+        case(&format!(
+            r#"{{"about":"a","tools":["search.web"],"workspace":{{"name":"files.read"}},
+                "replies":[{{"toolCalls":[{{"id":"c1","name":"files_read","arguments":{args}}}]}},{{"text":"done"}}]}}"#
+        ))
+    };
+    let result = |p: &Projection| match &p.requests[1].history[1] {
+        HistoryItem::Result { content, .. } => content.to_compact(),
+        other => panic!("{other:?}"),
+    };
+    let refused = projection(&c(r#"{"path":1}"#), "1.71.0");
+    let text = result(&refused);
+    assert!(
+        text.contains("Tool input validation failed for files.read"),
+        "{text}"
+    );
+    let extra = projection(&c(r#"{"path":"a.txt","x":1}"#), "1.71.0");
+    assert!(result(&extra).contains("a.txt (5 bytes)"), "{extra:?}");
+    let missing = projection(&c(r#"{"path":"b.txt"}"#), "1.67.0");
+    assert!(
+        result(&missing).contains("File not found: b.txt"),
+        "{missing:?}"
+    );
+    let seen = missing.seen.as_ref().expect("seen");
+    assert_eq!(
+        seen.tool_results.as_deref().map(<[_]>::len),
+        Some(0),
+        "a tool error"
+    );
+    let own = case(
+        r#"{"about":"a","tools":["search.web"],"workspace":{},
+            "replies":[{"toolCalls":[{"id":"c1","name":"mastra_workspace_read_file","arguments":{"path":"b.txt"}}]},{"text":"done"}]}"#,
+    );
+    assert!(matches!(
+        predict(&own, v("1.4.0")),
+        Prediction::Unmodelled(_)
+    ));
+    for (args, version) in [
+        (r#"{"path":"../b.txt"}"#, "1.71.0"),
+        (r#"{"path":"a.txt","limit":1}"#, "1.71.0"),
+    ] {
+        let p = predict(&c(args), v(version));
+        assert!(
+            matches!(p, Prediction::Unmodelled(_)),
+            "{args} on {version}: {p:?}"
+        );
+    }
+}

@@ -41,6 +41,10 @@ pub enum Schema {
     SubAgent,
     /// `updateWorkingMemory`'s `{ memory: string }`.
     WorkingMemory,
+    /// A workspace's read tool: `{ path: string }` beside optional fields
+    /// (`offset`, `limit`, `showLineNumbers`, `encoding`) no call here
+    /// gives.
+    Path,
 }
 
 /// The longest "Provided arguments" text before it is cut
@@ -83,6 +87,7 @@ impl Schema {
         match self {
             Schema::City => Some("city"),
             Schema::WorkingMemory => Some("memory"),
+            Schema::Path => Some("path"),
             Schema::Workflow | Schema::SubAgent => None,
         }
     }
@@ -225,6 +230,13 @@ pub fn validate(
         Schema::WorkingMemory => {
             if is_string(member(input, "memory")) {
                 Ok(picked(input, &["memory"]))
+            } else {
+                Err(rejected())
+            }
+        }
+        Schema::Path => {
+            if is_string(member(input, "path")) {
+                Ok(picked(input, &["path"]))
             } else {
                 Err(rejected())
             }

@@ -19,7 +19,7 @@ pub use calls::kinds;
 
 use crate::case::{
     Approval, ApprovalPolicy, Call, Case, McpListing, McpServer, MemorySource, Method, Reply,
-    Sources, StopWhen, Tool, ToolApproval, ToolChoice, ToolSearch, BUILTINS,
+    Sources, StopWhen, Tool, ToolApproval, ToolChoice, ToolSearch, Workspace, BUILTINS,
 };
 use crate::js::string::JsString;
 use crate::naming::{mcp_tool_key, wire_name, OBJECT_PROTOTYPE};
@@ -79,6 +79,7 @@ pub fn generate(seed: u64, index: u64) -> Case {
     CaseGenerator {
         search_bytes: search_stream(seed, index),
         stop_bytes: stop_stream(seed, index),
+        workspace_bytes: workspace_stream(seed, index),
         ..CaseGenerator::default()
     }
     .case(&mut u, blank.clone())
@@ -103,6 +104,11 @@ fn side_stream(seed: u64, index: u64, tag: u64) -> Vec<u8> {
 /// The bytes `toolSearch` is drawn from: (seed, index, "search").
 fn search_stream(seed: u64, index: u64) -> Vec<u8> {
     side_stream(seed, index, 0x7365_6172_6368_0000)
+}
+
+/// The bytes `workspace` is drawn from: (seed, index, "wkspace").
+fn workspace_stream(seed: u64, index: u64) -> Vec<u8> {
+    side_stream(seed, index, 0x776b_7370_6163_6500)
 }
 
 /// The bytes `call.stopWhen` and `toolCallFilter` are drawn from: (seed,
@@ -305,6 +311,8 @@ struct CaseGenerator {
     /// The stream `stopWhen` and `toolCallFilter` are drawn from
     /// (`stop_stream`).
     stop_bytes: Vec<u8>,
+    /// The stream `workspace` is drawn from (`workspace_stream`).
+    workspace_bytes: Vec<u8>,
 }
 
 impl CaseGenerator {
@@ -406,7 +414,55 @@ impl CaseGenerator {
         }
         self.resumption(u, &mut c)?;
         self.stop_and_filter(&mut c)?;
+        self.workspace(&mut c, &mut calls)?;
         Ok(c)
+    }
+
+    /// A `workspace` (`{}`, or renamed by a name drawn as keys are) in one
+    /// case of eight where it applies: beside what a workspace was measured
+    /// with (the agent's tools, toolsets, client tools, sub-agents,
+    /// workflows and the call's options), not beside approval, turns,
+    /// memory, tracing, MCP servers, dynamic tools, `toolSearch` or
+    /// `toolCallFilter` (docs/modelled.md). Its read tool is called in half
+    /// the steps of calls, at any place among them, or, where none is, in a
+    /// first step of its own (two cases of three).
+    fn workspace(&mut self, c: &mut Case, calls: &mut calls::Calls) -> Result<()> {
+        let bytes = std::mem::take(&mut self.workspace_bytes);
+        let s = &c.sources;
+        let applies = !c.drives_approval()
+            && c.turns.is_none()
+            && !c.tracing
+            && s.memory.is_none()
+            && s.mcp.is_none()
+            && !s.dynamic_tools
+            && c.tool_search.is_none()
+            && c.tool_call_filter.is_none();
+        let mut u = Unstructured::new(&bytes);
+        if bytes.is_empty() || !applies || !u.ratio(1u8, 8)? {
+            return Ok(());
+        }
+        let name = if u.ratio(1u8, 2)? {
+            Some(self.key_for_palette(&mut u)?)
+        } else {
+            None
+        };
+        let workspace = Workspace { name };
+        let mut called = false;
+        for reply in &mut c.replies {
+            if let Reply::ToolCalls(list) = reply {
+                if u.ratio(1u8, 2)? {
+                    let at = u.int_in_range(0..=list.len())?;
+                    list.insert(at, calls.workspace_call(&mut u, &workspace)?);
+                    called = true;
+                }
+            }
+        }
+        if !called && u.ratio(2u8, 3)? {
+            let call = calls.workspace_call(&mut u, &workspace)?;
+            c.replies.insert(0, Reply::ToolCalls(vec![call]));
+        }
+        c.workspace = Some(workspace);
+        Ok(())
     }
 
     /// A `stopWhen: { hasToolCall }` on a tenth of the calls, and a
@@ -1050,7 +1106,7 @@ mod tests {
             }
         }
         assert_eq!(
-            digest, 16_406_745_126_239_522_613,
+            digest, 995_207_208_705_288_553,
             "digest of seed 1, cases 0..200"
         );
     }
@@ -1216,6 +1272,70 @@ mod tests {
     /// `toolCallFilter` in at least 5 % of those with `memory: true`, where
     /// it has a recalled history to filter: the model's coverage of them is
     /// then measured, not assumed.
+    /// `workspace` is drawn in at least 5 % of the cases it applies to (no
+    /// approval, turns, memory, tracing, MCP, dynamic tools, `toolSearch`
+    /// or `toolCallFilter`) and in none of the others; renamed in some,
+    /// with names the rewrite changes among them; its read tool called by
+    /// each kind of name, with fitting arguments and others.
+    #[test]
+    fn workspace_is_drawn_in_5_percent_of_the_cases_it_applies_to() {
+        const N: u64 = 3000;
+        let (mut applies, mut drawn, mut renamed, mut rewritten) = (0u64, 0u64, 0u64, 0u64);
+        let (mut called, mut fitting, mut other_args) = (0u64, 0u64, 0u64);
+        for i in 0..N {
+            let c = generate(1, i);
+            let s = &c.sources;
+            let beside_unmeasured = c.drives_approval()
+                || c.turns.is_some()
+                || c.tracing
+                || s.memory.is_some()
+                || s.mcp.is_some()
+                || s.dynamic_tools
+                || c.tool_search.is_some()
+                || c.tool_call_filter.is_some();
+            let Some(w) = &c.workspace else {
+                applies += u64::from(!beside_unmeasured);
+                continue;
+            };
+            assert!(!beside_unmeasured, "case {i}: {c:?}");
+            applies += 1;
+            drawn += 1;
+            if let Some(name) = &w.name {
+                renamed += 1;
+                rewritten += u64::from(wire_name(name).is_some());
+            }
+            let path =
+                crate::js::json::Json::object([("path", crate::js::json::Json::str("a.txt"))]);
+            for r in &c.replies {
+                if let Reply::ToolCalls(list) = r {
+                    for call in list {
+                        let own = call.name == JsString::from("mastra_workspace_read_file");
+                        let given = w.name.as_ref().is_some_and(|n| {
+                            call.name == *n || wire_name(n).as_ref() == Some(&call.name)
+                        });
+                        if own || given {
+                            called += 1;
+                            if call.arguments == path {
+                                fitting += 1;
+                            } else {
+                                other_args += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        eprintln!(
+            "workspace in {drawn} of {applies} cases it applies to; renamed {renamed} ({rewritten} rewritten); {called} calls, {fitting} fitting, {other_args} not"
+        );
+        assert!(drawn * 20 >= applies, "{drawn} of {applies}");
+        assert!(
+            renamed > 0 && rewritten > 0 && renamed < drawn,
+            "{renamed} {rewritten} {drawn}"
+        );
+        assert!(fitting > 0 && other_args > 0, "{fitting} {other_args}");
+    }
+
     #[test]
     fn approval_memory_turns_and_tracing_are_each_drawn_in_5_percent() {
         const N: u64 = 3000;

@@ -202,8 +202,15 @@ fn naming(case: &Case, defect: Defect) -> Result<Vec<JsString>, Thrown> {
     for k in keys(case.client_tools.as_deref().unwrap_or_default()) {
         client.assign(k);
     }
+    // A workspace's read tool, under the name given, after the others (as
+    // from 1.9.0).
+    let mut workspace = Obj::new(defect);
+    if let Some(w) = &case.workspace {
+        let own = || JsString::from("mastra_workspace_read_file");
+        workspace.assign(w.name.clone().unwrap_or_else(own));
+    }
     let mut all = Obj::new(defect);
-    for part in [&agent, &toolset_tools, &client] {
+    for part in [&agent, &toolset_tools, &client, &workspace] {
         for k in part.ordered() {
             all.define(k);
         }

@@ -41,6 +41,9 @@ pub enum Aim {
     /// `toolSearch`'s `load_tool`, loading the tool behind the processor
     /// by this name (its key or its id), or `search_tools` (`None`).
     Search(Option<JsString>),
+    /// A `workspace`'s read tool, by the name the case gives it (`None`:
+    /// its own name).
+    Workspace(Option<JsString>),
     /// A property every object inherits.
     Inherited,
     /// Something the case never registered.
@@ -102,8 +105,17 @@ pub fn aims(c: &Case) -> Vec<Aim> {
     if c.tool_search.is_some() {
         out.push(Aim::Search(None));
     }
+    if let Some(w) = &c.workspace {
+        out.push(Aim::Workspace(w.name.clone()));
+    }
     out
 }
+
+/// The read tool's own name (Mastra's
+/// `WORKSPACE_TOOLS.FILESYSTEM.READ_FILE`), and the file the probe's
+/// workspace holds (docs/case-format.md, `workspace`).
+const WORKSPACE_READ_FILE: &str = "mastra_workspace_read_file";
+const WORKSPACE_FILE: &str = "a.txt";
 
 /// Prefixes models put before a tool's name (`functions.search_web`,
 /// `default_api:search`, a namespace with a colon as in
@@ -132,6 +144,14 @@ fn name_for(u: &mut Unstructured, aim: &Aim) -> Result<JsString> {
             JsString::from("updateWorkingMemory"),
             Some(JsString::from("update-working-memory")),
         ),
+        // Renamed, its own name is the other a model may call it by.
+        Aim::Workspace(given) => {
+            let own = JsString::from(WORKSPACE_READ_FILE);
+            match given {
+                Some(name) => (name.clone(), Some(own)),
+                None => (own, None),
+            }
+        }
         Aim::Search(None) => return Ok(JsString::from("search_tools")),
         Aim::Search(Some(_)) => return Ok(JsString::from("load_tool")),
         Aim::Inherited => return Ok(JsString::from(*u.choose(INHERITED)?)),
@@ -212,6 +232,7 @@ fn fitting(aim: &Aim) -> Json {
         Aim::Inherited | Aim::Unknown => city(),
         Aim::Search(None) => Json::object([("query", Json::str("weather"))]),
         Aim::Search(Some(name)) => Json::object([("toolName", Json::String(name.clone()))]),
+        Aim::Workspace(_) => Json::object([("path", Json::str(WORKSPACE_FILE))]),
     }
 }
 
@@ -249,6 +270,7 @@ fn field(aim: &Aim) -> &'static str {
         Aim::Workflow(_) => "inputData",
         Aim::Search(None) => "query",
         Aim::Search(Some(_)) => "toolName",
+        Aim::Workspace(_) => "path",
         _ => "city",
     }
 }
@@ -397,6 +419,22 @@ impl Calls {
         })
     }
 
+    /// A call of the `workspace`'s read tool, its name and arguments drawn
+    /// as any call's, its id the next.
+    pub fn workspace_call(
+        &mut self,
+        u: &mut Unstructured,
+        workspace: &crate::case::Workspace,
+    ) -> Result<ToolCallReply> {
+        let aim = Aim::Workspace(workspace.name.clone());
+        let others = self.aims.clone();
+        Ok(ToolCallReply {
+            id: self.id(u)?,
+            name: name_for(u, &aim)?,
+            arguments: arguments(u, &aim, &others)?,
+        })
+    }
+
     /// One reply of the parent's script: calls (one to four, any mix of
     /// targets), text, or an error.
     pub fn reply(&mut self, u: &mut Unstructured) -> Result<Reply> {
@@ -470,6 +508,7 @@ pub fn kinds(c: &Case) -> Vec<&'static str> {
         "workflow",
         "mcp",
         "working-memory",
+        "workspace",
         "inherited",
         "hallucinated",
         "reused-id",
@@ -494,6 +533,13 @@ pub fn kinds(c: &Case) -> Vec<&'static str> {
                     JsString::from("updateWorkingMemory"),
                     Some(JsString::from("update-working-memory")),
                     "working-memory",
+                ),
+                Aim::Workspace(given) => (
+                    given
+                        .clone()
+                        .unwrap_or_else(|| JsString::from(WORKSPACE_READ_FILE)),
+                    given.is_some().then(|| JsString::from(WORKSPACE_READ_FILE)),
+                    "workspace",
                 ),
                 Aim::Inherited | Aim::Unknown | Aim::Search(_) => continue,
             };
