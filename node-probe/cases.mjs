@@ -167,6 +167,38 @@ export async function loadInstall(installDir) {
   };
 }
 
+// The packages a case imports on its first use of what they serve (MCP,
+// memory and its storage, tracing, approval's storage and Mastra, workflows,
+// processors), imported before the hello instead. A probe's memory is read
+// against its reading after its first cases (`make bench`, and the pool when
+// it replaces probes by growth); imported on first use, these packages
+// arrived after that reading, so a process grew by them (about 50 MB) while
+// a replacement started below its own bound by less. Every probe of a run
+// meets such cases, so the import costs it nothing it would not pay anyway.
+// 0.x installs (`legacy`) import their own way and are left as they were.
+const IMPORTED_FIRST = [
+  '@mastra/mcp',
+  '@mastra/memory',
+  '@mastra/libsql',
+  '@mastra/observability',
+  '@mastra/core/mastra',
+  '@mastra/core/storage',
+  '@mastra/core/workflows',
+  '@mastra/core/processors',
+];
+
+/**
+ * Import `IMPORTED_FIRST` from the install. A package the install lacks, or
+ * that fails to load, fails here silently and again, as before, in the case
+ * that needs it (a failed import stays failed).
+ */
+export async function importFirst(lib) {
+  if (lib.legacy) return;
+  for (const specifier of IMPORTED_FIRST) {
+    await lib.importPackage(specifier).catch(() => {});
+  }
+}
+
 /**
  * Make the install's zod metadata registries hold their schemas weakly.
  *

@@ -8,7 +8,7 @@
 // write a single byte to it.
 
 import { CaseFault } from './agent.mjs';
-import { loadInstall, runCase } from './cases.mjs';
+import { importFirst, loadInstall, runCase } from './cases.mjs';
 import { eachLine } from './lines.mjs';
 import { relayFromEnvironment, startRelay } from './relay.mjs';
 import { claimStdout } from './stdio.mjs';
@@ -47,6 +47,7 @@ try {
   const relay = relayFromEnvironment();
   if (relay) await startRelay(relay);
   lib = await loadInstall(installDir);
+  await importFirst(lib);
 } catch (e) {
   // No hello: the driver reads this fault line (or EOF) as "version
   // unavailable". The stack goes to stderr, the line stays one sentence.

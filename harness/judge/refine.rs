@@ -20,6 +20,7 @@ use crate::js::json::Json;
 use crate::judge::compare::Verdict;
 use crate::judge::known::{IssueState, KnownIssues};
 use crate::judge::provider::{self, Rejection};
+use crate::judge::snapshot;
 use crate::model::Prediction;
 use crate::observation::Observed;
 use crate::version::spec::MastraVersion;
@@ -123,7 +124,7 @@ pub fn decide(base: Verdict, f: &Findings) -> Verdict {
 #[derive(Debug, Clone, Default)]
 pub struct Refiner {
     pub known: KnownIssues,
-    pub snapshots: crate::judge::snapshot::Shelf,
+    pub snapshots: snapshot::Shelf,
 }
 
 impl Refiner {
@@ -168,26 +169,20 @@ impl Refiner {
                 f.known_issue = Some((issue.id.clone(), state));
                 f.issue_about = Some((issue.title.clone(), issue.upstream.clone()));
             }
-            f.snapshot = snapshot_matches(&self.snapshots, &case.name(), version, bodies);
-            f.provider = match parsed {
-                Some(parsed) if parsed.len() == bodies.len() => {
-                    provider::check_parsed(case.route, parsed)
-                }
-                _ => provider::check(case.route, bodies),
+            let name = case.name();
+            (f.snapshot, f.provider) = match parsed {
+                Some(parsed) if parsed.len() == bodies.len() => (
+                    snapshot::check_parsed(&self.snapshots, &name, version, parsed),
+                    provider::check_parsed(case.route, parsed),
+                ),
+                _ => (
+                    snapshot::check(&self.snapshots, &name, version, bodies),
+                    provider::check(case.route, bodies),
+                ),
             };
         }
         (decide(base, &f), f)
     }
-}
-
-/// Whether the bodies match their stored snapshot (`None`: there is none).
-fn snapshot_matches(
-    shelf: &crate::judge::snapshot::Shelf,
-    case_name: &str,
-    version: MastraVersion,
-    bodies: &[crate::observation::Captured],
-) -> Option<bool> {
-    crate::judge::snapshot::check(shelf, case_name, version, bodies)
 }
 
 #[cfg(test)]

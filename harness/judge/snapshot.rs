@@ -14,7 +14,7 @@
 
 use crate::js::json::Json;
 use crate::js::string::JsString;
-use crate::observation::Captured;
+use crate::observation::{Captured, ParsedBody};
 use crate::version::spec::MastraVersion;
 use std::sync::Arc;
 
@@ -59,14 +59,22 @@ fn redact_ids(v: &Json, in_tool_calls: bool) -> Json {
 
 /// The snapshot text of a case's bodies on one version.
 pub fn text(bodies: &[Captured]) -> String {
-    if bodies.is_empty() {
+    let parsed: Vec<ParsedBody> = bodies.iter().map(Captured::json).collect();
+    text_parsed(&parsed)
+}
+
+/// `text`, of bodies already parsed (`Captured::json` of each, in order):
+/// the judge has them from the projection, and parsing each body again was
+/// a tenth of the harness's CPU a result.
+pub fn text_parsed(parsed: &[ParsedBody]) -> String {
+    if parsed.is_empty() {
         return "(no request was sent)\n".to_string();
     }
     let mut out = String::new();
-    for (i, b) in bodies.iter().enumerate() {
+    for (i, b) in parsed.iter().enumerate() {
         out.push_str(&format!("--- request {} ---\n", i + 1));
-        match b.json() {
-            Ok(body) => out.push_str(&normalize(&body).to_pretty_sorted()),
+        match b {
+            Ok(body) => out.push_str(&normalize(body).to_pretty_sorted()),
             Err(e) => out.push_str(&format!("(unreadable: {e})")),
         }
         out.push('\n');
@@ -138,6 +146,17 @@ pub fn check(
     Some(stored.trim_end() == text(bodies).trim_end())
 }
 
+/// `check`, of bodies already parsed (see `text_parsed`).
+pub fn check_parsed(
+    shelf: &Shelf,
+    case_name: &str,
+    version: MastraVersion,
+    parsed: &[ParsedBody],
+) -> Option<bool> {
+    let stored = snap_body(&shelf.text(&format!("{}.snap", name(case_name, version)))?)?;
+    Some(stored.trim_end() == text_parsed(parsed).trim_end())
+}
+
 /// A lone surrogate survives normalisation as the same code unit.
 #[doc(hidden)]
 pub fn _keeps_units(s: &JsString) -> bool {
@@ -177,6 +196,24 @@ mod tests {
     }
 
     #[test]
+    fn bodies_parsed_once_give_the_text_of_the_bodies() {
+        let bodies = [
+            Captured {
+                bytes: br#"{"id":"x","model":"m"}"#.to_vec(),
+                problem: None,
+            },
+            Captured {
+                bytes: b"not json".to_vec(),
+                problem: None,
+            },
+        ];
+        let parsed: Vec<ParsedBody> = bodies.iter().map(Captured::json).collect();
+        assert_eq!(text_parsed(&parsed), text(&bodies));
+        assert!(text(&bodies).contains("(unreadable: body is not JSON"));
+        assert_eq!(text_parsed(&[]), text(&[]));
+    }
+
+    #[test]
     fn a_body_is_checked_against_the_shelf_by_its_snapshot_name() {
         let v = MastraVersion::new(1, 67, 0);
         let bodies = [Captured {
@@ -188,6 +225,16 @@ mod tests {
             Shelf::new(move |file| (file == "1.67.0__report__x.snap").then(|| stored.clone()));
         assert_eq!(check(&shelf, "cases/report/x.json", v, &bodies), Some(true));
         assert_eq!(check(&shelf, "cases/report/y.json", v, &bodies), None);
+        let parsed: Vec<ParsedBody> = bodies.iter().map(Captured::json).collect();
+        assert_eq!(
+            check_parsed(&shelf, "cases/report/x.json", v, &parsed),
+            Some(true)
+        );
+        let other = [Ok(Json::parse(r#"{"model":"n"}"#).unwrap())];
+        assert_eq!(
+            check_parsed(&shelf, "cases/report/x.json", v, &other),
+            Some(false)
+        );
         assert_eq!(
             check(&Shelf::default(), "cases/report/x.json", v, &bodies),
             None
