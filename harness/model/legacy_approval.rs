@@ -215,12 +215,12 @@ pub(super) fn predict(
         // The resumed step runs every call of it again, in the step's
         // order, and the run goes on as without approval.
         _ if ran => {
-            if k > 0 {
-                return unmodelled(rel, "an answer to a held call after a first step");
-            }
             executed.extend(parts.step);
             executed.extend(parts.after);
-            Prediction::Projection(Projection { executed, ..p })
+            Prediction::Projection(Projection {
+                executed,
+                ..resumed_from_the_held_step(p, k)
+            })
         }
         Approval::Approve => {
             executed.extend(parts.after);
@@ -231,6 +231,21 @@ pub(super) fn predict(
             Prediction::Projection(declined(Projection { executed, ..p }, k, id))
         }
     }
+}
+
+/// In the fail-open band the resumed run's history starts at the held
+/// step: the requests after it carry none of the steps before it (0.20.0
+/// to 0.22.2, every route with scripted ids,
+/// `cases/approval/held-in-a-later-step-*-approved-stream.json`), where
+/// from 0.23.1 they carry the whole run.
+fn resumed_from_the_held_step(mut p: Projection, k: usize) -> Projection {
+    let before = p.requests.get(k).map_or(0, |r| r.history.len());
+    if let Some(resumed) = p.requests.get_mut(k + 1..) {
+        for r in resumed {
+            r.history.drain(..before.min(r.history.len()));
+        }
+    }
+    p
 }
 
 /// The run waiting at step `k`, `p` being the run without approval:
@@ -742,6 +757,30 @@ mod tests {
         assert_eq!(shape(&p), (1, 2, thrown.clone()));
         assert_eq!(ids(&p), ["get-weather"]);
         assert_eq!(shape(&on(&c, "0.21.1")), (2, 2, thrown));
+    }
+
+    /// Answered in the fail-open band, a call held in the second step runs
+    /// again and the resumed run's history starts at it; from 0.23.1 it
+    /// runs once and the history keeps the first step.
+    #[test]
+    fn an_answer_to_a_call_held_in_a_later_step() {
+        let c = parse(
+            r#"{"about":"a","tools":["search.web",{"key":"files.delete","id":"delete-file","description":"d","requireApproval":true}],
+            "call":{"method":"stream"},
+            "replies":[{"toolCalls":[{"id":"c1","name":"search_web","arguments":{"city":"P"}}]},
+              {"toolCalls":[{"id":"c2","name":"files_delete","arguments":{"city":"P"}}]},{"text":"done"}],
+            "approvals":{"c2":"approve"}}"#,
+        );
+        let first_call = |p: &Projection| match p.requests[2].history.first() {
+            Some(HistoryItem::Call(name)) => name.to_rust().unwrap_or_default(),
+            other => format!("{other:?}"),
+        };
+        let open = on(&c, "0.22.2");
+        assert_eq!(ids(&open), ["get-weather", "delete-file", "delete-file"]);
+        assert_eq!(first_call(&open), "files_delete");
+        let held = on(&c, "0.23.1");
+        assert_eq!(ids(&held), ["get-weather", "delete-file"]);
+        assert_eq!(first_call(&held), "search_web");
     }
 
     /// A call naming no tool beside a held call fails the step from
