@@ -1986,6 +1986,17 @@ pub(super) fn project(
     search: Option<SearchState>,
 ) -> Result<Replayed, String> {
     let (base, base_spans) = base;
+    if let Some(retried) = Retried::of(case, rel, taken) {
+        return retried.project(
+            case,
+            rel,
+            tools,
+            (base, base_spans),
+            resumed,
+            api_error,
+            search,
+        );
+    }
     let own = |projection, spans| Replayed {
         projection,
         spans,
@@ -2041,6 +2052,123 @@ pub(super) fn project(
         spans,
         loaded,
     })
+}
+
+/// An approval case whose script has API errors that are retried and
+/// whose retry gets a reply that goes on (calls or text), before
+/// `NO_RETRIES` (1.11.0): each retried attempt is a request like the one
+/// after it, so the run is the one of the script without the failed
+/// attempts, each step's request sent once more for each of them.
+/// Measured on 1.0.4, every route (fuzz seed 1 cases 612 and 899: a 500
+/// retried into calls that a policy holds, or that throw a name no tool
+/// has; `cases/approval/error-reply-retried-into-*`, held, and approved
+/// with a later 503 and 500 retried into text), and as modelled on 1.67.0
+/// and 1.71.0, which retry nothing.
+struct Retried {
+    /// For each step of the script without them, how many failed attempts
+    /// came before its own.
+    attempts: Vec<usize>,
+    /// The script without them.
+    replies: Vec<Reply>,
+    /// How many of them the parent's requests took.
+    taken: usize,
+}
+
+impl Retried {
+    /// Where the parent's requests took `taken` of the case's replies.
+    fn of(case: &Case, rel: &Release, taken: usize) -> Option<Retried> {
+        let retries = rel.retries() as usize;
+        let failed = |r: &Reply| matches!(r, Reply::Error { status, .. } if super::releases::legacy::retryable(rel, *status));
+        let (mut attempts, mut replies) = (Vec::new(), Vec::new());
+        let taken = taken.min(case.replies.len());
+        let mut i = 0;
+        while i < taken {
+            let mut r = 0;
+            while r < retries && i + r < taken && failed(&case.replies[i + r]) {
+                r += 1;
+            }
+            let reply = &case.replies[(i + r).min(taken - 1)];
+            let goes_on = i + r < taken && !matches!(reply, Reply::Error { .. });
+            if r > 0 && !goes_on {
+                // Retried into an error: the run ends there, as without
+                // retries (`ends_in_error`).
+                break;
+            }
+            attempts.push(r);
+            replies.push(reply.clone());
+            i += r + 1;
+            if matches!(reply, Reply::Text(_) | Reply::Error { .. }) {
+                break;
+            }
+        }
+        if attempts.iter().all(|&r| r == 0) {
+            return None;
+        }
+        replies.extend(case.replies[i..].iter().cloned());
+        let dropped = attempts.iter().sum::<usize>();
+        Some(Retried {
+            attempts,
+            replies,
+            taken: taken - dropped,
+        })
+    }
+
+    /// `project` of the script without the failed attempts, their requests
+    /// then put back before the step's own. Where an answer resumes the
+    /// run, beside `toolSearch` or a sub-agent (whose requests come
+    /// between the parent's), not modelled.
+    #[allow(clippy::too_many_arguments)]
+    fn project(
+        self,
+        case: &Case,
+        rel: &Release,
+        tools: &Record<ToolValue>,
+        (mut base, spans): (Projection, Vec<SpanCall>),
+        resumed: Option<Resumed>,
+        api_error: bool,
+        search: Option<SearchState>,
+    ) -> Result<Replayed, String> {
+        let sub_agent = case.replies.iter().any(|r| match r {
+            Reply::ToolCalls(list) => list.iter().any(|c| {
+                reached(tools, &c.name)
+                    .is_some_and(|(_, v)| matches!(v.origin, ToolOrigin::SubAgent(_)))
+            }),
+            _ => false,
+        });
+        if resumed.is_some_and(|r| r.projection.is_some()) || search.is_some() || sub_agent {
+            return Err(
+                "an approval case with an error reply retried into one that goes on".into(),
+            );
+        }
+        // The failed attempts' requests, by their place in `base`.
+        let mut at = 0;
+        let mut drop = Vec::new();
+        for &r in &self.attempts {
+            drop.extend(at..at + r);
+            at += r + 1;
+        }
+        if drop.last().is_some_and(|&d| d >= base.requests.len()) {
+            return Err(
+                "an approval case with an error reply retried into one that goes on".into(),
+            );
+        }
+        for &d in drop.iter().rev() {
+            base.requests.remove(d);
+        }
+        let mut collapsed = case.clone();
+        collapsed.replies = self.replies;
+        let taken = (api_error, self.taken);
+        let mut out = project(&collapsed, rel, tools, (base, spans), None, taken, None)?;
+        let requests = &mut out.projection.requests;
+        for (k, &r) in self.attempts.iter().enumerate().rev() {
+            if let Some(request) = requests.get(k).cloned() {
+                for _ in 0..r {
+                    requests.insert(k, request.clone());
+                }
+            }
+        }
+        Ok(out)
+    }
 }
 
 /// What `project` gives: the projection, the tool spans of the calls that

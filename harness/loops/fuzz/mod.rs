@@ -808,11 +808,13 @@ mod tests {
         // call that fails its validation, 42 (1.2 %, limit 1.19 %) once a
         // run no answer resumes was no longer made resumed, 40 (1.1 %, limit
         // 1.14 %) once a memory's turn after one left held beside
-        // `approvals` that answer none of its calls was. A ratchet, not a
+        // `approvals` that answer none of its calls was, 39 (1.1 %, limit
+        // 1.11 %) once an error reply retried into one that goes on was. A
+        // ratchet, not a
         // goal: it fails when the share grows, and comes down as the rest is
         // modelled.
         assert!(
-            user.1 * 10_000 < user.0 * 114,
+            user.1 * 10_000 < user.0 * 111,
             "the user's surface: {user:?}"
         );
         assert!(
