@@ -784,6 +784,22 @@ fn error_before_requests(
         let message = JsString::from(releases::SUB_AGENTS_THROW_MESSAGE);
         return Some(error_view(Some(failed_id), message, None));
     }
+    // createWorkspaceTools refuses a name its record already holds
+    // (`if (tools[exposedName]) throw`), and a plain object holds every
+    // inherited name (`WORKSPACE_TOOL_RENAMES`).
+    let inherited = case.workspace.as_ref().and_then(|w| w.name.as_ref());
+    if let Some(name) =
+        inherited.filter(|n| rel.workspace_tool_renames && crate::naming::is_inherited_name(n))
+    {
+        let mut message = JsString::from("Duplicate workspace tool name \"");
+        message = message.concat(name);
+        message.push_str("\": tool \"");
+        message.push_str(sources::WORKSPACE_READ_FILE);
+        message.push_str(
+            "\" conflicts with an already-registered tool. Check your tools config for duplicate \"name\" values.",
+        );
+        return Some(error_view(Some(failed_id), message, None));
+    }
     if !rel.formats_tools {
         return None;
     }

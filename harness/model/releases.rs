@@ -845,7 +845,10 @@ release_table! {
     /// A workspace tool can be renamed (`WorkspaceToolConfig.name`): the
     /// name given replaces its record key and its id (`exposedName =
     /// config.name ?? name`), and two tools given one name throw "Duplicate
-    /// workspace tool name"; the workspace's tools are spread after the
+    /// workspace tool name", as does a name every plain object inherits
+    /// (`if (tools[exposedName]) throw`: `__defineGetter__`, `toString`,
+    /// ..., fuzz seed 1 cases 208, 499, 1128, 1209 on 1.67.0, and 1.9.0 and
+    /// 1.71.0, before any request); the workspace's tools are spread after the
     /// agent's own (`convertTools`). The case field `workspace`
     /// (`cases/workspace/`). First in 1.9.0 (1.9.0 `dist/chunk-SEKQJ447.js:7815`;
     /// the 1.8.0 dist has workspace tools and no `exposedName`, and no

@@ -1266,3 +1266,29 @@ fn the_workspace_read_tool_checks_its_arguments() {
         );
     }
 }
+
+/// From 1.9.0 a workspace tool renamed to a name every object inherits
+/// throws before any request ("Duplicate workspace tool name"); before,
+/// the name is ignored.
+#[test]
+fn a_workspace_tool_renamed_to_an_inherited_name_throws_from_1_9() {
+    for name in ["__defineGetter__", "toString", "__proto__"] {
+        let c = case(&format!(
+            r#"{{"about":"a","tools":["a"],"workspace":{{"name":"{name}"}},"replies":[{{"text":"done"}}]}}"#
+        ));
+        let p = projection(&c, "1.9.0");
+        let e = p.error.as_ref().expect("it throws");
+        assert!(
+            e.message
+                .to_lossy()
+                .starts_with(&format!("Duplicate workspace tool name \"{name}\"")),
+            "{e:?}"
+        );
+        assert!(p.requests.is_empty());
+        assert!(projection(&c, "1.8.0").error.is_none(), "{name}");
+    }
+    let plain = case(
+        r#"{"about":"a","tools":["a"],"workspace":{"name":"files.read"},"replies":[{"text":"done"}]}"#,
+    );
+    assert!(projection(&plain, "1.9.0").error.is_none());
+}
