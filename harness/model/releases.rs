@@ -836,9 +836,10 @@ release_table! {
     /// `Workspace` is exported (`@mastra/core/workspace`), and an agent
     /// given one offers its tools: with every tool but
     /// `mastra_workspace_read_file` disabled (`tools: { enabled: false, ... }`),
-    /// that one tool, keyed and named `mastra_workspace_read_file`, before
-    /// the agent's own tools (to 1.8.0; after them from 1.9.0,
-    /// `WORKSPACE_TOOL_RENAMES`). First in 1.1.0: the 1.0.4 dist has no
+    /// that one tool, keyed and named `mastra_workspace_read_file`, spread
+    /// after the agent's own tools and every other source's (`convertTools`,
+    /// 1.8.0 `dist/chunk-VBPU6CLZ.js:21204`; `formatTools` then moves the
+    /// keys it rewrites after it). First in 1.1.0: the 1.0.4 dist has no
     /// `workspace/` (`cases/workspace/`, `run --cases cases/workspace
     /// --versions '>=1.0.4'`).
     WORKSPACE_TOOLS => workspace_tools: (1, 1, 0);
