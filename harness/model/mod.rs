@@ -136,23 +136,16 @@ fn merged_tools(case: &Case) -> Record<ToolValue> {
 }
 
 /// Mastra's request record, before `formatTools`, as the release builds
-/// it: `merged_tools_on`, with the `workspace`'s tool before the others to
-/// 1.8.0 and after them from 1.9.0 (`WORKSPACE_TOOL_RENAMES`; before, a
-/// case holds nothing else beside it: `workspace_outside`).
+/// it: `merged_tools_on`, then the `workspace`'s tool, under the name given
+/// from 1.9.0 (`WORKSPACE_TOOL_RENAMES`), else its own. `formatTools`
+/// moves each key it rewrites to the end, so the read tool, whose own name
+/// needs no rewrite, comes before the rewritten ones (observed on 1.1.0 to
+/// 1.8.0: `cases/workspace/beside-*`).
 fn tools_on(case: &Case, rel: &Release) -> Record<ToolValue> {
-    let others = merged_tools_on(case, rel.on_0x().then_some(rel));
-    if case.workspace.is_none() {
-        return others;
-    }
-    let renames = rel.workspace_tool_renames;
-    let workspace = sources::workspace_tools(case.workspace.as_ref(), renames);
-    let mut all = Record::new();
-    if renames {
-        all.spread_from(&others);
-        all.spread_from(&workspace);
-    } else {
-        all.spread_from(&workspace);
-        all.spread_from(&others);
+    let mut all = merged_tools_on(case, rel.on_0x().then_some(rel));
+    if case.workspace.is_some() {
+        let renames = rel.workspace_tool_renames;
+        all.spread_from(&sources::workspace_tools(case.workspace.as_ref(), renames));
     }
     all
 }
@@ -499,10 +492,9 @@ fn predict_calls(case: &Case, version: MastraVersion) -> Prediction {
 
 /// A `workspace` case on a release without `Workspace` (not applicable),
 /// or beside what was not measured with one: anything but the agent's own
-/// tools, toolsets, client tools, workflows, sub-agents from 1.9.0 (before,
-/// the workspace's tool comes after them: `cases/workspace/beside-*` on
-/// 1.8.0) and the call's options. On 1.12.0 it throws before its first
-/// request (`error_before_requests`).
+/// tools, toolsets, client tools, workflows, sub-agents and the call's
+/// options. On 1.12.0 it throws before its first request
+/// (`error_before_requests`).
 fn workspace_outside(case: &Case, rel: &Release) -> Option<Prediction> {
     case.workspace.as_ref()?;
     let version = &rel.version;
@@ -521,12 +513,6 @@ fn workspace_outside(case: &Case, rel: &Release) -> Option<Prediction> {
         workflows: case.sources.workflows.clone(),
         ..Default::default()
     };
-    if case.sources.agents.is_some() && !rel.workspace_tool_renames {
-        return Some(Prediction::Unmodelled(format!(
-            "a workspace beside sub-agents before {}: the sub-agent's tool and the workspace's first, then the others, not modelled",
-            releases::WORKSPACE_TOOL_RENAMES.first
-        )));
-    }
     let beside = case.tool_search.is_some()
         || case.tool_call_filter.is_some()
         || case.sources != measured
@@ -781,10 +767,31 @@ fn error_before_requests(
     // listAgentTools runs before formatTools: on the releases where it
     // throws for any sub-agent, that is the call's error.
     let has_sub_agents = case.sources.agents.as_ref().is_some_and(|a| !a.is_empty());
-    // So does a workspace's, on the release where its tools' schemas fail
-    // the same way (`WORKSPACE_SCHEMA_THROWS`).
-    let workspace_throws = rel.workspace_schema_throws && case.workspace.is_some();
-    if (rel.sub_agents_throw && has_sub_agents) || workspace_throws {
+    if rel.sub_agents_throw && has_sub_agents {
+        let message = JsString::from(releases::SUB_AGENTS_THROW_MESSAGE);
+        return Some(error_view(Some(failed_id), message, None));
+    }
+    // createWorkspaceTools refuses a name its record already holds
+    // (`if (tools[exposedName]) throw`), and a plain object holds every
+    // inherited name (`WORKSPACE_TOOL_RENAMES`).
+    let inherited = case.workspace.as_ref().and_then(|w| w.name.as_ref());
+    if let Some(name) =
+        inherited.filter(|n| rel.workspace_tool_renames && crate::naming::is_inherited_name(n))
+    {
+        let mut message = JsString::from("Duplicate workspace tool name \"");
+        message = message.concat(name);
+        message.push_str("\": tool \"");
+        message.push_str(sources::WORKSPACE_READ_FILE);
+        message.push_str(
+            "\" conflicts with an already-registered tool. Check your tools config for duplicate \"name\" values.",
+        );
+        return Some(error_view(Some(failed_id), message, None));
+    }
+    // Then the workspace's tools' schemas, on the release where they fail
+    // as a sub-agent's do (`WORKSPACE_SCHEMA_THROWS`; the name is checked
+    // first: `cases/workspace/renamed-to-an-inherited-name-throws-*` on
+    // 1.12.0).
+    if rel.workspace_schema_throws && case.workspace.is_some() {
         let message = JsString::from(releases::SUB_AGENTS_THROW_MESSAGE);
         return Some(error_view(Some(failed_id), message, None));
     }

@@ -836,16 +836,20 @@ release_table! {
     /// `Workspace` is exported (`@mastra/core/workspace`), and an agent
     /// given one offers its tools: with every tool but
     /// `mastra_workspace_read_file` disabled (`tools: { enabled: false, ... }`),
-    /// that one tool, keyed and named `mastra_workspace_read_file`, before
-    /// the agent's own tools (to 1.8.0; after them from 1.9.0,
-    /// `WORKSPACE_TOOL_RENAMES`). First in 1.1.0: the 1.0.4 dist has no
+    /// that one tool, keyed and named `mastra_workspace_read_file`, spread
+    /// after the agent's own tools and every other source's (`convertTools`,
+    /// 1.8.0 `dist/chunk-VBPU6CLZ.js:21204`; `formatTools` then moves the
+    /// keys it rewrites after it). First in 1.1.0: the 1.0.4 dist has no
     /// `workspace/` (`cases/workspace/`, `run --cases cases/workspace
     /// --versions '>=1.0.4'`).
     WORKSPACE_TOOLS => workspace_tools: (1, 1, 0);
     /// A workspace tool can be renamed (`WorkspaceToolConfig.name`): the
     /// name given replaces its record key and its id (`exposedName =
     /// config.name ?? name`), and two tools given one name throw "Duplicate
-    /// workspace tool name"; the workspace's tools are spread after the
+    /// workspace tool name", as does a name every plain object inherits
+    /// (`if (tools[exposedName]) throw`: `__defineGetter__`, `toString`,
+    /// ..., fuzz seed 1 cases 208, 499, 1128, 1209 on 1.67.0, and 1.9.0 and
+    /// 1.71.0, before any request); the workspace's tools are spread after the
     /// agent's own (`convertTools`). The case field `workspace`
     /// (`cases/workspace/`). First in 1.9.0 (1.9.0 `dist/chunk-SEKQJ447.js:7815`;
     /// the 1.8.0 dist has workspace tools and no `exposedName`, and no

@@ -1153,8 +1153,8 @@ fn tool_call_filter_takes_out_a_call_sent_back_by_reference() {
 
 /// A workspace's read tool renamed `files.read`: from 1.9.0 sent as
 /// `files_read` after the agent's tools and run by the name given; before,
-/// the name ignored and the tool first; before 1.1.0 there is no
-/// `Workspace`; beside a sub-agent before 1.9.0 the model does not say.
+/// the name ignored, and first only as the rewrite moves `search_web`
+/// after it; before 1.1.0 there is no `Workspace`.
 #[test]
 fn a_renamed_workspace_tool_is_sent_after_the_agents_tools_from_1_9() {
     let c = |extra: &str| {
@@ -1180,8 +1180,18 @@ fn a_renamed_workspace_tool_is_sent_after_the_agents_tools_from_1_9() {
     assert!(!projection(&c(""), "1.0.4").applicable);
     let helper = c(r#","agents":["helper"]"#);
     assert_eq!(names(&projection(&helper, "1.71.0"), 0)[2], "files_read");
-    let beside = predict(&helper, v("1.8.0"));
-    assert!(matches!(beside, Prediction::Unmodelled(_)), "{beside:?}");
+    // Spread last on 1.8.0 too: formatTools moves the rewritten key after
+    // the two names it keeps.
+    assert_eq!(
+        names(&projection(&helper, "1.8.0"), 0),
+        ["agent-helper", "mastra_workspace_read_file", "search_web"]
+    );
+    let kept =
+        case(r#"{"about":"a","tools":["zeta","a"],"workspace":{},"replies":[{"text":"done"}]}"#);
+    assert_eq!(
+        names(&projection(&kept, "1.8.0"), 0),
+        ["zeta", "a", "mastra_workspace_read_file"]
+    );
 }
 
 /// On 1.12.0 a workspace throws before the call's first request, by
@@ -1265,4 +1275,30 @@ fn the_workspace_read_tool_checks_its_arguments() {
             "{args} on {version}: {p:?}"
         );
     }
+}
+
+/// From 1.9.0 a workspace tool renamed to a name every object inherits
+/// throws before any request ("Duplicate workspace tool name"); before,
+/// the name is ignored.
+#[test]
+fn a_workspace_tool_renamed_to_an_inherited_name_throws_from_1_9() {
+    for name in ["__defineGetter__", "toString", "__proto__"] {
+        let c = case(&format!(
+            r#"{{"about":"a","tools":["a"],"workspace":{{"name":"{name}"}},"replies":[{{"text":"done"}}]}}"#
+        ));
+        let p = projection(&c, "1.9.0");
+        let e = p.error.as_ref().expect("it throws");
+        assert!(
+            e.message
+                .to_lossy()
+                .starts_with(&format!("Duplicate workspace tool name \"{name}\"")),
+            "{e:?}"
+        );
+        assert!(p.requests.is_empty());
+        assert!(projection(&c, "1.8.0").error.is_none(), "{name}");
+    }
+    let plain = case(
+        r#"{"about":"a","tools":["a"],"workspace":{"name":"files.read"},"replies":[{"text":"done"}]}"#,
+    );
+    assert!(projection(&plain, "1.9.0").error.is_none());
 }

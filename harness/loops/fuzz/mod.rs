@@ -692,8 +692,6 @@ mod tests {
             "toolSearch over text with a lone surrogate",
             "search_tools over ",
             "load_tool called other than with one toolName",
-            // `workspace`, in docs/modelled.md ("a workspace beside …").
-            "a workspace beside sub-agents before ",
         ];
         // What `model/approval.rs` and `model/turns.rs` leave, each in
         // docs/modelled.md ("What the user's code is handed").
