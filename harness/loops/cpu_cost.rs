@@ -1,5 +1,6 @@
 //! `bench`'s account of where the cores go: the workload run once more under
-//! the `CpuMeter`, its plain cases apart from its MCP cases, with the CPU
+//! the `CpuMeter`, its plain cases apart from its MCP cases (and each of
+//! those with approval, memory or tracing alone), with the CPU
 //! seconds of each kind of process (the harness, the probes, the MCP
 //! servers, installs) per result, and each probe's resident memory after
 //! the first hundred results and at the last.
@@ -75,6 +76,19 @@ fn is_mcp(c: &Case) -> bool {
     c.sources.mcp.is_some()
 }
 
+/// The kinds of case that cost a probe the most (a `Mastra` with storage or
+/// observability, a memory store built for the case, held and resumed
+/// runs): more of the MCP cases are of them than of the plain ones.
+fn of_the_heavy_kinds(c: &Case) -> bool {
+    c.drives_approval() || c.sources.memory.is_some() || c.tracing
+}
+
+/// The parts of the workload metered apart: the bar's two, then the same
+/// two of the heavy kinds alone, an additional figure of how much of the
+/// MCP cases' cost is their mix.
+pub const PLAIN_HEAVY: &str = "plain, with approval, memory or tracing";
+pub const MCP_HEAVY: &str = "mcp, with approval, memory or tracing";
+
 /// One metered run of `cases` (fresh probes: the pool starts them per run),
 /// counted from its first result, so that the probes' start (Node and the
 /// import of Mastra, paid once a probe) is left out as in every rate of
@@ -116,8 +130,21 @@ pub fn cpu_cost(
     workload: &[Case],
 ) -> Result<CpuCost, String> {
     let (mcp, plain): (Vec<Case>, Vec<Case>) = workload.iter().cloned().partition(is_mcp);
+    let heavy = |cases: &[Case]| -> Vec<Case> {
+        cases
+            .iter()
+            .filter(|c| of_the_heavy_kinds(c))
+            .cloned()
+            .collect()
+    };
+    let (plain_heavy, mcp_heavy) = (heavy(&plain), heavy(&mcp));
     let mut parts = Vec::new();
-    for (name, cases) in [("plain", &plain), ("mcp", &mcp)] {
+    for (name, cases) in [
+        ("plain", &plain),
+        ("mcp", &mcp),
+        (PLAIN_HEAVY, &plain_heavy),
+        (MCP_HEAVY, &mcp_heavy),
+    ] {
         if cases.is_empty() {
             continue;
         }
@@ -295,8 +322,9 @@ pub fn markdown(cpu: &Json) -> Result<String, String> {
         "\n## Where the cores go\n\n\
          The workload once more under a meter of `/proc` (`observe::cpu`), counted from its first \
          result (the probes' start left out, as in every rate above), its plain cases apart \
-         from its MCP cases: CPU seconds by kind of process, a reaped child charged its whole \
-         time through its parent's reaped time.\n\n\
+         from its MCP cases, then each of those with approval, memory or tracing alone: CPU \
+         seconds by kind of process, a reaped child charged its whole time through its \
+         parent's reaped time.\n\n\
          | cases | results | wall s | CPU ms a result | harness s | probes s | MCP servers s | installs s | other s |\n\
          |---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
@@ -330,6 +358,14 @@ pub fn markdown(cpu: &Json) -> Result<String, String> {
     if let (Some(m), Some(p)) = (of("mcp"), of("plain")) {
         out.push_str(&format!(
             "\nMCP cases ÷ plain cases, CPU a result: {:.2}\n",
+            m / p.max(1e-9)
+        ));
+    }
+    if let (Some(m), Some(p)) = (of(MCP_HEAVY), of(PLAIN_HEAVY)) {
+        out.push_str(&format!(
+            "\nAn additional figure, not the one above: the MCP cases with approval, memory or \
+             tracing ÷ the plain cases with approval, memory or tracing, CPU a result: {:.2} \
+             (more of the MCP cases are of those kinds than of the plain ones)\n",
             m / p.max(1e-9)
         ));
     }
@@ -440,6 +476,43 @@ mod tests {
             md.contains(
                 "| past 1.2× their reading after 100 | 25.00 | 11 | 300, 150 | 330, 165 | +10 % |"
             ),
+            "{md}"
+        );
+    }
+
+    fn part(name: &'static str, results: usize, probe_seconds: f64) -> Part {
+        let mut cpu = CpuTally::default();
+        cpu.seconds.insert(Kind::Probe, probe_seconds);
+        Part {
+            name,
+            results,
+            wall: 1.0,
+            cpu,
+        }
+    }
+
+    #[test]
+    fn the_heavy_kinds_ratio_is_a_line_apart_from_the_bars() {
+        let cost = CpuCost {
+            parts: vec![
+                part("plain", 100, 1.0),
+                part("mcp", 10, 0.2),
+                part(PLAIN_HEAVY, 40, 0.8),
+                part(MCP_HEAVY, 5, 0.11),
+            ],
+            memory: Vec::new(),
+        };
+        let md = markdown(&cost.to_json()).unwrap();
+        assert!(
+            md.contains("MCP cases ÷ plain cases, CPU a result: 2.00\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains("÷ the plain cases with approval, memory or tracing, CPU a result: 1.10 "),
+            "{md}"
+        );
+        assert!(
+            md.contains("| mcp, with approval, memory or tracing | 5 | 1.0 | 22.00 |"),
             "{md}"
         );
     }
