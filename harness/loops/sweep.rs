@@ -11,7 +11,7 @@
 use crate::case::Case;
 use crate::js::json::Json;
 use crate::judge::case_result::CaseResult;
-use crate::judge::compare::comparable;
+use crate::judge::compare::{comparable, Verdict};
 use crate::loops::provenance::Provenance;
 use crate::model::{predict, Prediction};
 use crate::projection::Projection;
@@ -28,7 +28,8 @@ pub struct Sample {
     pub version: MastraVersion,
     /// The observed projection as compared (`None`: the case did not run).
     pub observed: Option<Json>,
-    /// The model did not predict it.
+    /// The model did not predict it: it diverged, or the model says
+    /// unmodelled (a change to or from it is no modelled change).
     pub divergent: bool,
 }
 
@@ -38,7 +39,7 @@ impl Sample {
             case: r.case.clone(),
             version: r.version,
             observed: r.observed.projection().map(comparable),
-            divergent: r.verdict.is_divergence(),
+            divergent: r.verdict.is_divergence() || matches!(r.verdict, Verdict::Unmodelled),
         }
     }
 }
@@ -143,6 +144,7 @@ pub fn from_report(
                 (true, true) => comparable(&p) != comparable(o),
                 _ => true,
             },
+            (Some(_), Prediction::Unmodelled(_)) => true,
             _ => false,
         };
         out.push(Sample {
@@ -415,5 +417,54 @@ mod tests {
         let err = from_report(&doc(gone), root).unwrap_err();
         assert!(err.contains("results[0].case"), "{err}");
         assert!(err.contains("no-such-case.json"), "{err}");
+    }
+
+    #[test]
+    fn a_change_to_or_from_an_unmodelled_result_is_not_modelled() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let path = "cases/approval/reused-call-id-answered-declined-stream.json";
+        let case = crate::run::corpus::read_case(&root.join(path)).unwrap();
+        let (open, held) = (MastraVersion::new(0, 22, 2), MastraVersion::new(0, 23, 1));
+        assert!(matches!(predict(&case, open), Prediction::Unmodelled(_)));
+        let Prediction::Projection(p) = predict(&case, held) else {
+            panic!("{held} is modelled");
+        };
+        let observed = |v: MastraVersion, projection: Json| {
+            Json::object([
+                ("case", Json::str(path)),
+                ("version", Json::str(&v.to_string())),
+                ("verdict", Json::str("as-modelled")),
+                ("observed", projection),
+            ])
+        };
+        // What 0.22.2 observed matters not, only that it differs.
+        let other = Projection::empty();
+        assert!(!p.requests.is_empty());
+        let report = Json::object([
+            (
+                "run",
+                Json::object([(
+                    "versions",
+                    Json::Array(vec![Json::str("0.22.2"), Json::str("0.23.1")]),
+                )]),
+            ),
+            (
+                "results",
+                Json::Array(vec![
+                    observed(open, other.to_json()),
+                    observed(held, p.to_json()),
+                ]),
+            ),
+        ]);
+        let doc = ReportDoc::parse(&report.to_compact()).unwrap();
+        let (_, samples) = from_report(&doc, root).unwrap();
+        assert!(
+            samples[0].divergent,
+            "an unmodelled result counts as unpredicted"
+        );
+        assert!(!samples[1].divergent);
+        let cs = changes(&samples);
+        assert_eq!(cs.len(), 1);
+        assert!(!cs[0].modelled);
     }
 }
