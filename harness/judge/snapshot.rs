@@ -142,8 +142,7 @@ pub fn check(
     version: MastraVersion,
     bodies: &[Captured],
 ) -> Option<bool> {
-    let stored = snap_body(&shelf.text(&format!("{}.snap", name(case_name, version)))?)?;
-    Some(stored.trim_end() == text(bodies).trim_end())
+    Some(stored(shelf, case_name, version)?.trim_end() == text(bodies).trim_end())
 }
 
 /// `check`, of bodies already parsed (see `text_parsed`).
@@ -153,8 +152,12 @@ pub fn check_parsed(
     version: MastraVersion,
     parsed: &[ParsedBody],
 ) -> Option<bool> {
-    let stored = snap_body(&shelf.text(&format!("{}.snap", name(case_name, version)))?)?;
-    Some(stored.trim_end() == text_parsed(parsed).trim_end())
+    Some(stored(shelf, case_name, version)?.trim_end() == text_parsed(parsed).trim_end())
+}
+
+/// The stored snapshot's body of a case on a version, if there is one.
+fn stored(shelf: &Shelf, case_name: &str, version: MastraVersion) -> Option<String> {
+    snap_body(&shelf.text(&format!("{}.snap", name(case_name, version)))?)
 }
 
 /// A lone surrogate survives normalisation as the same code unit.

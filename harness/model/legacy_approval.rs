@@ -742,16 +742,22 @@ mod tests {
         assert_eq!(ids(&p), ["delete-file"]);
     }
 
+    /// A first step's call of `search.web`, then one of `files.delete`,
+    /// which its own `requireApproval` holds; `extra` ends the case's object.
+    fn held_in_the_second_step(method: &str, extra: &str) -> Case {
+        parse(&format!(
+            r#"{{"about":"a","tools":["search.web",{{"key":"files.delete","id":"delete-file","description":"d","requireApproval":true}}],
+            "call":{{"method":"{method}"}},
+            "replies":[{{"toolCalls":[{{"id":"c1","name":"search_web","arguments":{{"city":"P"}}}}]}},
+              {{"toolCalls":[{{"id":"c2","name":"files_delete","arguments":{{"city":"P"}}}}]}},{{"text":"done"}}]{extra}}}"#
+        ))
+    }
+
     /// A call held in a second step: the first step's call ran, the run
     /// waits after the second request; `generate()` throws.
     #[test]
     fn a_call_held_in_a_later_step() {
-        let c = parse(
-            r#"{"about":"a","tools":["search.web",{"key":"files.delete","id":"delete-file","description":"d","requireApproval":true}],
-            "call":{"method":"generate"},
-            "replies":[{"toolCalls":[{"id":"c1","name":"search_web","arguments":{"city":"P"}}]},
-              {"toolCalls":[{"id":"c2","name":"files_delete","arguments":{"city":"P"}}]},{"text":"done"}]}"#,
-        );
+        let c = held_in_the_second_step("generate", "");
         let thrown = Some(super::GENERATE_SUSPENDED_MESSAGE.to_string());
         let p = on(&c, "0.24.9");
         assert_eq!(shape(&p), (1, 2, thrown.clone()));
@@ -764,13 +770,7 @@ mod tests {
     /// runs once and the history keeps the first step.
     #[test]
     fn an_answer_to_a_call_held_in_a_later_step() {
-        let c = parse(
-            r#"{"about":"a","tools":["search.web",{"key":"files.delete","id":"delete-file","description":"d","requireApproval":true}],
-            "call":{"method":"stream"},
-            "replies":[{"toolCalls":[{"id":"c1","name":"search_web","arguments":{"city":"P"}}]},
-              {"toolCalls":[{"id":"c2","name":"files_delete","arguments":{"city":"P"}}]},{"text":"done"}],
-            "approvals":{"c2":"approve"}}"#,
-        );
+        let c = held_in_the_second_step("stream", r#","approvals":{"c2":"approve"}"#);
         let first_call = |p: &Projection| match p.requests[2].history.first() {
             Some(HistoryItem::Call(name)) => name.to_rust().unwrap_or_default(),
             other => format!("{other:?}"),
