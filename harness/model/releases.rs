@@ -1061,11 +1061,13 @@ release_table! {
     /// 1.50.1 and the first only on 1.51.0, 1.52.0, 1.67.0).
     GROQ_STREAM_REUSED_ID_RUNS_ONCE => groq_stream_reused_id_runs_once: (1, 51, 0);
 
-    /// From 1.19.0 through 1.55.0 a sub-agent called without a string `prompt`
-    /// makes no request, and every sub-agent call of that step is answered
-    /// "Cannot read properties of undefined (reading 'input')"
-    /// (`cases/calls/sub-agent-without-prompt.json` over every 1.x; 1.57.0, the
-    /// next release served, answers as modelled): not modelled there.
+    /// From 1.19.0 through 1.55.0 a sub-agent's call without a string
+    /// `prompt` (a `query` alias included) makes no request and is answered
+    /// "Cannot read properties of undefined (reading 'input')" as a tool
+    /// error, before any validation; a call of the same step with a prompt
+    /// runs (`cases/calls/sub-agent-without-prompt.json` and
+    /// `sub-agent-without-prompt-beside-one-with-prompt*.json` over every
+    /// 1.x; 1.57.0, the next release served, validates as elsewhere).
     SUB_AGENT_PROMPTLESS_THROWS => sub_agent_promptless_throws: (1, 19, 0) ..= (1, 55, 0), ended (1, 57, 0);
 
     /// A workflow's `inputData` sent as JSON text of an object is parsed and
@@ -1321,6 +1323,11 @@ release_table! {
     /// 0.24.0, present from 0.24.1).
     MISTRAL_BUNDLED_SINCE => mistral_bundled: (0, 24, 1);
 }
+
+/// The error a sub-agent's call without a string `prompt` is answered with
+/// (`SUB_AGENT_PROMPTLESS_THROWS`).
+pub const SUB_AGENT_PROMPTLESS_MESSAGE: &str =
+    "Cannot read properties of undefined (reading 'input')";
 
 /// The message of the failure `SUB_AGENTS_THROW` names.
 pub const SUB_AGENTS_THROW_MESSAGE: &str =

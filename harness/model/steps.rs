@@ -1296,14 +1296,14 @@ impl Cx<'_> {
                 Ok(_) => Runs::Fixed(sources::WORKING_MEMORY_RESULT),
                 Err(report) => fails(report),
             },
+            // The call fails before its prompt is read or validated: its
+            // result is the error, and the sub-agent makes no request
+            // (`SUB_AGENT_PROMPTLESS_THROWS`).
             ToolOrigin::SubAgent(_)
                 if rel.sub_agent_promptless_throws
                     && !matches!(call.arguments.get("prompt"), Some(Json::String(_))) =>
             {
-                return Err(format!(
-                    "a sub-agent called without a string prompt {}: the step throws",
-                    releases::SUB_AGENT_PROMPTLESS_THROWS.range()
-                ))
+                Runs::Refused(JsString::from(releases::SUB_AGENT_PROMPTLESS_MESSAGE))
             }
             ToolOrigin::SubAgent(sub) => self.sub_agent_runs(&value, sub, call)?,
             ToolOrigin::Workspace => workspace_read(rel, named, &call.arguments)?,

@@ -1302,3 +1302,48 @@ fn a_workspace_tool_renamed_to_an_inherited_name_throws_from_1_9() {
     );
     assert!(projection(&plain, "1.9.0").error.is_none());
 }
+
+/// From 1.19.0 through 1.55.0 a sub-agent's call without a string
+/// `prompt` is answered with the error, before validation, and makes no
+/// request, while a call of the same step with a prompt runs; on 1.18.0
+/// and 1.57.0 the promptless call gets its validation report.
+#[test]
+fn a_promptless_sub_agent_call_fails_alone_from_1_19_to_1_55() {
+    let c = case(
+        r#"{"about":"a","agents":["a"],
+            "replies":[{"toolCalls":[
+              {"id":"call_1","name":"agent-a","arguments":{"prompt":"Paris"}},
+              {"id":"call_2","name":"agent-a","arguments":{"task":"Lyon"}}]},
+              {"text":"done"}],
+            "subAgentReplies":{"a":[{"text":"from a"},{"text":"again"}]}}"#,
+    );
+    let second_result = |version: &str| {
+        let p = projection(&c, version);
+        let last = p.requests.last().expect("a last request");
+        let content = last.history.iter().find_map(|item| match item {
+            HistoryItem::Result { id, content } if id.to_lossy() == "call_2" => {
+                Some(content.clone())
+            }
+            _ => None,
+        });
+        (p.requests.len(), content.expect("call_2's result"))
+    };
+    for version in ["1.19.0", "1.30.0", "1.55.0"] {
+        let (requests, content) = second_result(version);
+        // The parent's two requests and the one call that runs.
+        assert_eq!(requests, 3, "{version}");
+        assert_eq!(
+            content,
+            Json::str(releases::SUB_AGENT_PROMPTLESS_MESSAGE),
+            "{version}"
+        );
+    }
+    for version in ["1.18.0", "1.57.0"] {
+        let (_, content) = second_result(version);
+        assert_ne!(
+            content,
+            Json::str(releases::SUB_AGENT_PROMPTLESS_MESSAGE),
+            "{version}"
+        );
+    }
+}
