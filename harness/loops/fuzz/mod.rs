@@ -808,10 +808,12 @@ mod tests {
         // `approvals` that answer none of its calls was, 39 (1.1 %, limit
         // 1.11 %) once an error reply retried into one that goes on was, 36
         // (1.0 %, limit 1.02 %) once a hidden tool's call beside others
-        // under a policy function was. A ratchet, not a goal: it fails when
-        // the share grows, and comes down as the rest is modelled.
+        // under a policy function was, 28 (0.79 %, limit 0.80 %) once a
+        // memory's turn after one an answer resumed was. A ratchet, not a
+        // goal: it fails when the share grows, and comes down as the rest
+        // is modelled.
         assert!(
-            user.1 * 10_000 < user.0 * 102,
+            user.1 * 10_000 < user.0 * 80,
             "the user's surface: {user:?}"
         );
         assert!(
