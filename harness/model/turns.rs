@@ -100,9 +100,9 @@ fn turn(
     // beside `approvals` that answer none of its held step's calls (whose
     // agent is on a `Mastra` with its storage: fuzz seed 1 case 577 on 1.0.4;
     // `cases/memory/recall-of-a-turn-left-held-beside-approvals-*` on
-    // 1.0.4, 1.67.0 and 1.71.0, every route). One an answer resumed is not
-    // measured. A turn where approval held no call is stored as the loop's
-    // own.
+    // 1.0.4, 1.67.0 and 1.71.0, every route). One an answer resumed is
+    // recalled as its last request carried it (`Carried`). A turn where
+    // approval held no call is stored as the loop's own.
     let can_hold = {
         let turn = case.turn(call);
         turn.drives_approval() && !super::approval::nothing_waits(&turn)
@@ -139,12 +139,16 @@ fn turn(
         // carry it (1.12.0, every route:
         // `cases/memory/recall-of-a-turn-approval-held-nothing-in-*`).
         let thrown = held && rel.approval_suspend_throws && case.approvals.is_none();
-        if held && !thrown && (rel.approval_suspend_throws || resumes(&outcome.projection)) {
-            return Err("a memory's later turn after a turn approval can hold".into());
-        }
-        let mut way = at.clone();
         // The turn took a prefix of the replies it was left.
         let taken = at.left.0.len().saturating_sub(outcome.left.0.len());
+        let carried =
+            if held && !thrown && (rel.approval_suspend_throws || resumes(&outcome.projection)) {
+                let carried = Carried::of(case, &at.left.0, taken, &outcome.projection);
+                Some(carried.ok_or("a memory's later turn after a turn approval can hold")?)
+            } else {
+                None
+            };
+        let mut way = at.clone();
         way.called.extend(at.left.0[..taken].iter().flat_map(|r| {
             match r {
                 Reply::ToolCalls(calls) => calls
@@ -164,7 +168,10 @@ fn turn(
         // not; `cases/memory/recall-after-a-turn-that-threw-*`).
         let threw = outcome.projection.error.is_some();
         let lost = threw || (rel.failed_call_not_stored && outcome.api_error);
-        if memory && !lost && (!held || thrown) {
+        let (lost, answered) = carried.as_ref().map_or((lost, outcome.answered), |c| {
+            (rel.failed_call_not_stored && !c.answered, c.answered)
+        });
+        if memory && !lost && (!held || thrown || carried.is_some()) {
             // The thread holds every tool message of the call (where an
             // API error ended it on `FAILED_CALL_NOT_STORED`, none:
             // `recalled` stays); the next
@@ -176,7 +183,10 @@ fn turn(
             } else {
                 outcome.stored.clone()
             };
-            way.recalled = stored.iter().map(|item| recall(rel, item)).collect();
+            way.recalled = match carried {
+                Some(c) => c.history,
+                None => stored.iter().map(|item| recall(rel, item)).collect(),
+            };
             if let Some(exclude) = &case.tool_call_filter {
                 // A sub-agent handed the parent's messages
                 // (`SUB_AGENT_PARENT_HISTORY`) is handed them filtered, as
@@ -189,7 +199,7 @@ fn turn(
             // reference to its stored output item (1.0.4, 1.67.0 and
             // 1.71.0 alike; `cases/memory/recall-of-a-rewritten-name.json`
             // on `openai`); elsewhere a text message is no part of `history`.
-            if outcome.answered && case.route == Route::OpenAi {
+            if answered && case.route == Route::OpenAi {
                 way.recalled
                     .push(HistoryItem::Ref(JsString::from(ANSWER_ITEM_ID)));
             }
@@ -277,6 +287,67 @@ fn filtered(
         }
     }
     Ok(out)
+}
+
+/// What a memory recalls of a turn an answer resumed (or, where the
+/// suspension throws, one beside `approvals`): the history the turn's last
+/// request carried, as sent (a declined call's result as the answer wrote
+/// it; a call the resumed run dropped, dropped), and on the Responses API
+/// the answer's reference after it where a text answered that request. An
+/// error answering it (the listener's default) stores the same, but on
+/// `FAILED_CALL_NOT_STORED`, where it stores nothing. Measured on 1.12.0,
+/// 1.40.0, 1.57.0, 1.60.0, 1.67.0 and 1.71.0, every route, both methods, a
+/// held call approved and declined, the turn ended by a text or by the
+/// default error (`cases/memory/recall-of-a-turn-an-answer-resumed-*`;
+/// fuzz seed 1 case 577 without its `toolCallFilter`). Not measured, so
+/// not modelled: a turn ended by calls, one whose replies an error or a
+/// sub-agent took out of step with its requests, one whose last request
+/// refers to earlier items (`item_reference`: 1.12.0 and 1.40.0 send `fc_`
+/// references for the held step's calls that the next turn recalls
+/// otherwise), and one beside `toolCallFilter`, whose resumed run's own
+/// requests leave the excluded calls out (case 577 on 1.57.0 to 1.71.0:
+/// the resumed run reads the step back from the thread).
+struct Carried {
+    history: Vec<HistoryItem>,
+    /// A text answered the turn's last request.
+    answered: bool,
+}
+
+impl Carried {
+    /// `left`: the replies the turn started with, of which it took `taken`.
+    fn of(case: &Case, left: &[Reply], taken: usize, p: &Projection) -> Option<Carried> {
+        if case.tool_call_filter.is_some() {
+            return None;
+        }
+        let last = p.requests.last()?;
+        let n = p.requests.len();
+        // Each request took one reply, the listener's default once they
+        // ran out; no earlier one was an error.
+        let in_step = taken == n || (taken == left.len() && n > taken);
+        let errors = left[..taken.min(n - 1)]
+            .iter()
+            .any(|r| matches!(r, Reply::Error { .. }));
+        let refs = last
+            .history
+            .iter()
+            .any(|i| matches!(i, HistoryItem::Ref(_)));
+        if !in_step || errors || refs {
+            return None;
+        }
+        let answered = match left
+            .get(n - 1)
+            .cloned()
+            .unwrap_or_else(Reply::default_reply)
+        {
+            Reply::Text(_) => true,
+            Reply::Error { status: 400, .. } => false,
+            _ => return None,
+        };
+        Some(Carried {
+            history: last.history.clone(),
+            answered,
+        })
+    }
 }
 
 /// `stored` with each tool result as the turn's own requests last carried

@@ -706,7 +706,6 @@ mod tests {
             "a resumed step whose calls the agent's own tools find otherwise, before ",
             "a resumed step's eager runs before a call it holds again",
             "a memory's later turn after a turn approval can hold",
-            "a call of a tool activeTools hides beside other calls, under a policy function",
             "a sub-agent's call under approval that runs beside a held call",
             "a sub-agent's call under approval, answered",
             "a sub-agent's call under approval on a release whose suspension throws",
@@ -806,12 +805,14 @@ mod tests {
         // run no answer resumes was no longer made resumed, 40 (1.1 %, limit
         // 1.14 %) once a memory's turn after one left held beside
         // `approvals` that answer none of its calls was, 39 (1.1 %, limit
-        // 1.11 %) once an error reply retried into one that goes on was. A
-        // ratchet, not a
-        // goal: it fails when the share grows, and comes down as the rest is
-        // modelled.
+        // 1.11 %) once an error reply retried into one that goes on was, 36
+        // (1.0 %, limit 1.02 %) once a hidden tool's call beside others
+        // under a policy function was, 28 (0.79 %, limit 0.80 %) once a
+        // memory's turn after one an answer resumed was. A ratchet, not a
+        // goal: it fails when the share grows, and comes down as the rest
+        // is modelled.
         assert!(
-            user.1 * 10_000 < user.0 * 111,
+            user.1 * 10_000 < user.0 * 80,
             "the user's surface: {user:?}"
         );
         assert!(
