@@ -48,6 +48,10 @@ pub struct Case {
     /// `workspace`: a `Workspace` whose one tool is the read tool; `None`
     /// where the case has none.
     pub workspace: Option<Workspace>,
+    /// `codeMode`: the case's `tools` handed to `createCodeMode` rather
+    /// than to the agent, which is given Code Mode's one tool and its
+    /// instructions; `None` where the case has none.
+    pub code_mode: Option<CodeMode>,
     pub call: Call,
     /// What the listener answers, one entry per request; a file without
     /// `replies` reads as the one default reply.
@@ -207,6 +211,12 @@ pub struct Workspace {
     pub name: Option<JsString>,
 }
 
+/// `codeMode`: `createCodeMode({ tools, sandbox: new LocalSandbox() })`
+/// over the case's `tools`, the agent given the tool it returns
+/// (`execute_typescript`) and its instructions after its own.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct CodeMode {}
+
 /// `call.stopWhen`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StopWhen {
@@ -302,6 +312,7 @@ impl Case {
             tool_search: None,
             tool_call_filter: None,
             workspace: None,
+            code_mode: None,
             call: Call::default(),
             replies: vec![Reply::default_reply()],
             sub_agent_replies: None,

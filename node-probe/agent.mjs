@@ -95,6 +95,9 @@ export function checkCase(c) {
       throw new CaseFault('workspace must be {} or { "name": string }');
     }
   }
+  if (c.codeMode !== undefined && !(isObject(c.codeMode) && Object.keys(c.codeMode).length === 0)) {
+    throw new CaseFault('codeMode must be {}');
+  }
   if (c.call !== undefined && !isObject(c.call)) throw new CaseFault('call must be an object');
   if (c.turns !== undefined) {
     if (c.call !== undefined) throw new CaseFault('turns replaces call: a case has one or the other');
@@ -215,7 +218,9 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
                   ? 'toolCallFilter'
                   : c.workspace !== undefined
                     ? 'workspace'
-                    : null;
+                    : c.codeMode !== undefined
+                      ? 'codeMode'
+                      : null;
   if (legacy && onlyOn1x !== null) {
     return notApplicable(`@mastra/core ${lib.mastraVersion}: ${onlyOn1x} is driven on 1.x only`);
   }
@@ -314,6 +319,10 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
   const workspace = c.workspace === undefined ? undefined : await workspaceOf(lib, c.workspace);
   if (workspace === null) return notApplicable(`@mastra/core ${lib.mastraVersion} does not export Workspace`);
 
+  // `codeMode`: the case's tools handed to Code Mode, run when the agent is made.
+  const codeMode = c.codeMode === undefined ? undefined : await codeModeOf(lib);
+  if (codeMode === null) return notApplicable(`@mastra/core ${lib.mastraVersion} does not export createCodeMode`);
+
   // Sub-agents, workflows, MCP servers, memory, dynamic tools (sources.mjs).
   // Each call of a server-level policy function, in order
   // (`seen.approval.serverAsked`).
@@ -332,7 +341,18 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
   try {
     let agent;
     try {
-      agent = new lib.Agent({ id: 'probe', name: 'probe', instructions: 'p', model, tools, ...sources.agentOptions });
+      // Code Mode's own throw (an id collision) is the call's error, as the
+      // constructor's is; its tool replaces the agent's (and MCP's) tools.
+      const made = codeMode === undefined ? {} : codeMode(tools);
+      agent = new lib.Agent({
+        id: 'probe',
+        name: 'probe',
+        instructions: 'p',
+        model,
+        tools,
+        ...sources.agentOptions,
+        ...made,
+      });
       const registered = await register(lib, c, agent);
       tracer = registered.tracer;
       mastra = registered.mastra;
@@ -499,6 +519,29 @@ function unregisterHooks(mastra) {
  */
 async function toolSearchProcessor(lib) {
   return processorExport(lib, 'ToolSearchProcessor');
+}
+
+/**
+ * `codeMode` (case-format.md): a function of the case's tools object giving
+ * the agent's `instructions` and `tools` as Code Mode's docs write them
+ * (`['p', instructions]`, `{ [tool.id]: tool }`), the programs run on the host
+ * (`LocalSandbox`) by the Node running the probe, which strips their types;
+ * null where the release exports no `createCodeMode`.
+ */
+async function codeModeOf(lib) {
+  const { createCodeMode } = lib.toolsModule;
+  if (typeof createCodeMode !== 'function') return null;
+  const { LocalSandbox } = await lib.importPackage('@mastra/core/workspace');
+  const { tmpdir } = await import('node:os');
+  const { dirname, join } = await import('node:path');
+  const sandbox = new LocalSandbox({
+    workingDirectory: join(tmpdir(), 'mastra-conform-code-mode'),
+    env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}` },
+  });
+  return (tools) => {
+    const { tool, instructions } = createCodeMode({ tools, sandbox });
+    return { instructions: ['p', instructions], tools: { [tool.id]: tool } };
+  };
 }
 
 /** The folder every `workspace` case reads: `a.txt` holding `hello`, made once per process. */

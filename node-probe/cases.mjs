@@ -10,6 +10,7 @@
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CaseFault, checkCase, runAgent } from './agent.mjs';
@@ -48,7 +49,11 @@ function mcpServerCommand(env) {
 // - by fetch, the case URL and the case's route's provider, which routes.mjs
 //   maps to the case URL; nothing else;
 // - one child process: MCP_SERVER, the MCP server the probe itself starts
-//   for a case's `mcp` servers.
+//   for a case's `mcp` servers;
+// - Code Mode's runner (`codeMode`): `node --experimental-strip-types` on the
+//   runner Mastra writes into a fresh folder of the temporary directory,
+//   through `/bin/sh -c` as `LocalSandbox` starts it. It runs the program of
+//   the case's own scripted reply, inside the probe's sandbox.
 // Everything else is refused before it leaves the process, and a refusal
 // inside a case is listed in its `elsewhere` (a probe fault for the
 // driver). No provider route uses node:http(s), so those reach the listener
@@ -71,15 +76,28 @@ function guardProbe() {
       return destination(log.route, log.url, url);
     },
     child: (file, args) =>
-      file === MCP_SERVER.command &&
-      args.length === MCP_SERVER.args.length + 1 &&
-      MCP_SERVER.args.every((a, i) => args[i] === a),
+      (file === MCP_SERVER.command &&
+        args.length === MCP_SERVER.args.length + 1 &&
+        MCP_SERVER.args.every((a, i) => args[i] === a)) ||
+      isCodeModeRunner(file, args),
     refused(what) {
       const log = caseRequests.getStore();
       if (log) log.elsewhere.push(what);
       else console.error(`[probe] refused outside any case: ${what}`);
     },
   });
+}
+
+/** Whether a child is Code Mode's runner, as `LocalSandbox` starts it. */
+function isCodeModeRunner(file, args) {
+  const runner = new RegExp(
+    `^node --experimental-strip-types ${escapeRegExp(tmpdir())}/mastra-code-mode-[A-Za-z0-9]{6}/runner-[0-9a-f]{8}\\.mjs$`,
+  );
+  return file === '/bin/sh' && args.length === 2 && args[0] === '-c' && runner.test(args[1]);
+}
+
+function escapeRegExp(text) {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** Let the probe reach the loopback port a case URL names. */

@@ -90,6 +90,7 @@ impl Case {
         if let Some(name) = self.workspace.as_mut().and_then(|w| w.name.as_mut()) {
             v.name(name);
         }
+        v.field(&mut self.code_mode, blank.code_mode);
         let s = &mut self.sources;
         names(&mut s.agents, sources.agents, v);
         names(&mut s.workflows, sources.workflows, v);

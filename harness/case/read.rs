@@ -7,8 +7,9 @@
 //! field would make the model and the probe run two different cases.
 
 use super::{
-    Approval, ApprovalPolicy, Call, Case, CaseError, Method, Reply, StopWhen, Tool, ToolApproval,
-    ToolCallReply, ToolChoice, ToolSearch, Workspace, BUILTINS, MAX_REPLIES, SOURCE_FIELDS,
+    Approval, ApprovalPolicy, Call, Case, CaseError, CodeMode, Method, Reply, StopWhen, Tool,
+    ToolApproval, ToolCallReply, ToolChoice, ToolSearch, Workspace, BUILTINS, MAX_REPLIES,
+    SOURCE_FIELDS,
 };
 use crate::js::json::Json;
 use crate::js::string::JsString;
@@ -25,6 +26,7 @@ const FIELDS: &[&str] = &[
     "toolSearch",
     "toolCallFilter",
     "workspace",
+    "codeMode",
     "call",
     "replies",
     "subAgentReplies",
@@ -121,6 +123,21 @@ pub(super) fn case(path: &Path, raw: &Json) -> Result<Case, CaseError> {
                     Some(n) => Some(v.js(Some(n), "workspace.name")?),
                 };
                 Some(Workspace { name })
+            }
+        },
+        code_mode: match top.get("codeMode") {
+            None => blank.code_mode,
+            Some(m) => {
+                // Code Mode's own options (`id`, `timeout`, a transport)
+                // are not driven: the object is empty.
+                let members = v.object(m, "codeMode", &[])?.members().unwrap_or_default();
+                if let Some((k, _)) = members.first() {
+                    return Err(v.err(
+                        &member_path("codeMode", k),
+                        "unknown field (codeMode is {})",
+                    ));
+                }
+                Some(CodeMode {})
             }
         },
         call: match top.get("call") {
@@ -1042,6 +1059,12 @@ pub(super) mod tests {
                 "workspace",
                 "\"files.read\"",
             ),
+            (
+                r#"{"about":"a","codeMode":{"id":"run"}}"#,
+                "codeMode.id",
+                "id",
+            ),
+            (r#"{"about":"a","codeMode":true}"#, "codeMode", "true"),
         ];
         for (text, field, needle) in cases {
             let e = parse(text).unwrap_err();

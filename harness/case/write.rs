@@ -52,6 +52,9 @@ impl Case {
                 .map(|n| ("name", Json::String(n.clone())));
             members.push(("workspace", Json::object(name)));
         }
+        if self.code_mode.is_some() {
+            members.push(("codeMode", Json::object::<&str>([])));
+        }
         self.sources.write(&mut members);
         if let Some(turns) = &self.turns {
             members.push(("turns", Json::Array(turns.iter().map(call).collect())));

@@ -20,6 +20,7 @@
 
 mod approval;
 mod builtins;
+pub mod code_mode;
 mod legacy_approval;
 mod lookups;
 pub mod record;
@@ -108,6 +109,8 @@ enum ToolOrigin {
     Search(tool_search::Meta),
     /// The `workspace`'s read tool.
     Workspace,
+    /// Code Mode's `execute_typescript` (`codeMode`).
+    CodeMode,
 }
 
 fn value_of(tool: &Tool, client: bool) -> ToolValue {
@@ -130,6 +133,9 @@ fn entries(tools: &[Tool], client: bool) -> Record<ToolValue> {
 /// Mastra's request record, before `formatTools`, as 1.x builds it (the
 /// workspace's tools after the others, as from 1.9.0).
 fn merged_tools(case: &Case) -> Record<ToolValue> {
+    if case.code_mode.is_some() {
+        return code_mode::tools();
+    }
     let mut all = merged_tools_on(case, None);
     all.spread_from(&sources::workspace_tools(case.workspace.as_ref(), true));
     all
@@ -142,6 +148,9 @@ fn merged_tools(case: &Case) -> Record<ToolValue> {
 /// needs no rewrite, comes before the rewritten ones (observed on 1.1.0 to
 /// 1.8.0: `cases/workspace/beside-*`).
 fn tools_on(case: &Case, rel: &Release) -> Record<ToolValue> {
+    if case.code_mode.is_some() {
+        return code_mode::tools();
+    }
     let mut all = merged_tools_on(case, rel.on_0x().then_some(rel));
     if case.workspace.is_some() {
         let renames = rel.workspace_tool_renames;
@@ -294,6 +303,8 @@ pub enum CallTarget {
     WorkingMemory,
     /// The `workspace`'s read tool; arguments `{ path: "a.txt" }`.
     Workspace,
+    /// Code Mode's `execute_typescript`; arguments `{ code }`.
+    CodeMode,
 }
 
 /// The target of a call by `name` in `case`, or `None` when the case's
@@ -319,6 +330,7 @@ pub fn call_target(case: &Case, name: &JsString) -> Option<CallTarget> {
         // per step.
         Some(ToolOrigin::Search(_)) => CallTarget::Builtin,
         Some(ToolOrigin::Workspace) => CallTarget::Workspace,
+        Some(ToolOrigin::CodeMode) => CallTarget::CodeMode,
     })
 }
 
@@ -397,6 +409,9 @@ fn predict_calls(case: &Case, version: MastraVersion) -> Prediction {
         )));
     }
     if let Some(p) = workspace_outside(case, &rel) {
+        return p;
+    }
+    if let Some(p) = code_mode::outside(case, &rel) {
         return p;
     }
     if rel.on_0x() && case.tool_call_filter.is_some() {
@@ -766,6 +781,10 @@ fn error_before_requests(
     };
     // listAgentTools runs before formatTools: on the releases where it
     // throws for any sub-agent, that is the call's error.
+    // `createCodeMode` runs before the agent is made.
+    if let Some(message) = code_mode::collision(case) {
+        return Some(error_view(None, message, None));
+    }
     let has_sub_agents = case.sources.agents.as_ref().is_some_and(|a| !a.is_empty());
     if rel.sub_agents_throw && has_sub_agents {
         let message = JsString::from(releases::SUB_AGENTS_THROW_MESSAGE);

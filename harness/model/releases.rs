@@ -884,10 +884,14 @@ release_table! {
     /// Code Mode names each tool it hands the model's code `external_<id>`,
     /// the id (or key) with every character outside `A-Za-z0-9_$` made `_`
     /// (`sanitizeToolId`), and throws "Code Mode tool id collision" where
-    /// two ids meet in one name. Not yet a case field: the row of
-    /// docs/names.md. First in 1.38.0 (1.38.0 `dist/chunk-OVDUY2GP.js:116`;
-    /// absent from 1.37.1, the release before it: `npm view @mastra/core
-    /// versions`).
+    /// two ids meet in one name; a program's call of a name no tool has is
+    /// a `TypeError` in Code Mode's answer. The case field `codeMode`
+    /// (`cases/code-mode/`). First in 1.38.0 (1.38.0
+    /// `dist/chunk-OVDUY2GP.js:116`; absent from 1.37.1, the release before
+    /// it: `bisect cases/code-mode/runs-by-the-id-made-an-identifier-generate.json
+    /// --good 1.37.1 --bad 1.71.0`, 6 steps; `run --cases cases/code-mode
+    /// --versions '>=1.0.4'`: as modelled on 1.38.0 to 1.71.0, not
+    /// applicable before).
     CODE_MODE_EXTERNAL_NAMES => code_mode_external_names: (1, 38, 0);
 
     /// `submitPlanTool` takes the path of a plan file (`{ path: string }`);

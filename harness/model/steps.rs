@@ -97,6 +97,9 @@ pub(super) enum Runs {
     /// Arguments that are `null`, refused before any validation
     /// (`NULL_ARGUMENTS_REFUSED`); the tool result is this message.
     Refused(JsString),
+    /// Code Mode's program: the case tool it ran, if any (listed in
+    /// `executed`), and the object it answers.
+    CodeMode { ran: Option<Executed>, output: Json },
 }
 
 /// A call whose tool failed (`output-error` in Mastra's message list): the
@@ -1307,6 +1310,7 @@ impl Cx<'_> {
             }
             ToolOrigin::SubAgent(sub) => self.sub_agent_runs(&value, sub, call)?,
             ToolOrigin::Workspace => workspace_read(rel, named, &call.arguments)?,
+            ToolOrigin::CodeMode => super::code_mode::run(self.case, &call.arguments)?,
             ToolOrigin::Builtin(b) => match builtins::call(rel, b, &call.arguments, memory)? {
                 Builtin::Output(output) => Runs::Output(output),
                 Builtin::Rejected => fails(validate::report(named, &call.arguments)),
@@ -1514,7 +1518,9 @@ impl Cx<'_> {
         Ok(match runs {
             Runs::Ours(_) => ResultContent::Output(TOOL_RESULT),
             Runs::Fixed(text) => ResultContent::Output(text),
-            Runs::Output(output) => ResultContent::Object(output.clone()),
+            Runs::Output(output) | Runs::CodeMode { output, .. } => {
+                ResultContent::Object(output.clone())
+            }
             // A sub-agent's tool output goes through `toModelOutput`, which
             // from `SUB_AGENT_TEXT_ONLY` sends its `text` alone for a call
             // found under its own name: a report has none, and the model is
@@ -2256,16 +2262,20 @@ fn tool_invocation_error(
 /// (`Cx::run_order`).
 fn execute(world: &mut World, order: &[Resolved]) {
     for run in order {
-        if let Resolved::Run {
-            id,
-            runs: Runs::Ours(input),
-            ..
-        } = run
-        {
-            world.executed.push(Executed {
+        match run {
+            Resolved::Run {
+                id,
+                runs: Runs::Ours(input),
+                ..
+            } => world.executed.push(Executed {
                 id: id.clone(),
                 input: input.clone(),
-            });
+            }),
+            Resolved::Run {
+                runs: Runs::CodeMode { ran: Some(ran), .. },
+                ..
+            } => world.executed.push(ran.clone()),
+            _ => {}
         }
     }
 }

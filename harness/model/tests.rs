@@ -1347,3 +1347,39 @@ fn a_promptless_sub_agent_call_fails_alone_from_1_19_to_1_55() {
         );
     }
 }
+
+/// Code Mode's functions: a tool keyed `search.web` with the id
+/// `get-weather` runs by `external_get_weather` alone, from 1.38.0; two ids
+/// meeting in one name throw before any request.
+#[test]
+fn code_mode_runs_a_tool_by_its_id_made_an_identifier_from_1_38() {
+    let c = |tools: &str, name: &str| {
+        let code = format!(r#"return await globalThis[\"{name}\"]({{\"city\":\"Paris\"}});"#);
+        case(&format!(
+            r#"{{"about":"a","tools":{tools},"codeMode":{{}},
+                "replies":[{{"toolCalls":[{{"id":"c1","name":"execute_typescript","arguments":{{"code":"{code}"}}}}]}},{{"text":"done"}}]}}"#
+        ))
+    };
+    let tool = r#"[{"key":"search.web","id":"get-weather"}]"#;
+    let runs = projection(&c(tool, "external_get_weather"), "1.38.0");
+    assert_eq!(names(&runs, 0), ["execute_typescript"]);
+    assert_eq!(runs.executed.len(), 1);
+    assert_eq!(runs.executed[0].id.to_lossy(), "get-weather");
+    let missing = projection(&c(tool, "external_search_web"), "1.71.0");
+    assert!(missing.executed.is_empty());
+    let result = &missing.requests[1].history[1];
+    assert!(
+        matches!(result, HistoryItem::Result { content, .. }
+            if content.to_compact().contains("globalThis.external_search_web is not a function")),
+        "{result:?}"
+    );
+    assert!(!projection(&c(tool, "external_get_weather"), "1.37.1").applicable);
+    let two = r#"[{"key":"a","id":"a.b"},{"key":"b","id":"a-b"}]"#;
+    let thrown = projection(&c(two, "external_a_b"), "1.71.0");
+    assert!(thrown.requests.is_empty());
+    let message = thrown.error.expect("an error").message.to_lossy();
+    assert!(
+        message.starts_with("Code Mode tool id collision"),
+        "{message}"
+    );
+}
