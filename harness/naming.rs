@@ -49,8 +49,13 @@ pub const OBJECT_PROTOTYPE: &[&str] = &[
 ];
 
 /// Whether `key` names a property every plain object inherits.
+/// Compared unit by unit: the model asks this of every lookup, and a
+/// string made per name to compare with was a fifth of the fuzz's time.
 pub fn is_inherited_name(key: &JsString) -> bool {
-    OBJECT_PROTOTYPE.iter().any(|n| JsString::from(*n) == *key)
+    let units = key.units();
+    OBJECT_PROTOTYPE
+        .iter()
+        .any(|n| n.len() == units.len() && n.encode_utf16().eq(units.iter().copied()))
 }
 
 /// The cut: `newKey.slice(0, 63)`. Providers allow 64.
