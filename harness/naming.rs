@@ -49,8 +49,9 @@ pub const OBJECT_PROTOTYPE: &[&str] = &[
 ];
 
 /// Whether `key` names a property every plain object inherits.
-/// Compared unit by unit: the model asks this of every lookup, and a
-/// string made per name to compare with was a fifth of the fuzz's time.
+/// Compared unit by unit, with no string made per name: the model asks this
+/// of every property lookup. The names are ASCII, so their byte length is
+/// their length in UTF-16 units.
 pub fn is_inherited_name(key: &JsString) -> bool {
     let units = key.units();
     OBJECT_PROTOTYPE
