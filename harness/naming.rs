@@ -49,8 +49,14 @@ pub const OBJECT_PROTOTYPE: &[&str] = &[
 ];
 
 /// Whether `key` names a property every plain object inherits.
+/// Compared unit by unit, with no string made per name: the model asks this
+/// of every property lookup. The names are ASCII, so their byte length is
+/// their length in UTF-16 units.
 pub fn is_inherited_name(key: &JsString) -> bool {
-    OBJECT_PROTOTYPE.iter().any(|n| JsString::from(*n) == *key)
+    let units = key.units();
+    OBJECT_PROTOTYPE
+        .iter()
+        .any(|n| n.len() == units.len() && n.encode_utf16().eq(units.iter().copied()))
 }
 
 /// The cut: `newKey.slice(0, 63)`. Providers allow 64.
