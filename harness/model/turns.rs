@@ -301,12 +301,13 @@ fn filtered(
 /// default error (`cases/memory/recall-of-a-turn-an-answer-resumed-*`;
 /// fuzz seed 1 case 577 without its `toolCallFilter`). Not measured, so
 /// not modelled: a turn ended by calls, one whose replies an error or a
-/// sub-agent took out of step with its requests, one whose last request
-/// refers to earlier items (`item_reference`: 1.12.0 and 1.40.0 send `fc_`
-/// references for the held step's calls that the next turn recalls
-/// otherwise), and one beside `toolCallFilter`, whose resumed run's own
-/// requests leave the excluded calls out (case 577 on 1.57.0 to 1.71.0:
-/// the resumed run reads the step back from the thread).
+/// sub-agent took out of step with its requests, and one beside
+/// `toolCallFilter`, whose resumed run's own requests leave the excluded
+/// calls out (case 577 on 1.57.0 to 1.71.0: the resumed run reads the step
+/// back from the thread; on 1.12.0 and 1.40.0 the next turn recalls the
+/// `item_reference`s of its Responses API requests otherwise than the last
+/// one sent them). The `item_reference`s of 1.12.0 and 1.40.0 are recalled
+/// as sent where no filter is (the same cases on `openai`).
 struct Carried {
     history: Vec<HistoryItem>,
     /// A text answered the turn's last request.
@@ -327,11 +328,7 @@ impl Carried {
         let errors = left[..taken.min(n - 1)]
             .iter()
             .any(|r| matches!(r, Reply::Error { .. }));
-        let refs = last
-            .history
-            .iter()
-            .any(|i| matches!(i, HistoryItem::Ref(_)));
-        if !in_step || errors || refs {
+        if !in_step || errors {
             return None;
         }
         let answered = match left
