@@ -551,8 +551,10 @@ release_table! {
     RESPONSES_NAME_MAPPING => responses_name_mapping: (1, 25, 0);
 
     /// A sub-agent's tool output carries `subAgentToolResults` (the sub-agent's
-    /// own tool results, `[]` for the probe's sub-agent) beside its text,
-    /// thread and resource. First seen in 1.13.2 (sweep, case
+    /// own calls that ran, each `{ toolName, toolCallId, result, args }`: with
+    /// working memory its tool's, `[]` without, the probe's sub-agent having
+    /// no other tool; `cases/sources/nested-sub-agent-working-memory-step-*`
+    /// on every 1.x) beside its text, thread and resource. First seen in 1.13.2 (sweep, case
     /// `cases/sources/sub-agent-call-runs-the-sub-agent.json`: 1.10.0 has the
     /// three fields, 1.11.0 and 1.12.0 run no sub-agent at all, below).
     SUB_AGENT_TOOL_RESULTS => sub_agent_tool_results: (1, 13, 2);

@@ -300,6 +300,7 @@ pub fn sub_agent_result(
     key: &JsString,
     text: &JsString,
     ids: SubAgentIds,
+    ran: &[Json],
 ) -> ResultContent {
     if rel.sub_agent_text_only && by_name {
         return ResultContent::Message(text.clone());
@@ -324,7 +325,7 @@ pub fn sub_agent_result(
         ("subAgentResourceId", Json::String(resource)),
     ];
     if rel.sub_agent_tool_results {
-        members.push(("subAgentToolResults", Json::Array(Vec::new())));
+        members.push(("subAgentToolResults", Json::Array(ran.to_vec())));
     }
     ResultContent::Object(Json::object(members))
 }

@@ -199,6 +199,10 @@ pub(super) struct Agent {
     /// Whether its `stopWhen` is gone: a run resumed after an approval
     /// answer drops the call's `stopWhen` from the held step on (`Resume`).
     stop_dropped: bool,
+    /// A sub-agent's: each call of its own that ran, as its output lists
+    /// them (`subAgentToolResults`): the name called, the id, the result
+    /// and the arguments.
+    ran: Vec<Json>,
 }
 
 /// A run an approval answer resumes after step `after`: the steps up to
@@ -443,6 +447,7 @@ pub(super) fn run_loop_resumed(
             nested: None,
             resume: resume.map(Box::new),
             stop_dropped: false,
+            ran: Vec::new(),
         },
         error: None,
         ended: None,
@@ -950,6 +955,7 @@ impl Cx<'_> {
             nested: Some(1),
             resume: None,
             stop_dropped: false,
+            ran: Vec::new(),
         }
     }
 
@@ -1436,6 +1442,9 @@ impl Cx<'_> {
                 Resolved::Stop => continue,
             };
             agent.working_memory.note(&call.name, r);
+            if let (Requester::SubAgent(_), ResultContent::Output(text)) = (&agent.who, &content) {
+                agent.ran.push(ran_entry(call, text));
+            }
             let content = legacy_loop::own_client_output(self.rel, content);
             let invocation = Invocation {
                 step: agent.step,
@@ -1539,6 +1548,18 @@ impl Cx<'_> {
                 let ending = sub
                     .and_then(|s| s.ending.clone())
                     .ok_or("a sub-agent run that did not end")?;
+                let ran = sub.map(|s| s.agent.ran.as_slice()).unwrap_or_default();
+                let listed = self.rel.sub_agent_tool_results
+                    && !(self.rel.sub_agent_text_only && by_name)
+                    && !ran.is_empty();
+                if listed && self.case.route.wire() == Wire::GenerateContent {
+                    // Gemini's calls carry no id: the AI SDK makes a random
+                    // one, which the output quotes.
+                    return Err(
+                        "a sub-agent's own calls listed in its output on google, under the AI SDK's random ids"
+                            .into(),
+                    );
+                }
                 match ending {
                     Ending::Answer(text) => sources::sub_agent_result(
                         self.rel,
@@ -1546,6 +1567,7 @@ impl Cx<'_> {
                         key,
                         &text,
                         sources::SubAgentIds::of(self.rel, input, self.case.on_mastra()),
+                        ran,
                     ),
                     // A sub-agent's loop stopped by a call of a name without
                     // `execute` (an inherited one: a sub-agent has no client
@@ -1559,6 +1581,7 @@ impl Cx<'_> {
                         key,
                         &JsString::new(),
                         sources::SubAgentIds::of(self.rel, input, self.case.on_mastra()),
+                        ran,
                     ),
                     // On `stream()` before `SUB_AGENT_STREAM_ERROR_THROWN`
                     // the sub-agent's stream ends without text instead
@@ -1577,6 +1600,7 @@ impl Cx<'_> {
                             key,
                             &JsString::new(),
                             sources::SubAgentIds::of(self.rel, input, self.case.on_mastra()),
+                            ran,
                         )
                     }
                     // From `SUB_AGENT_ERROR_AS_TEXT` the parent is sent the
@@ -2351,4 +2375,18 @@ fn missing_file(rel: &Release, path: JsString) -> Result<Runs, String> {
     let mut message = JsString::from("File not found: ");
     message = message.concat(&path);
     Ok(Runs::Refused(message))
+}
+
+/// One entry of a sub-agent output's `subAgentToolResults`: the call as it
+/// was made (its arguments as sent) and the result its tool gave, parsed.
+fn ran_entry(call: &ToolCallReply, text: &str) -> Json {
+    Json::object([
+        ("toolName", Json::String(call.name.clone())),
+        ("toolCallId", Json::String(call.id.clone())),
+        (
+            "result",
+            Json::parse(text).unwrap_or_else(|_| Json::str(text)),
+        ),
+        ("args", call.arguments.clone()),
+    ])
 }

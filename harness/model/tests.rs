@@ -1383,3 +1383,41 @@ fn code_mode_runs_a_tool_by_its_id_made_an_identifier_from_1_38() {
         "{message}"
     );
 }
+
+/// From 1.13.2 a sub-agent's output lists its own calls that ran: with
+/// working memory, that tool's call, its result and its arguments; before
+/// 1.31.0 the parent is sent that object, from it the text alone.
+#[test]
+fn a_sub_agent_output_lists_its_working_memory_call_from_1_13_2() {
+    let c = case(
+        r##"{"about":"a","agents":["s"],"memory":{"workingMemory":true},
+            "replies":[{"toolCalls":[
+              {"id":"call_1","name":"agent-s","arguments":{"prompt":"Paris"}}]},
+              {"text":"done"}],
+            "subAgentReplies":{"s":[{"toolCalls":[
+              {"id":"call_2","name":"updateWorkingMemory","arguments":{"memory":"# User"}}]},
+              {"text":"sub done"}]}}"##,
+    );
+    let sent = |version: &str| {
+        let p = projection(&c, version);
+        let last = p.requests.last().expect("a last request").clone();
+        last.history.into_iter().find_map(|item| match item {
+            HistoryItem::Result { id, content } if id.to_lossy() == "call_1" => Some(content),
+            _ => None,
+        })
+    };
+    for version in ["1.13.2", "1.30.0"] {
+        let Some(Json::String(text)) = sent(version) else {
+            panic!("{version}: the sub-agent's output as text");
+        };
+        let output = Json::parse(&text.to_lossy()).expect("JSON text");
+        let listed = output.get("subAgentToolResults").expect("the list");
+        let expected = Json::parse(
+            r##"[{"toolName":"updateWorkingMemory","toolCallId":"call_2",
+                  "result":{"success":true},"args":{"memory":"# User"}}]"##,
+        )
+        .expect("JSON");
+        assert_eq!(*listed, expected, "{version}");
+    }
+    assert_eq!(sent("1.31.0"), Some(Json::str("sub done")));
+}

@@ -677,6 +677,7 @@ mod tests {
             "a call to the builtin ",
             "a failed tool call with memory on ",
             "a sub-agent whose own loop ends in an error",
+            "a sub-agent's own calls listed in its output on google",
             "a sub-agent's call of a tool without execute",
             "a workflow's inputData sent as text",
             "concurrent requests racing in more than",

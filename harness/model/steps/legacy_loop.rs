@@ -629,6 +629,7 @@ pub(in crate::model) fn sub_agent_failed(
             key,
             &JsString::new(),
             sources::SubAgentIds::of(rel, input, false),
+            &[],
         );
     }
     let message = JsString::from("[Agent:probe] - Failed agent tool execution for ").concat(key);
