@@ -608,6 +608,7 @@ fn run_from(
             loaded: loaded.to_vec(),
             answered: false,
             api_error: false,
+            error_after_writing: false,
             left: crate::case::script::Script::of(case).left(),
         }]);
     }

@@ -715,7 +715,11 @@ release_table! {
     /// (`dist/message-list-CTjNC4HJ.js:689`-`695`). Only calls with memory
     /// options end so (measured: the same replies without `memory` end
     /// normally on 1.57.0); 1.56.x is not served, so 1.57.0 is the first
-    /// release measured. Found by the full matrix on 1.57.0
+    /// release measured. The error comes once the thread is written: the
+    /// next turn recalls the call's tool messages, the failed call's too, as
+    /// on 1.55.0 and 1.58.0 (measured on 2026-12-07, every route but google,
+    /// both methods: `cases/memory/recall-of-a-step-*-stops-*`). Found by
+    /// the full matrix on 1.57.0
     /// (`cases/found/seed1-case3372-1.67.0-requests-tools+requests-toolChoice.json`,
     /// whose third step calls a name nothing has).
     TOOL_ERROR_ENDS_MEMORY_CALLS => tool_error_ends_memory_calls: (1, 57, 0) ..= (1, 57, 0), ended (1, 58, 0);

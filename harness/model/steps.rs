@@ -361,6 +361,10 @@ pub(super) struct Outcome {
     pub(super) answered: bool,
     /// The parent's loop ended on an API error reply (`FAILED_CALL_NOT_STORED`).
     pub(super) api_error: bool,
+    /// The call's error is the one a failed call brings on
+    /// `TOOL_ERROR_ENDS_MEMORY_CALLS`, raised once the thread is written
+    /// (unlike an error the loop throws, which leaves it unwritten).
+    pub(super) error_after_writing: bool,
     /// The replies each list has left (`Script::left`).
     pub(super) left: Left,
 }
@@ -479,7 +483,7 @@ pub(super) fn run_loop_resumed(
                 let answered = matches!(state.ended, Some(Ending::Answer(_)));
                 let api_error = matches!(state.ended, Some(Ending::ApiError(_)));
                 let left = state.world.script.left();
-                let projection = cx.end(*state)?;
+                let (projection, error_after_writing) = cx.end(*state)?;
                 let o = Outcome {
                     projection,
                     stored,
@@ -487,6 +491,7 @@ pub(super) fn run_loop_resumed(
                     loaded,
                     answered,
                     api_error,
+                    error_after_writing,
                     left,
                 };
                 if !out.contains(&o) {
@@ -1657,9 +1662,11 @@ impl Cx<'_> {
 
     /// The projection, once the loop is over: the requests in canonical
     /// order, and on the releases where a failed tool call ends a call with
-    /// memory options in an error, that error.
-    fn end(&self, mut s: State) -> Result<Projection, String> {
+    /// memory options in an error, that error; and whether that is the
+    /// projection's error (`Outcome::error_after_writing`).
+    fn end(&self, mut s: State) -> Result<(Projection, bool), String> {
         legacy_loop::after_loop(self.case, self.rel, &mut s);
+        let threw = s.error.is_some();
         let mut p = Projection::empty();
         let who: Vec<Requester> = s.world.arrived.iter().map(|(w, _)| w.clone()).collect();
         let order = s.world.script.canonical_order(&who);
@@ -1698,10 +1705,11 @@ impl Cx<'_> {
             let seen = seen::predict(self.case, self.rel, &s.log, s.ended.as_ref(), &p)?;
             p.seen = Some(Box::new(seen));
         }
+        let after_writing = invocation.is_some() && !threw;
         if let Some(e) = invocation {
             p.error = Some(e);
         }
-        Ok(p)
+        Ok((p, after_writing))
     }
 }
 

@@ -952,6 +952,35 @@ fn a_call_an_api_error_ends_is_not_stored_on_1_57_0_and_1_58_0() {
     assert_eq!(recalled("1.59.0"), 2);
 }
 
+/// A call with memory whose tool call failed (a name no tool has) ends in
+/// "ToolInvocation must have a result" on 1.57.0
+/// (`TOOL_ERROR_ENDS_MEMORY_CALLS`), but only once the thread is written:
+/// the next turn recalls the failed call and its result, as on 1.55.0 and
+/// 1.58.0, where the call ends normally.
+#[test]
+fn a_call_a_failed_tool_call_ends_is_stored_on_1_57_0() {
+    let c = case(
+        r#"{"about":"a","tools":["search.web"],"memory":true,"turns":[{},{}],"replies":[
+            {"toolCalls":[{"id":"call_1","name":"search.web","arguments":{"city":"Paris"}}]},
+            {"text":"done"},{"text":"ok"}]}"#,
+    );
+    let turns = |version: &str| projection(&c, version).turns.expect("turns");
+    let first = turns("1.57.0")[0]
+        .error
+        .clone()
+        .expect("an error on 1.57.0");
+    let message = first.to_json().to_compact();
+    assert!(
+        message.contains("ToolInvocation must have a result"),
+        "{message}"
+    );
+    for version in ["1.55.0", "1.57.0", "1.58.0"] {
+        let recalled = &turns(version)[1].requests[0].history;
+        assert_eq!(recalled.len(), 2, "{version}: {recalled:?}");
+    }
+    assert!(turns("1.58.0")[0].error.is_none());
+}
+
 /// On 1.12.0 a call that must wait for approval fails as a tool error
 /// (`APPROVAL_SUSPEND_THROWS`): nothing waits or runs, the next request
 /// carries the error as the call's result, and the run goes on.

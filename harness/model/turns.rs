@@ -165,8 +165,14 @@ fn turn(
         // (before `NOT_FOUND_IS_A_RESULT`, a call of a name that reaches
         // no tool throws, and the next turn recalls only the turns before:
         // fuzz seed 1, cases 375 and 1898, on 1.0.4 to 1.3.0, streamed or
-        // not; `cases/memory/recall-after-a-turn-that-threw-*`).
-        let threw = outcome.projection.error.is_some();
+        // not; `cases/memory/recall-after-a-turn-that-threw-*`). The error
+        // a failed call brings on `TOOL_ERROR_ENDS_MEMORY_CALLS` comes once
+        // the thread is written: the next turn recalls the call's tool
+        // messages (measured on 1.57.0, every route but google, both
+        // methods: `cases/memory/recall-of-a-step-*-stops-*`,
+        // `recall-of-an-invented-name-is-sanitised.json`,
+        // `recall-hides-a-working-memory-call.json`).
+        let threw = outcome.projection.error.is_some() && !outcome.error_after_writing;
         let lost = threw || (rel.failed_call_not_stored && outcome.api_error);
         let (lost, answered) = carried.as_ref().map_or((lost, outcome.answered), |c| {
             (rel.failed_call_not_stored && !c.answered, c.answered)
