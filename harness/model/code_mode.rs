@@ -13,7 +13,6 @@
 
 use super::record::Record;
 use super::releases::Release;
-use super::steps::Runs;
 use super::{Prediction, ToolOrigin, ToolValue};
 use crate::case::{Case, Sources, Tool};
 use crate::js::json::Json;
@@ -145,10 +144,18 @@ pub(super) fn collision(case: &Case) -> Option<JsString> {
     None
 }
 
+/// A call of `execute_typescript`: the case tool's run, if its program
+/// reached one, and the object Code Mode answers with.
+#[derive(Debug, Clone)]
+pub(super) struct Ran {
+    pub(super) ran: Option<Executed>,
+    pub(super) output: Json,
+}
+
 /// What a call of `execute_typescript` with `arguments` runs: the program
 /// of the one form modelled, its function found among the case tools' or
 /// not a function. Anything else is not modelled.
-pub(super) fn run(case: &Case, arguments: &Json) -> Result<Runs, String> {
+pub(super) fn run(case: &Case, arguments: &Json) -> Result<Ran, String> {
     let code = match arguments.members() {
         Some(members) if members.len() == 1 && members[0].0.to_lossy() == "code" => {
             members[0].1.as_str().cloned()
@@ -165,7 +172,7 @@ pub(super) fn run(case: &Case, arguments: &Json) -> Result<Runs, String> {
         let mut message = JsString::from("globalThis.");
         message = message.concat(&name);
         message.push_str(" is not a function");
-        return Ok(Runs::CodeMode {
+        return Ok(Ran {
             ran: None,
             output: failed(message, "TypeError"),
         });
@@ -188,14 +195,14 @@ pub(super) fn run(case: &Case, arguments: &Json) -> Result<Runs, String> {
         message = message.concat(issue);
         message.push_str("\n\nProvided arguments: ");
         message = message.concat(&super::validate::provided(&input));
-        return Ok(Runs::CodeMode {
+        return Ok(Ran {
             ran: None,
             output: failed(message, "Error"),
         });
     };
     let input = Json::object([("city", city.clone())]);
     let result = Json::parse(TOOL_OUTPUT).map_err(|e| e.to_string())?;
-    Ok(Runs::CodeMode {
+    Ok(Ran {
         ran: Some(Executed { id, input }),
         output: Json::object([
             ("success", Json::Bool(true)),

@@ -1321,7 +1321,11 @@ impl Cx<'_> {
             }
             ToolOrigin::SubAgent(sub) => self.sub_agent_runs(&value, sub, call)?,
             ToolOrigin::Workspace => workspace_read(rel, named, &call.arguments)?,
-            ToolOrigin::CodeMode => super::code_mode::run(self.case, &call.arguments)?,
+            ToolOrigin::CodeMode => {
+                let super::code_mode::Ran { ran, output } =
+                    super::code_mode::run(self.case, &call.arguments)?;
+                Runs::CodeMode { ran, output }
+            }
             ToolOrigin::Builtin(b) => match builtins::call(rel, b, &call.arguments, memory)? {
                 Builtin::Output(output) => Runs::Output(output),
                 Builtin::Rejected => fails(validate::report(named, &call.arguments)),
