@@ -17,7 +17,7 @@ use super::{Prediction, ToolOrigin, ToolValue};
 use crate::case::{Case, Sources, Tool};
 use crate::js::json::Json;
 use crate::js::string::{is_surrogate, JsString};
-use crate::projection::{Executed, Projection};
+use crate::projection::Executed;
 
 /// The one tool Code Mode gives the agent, by its default id.
 pub const TOOL: &str = "execute_typescript";
@@ -34,16 +34,9 @@ const SUFFIX: &str = ");";
 /// tools (not builtins) and the call's options.
 pub(super) fn outside(case: &Case, rel: &Release) -> Option<Prediction> {
     case.code_mode.as_ref()?;
-    let version = &rel.version;
-    if rel.on_0x() {
-        return Some(Prediction::Projection(Projection::not_applicable(format!(
-            "@mastra/core {version}: codeMode is driven on 1.x only"
-        ))));
-    }
-    if !rel.code_mode_external_names {
-        return Some(Prediction::Projection(Projection::not_applicable(format!(
-            "@mastra/core {version} does not export createCodeMode"
-        ))));
+    let exported = rel.code_mode_external_names;
+    if let Some(not_served) = super::not_served(rel, "codeMode", "createCodeMode", exported) {
+        return Some(not_served);
     }
     let builtin = case.tools.iter().any(|t| matches!(t, Tool::Builtin { .. }));
     let beside = builtin

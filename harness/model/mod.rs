@@ -505,6 +505,25 @@ fn predict_calls(case: &Case, version: MastraVersion) -> Prediction {
     }
 }
 
+/// A case of `field` on a 0.x release, or on a 1.x release that does not
+/// export `export` (`exported` false): not applicable, with the reason.
+pub(super) fn not_served(
+    rel: &Release,
+    field: &str,
+    export: &str,
+    exported: bool,
+) -> Option<Prediction> {
+    let version = &rel.version;
+    let reason = if rel.on_0x() {
+        format!("@mastra/core {version}: {field} is driven on 1.x only")
+    } else if !exported {
+        format!("@mastra/core {version} does not export {export}")
+    } else {
+        return None;
+    };
+    Some(Prediction::Projection(Projection::not_applicable(reason)))
+}
+
 /// A `workspace` case on a release without `Workspace` (not applicable),
 /// or beside what was not measured with one: anything but the agent's own
 /// tools, toolsets, client tools, workflows, sub-agents and the call's
@@ -512,16 +531,8 @@ fn predict_calls(case: &Case, version: MastraVersion) -> Prediction {
 /// (`error_before_requests`).
 fn workspace_outside(case: &Case, rel: &Release) -> Option<Prediction> {
     case.workspace.as_ref()?;
-    let version = &rel.version;
-    if rel.on_0x() {
-        return Some(Prediction::Projection(Projection::not_applicable(format!(
-            "@mastra/core {version}: workspace is driven on 1.x only"
-        ))));
-    }
-    if !rel.workspace_tools {
-        return Some(Prediction::Projection(Projection::not_applicable(format!(
-            "@mastra/core {version} does not export Workspace"
-        ))));
+    if let Some(not_served) = not_served(rel, "workspace", "Workspace", rel.workspace_tools) {
+        return Some(not_served);
     }
     let measured = crate::case::Sources {
         agents: case.sources.agents.clone(),
