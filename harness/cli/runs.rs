@@ -375,7 +375,9 @@ pub struct SweepArgs {
     /// Run nothing: sweep the results of a run already written (its results
     /// database, its JSON report, or its results.jsonl), each
     /// observation judged again by today's model.
-    #[arg(long, conflicts_with_all = ["cases", "versions", "route"])]
+    #[arg(long, conflicts_with_all = [
+        "cases", "versions", "route", "json", "fresh", "concurrency", "probes", "case_timeout",
+    ])]
     pub from: Option<PathBuf>,
     /// Every change's diff in the Markdown record, not only the first few
     /// of each boundary.
@@ -446,7 +448,13 @@ fn sweep_run(args: SweepArgs) -> Result<Exit, Failure> {
         .collect();
     write_atomically(
         out,
-        &crate::loops::sweep::markdown(&ran, &skipped, &changes, &measured, args.all_diffs),
+        &crate::loops::sweep::markdown(
+            &ran,
+            &skipped,
+            (&samples, &changes),
+            &measured,
+            args.all_diffs,
+        ),
     )
     .map_err(|e| Failure::infra_because(format!("cannot write {}", out.display()), e))?;
     if let Some(path) = json {
@@ -510,7 +518,7 @@ fn sweep_from(from: &Path, out: &Path, all_diffs: bool) -> Result<Exit, Failure>
     };
     let (command_run, commit) = (field("command"), field("commit"));
     let measured = Provenance::here(command, &repo_root());
-    let md = crate::loops::sweep::markdown(&ran, &skipped, &changes, &measured, all_diffs).replacen(
+    let md = crate::loops::sweep::markdown(&ran, &skipped, (&samples, &changes), &measured, all_diffs).replacen(
         "## Versions",
         &format!(
             "The observations are those of a `{command_run}` run at commit `{commit}` (routes: {routes}); the model that \

@@ -11,9 +11,10 @@
 use crate::case::Case;
 use crate::js::json::Json;
 use crate::judge::case_result::CaseResult;
-use crate::judge::compare::{comparable, Verdict};
+use crate::judge::compare::{comparable, compare, Verdict};
 use crate::loops::provenance::Provenance;
 use crate::model::{predict, Prediction};
+use crate::observation::Observed;
 use crate::projection::Projection;
 use crate::report::doc::ReportDoc;
 use crate::route::Route;
@@ -31,6 +32,9 @@ pub struct Sample {
     /// The model did not predict it: it diverged, or the model says
     /// unmodelled (a change to or from it is no modelled change).
     pub divergent: bool,
+    /// Why, when `divergent`: `diverged`, or `unmodelled: ` and the model's
+    /// reason, so a sweep can say what is left to model by group.
+    pub why: Option<String>,
 }
 
 impl Sample {
@@ -40,6 +44,7 @@ impl Sample {
             version: r.version,
             observed: r.observed.projection().map(comparable),
             divergent: r.verdict.is_divergence() || matches!(r.verdict, Verdict::Unmodelled),
+            why: not_predicted(&r.predicted, r.verdict),
         }
     }
 }
@@ -138,23 +143,42 @@ pub fn from_report(
             };
             cases.insert(key.clone(), case);
         }
-        let divergent = match (&observed, predict(&cases[&key], version)) {
-            (Some(o), Prediction::Projection(p)) => match (p.applicable, o.applicable) {
-                (false, false) => false,
-                (true, true) => comparable(&p) != comparable(o),
-                _ => true,
-            },
-            (Some(_), Prediction::Unmodelled(_)) => true,
-            _ => false,
+        // Judged as a run judges it, so a race or a dropping stream is
+        // followed the same way; known issues and snapshots refine only
+        // what is as modelled, so they change no answer here.
+        let (observed, why) = match observed {
+            Some(projection) => {
+                let prediction = predict(&cases[&key], version);
+                let ran = Observed::Ran {
+                    projection,
+                    bodies: Vec::new(),
+                };
+                let verdict = compare(&prediction, &ran);
+                (
+                    ran.projection().map(comparable),
+                    not_predicted(&prediction, verdict),
+                )
+            }
+            None => (None, None),
         };
         out.push(Sample {
             case: row.case.clone(),
             version,
-            observed: observed.as_ref().map(comparable),
-            divergent,
+            observed,
+            divergent: why.is_some(),
+            why,
         });
     }
     Ok((versions, out))
+}
+
+/// Why a result is not what the model predicts (`None` where it is).
+fn not_predicted(prediction: &Prediction, verdict: Verdict) -> Option<String> {
+    match (prediction, verdict) {
+        (Prediction::Unmodelled(why), Verdict::Unmodelled) => Some(format!("unmodelled: {why}")),
+        (_, v) if v.is_divergence() => Some("diverged".to_string()),
+        _ => None,
+    }
 }
 
 /// How many diffs each boundary shows unless every one is asked for: the
@@ -170,7 +194,7 @@ pub const DIFFS_PER_BOUNDARY: usize = 5;
 pub fn markdown(
     versions: &[MastraVersion],
     skipped: &[(MastraVersion, String)],
-    changes: &[Change],
+    (samples, changes): (&[Sample], &[Change]),
     measured: &Provenance,
     all_diffs: bool,
 ) -> String {
@@ -202,6 +226,7 @@ pub fn markdown(
         }
         out.push('\n');
     }
+    out.push_str(&not_predicted_table(samples));
     let mut by_boundary: BTreeMap<(MastraVersion, MastraVersion), Vec<&Change>> = BTreeMap::new();
     for c in changes {
         by_boundary.entry((c.before, c.after)).or_default().push(c);
@@ -240,6 +265,63 @@ pub fn markdown(
             ));
         }
     }
+    out
+}
+
+/// The results the model does not predict, by why: how many, on which
+/// releases, and a few of the cases, so what is left to model reads as
+/// groups rather than as boundaries marked "no". Empty when there are none.
+fn not_predicted_table(samples: &[Sample]) -> String {
+    let mut by_why: BTreeMap<&str, Vec<&Sample>> = BTreeMap::new();
+    for s in samples {
+        if let Some(why) = &s.why {
+            by_why.entry(why.as_str()).or_default().push(s);
+        }
+    }
+    if by_why.is_empty() {
+        return String::new();
+    }
+    let total: usize = by_why.values().map(Vec::len).sum();
+    let mut groups: Vec<(&str, Vec<&Sample>)> = by_why.into_iter().collect();
+    groups.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(b.0)));
+    let mut out = format!(
+        "## Results the model does not predict ({total})\n\n\
+         | why | results | releases | cases |\n|---|---:|---|---|\n"
+    );
+    for (why, ss) in groups {
+        let mut versions: Vec<MastraVersion> = ss.iter().map(|s| s.version).collect();
+        versions.sort();
+        versions.dedup();
+        // A case file once, whichever routes it ran on.
+        let mut cases: Vec<&str> = ss
+            .iter()
+            .map(|s| {
+                short(
+                    s.case
+                        .split_once('@')
+                        .map_or(s.case.as_str(), |(path, _)| path),
+                )
+            })
+            .collect();
+        cases.sort_unstable();
+        cases.dedup();
+        let releases = match (versions.first(), versions.last()) {
+            (Some(a), Some(b)) if a != b => format!("{a} to {b} ({})", versions.len()),
+            (Some(a), _) => a.to_string(),
+            _ => String::new(),
+        };
+        let mut named: Vec<String> = cases.iter().take(3).map(|c| format!("`{c}`")).collect();
+        if cases.len() > 3 {
+            named.push(format!("and {} more", cases.len() - 3));
+        }
+        out.push_str(&format!(
+            "| {} | {} | {releases} | {} |\n",
+            why.replace('|', "\\|").replace('\n', " "),
+            ss.len(),
+            named.join(", ")
+        ));
+    }
+    out.push('\n');
     out
 }
 
@@ -303,7 +385,13 @@ mod tests {
             cores: 2,
             load: None,
         };
-        let md = markdown(&[MastraVersion::new(1, 0, 4)], &[], &cs, &measured, false);
+        let md = markdown(
+            &[MastraVersion::new(1, 0, 4)],
+            &[],
+            (&[], &cs),
+            &measured,
+            false,
+        );
         assert!(md.contains("| 1.2.0 | 1.3.0 | `c` | yes |"), "{md}");
         for line in [
             "| date | 2026-12-01 09:00 UTC |",
@@ -335,7 +423,7 @@ mod tests {
             load: None,
         };
         let versions = [MastraVersion::new(1, 0, 4), MastraVersion::new(1, 1, 0)];
-        let short = markdown(&versions, &[], &cs, &measured, false);
+        let short = markdown(&versions, &[], (&[], &cs), &measured, false);
         let last = DIFFS_PER_BOUNDARY + 2;
         assert!(
             short.contains(&format!("`cases/c{last}.json`\n")),
@@ -351,7 +439,7 @@ mod tests {
             short.contains(&format!("`c{}`", DIFFS_PER_BOUNDARY + 1)),
             "the table names every case: {short}"
         );
-        let all = markdown(&versions, &[], &cs, &measured, true);
+        let all = markdown(&versions, &[], (&[], &cs), &measured, true);
         assert_eq!(all.matches("```diff").count(), cs.len(), "{all}");
         assert!(!all.contains("more cases change here"), "{all}");
     }
@@ -403,6 +491,7 @@ mod tests {
         let (versions, samples) = from_report(&doc(results.to_vec()), root).unwrap();
         assert_eq!(versions, [old, new]);
         assert!(samples[0].divergent, "the renamed tool is not predicted");
+        assert_eq!(samples[0].why.as_deref(), Some("diverged"));
         assert!(!samples[1].divergent);
         let cs = changes(&samples);
         assert_eq!(cs.len(), 1);
@@ -457,14 +546,39 @@ mod tests {
             ),
         ]);
         let doc = ReportDoc::parse(&report.to_compact()).unwrap();
-        let (_, samples) = from_report(&doc, root).unwrap();
+        let (versions, samples) = from_report(&doc, root).unwrap();
         assert!(
             samples[0].divergent,
             "an unmodelled result counts as unpredicted"
         );
+        let Prediction::Unmodelled(reason) = predict(&case, open) else {
+            unreachable!()
+        };
+        assert_eq!(samples[0].why, Some(format!("unmodelled: {reason}")));
         assert!(!samples[1].divergent);
+        assert_eq!(samples[1].why, None);
         let cs = changes(&samples);
         assert_eq!(cs.len(), 1);
         assert!(!cs[0].modelled);
+        // The record names the group, its count, release and case.
+        let measured = Provenance {
+            date: "2026-12-01 09:00 UTC".into(),
+            command: "mastra-conform sweep --from r.json".into(),
+            commit: "2b7db7c".into(),
+            cores: 2,
+            load: None,
+        };
+        let md = markdown(&versions, &[], (&samples, &cs), &measured, false);
+        assert!(
+            md.contains("## Results the model does not predict (1)"),
+            "{md}"
+        );
+        assert!(
+            md.contains(&format!(
+                "| unmodelled: {} | 1 | 0.22.2 | `approval/reused-call-id-answered-declined-stream` |",
+                reason.replace('|', "\\|")
+            )),
+            "{md}"
+        );
     }
 }
