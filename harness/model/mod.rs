@@ -553,9 +553,9 @@ fn workspace_outside(case: &Case, rel: &Release) -> Option<Prediction> {
     })
 }
 
-/// A `toolSearch` case on a release without the processor (not
-/// applicable), or on the one whose processor throws before any request.
-/// Beside memory, tracing, sub-agents, workflows, MCP and dynamic tools
+/// A `toolSearch` case on a release without the processor: not
+/// applicable. (Where its schemas throw before any request,
+/// `error_before_requests` says so.) Beside memory, tracing, sub-agents, workflows, MCP and dynamic tools
 /// and builtins the processor is the agent loop's as it is alone
 /// (`cases/toolsearch/beside-*`; fuzz seed 3, 1,500 cases, on 1.11.0 and
 /// 1.71.0, every route), beside turns, where a later turn starts with
@@ -568,13 +568,6 @@ fn tool_search_outside(case: &Case, rel: &Release) -> Option<Prediction> {
             "@mastra/core {} does not export ToolSearchProcessor",
             rel.version
         ))));
-    }
-    if rel.tool_search_schema_throws {
-        return Some(Prediction::Unmodelled(format!(
-            "toolSearch on @mastra/core {} ({})",
-            rel.version,
-            releases::TOOL_SEARCH_SCHEMA_THROWS.name
-        )));
     }
     None
 }
@@ -825,6 +818,14 @@ fn error_before_requests(
     if rel.workspace_schema_throws && case.workspace.is_some() {
         let message = JsString::from(releases::SUB_AGENTS_THROW_MESSAGE);
         return Some(error_view(Some(failed_id), message, None));
+    }
+    // A ToolSearchProcessor's schemas fail the same way, but later: in the
+    // model call, whose fallback loop wraps the error and whose throw has
+    // no id (`TOOL_SEARCH_SCHEMA_THROWS`), after the sub-agents' listing.
+    if rel.tool_search_schema_throws && case.tool_search.is_some() {
+        let mut message = JsString::from("Exhausted all fallback models. Last error: ");
+        message.push_str(releases::SUB_AGENTS_THROW_MESSAGE);
+        return Some(error_view(None, message, None));
     }
     if !rel.formats_tools {
         return None;

@@ -797,7 +797,10 @@ release_table! {
     /// zod is 3.25.76), on generate and stream. Only on 1.12.0: `bisect
     /// cases/toolsearch/load-by-sanitised-name-not-found-generate.json
     /// --good 1.12.0 --bad 1.67.0`, 1.13.2 differs (the next release served;
-    /// 6 steps) and sends as 1.10.0 did. Not modelled.
+    /// 6 steps) and sends as 1.10.0 did. The throw has no id, and every
+    /// turn of a case throws it; a sub-agent's listing throws first, as
+    /// `SUB_AGENTS_THROW` (`run --cases cases/toolsearch --versions 1.12.0
+    /// --route all`).
     TOOL_SEARCH_SCHEMA_THROWS => tool_search_schema_throws: (1, 12, 0) ..= (1, 12, 0), ended (1, 13, 2);
     /// `load_tool`'s answer for a name it does not find carries `toolName`
     /// beside `success` and `message`; before, those two alone. First in

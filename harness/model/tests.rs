@@ -1450,3 +1450,41 @@ fn a_sub_agent_output_lists_its_working_memory_call_from_1_13_2() {
     }
     assert_eq!(sent("1.31.0"), Some(Json::str("sub done")));
 }
+
+/// 1.12.0's ToolSearchProcessor throws in the model call, before any
+/// request, with no id; a sub-agent's listing throws before it, with the
+/// call's id (`TOOL_SEARCH_SCHEMA_THROWS`, `SUB_AGENTS_THROW`).
+#[test]
+fn tool_search_throws_before_any_request_on_1_12_0_only() {
+    let alone = r#"{"about":"a","tools":["weather"],
+        "toolSearch":{"tools":[{"key":"web","id":"search.web","description":"Search the web"}]},
+        "replies":[{"toolCalls":[{"id":"call_1","name":"load_tool","arguments":{"toolName":"search.web"}}]},
+          {"text":"done"}]}"#;
+    let p = projection(&case(alone), "1.12.0");
+    let error = p.error.expect("the call throws");
+    assert_eq!(error.id, None);
+    assert_eq!(
+        error.message.to_lossy(),
+        format!(
+            "Exhausted all fallback models. Last error: {}",
+            releases::SUB_AGENTS_THROW_MESSAGE
+        )
+    );
+    assert!(p.requests.is_empty() && p.executed.is_empty());
+    for version in ["1.11.0", "1.13.2"] {
+        let p = projection(&case(alone), version);
+        assert!(p.error.is_none(), "{version}: {:?}", p.error);
+        assert!(!p.requests.is_empty(), "{version}");
+    }
+    let beside = alone.replace(
+        r#""tools":["weather"],"#,
+        r#""tools":["weather"],"agents":["a"],"#,
+    );
+    let p = projection(&case(&beside), "1.12.0");
+    let error = p.error.expect("the call throws");
+    assert_eq!(
+        error.id.map(|id| id.to_lossy()).as_deref(),
+        Some("AGENT_GENERATE_FAILED")
+    );
+    assert_eq!(error.message.to_lossy(), releases::SUB_AGENTS_THROW_MESSAGE);
+}

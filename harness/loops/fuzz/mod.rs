@@ -685,9 +685,8 @@ mod tests {
             "a sub-agent's stream with an ending not measured",
             "the tool-output chunks of two sub-agents in one step",
             "the tool-output chunks of a workflow after a sub-agent in one step",
-            // `toolSearch`, in docs/modelled.md ("toolSearch on …" and the
-            // rows after it).
-            "toolSearch on @mastra/core ",
+            // `toolSearch`, in docs/modelled.md ("toolSearch beside
+            // approval" and the rows after it).
             "toolSearch beside approval: answers to a held call",
             "toolSearch over text with a lone surrogate",
             "search_tools over ",
