@@ -868,8 +868,9 @@ release_table! {
     /// numbered lines (`/a.txt (5 bytes)\n     1→hello`); before, the object
     /// `{ content, size, path }`. A read of a file the folder does not
     /// hold is a tool error, `File not found: PATH` (`tool-error`, no
-    /// result); before, the tool's MastraError as its result (not
-    /// modelled). First in 1.5.0 (1.5.0 `dist/chunk-FZ5DRHKE.js:5321`; 1.4.0
+    /// result); before, the tool's MastraError as its result, which quotes
+    /// the error as a sub-agent's did then (`SUB_AGENT_ERROR_QUOTES_CAUSE`).
+    /// First in 1.5.0 (1.5.0 `dist/chunk-FZ5DRHKE.js:5321`; 1.4.0
     /// answers the object: `cases/workspace/` on 1.1.0 to 1.71.0).
     WORKSPACE_READ_TEXT => workspace_read_text: (1, 5, 0);
     /// The read tool's answer names the file as given (`a.txt`), not from

@@ -1320,7 +1320,7 @@ impl Cx<'_> {
                 Runs::Refused(JsString::from(releases::SUB_AGENT_PROMPTLESS_MESSAGE))
             }
             ToolOrigin::SubAgent(sub) => self.sub_agent_runs(&value, sub, call)?,
-            ToolOrigin::Workspace => workspace_read(rel, named, &call.arguments)?,
+            ToolOrigin::Workspace => workspace_read(rel, self.case.route, named, &call.arguments)?,
             ToolOrigin::CodeMode => {
                 let super::code_mode::Ran { ran, output } =
                     super::code_mode::run(self.case, &call.arguments)?;
@@ -2322,10 +2322,14 @@ fn execute(world: &mut World, order: &[Resolved]) {
 /// string `path`, the file's text as each release answers it, or for a
 /// file the folder does not hold, from 1.5.0, a tool error with its
 /// message (`WORKSPACE_READ_TEXT`). A path other than a plain file name
-/// (a folder, `..`, an absolute path), a missing file before 1.5.0 (the
-/// error object as the result) and the tool's optional fields are not
-/// modelled.
-fn workspace_read(rel: &Release, named: &JsString, input: &Json) -> Result<Runs, String> {
+/// (a folder, `..`, an absolute path) and the tool's optional fields are
+/// not modelled.
+fn workspace_read(
+    rel: &Release,
+    route: crate::route::Route,
+    named: &JsString,
+    input: &Json,
+) -> Result<Runs, String> {
     if rel.workspace_read_refused {
         return Ok(Runs::Fails {
             report: validate::report(named, input),
@@ -2349,7 +2353,7 @@ fn workspace_read(rel: &Release, named: &JsString, input: &Json) -> Result<Runs,
         },
     };
     if path != JsString::from(sources::WORKSPACE_FILE) {
-        return missing_file(rel, path);
+        return missing_file(rel, route, path);
     }
     Ok(if !rel.workspace_read_text {
         Runs::Output(Json::object([
@@ -2367,8 +2371,9 @@ fn workspace_read(rel: &Release, named: &JsString, input: &Json) -> Result<Runs,
 /// A read of `path`, a name the workspace's folder does not hold: from
 /// 1.5.0 the tool throws `File not found: PATH`, a tool error ahead of the
 /// step's results as a refused call's (observed on 1.5.0, 1.9.0, 1.13.2,
-/// 1.67.0 and 1.71.0, every route, `cases/workspace/read-*`).
-fn missing_file(rel: &Release, path: JsString) -> Result<Runs, String> {
+/// 1.67.0 and 1.71.0, every route, `cases/workspace/read-*`); before, the
+/// error object is the call's result (`missing_file_object`).
+fn missing_file(rel: &Release, route: crate::route::Route, path: JsString) -> Result<Runs, String> {
     let plain = !path.is_empty()
         && path.unit(0) != Some(u16::from(b'.'))
         && !path
@@ -2378,15 +2383,65 @@ fn missing_file(rel: &Release, path: JsString) -> Result<Runs, String> {
     if !plain {
         return Err("a workspace read of a path other than a plain file name".into());
     }
-    if !rel.workspace_read_text {
-        return Err(format!(
-            "a workspace read of a missing file before {}",
-            releases::WORKSPACE_READ_TEXT.first
-        ));
-    }
     let mut message = JsString::from("File not found: ");
     message = message.concat(&path);
+    if !rel.workspace_read_text {
+        return Ok(Runs::Output(missing_file_object(
+            rel, route, &path, message,
+        )));
+    }
     Ok(Runs::Refused(message))
+}
+
+/// Before `WORKSPACE_READ_TEXT` a failed read is not a tool error: its
+/// result is Mastra's error object, `TOOL_EXECUTION_FAILED` caused by the
+/// filesystem's `FileNotFoundError`, as a sub-agent's failed run was then
+/// (`sources::sub_agent_error`): `details.errorMessage` the fixed text
+/// before `SUB_AGENT_ERROR_QUOTES_CAUSE` and `String(err)` from it,
+/// `details.argsJson` the input after its schema's default
+/// (`showLineNumbers: true`), `details.model` the route's model
+/// (`cases/workspace/read-missing-file-*` on 1.1.0 to 1.4.0, every route).
+fn missing_file_object(
+    rel: &Release,
+    route: crate::route::Route,
+    path: &JsString,
+    message: JsString,
+) -> Json {
+    let error_message = if rel.sub_agent_error_quotes_cause {
+        JsString::from("FileNotFoundError: ").concat(&message)
+    } else {
+        JsString::from("[Agent:probe] - Failed tool execution")
+    };
+    let args = Json::object([
+        ("path", Json::String(path.clone())),
+        ("showLineNumbers", Json::Bool(true)),
+    ]);
+    Json::object([
+        ("message", Json::String(message.clone())),
+        ("domain", Json::str("TOOL")),
+        ("category", Json::str("USER")),
+        ("code", Json::str("TOOL_EXECUTION_FAILED")),
+        (
+            "details",
+            Json::object([
+                ("errorMessage", Json::String(error_message)),
+                (
+                    "argsJson",
+                    Json::String(JsString::from(args.to_compact().as_str())),
+                ),
+                ("model", Json::str(sources::model_id(route))),
+            ]),
+        ),
+        (
+            "cause",
+            Json::object([
+                ("message", Json::String(message)),
+                ("name", Json::str("FileNotFoundError")),
+                ("code", Json::str("ENOENT")),
+                ("path", Json::String(path.clone())),
+            ]),
+        ),
+    ])
 }
 
 /// One entry of a sub-agent output's `subAgentToolResults`: the call as it

@@ -1488,3 +1488,55 @@ fn tool_search_throws_before_any_request_on_1_12_0_only() {
     );
     assert_eq!(error.message.to_lossy(), releases::SUB_AGENTS_THROW_MESSAGE);
 }
+
+/// A workspace read of a missing file: from 1.5.0 a tool error; before, the
+/// error object is the result, quoting the cause from 1.2.0
+/// (`WORKSPACE_READ_TEXT`, `SUB_AGENT_ERROR_QUOTES_CAUSE`).
+#[test]
+fn a_missing_workspace_file_is_a_result_before_1_5_0() {
+    let c = case(
+        r#"{"about":"a","tools":["weather"],"workspace":{},
+            "replies":[{"toolCalls":[{"id":"call_0","name":"mastra_workspace_read_file","arguments":{"path":"b.txt"}}]},
+              {"text":"done"}]}"#,
+    );
+    let result = |version: &str| {
+        let p = projection(&c, version);
+        p.requests
+            .last()
+            .unwrap()
+            .history
+            .iter()
+            .find_map(|item| match item {
+                HistoryItem::Result { content, .. } => Some(content.clone()),
+                _ => None,
+            })
+    };
+    let error_message = |version: &str| {
+        let text = result(version).expect("a result");
+        let object = Json::parse(&text.as_str().unwrap().to_lossy()).unwrap();
+        let details = object.get("details").unwrap().clone();
+        assert_eq!(
+            object.get("code"),
+            Some(&Json::str("TOOL_EXECUTION_FAILED"))
+        );
+        assert_eq!(
+            details.get("argsJson"),
+            Some(&Json::str(r#"{"path":"b.txt","showLineNumbers":true}"#))
+        );
+        details
+            .get("errorMessage")
+            .unwrap()
+            .as_str()
+            .unwrap()
+            .to_lossy()
+    };
+    assert_eq!(
+        error_message("1.1.0"),
+        "[Agent:probe] - Failed tool execution"
+    );
+    assert_eq!(
+        error_message("1.4.0"),
+        "FileNotFoundError: File not found: b.txt"
+    );
+    assert_eq!(result("1.5.0"), Some(Json::str("File not found: b.txt")));
+}
