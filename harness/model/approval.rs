@@ -617,6 +617,9 @@ enum StepEnd {
     /// A resumed `generate()` threw once a call its step held at once with
     /// another was answered (`Replay::held_at_once`).
     Unresolved,
+    /// The resumed run ended at once, with no error
+    /// (`RESUME_AFTER_NOT_FOUND_ENDS`).
+    Silent,
 }
 
 impl<'a> Replay<'a> {
@@ -808,6 +811,18 @@ impl<'a> Replay<'a> {
     /// lists (an error of Mastra's own), `generate()` throws, and its lists
     /// are the suspended result's where an answer had resumed the run, none
     /// where none had.
+    /// The resumed run ended at once (`RESUME_AFTER_NOT_FOUND_ENDS`): no
+    /// error, and on both methods the suspended result's lists.
+    fn silent(mut self) -> Projection {
+        let lists = self.suspended_lists.take();
+        let mut p = self.projection(None);
+        if let (Some(seen), Some((calls, results))) = (p.seen.as_mut(), lists) {
+            seen.tool_calls = Some(calls);
+            seen.tool_results = Some(results);
+        }
+        p
+    }
+
     fn thrown(mut self) -> Projection {
         let error = self.base.error.clone();
         let lists = if self.stream() || !self.resumed {
@@ -919,6 +934,12 @@ impl<'a> Replay<'a> {
                 return Err("an answered call beside a call that stops the loop".into());
             }
             let later = &list[i + 1..];
+            if let (Some(a), false) = (answer, not_found.is_empty()) {
+                if rel.resume_after_not_found_ends && !answered && later.is_empty() {
+                    let runs = matches!(a, Approval::Approve) || self.decline_lost();
+                    return self.resume_ends(step, (call, &name), &not_found, runs.then_some(run));
+                }
+            }
             if answer.is_some() {
                 self.answered_after_not_found(step, &mut not_found)?;
             }
@@ -1377,6 +1398,41 @@ impl<'a> Replay<'a> {
                 self.server_fn_asked(tools, call);
             }
         }
+    }
+
+    /// An answer to the held call `call`, the last of its step, after calls
+    /// of the step that named no tool (`not_found`), on the release whose
+    /// resumed run then ends at once (`RESUME_AFTER_NOT_FOUND_ENDS`): what
+    /// the approved call runs (`ran`: `Some`) is kept, a resumed stream
+    /// hands over the not-found calls' tool errors and that of a call the
+    /// resumed run does not find, and the lists stay the suspended
+    /// result's. Not beside tracing, turns or memory (not measured).
+    fn resume_ends(
+        &mut self,
+        step: usize,
+        (call, name): (&ToolCallReply, &Json),
+        not_found: &[&ToolCallReply],
+        ran: Option<Option<Executed>>,
+    ) -> Result<StepEnd, String> {
+        let case = self.case;
+        if case.tracing || case.turns.is_some() || case.sources.memory.is_some() {
+            return Err("an answered call after a call naming no tool in its step, on 1.4, beside tracing, turns or memory".into());
+        }
+        self.suspended_lists = Some((self.calls.clone(), self.results.clone()));
+        let lost = self.lost_on_resume(call);
+        self.resumed = true;
+        self.requests.truncate(step + 1);
+        if self.stream() {
+            let errors = not_found.iter().map(|c| Json::String(c.name.clone()));
+            let own = lost.then(|| name.clone());
+            self.seen
+                .stream
+                .extend(errors.chain(own).map(|n| (JsString::from("tool-error"), n)));
+        }
+        if !lost {
+            self.kept.extend(ran.flatten());
+        }
+        Ok(StepEnd::Silent)
     }
 
     /// An answer to a held call of request `step` after calls of its step
@@ -2047,6 +2103,7 @@ pub(super) fn project(
         Ending::Own => return Ok(untouched),
         Ending::Plain => replay.projection(None),
         Ending::Thrown => replay.thrown(),
+        Ending::Silent => replay.silent(),
         Ending::Error(step) => replay.ends_in_error(step, api_error)?,
         Ending::Unresolved => replay.projection(Some(ErrorView {
             id: None,
@@ -2330,6 +2387,8 @@ enum Ending {
     /// `generate()` threw `SUSPEND_PAYLOAD_UNRESOLVED_MESSAGE`
     /// (`Replay::held_at_once`).
     Unresolved,
+    /// The resumed run ended at once (`Replay::resume_ends`).
+    Silent,
 }
 
 /// The steps of `replay`'s case, replayed until a reply ends the run.
@@ -2420,6 +2479,7 @@ fn replay_steps<'a>(
             StepEnd::Thrown => return Ok(Ending::Thrown),
             StepEnd::Own => return Ok(Ending::Own),
             StepEnd::Unresolved => return Ok(Ending::Unresolved),
+            StepEnd::Silent => return Ok(Ending::Silent),
             StepEnd::GoesOn => {}
         }
     }

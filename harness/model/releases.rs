@@ -438,8 +438,19 @@ release_table! {
     /// by `bisect cases/approval/invented-name-before-a-held-call-generate.json
     /// --good 1.38.0 --bad 1.57.0`: first changed 1.42.0 (last the same
     /// 1.41.0; 4 steps); `--good 1.4.0 --bad 1.38.0`: 1.5.0 (1.4.0 goes
-    /// otherwise, and is not modelled).
+    /// otherwise: `RESUME_AFTER_NOT_FOUND_ENDS`).
     NOT_FOUND_NAME_ONLY_ON_RESUME => not_found_name_only_on_resume: (1, 5, 0) ..= (1, 41, 0), ended (1, 42, 0);
+    /// The release between the two: an answer to a held call after a call
+    /// of its step that named no tool ends the resumed run at once, with
+    /// no request and no error. The approved call runs, a declined one
+    /// does not; a resumed stream hands over the not-found calls' tool
+    /// errors and, for a call the resumed run does not find
+    /// (`Replay::lost_on_resume`), its own, nothing else; the result's
+    /// lists are the suspended result's. Only 1.4.0 (`--good 1.4.0 --bad
+    /// 1.38.0` above gave 1.5.0; 1.3.0 throws "Tool X not found" before
+    /// `NOT_FOUND_IS_A_RESULT`): `cases/approval/*-invented-name-*` on
+    /// 1.3.0, 1.4.0 and 1.5.0, every route.
+    RESUME_AFTER_NOT_FOUND_ENDS => resume_after_not_found_ends: (1, 4, 0) ..= (1, 4, 0), ended (1, 5, 0);
 
     /// A stream's calls give their `tool-call` chunks once every call of the
     /// step has streamed its input (`tool-call-input-streaming-start`,

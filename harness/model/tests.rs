@@ -1540,3 +1540,40 @@ fn a_missing_workspace_file_is_a_result_before_1_5_0() {
     );
     assert_eq!(result("1.5.0"), Some(Json::str("File not found: b.txt")));
 }
+
+/// On 1.4.0 an answer to a held call after a call of its step that named
+/// no tool ends the resumed run at once: the approved call runs, no request
+/// follows, nothing throws, and a stream hands over the not-found call's
+/// tool error (`RESUME_AFTER_NOT_FOUND_ENDS`); 1.5.0 goes on.
+#[test]
+fn an_answer_after_a_not_found_call_ends_the_resumed_run_on_1_4_0() {
+    let json = |method: &str| {
+        format!(
+            r#"{{"about":"a","tools":["search.web"],
+            "call":{{"method":"{method}","requireToolApproval":true}},
+            "replies":[{{"toolCalls":[
+              {{"id":"call_1","name":"nope","arguments":{{"city":"Paris"}}}},
+              {{"id":"call_2","name":"search_web","arguments":{{"city":"Paris"}}}}]}},
+              {{"text":"done"}}],
+            "approvals":{{"call_2":"approve"}}}}"#
+        )
+    };
+    let generate = case(&json("generate"));
+    let p = projection(&generate, "1.4.0");
+    assert!(p.error.is_none());
+    assert_eq!(p.requests.len(), 1);
+    assert_eq!(p.executed.len(), 1, "the approved call runs");
+    let seen = p.seen.unwrap();
+    assert_eq!(
+        seen.tool_results,
+        Some(vec![]),
+        "the suspended result's lists"
+    );
+    assert_eq!(projection(&generate, "1.5.0").requests.len(), 2);
+    let p = projection(&case(&json("stream")), "1.4.0");
+    let last = p.seen.unwrap().stream.last().cloned().unwrap();
+    assert_eq!(
+        (last.0.to_lossy(), last.1),
+        ("tool-error".to_string(), Json::str("nope"))
+    );
+}
