@@ -2096,7 +2096,7 @@ pub(super) fn project(
     let ending = replay_steps(&mut replay, tools)?;
     let spans = std::mem::take(&mut replay.spans);
     let loaded = replay.search.as_ref().map(|s| s.loaded().to_vec());
-    let projection = match ending {
+    let mut projection = match ending {
         // Before `NOT_FOUND_IS_A_RESULT`, a call naming no tool in a step
         // nothing holds throws as in the loop's own run, where approval
         // held and asked nothing before (`cases/approval/invented-name-in-a-step-nothing-holds-*`).
@@ -2111,6 +2111,20 @@ pub(super) fn project(
             cause_code: None,
         })),
     };
+    if let (Some(exclude), Some(k)) = (&case.tool_call_filter, resumed_after(case, rel, tools)) {
+        let called: Vec<(JsString, JsString)> = case
+            .replies
+            .iter()
+            .flat_map(|r| match r {
+                Reply::ToolCalls(list) => list
+                    .iter()
+                    .map(|c| (c.id.clone(), c.name.clone()))
+                    .collect(),
+                _ => Vec::new(),
+            })
+            .collect();
+        super::tool_call_filter::resumed(rel, &mut projection, k + 1, exclude, &called)?;
+    }
     Ok(Replayed {
         projection,
         spans,

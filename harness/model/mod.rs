@@ -29,6 +29,7 @@ pub mod rewrite;
 pub mod route;
 pub mod sources;
 mod steps;
+mod tool_call_filter;
 mod tool_search;
 mod turns;
 mod validate;

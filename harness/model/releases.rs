@@ -747,6 +747,39 @@ release_table! {
     /// 1.58.0 alone (1.55.0 and 1.59.0 as modelled; 1.56.x is not served).
     FAILED_CALL_NOT_STORED => failed_call_not_stored: (1, 57, 0) ..= (1, 58, 0), ended (1, 59, 0);
 
+    /// `ToolCallFilter` takes calls out of each request the loop sends
+    /// (`processLLMRequest`), the calls of the first request it sees in a
+    /// run being the run's history (`HISTORY_TOOL_CALL_IDS`, 1.60.0
+    /// `dist/agent-D5C9QXkF.js:14397` and `:14482`); before, it took them
+    /// once out of the messages the call started with (`processInput`,
+    /// 1.59.0 `dist/agent-CKAVuxKN.js:14288`), which a run an approval
+    /// answer resumes does not run (`if (!isResume)`, 1.59.0
+    /// `dist/agent-CKAVuxKN.js:31106`). So from here the resumed run's
+    /// requests leave out the held step's excluded calls and their results
+    /// (and those of the steps before it), memory or not, while its own
+    /// later steps' calls stay (`tool_call_filter::resumed`). `bisect` of a
+    /// call of `a` let through and a held call of `b` declined, `exclude:
+    /// ["b"]`, `--good 1.57.0 --bad 1.60.0`: 1.59.0 the same, 1.60.0
+    /// changed; measured on 1.5.0, 1.12.0, 1.26.0, 1.40.0, 1.46.0, 1.50.0,
+    /// 1.57.0, 1.59.0 (unchanged), 1.60.0 and 1.71.0, every route, both
+    /// methods, approved and declined, each name excluded
+    /// (`cases/tool-call-filter/resumed-*`).
+    TOOL_CALL_FILTER_PER_REQUEST => tool_call_filter_per_request: (1, 60, 0);
+
+    /// A declined call is stored as an invocation in the state
+    /// `output-denied`, which `ToolCallFilter`'s input processor, matching
+    /// the states `call` and `result` alone (1.59.0
+    /// `dist/agent-CKAVuxKN.js:14429`), leaves in a recalled history with
+    /// its result, whatever the list; before, a decline was stored as a
+    /// result, and from `TOOL_CALL_FILTER_PER_REQUEST` the filter goes by
+    /// call id. `bisect` of a call of `a` approved and one of `b` declined
+    /// under `requireToolApproval: true`, `exclude: ["b"]`, recalled by a
+    /// second turn, `--good 1.40.0 --bad 1.55.0`: 1.48.0 the same, 1.49.0
+    /// changed (the line of `APPROVAL_DECLINE_UNLISTED`); measured on
+    /// 1.5.0, 1.20.0, 1.40.0, 1.55.0, 1.57.0, 1.59.0, 1.60.0 and 1.71.0
+    /// (`cases/memory/recall-of-a-turn-an-answer-resumed-beside-tool-call-filter-*`).
+    DECLINE_KEPT_BY_TOOL_CALL_FILTER => decline_kept_by_tool_call_filter: (1, 49, 0) ..= (1, 59, 0), ended (1, 60, 0);
+
     /// `@mastra/core/tools` exports `askUserTool` (read from each swept
     /// version's exports).
     EXPORTS_ASK_USER_TOOL => exports_ask_user_tool: (1, 42, 0);

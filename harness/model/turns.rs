@@ -143,7 +143,7 @@ fn turn(
         let taken = at.left.0.len().saturating_sub(outcome.left.0.len());
         let carried =
             if held && !thrown && (rel.approval_suspend_throws || resumes(&outcome.projection)) {
-                let carried = Carried::of(case, &at.left.0, taken, &outcome.projection);
+                let carried = Carried::of(&at.left.0, taken, &outcome.projection);
                 Some(carried.ok_or("a memory's later turn after a turn approval can hold")?)
             } else {
                 None
@@ -177,7 +177,8 @@ fn turn(
         let (lost, answered) = carried.as_ref().map_or((lost, outcome.answered), |c| {
             (rel.failed_call_not_stored && !c.answered, c.answered)
         });
-        if memory && !lost && (!held || thrown || carried.is_some()) {
+        // What the thread holds matters to a later turn alone.
+        if memory && later && !lost && (!held || thrown || carried.is_some()) {
             // The thread holds every tool message of the call (where an
             // API error ended it on `FAILED_CALL_NOT_STORED`, none:
             // `recalled` stays); the next
@@ -199,7 +200,8 @@ fn turn(
                 // the parent's request carries them (1.9.0,
                 // `cases/tool-call-filter/beside-a-sub-agent-*`); elsewhere
                 // it is handed none.
-                way.recalled = filtered(rel, &way.recalled, exclude, &way.called)?;
+                way.recalled =
+                    super::tool_call_filter::recalled(rel, &way.recalled, exclude, &way.called)?;
             }
             // On the Responses API the call's answer is recalled too, by
             // reference to its stored output item (1.0.4, 1.67.0 and
@@ -225,76 +227,6 @@ fn turn(
     Ok(ways)
 }
 
-/// A memory's recalled history as `ToolCallFilter({ exclude })` lets a
-/// later call's requests carry it: each call whose name is excluded goes
-/// with its result, the name compared as the history carries it (the wire
-/// name the model called; the key and the id exclude nothing). The memory
-/// still stores every call, and the list is the case's for every turn, so
-/// taking them out here is what each later request carries; the calls of
-/// the turn's own run are kept whatever the list (1.71.0
-/// `dist/agent-BOxKOk3n.js:16276`, the ids in the prompt before the loop;
-/// measured alike on 1.0.4, 1.9.0, 1.40.0 and 1.71.0:
-/// `cases/tool-call-filter/`). The k-th call pairs with the k-th result, in
-/// both history layouts; a call the Responses API sends back by reference
-/// (`route::call_on`) carries no name, so its name is the one the replies
-/// called its result's id by.
-fn filtered(
-    rel: &Release,
-    recalled: &[HistoryItem],
-    exclude: &[JsString],
-    called: &[(JsString, JsString)],
-) -> Result<Vec<HistoryItem>, String> {
-    let unpaired = || "toolCallFilter over a recalled history whose calls and results do not pair";
-    let is_call_ref = |item: &HistoryItem| matches!(item, HistoryItem::Ref(id) if id.units().starts_with(JsString::from("fc_").units()));
-    let result_ids: Vec<&JsString> = recalled
-        .iter()
-        .filter_map(|item| match item {
-            HistoryItem::Result { id, .. } => Some(id),
-            _ => None,
-        })
-        .collect();
-    let mut calls = Vec::new();
-    for item in recalled {
-        match item {
-            HistoryItem::Call(name) => calls.push(exclude.contains(name)),
-            item if is_call_ref(item) => {
-                let id = result_ids.get(calls.len()).ok_or_else(unpaired)?;
-                let mut names = called.iter().filter(|(of, _)| of == *id).map(|(_, n)| n);
-                let name = names
-                    .next()
-                    .ok_or("toolCallFilter over a recalled call no reply made")?;
-                if names.any(|n| n != name) {
-                    return Err("toolCallFilter over a recalled call id two names share".into());
-                }
-                calls.push(exclude.contains(&super::steps::history_name(rel, name)));
-            }
-            _ => {}
-        }
-    }
-    if result_ids.len() != calls.len() {
-        return Err(unpaired().into());
-    }
-    let (mut call, mut result) = (0, 0);
-    let mut out = Vec::new();
-    for item in recalled {
-        let excluded = match item {
-            HistoryItem::Result { .. } => {
-                result += 1;
-                calls[result - 1]
-            }
-            item if matches!(item, HistoryItem::Call(_)) || is_call_ref(item) => {
-                call += 1;
-                calls[call - 1]
-            }
-            _ => false,
-        };
-        if !excluded {
-            out.push(item.clone());
-        }
-    }
-    Ok(out)
-}
-
 /// What a memory recalls of a turn an answer resumed (or, where the
 /// suspension throws, one beside `approvals`): the history the turn's last
 /// request carried, as sent (a declined call's result as the answer wrote
@@ -305,15 +237,17 @@ fn filtered(
 /// 1.40.0, 1.57.0, 1.60.0, 1.67.0 and 1.71.0, every route, both methods, a
 /// held call approved and declined, the turn ended by a text or by the
 /// default error (`cases/memory/recall-of-a-turn-an-answer-resumed-*`;
-/// fuzz seed 1 case 577 without its `toolCallFilter`). Not measured, so
-/// not modelled: a turn ended by calls, one whose replies an error or a
-/// sub-agent took out of step with its requests, and one beside
-/// `toolCallFilter`, whose resumed run's own requests leave the excluded
-/// calls out (case 577 on 1.57.0 to 1.71.0: the resumed run reads the step
-/// back from the thread; on 1.12.0 and 1.40.0 the next turn recalls the
-/// `item_reference`s of its Responses API requests otherwise than the last
-/// one sent them). The `item_reference`s of 1.12.0 and 1.40.0 are recalled
-/// as sent where no filter is (the same cases on `openai`).
+/// fuzz seed 1 case 577 without its `toolCallFilter`). Beside
+/// `toolCallFilter` the thread is recalled through the filter as any other
+/// (`tool_call_filter::recalled`): the last request's history, with every
+/// excluded call and its result taken out, the resumed run's own too
+/// (measured on 1.12.0, 1.40.0, 1.59.0, 1.60.0 and 1.71.0, every route,
+/// both methods, `a` let through and `b` held, approved or declined, each
+/// excluded, with and without a later step: `cases/memory/recall-of-a-turn-an-answer-resumed-beside-tool-call-filter-*`).
+/// Not measured, so not modelled: a turn ended by calls, and one whose
+/// replies an error or a sub-agent took out of step with its requests. The
+/// `item_reference`s of 1.12.0 and 1.40.0 are recalled as sent (the same
+/// cases on `openai`).
 struct Carried {
     history: Vec<HistoryItem>,
     /// A text answered the turn's last request.
@@ -322,10 +256,7 @@ struct Carried {
 
 impl Carried {
     /// `left`: the replies the turn started with, of which it took `taken`.
-    fn of(case: &Case, left: &[Reply], taken: usize, p: &Projection) -> Option<Carried> {
-        if case.tool_call_filter.is_some() {
-            return None;
-        }
+    fn of(left: &[Reply], taken: usize, p: &Projection) -> Option<Carried> {
         let last = p.requests.last()?;
         let n = p.requests.len();
         // Each request took one reply, the listener's default once they

@@ -705,7 +705,6 @@ mod tests {
             "an answered call beside a call that stops the loop",
             "a resumed step whose calls the agent's own tools find otherwise, before ",
             "a resumed step's eager runs before a call it holds again",
-            "a memory's later turn after a turn approval can hold",
             "a sub-agent's call under approval that runs beside a held call",
             "a sub-agent's call under approval, answered",
             "a sub-agent's call under approval on a release whose suspension throws",
