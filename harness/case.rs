@@ -52,6 +52,9 @@ pub struct Case {
     /// than to the agent, which is given Code Mode's one tool and its
     /// instructions; `None` where the case has none.
     pub code_mode: Option<CodeMode>,
+    /// `network`: the call made as `agent.network()`, the agent's tools,
+    /// sub-agents and workflows its members; `None` where the case has none.
+    pub network: Option<Network>,
     pub call: Call,
     /// What the listener answers, one entry per request; a file without
     /// `replies` reads as the one default reply.
@@ -217,6 +220,11 @@ pub struct Workspace {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct CodeMode {}
 
+/// `network`: the call is `agent.network(prompt, options)`, its stream
+/// drained.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Network {}
+
 /// `call.stopWhen`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StopWhen {
@@ -313,6 +321,7 @@ impl Case {
             tool_call_filter: None,
             workspace: None,
             code_mode: None,
+            network: None,
             call: Call::default(),
             replies: vec![Reply::default_reply()],
             sub_agent_replies: None,

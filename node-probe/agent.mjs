@@ -98,6 +98,9 @@ export function checkCase(c) {
   if (c.codeMode !== undefined && !(isObject(c.codeMode) && Object.keys(c.codeMode).length === 0)) {
     throw new CaseFault('codeMode must be {}');
   }
+  if (c.network !== undefined && !(isObject(c.network) && Object.keys(c.network).length === 0)) {
+    throw new CaseFault('network must be {}');
+  }
   if (c.call !== undefined && !isObject(c.call)) throw new CaseFault('call must be an object');
   if (c.turns !== undefined) {
     if (c.call !== undefined) throw new CaseFault('turns replaces call: a case has one or the other');
@@ -220,7 +223,9 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
                     ? 'workspace'
                     : c.codeMode !== undefined
                       ? 'codeMode'
-                      : null;
+                      : c.network !== undefined
+                        ? 'network'
+                        : null;
   if (legacy && onlyOn1x !== null) {
     return notApplicable(`@mastra/core ${lib.mastraVersion}: ${onlyOn1x} is driven on 1.x only`);
   }
@@ -379,7 +384,10 @@ export async function runAgent(lib, c, url, fetches = () => 0) {
       const seen = emptySeen();
       let error;
       try {
-        error = await runCall(agent, call, { ...shared, ...callOptions(call, seen) }, seen, c.approvals ?? {}, !legacy);
+        error =
+          c.network !== undefined
+            ? await runNetwork(agent, call, { ...shared, ...callOptions(call, seen) }, seen)
+            : await runCall(agent, call, { ...shared, ...callOptions(call, seen) }, seen, c.approvals ?? {}, !legacy);
       } catch (e) {
         // What generate() or `await agent.stream()` threw.
         error = e;
@@ -675,6 +683,20 @@ async function runStream(agent, prompt, options, seen, answers, readsResult) {
   }
   if (failed) return first ?? 'error part without an error';
   return output.error ?? null;
+}
+
+/**
+ * `network` (case-format.md): `agent.network(prompt, options)`, its stream
+ * drained; resolves to the first error chunk's error, or null.
+ */
+async function runNetwork(agent, call, options, seen) {
+  const output = await agent.network(call.prompt ?? 'hi', options);
+  let first = null;
+  for await (const chunk of output) {
+    collectChunk(seen, chunk);
+    if (first === null && chunk?.type === 'error') first = chunk.payload?.error ?? chunk.payload ?? 'error';
+  }
+  return first;
 }
 
 // ---------------------------------------------------------------------------

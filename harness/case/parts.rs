@@ -91,6 +91,7 @@ impl Case {
             v.name(name);
         }
         v.field(&mut self.code_mode, blank.code_mode);
+        v.field(&mut self.network, blank.network);
         let s = &mut self.sources;
         names(&mut s.agents, sources.agents, v);
         names(&mut s.workflows, sources.workflows, v);

@@ -7,8 +7,8 @@
 //! field would make the model and the probe run two different cases.
 
 use super::{
-    Approval, ApprovalPolicy, Call, Case, CaseError, CodeMode, Method, Reply, StopWhen, Tool,
-    ToolApproval, ToolCallReply, ToolChoice, ToolSearch, Workspace, BUILTINS, MAX_REPLIES,
+    Approval, ApprovalPolicy, Call, Case, CaseError, CodeMode, Method, Network, Reply, StopWhen,
+    Tool, ToolApproval, ToolCallReply, ToolChoice, ToolSearch, Workspace, BUILTINS, MAX_REPLIES,
     SOURCE_FIELDS,
 };
 use crate::js::json::Json;
@@ -27,6 +27,7 @@ const FIELDS: &[&str] = &[
     "toolCallFilter",
     "workspace",
     "codeMode",
+    "network",
     "call",
     "replies",
     "subAgentReplies",
@@ -138,6 +139,19 @@ pub(super) fn case(path: &Path, raw: &Json) -> Result<Case, CaseError> {
                     ));
                 }
                 Some(CodeMode {})
+            }
+        },
+        network: match top.get("network") {
+            None => blank.network,
+            Some(m) => {
+                let members = v.object(m, "network", &[])?.members().unwrap_or_default();
+                if let Some((k, _)) = members.first() {
+                    return Err(v.err(
+                        &member_path("network", k),
+                        "unknown field (network is {}: the network's own options are not driven)",
+                    ));
+                }
+                Some(Network {})
             }
         },
         call: match top.get("call") {
@@ -1065,6 +1079,12 @@ pub(super) mod tests {
                 "id",
             ),
             (r#"{"about":"a","codeMode":true}"#, "codeMode", "true"),
+            (
+                r#"{"about":"a","network":{"maxSteps":2}}"#,
+                "network.maxSteps",
+                "maxSteps",
+            ),
+            (r#"{"about":"a","network":[]}"#, "network", "[]"),
         ];
         for (text, field, needle) in cases {
             let e = parse(text).unwrap_err();

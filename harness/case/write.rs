@@ -55,6 +55,9 @@ impl Case {
         if self.code_mode.is_some() {
             members.push(("codeMode", Json::object::<&str>([])));
         }
+        if self.network.is_some() {
+            members.push(("network", Json::object::<&str>([])));
+        }
         self.sources.write(&mut members);
         if let Some(turns) = &self.turns {
             members.push(("turns", Json::Array(turns.iter().map(call).collect())));

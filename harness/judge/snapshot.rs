@@ -8,7 +8,8 @@
 //! body that changed against its snapshot.
 //!
 //! Only volatile values are normalised: object keys are sorted, `id`
-//! values outside the scripted tool calls and UUIDs in strings are redacted,
+//! values outside the scripted tool calls, UUIDs and the times an agent
+//! network writes into its history (`redact_times`) in strings are redacted,
 //! and an API error a tool result quotes keeps its name and status alone. Tool-call ids come
 //! from the case's own replies and are part of the round trip, so they stay.
 
@@ -51,10 +52,80 @@ fn redact_ids(v: &Json, in_tool_calls: bool) -> Json {
                 .collect(),
         ),
         Json::Array(items) => Json::Array(items.iter().map(|i| redact(i, in_tool_calls)).collect()),
-        // Run and thread ids (workflows, sub-agents) are fresh UUIDs.
-        Json::String(text) => Json::String(crate::projection::redact_uuids(text)),
+        // Run and thread ids (workflows, sub-agents) are fresh UUIDs; an
+        // agent network's history carries times.
+        Json::String(text) => Json::String(redact_times(&crate::projection::redact_uuids(text))),
         other => other.clone(),
     }
+}
+
+/// The label before a duration an agent network's completion check writes
+/// into the routing history (`Duration: 237ms`).
+const DURATION: &str = "Duration: ";
+
+/// `text` with the times no two runs share made placeholders: each
+/// `Duration: DIGITSms` (how long a network's completion check took) made
+/// `Duration: <ms>`, each ISO time (`2026-12-08T00:09:55.123Z`, a message's
+/// `createdAt`) `<date>`, and each run of exactly 13 digits (a workflow
+/// step's `startedAt` in milliseconds) `<epoch-ms>`. An agent network
+/// writes all three into its routing history as JSON text.
+pub fn redact_times(text: &JsString) -> JsString {
+    let units = text.units();
+    let label: Vec<u16> = DURATION.encode_utf16().collect();
+    let digit = |u: u16| (0x30..=0x39).contains(&u);
+    let digits_at = |at: usize| {
+        units[at.min(units.len())..]
+            .iter()
+            .take_while(|&&u| digit(u))
+            .count()
+    };
+    let mut out: Vec<u16> = Vec::with_capacity(units.len());
+    let mut i = 0;
+    let mut changed = false;
+    while i < units.len() {
+        let after_digit = i > 0 && digit(units[i - 1]);
+        if units[i..].starts_with(&label) {
+            let start = i + label.len();
+            let end = start + digits_at(start);
+            if end > start && units[end..].starts_with(&[u16::from(b'm'), u16::from(b's')]) {
+                out.extend_from_slice(&label);
+                out.extend("<ms>".encode_utf16());
+                (i, changed) = (end + 2, true);
+                continue;
+            }
+        }
+        if digit(units[i]) && !after_digit {
+            if let Some(len) = iso_time_len(&units[i..]) {
+                out.extend("<date>".encode_utf16());
+                (i, changed) = (i + len, true);
+                continue;
+            }
+            if digits_at(i) == 13 {
+                out.extend("<epoch-ms>".encode_utf16());
+                (i, changed) = (i + 13, true);
+                continue;
+            }
+        }
+        out.push(units[i]);
+        i += 1;
+    }
+    if changed {
+        JsString::from_units(out)
+    } else {
+        text.clone()
+    }
+}
+
+/// The length of the ISO time `Date.prototype.toISOString` writes
+/// (`YYYY-MM-DDTHH:MM:SS.sssZ`) at the start of `units`, if one is there.
+fn iso_time_len(units: &[u16]) -> Option<usize> {
+    const FORM: &[u8] = b"dddd-dd-ddTdd:dd:dd.dddZ";
+    let fits = units.len() >= FORM.len()
+        && FORM.iter().zip(units).all(|(&f, &u)| match f {
+            b'd' => (0x30..=0x39).contains(&u),
+            other => u == u16::from(other),
+        });
+    fits.then_some(FORM.len())
 }
 
 /// The snapshot text of a case's bodies on one version.
@@ -177,6 +248,25 @@ mod tests {
             name("cases/report/rewrite-table.json", v),
             "1.67.0__report__rewrite-table"
         );
+    }
+
+    #[test]
+    fn the_times_a_network_writes_are_redacted() {
+        let r = |s: &str| redact_times(&JsString::from(s)).to_lossy();
+        assert_eq!(
+            r("Overall: no\nDuration: 237ms\n\nDuration: 5ms"),
+            "Overall: no\nDuration: <ms>\n\nDuration: <ms>"
+        );
+        assert_eq!(r("Duration: ms"), "Duration: ms");
+        assert_eq!(r("Duration: 12s"), "Duration: 12s");
+        assert_eq!(r("took 12ms"), "took 12ms");
+        assert_eq!(
+            r(r#"{"createdAt":"2026-12-08T00:09:55.123Z","startedAt":1796688599112}"#),
+            r#"{"createdAt":"<date>","startedAt":<epoch-ms>}"#
+        );
+        assert_eq!(r("12345678901234"), "12345678901234");
+        assert_eq!(r("a1234567890123b"), "a<epoch-ms>b");
+        assert_eq!(r("2026-12-08"), "2026-12-08");
     }
 
     #[test]

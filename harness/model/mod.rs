@@ -23,6 +23,7 @@ mod builtins;
 pub mod code_mode;
 mod legacy_approval;
 mod lookups;
+mod network;
 pub mod record;
 pub mod releases;
 pub mod rewrite;
@@ -413,6 +414,9 @@ fn predict_calls(case: &Case, version: MastraVersion) -> Prediction {
         return p;
     }
     if let Some(p) = code_mode::outside(case, &rel) {
+        return p;
+    }
+    if let Some(p) = network::predict(case, &rel) {
         return p;
     }
     if rel.on_0x() && case.tool_call_filter.is_some() {

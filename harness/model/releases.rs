@@ -948,6 +948,46 @@ release_table! {
     /// applicable before).
     CODE_MODE_EXTERNAL_NAMES => code_mode_external_names: (1, 38, 0);
 
+    /// An agent network's routing request on `anthropic` asks for its pick
+    /// as Anthropic's own structured output (the `structured-outputs`
+    /// beta): the request offers no `tools`, and a text reply is the pick.
+    /// Before, it is asked for as the provider's forced `json` tool
+    /// (`tools: [json]`, `tool_choice: { type: "tool", name: "json",
+    /// disable_parallel_tool_use: true }`), and a text reply ends the run
+    /// after that one request, with no error. First in 1.25.0
+    /// (`dist/chunk-3RIGZMZ5.js:14643`, `betas.add("structured-outputs-2025-11-13")`,
+    /// absent from 1.24.1's dist; `bisect cases/network/tool-by-its-key-runs.json
+    /// --good 1.0.4 --bad 1.71.0 --route anthropic`: 1.24.1 the same as
+    /// 1.0.4, 1.25.0 changed, 6 steps).
+    NETWORK_ANTHROPIC_NATIVE_OUTPUT => network_anthropic_native_output: (1, 25, 0);
+
+    /// An agent network's routing request that the provider answers with an
+    /// error, after a member ran and the completion check failed, is sent
+    /// twice; from 1.51.0 once, and the run ends. `bisect
+    /// cases/network/tool-by-its-key-runs.json --good 1.0.4 --bad
+    /// 1.71.0` (openai-compatible): 1.50.1 the same as 1.0.4, 1.51.0
+    /// changed (one request fewer), 6 steps; `run --cases cases/network
+    /// --versions '>=1.0.4'` as modelled on every release.
+    NETWORK_FAILED_ROUTING_SENT_TWICE => network_failed_routing_sent_twice: (1, 0, 4) ..= (1, 50, 1), ended (1, 51, 0);
+
+    /// An agent network's routing step fails its own structured output's
+    /// schema (as `SUB_AGENT_SCHEMA_BROKEN`'s sub-agents do), tries once
+    /// more, and the run ends with no error chunk: two routing requests,
+    /// nothing run, on every route but `anthropic`, whose forced `json`
+    /// tool (`NETWORK_ANTHROPIC_NATIVE_OUTPUT`) ends it after one. Only on
+    /// 1.11.0 (`run --cases cases/network --versions '>=1.0.4'`: every case
+    /// with memory diverged on 1.11.0 alone before this line; `observe` on
+    /// openai, google and anthropic the same).
+    NETWORK_ROUTING_SCHEMA_BROKEN => network_routing_schema_broken: (1, 11, 0) ..= (1, 11, 0), ended (1, 12, 0);
+
+    /// An agent network with memory sends nothing and ends with no error
+    /// chunk: its routing step fails before its request (`z.toJSONSchema`,
+    /// which zod 3.25.76 lacks, as with `SUB_AGENTS_THROW`), on every
+    /// route. Only on 1.12.0 (`run --cases cases/network --versions
+    /// '>=1.0.4'`, as for 1.11.0; `observe` on openai, google and
+    /// anthropic the same).
+    NETWORK_SCHEMA_THROWS => network_schema_throws: (1, 12, 0) ..= (1, 12, 0), ended (1, 13, 2);
+
     /// `submitPlanTool` takes the path of a plan file (`{ path: string }`);
     /// before, the plan itself (`{ title?: string, plan: string }`, at least
     /// one character). First in 1.47.0 (`dist/chunk-JVN7H2TP.js:4515`; 1.46.0

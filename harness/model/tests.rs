@@ -1575,5 +1575,74 @@ fn an_answer_after_a_not_found_call_ends_the_resumed_run_on_1_4_0() {
     assert_eq!(
         (last.0.to_lossy(), last.1),
         ("tool-error".to_string(), Json::str("nope"))
+
+/// An agent network's pick runs its member only by the record key as
+/// written and its own kind; the failing routing request after the
+/// completion check is sent twice to 1.50.1; on `anthropic` before 1.25.0
+/// the routing request is the forced `json` tool's.
+#[test]
+fn a_network_runs_a_pick_by_its_key_alone() {
+    let c = |id: &str, kind: &str, extra: &str| {
+        let pick = format!(
+            r#"{{\"primitiveId\":\"{id}\",\"primitiveType\":\"{kind}\",\"prompt\":\"{{\\\"city\\\":\\\"Paris\\\"}}\",\"selectionReason\":\"r\"}}"#
+        );
+        case(&format!(
+            r#"{{"about":"a","tools":[{{"key":"search.web","id":"get-weather"}}],"memory":true,"network":{{}},
+                "replies":[{{"text":"{pick}"}},{{"text":"done"}}]{extra}}}"#
+        ))
+    };
+    let runs = projection(&c("search.web", "tool", ""), "1.71.0");
+    assert_eq!(runs.requests.len(), 3);
+    assert!(runs.requests.iter().all(|r| r.tools.is_none()));
+    assert_eq!(runs.executed.len(), 1);
+    assert_eq!(runs.executed[0].id.to_lossy(), "get-weather");
+    assert_eq!(
+        projection(&c("search.web", "tool", ""), "1.50.1")
+            .requests
+            .len(),
+        4
+    );
+    for (id, kind) in [
+        ("search_web", "tool"),
+        ("get-weather", "tool"),
+        ("search.web", "agent"),
+    ] {
+        let nothing = projection(&c(id, kind, r#","agents":["research.agent"]"#), "1.71.0");
+        assert_eq!(nothing.requests.len(), 1, "{id} {kind}");
+        assert!(nothing.executed.is_empty(), "{id} {kind}");
+    }
+    let agent = projection(
+        &c("research.agent", "agent", r#","agents":["research.agent"]"#),
+        "1.71.0",
+    );
+    assert_eq!(agent.requests.len(), 4);
+    let old_anthropic = projection(
+        &c("search.web", "tool", r#","route":"anthropic""#),
+        "1.24.1",
+    );
+    assert_eq!(old_anthropic.requests.len(), 1);
+    assert_eq!(names(&old_anthropic, 0), ["json"]);
+    assert_eq!(
+        projection(
+            &c("search.web", "tool", r#","route":"anthropic""#),
+            "1.25.0"
+        )
+        .requests
+        .len(),
+        4
+    );
+    assert!(!projection(&c("search.web", "tool", ""), "0.24.9").applicable);
+    let mut forgetful = c("search.web", "tool", "");
+    forgetful.sources.memory = None;
+    let thrown = projection(&forgetful, "1.71.0");
+    assert!(thrown.requests.is_empty());
+    assert_eq!(
+        thrown
+            .error
+            .expect("an error")
+            .id
+            .map(|i| i.to_lossy())
+            .as_deref(),
+        Some("AGENT_NETWORK_MEMORY_REQUIRED")
     );
 }
