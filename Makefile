@@ -30,15 +30,24 @@ run: build
 # npm installs of a dozen releases, a quarter of the tier's test time)
 # would run last by its name too; it runs after the fault suite, in a
 # process of its own, beside the rest of the tier instead of after it.
+# `e2e`'s corpus run (every case on every route on the pinned versions,
+# the tier's longest chain) and the tests that read it run in a process of
+# their own from the start (`test-corpus`): in one process with the rest,
+# its readers took every thread while they waited on it, and nothing else
+# of the tier ran until it ended. `builds::diff…` goes with them: it
+# starts that run and copies its store.
 test: setup check
-	$(MAKE) --no-print-directory -j4 --output-sync=target test-lib test-it test-size test-lint
+	$(MAKE) --no-print-directory -j5 --output-sync=target test-lib test-corpus test-it test-size test-lint
 
-.PHONY: test-lib test-it test-faults test-size test-lint
+.PHONY: test-lib test-corpus test-it test-faults test-size test-lint
+CORPUS_DIFF := builds::diff_lists_exactly_the_cases_whose_toolchoice_gets_rewritten
 test-lib:
 	$(CARGO) test --lib --bins
 	$(CARGO) test --doc
+test-corpus:
+	$(CARGO) test --test it -- --test-threads 6 e2e:: $(CORPUS_DIFF)
 test-it:
-	$(CARGO) test --test it -- --test-threads 4 --skip size:: --skip lint_project::
+	$(CARGO) test --test it -- --test-threads 4 --skip size:: --skip lint_project:: --skip e2e:: --skip $(CORPUS_DIFF)
 test-faults:
 	$(CARGO) test --test faults
 test-size: test-faults

@@ -163,13 +163,16 @@ fn verify_says_the_fixed_build_fixes_toolchoice_not_rewritten() {
 /// matrix reuses 1.67.0's observations, a case on its default route being
 /// one key however it got there, and observes the fixed build alone.
 ///
-/// The fixed build is observed first, by a matrix of it alone in a store of
-/// its own while the corpus run is still going (this test's thread would
-/// otherwise wait for that run, and then observe it after: the longest
-/// chain of the integration tests); its shelf is then copied beside
-/// 1.67.0's, so the matrix of the two reuses both.
+/// The corpus run is the longest chain of the integration tests, and this
+/// test is the first to ask for it, so it is started before anything else,
+/// beside the fixed build being made. The fixed build is then observed by a
+/// matrix of it alone in a store of its own while the corpus run is still
+/// going (this test's thread would otherwise wait for that run, and then
+/// observe it after); its shelf is then copied beside 1.67.0's, so the
+/// matrix of the two reuses both.
 #[test]
 fn diff_lists_exactly_the_cases_whose_toolchoice_gets_rewritten() {
+    let corpus = std::thread::spawn(crate::e2e::corpus_store);
     let b = fixed_build();
     let dir = tempfile::tempdir().unwrap();
     let store = dir.path().join("observations");
@@ -187,7 +190,7 @@ fn diff_lists_exactly_the_cases_whose_toolchoice_gets_rewritten() {
     };
     let copied = Command::new("cp")
         .arg("-a")
-        .arg(crate::e2e::corpus_store())
+        .arg(corpus.join().expect("the corpus run"))
         .arg(&store)
         .output()
         .unwrap();
