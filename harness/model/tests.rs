@@ -1575,6 +1575,8 @@ fn an_answer_after_a_not_found_call_ends_the_resumed_run_on_1_4_0() {
     assert_eq!(
         (last.0.to_lossy(), last.1),
         ("tool-error".to_string(), Json::str("nope"))
+    );
+}
 
 /// An agent network's pick runs its member only by the record key as
 /// written and its own kind; the failing routing request after the
