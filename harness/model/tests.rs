@@ -1290,10 +1290,13 @@ fn the_workspace_read_tool_checks_its_arguments() {
         r#"{"about":"a","tools":["search.web"],"workspace":{},
             "replies":[{"toolCalls":[{"id":"c1","name":"mastra_workspace_read_file","arguments":{"path":"b.txt"}}]},{"text":"done"}]}"#,
     );
-    assert!(matches!(
-        predict(&own, v("1.4.0")),
-        Prediction::Unmodelled(_)
-    ));
+    // Before 1.5.0 the error object is the result
+    // (`a_missing_workspace_file_is_a_result_before_1_5_0`).
+    let before = projection(&own, "1.4.0");
+    assert!(
+        result(&before).contains("TOOL_EXECUTION_FAILED"),
+        "{before:?}"
+    );
     for (args, version) in [
         (r#"{"path":"../b.txt"}"#, "1.71.0"),
         (r#"{"path":"a.txt","limit":1}"#, "1.71.0"),
