@@ -574,7 +574,7 @@ fn npm_in(dir: &Path, args: &[&str]) -> Result<std::process::Output, String> {
 /// with an npm one (`npm ci`), no mark appears. A plain `npm install` of the same
 /// pin shows the scripts would run.
 fn no_scripts(t: &mut Tally) -> Check {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = install_dir();
     let marks = dir.path().join("marks");
     std::fs::create_dir_all(&marks).unwrap();
     let mark = |who: &str| {
@@ -666,7 +666,7 @@ fn no_scripts(t: &mut Tally) -> Check {
 /// for an install. Every lockfile the repository commits has an integrity
 /// hash for every package it fetches.
 fn integrity(t: &mut Tally) -> Check {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = install_dir();
     let pin = dir.path().join("probe/pins/1.67.0");
     std::fs::create_dir_all(&pin).unwrap();
     std::fs::write(

@@ -757,7 +757,7 @@ fn broken_node_remade(t: &mut Tally) -> Check {
     let good = real
         .node()
         .map_err(|e| mastra_conform::outcome::error_chain(&e))?;
-    let dir = tempfile::tempdir().unwrap();
+    let dir = install_dir();
     let installs = Installs {
         cache: dir.path().to_path_buf(),
         ..real
@@ -964,7 +964,7 @@ fn cut_in_half(file: &Path) -> Result<Vec<u8>, String> {
 /// aside, removes the damaged store file and installs again, says so, and
 /// runs its case on the new install; the store's copy is whole again.
 fn damaged_install_remade(t: &mut Tally) -> Check {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = install_dir();
     let cache = own_store_cache(dir.path())?;
     let first = run_real_in(&cache, dir.path(), &[]);
     check!(
@@ -1026,7 +1026,7 @@ fn damaged_install_remade(t: &mut Tally) -> Check {
 /// the store), exits 3 as a probe failure does, and leaves no install
 /// marked complete over the damage.
 fn damaged_install_not_remade(t: &mut Tally) -> Check {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = install_dir();
     let cache = own_store_cache(dir.path())?;
     let first = run_real_in(&cache, dir.path(), &[]);
     check!(

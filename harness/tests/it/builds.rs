@@ -353,7 +353,7 @@ fn a_prerelease_whose_dependency_is_not_served_is_an_install_failure_naming_it()
 #[test]
 fn a_folder_build_runs_and_a_rebuilt_folder_installs_again() {
     let b = fixed_build();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::install_tempdir();
     let folder = dir.path().join("core");
     let cp = Command::new("cp")
         .arg("-a")
@@ -428,7 +428,7 @@ fn plain_node() -> PathBuf {
 /// approvals answered. Its last line is what a maintainer reads.
 #[test]
 fn each_security_advisory_snippet_shows_its_issue_with_plain_node() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::install_tempdir();
     npm_install(dir.path(), &["@mastra/core@1.40.0"]);
     let node = plain_node();
     let shown = |id: &str| {
@@ -507,7 +507,7 @@ fn the_repro_fails_on_1_67_0_and_passes_on_the_fixed_build_with_plain_node() {
     // tries a fix in place: npm swaps `@mastra/core` alone (5.4 CPU
     // seconds against 14.8 from nothing, the same 156 packages).
     let run_in = |spec: &str, over: Option<&Path>| {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = crate::install_tempdir();
         if let Some(base) = over {
             let copied = Command::new("cp")
                 .arg("-a")
@@ -914,7 +914,7 @@ fn tar_member(tgz: &Path, member: &str) -> PathBuf {
 #[test]
 fn bisect_over_commits_names_the_fix_and_skips_the_revision_that_does_not_build() {
     let b = fixed_build();
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::install_tempdir();
     let base = dir.path().join("base");
     std::fs::create_dir_all(&base).unwrap();
     let unpacked = Command::new("tar")

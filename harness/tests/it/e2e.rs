@@ -387,7 +387,7 @@ fn strict_makes_an_unavailable_version_an_infrastructure_failure() {
 /// version are installed from the registry first.
 #[test]
 fn observe_installs_a_version_never_installed() {
-    let cache = tempfile::tempdir().unwrap();
+    let cache = crate::install_tempdir();
     let case = root().join("cases/report/search-web-is-sent-as-search_web.json");
     let out = bin()
         .env("MASTRA_CONFORM_CACHE", cache.path())

@@ -143,7 +143,7 @@ fn an_agent_network_lists_and_finds_its_members_by_their_keys() {
 /// installs them (1.0.4 with evals 1.0.0 measured the same by hand).
 #[test]
 fn the_tool_call_accuracy_scorer_compares_the_called_name() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::install_tempdir();
     npm_install(dir.path(), &["@mastra/core@1.71.0", "@mastra/evals@1.10.2"]);
     let out = node_on(
         "node-probe/testing/scorer-names.mjs",
@@ -197,7 +197,7 @@ fn code_mode_names_a_tool_by_its_id_made_an_identifier() {
 /// MCP server.
 #[test]
 fn mcp_1_1_beside_core_1_0_4_ignores_a_server_level_policy() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = crate::install_tempdir();
     npm_install(dir.path(), &["@mastra/core@1.0.4", "@mastra/mcp@1.1.0"]);
     let args = [
         PathBuf::from(env!("CARGO_BIN_EXE_mastra-conform")),

@@ -2434,7 +2434,7 @@ fn lint_project_on_0_21_1_reports_each_approval_setting_with_the_release_that_ho
     assert_eq!(severities, ["error", "error"], "{shown}");
 
     // The fix: the same sources on the first release that holds.
-    let upgraded = crate::kept_tempdir();
+    let upgraded = crate::install_tempdir();
     copy_tree(
         &root().join("harness/tests/fixtures/lint-project-0.21"),
         upgraded.path(),
@@ -2842,7 +2842,7 @@ fn a_policy_function_is_lost_on_resume_on_1_67_0() {
 /// `approval-policy-lost-on-resume` finding (its other errors remain).
 #[test]
 fn a_policy_function_is_not_lost_on_resume_on_1_37_1() {
-    let dir = crate::kept_tempdir();
+    let dir = crate::install_tempdir();
     copy_tree(
         &root().join("harness/tests/fixtures/lint-names"),
         dir.path(),
@@ -3003,7 +3003,7 @@ fn loader_fault_a_pnpm_project_is_told_to_run_pnpm_install() {
 /// instead and says so, rather than failing the whole project.
 #[test]
 fn loader_fault_a_snapshot_build_with_a_model_string_is_judged_on_its_own_tools() {
-    let dir = crate::kept_tempdir();
+    let dir = crate::install_tempdir();
     copy_tree(
         &root().join("harness/tests/fixtures/lint-faults/snapshot-build"),
         dir.path(),

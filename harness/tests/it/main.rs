@@ -43,6 +43,18 @@ pub fn kept_tempdir() -> tempfile::TempDir {
     tempfile::tempdir_in(run_dir()).expect("a folder in the run's folder")
 }
 
+/// A test's own folder for what takes long to delete (a `node_modules`
+/// tree, an install cache, a copy of `@mastra/core`'s files): under the
+/// run's folder, and left there when the test ends, for the detached `rm`
+/// after the run. Deleting such trees at a test's end (tens of thousands
+/// of files) held its thread for up to a minute on a loaded machine, at
+/// almost no CPU.
+pub fn install_tempdir() -> tempfile::TempDir {
+    let mut dir = kept_tempdir();
+    dir.disable_cleanup(true);
+    dir
+}
+
 /// This run's folder, `mastra-conform-it/run-*` in the temporary folder,
 /// held under a lock for the process's life and removed after it exits.
 /// Removing a run's trees (gigabytes of `node_modules`) takes minutes of
