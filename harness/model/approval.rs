@@ -582,6 +582,19 @@ struct Replay<'a> {
     search: Option<SearchState>,
     /// What the step's `load_tool` calls that ran loaded, in order.
     loads: Vec<JsString>,
+    /// Beside `toolSearch`, an answer to a held call is not modelled: a
+    /// reply calls `load_tool` (the let-through run's record grows by
+    /// loads an answer may not make), the resumed run is made otherwise
+    /// than the call (`as_resumed`: its `maxSteps`, `activeTools`, ...,
+    /// not measured beside the processor), or the release is before
+    /// `RESUMED_STEP_KEEPS_CALL_TOOLS`, where the resumed run looks the
+    /// held step's calls up in the agent's own tools, which the
+    /// processor's `search_tools` is not among ("Tool \"search_tools\" not
+    /// found", measured on 1.13.2, 1.38.0 and 1.45.0). Otherwise the
+    /// record is the first step's throughout and the answered run is as a
+    /// case tool's (`cases/toolsearch/search-held-*`: as modelled on
+    /// 1.46.0, 1.67.0 and 1.71.0, every route).
+    search_answers_unmodelled: bool,
     /// An answer resumed the step being replayed: its later calls are the
     /// resumed run's (`Replay::resumed_step_later`).
     in_resumed_step: bool,
@@ -644,6 +657,7 @@ impl<'a> Replay<'a> {
             own: None,
             search: None,
             loads: Vec::new(),
+            search_answers_unmodelled: false,
             in_resumed_step: false,
             base,
         }
@@ -1324,7 +1338,7 @@ impl<'a> Replay<'a> {
         if matches!(h.1, Fit::Runs(SUB_AGENT_RUN)) {
             return Err("a sub-agent's call under approval, answered".into());
         }
-        if self.search.is_some() {
+        if self.search_answers_unmodelled {
             return Err("toolSearch beside approval: answers to a held call".into());
         }
         let approved = matches!(answer_of(&h), Some(Approval::Approve));
@@ -1541,10 +1555,7 @@ impl<'a> Replay<'a> {
         if answer.is_some() && matches!(fit, Fit::Runs(SUB_AGENT_RUN)) {
             return Err("a sub-agent's call under approval, answered".into());
         }
-        // The run with every call let through loaded what a declined
-        // `load_tool` would not have, and the resumed run's processor is
-        // not measured.
-        if answer.is_some() && self.search.is_some() {
+        if answer.is_some() && self.search_answers_unmodelled {
             return Err("toolSearch beside approval: answers to a held call".into());
         }
         Ok(answer)
@@ -2092,6 +2103,10 @@ pub(super) fn project(
     let base = resumed_base(case, rel, tools, base, resumed)?;
     let mut replay = Replay::new(case, rel, base);
     replay.own = resumed.map(|r| (r.case, r.tools));
+    replay.search_answers_unmodelled = search.is_some()
+        && (!rel.resumed_step_keeps_call_tools
+            || case.replies.iter().any(loads)
+            || as_resumed(case).is_some());
     replay.search = search;
     let ending = replay_steps(&mut replay, tools)?;
     let spans = std::mem::take(&mut replay.spans);
