@@ -14,7 +14,7 @@
 use super::record::Record;
 use super::releases::Release;
 use super::{Prediction, ToolOrigin, ToolValue};
-use crate::case::{Case, Sources, Tool};
+use crate::case::{Case, MemorySource, Sources, Tool};
 use crate::js::json::Json;
 use crate::js::string::{is_surrogate, JsString};
 use crate::projection::Executed;
@@ -39,20 +39,26 @@ pub(super) fn outside(case: &Case, rel: &Release) -> Option<Prediction> {
         return Some(not_served);
     }
     let builtin = case.tools.iter().any(|t| matches!(t, Tool::Builtin { .. }));
+    // Memory (`memory: true`) holds Code Mode's one tool's calls as any
+    // other's (`cases/code-mode/*-with-memory-*`).
+    let memory = Sources {
+        memory: Some(MemorySource::IN_MEMORY),
+        ..Sources::default()
+    };
     let beside = builtin
         || case.toolsets.is_some()
         || case.client_tools.is_some()
         || case.tool_search.is_some()
         || case.tool_call_filter.is_some()
         || case.workspace.is_some()
-        || case.sources != Sources::default()
+        || (case.sources != Sources::default() && case.sources != memory)
         || case.turns.is_some()
         || case.tracing
         || case.lookups
         || case.drives_approval();
     beside.then(|| {
         Prediction::Unmodelled(
-            "codeMode beside builtins, toolsets, client tools, sources, processors, a workspace, turns, tracing, lookups or approval: not measured".into(),
+            "codeMode beside builtins, toolsets, client tools, sources other than memory: true, processors, a workspace, turns, tracing, lookups or approval: not measured".into(),
         )
     })
 }
@@ -157,6 +163,12 @@ pub(super) fn run(case: &Case, arguments: &Json) -> Result<Ran, String> {
     }
     .ok_or("a call of execute_typescript with arguments other than { code: string }")?;
     let (name, input) = program(&code)?;
+    if crate::naming::is_inherited_name(&name) {
+        // globalThis has it: `__defineGetter__` rejects its argument with
+        // a message of its own (fuzz seed 1, case 1853), `constructor`
+        // answers an object.
+        return Err("a Code Mode program calling a function every object inherits".into());
+    }
     let found = ids(case).into_iter().find(|id| function_name(id) == name);
     let Some(id) = found else {
         if name.units().iter().copied().any(is_surrogate) {

@@ -242,10 +242,18 @@ fn member(case: &Case, pick: &Pick) -> Result<Option<Ran>, String> {
     let keys = |list: &Option<Vec<JsString>>| {
         let mut record = Record::new();
         for key in list.iter().flatten() {
-            record.assign(key.clone(), ());
+            record.define(key.clone(), ());
         }
         record
     };
+    // `__proto__` finds no tool: tools are looked up on an object whose
+    // `__proto__` is its prototype, whatever the case's record holds; a
+    // sub-agent or workflow under it is found
+    // (`cases/network/*-keyed-proto-picked-*`, 1.0.4, 1.67.0 and 1.71.0;
+    // fuzz seed 1, case 2683).
+    if pick.kind == Kind::Tool && pick.id == JsString::from("__proto__") {
+        return Ok(None);
+    }
     let found = match pick.kind {
         Kind::Tool => match super::entries(&case.tools, false).get(&pick.id) {
             Lookup::Own(value) => Some(Some(value.id.clone())),

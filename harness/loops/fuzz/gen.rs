@@ -15,6 +15,7 @@
 //! would. The replies are drawn in `calls`.
 
 mod calls;
+mod modes;
 pub use calls::kinds;
 
 use crate::case::{
@@ -80,6 +81,7 @@ pub fn generate(seed: u64, index: u64) -> Case {
         search_bytes: search_stream(seed, index),
         stop_bytes: stop_stream(seed, index),
         workspace_bytes: workspace_stream(seed, index),
+        modes_bytes: modes_stream(seed, index),
         ..CaseGenerator::default()
     }
     .case(&mut u, blank.clone())
@@ -109,6 +111,12 @@ fn search_stream(seed: u64, index: u64) -> Vec<u8> {
 /// The bytes `workspace` is drawn from: (seed, index, "wkspace").
 fn workspace_stream(seed: u64, index: u64) -> Vec<u8> {
     side_stream(seed, index, 0x776b_7370_6163_6500)
+}
+
+/// The bytes `network` and `codeMode` are drawn from: (seed, index,
+/// "modes").
+fn modes_stream(seed: u64, index: u64) -> Vec<u8> {
+    side_stream(seed, index, 0x6d6f_6465_7300_0000)
 }
 
 /// The bytes `call.stopWhen` and `toolCallFilter` are drawn from: (seed,
@@ -313,6 +321,8 @@ struct CaseGenerator {
     stop_bytes: Vec<u8>,
     /// The stream `workspace` is drawn from (`workspace_stream`).
     workspace_bytes: Vec<u8>,
+    /// The stream `network` and `codeMode` are drawn from (`modes_stream`).
+    modes_bytes: Vec<u8>,
 }
 
 impl CaseGenerator {
@@ -415,6 +425,7 @@ impl CaseGenerator {
         self.resumption(u, &mut c)?;
         self.stop_and_filter(&mut c)?;
         self.workspace(&mut c, &mut calls)?;
+        modes::draw(&std::mem::take(&mut self.modes_bytes), &mut c)?;
         Ok(c)
     }
 
@@ -1106,7 +1117,7 @@ mod tests {
             }
         }
         assert_eq!(
-            digest, 995_207_208_705_288_553,
+            digest, 4_783_972_950_675_375_849,
             "digest of seed 1, cases 0..200"
         );
     }
@@ -1334,6 +1345,72 @@ mod tests {
             "{renamed} {rewritten} {drawn}"
         );
         assert!(fitting > 0 && other_args > 0, "{fitting} {other_args}");
+    }
+
+    /// `network` is drawn in at least 5 % of the cases (every case can
+    /// become one), with picks of each kind by the key, by another name
+    /// and of no member, and one in ten without memory; `codeMode` in at
+    /// least 5 % of the other cases where it applies, with a program
+    /// calling the function an id makes and others. Neither beside what
+    /// the model was not measured with.
+    #[test]
+    fn network_and_code_mode_are_each_drawn_in_5_percent_of_the_cases_they_apply_to() {
+        const N: u64 = 3000;
+        let (mut networks, mut forgetful, mut by_key) = (0u64, 0u64, 0u64);
+        let (mut code_applies, mut code_drawn) = (0u64, 0u64);
+        let mut kinds = std::collections::BTreeSet::new();
+        for i in 0..N {
+            let c = generate(1, i);
+            assert!(c.network.is_none() || c.code_mode.is_none(), "case {i}");
+            if c.network.is_some() {
+                networks += 1;
+                forgetful += u64::from(c.sources.memory.is_none());
+                assert!(!c.drives_approval() && c.toolsets.is_none() && c.turns.is_none());
+                assert_eq!(c.call.tool_choice, None, "case {i}");
+                let Some(Reply::Text(text)) = c.replies.first() else {
+                    panic!("case {i}: {:?}", c.replies);
+                };
+                let pick = crate::js::json::Json::parse(&text.to_lossy()).unwrap();
+                let kind = pick
+                    .get("primitiveType")
+                    .unwrap()
+                    .as_str()
+                    .unwrap()
+                    .to_lossy();
+                let id = pick.get("primitiveId").unwrap().as_str().unwrap().clone();
+                let keys: Vec<JsString> = match kind.as_str() {
+                    "tool" => c.tools.iter().map(|t| t.key().clone()).collect(),
+                    "agent" => c.sources.agents.clone().unwrap_or_default(),
+                    _ => c.sources.workflows.clone().unwrap_or_default(),
+                };
+                by_key += u64::from(keys.contains(&id));
+                kinds.insert(kind);
+                continue;
+            }
+            if c.code_mode.is_some() {
+                code_drawn += 1;
+                code_applies += 1;
+                let Some(Reply::ToolCalls(first)) = c.replies.first() else {
+                    panic!("case {i}: {:?}", c.replies);
+                };
+                assert_eq!(first[0].name.to_lossy(), "execute_typescript");
+                continue;
+            }
+            code_applies += u64::from(c.workspace.is_none() && modes::code_mode_applies(&c));
+        }
+        eprintln!(
+            "network in {networks} of {N} ({forgetful} without memory, {by_key} picks by the key); codeMode in {code_drawn} of {code_applies} it applies to"
+        );
+        assert!(networks * 20 >= N, "{networks}");
+        assert!(
+            forgetful > 0 && by_key > 0 && by_key < networks,
+            "{forgetful} {by_key}"
+        );
+        assert_eq!(kinds.len(), 3, "{kinds:?}");
+        assert!(
+            code_drawn * 20 >= code_applies && code_drawn > 0,
+            "{code_drawn} of {code_applies}"
+        );
     }
 
     #[test]

@@ -855,6 +855,11 @@ fn the_copy_agrees_with_the_model() {
         if g.case.tool_search.is_some() {
             continue;
         }
+        // Nor a network's requests (no tools) or Code Mode's record (its
+        // one tool in place of the case's).
+        if g.case.network.is_some() || g.case.code_mode.is_some() {
+            continue;
+        }
         // Nor the workspace's own refusal of a name every object inherits
         // ("Duplicate workspace tool name"), thrown before `formatTools`.
         let workspace_name = g.case.workspace.as_ref().and_then(|w| w.name.as_ref());
