@@ -171,6 +171,10 @@ impl Refiner {
             }
             let name = case.name();
             (f.snapshot, f.provider) = match parsed {
+                // No snapshot holds a body whose order races.
+                _ if snapshot::races(version, bodies) => {
+                    (None, provider::check(case.route, bodies))
+                }
                 Some(parsed) if parsed.len() == bodies.len() => (
                     snapshot::check_parsed(&self.snapshots, &name, version, parsed),
                     provider::check_parsed(case.route, parsed),

@@ -19,6 +19,27 @@ use crate::observation::{Captured, ParsedBody};
 use crate::version::spec::MastraVersion;
 use std::sync::Arc;
 
+/// The start of the instructions an agent network's routing agent sends.
+const NETWORK_ROUTING: &[u8] = b"You will be calling just *one* primitive at a time";
+
+/// Whether an agent network's bodies are left without a snapshot: before
+/// 1.6.0 the messages a network writes into its thread in one millisecond
+/// are stamped alike, so its routing history carries them in either order
+/// (the prompt and the routing instructions, the instructions and the
+/// completion check's results: 1 to 3 of eight runs of `cases/network` on
+/// 1.0.4, every route, changed one body; none on 1.67.0), as a memory's
+/// turns did (docs/seen.md). Which order is Mastra's race, not what the
+/// body says; the projection, which does not depend on it, is still
+/// compared.
+pub fn races(version: MastraVersion, bodies: &[Captured]) -> bool {
+    version < MastraVersion::new(1, 6, 0)
+        && bodies.iter().any(|b| {
+            b.bytes
+                .windows(NETWORK_ROUTING.len())
+                .any(|w| w == NETWORK_ROUTING)
+        })
+}
+
 /// A body in normal form.
 pub fn normalize(body: &Json) -> Json {
     redact(body, false)
@@ -240,6 +261,23 @@ pub fn _keeps_units(s: &JsString) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_networks_bodies_before_1_6_0_race() {
+        let body = |text: &str| Captured {
+            bytes: text.as_bytes().to_vec(),
+            problem: None,
+        };
+        let routing = [
+            body(r#"{"messages":[]}"#),
+            body(
+                r#"{"messages":[{"role":"assistant","content":"You will be calling just *one* primitive at a time"}]}"#,
+            ),
+        ];
+        assert!(races(MastraVersion::new(1, 5, 0), &routing));
+        assert!(!races(MastraVersion::new(1, 6, 0), &routing));
+        assert!(!races(MastraVersion::new(1, 0, 4), &routing[..1]));
+    }
 
     #[test]
     fn names_are_flat_and_carry_the_version() {

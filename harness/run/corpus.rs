@@ -460,9 +460,10 @@ impl ResultSink for Collector<'_> {
     }
 }
 
-/// `--bodies`: one case's normalised bodies, the snapshot text. A file that
-/// cannot be written is told to the observer as a bad case would be, and the
-/// run goes on.
+/// `--bodies`: one case's normalised bodies, the snapshot text, unless
+/// their order races (`snapshot::races`: no snapshot can hold them). A
+/// file that cannot be written is told to the observer as a bad case would
+/// be, and the run goes on.
 fn write_bodies(
     dir: &Path,
     r: &CaseResult,
@@ -470,6 +471,9 @@ fn write_bodies(
     observer: &mut dyn RunObserver,
 ) {
     use crate::judge::snapshot;
+    if snapshot::races(r.version, bodies) {
+        return;
+    }
     let file = dir.join(format!("{}.txt", snapshot::name(&r.case, r.version)));
     if let Err(e) = std::fs::write(&file, snapshot::text(bodies)) {
         observer.bad_case(&CaseError {
