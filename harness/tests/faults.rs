@@ -44,7 +44,12 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use support::{Scenario, Tally};
 
-const BUDGET: Duration = Duration::from_secs(240);
+/// A guard against a hung scenario, not a bar for speed (that is `make
+/// bench`'s): beside `make test`'s two integration processes on two cores
+/// the suite took 237 s of the 240 it had (fresh clone at 9494fe0), so the
+/// guard leaves room for a loaded machine and still ends a hang long before
+/// CI's limit.
+const BUDGET: Duration = Duration::from_secs(600);
 const WORKERS: usize = 3;
 
 fn scenarios() -> Vec<Scenario> {
