@@ -398,6 +398,20 @@ pub fn sub_agent_error(
     if let (Json::Object(members), true) = (&mut args, rel.sub_agent_args_run_id) {
         members.push((JsString::from("suspendedToolRunId"), Json::str("")));
     }
+    tool_execution_failed(message, error_message, &args, route, cause)
+}
+
+/// Mastra's error object for a tool whose `execute` threw, as a call's
+/// result before 1.5.0: `TOOL_EXECUTION_FAILED` with the error's text, the
+/// arguments the tool ran with as JSON text, the route's model, and the
+/// error it was caused by.
+pub(in crate::model) fn tool_execution_failed(
+    message: JsString,
+    error_message: Json,
+    args: &Json,
+    route: Route,
+    cause: Json,
+) -> Json {
     Json::object([
         ("message", Json::String(message)),
         ("domain", Json::str("TOOL")),

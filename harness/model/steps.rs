@@ -2416,32 +2416,13 @@ fn missing_file_object(
         ("path", Json::String(path.clone())),
         ("showLineNumbers", Json::Bool(true)),
     ]);
-    Json::object([
+    let cause = Json::object([
         ("message", Json::String(message.clone())),
-        ("domain", Json::str("TOOL")),
-        ("category", Json::str("USER")),
-        ("code", Json::str("TOOL_EXECUTION_FAILED")),
-        (
-            "details",
-            Json::object([
-                ("errorMessage", Json::String(error_message)),
-                (
-                    "argsJson",
-                    Json::String(JsString::from(args.to_compact().as_str())),
-                ),
-                ("model", Json::str(sources::model_id(route))),
-            ]),
-        ),
-        (
-            "cause",
-            Json::object([
-                ("message", Json::String(message)),
-                ("name", Json::str("FileNotFoundError")),
-                ("code", Json::str("ENOENT")),
-                ("path", Json::String(path.clone())),
-            ]),
-        ),
-    ])
+        ("name", Json::str("FileNotFoundError")),
+        ("code", Json::str("ENOENT")),
+        ("path", Json::String(path.clone())),
+    ]);
+    sources::tool_execution_failed(message, Json::String(error_message), &args, route, cause)
 }
 
 /// One entry of a sub-agent output's `subAgentToolResults`: the call as it

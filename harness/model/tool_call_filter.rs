@@ -67,7 +67,8 @@ pub(super) fn resumed(
         .filter(|p| p.excluded)
         .map(|p| p.id)
         .collect();
-    for request in p.requests.iter_mut().skip(first) {
+    // `first` is in range: its request was read above.
+    for request in &mut p.requests[first..] {
         request.history = without(&request.history, |_, id| out_ids.contains(id))?;
     }
     Ok(())
